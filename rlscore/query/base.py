@@ -1,0 +1,225 @@
+"""The protocol every query strategy follows over a pool of points.
+
+A strategy is started on a pool, taught labels one at a time (any pool index, not only the
+query: annotators click points), and can undo or forget labels. ``scores()`` rates every
+unlabeled candidate, **lower is better**, and ``next_query`` returns the best one.
+Subclasses implement the numerical state; this base keeps the bookkeeping in one place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+from sklearn.base import BaseEstimator
+
+from rlscore.kernels import pool_kernel
+from rlscore.validation import check_matrix
+
+
+class NoCandidatesError(LookupError):
+    """Raised by ``next_query`` when every point is labeled or excluded."""
+
+
+class QueryStrategy(BaseEstimator):
+    """Base class of the query strategies (ARLS, A-optimal KLR, baselines).
+
+    Subclasses implement ``_start(X, K)``, ``_add(i, c)`` (``c`` the class position in
+    ``classes_``), ``_remove(position)`` (``position`` in teaching order, before the
+    bookkeeping drops it), ``scores``, ``estimated_risk`` and ``decision_function``.
+
+    Attributes (after :meth:`start`)
+    --------------------------------
+    X_ : ndarray (n, d)
+    classes_ : ndarray (T,)
+    n_pool_ : int
+    labeled_ : list[int]  — pool indices in teaching order
+    labels_ : list        — their labels, same order
+    """
+
+    #: parameters that change the pool kernel (a precomputed K is reused only if they are unchanged)
+    _kernel_params: tuple[str, ...] = ("kernel", "sigma", "degree")
+
+    # -- lifecycle -------------------------------------------------------------------------
+    def start(self, X, classes: Sequence, *, K: np.ndarray | None = None) -> QueryStrategy:
+        """Start on pool ``X`` with the session's fixed ``classes`` (2 or more); returns self."""
+        X = check_matrix(X, "X_pool", min_samples=2)
+        classes = np.asarray(list(classes))
+        if classes.ndim != 1 or classes.size < 2:
+            raise ValueError(f"classes must list at least 2 classes, got {list(classes)!r}")
+        if np.unique(classes).size != classes.size:
+            raise ValueError(f"classes must be distinct, got {list(classes)!r}")
+        n = X.shape[0]
+        if K is not None:
+            K = np.asarray(K, dtype=np.float64)
+            if K.shape != (n, n):
+                raise ValueError(f"K must be the {n} × {n} pool kernel, got shape {K.shape}")
+            if not np.isfinite(K).all():
+                raise ValueError("K contains NaN or infinite values")
+        self.X_ = X
+        self.classes_ = classes
+        self.n_pool_ = n
+        self.labeled_: list[int] = []
+        self.labels_: list = []
+        self._K_given = K
+        self._K_params = self._current_kernel_params()
+        self._start(X, K)
+        return self
+
+    def rebuild(self, K: np.ndarray | None = None) -> None:
+        """Restart from the pool and replay the labels (after ``set_params``).
+
+        A kernel passed to :meth:`start` is reused when the kernel parameters are unchanged.
+        """
+        self._check_started()
+        if K is None and self._K_params == self._current_kernel_params():
+            K = self._K_given
+        labeled, labels = list(self.labeled_), list(self.labels_)
+        self.start(self.X_, self.classes_, K=K)
+        for i, y in zip(labeled, labels, strict=True):
+            self.teach(i, y)
+
+    # -- labels ----------------------------------------------------------------------------
+    def teach(self, i: int, label) -> None:
+        """Add the label of pool point ``i`` (relabel = :meth:`forget` + teach)."""
+        i = self._check_index(i)
+        if i in self._labeled_set():
+            pos = self.labeled_.index(i)
+            raise ValueError(
+                f"point {i} is already labeled as {self.labels_[pos]!r}: forget it first to relabel"
+            )
+        c = self.class_index(label)
+        self._add(i, c)
+        self.labeled_.append(i)
+        self.labels_.append(self.classes_[c].item())
+
+    def undo(self) -> tuple[int, object]:
+        """Remove the most recent label; returns ``(index, label)``."""
+        self._check_started()
+        if not self.labeled_:
+            raise ValueError("nothing to undo: no point is labeled")
+        return self._drop(len(self.labeled_) - 1)
+
+    def forget(self, i: int) -> None:
+        """Remove the label of pool point ``i``, wherever it is in the teaching order."""
+        i = self._check_index(i)
+        if i not in self._labeled_set():
+            raise ValueError(f"point {i} is not labeled")
+        self._drop(self.labeled_.index(i))
+
+    def _drop(self, pos: int) -> tuple[int, object]:
+        self._remove(pos)
+        return self.labeled_.pop(pos), self.labels_.pop(pos)
+
+    # -- queries ---------------------------------------------------------------------------
+    def next_query(self, exclude: Iterable[int] | None = None) -> tuple[int, float]:
+        """The best unlabeled point (lowest score) not in ``exclude``, and its score."""
+        self._check_started()
+        s = np.array(self.scores(), dtype=np.float64, copy=True)
+        s[self.labeled_] = np.nan
+        if exclude is not None:
+            ex = np.fromiter((int(e) for e in exclude), dtype=np.int64)
+            s[ex[(ex >= 0) & (ex < self.n_pool_)]] = np.nan
+        if np.isnan(s).all():
+            raise NoCandidatesError("no candidate left: every point is labeled or skipped")
+        i = int(np.nanargmin(s))
+        return i, float(s[i])
+
+    def predict_proba(self) -> np.ndarray:
+        """Class probabilities on the pool, (n, T): clipped soft scores normalised per row.
+
+        ``p̂ = clip((f + 1)/2, 0, 1)`` per one-vs-all classifier (SPEC §1, §4).
+        """
+        f = np.asarray(self.decision_function(), dtype=np.float64)
+        if f.ndim == 1:
+            p = np.clip((f + 1.0) / 2.0, 0.0, 1.0)
+            return np.column_stack([1.0 - p, p])
+        p = np.clip((f + 1.0) / 2.0, 0.0, 1.0)
+        tot = p.sum(axis=1, keepdims=True)
+        uniform = np.full_like(p, 1.0 / p.shape[1])
+        return np.divide(p, tot, out=uniform, where=tot > 0)
+
+    def predict(self) -> np.ndarray:
+        """Predicted class of every pool point."""
+        f = np.asarray(self.decision_function())
+        if f.ndim == 1:
+            return self.classes_[(f > 0).astype(int)]
+        return self.classes_[np.argmax(f, axis=1)]
+
+    # -- helpers for subclasses ------------------------------------------------------------
+    def class_index(self, label) -> int:
+        """Position of ``label`` in ``classes_``; ``ValueError`` naming the classes otherwise."""
+        self._check_started()
+        if not isinstance(label, bool | np.bool_):
+            value = label.item() if isinstance(label, np.generic) else label
+            for k, c in enumerate(self.classes_.tolist()):
+                if type(value) is type(c) or (_is_number(value) and _is_number(c)):
+                    if value == c:
+                        return k
+        raise ValueError(f"label {label!r} is not one of the classes {self.classes_.tolist()}")
+
+    def ova_targets(self, c: int) -> np.ndarray:
+        """One-vs-all targets of class position ``c``: ±1 per classifier, (T,) or (1,) if binary."""
+        T = self.classes_.size
+        if T == 2:
+            return np.array([1.0 if c == 1 else -1.0])
+        y = -np.ones(T)
+        y[c] = 1.0
+        return y
+
+    def pool_kernel(self, X: np.ndarray) -> np.ndarray:
+        """The pool kernel from this strategy's kernel parameters."""
+        params = self.get_params()
+        return pool_kernel(
+            X,
+            params.get("kernel", "rbf"),
+            sigma=params.get("sigma", 1.0),
+            degree=params.get("degree", 2),
+            graph_k=params.get("graph_k", 6),
+            graph_t=params.get("graph_t", 1.0),
+        )
+
+    def _current_kernel_params(self) -> dict:
+        params = self.get_params()
+        return {k: params[k] for k in self._kernel_params if k in params}
+
+    def _labeled_set(self) -> set[int]:
+        return set(self.labeled_)
+
+    def _check_started(self) -> None:
+        if not hasattr(self, "X_"):
+            raise RuntimeError(f"{type(self).__name__} is not started: call start(X_pool, classes)")
+
+    def _check_index(self, i) -> int:
+        self._check_started()
+        if isinstance(i, bool) or not isinstance(i, int | np.integer):
+            raise ValueError(f"point index must be an integer, got {i!r}")
+        if not 0 <= int(i) < self.n_pool_:
+            raise ValueError(f"point index {i} is outside the pool (0 … {self.n_pool_ - 1})")
+        return int(i)
+
+    # -- to implement ----------------------------------------------------------------------
+    def _start(self, X: np.ndarray, K: np.ndarray | None) -> None:
+        raise NotImplementedError
+
+    def _add(self, i: int, c: int) -> None:
+        raise NotImplementedError
+
+    def _remove(self, pos: int) -> None:
+        raise NotImplementedError
+
+    def scores(self) -> np.ndarray:
+        """Score of every pool point, lower is better; NaN for labeled points."""
+        raise NotImplementedError
+
+    def estimated_risk(self) -> float:
+        """Estimated risk of the current classifier over the pool."""
+        raise NotImplementedError
+
+    def decision_function(self) -> np.ndarray:
+        """Current decision values on the pool: (n,) binary, (n, T) multiclass."""
+        raise NotImplementedError
+
+
+def _is_number(x) -> bool:
+    return isinstance(x, int | float | np.number) and not isinstance(x, bool)

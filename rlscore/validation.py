@@ -1,0 +1,68 @@
+"""Input validation with messages that name the problem (scikit-learn style)."""
+
+from __future__ import annotations
+
+import math
+from numbers import Real
+
+import numpy as np
+
+
+def check_matrix(X, name: str = "X", *, min_samples: int = 1) -> np.ndarray:
+    """Return ``X`` as a 2-D float64 array of finite values, or raise ``ValueError``.
+
+    Parameters
+    ----------
+    X
+        Array-like of shape (n, d).
+    name
+        Name used in error messages.
+    min_samples
+        Minimum number of rows.
+    """
+    try:
+        A = np.asarray(X, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be numeric: {exc}") from None
+    if A.ndim != 2:
+        raise ValueError(
+            f"{name} must be a 2-D array (n_samples, n_features), got {A.ndim}-D with shape "
+            f"{A.shape}; reshape a single feature with X.reshape(-1, 1)"
+        )
+    if A.shape[0] < min_samples:
+        raise ValueError(f"{name} has {A.shape[0]} rows; at least {min_samples} are needed")
+    if A.shape[1] == 0:
+        raise ValueError(f"{name} has no features (0 columns)")
+    bad = ~np.isfinite(A)
+    if bad.any():
+        rows = np.flatnonzero(bad.any(axis=1))
+        shown = ", ".join(str(r) for r in rows[:5]) + (" …" if rows.size > 5 else "")
+        kind = "NaN" if np.isnan(A[bad]).any() else "infinite values"
+        raise ValueError(f"{name} contains {kind} in {rows.size} row(s) (rows {shown})")
+    return A
+
+
+def check_positive(value, name: str) -> float:
+    """Return ``value`` as a finite float > 0, or raise ``ValueError`` naming it."""
+    if isinstance(value, bool) or not isinstance(value, Real | np.number):
+        raise ValueError(f"{name} must be a positive number, got {value!r}")
+    v = float(value)
+    if not math.isfinite(v) or v <= 0:
+        raise ValueError(f"{name} must be > 0, got {value!r}")
+    return v
+
+
+def check_labels(y, n: int, name: str = "y") -> np.ndarray:
+    """Return ``y`` as a 1-D array of length ``n`` without missing values."""
+    arr = np.asarray(y)
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        arr = arr.ravel()
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-D, got shape {arr.shape}")
+    if arr.shape[0] != n:
+        raise ValueError(f"{name} has {arr.shape[0]} labels but X has {n} rows")
+    if arr.dtype.kind == "f" and np.isnan(arr).any():
+        raise ValueError(f"{name} contains missing labels (NaN)")
+    if arr.dtype.kind == "O" and any(v is None for v in arr):
+        raise ValueError(f"{name} contains missing labels (None)")
+    return arr
