@@ -1,0 +1,120 @@
+"""Compare page: simulate query strategies against the ground truth, N queries × K seeds."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+import app_state
+from rlscore import figures
+from rlscore.compare import compare_strategies
+
+st.set_page_config(page_title="rlscore · Compare", page_icon="📈", layout="wide")
+
+app_state.project_selector()
+p = app_state.params()
+store = app_state.get_store()
+project = store.load_project(p["project"])
+
+st.title(f"Compare strategies · {project.name}")
+if project.truth is None:
+    st.warning(
+        f"Project **{project.name}** has no ground truth, so strategies cannot be simulated. "
+        "Choose a sample project, or upload data with a truth column on the Data page."
+    )
+    st.stop()
+
+settings = {
+    "kernel": p["kernel"],
+    "sigma": p["sigma"],
+    "lam": p["lam"],
+    "class_weight": p["class_weight"],
+}
+st.caption(
+    f"An oracle answers every query with the true label; the error is measured on the whole "
+    f"pool ({project.n} points). Settings from the session: kernel {p['kernel']}, "
+    f"σ = {p['sigma']:.4g}, λ = {p['lam']:.4g}, class weights {p['class_weight'] or 'none'}."
+)
+
+with st.form("compare"):
+    chosen = st.multiselect(
+        "Strategies",
+        list(app_state.STRATEGY_LABELS),
+        default=["arls", "uncertainty", "random"],
+        format_func=app_state.STRATEGY_LABELS.__getitem__,
+    )
+    c1, c2, c3 = st.columns(3)
+    queries = c1.number_input("Queries N", min_value=1, max_value=project.n - 1, value=20)
+    seeds = c2.number_input("Seeds K", min_value=1, max_value=50, value=3)
+    init = c3.number_input(
+        "Random initial labels",
+        min_value=0,
+        max_value=project.n - 2,
+        value=2,
+        help="Drawn per seed before the first query, so deterministic strategies differ "
+        "between seeds.",
+    )
+    run = st.form_submit_button("Run", type="primary")
+
+if run:
+    bar = st.progress(0.0, text="Simulating…")
+
+    def progress(done: int, total: int) -> None:
+        bar.progress(done / total, text=f"Simulating… {done} of {total} queries")
+
+    try:
+        table = compare_strategies(
+            project.X,
+            project.truth,
+            chosen,
+            queries=int(queries),
+            seeds=int(seeds),
+            init=int(init),
+            params=settings,
+            classes=project.classes,
+            progress=progress,
+        )
+    except (ValueError, MemoryError) as exc:
+        bar.empty()
+        st.error(f"Cannot run the comparison: {exc}")
+        st.stop()
+    bar.progress(1.0, text="Done.")
+    st.session_state["compare_results"] = (project.name, table)
+
+results = st.session_state.get("compare_results")
+if results is None or results[0] != project.name:
+    st.info("Choose strategies and press Run.")
+    st.stop()
+table = results[1]
+
+left, right = st.columns(2, gap="medium")
+with left:
+    st.subheader("Learning curves (error on the pool)")
+    st.plotly_chart(
+        figures.learning_curves_figure(
+            table, "validation_error", x="n_labels", y_title="error (mean ± sd)"
+        ),
+        key="learning",
+    )
+with right:
+    st.subheader("Estimated risk")
+    st.plotly_chart(
+        figures.learning_curves_figure(
+            table, "estimated_risk", x="n_labels", y_title="estimated risk (mean ± sd)"
+        ),
+        key="risk",
+    )
+final = table[table.step == table.step.max()]
+st.subheader("After the last query")
+st.dataframe(
+    final.groupby("strategy")[["validation_error", "balanced_error", "estimated_risk", "seconds"]]
+    .agg(["mean", "std"])
+    .round(4)
+)
+st.download_button(
+    "Download results (CSV)",
+    table.to_csv(index=False),
+    file_name=f"compare_{project.name}.csv",
+    mime="text/csv",
+    key="download",
+    on_click="ignore",
+)

@@ -1,0 +1,124 @@
+"""Compare query strategies on data with ground truth: several simulations, one tidy table.
+
+The app's Compare page runs this; it is usable from Python as well::
+
+    from rlscore.compare import compare_strategies
+    table = compare_strategies(X, y, ["arls", "random"], queries=40, seeds=5, init=2,
+                               params={"sigma": 1.7, "lam": 0.5})
+    table.groupby(["strategy", "n_labels"]).validation_error.mean()
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from rlscore.kernels import pool_kernel
+from rlscore.simulate import simulate
+
+#: columns of :func:`compare_strategies`' table, one row per (strategy, seed, step)
+COLUMNS = (
+    "strategy",
+    "seed",
+    "step",
+    "n_labels",
+    "index",
+    "label",
+    "score",
+    "estimated_risk",
+    "validation_error",
+    "balanced_error",
+    "seconds",
+)
+
+
+def compare_strategies(
+    X: np.ndarray,
+    y: np.ndarray,
+    strategies: Sequence[str],
+    *,
+    queries: int,
+    seeds: int = 3,
+    init: int = 0,
+    params: dict | None = None,
+    classes: Sequence | None = None,
+    validation=None,
+    progress: Callable[[int, int], None] | None = None,
+) -> pd.DataFrame:
+    """Simulate every strategy for ``queries`` queries × ``seeds`` seeds against the truth ``y``.
+
+    Parameters
+    ----------
+    X, y
+        The pool and its true labels.
+    strategies
+        Names of :data:`rlscore.query.STRATEGIES`.
+    queries, seeds, init, classes, validation
+        As in :func:`rlscore.simulate.simulate` (``init`` random labels start each run, so
+        deterministic strategies differ between seeds).
+    params
+        Strategy parameters shared by all (``kernel``, ``sigma``, ``lam``, ``class_weight``…);
+        each strategy keeps the ones it takes. The pool kernel is computed once for all.
+    progress
+        ``progress(done, total)`` over all strategies' queries.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`COLUMNS`; step 0 is the state before the first query.
+    """
+    strategies = list(dict.fromkeys(strategies))
+    if not strategies:
+        raise ValueError("choose at least one strategy to compare")
+    params = dict(params or {})
+    K = None
+    if validation is None or not isinstance(validation, float):
+        K = pool_kernel(
+            np.asarray(X, dtype=np.float64),
+            params.get("kernel", "rbf"),
+            sigma=params.get("sigma", 1.0),
+            degree=params.get("degree", 2),
+        )
+    n_seeds = seeds if isinstance(seeds, int) else len(list(seeds))
+    total = len(strategies) * queries * n_seeds
+    rows = []
+    for k, name in enumerate(strategies):
+        offset = k * queries * n_seeds
+
+        def report(done: int, _total: int, offset: int = offset) -> None:
+            if progress is not None:
+                progress(offset + done, total)
+
+        result = simulate(
+            X,
+            y,
+            name,
+            queries=queries,
+            seeds=seeds,
+            init=init,
+            validation=validation,
+            params=params,
+            classes=classes,
+            K=K,
+            progress=report,
+        )
+        for run in result.runs:
+            for st in run.steps:
+                rows.append(
+                    {
+                        "strategy": name,
+                        "seed": run.seed,
+                        "step": st.step,
+                        "n_labels": st.n_labels,
+                        "index": st.index,
+                        "label": st.label,
+                        "score": st.score,
+                        "estimated_risk": st.estimated_risk,
+                        "validation_error": st.validation_error,
+                        "balanced_error": st.balanced_error,
+                        "seconds": st.seconds,
+                    }
+                )
+    return pd.DataFrame(rows, columns=list(COLUMNS))

@@ -1,0 +1,619 @@
+"""Plotly figure builders for the labeling app.
+
+Every function here is a pure function of arrays (no Streamlit), so the figures can be
+built and tested from plain Python. The app (``app.py``, ``pages/``) only lays them out.
+
+Conventions
+-----------
+* Pool points carry their pool index as ``customdata`` so a click on any trace of the pool
+  scatter can be mapped back to the point (see :func:`clicked_index`).
+* Class colours come from one qualitative palette, indexed by the position of the class in
+  ``classes`` (the engine's ``classes_`` order), so every figure colours a class the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+PALETTE = (
+    "#1f77b4",
+    "#d62728",
+    "#2ca02c",
+    "#9467bd",
+    "#ff7f0e",
+    "#17becf",
+    "#e377c2",
+    "#8c564b",
+    "#bcbd22",
+    "#7f7f7f",
+)
+SYMBOLS = ("circle", "square", "diamond", "triangle-up", "cross", "triangle-down", "pentagon")
+UNDECIDED = "#b0b0b0"
+
+
+def class_color(position: int) -> str:
+    """Colour of the class at ``position`` in the classes list."""
+    return PALETTE[position % len(PALETTE)]
+
+
+@dataclass
+class PlaneProjection:
+    """2-D coordinates of a pool for plotting.
+
+    Attributes
+    ----------
+    xy : ndarray of shape (n, 2)
+    axis_titles : tuple of str
+    is_pca : bool
+        True when ``xy`` is a PCA projection (d > 2) rather than the data itself.
+    explained : tuple of float or None
+        Fraction of variance explained by each PCA axis.
+    """
+
+    xy: np.ndarray
+    axis_titles: tuple[str, str]
+    is_pca: bool
+    explained: tuple[float, float] | None = None
+
+
+def plane_projection(X: np.ndarray, feature_names: Sequence[str] | None = None) -> PlaneProjection:
+    """Return 2-D plotting coordinates: the features for d <= 2, a PCA projection for d > 2.
+
+    Parameters
+    ----------
+    X : array-like of shape (n, d)
+    feature_names : sequence of str, optional
+        Axis titles when the data is already 2-D.
+
+    Returns
+    -------
+    PlaneProjection
+    """
+    X = np.asarray(X, dtype=float)
+    if X.ndim != 2 or X.shape[0] == 0:
+        raise ValueError(f"X must be a non-empty 2-D array, got shape {X.shape}")
+    n, d = X.shape
+    names = list(feature_names) if feature_names is not None else [f"x{j}" for j in range(d)]
+    if d == 1:
+        return PlaneProjection(np.column_stack([X[:, 0], np.zeros(n)]), (names[0], ""), False)
+    if d == 2:
+        return PlaneProjection(X.copy(), (names[0], names[1]), False)
+    centered = X - X.mean(axis=0)
+    # Thin SVD: the right singular vectors are the principal axes.
+    _, s, vt = np.linalg.svd(centered, full_matrices=False)
+    xy = centered @ vt[:2].T
+    total = float(np.sum(s**2))
+    explained = tuple(float(v) for v in (s[:2] ** 2 / total)) if total > 0 else (0.0, 0.0)
+    titles = (f"PC1 ({explained[0]:.0%} of variance)", f"PC2 ({explained[1]:.0%} of variance)")
+    return PlaneProjection(xy, titles, True, explained)
+
+
+def grid_points(
+    xy: np.ndarray, resolution: int = 80, pad: float = 0.08
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A regular grid covering the 2-D points with a margin.
+
+    Returns
+    -------
+    xs : ndarray of shape (resolution,)
+    ys : ndarray of shape (resolution,)
+    points : ndarray of shape (resolution**2, 2)
+        Row-major over (ys, xs): ``points.reshape(resolution, resolution, 2)[iy, ix]``.
+    """
+    xy = np.asarray(xy, dtype=float)
+    lo, hi = xy.min(axis=0), xy.max(axis=0)
+    span = np.where(hi > lo, hi - lo, 1.0)
+    lo, hi = lo - pad * span, hi + pad * span
+    xs = np.linspace(lo[0], hi[0], resolution)
+    ys = np.linspace(lo[1], hi[1], resolution)
+    gx, gy = np.meshgrid(xs, ys)
+    return xs, ys, np.column_stack([gx.ravel(), gy.ravel()])
+
+
+def margin_surfaces(F: np.ndarray) -> np.ndarray:
+    """Turn decision values on a grid into one surface per boundary to draw at level 0.
+
+    Binary (F of shape (r, r)): the surface itself. Multiclass (F of shape (r, r, T)): for each
+    class t, ``f_t − max_{s≠t} f_s``, whose zero level is the border of the region won by t.
+    Returns an array of shape (k, r, r).
+    """
+    F = np.asarray(F, dtype=float)
+    if F.ndim == 2:
+        return F[None]
+    if F.ndim == 3 and F.shape[2] >= 2:
+        T = F.shape[2]
+        out = np.empty((T,) + F.shape[:2])
+        for t in range(T):
+            others = np.delete(F, t, axis=2).max(axis=2)
+            out[t] = F[:, :, t] - others
+        return out
+    raise ValueError(f"decision values must have shape (r, r) or (r, r, T>=2), got {F.shape}")
+
+
+def pool_figure(
+    xy: np.ndarray,
+    classes: Sequence,
+    labels: Mapping[int, object],
+    predicted: np.ndarray | None = None,
+    confidence: np.ndarray | None = None,
+    *,
+    query: int | None = None,
+    selected: int | None = None,
+    skipped: Sequence[int] = (),
+    axis_titles: tuple[str, str] = ("x1", "x2"),
+    grid: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+    confidence_contours: bool = False,
+    title: str | None = None,
+    height: int = 560,
+) -> go.Figure:
+    """Scatter of the pool with labels, predictions, the next query and a decision boundary.
+
+    Parameters
+    ----------
+    xy : ndarray of shape (n, 2)
+        Plot coordinates (see :func:`plane_projection`).
+    classes : sequence
+        The classes, in the engine's order (fixes the colours).
+    labels : mapping int -> label
+        Labeled points; drawn large, outlined, coloured by label.
+    predicted : ndarray of shape (n,), optional
+        Predicted class of every point; unlabeled points are tinted with its colour.
+    confidence : ndarray of shape (n,), optional
+        Confidence in [0, 1] of the prediction; sets the tint's opacity. Points whose
+        confidence does not exceed chance (1/T) are drawn grey ("undecided").
+    query : int, optional
+        Index of the proposed query; drawn as a large star.
+    selected : int, optional
+        Index of a point the user clicked (labeled instead of the query); drawn as a ring.
+    skipped : sequence of int
+        Skipped points; drawn as grey crosses.
+    axis_titles : (str, str)
+    grid : (xs, ys, F), optional
+        Decision values on a grid (``F`` of shape (len(ys), len(xs)) binary, or
+        (len(ys), len(xs), T) multiclass); the zero contour is drawn as the boundary.
+    confidence_contours : bool
+        Also draw, for binary data, the contours ``f = ±0.5`` (soft confidence 0.75).
+    title : str, optional
+    height : int
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Every pool point has its pool index as its ``customdata``.
+    """
+    xy = np.asarray(xy, dtype=float)
+    n = xy.shape[0]
+    classes = list(classes)
+    position = {c: k for k, c in enumerate(classes)}
+    idx = np.arange(n)
+    is_labeled = np.zeros(n, dtype=bool)
+    if labels:
+        is_labeled[np.fromiter(labels.keys(), dtype=int)] = True
+    is_skipped = np.zeros(n, dtype=bool)
+    if len(skipped):
+        is_skipped[np.asarray(list(skipped), dtype=int)] = True
+    is_skipped &= ~is_labeled
+    fig = go.Figure()
+
+    if grid is not None:
+        xs, ys, F = grid
+        surfaces = margin_surfaces(F)
+        for k, Z in enumerate(surfaces):
+            colour = "black" if len(surfaces) == 1 else class_color(k)
+            name = "decision boundary f = 0"
+            fig.add_trace(_contour(xs, ys, Z, 0.0, colour, "solid", name, k == 0))
+        if confidence_contours and len(surfaces) == 1:
+            for level in (-0.5, 0.5):
+                fig.add_trace(
+                    _contour(xs, ys, surfaces[0], level, "gray", "dash", "f = ±0.5", level < 0)
+                )
+
+    unlabeled = ~is_labeled & ~is_skipped
+    if predicted is None:
+        fig.add_trace(_points(xy, idx[unlabeled], UNDECIDED, 7, "unlabeled", opacity=0.6))
+    else:
+        predicted = np.asarray(predicted)
+        conf = np.ones(n) if confidence is None else np.asarray(confidence, dtype=float)
+        chance = 1.0 / max(len(classes), 2)
+        undecided = unlabeled & (conf <= chance + 1e-9)
+        fig.add_trace(_points(xy, idx[undecided], UNDECIDED, 7, "unlabeled (undecided)", 0.6))
+        for c in classes:
+            members = idx[unlabeled & ~undecided & (predicted == c)]
+            if members.size == 0:
+                continue
+            # Opacity grows from 0.2 at chance to 0.9 at full confidence.
+            strength = np.clip((conf[members] - chance) / (1 - chance), 0.0, 1.0)
+            fig.add_trace(
+                _points(
+                    xy,
+                    members,
+                    class_color(position[c]),
+                    7,
+                    f"predicted {c}",
+                    opacity=0.2 + 0.7 * strength,
+                    hover=[f"p={v:.2f}" for v in conf[members]],
+                )
+            )
+    if is_skipped.any():
+        fig.add_trace(
+            _points(xy, idx[is_skipped], "#555555", 9, "skipped", symbol="x-thin-open", line=2)
+        )
+    label_arr = np.array([labels.get(i) for i in idx], dtype=object) if labels else None
+    for c in classes:
+        if label_arr is None:
+            break
+        members = idx[is_labeled & np.array([lab == c for lab in label_arr])]
+        if members.size == 0:
+            continue
+        fig.add_trace(
+            _points(
+                xy,
+                members,
+                class_color(position[c]),
+                11,
+                f"labeled {c}",
+                symbol=SYMBOLS[position[c] % len(SYMBOLS)],
+                line=1,
+            )
+        )
+    if query is not None:
+        fig.add_trace(
+            _points(xy, np.array([query]), "#ffd700", 22, "next query", symbol="star", line=2)
+        )
+    if selected is not None and selected != query:
+        fig.add_trace(
+            _points(
+                xy,
+                np.array([selected]),
+                "#ff00ff",  # open symbols draw their outline in the marker colour
+                24,
+                "selected",
+                symbol="circle-open",
+                line=3,
+            )
+        )
+    fig.update_layout(
+        title=title,
+        height=height,
+        margin=dict(l=10, r=10, t=40 if title else 10, b=10),
+        xaxis_title=axis_titles[0],
+        yaxis_title=axis_titles[1],
+        legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0),
+        clickmode="event+select",
+        dragmode="pan",
+        uirevision="pool",
+    )
+    return fig
+
+
+def clicked_index(point: Mapping) -> int | None:
+    """Pool index of a clicked/selected point of :func:`pool_figure` (None if not a pool point).
+
+    Accepts the point dicts of plotly events as Streamlit reports them; ``customdata`` may
+    arrive as a number or wrapped in a list.
+    """
+    cd = point.get("customdata")
+    if isinstance(cd, list | tuple):
+        cd = cd[0] if cd else None
+    if cd is None or isinstance(cd, bool):
+        return None
+    try:
+        return int(cd)
+    except (TypeError, ValueError):
+        return None
+
+
+def _points(
+    xy: np.ndarray,
+    members: np.ndarray,
+    color: str,
+    size: float,
+    name: str,
+    opacity: float | np.ndarray = 1.0,
+    *,
+    symbol: str = "circle",
+    line: float = 0,
+    line_color: str = "black",
+    hover: Sequence[str] | None = None,
+) -> go.Scatter:
+    members = np.asarray(members, dtype=int)
+    text = [f"#{i}" + (f" {h}" if hover is not None else "") for i, h in _zip_hover(members, hover)]
+    return go.Scatter(
+        x=xy[members, 0],
+        y=xy[members, 1],
+        mode="markers",
+        name=name,
+        customdata=members,
+        text=text,
+        hovertemplate="%{text}<extra>" + name + "</extra>",
+        marker=dict(
+            color=color,
+            size=size,
+            symbol=symbol,
+            opacity=opacity.tolist() if isinstance(opacity, np.ndarray) else opacity,
+            line=dict(width=line, color=line_color),
+        ),
+    )
+
+
+def _zip_hover(members: np.ndarray, hover: Sequence[str] | None):
+    if hover is None:
+        return ((int(i), "") for i in members)
+    return ((int(i), h) for i, h in zip(members, hover, strict=True))
+
+
+def _contour(xs, ys, Z, level: float, color: str, dash: str, name: str, legend: bool) -> go.Contour:
+    return go.Contour(
+        x=xs,
+        y=ys,
+        z=Z,
+        contours=dict(start=level, end=level, size=1.0, coloring="lines"),
+        # with coloring="lines" the colour comes from the colorscale, not line.color
+        colorscale=[[0.0, color], [1.0, color]],
+        line=dict(width=2 if dash == "solid" else 1, dash=dash),
+        showscale=False,
+        hoverinfo="skip",
+        name=name,
+        showlegend=legend,
+    )
+
+
+def image_figure(values: np.ndarray, shape: Sequence[int], height: int = 220) -> go.Figure:
+    """A grey-scale picture of one point's features (e.g. an 8×8 digit), dark = large value."""
+    values = np.asarray(values, dtype=float)
+    shape = tuple(int(s) for s in shape)
+    if int(np.prod(shape)) != values.size:
+        raise ValueError(f"cannot show {values.size} features as an image of shape {shape}")
+    fig = go.Figure(
+        go.Heatmap(
+            z=values.reshape(shape),
+            colorscale="Greys",
+            showscale=False,
+            hovertemplate="row %{y}, col %{x}: %{z:.2f}<extra></extra>",
+        )
+    )
+    fig.update_yaxes(autorange="reversed", scaleanchor="x", visible=False)
+    fig.update_xaxes(visible=False)
+    fig.update_layout(height=height, width=height, margin=dict(l=0, r=0, t=0, b=0))
+    return fig
+
+
+def risk_history_figure(
+    risk: Sequence[float],
+    validation_error: Sequence[float] | None = None,
+    height: int = 240,
+) -> go.Figure:
+    """Estimated risk after 0, 1, 2, … labels (and the validation error, when it is known)."""
+    fig = go.Figure()
+    steps = np.arange(len(risk))
+    fig.add_trace(go.Scatter(x=steps, y=list(risk), mode="lines+markers", name="estimated risk"))
+    if validation_error is not None and len(validation_error):
+        fig.add_trace(
+            go.Scatter(
+                x=np.arange(len(validation_error)),
+                y=list(validation_error),
+                mode="lines+markers",
+                name="validation error",
+                yaxis="y2",
+            )
+        )
+        fig.update_layout(
+            yaxis2=dict(title="validation error", overlaying="y", side="right", rangemode="tozero")
+        )
+    fig.update_layout(
+        height=height,
+        margin=dict(l=10, r=10, t=10, b=10),
+        xaxis_title="labels",
+        yaxis_title="estimated risk",
+        yaxis_rangemode="tozero",
+        legend=dict(orientation="h", y=1.02, yanchor="bottom"),
+    )
+    return fig
+
+
+def loo_curve_figure(
+    lams: np.ndarray,
+    squared: np.ndarray,
+    classification: np.ndarray,
+    *,
+    lam_current: float | None = None,
+    lam_auto: float | None = None,
+    height: int = 360,
+) -> go.Figure:
+    """LOO squared and classification error against λ (log axis), marking the current and auto λ."""
+    lams = np.asarray(lams, dtype=float)
+    squared = np.asarray(squared, dtype=float)
+    classification = np.asarray(classification, dtype=float)
+    if not (lams.shape == squared.shape == classification.shape):
+        raise ValueError("lams, squared and classification must have the same length")
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=lams, y=squared, mode="lines", name="LOO squared error"))
+    fig.add_trace(
+        go.Scatter(
+            x=lams,
+            y=classification,
+            mode="lines",
+            name="LOO classification error",
+            yaxis="y2",
+            line=dict(dash="dot"),
+        )
+    )
+    for lam, name, colour, symbol in (
+        (lam_current, "current λ", "#d62728", "circle"),
+        (lam_auto, "automatic λ", "#2ca02c", "diamond"),
+    ):
+        if lam is None or not np.isfinite(lam) or lam <= 0:
+            continue
+        k = int(np.argmin(np.abs(np.log(lams) - np.log(lam))))
+        fig.add_vline(x=lam, line=dict(color=colour, dash="dash", width=1))
+        fig.add_trace(
+            go.Scatter(
+                x=[lam],
+                y=[squared[k]],
+                mode="markers",
+                name=f"{name} = {lam:.3g}",
+                marker=dict(color=colour, size=12, symbol=symbol, line=dict(width=1)),
+            )
+        )
+    fig.update_layout(
+        height=height,
+        margin=dict(l=10, r=10, t=10, b=10),
+        xaxis=dict(type="log", title="λ"),
+        yaxis=dict(title="LOO squared error", rangemode="tozero"),
+        yaxis2=dict(
+            title="LOO classification error", overlaying="y", side="right", rangemode="tozero"
+        ),
+        legend=dict(orientation="h", y=1.02, yanchor="bottom"),
+    )
+    return fig
+
+
+def confidence_histogram(confidence: np.ndarray, bins: int = 20, height: int = 300) -> go.Figure:
+    """Histogram of prediction confidence over the pool."""
+    confidence = np.asarray(confidence, dtype=float)
+    counts, edges = np.histogram(confidence, bins=bins, range=(0.0, 1.0))
+    fig = go.Figure(
+        go.Bar(
+            x=(edges[:-1] + edges[1:]) / 2,
+            y=counts,
+            width=np.diff(edges),
+            name="points",
+            hovertemplate="confidence %{x:.2f}: %{y} points<extra></extra>",
+        )
+    )
+    fig.update_layout(
+        height=height,
+        margin=dict(l=10, r=10, t=10, b=10),
+        xaxis=dict(title="confidence", range=[0, 1]),
+        yaxis_title="points",
+        bargap=0.05,
+    )
+    return fig
+
+
+def reliability_figure(table: pd.DataFrame, height: int = 300) -> go.Figure:
+    """Accuracy per confidence bin (a reliability histogram), with the count of points per bin.
+
+    ``table`` is a :func:`rlscore.confidence.reliability_table`: columns ``bin_left``,
+    ``bin_right``, ``count`` and ``accuracy``. Empty bins are left out.
+    """
+    missing = {"bin_left", "bin_right", "accuracy", "count"} - set(table.columns)
+    if missing:
+        raise ValueError(f"reliability table lacks columns {sorted(missing)}")
+    shown = table[(table["count"] > 0) & table["accuracy"].notna()]
+    left = shown["bin_left"].to_numpy(dtype=float)
+    right = shown["bin_right"].to_numpy(dtype=float)
+    fig = go.Figure()
+    fig.add_trace(
+        go.Bar(
+            x=(left + right) / 2,
+            y=shown["accuracy"],
+            width=(right - left) * 0.95,
+            name="LOO accuracy",
+            text=[f"n={int(c)}" for c in shown["count"]],
+            textposition="outside",
+            hovertemplate="confidence %{x:.2f}: accuracy %{y:.2f} (%{text})<extra></extra>",
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=[0, 1], y=[0, 1], mode="lines", name="ideal", line=dict(dash="dot", color="gray")
+        )
+    )
+    fig.update_layout(
+        height=height,
+        margin=dict(l=10, r=10, t=10, b=10),
+        xaxis=dict(title="confidence", range=[0, 1]),
+        yaxis=dict(title="accuracy", range=[0, 1.15]),
+        legend=dict(orientation="h", y=1.02, yanchor="bottom"),
+    )
+    return fig
+
+
+def summarize_curves(
+    runs: pd.DataFrame, value: str, x: str = "n_labeled", group: str = "strategy"
+) -> pd.DataFrame:
+    """Mean and standard deviation of ``value`` per (group, x) over seeds.
+
+    Returns a DataFrame with columns ``group, x, mean, sd, runs``.
+    """
+    missing = {value, x, group} - set(runs.columns)
+    if missing:
+        raise ValueError(f"results lack columns {sorted(missing)}")
+    agg = runs.groupby([group, x])[value].agg(["mean", "std", "count"]).reset_index()
+    agg = agg.rename(columns={"std": "sd", "count": "runs"})
+    agg["sd"] = agg["sd"].fillna(0.0)
+    return agg
+
+
+def learning_curves_figure(
+    runs: pd.DataFrame,
+    value: str,
+    *,
+    x: str = "n_labeled",
+    group: str = "strategy",
+    y_title: str | None = None,
+    height: int = 380,
+) -> go.Figure:
+    """Mean ± sd curves of ``value`` against the number of labels, one per strategy."""
+    summary = summarize_curves(runs, value, x=x, group=group)
+    fig = go.Figure()
+    for k, (name, part) in enumerate(summary.groupby(group, sort=False)):
+        colour = class_color(k)
+        xs = part[x].to_numpy()
+        mean = part["mean"].to_numpy()
+        sd = part["sd"].to_numpy()
+        fig.add_trace(
+            go.Scatter(
+                x=np.concatenate([xs, xs[::-1]]),
+                # errors and risks are non-negative: the band stops at 0
+                y=np.concatenate([mean + sd, np.maximum(mean - sd, 0.0)[::-1]]),
+                fill="toself",
+                fillcolor=_rgba(colour, 0.15),
+                line=dict(width=0),
+                hoverinfo="skip",
+                showlegend=False,
+                name=f"{name} ± sd",
+            )
+        )
+        fig.add_trace(
+            go.Scatter(x=xs, y=mean, mode="lines", name=str(name), line=dict(color=colour))
+        )
+    fig.update_layout(
+        height=height,
+        margin=dict(l=10, r=10, t=10, b=10),
+        xaxis_title="labels",
+        yaxis_title=y_title or value,
+        yaxis_rangemode="tozero",
+        legend=dict(orientation="h", y=1.02, yanchor="bottom"),
+    )
+    return fig
+
+
+def _rgba(hex_colour: str, alpha: float) -> str:
+    h = hex_colour.lstrip("#")
+    r, g, b = (int(h[i : i + 2], 16) for i in (0, 2, 4))
+    return f"rgba({r},{g},{b},{alpha})"
+
+
+def interpolated_surface(
+    xy: np.ndarray, values: np.ndarray, xs: np.ndarray, ys: np.ndarray
+) -> np.ndarray:
+    """Decision values known on the pool, linearly interpolated onto the grid ``xs × ys``.
+
+    For models that cannot be evaluated off the pool (graph kernels are defined on the pool
+    only). Outside the convex hull of the pool the surface is NaN, so no boundary is drawn
+    where there is no data.
+
+    Returns an array of shape (len(ys), len(xs)) or (len(ys), len(xs), T).
+    """
+    from scipy.interpolate import griddata
+
+    values = np.asarray(values, dtype=float)
+    gx, gy = np.meshgrid(xs, ys)
+    return griddata(np.asarray(xy, dtype=float), values, (gx, gy), method="linear")

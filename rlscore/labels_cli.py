@@ -1,0 +1,71 @@
+"""``python -m rlscore labels``: print a project's labels from the label database.
+
+Without ``--project`` the projects are listed with their number of labels. The labels are
+folded from the event log (undone labels are left out, relabels show the latest label); no
+query engine is built, so this is fast on any pool.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from rlscore.labeling import LabelLog, export_labels
+from rlscore.storage import DB_ENV, UnknownProjectError, default_db_path, open_store
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m rlscore labels",
+        description="Print the labels of a project (CSV or JSON), or list the projects.",
+    )
+    parser.add_argument(
+        "--db",
+        default=None,
+        help=f"label database (default: ${DB_ENV}, else {default_db_path()})",
+    )
+    parser.add_argument("--project", default=None, help="project name; omit to list projects")
+    parser.add_argument("--format", choices=("csv", "json"), default="csv", dest="fmt")
+    parser.add_argument(
+        "--no-features",
+        action="store_true",
+        help="leave out the feature values (point id and index only)",
+    )
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command; returns the exit status (0 ok, 1 unknown project or database)."""
+    args = build_parser().parse_args(argv)
+    path = default_db_path() if args.db is None else args.db
+    if args.db is not None and not _exists(args.db):
+        print(f"error: no label database at {args.db}", file=sys.stderr)
+        return 1
+    with open_store(path) as store:
+        if args.project is None:
+            names = store.list_projects()
+            if not names:
+                print(f"no projects in {store.path}")
+            for name in names:
+                n_labels = len(LabelLog(store.events(name)).labels)
+                n_points = store.load_project(name).n
+                print(f"{name}\t{n_labels} labeled of {n_points}")
+            return 0
+        try:
+            project = store.load_project(args.project)
+            events = store.events(args.project)
+        except UnknownProjectError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 1
+    text = export_labels(project, events, args.fmt, include_features=not args.no_features)
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    return 0
+
+
+def _exists(path: str) -> bool:
+    return Path(path).expanduser().is_file()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

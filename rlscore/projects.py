@@ -1,0 +1,582 @@
+"""Labeling projects: a pool of points to label, read from a user's table or a bundled sample.
+
+A :class:`Project` is what the store keeps and what a labeling session labels: the feature
+matrix of the pool, one id per point, the classes to choose from and, when known, the true
+labels (the oracle for auto-labeling and the validation error).
+
+:func:`read_table` reads an uploaded CSV (encoding and delimiter are sniffed) or Parquet file;
+:func:`project_from_table` turns chosen columns into a project. Both raise
+:class:`ProjectInputError` with a message naming the problem and what to do about it.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+import warnings
+from collections import Counter
+from dataclasses import dataclass, field
+from os import PathLike
+from pathlib import Path
+from typing import BinaryIO
+
+import numpy as np
+import pandas as pd
+
+#: encodings tried in order; latin-1 decodes any byte string, so it is the last resort
+CSV_ENCODINGS = ("utf-8-sig", "latin-1")
+CSV_DELIMITERS = (",", ";", "\t")
+PARQUET_SUFFIXES = (".parquet", ".pq")
+#: at most this many row numbers are listed in a message
+_SHOWN = 5
+_DECIMAL_COMMA = re.compile(r"^\s*[-+]?\d+(?:,\d+)?(?:[eE][-+]?\d+)?\s*$")
+
+
+class ProjectInputError(ValueError):
+    """A user-supplied table cannot become a project; the message says why and what to do."""
+
+
+class ProjectInputWarning(UserWarning):
+    """Something in the table was fixed automatically (e.g. constant features dropped)."""
+
+
+@dataclass
+class Project:
+    """A pool of points to label.
+
+    Attributes
+    ----------
+    name : str
+        Unique name in the store.
+    X : ndarray (n, d)
+        Features of the pool, float64 (standardised if ``meta["standardized"]``).
+    feature_names : list of str
+        One per column of ``X``.
+    ids : list of str
+        One per point, unique; exported with the labels.
+    truth : ndarray (n,) or None
+        True labels when known (sample data, a truth column), values from ``classes``.
+    classes : list
+        The classes an annotator chooses from (ints or strings), at least 2.
+    meta : dict
+        ``description``, ``sigma``, ``lam``, ``image_shape``, ``standardized``, ``source``,
+        ``warnings`` … (JSON-serialisable).
+    uid : int or None
+        Set by the store: changes when a project is deleted and created again under the
+        same name, so a cached session can tell that its pool is gone.
+    """
+
+    name: str
+    X: np.ndarray
+    feature_names: list[str]
+    ids: list[str]
+    truth: np.ndarray | None
+    classes: list
+    meta: dict = field(default_factory=dict)
+    uid: int | None = None
+
+    @property
+    def n(self) -> int:
+        """Number of points in the pool."""
+        return int(self.X.shape[0])
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name.strip():
+            raise ProjectInputError("the project needs a name (a non-empty text)")
+        self.name = self.name.strip()
+        self.X = np.asarray(self.X, dtype=np.float64)
+        n = self.X.shape[0]
+        if self.X.ndim != 2:
+            raise ProjectInputError(f"X must be 2-D (points × features), got shape {self.X.shape}")
+        if len(self.feature_names) != self.X.shape[1]:
+            raise ProjectInputError(
+                f"{len(self.feature_names)} feature names for {self.X.shape[1]} feature columns"
+            )
+        self.feature_names = [str(f) for f in self.feature_names]
+        self.ids = [str(i) for i in self.ids]
+        if len(self.ids) != n:
+            raise ProjectInputError(f"{len(self.ids)} ids for {n} points")
+        self.classes = [_plain(c) for c in self.classes]
+        if len(self.classes) < 2 or len(set(self.classes)) != len(self.classes):
+            raise ProjectInputError(
+                f"a project needs at least 2 distinct classes, got {self.classes!r}"
+            )
+        if self.truth is not None:
+            truth = np.asarray([_plain(t) for t in self.truth], dtype=object)
+            if truth.shape != (n,):
+                raise ProjectInputError(f"{truth.size} true labels for {n} points")
+            unknown = set(truth.tolist()) - set(self.classes)
+            if unknown:
+                raise ProjectInputError(
+                    f"true labels {sorted(map(str, unknown))} are not among the classes "
+                    f"{self.classes!r}"
+                )
+            self.truth = truth
+
+
+def _plain(value):
+    """A JSON-friendly Python scalar: numpy scalars -> Python, integral floats -> int."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def _rows(mask: np.ndarray) -> str:
+    """'rows 3, 7 and 9' style listing (1-based data rows, header excluded)."""
+    rows = (np.flatnonzero(mask) + 1).tolist()
+    shown = ", ".join(str(r) for r in rows[:_SHOWN])
+    more = f" and {len(rows) - _SHOWN} more" if len(rows) > _SHOWN else ""
+    return f"row{'s' if len(rows) > 1 else ''} {shown}{more}"
+
+
+# -- reading files -------------------------------------------------------------------------
+
+
+def _read_bytes(file_or_bytes) -> bytes:
+    if isinstance(file_or_bytes, bytes | bytearray | memoryview):
+        return bytes(file_or_bytes)
+    if isinstance(file_or_bytes, str | PathLike):
+        return Path(file_or_bytes).read_bytes()
+    if hasattr(file_or_bytes, "getvalue"):  # Streamlit's UploadedFile, BytesIO
+        return bytes(file_or_bytes.getvalue())
+    if hasattr(file_or_bytes, "read"):
+        data = file_or_bytes.read()
+        return data.encode("utf-8") if isinstance(data, str) else bytes(data)
+    raise TypeError(f"expected bytes, a path or a file object, got {type(file_or_bytes).__name__}")
+
+
+def read_table(file_or_bytes: bytes | BinaryIO | str | PathLike, filename: str) -> pd.DataFrame:
+    """Read an uploaded CSV or Parquet file into a DataFrame.
+
+    CSV files may be UTF-8 (with or without a byte-order mark) or Latin-1, separated by
+    commas, semicolons or tabs (sniffed from the first lines); with semicolons or tabs,
+    decimal commas (``1,5``) are read as numbers. Files named ``*.parquet`` / ``*.pq`` are
+    read as Parquet.
+
+    Parameters
+    ----------
+    file_or_bytes
+        The file's bytes, a binary file object (e.g. Streamlit's ``UploadedFile``) or a path.
+    filename
+        The original file name; its suffix chooses the format and it names the file in errors.
+
+    Raises
+    ------
+    ProjectInputError
+        Empty file, binary or UTF-16 file, unknown delimiter, ragged rows, duplicate column
+        names, unreadable Parquet — each with what to do.
+    """
+    data = _read_bytes(file_or_bytes)
+    name = filename or "the file"
+    if not data.strip():
+        raise ProjectInputError(f"'{name}' is empty: upload a file with a header row and data")
+    if Path(name).suffix.lower() in PARQUET_SUFFIXES or data[:4] == b"PAR1":
+        df = _read_parquet(data, name)
+    else:
+        df = _read_csv(data, name)
+    _check_duplicate_columns([str(c) for c in df.columns], name)
+    if df.shape[0] == 0:
+        raise ProjectInputError(
+            f"'{name}' has a header but no data rows: add at least 2 rows of data"
+        )
+    return df
+
+
+def _read_parquet(data: bytes, name: str) -> pd.DataFrame:
+    import pyarrow.parquet as pq
+
+    try:
+        parquet = pq.ParquetFile(io.BytesIO(data))
+        _check_duplicate_columns(parquet.schema_arrow.names, name)
+        table = parquet.read()
+    except ProjectInputError:
+        raise
+    except Exception as exc:  # pyarrow raises several types for corrupt files
+        raise ProjectInputError(
+            f"'{name}' could not be read as Parquet ({exc}): upload a valid Parquet file "
+            "or save the table as CSV"
+        ) from None
+    return table.to_pandas()
+
+
+def _decode(data: bytes, name: str) -> tuple[str, str]:
+    if data[:4] == b"PK\x03\x04":
+        raise ProjectInputError(
+            f"'{name}' is a ZIP archive (an Excel .xlsx workbook?), not CSV: export the sheet "
+            "as CSV (UTF-8) or Parquet"
+        )
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff") or b"\x00" in data[:4096]:
+        raise ProjectInputError(
+            f"'{name}' is not a UTF-8 or Latin-1 text file (it looks like UTF-16 or binary "
+            "data): save it as CSV with UTF-8 encoding"
+        )
+    for encoding in CSV_ENCODINGS:
+        try:
+            return data.decode(encoding), encoding
+        except UnicodeDecodeError:
+            continue
+    raise AssertionError("latin-1 decodes every byte string")  # pragma: no cover
+
+
+def _sniff_delimiter(text: str, name: str) -> str:
+    lines = [ln for ln in text.splitlines()[:50] if ln.strip()]
+    sample = "\n".join(lines)
+    try:
+        delimiter = csv.Sniffer().sniff(sample, delimiters="".join(CSV_DELIMITERS)).delimiter
+    except csv.Error:
+        delimiter = None
+    if delimiter is None:
+        # the candidate giving the same number (> 1) of fields on every line wins
+        best, best_fields = None, 1
+        for cand in CSV_DELIMITERS:
+            counts = {len(row) for row in csv.reader(lines, delimiter=cand)}
+            if len(counts) == 1 and (fields := counts.pop()) > best_fields:
+                best, best_fields = cand, fields
+        delimiter = best
+    if delimiter is None:
+        header = lines[0] if lines else ""
+        if len(lines) > 1 and all(d not in header for d in CSV_DELIMITERS):
+            # one column: legal, but only if no other separator is in sight
+            other = next((c for c in "|: " if c in header), None)
+            if other is None:
+                return ","
+            raise ProjectInputError(
+                f"'{name}': could not find the column separator (the header {header[:60]!r} "
+                f"seems to use {other!r}): separate the columns with commas, semicolons or tabs"
+            )
+        raise ProjectInputError(
+            f"'{name}': the rows do not have the same number of columns for any of the "
+            "separators comma, semicolon or tab: check that every row has one value per "
+            "column and that text containing the separator is quoted"
+        )
+    return delimiter
+
+
+def _read_csv(data: bytes, name: str) -> pd.DataFrame:
+    text, _encoding = _decode(data, name)
+    delimiter = _sniff_delimiter(text, name)
+    header = next(csv.reader(io.StringIO(text), delimiter=delimiter), [])
+    _check_duplicate_columns([h.strip() for h in header], name)
+    try:
+        df = pd.read_csv(io.StringIO(text), sep=delimiter, skipinitialspace=True)
+    except pd.errors.EmptyDataError:
+        raise ProjectInputError(
+            f"'{name}' is empty: upload a file with a header row and data"
+        ) from None
+    except pd.errors.ParserError as exc:
+        raise ProjectInputError(
+            f"'{name}' could not be parsed with the separator {delimiter!r} ({exc}): check that "
+            "every row has one value per column"
+        ) from None
+    df.columns = [str(c).strip() for c in df.columns]
+    if delimiter != ",":
+        df = _convert_decimal_commas(df)
+    return df
+
+
+def _convert_decimal_commas(df: pd.DataFrame) -> pd.DataFrame:
+    for col in df.columns:
+        s = df[col]
+        if s.dtype == object or pd.api.types.is_string_dtype(s):
+            values = s.dropna().astype(str)
+            if values.str.contains(",").any() and values.str.match(_DECIMAL_COMMA).all():
+                df[col] = pd.to_numeric(s.str.replace(",", ".", regex=False))
+    return df
+
+
+def _check_duplicate_columns(columns: list[str], name: str) -> None:
+    dup = [c for c, k in Counter(columns).items() if k > 1]
+    if dup:
+        listed = ", ".join(
+            f"{c!r} (columns {', '.join(str(i + 1) for i, x in enumerate(columns) if x == c)})"
+            for c in dup
+        )
+        raise ProjectInputError(
+            f"'{name}' has duplicate column names: {listed}: give every column a distinct name"
+        )
+
+
+# -- building a project ----------------------------------------------------------------------
+
+
+def project_from_table(
+    df: pd.DataFrame,
+    name: str,
+    feature_columns: list[str] | None = None,
+    id_column: str | None = None,
+    truth_column: str | None = None,
+    class_names: list | dict | None = None,
+    standardize: bool = False,
+    *,
+    source: str | None = None,
+    description: str = "",
+) -> Project:
+    """Build a project from chosen columns of a table.
+
+    Parameters
+    ----------
+    df
+        The table (from :func:`read_table`).
+    name
+        Project name.
+    feature_columns
+        Numeric columns forming the features; default: every column except the id and truth
+        columns.
+    id_column
+        Column of unique point ids; default: the row number (0, 1, …).
+    truth_column
+        Column of true labels, if known (enables auto-labeling and the validation error).
+    class_names
+        Without a truth column: the classes to choose from (default ``[-1, 1]``). With one:
+        a dict renaming truth values (``{0: "cat", 1: "dog"}``), or a list of names given to
+        the sorted distinct truth values in order.
+    standardize
+        Centre each feature and scale it to unit variance (means and scales kept in meta).
+    source, description
+        Recorded in ``meta``.
+
+    Constant features are dropped with a :class:`ProjectInputWarning` (they carry no
+    information and break standardisation); the dropped names are in ``meta["dropped"]``.
+
+    Raises
+    ------
+    ProjectInputError
+        Naming the problem: unknown or duplicate columns, non-numeric feature, NaN or
+        infinite values (with row numbers), fewer than 2 rows, only constant features,
+        missing or duplicate ids, missing truth, a single class, bad class names.
+    """
+    if df is None or df.shape[1] == 0:
+        raise ProjectInputError("the table has no columns: upload a file with a header row")
+    columns = [str(c) for c in df.columns]
+    _check_duplicate_columns(columns, "the table")
+    df = df.copy()
+    df.columns = columns
+    for role, col in (("id", id_column), ("truth", truth_column)):
+        if col is not None and col not in columns:
+            raise ProjectInputError(f"{role} column {col!r} is not in the table: {columns}")
+    if feature_columns is None:
+        feature_columns = [c for c in columns if c not in (id_column, truth_column)]
+    feature_columns = [str(c) for c in feature_columns]
+    if not feature_columns:
+        raise ProjectInputError("no feature columns chosen: choose at least one numeric column")
+    _check_duplicate_columns(feature_columns, "the feature columns")
+    missing = [c for c in feature_columns if c not in columns]
+    if missing:
+        raise ProjectInputError(f"feature columns {missing} are not in the table: {columns}")
+    for role, col in (("id", id_column), ("truth", truth_column)):
+        if col is not None and col in feature_columns:
+            raise ProjectInputError(
+                f"the {role} column {col!r} is also chosen as a feature: remove it from the "
+                "features"
+            )
+    n = df.shape[0]
+    if n == 0:
+        raise ProjectInputError("the table has no data rows: add at least 2 rows")
+    if n == 1:
+        raise ProjectInputError(
+            "the table has only one data row: a pool needs at least 2 points to label"
+        )
+
+    X = np.column_stack([_numeric_feature(df[c], c) for c in feature_columns])
+    meta: dict = {"description": description, "source": source, "warnings": []}
+    constant = np.ptp(X, axis=0) == 0
+    if constant.all():
+        raise ProjectInputError(
+            f"every feature column is constant ({', '.join(feature_columns)}): the points "
+            "cannot be told apart; choose columns whose values vary"
+        )
+    if constant.any():
+        dropped = [c for c, k in zip(feature_columns, constant, strict=True) if k]
+        msg = (
+            f"constant feature column(s) {', '.join(map(repr, dropped))} carry no information "
+            "and were dropped"
+        )
+        warnings.warn(msg, ProjectInputWarning, stacklevel=2)
+        meta["warnings"].append(msg)
+        meta["dropped"] = dropped
+        X = X[:, ~constant]
+        feature_columns = [c for c, k in zip(feature_columns, constant, strict=True) if not k]
+    meta["standardized"] = bool(standardize)
+    if standardize:
+        mean, scale = X.mean(axis=0), X.std(axis=0)
+        X = (X - mean) / scale
+        meta["feature_mean"], meta["feature_scale"] = mean.tolist(), scale.tolist()
+
+    ids = _ids(df[id_column], id_column) if id_column is not None else [str(i) for i in range(n)]
+    if truth_column is None:
+        classes = [-1, 1] if class_names is None else _class_list(class_names)
+        truth = None
+    else:
+        truth, classes = _truth(df[truth_column], truth_column, class_names)
+    meta["truth_column"], meta["id_column"] = truth_column, id_column
+    return Project(
+        name=name,
+        X=X,
+        feature_names=feature_columns,
+        ids=ids,
+        truth=truth,
+        classes=classes,
+        meta=meta,
+    )
+
+
+def _numeric_feature(s: pd.Series, col: str) -> np.ndarray:
+    if s.dtype == bool:
+        s = s.astype(float)
+    values = pd.to_numeric(s, errors="coerce")
+    bad = values.isna().to_numpy() & s.notna().to_numpy()
+    if bad.any():
+        example = s[bad].iloc[0]
+        raise ProjectInputError(
+            f"feature column {col!r} is not numeric ({example!r} in {_rows(bad)}): remove it "
+            "from the feature columns, or encode it as numbers"
+        )
+    x = values.to_numpy(dtype=np.float64)
+    if np.isnan(x).any():
+        raise ProjectInputError(
+            f"feature column {col!r} has missing values (NaN) in {_rows(np.isnan(x))} "
+            "(data rows, header excluded): fill them in or delete those rows"
+        )
+    if np.isinf(x).any():
+        raise ProjectInputError(
+            f"feature column {col!r} has infinite values in {_rows(np.isinf(x))} "
+            "(data rows, header excluded): replace them with finite numbers or delete those rows"
+        )
+    return x
+
+
+def _ids(s: pd.Series, col: str) -> list[str]:
+    if s.isna().any():
+        raise ProjectInputError(
+            f"id column {col!r} is empty in {_rows(s.isna().to_numpy())}: every point needs an id"
+        )
+    ids = [str(_plain(v)) for v in s.tolist()]
+    dup = [i for i, k in Counter(ids).items() if k > 1]
+    if dup:
+        raise ProjectInputError(
+            f"id column {col!r} has duplicate ids ({', '.join(map(repr, dup[:_SHOWN]))}): ids "
+            "must be unique; choose another id column or none (row numbers are used)"
+        )
+    return ids
+
+
+def _class_list(class_names) -> list:
+    if isinstance(class_names, dict):
+        class_names = list(class_names.values())
+    classes = [_plain(c) for c in class_names]
+    classes = [c.strip() if isinstance(c, str) else c for c in classes]
+    if len(classes) < 2 or len(set(classes)) != len(classes) or "" in classes:
+        raise ProjectInputError(
+            f"class names must be at least 2 distinct non-empty names, got {class_names!r}"
+        )
+    return classes
+
+
+def _truth(s: pd.Series, col: str, class_names) -> tuple[np.ndarray, list]:
+    if s.isna().any():
+        raise ProjectInputError(
+            f"truth column {col!r} has missing labels in {_rows(s.isna().to_numpy())}: fill "
+            "them in, or create the project without a truth column"
+        )
+    raw = [_plain(v) for v in s.tolist()]
+    values = _sorted_values(raw)
+    if len(values) < 2:
+        raise ProjectInputError(
+            f"truth column {col!r} has only one class ({values[0]!r}): a classifier needs at "
+            "least 2 classes; choose another truth column or none"
+        )
+    if class_names is None:
+        return np.asarray(raw, dtype=object), values
+    if isinstance(class_names, dict):
+        mapping = {_plain(k): v for k, v in class_names.items()}
+        # keys typed in a text box arrive as strings: match them to the values' text too
+        mapping.update(
+            {k: mapping[str(k)] for k in values if k not in mapping and str(k) in mapping}
+        )
+        unmapped = [v for v in values if v not in mapping]
+        if unmapped:
+            raise ProjectInputError(
+                f"no class name given for truth values {unmapped} of column {col!r}"
+            )
+    else:
+        names = list(class_names)
+        if len(names) != len(values):
+            raise ProjectInputError(
+                f"{len(names)} class names for {len(values)} distinct values {values} in truth "
+                f"column {col!r}: give one name per value"
+            )
+        mapping = dict(zip(values, names, strict=True))
+    classes = _class_list([mapping[v] for v in values])
+    return np.asarray([_plain(mapping[v]) for v in raw], dtype=object), classes
+
+
+def _sorted_values(values) -> list:
+    """Distinct values sorted, numbers before text (the order class names are given in)."""
+    return sorted(set(values), key=lambda v: (isinstance(v, str), v))
+
+
+def truth_values(df: pd.DataFrame, column: str) -> list:
+    """The distinct values of a truth column, in the order :func:`project_from_table` pairs
+    them with a list of class names (missing values left out)."""
+    return _sorted_values(_plain(v) for v in df[column].dropna().tolist())
+
+
+def parse_class_names(text: str) -> list | None:
+    """Class names typed as comma-separated text; whole numbers become ints; None if blank.
+
+    >>> parse_class_names("-1, 1")
+    [-1, 1]
+    >>> parse_class_names(" cat,dog ")
+    ['cat', 'dog']
+    """
+    parts = [p.strip() for p in (text or "").split(",")]
+    if not any(parts):
+        return None
+    return [int(p) if re.fullmatch(r"[-+]?\d+", p) else p for p in parts]
+
+
+def project_from_sample(name: str) -> Project:
+    """A project holding a bundled sample dataset (pool split) with its truth and settings."""
+    from rlscore.datasets import load_sample
+
+    ds = load_sample(name, split="pool")
+    meta = {k: v for k, v in dict(ds.meta).items() if k != "classes"}
+    classes = ds.meta.get("classes") or sorted(set(np.asarray(ds.y).tolist()))
+    meta.update({"source": f"sample:{name}", "standardized": False, "sample": name})
+    return Project(
+        name=name,
+        X=ds.X,
+        feature_names=list(ds.feature_names),
+        ids=[str(i) for i in range(ds.X.shape[0])],
+        truth=np.asarray(ds.y),
+        classes=list(classes),
+        meta=_jsonable(meta),
+    )
+
+
+def _jsonable(obj):
+    """Meta values as plain JSON types (tuples -> lists, numpy -> Python)."""
+    if isinstance(obj, dict):
+        return {str(k): _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_jsonable(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    if isinstance(obj, np.generic):
+        return obj.item()
+    return obj
+
+
+__all__ = [
+    "Project",
+    "ProjectInputError",
+    "ProjectInputWarning",
+    "project_from_sample",
+    "parse_class_names",
+    "project_from_table",
+    "read_table",
+    "truth_values",
+]

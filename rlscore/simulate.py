@@ -1,0 +1,511 @@
+"""Simulated labeling: run a query strategy against known labels (demo mode and experiments).
+
+An oracle answers every query with the true label; after each query the run records the
+queried point, the strategy's score for it (ARLS: its expected risk), the estimated risk of
+the new classifier, the validation error (plain and class-balanced) and the time taken.
+
+From Python::
+
+    from rlscore.simulate import simulate
+    result = simulate(X, y, "arls", queries=80, seeds=10, params={"sigma": 1.7, "lam": 0.5},
+                      validation=(X_val, y_val))
+    mean, sd = result.curve("validation_error")
+
+From the command line (``python -m rlscore simulate --help``)::
+
+    python -m rlscore simulate --data spheres --strategy arls --sigma 1.7 --lam 0.5 \\
+        --queries 80 --seeds 10 --out run.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+from sklearn.base import clone
+
+from rlscore.kernels import is_graph_kernel
+from rlscore.query import STRATEGIES, NoCandidatesError, QueryStrategy, make_strategy
+from rlscore.validation import check_labels, check_matrix
+
+#: ``progress(done, total)`` — called after every query (``done`` counts queries over all seeds)
+ProgressCallback = Callable[[int, int], None]
+
+
+@dataclass
+class Step:
+    """The state after one query (``step`` 0: after the initial labels, before any query)."""
+
+    step: int
+    n_labels: int
+    index: int | None
+    label: object
+    score: float | None  # the strategy's score of the query (ARLS: its expected risk)
+    estimated_risk: float  # R̂ of the classifier after the label
+    validation_error: float
+    balanced_error: float
+    seconds: float  # next_query + teach
+
+
+@dataclass
+class Run:
+    """One simulated labeling session."""
+
+    seed: int
+    init: list[int]
+    steps: list[Step] = field(default_factory=list)
+
+
+@dataclass
+class SimulationResult:
+    """All runs of a simulation, with the settings that produced them."""
+
+    strategy: str
+    params: dict
+    classes: list
+    validation: str
+    n_pool: int
+    runs: list[Run]
+
+    def curve(self, key: str = "validation_error") -> tuple[np.ndarray, np.ndarray]:
+        """Mean and standard deviation over the runs of ``key`` at each step (NaN-padded when
+        a run stopped early because the pool ran out)."""
+        if key not in Step.__dataclass_fields__:
+            raise ValueError(
+                f"unknown record {key!r}: choose one of {list(Step.__dataclass_fields__)}"
+            )
+        length = max(len(r.steps) for r in self.runs)
+        values = np.full((len(self.runs), length), np.nan)
+        for k, run in enumerate(self.runs):
+            for s in run.steps:
+                v = getattr(s, key)
+                values[k, s.step] = np.nan if v is None else float(v)
+        ok = ~np.isnan(values)
+        count = ok.sum(axis=0)
+        count = np.where(count > 0, count, np.nan)  # NaN where no run has a value
+        mean = np.where(ok, values, 0.0).sum(axis=0) / count
+        var = np.where(ok, (values - mean) ** 2, 0.0).sum(axis=0) / count
+        return mean, np.sqrt(var)
+
+    def to_dict(self) -> dict:
+        """JSON-serialisable dictionary (labels as plain Python values)."""
+        return _jsonable(asdict(self))
+
+
+def simulate(
+    X,
+    y,
+    strategy: str | QueryStrategy,
+    *,
+    queries: int,
+    seeds: int | Iterable[int] = 1,
+    init: int = 0,
+    validation=None,
+    params: dict | None = None,
+    classes: Sequence | None = None,
+    K: np.ndarray | None = None,
+    progress: ProgressCallback | None = None,
+) -> SimulationResult:
+    """Simulate labeling the pool ``X`` with an oracle that knows ``y``.
+
+    Parameters
+    ----------
+    X : array (n, d)
+        The pool.
+    y : array (n,)
+        True labels of the pool (the oracle's answers).
+    strategy : str or QueryStrategy
+        A name of :data:`rlscore.query.STRATEGIES` or an unstarted strategy (cloned per run).
+    queries : int
+        Queries per run (a run stops early when no unlabeled point is left).
+    seeds : int or iterable of int
+        Number of runs (seeds 0 … seeds − 1) or the seeds themselves. A seed draws the initial
+        labels and is passed to strategies that take a ``seed`` (random selection).
+    init : int
+        Random initial labels per run, drawn uniformly from the pool before the first query.
+    validation : None, float or (X_val, y_val)
+        Where the error is measured: ``None`` — every pool point against its true label
+        (transductive); a fraction in (0, 1) — that share of the pool held out, stratified,
+        with a fixed split (seed 0); a pair — a separate validation set.
+    params : dict
+        Strategy parameters (``sigma``, ``lam``, ``class_weight`` …).
+    classes : sequence
+        The session's classes; default the sorted distinct values of ``y``.
+    K : array (n, n)
+        Precomputed pool kernel (otherwise computed once and shared by the runs).
+    progress : callable(done, total)
+        Called after every query, e.g. to drive a progress bar.
+
+    Returns
+    -------
+    SimulationResult
+    """
+    X = check_matrix(X, "X", min_samples=2)
+    y = check_labels(y, X.shape[0], "y")
+    queries = _check_count(queries, "queries", minimum=1)
+    init = _check_count(init, "init", minimum=0)
+    seed_list = _seed_list(seeds)
+    classes = _classes(y, classes)
+    if K is not None and isinstance(validation, float):
+        raise ValueError("a precomputed K cannot be combined with a validation fraction")
+    X, y, X_val, y_val, where = _validation_split(X, y, validation)
+    if init >= X.shape[0]:
+        raise ValueError(f"init={init} labels leave no point to query in a pool of {X.shape[0]}")
+
+    template = _strategy(strategy, params or {})
+    if X_val is not None and not can_predict_outside(template):
+        _predict_outside(template, X_val)  # raises the explanation
+    name = strategy if isinstance(strategy, str) else type(strategy).__name__
+    if K is None:
+        K = template.pool_kernel(X)  # computed once, shared by the runs
+    total = queries * len(seed_list)
+    done = 0
+    runs = []
+    for seed in seed_list:
+        q = clone(template)
+        if "seed" in q.get_params():
+            q.set_params(seed=seed)
+        q.start(X, classes, K=K)
+        start = np.random.default_rng(seed).choice(X.shape[0], size=init, replace=False)
+        for i in start:
+            q.teach(int(i), y[i])
+        run = Run(seed=int(seed), init=[int(i) for i in start])
+        run.steps.append(_record(q, 0, None, None, None, 0.0, X_val, y_val))
+        for t in range(1, queries + 1):
+            tic = time.perf_counter()
+            try:
+                i, score = q.next_query()
+            except NoCandidatesError:
+                done += queries - t + 1
+                if progress is not None:
+                    progress(done, total)
+                break
+            q.teach(i, y[i])
+            seconds = time.perf_counter() - tic
+            run.steps.append(_record(q, t, i, y[i], score, seconds, X_val, y_val))
+            done += 1
+            if progress is not None:
+                progress(done, total)
+        runs.append(run)
+    return SimulationResult(
+        strategy=name,
+        params=_jsonable(template.get_params()),
+        classes=_jsonable(list(classes)),
+        validation=where,
+        n_pool=int(X.shape[0]),
+        runs=runs,
+    )
+
+
+def _record(q, t, i, label, score, seconds, X_val, y_val) -> Step:
+    pred = q.predict() if X_val is None else _predict_outside(q, X_val)
+    truth = y_val
+    wrong = pred != truth
+    per_class = [wrong[truth == c].mean() for c in np.unique(truth)]
+    return Step(
+        step=t,
+        n_labels=len(q.labeled_),
+        index=None if i is None else int(i),
+        label=label,
+        score=None if score is None else float(score),
+        estimated_risk=float(q.estimated_risk()),
+        validation_error=float(wrong.mean()),
+        balanced_error=float(np.mean(per_class)),
+        seconds=float(seconds),
+    )
+
+
+def can_predict_outside(q: QueryStrategy) -> bool:
+    """Whether the strategy's classifier can label points outside its pool (``predict_at``;
+    graph kernels exist on the pool only)."""
+    return hasattr(q, "predict_at") and not is_graph_kernel(q.get_params().get("kernel", "rbf"))
+
+
+def _predict_outside(q: QueryStrategy, Z: np.ndarray) -> np.ndarray:
+    if not can_predict_outside(q):
+        raise ValueError(
+            f"{type(q).__name__} (kernel {q.get_params().get('kernel')!r}) cannot predict points "
+            "outside the pool: measure the error on the pool instead (validation=None)"
+        )
+    return q.predict_at(Z)
+
+
+def _validation_split(X, y, validation):
+    """(X_pool, y_pool, X_val or None, y_val, description); X_val None = the pool itself."""
+    if validation is None:
+        return X, y, None, y, "pool (transductive)"
+    if isinstance(validation, float | int) and not isinstance(validation, bool):
+        frac = float(validation)
+        if not 0.0 < frac < 1.0:
+            raise ValueError(f"validation fraction must be between 0 and 1, got {validation!r}")
+        rng = np.random.default_rng(0)
+        held = []
+        for c in np.unique(y):
+            members = np.flatnonzero(y == c)
+            k = int(round(frac * members.size))
+            if k >= members.size:
+                k = members.size - 1
+            held.extend(rng.choice(members, size=k, replace=False).tolist())
+        held = np.sort(np.asarray(held, dtype=int))
+        keep = np.setdiff1d(np.arange(y.size), held)
+        if held.size == 0:
+            raise ValueError(f"validation fraction {frac} of {y.size} points holds out no point")
+        return X[keep], y[keep], X[held], y[held], f"{held.size} points held out ({frac:g})"
+    try:
+        X_val, y_val = validation
+    except (TypeError, ValueError):
+        raise ValueError(
+            "validation must be None, a fraction in (0, 1) or a pair (X_val, y_val)"
+        ) from None
+    X_val = check_matrix(X_val, "X_val")
+    y_val = check_labels(y_val, X_val.shape[0], "y_val")
+    if X_val.shape[1] != X.shape[1]:
+        raise ValueError(
+            f"X_val has {X_val.shape[1]} features but the pool has {X.shape[1]}: "
+            "use the same columns"
+        )
+    return X, y, X_val, y_val, f"{X_val.shape[0]} separate points"
+
+
+def _classes(y: np.ndarray, classes) -> np.ndarray:
+    found = _sorted_values(y)
+    if classes is None:
+        if len(found) < 2:
+            raise ValueError(f"y has only one class ({found[0]!r}): a classifier needs at least 2")
+        return np.asarray(found, dtype=object if y.dtype.kind == "O" else None)
+    classes = list(classes)
+    unknown = [v for v in found if v not in classes]
+    if unknown:
+        raise ValueError(f"labels {unknown} of y are not among the classes {classes}")
+    return np.asarray(classes)
+
+
+def _sorted_values(y: np.ndarray) -> list:
+    values = {v.item() if isinstance(v, np.generic) else v for v in y.tolist()}
+    return sorted(values, key=lambda v: (isinstance(v, str), v))
+
+
+def _strategy(strategy, params: dict) -> QueryStrategy:
+    if isinstance(strategy, str):
+        return make_strategy(strategy, **params)
+    if not isinstance(strategy, QueryStrategy):
+        raise ValueError(
+            f"strategy must be a name in {sorted(STRATEGIES)} or a QueryStrategy, got {strategy!r}"
+        )
+    return clone(strategy).set_params(**params) if params else strategy
+
+
+def _seed_list(seeds) -> list[int]:
+    if isinstance(seeds, int | np.integer) and not isinstance(seeds, bool):
+        return list(range(_check_count(seeds, "seeds", minimum=1)))
+    try:
+        out = [int(s) for s in seeds]
+    except (TypeError, ValueError):
+        raise ValueError(f"seeds must be a count or a list of integers, got {seeds!r}") from None
+    if not out:
+        raise ValueError("seeds is empty: give at least one seed")
+    return out
+
+
+def _check_count(value, name: str, *, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < minimum:
+        raise ValueError(f"{name} must be an integer ≥ {minimum}, got {value!r}")
+    return int(value)
+
+
+def _jsonable(obj):
+    if isinstance(obj, dict):
+        return {str(k): _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_jsonable(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return [_jsonable(v) for v in obj.tolist()]
+    if isinstance(obj, np.generic):
+        return obj.item()
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    return obj
+
+
+# -- command line ------------------------------------------------------------------------
+class ProgressBar:
+    """A one-line progress bar on stderr: redrawn in place at most every 0.2 s on a terminal,
+    one line per 10 % otherwise (logs)."""
+
+    def __init__(self, label: str, stream=None, width: int = 30):
+        self.label, self.width = label, width
+        self.stream = sys.stderr if stream is None else stream
+        self.t0 = time.perf_counter()
+        self._last = -1.0
+        self._tty = bool(getattr(self.stream, "isatty", lambda: False)())
+        self._decile = -1
+
+    def __call__(self, done: int, total: int) -> None:
+        now = time.perf_counter()
+        decile = 10 * done // max(total, 1)
+        if done < total and (now - self._last < 0.2 if self._tty else decile == self._decile):
+            return
+        self._last, self._decile = now, decile
+        filled = int(self.width * done / max(total, 1))
+        bar = "#" * filled + "." * (self.width - filled)
+        elapsed = now - self.t0
+        eta = elapsed / done * (total - done) if done else float("nan")
+        line = f"{self.label} [{bar}] {done}/{total} queries  {elapsed:.1f} s  eta {eta:.0f} s "
+        self.stream.write(f"\r{line}" if self._tty else f"{line}\n")
+        if self._tty and done >= total:
+            self.stream.write("\n")
+        self.stream.flush()
+
+
+def _load_data(spec: str):
+    """(X, y, validation-or-None, meta) from a sample name or a CSV/Parquet path."""
+    from rlscore.datasets import list_samples, load_sample
+
+    if spec in list_samples():
+        pool = load_sample(spec, "pool")
+        val = load_sample(spec, "validation")
+        return pool.X, pool.y, (val.X, val.y), dict(pool.meta)
+    path = Path(spec)
+    if not path.exists():
+        raise ValueError(
+            f"--data {spec!r} is neither a sample ({', '.join(list_samples())}) "
+            "nor an existing file"
+        )
+    X, y, names = _read_labeled_table(path)
+    return X, y, None, {"feature_names": names}
+
+
+def _read_labeled_table(path: Path, feature_names: list[str] | None = None):
+    from rlscore.projects import project_from_table, read_table
+
+    df = read_table(path, path.name)
+    if "label" not in df.columns:
+        raise ValueError(
+            f"{path.name} has no 'label' column (columns: {list(df.columns)}): the simulation "
+            "needs the true label of every point"
+        )
+    project = project_from_table(df, path.stem, feature_columns=feature_names, truth_column="label")
+    return project.X, np.asarray(project.truth), project.feature_names
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m rlscore simulate",
+        description="Run a query strategy against known labels and record the learning curve.",
+    )
+    p.add_argument(
+        "--data", required=True, help="sample name or CSV/Parquet file with a 'label' column"
+    )
+    p.add_argument("--strategy", default="arls", choices=sorted(STRATEGIES))
+    p.add_argument("--kernel", default="rbf", help="rbf, linear, polynomial or a graph kernel")
+    p.add_argument("--sigma", type=float, help="RBF width (default: the sample's, else 1)")
+    p.add_argument("--lam", type=float, help="regularisation λ (default: the sample's, else 1)")
+    p.add_argument("--degree", type=int, default=2, help="polynomial degree")
+    p.add_argument(
+        "--class-weight", choices=["none", "balanced"], help="override the strategy's weighting"
+    )
+    p.add_argument("--unclipped", action="store_true", help="unclipped probability estimates")
+    p.add_argument("--queries", type=int, default=50)
+    p.add_argument("--seeds", type=int, default=1, help="number of runs (seeds 0, 1, …)")
+    p.add_argument("--init", type=int, default=0, help="random initial labels per run")
+    p.add_argument(
+        "--validation",
+        help="fraction of the pool to hold out, or a file like --data (default: the sample's "
+        "validation split, else the pool itself)",
+    )
+    p.add_argument("--out", help="write the records as JSON to this file")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``python -m rlscore simulate``; returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        X, y, validation, meta = _load_data(args.data)
+        if args.validation is not None:
+            validation = _parse_validation(args.validation, meta.get("feature_names"))
+        params = {
+            "kernel": args.kernel,
+            "sigma": args.sigma if args.sigma is not None else meta.get("sigma", 1.0),
+            "lam": args.lam if args.lam is not None else meta.get("lam", 1.0),
+            "degree": args.degree,
+        }
+        if args.class_weight is not None:
+            params["class_weight"] = None if args.class_weight == "none" else "balanced"
+        if args.unclipped:
+            params["clip"] = False
+        if args.validation is None and validation is not None:
+            probe = make_strategy(args.strategy, **params)
+            if not can_predict_outside(probe):
+                print(
+                    f"note: {args.strategy} with kernel {args.kernel!r} cannot predict points "
+                    "outside the pool: measuring the error on the pool instead",
+                    file=sys.stderr,
+                )
+                validation = None
+        bar = None if args.quiet else ProgressBar(f"{args.strategy} on {args.data}")
+        result = simulate(
+            X,
+            y,
+            args.strategy,
+            queries=args.queries,
+            seeds=args.seeds,
+            init=args.init,
+            validation=validation,
+            params=params,
+            progress=bar,
+        )
+    except (ValueError, MemoryError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(summary_table(result))
+    if args.out:
+        out = {"data": args.data, **result.to_dict()}
+        Path(args.out).write_text(json.dumps(out, indent=1) + "\n")
+        print(f"wrote {args.out}")
+    return 0
+
+
+def _parse_validation(value: str, feature_names):
+    try:
+        return float(value)
+    except ValueError:
+        pass
+    path = Path(value)
+    if not path.exists():
+        raise ValueError(f"--validation {value!r} is neither a fraction nor an existing file")
+    X_val, y_val, _ = _read_labeled_table(path, feature_names)
+    return X_val, y_val
+
+
+def summary_table(result: SimulationResult, rows: int = 10) -> str:
+    """Mean ± sd of the validation errors and the estimated risk at ~``rows`` steps."""
+    err, err_sd = result.curve("validation_error")
+    bal, bal_sd = result.curve("balanced_error")
+    risk, _ = result.curve("estimated_risk")
+    secs, _ = result.curve("seconds")
+    last = err.size - 1
+    picks = sorted({int(round(k)) for k in np.linspace(0, last, min(rows, last + 1))})
+    lines = [
+        f"{result.strategy} · {len(result.runs)} run(s) · error on {result.validation}",
+        f"{'queries':>8} {'error':>15} {'balanced error':>15} {'est. risk':>10} {'s/query':>8}",
+    ]
+    for k in picks:
+        lines.append(
+            f"{k:>8} {err[k]:>8.4f} ± {err_sd[k]:<5.3f}{bal[k]:>8.4f} ± {bal_sd[k]:<5.3f}"
+            f"{risk[k]:>10.2f} {secs[k]:>8.4f}"
+        )
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,67 @@
+"""Fixtures for the browser tests: Debian's chromium driven by Playwright, a live server.
+
+Without chromium the tests are skipped, unless ``RLSCORE_REQUIRE_BROWSER=1`` (CI), which
+turns "browser missing" into a failure.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from streamlit_server import CHROMIUM_ARGS, REPO, StreamlitServer, chromium_executable
+
+ARTIFACTS = REPO / "tests" / "e2e" / "artifacts"
+#: generous upper bound for one page update on a loaded 2-core CI machine (waits end early)
+TIMEOUT_MS = 90_000
+
+
+def _browser_missing(reason: str):
+    if os.environ.get("RLSCORE_REQUIRE_BROWSER") == "1":
+        pytest.fail(f"{reason} (RLSCORE_REQUIRE_BROWSER=1)")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    exe = chromium_executable()
+    if exe is None:
+        _browser_missing("chromium is not installed (apt-get install chromium)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _browser_missing("playwright is not installed (pip install playwright)")
+    from playwright.sync_api import expect
+
+    expect.set_options(timeout=TIMEOUT_MS)
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=exe, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def artifacts(request) -> Path:
+    """Screenshots and downloads of one test: tests/e2e/artifacts/<test name>/ (gitignored)."""
+    path = ARTIFACTS / request.node.name.replace("/", "_")
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+@pytest.fixture
+def server(tmp_path, artifacts):
+    srv = StreamlitServer(tmp_path / "labels.sqlite3", artifacts / "server.log")
+    srv.start()
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture
+def page(browser, server):
+    context = browser.new_context(viewport={"width": 1400, "height": 1400}, accept_downloads=True)
+    context.set_default_timeout(TIMEOUT_MS)
+    pg = context.new_page()
+    yield pg
+    context.close()

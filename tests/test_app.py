@@ -1,0 +1,327 @@
+"""Streamlit AppTest checks of the Label, Tune and Compare pages (no browser).
+
+Each test uses its own label database (``RLSCORE_DB`` in a temporary directory) and checks
+the app's state against an independent reader of that database.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from rlscore.datasets import list_samples
+from rlscore.labeling import LabelLog
+from rlscore.storage import open_store
+
+REPO = Path(__file__).resolve().parents[1]
+TIMEOUT = 180
+
+
+@pytest.fixture
+def db(tmp_path, monkeypatch) -> Path:
+    path = tmp_path / "labels.sqlite3"
+    monkeypatch.setenv("RLSCORE_DB", str(path))
+    return path
+
+
+def _app() -> AppTest:
+    return AppTest.from_file(str(REPO / "app.py"), default_timeout=TIMEOUT)
+
+
+def _ok(at: AppTest) -> AppTest:
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _log(db: Path, project: str) -> LabelLog:
+    """The labels as stored in the database (read independently of the app)."""
+    with open_store(db) as store:
+        return LabelLog(store.events(project))
+
+
+def _metric(at: AppTest, label: str) -> str:
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def _query(at: AppTest) -> int:
+    heading = next(h.value for h in at.subheader if h.value.startswith("Next query: point #"))
+    return int(heading.rsplit("#", 1)[1])
+
+
+def _progress_text(at: AppTest) -> str:
+    return at.get("progress")[0].proto.text
+
+
+def _open(project: str) -> AppTest:
+    at = _ok(_app().run())
+    if at.session_state["params"]["project"] != project:
+        at.selectbox(key="w_project").set_value(project)
+        _ok(at.run())
+    assert at.session_state["params"]["project"] == project
+    return at
+
+
+# -- rendering ------------------------------------------------------------------------------
+def test_first_run_opens_a_sample_with_an_arls_query(db):
+    at = _ok(_app().run())
+    p = at.session_state["params"]
+    assert p["project"] in list_samples() and p["strategy"] == "arls"
+    q = _query(at)
+    with open_store(db) as store:
+        n = store.load_project(p["project"]).n
+    assert 0 <= q < n
+    assert _progress_text(at) == f"Labeled 0 of {n}"
+    labels = [b.label for b in at.button]
+    assert "Label as -1" in labels and "Label as 1" in labels and "Skip" in labels
+
+
+@pytest.mark.parametrize("sample", list_samples())
+def test_every_page_renders_for_every_sample(db, sample):
+    at = _open(sample)
+    with open_store(db) as store:
+        project = store.load_project(sample)
+    assert _query(at) >= 0
+    pca = project.X.shape[1] > 2
+    captions = " ".join(c.value for c in at.caption)
+    assert ("PCA projection" in captions) == pca
+    if project.meta.get("image_shape"):
+        assert at.session_state["params"]["project"] == "digits123"
+        assert any(b.label.startswith("Label as one") for b in at.button)
+    # labels through the oracle, so Tune has something to fit
+    at.number_input(key="n_auto").set_value(6)
+    _ok(at.run())
+    at.button(key="auto").click()
+    _ok(at.run())
+    assert len(_log(db, sample).labels) == 6
+    assert _progress_text(at).startswith("Labeled 6 of")
+
+    at.switch_page("pages/1_Tune.py")
+    _ok(at.run())
+    headings = [h.value for h in at.subheader]
+    if len(set(_log(db, sample).labels.values())) < 2:  # e.g. imbalanced circles
+        assert any("from 2 classes" in i.value for i in at.info)
+    else:
+        assert "Leave-one-out error vs λ" in headings
+        assert "Reliability (exact LOO, labeled points)" in headings
+        at.radio(key="tune_method").set_value("bayes")
+        _ok(at.run())
+
+    at.switch_page("pages/2_Compare.py")
+    _ok(at.run())
+    at.multiselect[0].set_value(["arls", "random"])
+    at.number_input[0].set_value(2)  # queries
+    at.number_input[1].set_value(2)  # seeds
+    at.button[0].click()  # the form's Run button
+    _ok(at.run())
+    assert "Learning curves (error on the pool)" in [h.value for h in at.subheader]
+    table = at.session_state["compare_results"][1]
+    assert len(table) == 2 * 2 * 3  # strategies × seeds × (queries + 1)
+
+    data_page = REPO / "pages" / "4_Data.py"
+    if data_page.exists():
+        at.switch_page("pages/4_Data.py")
+        _ok(at.run())
+    # the labels survive the page round trip
+    at.switch_page("app.py")
+    _ok(at.run())
+    assert _progress_text(at).startswith("Labeled 6 of")
+
+
+# -- flows ----------------------------------------------------------------------------------
+def test_label_skip_undo_change_the_stored_state(db):
+    at = _open("two_moons")
+    q0 = _query(at)
+    at.button(key="label_1").click()  # "Label as 1"
+    _ok(at.run())
+    log = _log(db, "two_moons")
+    assert log.labels == {q0: 1}
+    assert _progress_text(at) == "Labeled 1 of 220"
+    q1 = _query(at)
+    assert q1 != q0
+
+    at.button(key="skip").click()
+    _ok(at.run())
+    assert _log(db, "two_moons").skipped == {q1}
+    assert _metric(at, "Skipped") == "1"
+    q2 = _query(at)
+    assert q2 not in (q0, q1)
+
+    at.button(key="undo").click()  # reverts the skip
+    _ok(at.run())
+    assert _log(db, "two_moons").skipped == set()
+    assert _query(at) == q1
+    at.button(key="undo").click()  # reverts the label
+    _ok(at.run())
+    assert _log(db, "two_moons").labels == {}
+    assert _query(at) == q0
+    assert at.button(key="undo").disabled
+
+
+def test_undo_with_nothing_to_undo_is_refused_not_crashing(db):
+    at = _open("two_moons")
+    # another tab labels and undoes meanwhile; this tab still shows an enabled Undo
+    at.button(key="label_0").click()
+    _ok(at.run())
+    with open_store(db) as store:
+        from rlscore.storage import Event
+
+        store.append_event("two_moons", Event("undo", annotator="other tab"))
+    at.button(key="undo").click()
+    _ok(at.run())
+    assert _log(db, "two_moons").labels == {}
+    assert [w.value for w in at.warning] == ["nothing to undo: no label or skip yet"]
+
+
+def test_clicked_point_is_labeled_instead_of_the_query(db):
+    at = _open("two_moons")
+    q0 = _query(at)
+    pick = (q0 + 7) % 220
+    at.session_state["selected"] = pick  # what a click on the plot sets
+    _ok(at.run())
+    assert f"Selected point #{pick}" in [h.value for h in at.subheader]
+    at.button(key="label_0").click()
+    _ok(at.run())
+    assert _log(db, "two_moons").labels == {pick: -1}
+    # back to the proposed query afterwards
+    assert "selected" not in at.session_state
+    _query(at)
+    # relabeling a labeled point
+    at.session_state["selected"] = pick
+    _ok(at.run())
+    assert at.button(key="label_0").disabled and not at.button(key="label_1").disabled
+    at.button(key="label_1").click()
+    _ok(at.run())
+    assert _log(db, "two_moons").labels == {pick: 1}
+
+
+def test_annotator_and_time_are_recorded(db):
+    at = _open("two_moons")
+    at.text_input(key="w_annotator").set_value("alice")
+    _ok(at.run())
+    q = _query(at)
+    at.button(key="label_0").click()
+    _ok(at.run())
+    event = _log(db, "two_moons").label_events[q]
+    assert event.annotator == "alice"
+    assert event.seconds is not None and event.seconds >= 0
+    assert event.params["strategy"] == "arls" and event.params["sigma"] == 2.0
+
+
+def test_parameter_changes_rebuild_the_engine_and_keep_the_labels(db):
+    at = _open("two_moons")
+    at.button(key="auto").click()
+    _ok(at.run())
+    labels = _log(db, "two_moons").labels
+    assert len(labels) == 10
+    assert _metric(at, "λ in effect") == "0.1"
+
+    at.slider(key="w_lam").set_value(0.5)  # log10 λ
+    _ok(at.run())
+    assert at.session_state["params"]["lam"] == pytest.approx(10**0.5)
+    assert _metric(at, "λ in effect") == "3.16"
+    assert _progress_text(at) == "Labeled 10 of 220"
+
+    at.selectbox(key="w_strategy").set_value("uncertainty")
+    _ok(at.run())
+    assert at.session_state["params"]["strategy"] == "uncertainty"
+    assert "Query score (lower = asked first)" in [m.label for m in at.metric]
+
+    at.toggle(key="w_lam_auto").set_value(True)
+    _ok(at.run())
+    assert at.slider(key="w_lam").disabled
+    # 10 labels: λ was re-chosen by LOO at 4 and 8 labels
+    assert _metric(at, "λ in effect") != "3.16"
+    assert _log(db, "two_moons").labels == labels
+
+    # σ keeps its exact project value until the slider moves
+    assert at.session_state["params"]["sigma"] == 2.0
+    at.slider(key="w_sigma").set_value(0.0)
+    _ok(at.run())
+    assert at.session_state["params"]["sigma"] == 1.0
+
+
+def test_budget_stops_the_queries(db):
+    at = _open("two_moons")
+    at.number_input(key="w_budget").set_value(1)
+    _ok(at.run())
+    at.button(key="label_0").click()
+    _ok(at.run())
+    assert _progress_text(at) == "Labeled 1 of 1"
+    assert any("budget is reached" in s.value for s in at.success)
+    assert not any(b.label.startswith("Label as") for b in at.button)
+
+
+def test_switching_project_and_pages_keeps_the_choice(db):
+    at = _open("spheres")
+    assert at.session_state["params"]["sigma"] == 1.7
+    at.switch_page("pages/1_Tune.py")
+    _ok(at.run())
+    assert at.session_state["params"]["project"] == "spheres"
+    assert any("Label at least 3 points" in i.value for i in at.info)
+    at.switch_page("app.py")
+    _ok(at.run())
+    assert at.session_state["params"]["project"] == "spheres"
+    assert at.selectbox(key="w_project").value == "spheres"
+
+
+def test_tune_apply_sets_the_session_parameters(db):
+    at = _open("two_moons")
+    at.button(key="auto").click()
+    _ok(at.run())
+    at.switch_page("pages/1_Tune.py")
+    _ok(at.run())
+    at.slider(key="tune_log_lam").set_value(0.0)
+    at.slider(key="tune_log_sigma").set_value(0.5)
+    _ok(at.run())
+    at.button(key="apply").click()
+    _ok(at.run())
+    p = at.session_state["params"]
+    assert p["lam"] == pytest.approx(1.0) and p["sigma"] == pytest.approx(10**0.5)
+    assert not p["lam_auto"]
+    at.switch_page("app.py")
+    _ok(at.run())
+    assert _metric(at, "λ in effect") == "1"
+    # applying the automatic λ uses the LOO choice shown on the page
+    at.switch_page("pages/1_Tune.py")
+    _ok(at.run())
+    auto = float(at.button(key="apply_auto").label.rsplit("=", 1)[1])
+    at.button(key="apply_auto").click()
+    _ok(at.run())
+    assert at.session_state["params"]["lam"] == pytest.approx(auto, rel=5e-3)
+
+
+def test_deleted_project_falls_back_without_error(db):
+    at = _open("spheres")
+    with open_store(db) as store:
+        store.delete_project("spheres")
+    _ok(at.run())
+    assert at.session_state["params"]["project"] != "spheres"
+    assert _query(at) >= 0
+
+
+def test_labels_from_another_tab_appear_on_rerun(db):
+    at = _open("two_moons")
+    q = _query(at)
+    with open_store(db) as store:
+        from rlscore.storage import Event
+
+        store.append_event("two_moons", Event("label", point=q, label=1, annotator="bob"))
+    _ok(at.run())
+    assert _progress_text(at) == "Labeled 1 of 220"
+    assert _query(at) != q
+
+
+def test_labels_survive_a_fresh_app_session(db):
+    at = _open("two_moons")
+    at.button(key="label_1").click()
+    _ok(at.run())
+    first = _log(db, "two_moons").labels
+    q_next = _query(at)
+    again = _open("two_moons")  # a new browser session (same server process)
+    assert _progress_text(again) == "Labeled 1 of 220"
+    assert _query(again) == q_next
+    assert _log(db, "two_moons").labels == first
+    assert np.isfinite(float(_metric(again, "Estimated risk of the pool")))

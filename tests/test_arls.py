@@ -1,0 +1,285 @@
+"""ARLS (SPEC §5) against naive refits, from-scratch state, and Paskov's Spheres result."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_arls_reference import naive_fit, naive_proba, naive_risk, naive_scores, naive_V
+
+import rlscore.memory
+from rlscore.datasets import load_sample
+from rlscore.kernels import rbf_kernel
+from rlscore.query import make_strategy
+from rlscore.query.arls import ARLS, pool_risk
+from rlscore.rls import RLSClassifier
+
+SIGMA, LAM = 1.3, 0.3
+
+
+def pool(n=36, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 2)) * 1.8
+    y_bin = np.where(X[:, 0] + 0.5 * X[:, 1] > 0.4, 1, -1)
+    y_multi = np.digitize(X[:, 0] - 0.3 * X[:, 1], [-1.0, 1.0])  # classes 0, 1, 2
+    return X, y_bin, y_multi
+
+
+def class_positions(q):
+    return [q.class_index(v) for v in q.labels_]
+
+
+def check_against_naive(q, K, T):
+    """Every score, the chosen index and the estimated risk equal the naive refit's."""
+    L, cls = list(q.labeled_), class_positions(q)
+    w, inv_w = q.weights_, q._risk_weights()
+    f = naive_fit(K, L, cls, LAM, w, T)
+    np.testing.assert_allclose(q.m_, f, atol=1e-10)
+    assert q.estimated_risk() == pytest.approx(naive_risk(f, inv_w, q.clip, T), abs=1e-9)
+    ref = naive_scores(K, L, cls, LAM, w, inv_w, q.clip, T)
+    got = q.scores()
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(ref))
+    np.testing.assert_allclose(got, ref, atol=1e-9, equal_nan=True)
+    i, score = q.next_query()
+    best = np.nanmin(ref)
+    second = np.partition(ref[~np.isnan(ref)], 1)[1]
+    assert score == pytest.approx(best, abs=1e-9)
+    if second - best > 1e-9:  # a clear winner: the same index
+        assert i == int(np.nanargmin(ref))
+    else:
+        assert ref[i] == pytest.approx(best, abs=1e-9)
+    return i
+
+
+CASES = [
+    pytest.param(2, None, None, True, id="binary"),
+    pytest.param(2, None, None, False, id="binary-unclipped"),
+    pytest.param(2, {-1: 1.0, 1: 4.0}, True, True, id="binary-weighted-bias-corrected"),
+    pytest.param(2, {-1: 0.5, 1: 3.0}, False, True, id="binary-weighted-plain-risk"),
+    pytest.param(2, "balanced", None, True, id="binary-balanced"),
+    pytest.param(3, None, None, True, id="multiclass"),
+    pytest.param(3, None, None, False, id="multiclass-unclipped"),
+    pytest.param(3, {0: 1.0, 1: 2.5, 2: 0.7}, True, True, id="multiclass-weighted"),
+    pytest.param(3, "balanced", True, True, id="multiclass-balanced"),
+]
+
+
+@pytest.mark.parametrize(("T", "class_weight", "bias_corrected", "clip"), CASES)
+def test_scores_and_choices_equal_naive_refits(T, class_weight, bias_corrected, clip):
+    X, y_bin, y_multi = pool()
+    classes, y = ([-1, 1], y_bin) if T == 2 else ([0, 1, 2], y_multi)
+    K = rbf_kernel(X, sigma=SIGMA)
+    q = ARLS(
+        sigma=SIGMA, lam=LAM, class_weight=class_weight, bias_corrected=bias_corrected, clip=clip
+    ).start(X, classes)
+    # seed labels covering every class, so balanced weights are active (not all 1)
+    for c in classes:
+        q.teach(int(np.flatnonzero(y == c)[0]), c)
+    for _ in range(3):
+        i = check_against_naive(q, K, T)
+        q.teach(i, y[i].item())
+    check_against_naive(q, K, T)
+    if class_weight is not None:
+        assert not np.allclose(q.weights_, 1.0)
+
+
+def test_scores_equal_naive_on_the_empty_start():
+    X, y_bin, _ = pool(n=20, seed=3)
+    q = ARLS(sigma=SIGMA, lam=LAM).start(X, [-1, 1])
+    check_against_naive(q, rbf_kernel(X, sigma=SIGMA), 2)
+
+
+def test_pool_risk_matches_the_definition_for_every_variant():
+    rng = np.random.default_rng(5)
+    for T in (2, 3, 4):
+        for clip in (True, False):
+            inv_w = rng.uniform(0.2, 3.0, T)
+            F = rng.normal(scale=1.5, size=(4, 1 if T == 2 else T, 30))
+            F[0, :, :5] = -2.0  # all-clipped points: uniform p̂
+            F[1, :, 5:8] = 0.0  # ties
+            want = [naive_risk(F[b].T, inv_w, clip, T) for b in range(4)]
+            G = F[:, 0].copy() if T == 2 else F.copy()
+            np.testing.assert_allclose(pool_risk(G, inv_w, clip=clip), want, atol=1e-12)
+
+
+def test_binary_state_equals_weighted_rls_classifier():
+    """An independent implementation (rlscore.rls) gives the same classifier."""
+    X, y, _ = pool()
+    q = ARLS(sigma=SIGMA, lam=LAM, class_weight="balanced").start(X, [-1, 1])
+    picked = [0, 1, 2, 5, 8, 13, 21, 30]
+    for i in picked:
+        q.teach(i, int(y[i]))
+    ref = RLSClassifier(sigma=SIGMA, lam=LAM, class_weight="balanced").fit(X[picked], y[picked])
+    np.testing.assert_allclose(q.decision_function(), ref.decision_function(X), atol=1e-9)
+    np.testing.assert_allclose(
+        q.decision_function_at(X[:7]), ref.decision_function(X[:7]), atol=1e-9
+    )
+    np.testing.assert_array_equal(q.predict_at(X), ref.predict(X))
+
+
+def test_predict_proba_and_class_probabilities():
+    X, _, y = pool()
+    q = ARLS(sigma=SIGMA, lam=LAM, clip=False).start(X, [0, 1, 2])
+    for i in range(6):
+        q.teach(i, int(y[i]))
+    P = q.predict_proba()
+    np.testing.assert_allclose(P.sum(1), 1.0)
+    np.testing.assert_allclose(q.class_probabilities(), naive_proba(q.m_, False, 3))
+    np.testing.assert_array_equal(q.predict(), np.array([0, 1, 2])[np.argmax(q.m_, 1)])
+
+
+def test_dual_coef_reproduces_the_pool_predictions():
+    X, y, _ = pool()
+    q = ARLS(sigma=SIGMA, lam=LAM, class_weight={-1: 1.0, 1: 2.0}).start(X, [-1, 1])
+    for i in (4, 9, 17, 23):
+        q.teach(i, int(y[i]))
+    K = rbf_kernel(X, sigma=SIGMA)
+    np.testing.assert_allclose(K[:, q.labeled_] @ q.dual_coef(), q.m_, atol=1e-10)
+
+
+# -- undo / forget ------------------------------------------------------------------------
+def assert_state_from_scratch(q, K, T):
+    L, cls = list(q.labeled_), class_positions(q)
+    np.testing.assert_allclose(q.m_, naive_fit(K, L, cls, LAM, q.weights_, T), atol=1e-8)
+    np.testing.assert_allclose(q.V_, naive_V(K, L, cls, LAM, q.weights_), atol=1e-8)
+    D = q.covariance_
+    assert np.array_equal(D, D.T), "D must stay exactly symmetric"
+
+
+N_SMALL = 14
+X_SMALL = np.random.default_rng(11).normal(size=(N_SMALL, 2)) * 1.5
+K_SMALL = rbf_kernel(X_SMALL, sigma=SIGMA)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    data=st.data(),
+    T=st.sampled_from([2, 3]),
+    class_weight=st.sampled_from([None, "balanced", "dict"]),
+)
+def test_teach_undo_forget_sequences_equal_from_scratch(data, T, class_weight):
+    classes = [-1, 1] if T == 2 else [0, 1, 2]
+    if class_weight == "dict":
+        class_weight = dict(zip(classes, [1.0, 3.0, 0.5][:T], strict=True))
+    q = ARLS(sigma=SIGMA, lam=LAM, class_weight=class_weight).start(X_SMALL, classes)
+    ops = data.draw(st.lists(st.sampled_from(["teach", "teach", "undo", "forget"]), max_size=12))
+    for op in ops:
+        free = [i for i in range(N_SMALL) if i not in q.labeled_]
+        if op == "teach" and free:
+            q.teach(data.draw(st.sampled_from(free)), data.draw(st.sampled_from(classes)))
+        elif op == "undo" and q.labeled_:
+            q.undo()
+        elif op == "forget" and q.labeled_:
+            q.forget(data.draw(st.sampled_from(list(q.labeled_))))
+        assert_state_from_scratch(q, K_SMALL, T)
+
+
+def test_undoing_everything_restores_the_never_labeled_state():
+    X, y, _ = pool(n=50)
+    q = ARLS(sigma=SIGMA, lam=LAM).start(X, [-1, 1])
+    K = rbf_kernel(X, sigma=SIGMA)
+    for _ in range(15):
+        i, _ = q.next_query()
+        q.teach(i, int(y[i]))
+    while q.labeled_:
+        q.undo()
+    np.testing.assert_allclose(q.V_, 0.0, atol=1e-8)
+    np.testing.assert_allclose(q.m_, 0.0, atol=1e-10)
+    np.testing.assert_allclose(q.covariance_, K, atol=1e-8)
+
+
+def test_relabel_is_forget_then_teach_and_changes_the_query():
+    X, y, _ = pool()
+    q = ARLS(sigma=SIGMA, lam=LAM).start(X, [-1, 1])
+    for i in (0, 1, 2):
+        q.teach(i, int(y[i]))
+    with pytest.raises(ValueError, match="already labeled"):
+        q.teach(1, int(-y[1]))
+    q.forget(1)
+    q.teach(1, int(-y[1]))
+    ref = ARLS(sigma=SIGMA, lam=LAM).start(X, [-1, 1])
+    for i, lab in ((0, y[0]), (2, y[2]), (1, -y[1])):
+        ref.teach(i, int(lab))
+    np.testing.assert_allclose(q.m_, ref.m_, atol=1e-10)
+    np.testing.assert_allclose(q.scores(), ref.scores(), atol=1e-9, equal_nan=True)
+
+
+def test_rebuild_after_set_params_equals_a_fresh_session():
+    X, y, _ = pool()
+    q = ARLS(sigma=SIGMA, lam=LAM).start(X, [-1, 1])
+    for i in (3, 8, 12):
+        q.teach(i, int(y[i]))
+    q.set_params(lam=0.05, sigma=0.9)
+    q.rebuild()
+    ref = ARLS(sigma=0.9, lam=0.05).start(X, [-1, 1])
+    for i in (3, 8, 12):
+        ref.teach(i, int(y[i]))
+    np.testing.assert_allclose(q.m_, ref.m_, atol=1e-10)
+    np.testing.assert_allclose(q.V_, ref.V_, atol=1e-10)
+
+
+# -- input and memory ---------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("params", "match"),
+    [
+        ({"lam": 0.0}, "lam must be > 0"),
+        ({"lam": -1}, "lam must be > 0"),
+        ({"class_weight": "balance"}, "class_weight must be None, 'balanced' or a dict"),
+        ({"class_weight": {7: 2.0}}, "label 7 is not one of the classes"),
+        ({"class_weight": {1: -2.0}}, r"class_weight\[1\] must be > 0"),
+        ({"sigma": 0.0}, "sigma must be > 0"),
+    ],
+)
+def test_bad_parameters_are_named(params, match):
+    X, _, _ = pool(n=10)
+    with pytest.raises(ValueError, match=match):
+        ARLS(**params).start(X, [-1, 1])
+
+
+def test_a_pool_that_does_not_fit_in_memory_is_refused(monkeypatch):
+    monkeypatch.setattr(rlscore.memory, "available_memory_bytes", lambda: 10_000)
+    X, _, _ = pool(n=40)
+    with pytest.raises(MemoryError, match=r"ARLS on a pool of 40 points.*smaller pool"):
+        ARLS().start(X, [-1, 1])
+
+
+def test_graph_kernel_cannot_score_new_points():
+    X, y, _ = pool()
+    q = ARLS(kernel="graph").start(X, [-1, 1])
+    q.teach(0, int(y[0]))
+    assert np.isfinite(q.scores()[1:]).all()
+    with pytest.raises(ValueError, match="graph kernel"):
+        q.decision_function_at(X[:3])
+
+
+def test_make_strategy_builds_the_weighted_variant():
+    q = make_strategy("arls-weighted", sigma=1.0, lam=0.1, not_a_param=3)
+    assert isinstance(q, ARLS)
+    assert q.class_weight == "balanced" and q.bias_corrected is True
+
+
+def test_scores_are_cached_until_the_state_changes():
+    X, y, _ = pool()
+    q = ARLS(sigma=SIGMA, lam=LAM).start(X, [-1, 1])
+    s1 = q.scores()
+    s1[0] = 123.0  # the caller's copy: the cache is not affected
+    assert q.scores()[0] != 123.0
+    q.teach(0, int(y[0]))
+    assert np.isnan(q.scores()[0])
+
+
+# -- Paskov §4.3, fig. 4-7 -----------------------------------------------------------------
+def test_spheres_need_exactly_one_query_per_sphere():
+    """σ 1.7, λ 0.5: 100 % validation accuracy after exactly 60 queries, one per sphere."""
+    pool_set, val = load_sample("spheres"), load_sample("spheres", "validation")
+    sphere = np.arange(pool_set.y.size) // 20  # make_spheres: 20 consecutive points per disc
+    q = ARLS(sigma=1.7, lam=0.5).start(pool_set.X, [-1, 1])
+    accuracy = []
+    for _ in range(60):
+        i, _ = q.next_query()
+        q.teach(i, int(pool_set.y[i]))
+        accuracy.append(float((q.predict_at(val.X) == val.y).mean()))
+    assert sorted(sphere[q.labeled_]) == list(range(60))
+    assert accuracy[-1] == 1.0
+    assert accuracy[-2] < 1.0

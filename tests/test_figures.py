@@ -1,0 +1,229 @@
+"""Tests of the plotly figure builders (pure functions, no Streamlit)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import pytest
+from sklearn.decomposition import PCA
+
+from rlscore import figures
+from rlscore.confidence import reliability_table
+
+
+def _point_traces(fig: go.Figure) -> list:
+    return [t for t in fig.data if isinstance(t, go.Scatter) and t.customdata is not None]
+
+
+def _indices(trace) -> list[int]:
+    return [int(i) for i in trace.customdata]
+
+
+def _trace(fig: go.Figure, name: str):
+    matches = [t for t in fig.data if t.name == name]
+    assert len(matches) == 1, f"expected one trace named {name!r}, got {[t.name for t in fig.data]}"
+    return matches[0]
+
+
+# -- projection and grids -------------------------------------------------------------------
+def test_plane_projection_keeps_2d_data_and_names_axes():
+    X = np.random.default_rng(0).normal(size=(30, 2))
+    plane = figures.plane_projection(X, ["a", "b"])
+    assert not plane.is_pca
+    np.testing.assert_array_equal(plane.xy, X)
+    assert plane.axis_titles == ("a", "b")
+
+
+def test_plane_projection_is_pca_for_high_dimensional_data():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(200, 5)) * np.array([5.0, 3.0, 1.0, 0.5, 0.1])
+    plane = figures.plane_projection(X)
+    ref = PCA(n_components=2).fit(X)
+    expected = ref.transform(X)
+    # principal axes are defined up to sign
+    for k in range(2):
+        sign = np.sign(plane.xy[:, k] @ expected[:, k])
+        np.testing.assert_allclose(sign * plane.xy[:, k], expected[:, k], atol=1e-9)
+    np.testing.assert_allclose(plane.explained, ref.explained_variance_ratio_, rtol=1e-9)
+    assert plane.is_pca and plane.axis_titles[0].startswith("PC1")
+
+
+def test_plane_projection_one_feature_and_bad_input():
+    plane = figures.plane_projection(np.arange(4.0)[:, None], ["only"])
+    assert plane.xy.shape == (4, 2) and not plane.xy[:, 1].any()
+    with pytest.raises(ValueError, match="non-empty 2-D"):
+        figures.plane_projection(np.zeros((0, 3)))
+
+
+def test_grid_points_cover_the_data_row_major():
+    xy = np.array([[0.0, -1.0], [2.0, 3.0], [1.0, 0.0]])
+    xs, ys, pts = figures.grid_points(xy, resolution=11)
+    assert xs.min() < 0.0 and xs.max() > 2.0 and ys.min() < -1.0 and ys.max() > 3.0
+    grid = pts.reshape(11, 11, 2)
+    assert grid[3, 5, 0] == xs[5] and grid[3, 5, 1] == ys[3]
+
+
+def test_margin_surfaces_zero_level_is_the_argmax_border():
+    F = np.random.default_rng(2).normal(size=(9, 9, 3))
+    surfaces = figures.margin_surfaces(F)
+    winner = F.argmax(axis=2)
+    for t in range(3):
+        np.testing.assert_array_equal(surfaces[t] > 0, winner == t)
+    np.testing.assert_array_equal(figures.margin_surfaces(F[:, :, 0])[0], F[:, :, 0])
+    with pytest.raises(ValueError, match="decision values"):
+        figures.margin_surfaces(np.zeros(5))
+
+
+def test_interpolated_surface_reproduces_a_linear_function_and_is_nan_outside():
+    rng = np.random.default_rng(3)
+    xy = rng.uniform(-1, 1, size=(300, 2))
+    values = 2.0 * xy[:, 0] - xy[:, 1] + 0.5
+    xs = np.linspace(-0.5, 0.5, 7)
+    ys = np.linspace(-0.5, 0.5, 5)
+    F = figures.interpolated_surface(xy, values, xs, ys)
+    gx, gy = np.meshgrid(xs, ys)
+    np.testing.assert_allclose(F, 2.0 * gx - gy + 0.5, atol=1e-9)
+    far = figures.interpolated_surface(xy, values, np.array([5.0]), np.array([5.0]))
+    assert np.isnan(far).all()
+
+
+# -- the pool scatter -----------------------------------------------------------------------
+def _pool(n=40, seed=4):
+    rng = np.random.default_rng(seed)
+    xy = rng.normal(size=(n, 2))
+    predicted = np.where(xy[:, 0] > 0, 1, -1)
+    confidence = np.clip(0.5 + np.abs(xy[:, 0]) / 4, 0.5, 1.0)
+    confidence[:3] = 0.5  # undecided
+    return xy, predicted, confidence
+
+
+def test_pool_figure_draws_every_point_once_with_its_index():
+    xy, predicted, confidence = _pool()
+    labels = {5: 1, 9: -1, 12: 1}
+    fig = figures.pool_figure(
+        xy, [-1, 1], labels, predicted, confidence, query=20, selected=21, skipped=[7, 5]
+    )
+    base = [t for t in _point_traces(fig) if t.name not in ("next query", "selected")]
+    drawn = sorted(i for t in base for i in _indices(t))
+    assert drawn == list(range(len(xy)))  # 5 is labeled, so not also drawn as skipped
+    assert _indices(_trace(fig, "labeled 1")) == [5, 12]
+    assert _indices(_trace(fig, "labeled -1")) == [9]
+    assert _indices(_trace(fig, "skipped")) == [7]
+    assert _indices(_trace(fig, "next query")) == [20]
+    assert _indices(_trace(fig, "selected")) == [21]
+    assert set(_indices(_trace(fig, "unlabeled (undecided)"))) == {0, 1, 2}
+    for name, cls in (("predicted 1", 1), ("predicted -1", -1)):
+        members = _indices(_trace(fig, name))
+        assert members and all(predicted[i] == cls for i in members)
+    # coordinates follow the indices
+    t = _trace(fig, "labeled 1")
+    np.testing.assert_array_equal(np.column_stack([t.x, t.y]), xy[[5, 12]])
+
+
+def test_pool_figure_tints_by_confidence_and_colours_classes_consistently():
+    xy, predicted, confidence = _pool()
+    fig = figures.pool_figure(xy, [-1, 1], {0: 1}, predicted, confidence)
+    t = _trace(fig, "predicted 1")
+    opacity = np.asarray(t.marker.opacity)
+    conf = confidence[_indices(t)]
+    order = np.argsort(conf)
+    assert np.all(np.diff(opacity[order]) >= -1e-12)  # more confident, more opaque
+    assert t.marker.color == _trace(fig, "labeled 1").marker.color == figures.class_color(1)
+    assert _trace(fig, "predicted -1").marker.color == figures.class_color(0)
+
+
+def test_pool_figure_without_predictions_and_with_boundary():
+    xy, _, _ = _pool()
+    xs, ys, pts = figures.grid_points(xy, 20)
+    F = (pts[:, 0] - 0.1).reshape(20, 20)
+    fig = figures.pool_figure(xy, [-1, 1], {}, grid=(xs, ys, F), confidence_contours=True)
+    contours = [t for t in fig.data if isinstance(t, go.Contour)]
+    assert [c.contours.start for c in contours] == [0.0, -0.5, 0.5]
+    assert _indices(_trace(fig, "unlabeled")) == list(range(len(xy)))
+    multi = figures.pool_figure(xy, ["a", "b", "c"], {}, grid=(xs, ys, np.zeros((20, 20, 3))))
+    assert sum(isinstance(t, go.Contour) for t in multi.data) == 3
+
+
+def test_clicked_index_reads_plotly_points():
+    assert figures.clicked_index({"customdata": 17, "x": 0.1}) == 17
+    assert figures.clicked_index({"customdata": [4]}) == 4
+    assert figures.clicked_index({"x": 1.0}) is None  # e.g. a contour line
+    assert figures.clicked_index({"customdata": "nope"}) is None
+
+
+def test_pool_figure_serialises():
+    xy, predicted, confidence = _pool()
+    fig = figures.pool_figure(xy, [-1, 1], {1: -1}, predicted, confidence, query=2)
+    assert '"customdata"' in fig.to_json()
+
+
+# -- other figures --------------------------------------------------------------------------
+def test_image_figure_reshapes_and_checks_size():
+    fig = figures.image_figure(np.arange(64.0), [8, 8])
+    np.testing.assert_array_equal(np.asarray(fig.data[0].z), np.arange(64.0).reshape(8, 8))
+    with pytest.raises(ValueError, match="cannot show 10 features"):
+        figures.image_figure(np.arange(10.0), [8, 8])
+
+
+def test_loo_curve_figure_marks_current_and_auto_lambda_on_log_axis():
+    lams = np.geomspace(1e-3, 10, 30)
+    sq = (np.log10(lams) + 1) ** 2 + 0.1
+    cls = np.linspace(0.4, 0.1, 30)
+    fig = figures.loo_curve_figure(lams, sq, cls, lam_current=0.5, lam_auto=lams[8])
+    assert fig.layout.xaxis.type == "log"
+    auto = [t for t in fig.data if t.name and t.name.startswith("automatic λ")][0]
+    assert auto.x[0] == lams[8] and auto.y[0] == sq[8]
+    current = [t for t in fig.data if t.name and t.name.startswith("current λ")][0]
+    assert current.y[0] == sq[np.argmin(np.abs(np.log(lams) - np.log(0.5)))]
+    assert len(fig.layout.shapes) == 2
+    with pytest.raises(ValueError, match="same length"):
+        figures.loo_curve_figure(lams, sq[:-1], cls)
+
+
+def test_confidence_histogram_counts():
+    conf = np.array([0.51, 0.52, 0.97, 0.99, 0.99, 0.75])
+    fig = figures.confidence_histogram(conf, bins=4)
+    np.testing.assert_array_equal(fig.data[0].y, [0, 0, 2, 4])  # 0.75 falls in the last bin
+
+
+def test_reliability_figure_skips_empty_bins_and_checks_columns():
+    conf = np.array([0.55, 0.58, 0.91, 0.95, 0.99])
+    correct = np.array([True, False, True, True, False])
+    table = reliability_table(conf, correct, bins=5)
+    fig = figures.reliability_figure(table)
+    np.testing.assert_allclose(fig.data[0].x, [0.5, 0.9])  # bin centres of the non-empty bins
+    np.testing.assert_allclose(fig.data[0].y, [0.5, 2 / 3])
+    assert list(fig.data[0].text) == ["n=2", "n=3"]
+    with pytest.raises(ValueError, match="accuracy"):
+        figures.reliability_figure(table.drop(columns="accuracy"))
+
+
+def test_learning_curves_mean_and_sd_over_seeds():
+    rows = []
+    for strategy, offset in (("arls", 0.0), ("random", 0.2)):
+        for seed in range(3):
+            for n in (1, 2, 3):
+                rows.append(
+                    {"strategy": strategy, "seed": seed, "n_labeled": n, "error": offset + seed / n}
+                )
+    runs = pd.DataFrame(rows)
+    summary = figures.summarize_curves(runs, "error")
+    at = summary[(summary.strategy == "random") & (summary.n_labeled == 2)].iloc[0]
+    values = 0.2 + np.arange(3) / 2
+    assert at["mean"] == pytest.approx(values.mean())
+    assert at["sd"] == pytest.approx(values.std(ddof=1))
+    assert at["runs"] == 3
+    fig = figures.learning_curves_figure(runs, "error", y_title="validation error")
+    lines = [t for t in fig.data if t.mode == "lines"]
+    assert [t.name for t in lines] == ["arls", "random"]
+    np.testing.assert_allclose(lines[0].y, [1.0, 0.5, 1 / 3])
+    with pytest.raises(ValueError, match="lack columns"):
+        figures.summarize_curves(runs, "missing")
+
+
+def test_risk_history_figure_with_validation_axis():
+    fig = figures.risk_history_figure([3.0, 2.0, 1.5], [0.3, 0.2, 0.1])
+    assert [t.name for t in fig.data] == ["estimated risk", "validation error"]
+    assert fig.data[1].yaxis == "y2"
+    assert list(fig.data[0].x) == [0, 1, 2]  # after 0, 1, 2 labels

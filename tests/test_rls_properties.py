@@ -1,0 +1,148 @@
+"""Property-based tests (hypothesis): random pools, weights and λ against brute force."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_rls_reference import brute_loo, brute_loo_variance, direct_solve, ova
+
+from rlscore.confidence import bayes_probabilities, soft_probabilities
+from rlscore.kernels import kernel_matrix
+from rlscore.rls import RLSClassifier, RLSPath
+
+SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@st.composite
+def problems(draw):
+    """A random pool: size, dimension, classes, kernel, weights, λ and offset."""
+    seed = draw(st.integers(0, 2**32 - 1))
+    n = draw(st.integers(4, 18))
+    T = draw(st.integers(2, min(4, n)))
+    d = draw(st.integers(1, 4))
+    kernel = draw(st.sampled_from(["rbf", "linear", "polynomial"]))
+    sigma = draw(st.floats(0.3, 3.0))
+    lam = draw(st.floats(1e-2, 1e2))
+    weighting = draw(st.sampled_from(["none", "random", "balanced"]))
+    offset = draw(st.booleans())
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d)) * draw(st.floats(0.1, 3.0))
+    y = np.concatenate([np.arange(T), rng.integers(0, T, n - T)])
+    rng.shuffle(y)
+    sw = rng.uniform(0.1, 5.0, n) if weighting == "random" else None
+    return {
+        "X": X,
+        "y": y,
+        "T": T,
+        "kernel": kernel,
+        "sigma": sigma,
+        "lam": lam,
+        "class_weight": "balanced" if weighting == "balanced" else None,
+        "sample_weight": sw,
+        "offset": offset,
+    }
+
+
+def _fit(p, lam=None):
+    clf = RLSClassifier(
+        kernel=p["kernel"],
+        sigma=p["sigma"],
+        lam=p["lam"] if lam is None else lam,
+        class_weight=p["class_weight"],
+        offset=p["offset"],
+    )
+    return clf.fit(p["X"], p["y"], sample_weight=p["sample_weight"])
+
+
+def _K(p):
+    return kernel_matrix(p["X"], kernel=p["kernel"], sigma=p["sigma"])
+
+
+@SETTINGS
+@given(problems())
+def test_loo_values_and_coefficients_equal_brute_force(p):
+    clf = _fit(p)
+    K, n = _K(p), p["X"].shape[0]
+    Y = ova(p["y"], p["T"])
+    A = clf.sample_weights_
+    loo = clf.loo_decision_.reshape(n, -1)
+    scale = 1.0 + np.abs(K).max() / p["lam"]
+    for t in range(Y.shape[1]):
+        ref = brute_loo(K, Y[:, t], A[:, t], p["lam"], p["offset"])
+        np.testing.assert_allclose(loo[:, t], ref, rtol=0, atol=1e-9 * scale)
+        c, b = direct_solve(K, Y[:, t], A[:, t], p["lam"], p["offset"])
+        f = K @ c + b
+        np.testing.assert_allclose(
+            clf.decision_function(p["X"]).reshape(n, -1)[:, t], f, rtol=0, atol=1e-9 * scale
+        )
+        ref_var = brute_loo_variance(K, A[:, t], p["lam"], p["offset"])
+        np.testing.assert_allclose(
+            clf.loo_variance_.reshape(n, -1)[:, t], ref_var, rtol=1e-6, atol=1e-9 * scale
+        )
+
+
+@SETTINGS
+@given(problems())
+def test_rifkin_bound_dominates_loo_error_without_offset(p):
+    p = {**p, "offset": False}
+    clf = _fit(p)
+    curve = clf.loo_curve(np.geomspace(p["lam"] / 100, p["lam"] * 100, 7))
+    assert np.all(curve["loo_bound"] >= curve["loo_classification_error"] - 1e-12)
+
+
+@SETTINGS
+@given(problems(), st.floats(1e-2, 1e2))
+def test_path_at_another_lambda_equals_a_fresh_fit(p, lam2):
+    clf = _fit(p)
+    path = clf._path
+    clf.set_params(lam=lam2).fit(p["X"], p["y"], sample_weight=p["sample_weight"])
+    assert clf._path is path  # no refactorisation
+    fresh = _fit(p, lam=lam2)
+    np.testing.assert_allclose(clf.loo_decision_, fresh.loo_decision_, atol=1e-10)
+    np.testing.assert_allclose(clf.dual_coef_, fresh.dual_coef_, atol=1e-10)
+
+
+@SETTINGS
+@given(problems())
+def test_auto_lambda_minimises_the_curve_and_is_the_largest_minimiser(p):
+    clf = _fit(p, lam="auto")
+    curve = clf.loo_curve()
+    err = curve["loo_classification_error"].to_numpy()
+    best = curve["lam"][err <= err.min() + 1e-12].max()
+    assert clf.lam_ == best
+    assert abs(clf.loo_classification_error_ - err.min()) < 1e-12
+
+
+@SETTINGS
+@given(problems())
+def test_probabilities_are_distributions(p):
+    clf = _fit(p)
+    Xt = np.random.default_rng(0).normal(size=(5, p["X"].shape[1]))
+    P = clf.predict_proba(Xt)
+    assert P.shape == (5, p["T"])
+    np.testing.assert_allclose(P.sum(axis=1), 1.0)
+    assert np.all((P >= 0) & (P <= 1))
+    np.testing.assert_allclose(P, soft_probabilities(clf.decision_function(Xt)))
+    var = clf.predictive_variance(Xt)
+    assert np.all(var >= p["lam"] * (1 - 1e-9))  # σ² ≥ the noise term λ
+    B = bayes_probabilities(clf.decision_function(Xt), var)
+    np.testing.assert_allclose(B.sum(axis=1), 1.0)
+    for method in ("soft", "gap", "bayes"):
+        c = clf.confidence(Xt, method)
+        assert np.all((c >= 0) & (c <= 1 + 1e-12))
+
+
+@SETTINGS
+@given(st.integers(0, 2**32 - 1), st.integers(3, 12), st.floats(1e-2, 10), st.booleans())
+def test_scaling_all_weights_equals_scaling_lambda(seed, n, lam, offset):
+    # (y − f)ᵀ(sA)(y − f) + λ‖f‖² has the minimiser of weights A with λ/s
+    rng = np.random.default_rng(seed)
+    K = kernel_matrix(rng.normal(size=(n, 2)), kernel="rbf")
+    y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
+    a = rng.uniform(0.2, 2.0, n)
+    s = 3.0
+    one = RLSPath(K, y, a * s, offset=offset).solve(lam)
+    two = RLSPath(K, y, a, offset=offset).solve(lam / s)
+    np.testing.assert_allclose(one.fitted, two.fitted, atol=1e-9)
+    np.testing.assert_allclose(one.loo, two.loo, atol=1e-8)
