@@ -119,7 +119,14 @@ def params() -> dict:
     """The current settings (created on first use from the default project)."""
     if "params" not in st.session_state:
         projects = get_store().list_projects()
-        project = DEFAULT_PROJECT if DEFAULT_PROJECT in projects else projects[0]
+        if not projects:
+            st.error("The label database holds no project: create one on the Data page.")
+            st.stop()
+        # a link may name the project: http://host:8501/?project=circles
+        wanted = st.query_params.get("project")
+        project = next(
+            p for p in (wanted, DEFAULT_PROJECT, projects[0]) if p is not None and p in projects
+        )
         st.session_state["params"] = default_params(project)
     return st.session_state["params"]
 

@@ -140,9 +140,13 @@ def run(n: int, quick: bool, seed: int = 0) -> dict:
 
 
 def fmt_t(seconds: float, approx: bool = False) -> str:
-    return ("~" if approx else "") + (
-        f"{seconds:.3g} s" if seconds < 1e3 else f"{seconds / 60:.3g} min"
-    )
+    if seconds < 1e3:
+        text = f"{seconds:.3g} s"
+    elif seconds < 36e3:
+        text = f"{seconds / 60:.3g} min"
+    else:
+        text = f"{seconds / 3600:.3g} h"
+    return ("~" if approx else "") + text
 
 
 def main(argv=None) -> None:

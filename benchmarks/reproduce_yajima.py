@@ -137,10 +137,12 @@ def verdict(curves: dict, start: int = 9) -> str:
         wins = sum(a[q] > o[q] for q in qs)
         ties = sum(a[q] == o[q] for q in qs)
         sd_ratio = curves["aopt"][:, last].std() / max(curves[other][:, last].std(), 1e-12)
+        paired = int(np.sum(curves["aopt"][:, last] > curves[other][:, last]))
         lines.append(
             f"  vs {other}: A-optimal mean accuracy higher at {wins}/{len(qs)} of queries "
             f"{qs.start}–{last} (ties {ties}); mean gap at {last} queries "
-            f"{100 * (a[last] - o[last]):+.1f} points; sd ratio A-opt/{other} after {last} "
+            f"{100 * (a[last] - o[last]):+.1f} points (A-optimal better in {paired}/"
+            f"{curves['aopt'].shape[0]} trials); sd ratio A-opt/{other} after {last} "
             f"queries {sd_ratio:.2f}"
         )
     return "\n".join(lines)

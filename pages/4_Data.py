@@ -152,6 +152,7 @@ if upload is not None:
             except ValueError as exc:
                 st.error(str(exc))
             else:
+                st.session_state["chosen"] = project.name  # show it in the export section
                 flash(
                     "success",
                     f"Created project '{project.name}' ({project.n} points). Choose it in the "

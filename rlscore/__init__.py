@@ -4,20 +4,38 @@ The engine behind the rlscore labeling app: kernels, RLS with exact leave-one-ou
 estimates, and query strategies (ARLS, A-optimal KLR, baselines) under one protocol.
 """
 
+from rlscore import confidence
 from rlscore.datasets import Dataset, list_samples, load_sample
 from rlscore.kernels import graph_kernel, kernel_matrix, pool_kernel
+from rlscore.labeling import LabelingSession, export_labels
+from rlscore.projects import Project, ProjectInputError, project_from_table, read_table
 from rlscore.query import STRATEGIES, QueryStrategy, make_strategy
+from rlscore.rls import RLSClassifier, RLSPath
+from rlscore.storage import Event, LabelStore, SQLiteLabelStore, open_store
 
 __version__ = "0.1.0"
 
 __all__ = [
     "STRATEGIES",
     "Dataset",
+    "Event",
+    "LabelStore",
+    "LabelingSession",
+    "Project",
+    "ProjectInputError",
     "QueryStrategy",
+    "RLSClassifier",
+    "RLSPath",
+    "SQLiteLabelStore",
+    "confidence",
+    "export_labels",
     "graph_kernel",
     "kernel_matrix",
     "list_samples",
     "load_sample",
     "make_strategy",
+    "open_store",
     "pool_kernel",
+    "project_from_table",
+    "read_table",
 ]

@@ -363,24 +363,21 @@ def _contour(xs, ys, Z, level: float, color: str, dash: str, name: str, legend: 
     )
 
 
-def image_figure(values: np.ndarray, shape: Sequence[int], height: int = 220) -> go.Figure:
-    """A grey-scale picture of one point's features (e.g. an 8×8 digit), dark = large value."""
+def image_array(values: np.ndarray, shape: Sequence[int], scale: int = 16) -> np.ndarray:
+    """One point's features as a grey-scale picture (e.g. an 8×8 digit), dark = large value.
+
+    Returns a uint8 array of shape ``(rows·scale, cols·scale)``, each feature a ``scale × scale``
+    block (no smoothing), ready for ``st.image``.
+    """
     values = np.asarray(values, dtype=float)
     shape = tuple(int(s) for s in shape)
-    if int(np.prod(shape)) != values.size:
+    if len(shape) != 2 or int(np.prod(shape)) != values.size:
         raise ValueError(f"cannot show {values.size} features as an image of shape {shape}")
-    fig = go.Figure(
-        go.Heatmap(
-            z=values.reshape(shape),
-            colorscale="Greys",
-            showscale=False,
-            hovertemplate="row %{y}, col %{x}: %{z:.2f}<extra></extra>",
-        )
-    )
-    fig.update_yaxes(autorange="reversed", scaleanchor="x", visible=False)
-    fig.update_xaxes(visible=False)
-    fig.update_layout(height=height, width=height, margin=dict(l=0, r=0, t=0, b=0))
-    return fig
+    img = values.reshape(shape)
+    lo, hi = float(img.min()), float(img.max())
+    unit = (img - lo) / (hi - lo) if hi > lo else np.zeros_like(img)
+    grey = np.round(255 * (1.0 - unit)).astype(np.uint8)
+    return np.kron(grey, np.ones((scale, scale), dtype=np.uint8))
 
 
 def risk_history_figure(
@@ -408,7 +405,7 @@ def risk_history_figure(
     fig.update_layout(
         height=height,
         margin=dict(l=10, r=10, t=10, b=10),
-        xaxis_title="labels",
+        xaxis=dict(title="labels", tick0=0, dtick=max(1, int(np.ceil(len(risk) / 8)))),
         yaxis_title="estimated risk",
         yaxis_rangemode="tozero",
         legend=dict(orientation="h", y=1.02, yanchor="bottom"),

@@ -58,7 +58,7 @@ __all__ = [
     "newton_graph",
     "newton_representer",
     "probabilities",
-    "psd_sqrt_blocks",
+    "fisher_factor",
     "targets",
     "whitened_matrix",
 ]
@@ -106,39 +106,53 @@ def fisher_blocks(P: np.ndarray) -> np.ndarray:
     return F
 
 
-def psd_sqrt_blocks(F: np.ndarray) -> np.ndarray:
-    """Symmetric square roots of positive semidefinite blocks (..., h, h).
+def fisher_factor(P: np.ndarray) -> np.ndarray:
+    """Factors ``R`` (..., h', h') with ``RRᵀ`` = the Fisher block of each point.
 
-    The softmax blocks are singular (rank h − 1), so nothing here ever inverts them.
+    Binary ``√(p(1 − p))``; softmax ``R = diag(√p) − p√pᵀ`` (``RRᵀ = diag(p) − ppᵀ`` because
+    ``Σp = 1``). The softmax blocks are singular (rank h − 1): nothing here inverts them.
     """
-    if F.shape[-1] == 1:
-        return np.sqrt(np.maximum(F, 0.0))
-    w, V = np.linalg.eigh(F)
-    return (V * np.sqrt(np.maximum(w, 0.0))[..., None, :]) @ np.swapaxes(V, -1, -2)
+    if P.shape[-1] == 1:
+        return np.sqrt(np.maximum(P * (1.0 - P), 0.0))[..., None]
+    r = np.sqrt(np.maximum(P, 0.0))
+    R = -P[..., :, None] * r[..., None, :]
+    h = P.shape[-1]
+    R[..., np.arange(h), np.arange(h)] += r
+    return R
 
 
-def whitened_matrix(K_LL: np.ndarray, S: np.ndarray, lam: float) -> np.ndarray:
-    """``W = λI + Rᵀ(K_LL⊗I)R`` (..., lh, lh) in point-major order, ``R = blockdiag(S)``.
+def _blocks_times(R: np.ndarray, x: np.ndarray, transpose: bool = False) -> np.ndarray:
+    """Apply the block-diagonal ``R`` (or ``Rᵀ``) to ``x`` (..., l, h')."""
+    if transpose:
+        R = np.swapaxes(R, -1, -2)
+    return (R @ x[..., None])[..., 0]
 
-    Entry ``[(i, a), (j, b)]`` of ``Rᵀ(K⊗I)R`` is ``K_ij (S_i S_j)_ab``. ``W`` is symmetric
+
+def whitened_matrix(K_LL: np.ndarray, R: np.ndarray, lam: float) -> np.ndarray:
+    """``W = λI + Rᵀ(K_LL⊗I)R`` (..., lh, lh) in point-major order, ``R = blockdiag(R_i)``.
+
+    Entry ``[(i, a), (j, b)]`` of ``Rᵀ(K⊗I)R`` is ``K_ij (R_iᵀ R_j)_ab``. ``W`` is symmetric
     positive definite (≥ λI) however small the probabilities get.
     """
-    l, h = S.shape[-3], S.shape[-2]
-    W = np.einsum("...ij,...iac,...jcd->...iajd", K_LL, S, S)
-    W = W.reshape(*W.shape[:-4], l * h, l * h)
+    l, h = R.shape[-3], R.shape[-1]
+    lead = R.shape[:-3]
+    left = np.swapaxes(R, -1, -2).reshape(*lead, l * h, h)  # rows (i, a): R_i[:, a]
+    right = np.moveaxis(R, -2, -3).reshape(*lead, h, l * h)  # columns (j, b): R_j[:, b]
+    W = (left @ right).reshape(*lead, l, h, l, h) * K_LL[..., :, None, :, None]
+    W = W.reshape(*lead, l * h, l * h)
     W[..., np.arange(l * h), np.arange(l * h)] += lam
     return W
 
 
-def _solve_jacobian(K_LL: np.ndarray, S: np.ndarray, lam: float, r: np.ndarray) -> np.ndarray:
+def _solve_jacobian(K_LL: np.ndarray, R: np.ndarray, lam: float, r: np.ndarray) -> np.ndarray:
     """Solve ``(λI + Z(I⊗K_LL)) x = r`` for ``x`` (..., l, h'), with ``Z = RRᵀ``.
 
     ``(λI + RRᵀK)⁻¹ = (I − R(λI + RᵀKR)⁻¹RᵀK) / λ``.
     """
-    W = whitened_matrix(K_LL, S, lam)
-    RtKr = np.einsum("...iab,...ib->...ia", S, K_LL @ r)
+    W = whitened_matrix(K_LL, R, lam)
+    RtKr = _blocks_times(R, K_LL @ r, transpose=True)
     u = np.linalg.solve(W, RtKr.reshape(*RtKr.shape[:-2], -1, 1)).reshape(r.shape)
-    return (r - np.einsum("...iab,...ib->...ia", S, u)) / lam
+    return (r - _blocks_times(R, u)) / lam
 
 
 def _not_converged(method: str, n_iter: int, grad: float, lam: float, tol: float) -> str:
@@ -226,8 +240,7 @@ def newton_representer(
         if it == max_iter:
             break
         Ka, Ta, ra = K[act], T[act], resid[act]
-        S = psd_sqrt_blocks(fisher_blocks(P[act]))
-        step = -_solve_jacobian(Ka, S, lam, ra)
+        step = -_solve_jacobian(Ka, fisher_factor(P[act]), lam, ra)
         # the gradient of the objective in α is K·resid; the step is a descent direction
         slope = np.sum((Ka @ ra) * step, axis=(-2, -1))
         t = np.ones(act.size)

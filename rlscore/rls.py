@@ -147,6 +147,9 @@ class RLSPath:
             raise ValueError(f"leave-one-out needs at least 2 points, got n_samples = {n}")
         if not np.all(np.isfinite(K)):
             raise ValueError("the kernel matrix contains NaN or infinite values")
+        # eigh reads one triangle only: an asymmetric matrix would be silently symmetrised
+        if not np.allclose(K, K.T, rtol=1e-8, atol=1e-12 * max(1.0, float(np.abs(K).max()))):
+            raise ValueError("the kernel matrix is not symmetric (K must equal K.T)")
         Y = np.asarray(Y, dtype=np.float64)
         Y = Y.reshape(n, -1) if Y.ndim == 1 else Y
         if Y.ndim != 2 or Y.shape[0] != n:

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -32,6 +31,7 @@ import numpy as np
 from sklearn.base import clone
 
 from rlscore.kernels import is_graph_kernel
+from rlscore.projects import _jsonable  # one JSON conversion for the package
 from rlscore.query import STRATEGIES, NoCandidatesError, QueryStrategy, make_strategy
 from rlscore.validation import check_labels, check_matrix
 
@@ -318,20 +318,6 @@ def _check_count(value, name: str, *, minimum: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < minimum:
         raise ValueError(f"{name} must be an integer ≥ {minimum}, got {value!r}")
     return int(value)
-
-
-def _jsonable(obj):
-    if isinstance(obj, dict):
-        return {str(k): _jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, list | tuple):
-        return [_jsonable(v) for v in obj]
-    if isinstance(obj, np.ndarray):
-        return [_jsonable(v) for v in obj.tolist()]
-    if isinstance(obj, np.generic):
-        return obj.item()
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return None
-    return obj
 
 
 # -- command line ------------------------------------------------------------------------

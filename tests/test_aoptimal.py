@@ -7,7 +7,7 @@ import pytest
 from sklearn.datasets import load_digits
 
 from rlscore.kernels import graph_kernel, rbf_kernel
-from rlscore.klr import KernelLogisticRegression, fisher_blocks, probabilities
+from rlscore.klr import KernelLogisticRegression, probabilities
 from rlscore.query import make_strategy
 from rlscore.query.aoptimal import AOptimalKLR, MaxEntropyKLR, aoptimal_risk_terms
 
@@ -90,8 +90,7 @@ def test_smw_risk_equals_dense_inverse(h):
     L = rng.permutation(M)[:9]
     U = np.setdiff1d(np.arange(M), L)
     P = _proba(rng.normal(scale=2.0, size=(M, h)))
-    F = fisher_blocks(P)
-    terms = aoptimal_risk_terms(K[np.ix_(L, L)], K[np.ix_(L, U)], np.diag(K)[U], F[L], F[U], LAM)
+    terms = aoptimal_risk_terms(K[np.ix_(L, L)], K[np.ix_(L, U)], np.diag(K)[U], P[L], P[U], LAM)
     H_inv = np.linalg.inv(_dense_hessian(np.linalg.inv(K), LAM, _fisher(P[L]), L))
     for t, j in zip(terms[:10], U[:10], strict=True):
         assert t == pytest.approx(_dense_risk(H_inv, P, [j]), rel=1e-9, abs=1e-14)
@@ -109,8 +108,8 @@ def test_binary_risk_is_yajimas_formula_with_one_over_lambda():
     K_bar = LAM * np.diag(1 / z[L]) + K[np.ix_(L, L)]
     k_bar = K[np.ix_(L, U)]
     hjj = (np.diag(K)[U] - np.sum(k_bar * np.linalg.solve(K_bar, k_bar), axis=0)) / LAM
-    F = fisher_blocks(p[:, None])
-    terms = aoptimal_risk_terms(K[np.ix_(L, L)], k_bar, np.diag(K)[U], F[L], F[U], LAM)
+    P = p[:, None]
+    terms = aoptimal_risk_terms(K[np.ix_(L, L)], k_bar, np.diag(K)[U], P[L], P[U], LAM)
     np.testing.assert_allclose(terms, z[U] ** 2 * hjj, rtol=1e-10)
 
 
@@ -345,8 +344,10 @@ def test_rbf_strategy_predicts_new_points_like_the_estimator():
     X = np.vstack([rng.normal(size=(20, 2)), rng.normal(size=(20, 2)) + 2.5])
     y = np.repeat([0, 1], 20)
     s = AOptimalKLR(kernel="rbf", sigma=1.2, lam=LAM, mode="fast").start(X, [0, 1])
-    _teach(s, y, [0, 20, 5, 33])
     Z = rng.normal(size=(6, 2)) + 1.0
+    # before any label: the uniform model
+    np.testing.assert_allclose(s.predict_proba_at(Z), 0.5)
+    _teach(s, y, [0, 20, 5, 33])
     ref = KernelLogisticRegression(lam=LAM, kernel="rbf", sigma=1.2).fit(
         X[s.labeled_], y[s.labeled_]
     )

@@ -55,6 +55,11 @@ def _progress_text(at: AppTest) -> str:
     return at.get("progress")[0].proto.text
 
 
+def _back_to_label(at: AppTest) -> AppTest:
+    at.switch_page("app.py")
+    return at
+
+
 def _open(project: str) -> AppTest:
     at = _ok(_app().run())
     if at.session_state["params"]["project"] != project:
@@ -124,9 +129,8 @@ def test_every_page_renders_for_every_sample(db, sample):
     if data_page.exists():
         at.switch_page("pages/4_Data.py")
         _ok(at.run())
-    # the labels survive the page round trip
-    at.switch_page("app.py")
-    _ok(at.run())
+    # back on the Label page, the labels are still there
+    at = _ok(_back_to_label(at).run())
     assert _progress_text(at).startswith("Labeled 6 of")
 
 
@@ -261,8 +265,7 @@ def test_switching_project_and_pages_keeps_the_choice(db):
     _ok(at.run())
     assert at.session_state["params"]["project"] == "spheres"
     assert any("Label at least 3 points" in i.value for i in at.info)
-    at.switch_page("app.py")
-    _ok(at.run())
+    at = _ok(_back_to_label(at).run())
     assert at.session_state["params"]["project"] == "spheres"
     assert at.selectbox(key="w_project").value == "spheres"
 
@@ -281,11 +284,11 @@ def test_tune_apply_sets_the_session_parameters(db):
     p = at.session_state["params"]
     assert p["lam"] == pytest.approx(1.0) and p["sigma"] == pytest.approx(10**0.5)
     assert not p["lam_auto"]
-    at.switch_page("app.py")
-    _ok(at.run())
+    at = _ok(_back_to_label(at).run())
     assert _metric(at, "λ in effect") == "1"
     # applying the automatic λ uses the LOO choice shown on the page
     at.switch_page("pages/1_Tune.py")
+    _ok(at.run())
     _ok(at.run())
     auto = float(at.button(key="apply_auto").label.rsplit("=", 1)[1])
     at.button(key="apply_auto").click()

@@ -75,6 +75,7 @@ def test_upload_preview_and_create(db):
     assert p.ids == ["p1", "p2", "p3", "p4"] and p.classes == ["kitty", "doggy"]
     assert p.meta["standardized"] and p.meta["source"] == "pets.csv"
     assert "pets" in projects_table(at)["project"].tolist()
+    assert at.selectbox(key="chosen").value == "pets"  # ready to export
     # the same name again is refused with a message
     upload(at, CSV, "pets.csv")
     at.text_input(key="project_name").input("pets")

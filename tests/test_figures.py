@@ -159,11 +159,16 @@ def test_pool_figure_serialises():
 
 
 # -- other figures --------------------------------------------------------------------------
-def test_image_figure_reshapes_and_checks_size():
-    fig = figures.image_figure(np.arange(64.0), [8, 8])
-    np.testing.assert_array_equal(np.asarray(fig.data[0].z), np.arange(64.0).reshape(8, 8))
+def test_image_array_blocks_and_dark_means_large():
+    values = np.arange(64.0)
+    img = figures.image_array(values, [8, 8], scale=4)
+    assert img.shape == (32, 32) and img.dtype == np.uint8
+    assert img[0, 0] == 255 and img[-1, -1] == 0  # smallest value white, largest black
+    np.testing.assert_array_equal(img[4:8, 8:12], img[4, 8])  # one feature = one 4×4 block
+    assert img[4, 8] == round(255 * (1 - 10 / 63))  # feature (1, 2) = value 10
+    np.testing.assert_array_equal(figures.image_array(np.ones(4), [2, 2], scale=1), 255)
     with pytest.raises(ValueError, match="cannot show 10 features"):
-        figures.image_figure(np.arange(10.0), [8, 8])
+        figures.image_array(np.arange(10.0), [8, 8])
 
 
 def test_loo_curve_figure_marks_current_and_auto_lambda_on_log_axis():

@@ -365,6 +365,8 @@ def test_invalid_predict_and_curve_inputs():
         RLSClassifier().fit(X_OK, Y_OK, sample_weight=[1, -1, 1, 1, 1, 1])
     with pytest.raises(ValueError, match="the kernel matrix must be square"):
         RLSPath(np.ones((3, 2)), [1, -1, 1])
+    with pytest.raises(ValueError, match="the kernel matrix is not symmetric"):
+        RLSClassifier(kernel="precomputed").fit(np.triu(np.ones((6, 6))), Y_OK)
     with pytest.raises(ValueError, match="weights must be finite and ≥ 0"):
         RLSPath(np.eye(3), [1, -1, 1], weights=[1, -1, 1])
     with pytest.raises(ValueError, match="unknown loo_error"):

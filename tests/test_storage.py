@@ -203,10 +203,13 @@ def test_two_connections_see_each_others_events(tmp_path):
 def _writer(path: str, name: str, n: int, barrier) -> None:
     store = SQLiteLabelStore(path)
     barrier.wait()
+    seen = 0
     for i in range(n):
         store.append_event("p", Event("label", i % 6, 1 if i % 2 else -1, name, params={"i": i}))
         if i % 10 == 9:
             store.append_event("p", Event("undo", annotator=name))
+        # read what the other writer committed, as a session's sync() does between labels
+        seen = max([seen, *(e.id for e in store.events("p", after_id=seen))])
     store.close()
 
 

@@ -40,9 +40,9 @@ from threadpoolctl import threadpool_limits
 from rlscore.kernels import GRAPH_ALIASES, GRAPH_KERNELS, VECTOR_KERNELS, kernel_matrix
 from rlscore.klr import (
     fisher_blocks,
+    fisher_factor,
     newton_representer,
     probabilities,
-    psd_sqrt_blocks,
     targets,
     whitened_matrix,
 )
@@ -58,33 +58,39 @@ _CHUNK_ELEMENTS = 2_000_000
 
 
 # -- the risk -----------------------------------------------------------------------------------
-def woodbury_core(K_LL: np.ndarray, F_L: np.ndarray, lam: float) -> np.ndarray:
+def woodbury_core(K_LL: np.ndarray, P_L: np.ndarray, lam: float) -> np.ndarray:
     """``G = R(λI + Rᵀ(K_LL⊗I)R)⁻¹Rᵀ`` (..., lh, lh, point-major), ``RRᵀ = Z̄`` the Fisher blocks.
 
     Equal to ``(λZ̄⁻¹ + K_LL)⁻¹`` = ``K̄⁻¹`` of eq. 4.24 when ``Z̄`` is invertible (binary), and
     well defined when it is not. Then ``H⁻¹ = (I⊗K − (I⊗K_{:L}) G (I⊗K_{L:})) / λ``.
-    Leading axes of ``K_LL`` (..., l, l) and ``F_L`` (..., l, h, h) are independent problems.
+    ``P_L`` (..., l, h') are the labeled points' probabilities; leading axes of ``K_LL``
+    (..., l, l) and ``P_L`` are independent problems.
     """
-    l, h = F_L.shape[-3], F_L.shape[-1]
+    l, h = P_L.shape[-2], P_L.shape[-1]
+    lead = P_L.shape[:-2]
     if l == 0:
-        return np.zeros((*F_L.shape[:-3], 0, 0))
-    S = psd_sqrt_blocks(F_L)
-    W_inv = np.linalg.inv(whitened_matrix(K_LL, S, lam))
-    W_inv = W_inv.reshape(*W_inv.shape[:-2], l, h, l, h)
-    G = np.einsum("...iac,...icjd,...jde->...iaje", S, W_inv, S, optimize=True)
-    return G.reshape(*G.shape[:-4], l * h, l * h)
+        return np.zeros((*lead, 0, 0))
+    R = fisher_factor(P_L)
+    W_inv = np.linalg.inv(whitened_matrix(K_LL, R, lam)).reshape(*lead, l, h, l * h)
+    # left: R_i W⁻¹[i, :]; right: (·)[:, j] R_jᵀ
+    Y = (R @ W_inv).reshape(*lead, l, h, l, h)
+    Y = np.moveaxis(Y, -2, -4).reshape(*lead, l, l * h, h)  # (j, (i, a), d)
+    G = Y @ np.swapaxes(R, -1, -2)  # (j, (i, a), e)
+    G = np.moveaxis(G.reshape(*lead, l, l, h, h), -4, -2)  # (i, a, j, e)
+    return G.reshape(*lead, l * h, l * h)
 
 
 def _posterior_diag(G, K_LU, k_UU, h, lam) -> np.ndarray:
     """Diagonal blocks ``[H⁻¹]_jj`` (..., u, h, h) for the pool points U."""
-    post = np.zeros((*K_LU.shape[:-2], K_LU.shape[-1], h, h))
+    lead, (l, u) = K_LU.shape[:-2], K_LU.shape[-2:]
+    post = np.zeros((*lead, u, h, h))
     post[..., np.arange(h), np.arange(h)] = np.asarray(k_UU)[..., None]
-    l = K_LU.shape[-2]
     if l:
-        G4 = np.moveaxis(G.reshape(*G.shape[:-2], l, h, l, h), (-3, -1), (-4, -3))
-        KU = K_LU[..., None, None, :, :]
-        Q = np.sum((G4 @ KU) * KU, axis=-2)  # (..., h, h, u)
-        post -= np.moveaxis(Q, -1, -3)
+        # Q[a, e, j] = Σ_{i,i'} K_ij G[(i,a),(i',e)] K_i'j
+        Gt = np.swapaxes(G.reshape(*lead, l, h, l, h), -1, -2).reshape(*lead, l * h * h, l)
+        GK = (Gt @ K_LU).reshape(*lead, l, h * h, u)
+        Q = np.einsum("...iu,...iqu->...uq", K_LU, GK).reshape(*lead, u, h, h)
+        post -= Q
     return post / lam
 
 
@@ -92,8 +98,8 @@ def aoptimal_risk_terms(
     K_LL: np.ndarray,
     K_LU: np.ndarray,
     k_UU: np.ndarray,
-    F_L: np.ndarray,
-    F_U: np.ndarray,
+    P_L: np.ndarray,
+    P_U: np.ndarray,
     lam: float,
 ) -> np.ndarray:
     """Per-point A-optimal risk ``Σ_c q_jcᵀ H⁻¹ q_jc`` for the points U (SPEC §6 ✔).
@@ -102,21 +108,24 @@ def aoptimal_risk_terms(
     ----------
     K_LL, K_LU, k_UU
         Kernel among the labeled points, between labeled and U, and ``diag(K)`` on U.
-    F_L, F_U
-        Fisher blocks (n, h', h') of the labeled points and of U (:func:`fisher_blocks`).
-        Leading axes (stacks of independent problems) are allowed on every argument.
+    P_L, P_U
+        Model probabilities (n, h') of the labeled points and of U: one column (positive
+        class) for binary, h columns for softmax. Leading axes (stacks of independent
+        problems) are allowed on every argument.
     lam
         Regularisation λ.
 
     Returns
     -------
     ndarray (..., u)
-        ``(1/λ)(‖F_j‖²_F K_jj − tr(F_j² Q_j))``, ``Q_j = (I⊗k̄_j)ᵀ G (I⊗k̄_j)``; for binary
-        ``(σ_j(1 − σ_j))² [H⁻¹]_jj`` (eq. 4.23 with the 1/λ the paper drops).
+        ``(1/λ)(‖F_j‖²_F K_jj − tr(F_j² Q_j))``, ``Q_j = (I⊗k̄_j)ᵀ G (I⊗k̄_j)``, ``F_j`` the
+        Fisher block; for binary ``(σ_j(1 − σ_j))² [H⁻¹]_jj`` (eq. 4.23 with the 1/λ the paper
+        drops).
     """
-    h = F_U.shape[-1]
-    G = woodbury_core(K_LL, F_L, lam)
+    h = P_U.shape[-1]
+    G = woodbury_core(K_LL, P_L, lam)
     post = _posterior_diag(G, K_LU, k_UU, h, lam)
+    F_U = fisher_blocks(P_U)
     return np.einsum("...uab,...uab->...u", post, F_U @ F_U)
 
 
@@ -194,10 +203,13 @@ class _KLRPoolStrategy(QueryStrategy):
         Z = check_matrix(Z, "Z")
         if Z.shape[1] != self.X_.shape[1]:
             raise ValueError(f"Z has {Z.shape[1]} features but the pool has {self.X_.shape[1]}")
-        Kz = kernel_matrix(
-            Z, self.X_[self._L], kernel=self.kernel, sigma=self.sigma, degree=self.degree
-        )
-        f = Kz @ self._alpha if self._L else np.zeros((Z.shape[0], self._h))
+        if self._L:
+            Kz = kernel_matrix(
+                Z, self.X_[self._L], kernel=self.kernel, sigma=self.sigma, degree=self.degree
+            )
+            f = Kz @ self._alpha
+        else:
+            f = np.zeros((Z.shape[0], self._h))
         return f[:, 0] if self._h == 1 else f
 
     def predict_proba_at(self, Z) -> np.ndarray:
@@ -352,8 +364,8 @@ class AOptimalKLR(_KLRPoolStrategy):
             K[np.ix_(L, L)],
             K[np.ix_(L, U)],
             self._diagK[U],
-            fisher_blocks(P[L]),
-            fisher_blocks(P[U]),
+            P[L],
+            P[U],
             self._lam,
         )
 
@@ -462,9 +474,9 @@ class AOptimalKLR(_KLRPoolStrategy):
             alpha, _ = newton_representer(KB, TB, lam, alpha0=alpha0)
             P_L = probabilities(KB @ alpha)
             P_U = probabilities(np.swapaxes(KUB, 1, 2) @ alpha)
-            terms = aoptimal_risk_terms(
-                KB, KUB, self._diagK[U], fisher_blocks(P_L), fisher_blocks(P_U), lam
-            ).reshape(m, n_classes, u)
+            terms = aoptimal_risk_terms(KB, KUB, self._diagK[U], P_L, P_U, lam).reshape(
+                m, n_classes, u
+            )
             # the candidate is labeled after the query: it leaves the sum over U
             terms[np.arange(m), :, pos_in_U[s0 : s0 + chunk]] = 0.0
             out[s0 : s0 + m] = terms.sum(axis=-1)
@@ -476,7 +488,7 @@ class AOptimalKLR(_KLRPoolStrategy):
         # small class axes are loops over contiguous planes rather than strided reductions.
         K, lam, h, n_classes, L, U, pos_in_U, K_LU = self._scoring_context(cands)
         l, u = len(L), U.size
-        G = woodbury_core(K[np.ix_(L, L)], fisher_blocks(self._P[L]), lam)
+        G = woodbury_core(K[np.ix_(L, L)], self._P[L], lam)
         G_t = G.reshape(l, h, l, h).transpose(0, 1, 3, 2).reshape(l * h * h, l)
         # [H⁻¹]_jj as planes (h, h, 1, u)
         post_U = np.moveaxis(_posterior_diag(G, K_LU, self._diagK[U], h, lam), 0, -1)[:, :, None]

@@ -14,8 +14,11 @@ Teaching point i with class y is a rank-one update, eqs. 3.53 and 3.55:
 from the remaining labels, so undo leaves the state equal to the never-labeled one.
 
 Memory: two n × n float64 matrices (``K`` and ``D``), i.e. ``16 n²`` bytes — 16 MB at
-n = 1000, 400 MB at 5000, 1.6 GB at 10 000, 6.4 GB at 20 000. A pool needing more than 80 %
-of the available memory is refused with a ``MemoryError`` before anything is allocated.
+n = 1000, 400 MB at 5000, 1.6 GB at 10 000, 6.4 GB at 20 000 (the largest pool for ``M`` bytes
+of free memory is about ``√(0.8 M / 16)``: 35 000 points in 24 GB). The risk pass works in
+1 MiB blocks on top of that. A pool needing more than 80 % of the available memory
+(``MemAvailable``) is refused with a ``MemoryError`` before anything is allocated. The
+baselines (:mod:`rlscore.query.baselines`) keep only ``K``.
 """
 
 from __future__ import annotations
@@ -53,8 +56,9 @@ class RLSPoolStrategy(QueryStrategy):
         Per-class loss weights ``w_y`` (Paskov's ``W^L``; one weight per class, shared by the
         one-vs-all classifiers so that they share ``D``). ``"balanced"`` uses
         ``w_c = l / (T · l_c)`` from the ``l`` labels so far (all 1 until every class has a
-        label); the state is rebuilt whenever these weights change. A dict maps classes to
-        weights; missing classes get 1.
+        label; binary: ``l/(2l₊)``, ``l/(2l₋)`` as in ``RLSClassifier``); the state is rebuilt
+        whenever these weights change, in O(n² l) (BLAS ``syrk``) instead of the O(n²)
+        rank-one update. A dict maps classes to weights; missing classes get 1.
     bias_corrected : bool or None
         Divide each class's term of the risk by its weight (eqs. 3.49–3.50). ``None`` means
         "when ``class_weight`` is set".
@@ -137,7 +141,7 @@ class RLSPoolStrategy(QueryStrategy):
         L = np.asarray(self.labeled_)
         e = np.zeros(L.size)
         e[pos] = 1.0
-        g = scipy.linalg.solve(self._gram(L, classes), e, assume_a="pos")
+        g = scipy.linalg.cho_solve(scipy.linalg.cho_factor(self._gram(L, classes)), e)
         u = self._K[:, L] @ g
         _symmetric_rank_one(self._D, u / np.sqrt(g[pos]), 1.0)
         self._m = self._predictions(rest, rest_classes)
@@ -158,7 +162,9 @@ class RLSPoolStrategy(QueryStrategy):
         if not labeled:
             return np.zeros_like(self._m)
         L = np.asarray(labeled)
-        c = scipy.linalg.solve(self._gram(L, classes), self._targets(classes), assume_a="pos")
+        c = scipy.linalg.cho_solve(
+            scipy.linalg.cho_factor(self._gram(L, classes)), self._targets(classes)
+        )
         return self._K[:, L] @ c
 
     def _build(self, labeled, classes) -> None:

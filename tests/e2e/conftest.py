@@ -10,7 +10,6 @@ import os
 from pathlib import Path
 
 import pytest
-
 from streamlit_server import CHROMIUM_ARGS, REPO, StreamlitServer, chromium_executable
 
 ARTIFACTS = REPO / "tests" / "e2e" / "artifacts"
