@@ -23,6 +23,7 @@ Run ``python benchmarks/aopt_speed.py`` (full) or ``--quick`` (M ≤ 1000, fewer
 from __future__ import annotations
 
 import argparse
+import os
 import time
 
 import numpy as np
@@ -120,17 +121,18 @@ def speed_table(sizes, classes, labels, repeats, exact_max):
                 exact.exact_label_risks(cands)
                 t_exact, mark = (time.perf_counter() - t0) * u / cands.size, "~"
             if M <= 1000:
-                t_naive, nmark = naive_seconds_per_candidate(gk, y, exact) * u, "~"
-                naive = f"{nmark}{t_naive:9.1f}"
+                naive = f"~{naive_seconds_per_candidate(gk, y, exact) * u:.1f}"
             else:
-                naive = f"{'skipped':>10}"
+                naive = "skipped"
             i, _ = fast.next_query()
             t0 = time.perf_counter()
             fast.teach(i, int(y[i]))
             t_teach = time.perf_counter() - t0
+            exact_txt = f"{mark}{t_exact:.2f}".strip()
             print(
-                f"{M:5d} {T:2d} {t_fast:8.3f} {t_sub:9.3f} {mark}{t_exact:9.2f} {naive} "
-                f"{t_teach:7.3f}   (graph kernel build {t_kernel:.1f} s)"
+                f"{M:5d} {T:2d} {t_fast:8.3f} {t_sub:9.3f} {exact_txt:>10} {naive:>10} "
+                f"{t_teach:7.3f}   (graph kernel build {t_kernel:.1f} s; load average "
+                f"{os.getloadavg()[0]:.1f})"
             )
             rows.append((M, T, t_fast, t_sub, t_exact))
     return rows
@@ -159,7 +161,7 @@ def agreement(classes, queries, pools, labels=None):
         print(
             f"  T = {T}: same point chosen on {agree}/{n} states ({100 * agree / n:.0f} %); "
             f"accuracy after {queries} queries, exact − fast: mean {100 * np.mean(gaps):+.1f} "
-            f"points, per pool {[round(100 * g, 1) for g in gaps]}"
+            f"points, per pool {[round(100 * float(g), 1) for g in gaps]}"
         )
 
 

@@ -812,11 +812,15 @@ class LabelingSession:
         if len(idx) < 3 or len(set(y.tolist())) < 2:
             return None
         kernel = self.params["kernel"]
-        if kernel not in ("linear", "polynomial", "rbf"):
-            kernel = "rbf"  # graph kernels live on the whole pool; LOO on L uses RBF
-        clf = RLSClassifier(kernel=kernel, sigma=self.params["sigma"], lam=lam)
-        clf.fit(self.project.X[idx], np.asarray(y.tolist()))
-        return clf, y
+        labels = np.asarray(y.tolist())
+        if kernel in ("linear", "polynomial", "rbf") or self._kernel_cache is None:
+            kernel = kernel if kernel in ("linear", "polynomial", "rbf") else "rbf"
+            clf = RLSClassifier(kernel=kernel, sigma=self.params["sigma"], lam=lam)
+            return clf.fit(self.project.X[idx], labels), y
+        # graph kernels exist on the whole pool only: LOO on L uses the pool kernel's block
+        K = self._kernel_cache[1]
+        clf = RLSClassifier(kernel="precomputed", lam=lam)
+        return clf.fit(K[np.ix_(idx, idx)], labels), y
 
     def _loo_lam(self) -> float | None:
         fit = self._fit_rls("auto")

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 from sklearn.base import BaseEstimator
 
+from rlscore.confidence import predicted_index, soft_probabilities
 from rlscore.kernels import pool_kernel
 from rlscore.validation import check_matrix
 
@@ -130,21 +131,11 @@ class QueryStrategy(BaseEstimator):
 
         ``p̂ = clip((f + 1)/2, 0, 1)`` per one-vs-all classifier (SPEC §1, §4).
         """
-        f = np.asarray(self.decision_function(), dtype=np.float64)
-        if f.ndim == 1:
-            p = np.clip((f + 1.0) / 2.0, 0.0, 1.0)
-            return np.column_stack([1.0 - p, p])
-        p = np.clip((f + 1.0) / 2.0, 0.0, 1.0)
-        tot = p.sum(axis=1, keepdims=True)
-        uniform = np.full_like(p, 1.0 / p.shape[1])
-        return np.divide(p, tot, out=uniform, where=tot > 0)
+        return soft_probabilities(self.decision_function())
 
     def predict(self) -> np.ndarray:
         """Predicted class of every pool point."""
-        f = np.asarray(self.decision_function())
-        if f.ndim == 1:
-            return self.classes_[(f > 0).astype(int)]
-        return self.classes_[np.argmax(f, axis=1)]
+        return self.classes_[predicted_index(self.decision_function())]
 
     # -- helpers for subclasses ------------------------------------------------------------
     def class_index(self, label) -> int:
