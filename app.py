@@ -18,6 +18,9 @@ from rlscore import figures
 
 def label_page() -> None:
     """The Label page: query, labels, plot, progress (the app's default page)."""
+    import sys as _s
+    _t0 = time.perf_counter()
+    def _T(msg): print(f"TIMING {msg} {time.perf_counter()-_t0:.3f}", file=_s.stderr, flush=True)
     app_state.project_selector()
     p = app_state.learner_sidebar()
     show_contours = st.sidebar.toggle("Confidence contours (f = ±0.5)", key="show_contours")
@@ -40,9 +43,7 @@ def label_page() -> None:
         return class_names.get(str(c)) or str(c)
 
     # -- actions (callbacks run before the page is drawn, so it shows their result) -------------
-    def _reset_plot() -> None:
-        # a new chart key drops plotly's own selection (which would dim the other points)
-        st.session_state["plot_gen"] = st.session_state.get("plot_gen", 0) + 1
+    def _deselect() -> None:
         st.session_state.pop("selected", None)
 
     def _seconds_on(i: int) -> float | None:
@@ -59,7 +60,7 @@ def label_page() -> None:
                 action(*args)
             except ValueError as exc:
                 st.session_state["flash"] = ("warning", str(exc))
-        _reset_plot()
+        _deselect()
 
     def _label(i: int, label) -> None:
         _act(lambda: s.label(i, label, seconds=_seconds_on(i), annotator=p["annotator"]))
@@ -82,9 +83,12 @@ def label_page() -> None:
         points = state["selection"]["points"] if state else []
         i = figures.clicked_index(points[0]) if points else None
         if i is not None:
-            _reset_plot()
+            # A new chart key drops plotly's own selection, which would dim the other points.
+            # Only here: an unchanged key lets the browser update the chart in place (fast).
+            st.session_state["plot_gen"] = st.session_state.get("plot_gen", 0) + 1
             st.session_state["selected"] = i
 
+    _T("start-state")
     # -- state for this run -------------------------------------------------------------------
     with handle.lock:
         engine = s.engine
@@ -145,6 +149,7 @@ def label_page() -> None:
     )
     cols[3].metric("Skipped", len(skipped))
 
+    _T("before-plot")
     plot_col, panel_col = st.columns([3, 2], gap="medium")
 
     # -- the pool -----------------------------------------------------------------------------
@@ -190,6 +195,7 @@ def label_page() -> None:
                 "Click any point to label it instead."
             )
 
+    _T("after-plot")
     # -- the query panel ----------------------------------------------------------------------
     with panel_col:
         if target is None:
@@ -201,7 +207,7 @@ def label_page() -> None:
             if selected is not None:
                 st.subheader(f"Selected point #{target}")
                 st.caption(f"id {ident} · picked in the plot (the query is #{query})")
-                st.button("Back to the query", on_click=_reset_plot, key="back")
+                st.button("Back to the query", on_click=_deselect, key="back")
             else:
                 st.subheader(f"Next query: point #{target}")
                 st.caption(f"id {ident} · proposed by {app_state.STRATEGY_LABELS[p['strategy']]}")
@@ -217,7 +223,8 @@ def label_page() -> None:
                 )
             values = pd.DataFrame({"feature": project.feature_names, "value": project.X[target]})
             with st.expander("Feature values", expanded=len(values) <= 12):
-                st.dataframe(values.set_index("feature"), height=min(35 * len(values) + 38, 320))
+                # a static table: much lighter in the browser than the interactive grid
+                st.table(values.set_index("feature"))
 
             a, b = st.columns(2)
             a.metric(
@@ -312,5 +319,8 @@ def label_page() -> None:
             )
 
 
+_tt = time.perf_counter()
 st.set_page_config(page_title="rlscore · Label", page_icon="🏷️", layout="wide")
 label_page()
+import sys
+print(f"TIMING end {time.perf_counter()-_tt:.3f}", file=sys.stderr, flush=True)

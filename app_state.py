@@ -75,7 +75,7 @@ def get_store():
     return _store(db_path())
 
 
-@st.cache_resource(max_entries=3, show_spinner="Building the kernel and the query engine…")
+@st.cache_resource(max_entries=2, show_spinner="Building the kernel and the query engine…")
 def _session(
     path: str | None,
     project: str,

@@ -23,7 +23,8 @@ Strategies: ``aopt`` (exact mode — Yajima's definition, a refit per candidate 
 ``aopt-fast`` (one warm-started Newton step), ``RQ`` and ``MUQ`` (maximum KLR entropy).
 
 Run ``python benchmarks/reproduce_yajima.py`` (full: about 10 minutes on 2 shared cores) or
-``--quick`` (3 trials, 8 queries, digits only). Writes ``benchmarks/out/reproduce_yajima.html``.
+``--quick`` (3 trials, 8 queries, digits only). Writes ``benchmarks/out/reproduce_yajima.html``
+(self-contained: plotly.js is embedded, so it opens offline).
 """
 
 from __future__ import annotations
@@ -218,7 +219,7 @@ def write_html(path, results):
         fh.write(
             "<html><head><meta charset='utf-8'><title>Yajima reproduction</title></head><body>"
         )
-        fh.write(fig.to_html(full_html=False, include_plotlyjs="cdn"))
+        fh.write(fig.to_html(full_html=False, include_plotlyjs=True))
         fh.write(text + "</body></html>")
 
 

@@ -10,13 +10,21 @@ from rlscore.kernels import graph_kernel, kernel_matrix, pool_kernel
 from rlscore.labeling import LabelingSession, export_labels
 from rlscore.projects import Project, ProjectInputError, project_from_table, read_table
 from rlscore.query import STRATEGIES, QueryStrategy, make_strategy
+from rlscore.query.arls import ARLS
+from rlscore.query.baselines import EntropyQuery, RandomQuery, UncertaintyQuery
 from rlscore.rls import RLSClassifier, RLSPath
+from rlscore.simulate import simulate
 from rlscore.storage import Event, LabelStore, SQLiteLabelStore, open_store
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "ARLS",
     "STRATEGIES",
+    "EntropyQuery",
+    "RandomQuery",
+    "UncertaintyQuery",
+    "simulate",
     "Dataset",
     "Event",
     "LabelStore",

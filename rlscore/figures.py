@@ -34,6 +34,8 @@ PALETTE = (
 )
 SYMBOLS = ("circle", "square", "diamond", "triangle-up", "cross", "triangle-down", "pentagon")
 UNDECIDED = "#b0b0b0"
+#: pools larger than this draw their unlabeled points with WebGL (see :func:`pool_figure`)
+WEBGL_MIN_POINTS = 1000
 
 
 def class_color(position: int) -> str:
@@ -150,6 +152,7 @@ def pool_figure(
     confidence_contours: bool = False,
     title: str | None = None,
     height: int = 560,
+    webgl: bool | None = None,
 ) -> go.Figure:
     """Scatter of the pool with labels, predictions, the next query and a decision boundary.
 
@@ -180,6 +183,9 @@ def pool_figure(
         Also draw, for binary data, the contours ``f = ±0.5`` (soft confidence 0.75).
     title : str, optional
     height : int
+    webgl : bool, optional
+        Draw the unlabeled points with WebGL (``Scattergl``); default: when the pool has more
+        than :data:`WEBGL_MIN_POINTS` points, where SVG markers make the browser slow.
 
     Returns
     -------
@@ -188,6 +194,8 @@ def pool_figure(
     """
     xy = np.asarray(xy, dtype=float)
     n = xy.shape[0]
+    if webgl is None:
+        webgl = n > WEBGL_MIN_POINTS
     classes = list(classes)
     position = {c: k for k, c in enumerate(classes)}
     idx = np.arange(n)
@@ -215,13 +223,17 @@ def pool_figure(
 
     unlabeled = ~is_labeled & ~is_skipped
     if predicted is None:
-        fig.add_trace(_points(xy, idx[unlabeled], UNDECIDED, 7, "unlabeled", opacity=0.6))
+        fig.add_trace(
+            _points(xy, idx[unlabeled], UNDECIDED, 7, "unlabeled", opacity=0.6, webgl=webgl)
+        )
     else:
         predicted = np.asarray(predicted)
         conf = np.ones(n) if confidence is None else np.asarray(confidence, dtype=float)
         chance = 1.0 / max(len(classes), 2)
         undecided = unlabeled & (conf <= chance + 1e-9)
-        fig.add_trace(_points(xy, idx[undecided], UNDECIDED, 7, "unlabeled (undecided)", 0.6))
+        fig.add_trace(
+            _points(xy, idx[undecided], UNDECIDED, 7, "unlabeled (undecided)", 0.6, webgl=webgl)
+        )
         for c in classes:
             members = idx[unlabeled & ~undecided & (predicted == c)]
             if members.size == 0:
@@ -237,6 +249,7 @@ def pool_figure(
                     f"predicted {c}",
                     opacity=0.2 + 0.7 * strength,
                     hover=[f"p={v:.2f}" for v in conf[members]],
+                    webgl=webgl,
                 )
             )
     if is_skipped.any():
@@ -320,10 +333,11 @@ def _points(
     line: float = 0,
     line_color: str = "black",
     hover: Sequence[str] | None = None,
-) -> go.Scatter:
+    webgl: bool = False,
+) -> go.Scatter | go.Scattergl:
     members = np.asarray(members, dtype=int)
     text = [f"#{i}" + (f" {h}" if hover is not None else "") for i, h in _zip_hover(members, hover)]
-    return go.Scatter(
+    return (go.Scattergl if webgl else go.Scatter)(
         x=xy[members, 0],
         y=xy[members, 1],
         mode="markers",

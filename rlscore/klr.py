@@ -232,7 +232,7 @@ def newton_representer(
         if not np.all(np.isfinite(grad)):
             raise KLRConvergenceError(
                 f"kernel logistic regression produced non-finite values (lam={lam:g}): "
-                "check the kernel matrix for NaN or overflow"
+                "check the kernel matrix for NaN, or increase lam"
             )
         act = np.flatnonzero(grad > tol)
         if act.size == 0:

@@ -40,8 +40,9 @@ from pathlib import Path
 import numpy as np
 
 from rlscore.memory import require_memory, square_matrices_bytes
-from rlscore.projects import Project, _plain
+from rlscore.projects import Project
 from rlscore.query import NoCandidatesError, QueryStrategy, make_strategy, strategy_class
+from rlscore.serialization import plain_scalar
 from rlscore.storage import Event, LabelStore, UnknownProjectError
 
 #: parameters of a session that define the engine (a change rebuilds it)
@@ -644,7 +645,7 @@ class LabelingSession:
         """
         with self._lock:
             i = self._check_point(i)
-            label = _plain(label)
+            label = plain_scalar(label)
             if label not in self.project.classes:
                 raise ValueError(
                     f"label {label!r} is not one of the classes {self.project.classes}"

@@ -24,6 +24,8 @@ from typing import BinaryIO
 import numpy as np
 import pandas as pd
 
+from rlscore.serialization import jsonable, plain_scalar
+
 #: encodings tried in order; latin-1 decodes any byte string, so it is the last resort
 CSV_ENCODINGS = ("utf-8-sig", "latin-1")
 CSV_DELIMITERS = (",", ";", "\t")
@@ -97,13 +99,13 @@ class Project:
         self.ids = [str(i) for i in self.ids]
         if len(self.ids) != n:
             raise ProjectInputError(f"{len(self.ids)} ids for {n} points")
-        self.classes = [_plain(c) for c in self.classes]
+        self.classes = [plain_scalar(c) for c in self.classes]
         if len(self.classes) < 2 or len(set(self.classes)) != len(self.classes):
             raise ProjectInputError(
                 f"a project needs at least 2 distinct classes, got {self.classes!r}"
             )
         if self.truth is not None:
-            truth = np.asarray([_plain(t) for t in self.truth], dtype=object)
+            truth = np.asarray([plain_scalar(t) for t in self.truth], dtype=object)
             if truth.shape != (n,):
                 raise ProjectInputError(f"{truth.size} true labels for {n} points")
             unknown = set(truth.tolist()) - set(self.classes)
@@ -113,15 +115,6 @@ class Project:
                     f"{self.classes!r}"
                 )
             self.truth = truth
-
-
-def _plain(value):
-    """A JSON-friendly Python scalar: numpy scalars -> Python, integral floats -> int."""
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return value
 
 
 def _rows(mask: np.ndarray) -> str:
@@ -453,7 +446,7 @@ def _ids(s: pd.Series, col: str) -> list[str]:
         raise ProjectInputError(
             f"id column {col!r} is empty in {_rows(s.isna().to_numpy())}: every point needs an id"
         )
-    ids = [str(_plain(v)) for v in s.tolist()]
+    ids = [str(plain_scalar(v)) for v in s.tolist()]
     dup = [i for i, k in Counter(ids).items() if k > 1]
     if dup:
         raise ProjectInputError(
@@ -466,7 +459,7 @@ def _ids(s: pd.Series, col: str) -> list[str]:
 def _class_list(class_names) -> list:
     if isinstance(class_names, dict):
         class_names = list(class_names.values())
-    classes = [_plain(c) for c in class_names]
+    classes = [plain_scalar(c) for c in class_names]
     classes = [c.strip() if isinstance(c, str) else c for c in classes]
     if len(classes) < 2 or len(set(classes)) != len(classes) or "" in classes:
         raise ProjectInputError(
@@ -481,7 +474,7 @@ def _truth(s: pd.Series, col: str, class_names) -> tuple[np.ndarray, list]:
             f"truth column {col!r} has missing labels in {_rows(s.isna().to_numpy())}: fill "
             "them in, or create the project without a truth column"
         )
-    raw = [_plain(v) for v in s.tolist()]
+    raw = [plain_scalar(v) for v in s.tolist()]
     values = _sorted_values(raw)
     if len(values) < 2:
         raise ProjectInputError(
@@ -491,7 +484,7 @@ def _truth(s: pd.Series, col: str, class_names) -> tuple[np.ndarray, list]:
     if class_names is None:
         return np.asarray(raw, dtype=object), values
     if isinstance(class_names, dict):
-        mapping = {_plain(k): v for k, v in class_names.items()}
+        mapping = {plain_scalar(k): v for k, v in class_names.items()}
         # keys typed in a text box arrive as strings: match them to the values' text too
         mapping.update(
             {k: mapping[str(k)] for k in values if k not in mapping and str(k) in mapping}
@@ -510,7 +503,7 @@ def _truth(s: pd.Series, col: str, class_names) -> tuple[np.ndarray, list]:
             )
         mapping = dict(zip(values, names, strict=True))
     classes = _class_list([mapping[v] for v in values])
-    return np.asarray([_plain(mapping[v]) for v in raw], dtype=object), classes
+    return np.asarray([plain_scalar(mapping[v]) for v in raw], dtype=object), classes
 
 
 def _sorted_values(values) -> list:
@@ -521,7 +514,7 @@ def _sorted_values(values) -> list:
 def truth_values(df: pd.DataFrame, column: str) -> list:
     """The distinct values of a truth column, in the order :func:`project_from_table` pairs
     them with a list of class names (missing values left out)."""
-    return _sorted_values(_plain(v) for v in df[column].dropna().tolist())
+    return _sorted_values(plain_scalar(v) for v in df[column].dropna().tolist())
 
 
 def parse_class_names(text: str) -> list | None:
@@ -553,21 +546,8 @@ def project_from_sample(name: str) -> Project:
         ids=[str(i) for i in range(ds.X.shape[0])],
         truth=np.asarray(ds.y),
         classes=list(classes),
-        meta=_jsonable(meta),
+        meta=jsonable(meta),
     )
-
-
-def _jsonable(obj):
-    """Meta values as plain JSON types (tuples -> lists, numpy -> Python)."""
-    if isinstance(obj, dict):
-        return {str(k): _jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, list | tuple):
-        return [_jsonable(v) for v in obj]
-    if isinstance(obj, np.ndarray):
-        return obj.tolist()
-    if isinstance(obj, np.generic):
-        return obj.item()
-    return obj
 
 
 __all__ = [

@@ -31,8 +31,8 @@ import numpy as np
 from sklearn.base import clone
 
 from rlscore.kernels import is_graph_kernel
-from rlscore.projects import _jsonable  # one JSON conversion for the package
 from rlscore.query import STRATEGIES, NoCandidatesError, QueryStrategy, make_strategy
+from rlscore.serialization import jsonable
 from rlscore.validation import check_labels, check_matrix
 
 #: ``progress(done, total)`` — called after every query (``done`` counts queries over all seeds)
@@ -96,7 +96,7 @@ class SimulationResult:
 
     def to_dict(self) -> dict:
         """JSON-serialisable dictionary (labels as plain Python values)."""
-        return _jsonable(asdict(self))
+        return jsonable(asdict(self))
 
 
 def simulate(
@@ -174,8 +174,11 @@ def simulate(
             q.set_params(seed=seed)
         q.start(X, classes, K=K)
         start = np.random.default_rng(seed).choice(X.shape[0], size=init, replace=False)
-        for i in start:
-            q.teach(int(i), y[i])
+        if hasattr(q, "teach_many"):  # one build instead of one update per label
+            q.teach_many([int(i) for i in start], [y[i] for i in start])
+        else:
+            for i in start:
+                q.teach(int(i), y[i])
         run = Run(seed=int(seed), init=[int(i) for i in start])
         run.steps.append(_record(q, 0, None, None, None, 0.0, X_val, y_val))
         for t in range(1, queries + 1):
@@ -196,8 +199,8 @@ def simulate(
         runs.append(run)
     return SimulationResult(
         strategy=name,
-        params=_jsonable(template.get_params()),
-        classes=_jsonable(list(classes)),
+        params=jsonable(template.get_params()),
+        classes=jsonable(list(classes)),
         validation=where,
         n_pool=int(X.shape[0]),
         runs=runs,

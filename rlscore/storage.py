@@ -28,7 +28,8 @@ from pathlib import Path
 
 import numpy as np
 
-from rlscore.projects import Project, _plain, project_from_sample
+from rlscore.projects import Project, project_from_sample
+from rlscore.serialization import plain_scalar
 
 #: environment variable naming the database file
 DB_ENV = "RLSCORE_DB"
@@ -281,7 +282,8 @@ class SQLiteLabelStore(LabelStore):
         return [r[0] for r in rows]
 
     def create_project(self, project: Project) -> None:
-        truth = None if project.truth is None else json.dumps([_plain(t) for t in project.truth])
+        truth = project.truth
+        truth = None if truth is None else json.dumps([plain_scalar(t) for t in truth])
         row = (
             project.name,
             time.time(),
@@ -384,7 +386,7 @@ class SQLiteLabelStore(LabelStore):
         """
         if event.kind not in EVENT_KINDS:
             raise ValueError(f"event kind must be one of {EVENT_KINDS}, got {event.kind!r}")
-        label = _plain(event.label)
+        label = plain_scalar(event.label)
         timestamp = time.time() if event.timestamp is None else float(event.timestamp)
         with self._write() as c:
             uid = self._uid(c, name)
@@ -475,7 +477,7 @@ class SQLiteLabelStore(LabelStore):
 
 
 def _plain_params(params: dict) -> dict:
-    return {str(k): _plain(v) for k, v in (params or {}).items()}
+    return {str(k): plain_scalar(v) for k, v in (params or {}).items()}
 
 
 __all__ = [

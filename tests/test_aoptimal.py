@@ -7,7 +7,7 @@ import pytest
 from sklearn.datasets import load_digits
 
 from rlscore.kernels import graph_kernel, rbf_kernel
-from rlscore.klr import KernelLogisticRegression, probabilities
+from rlscore.klr import KernelLogisticRegression, KLRConvergenceError, probabilities
 from rlscore.query import make_strategy
 from rlscore.query.aoptimal import AOptimalKLR, MaxEntropyKLR, aoptimal_risk_terms
 
@@ -357,3 +357,15 @@ def test_rbf_strategy_predicts_new_points_like_the_estimator():
     g = AOptimalKLR(kernel="graph", lam=LAM).start(X, [0, 1])
     with pytest.raises(ValueError, match="pool only"):
         g.predict_at(Z)
+
+
+def test_a_failed_fit_keeps_the_labels_and_the_model():
+    # separable labels and a tiny λ: Newton gives up; the strategy must stay as it was
+    X = np.array([[0.0], [0.1], [0.2], [5.0], [5.1], [5.2]])
+    s = AOptimalKLR(kernel="linear", lam=1e-300).start(X, [-1, 1])
+    s.teach(0, -1)
+    before = s.decision_function()
+    with pytest.raises(KLRConvergenceError, match="increase lam"):
+        s.teach(5, 1)
+    assert s.labeled_ == [0] and s.labels_ == [-1]
+    np.testing.assert_array_equal(s.decision_function(), before)

@@ -328,3 +328,47 @@ def test_labels_survive_a_fresh_app_session(db):
     assert _query(again) == q_next
     assert _log(db, "two_moons").labels == first
     assert np.isfinite(float(_metric(again, "Estimated risk of the pool")))
+
+
+def test_two_tabs_on_one_project_keep_every_label(db):
+    a, b = _open("two_moons"), _open("two_moons")
+    q0 = _query(a)
+    assert _query(b) == q0
+    a.button(key="label_1").click()
+    _ok(a.run())
+    # tab b still shows q0 and labels it too: a relabel, both events kept in the log
+    b.button(key="label_0").click()
+    _ok(b.run())
+    with open_store(db) as store:
+        events = [e for e in store.events("two_moons") if e.kind == "label"]
+    assert [(e.point, e.label) for e in events] == [(q0, 1), (q0, -1)]
+    q1 = _query(b)
+    b.button(key="label_1").click()
+    _ok(b.run())
+    _ok(a.run())
+    assert _progress_text(a) == "Labeled 2 of 220"
+    assert _log(db, "two_moons").labels == {q0: -1, q1: 1}
+
+
+def test_every_strategy_and_kernel_renders_and_labels(db):
+    at = _open("two_moons")
+    at.button(key="auto").click()
+    _ok(at.run())
+    n = len(_log(db, "two_moons").labels)
+    for strategy in ("arls-weighted", "aopt-klr", "uncertainty", "entropy", "random", "arls"):
+        at.selectbox(key="w_strategy").set_value(strategy)
+        _ok(at.run())
+        assert not at.error, [e.value for e in at.error]
+        at.button(key="label_0").click()
+        _ok(at.run())
+        n += 1
+        assert _progress_text(at) == f"Labeled {n} of 220", strategy
+    for kernel in ("linear", "polynomial", "regularized", "normalized_regularized", "diffusion"):
+        at.selectbox(key="w_kernel").set_value(kernel)
+        _ok(at.run())
+        assert not at.error, (kernel, [e.value for e in at.error])
+        assert at.slider(key="w_sigma").disabled == (kernel != "rbf")
+        _query(at)
+    at.selectbox(key="w_kernel").set_value("von_neumann")
+    _ok(at.run())  # either works or says why, never crashes
+    assert at.error or _query(at) >= 0

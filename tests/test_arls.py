@@ -205,18 +205,44 @@ def test_relabel_is_forget_then_teach_and_changes_the_query():
     np.testing.assert_allclose(q.scores(), ref.scores(), atol=1e-9, equal_nan=True)
 
 
-def test_rebuild_after_set_params_equals_a_fresh_session():
+@pytest.mark.parametrize("class_weight", [None, "balanced"])
+def test_rebuild_after_set_params_equals_a_fresh_session(class_weight):
     X, y, _ = pool()
-    q = ARLS(sigma=SIGMA, lam=LAM).start(X, [-1, 1])
+    q = ARLS(sigma=SIGMA, lam=LAM, class_weight=class_weight).start(X, [-1, 1])
     for i in (3, 8, 12):
         q.teach(i, int(y[i]))
     q.set_params(lam=0.05, sigma=0.9)
     q.rebuild()
-    ref = ARLS(sigma=0.9, lam=0.05).start(X, [-1, 1])
+    ref = ARLS(sigma=0.9, lam=0.05, class_weight=class_weight).start(X, [-1, 1])
     for i in (3, 8, 12):
         ref.teach(i, int(y[i]))
     np.testing.assert_allclose(q.m_, ref.m_, atol=1e-10)
     np.testing.assert_allclose(q.V_, ref.V_, atol=1e-10)
+
+
+@pytest.mark.parametrize("class_weight", [None, "balanced"])
+def test_teach_many_equals_one_by_one(class_weight):
+    X, y, _ = pool()
+    picks = [5, 1, 30, 12, 7, 22]
+    one = ARLS(sigma=SIGMA, lam=LAM, class_weight=class_weight).start(X, [-1, 1])
+    for i in picks:
+        one.teach(i, int(y[i]))
+    many = ARLS(sigma=SIGMA, lam=LAM, class_weight=class_weight).start(X, [-1, 1])
+    many.teach_many(picks, [int(y[i]) for i in picks])
+    assert many.labeled_ == picks
+    np.testing.assert_allclose(many.m_, one.m_, atol=1e-10)
+    np.testing.assert_allclose(many.V_, one.V_, atol=1e-10)
+    np.testing.assert_allclose(many.scores(), one.scores(), atol=1e-9, equal_nan=True)
+
+
+def test_teach_many_keeps_the_labels_before_a_refused_one():
+    X, y, _ = pool()
+    q = ARLS(sigma=SIGMA, lam=LAM).start(X, [-1, 1])
+    with pytest.raises(ValueError, match="label 5 is not one of the classes"):
+        q.teach_many([3, 4, 6], [int(y[3]), 5, int(y[6])])
+    assert q.labeled_ == [3]
+    K = rbf_kernel(X, sigma=SIGMA)
+    assert_state_from_scratch(q, K, 2)
 
 
 # -- input and memory ---------------------------------------------------------------------

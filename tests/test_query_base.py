@@ -141,3 +141,26 @@ def test_registry_names_resolve_lazily():
         make_strategy("nope")
     with pytest.raises(ValueError, match="unknown strategy"):
         strategy_class("nope")
+
+
+def test_a_refused_rebuild_keeps_every_label(X):
+    q = from_scratch(X, [-1, 1], [(4, 1), (9, -1)])
+    before = q.decision_function().copy()
+    q.set_params(sigma=-1.0)
+    with pytest.raises(ValueError, match="sigma must be > 0"):
+        q.rebuild()
+    assert q.labeled_ == [4, 9] and q.labels_ == [1, -1]
+    np.testing.assert_array_equal(q.decision_function(), before)
+
+
+@pytest.mark.parametrize("name", sorted(STRATEGIES))
+def test_every_registered_strategy_runs_the_protocol(name, X):
+    q = make_strategy(name, sigma=1.0, lam=0.5, kernel="rbf").start(X, [-1, 1])
+    i, _ = q.next_query()
+    q.teach(i, 1)
+    j, _ = q.next_query()
+    assert j != i
+    q.teach(j, -1)
+    assert q.predict_proba().shape == (25, 2)
+    assert np.isnan(q.scores()[[i, j]]).all()
+    assert q.undo() == (j, -1)

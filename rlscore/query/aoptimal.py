@@ -160,24 +160,26 @@ class _KLRPoolStrategy(QueryStrategy):
         alpha, _ = newton_representer(self._K[np.ix_(L, L)], T, self._lam, alpha0=alpha0)
         return alpha
 
-    def _refit(self, alpha0: np.ndarray) -> None:
+    def _refit(self, L: list[int], codes: list[int], alpha0: np.ndarray) -> None:
+        # fit first, commit after: a failed Newton (KLRConvergenceError) leaves the state as
+        # it was, and the base class then records nothing either
+        if L:
+            alpha = self._fit(L, codes, alpha0)
+            beta = self._K[:, L] @ alpha
+        else:
+            alpha, beta = np.zeros((0, self._h)), np.zeros((self.n_pool_, self._h))
+        self._L, self._codes, self._alpha = L, codes, alpha
+        self._set_beta(beta)
         self._cache = None
-        if not self._L:
-            self._alpha = np.zeros((0, self._h))
-            self._set_beta(np.zeros((self.n_pool_, self._h)))
-            return
-        self._alpha = self._fit(self._L, self._codes, alpha0)
-        self._set_beta(self._K[:, self._L] @ self._alpha)
 
     def _add(self, i: int, c: int) -> None:
-        self._L.append(i)
-        self._codes.append(c)
-        self._refit(np.vstack([self._alpha, np.zeros((1, self._h))]))
+        alpha0 = np.vstack([self._alpha, np.zeros((1, self._h))])
+        self._refit([*self._L, i], [*self._codes, c], alpha0)
 
     def _remove(self, pos: int) -> None:
-        del self._L[pos]
-        del self._codes[pos]
-        self._refit(np.delete(self._alpha, pos, axis=0))
+        L = self._L[:pos] + self._L[pos + 1 :]
+        codes = self._codes[:pos] + self._codes[pos + 1 :]
+        self._refit(L, codes, np.delete(self._alpha, pos, axis=0))
 
     def decision_function(self) -> np.ndarray:
         """KLR decision values on the pool: (n,) binary (positive = ``classes_[1]``), (n, T)."""

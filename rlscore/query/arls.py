@@ -115,7 +115,37 @@ class RLSPoolStrategy(QueryStrategy):
         self._version = 0
         self._scores_cache: tuple[int, np.ndarray] | None = None
 
+    # -- batches ---------------------------------------------------------------------------
+    def teach_many(self, indices, labels) -> None:
+        """Teach several labels with one O(n² l) build of the state, instead of one update per
+        label (and, with ``"balanced"`` weights, one build per label). Use it to replay a
+        session. If a label is refused, the ones before it stay taught."""
+        self._replaying = True
+        try:
+            for i, y in zip(indices, labels, strict=True):
+                self.teach(i, y)
+        finally:
+            self._replaying = False
+            self._build_from_labels()
+
+    def _replay(self, K: np.ndarray | None) -> None:
+        """Restart from the pool and the labels (after ``set_params``) with one build."""
+        self._replaying = True
+        try:
+            super()._replay(K)
+        finally:
+            self._replaying = False
+        self._build_from_labels()
+
+    def _build_from_labels(self) -> None:
+        classes = [self.class_index(y) for y in self.labels_]
+        self._w = self._class_weights(classes)
+        self._build(list(self.labeled_), classes)
+
+    # -- state updates -----------------------------------------------------------------------
     def _add(self, i: int, c: int) -> None:
+        if getattr(self, "_replaying", False):
+            return  # teach_many / rebuild build the state once at the end
         classes = [self.class_index(y) for y in self.labels_] + [c]
         w = self._class_weights(classes)
         if not self._keeps_covariance or not np.array_equal(w, self._w):
@@ -387,25 +417,33 @@ def pool_risk(
     if not halved:
         F += 1.0
         F *= 0.5
-    # ĉ = argmax_t F (first class on ties), by a loop over the few classes: numpy's argmax
-    # along a short middle axis is several times slower
-    best = F[:, 0].copy()
-    winner = np.zeros(best.shape, dtype=np.intp)
-    for t in range(1, T):
-        np.copyto(winner, t, where=F[:, t] > best)
+    weighted = inv_w.min() != inv_w.max()
+    # the winner ĉ = argmax_t F (first class on ties) and its p̂ (p̂ is increasing in f), by a
+    # loop over the few classes: numpy's argmax along a short middle axis is several times
+    # slower; the unweighted risk needs only the largest p̂, not ĉ
+    best = np.maximum(F[:, 0], F[:, 1])
+    winner = np.zeros(best.shape, dtype=np.intp) if weighted else None
+    if weighted:
+        winner[F[:, 1] > F[:, 0]] = 1
+    for t in range(2, T):
+        if weighted:
+            np.copyto(winner, t, where=F[:, t] > best)
         np.maximum(best, F[:, t], out=best)
-    if clip:  # p̂ is increasing in f: the winner's p̂ is the largest
+    if clip:
         np.clip(F, 0.0, 1.0, out=F)
         np.clip(best, 0.0, 1.0, out=best)
     total = F.sum(axis=1)
-    if inv_w.min() == inv_w.max():
-        errors = (total - best) * inv_w[0]
-    else:
+    if weighted:
         errors = np.tensordot(inv_w, F, axes=(0, 1)) - best * inv_w[winner]
+    else:
+        errors = (total - best) * inv_w[0]
     if not clip:
         return errors.sum(axis=1)
     # all-clipped points get the uniform p̂ = 1/T
-    uniform = (inv_w.sum() - inv_w[winner]) / T
+    if weighted:
+        uniform = (inv_w.sum() - inv_w[winner]) / T
+    else:
+        uniform = np.full_like(errors, inv_w[0] * (T - 1) / T)
     risk = np.divide(errors, total, out=uniform, where=total > 0.0)
     return risk.sum(axis=1)
 

@@ -71,10 +71,22 @@ class QueryStrategy(BaseEstimator):
         """Restart from the pool and replay the labels (after ``set_params``).
 
         A kernel passed to :meth:`start` is reused when the kernel parameters are unchanged.
+        If the new parameters are refused, the previous state and every label are kept and
+        the error is raised.
         """
         self._check_started()
         if K is None and self._K_params == self._current_kernel_params():
             K = self._K_given
+        saved = dict(self.__dict__)
+        try:
+            self._replay(K)
+        except Exception:
+            self.__dict__.clear()
+            self.__dict__.update(saved)
+            raise
+
+    def _replay(self, K: np.ndarray | None) -> None:
+        """Start again on the same pool and teach the labels in their order."""
         labeled, labels = list(self.labeled_), list(self.labels_)
         self.start(self.X_, self.classes_, K=K)
         for i, y in zip(labeled, labels, strict=True):
