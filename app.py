@@ -18,9 +18,6 @@ from rlscore import figures
 
 def label_page() -> None:
     """The Label page: query, labels, plot, progress (the app's default page)."""
-    import sys as _s
-    _t0 = time.perf_counter()
-    def _T(msg): print(f"TIMING {msg} {time.perf_counter()-_t0:.3f}", file=_s.stderr, flush=True)
     app_state.project_selector()
     p = app_state.learner_sidebar()
     show_contours = st.sidebar.toggle("Confidence contours (f = ±0.5)", key="show_contours")
@@ -88,7 +85,6 @@ def label_page() -> None:
             st.session_state["plot_gen"] = st.session_state.get("plot_gen", 0) + 1
             st.session_state["selected"] = i
 
-    _T("start-state")
     # -- state for this run -------------------------------------------------------------------
     with handle.lock:
         engine = s.engine
@@ -149,7 +145,6 @@ def label_page() -> None:
     )
     cols[3].metric("Skipped", len(skipped))
 
-    _T("before-plot")
     plot_col, panel_col = st.columns([3, 2], gap="medium")
 
     # -- the pool -----------------------------------------------------------------------------
@@ -195,7 +190,6 @@ def label_page() -> None:
                 "Click any point to label it instead."
             )
 
-    _T("after-plot")
     # -- the query panel ----------------------------------------------------------------------
     with panel_col:
         if target is None:
@@ -319,8 +313,5 @@ def label_page() -> None:
             )
 
 
-_tt = time.perf_counter()
 st.set_page_config(page_title="rlscore · Label", page_icon="🏷️", layout="wide")
 label_page()
-import sys
-print(f"TIMING end {time.perf_counter()-_tt:.3f}", file=sys.stderr, flush=True)

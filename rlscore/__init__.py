@@ -7,9 +7,11 @@ estimates, and query strategies (ARLS, A-optimal KLR, baselines) under one proto
 from rlscore import confidence
 from rlscore.datasets import Dataset, list_samples, load_sample
 from rlscore.kernels import graph_kernel, kernel_matrix, pool_kernel
+from rlscore.klr import KernelLogisticRegression
 from rlscore.labeling import LabelingSession, export_labels
 from rlscore.projects import Project, ProjectInputError, project_from_table, read_table
 from rlscore.query import STRATEGIES, QueryStrategy, make_strategy
+from rlscore.query.aoptimal import AOptimalKLR, MaxEntropyKLR
 from rlscore.query.arls import ARLS
 from rlscore.query.baselines import EntropyQuery, RandomQuery, UncertaintyQuery
 from rlscore.rls import RLSClassifier, RLSPath
@@ -20,6 +22,9 @@ __version__ = "0.1.0"
 
 __all__ = [
     "ARLS",
+    "AOptimalKLR",
+    "KernelLogisticRegression",
+    "MaxEntropyKLR",
     "STRATEGIES",
     "EntropyQuery",
     "RandomQuery",

@@ -34,7 +34,7 @@ PALETTE = (
 )
 SYMBOLS = ("circle", "square", "diamond", "triangle-up", "cross", "triangle-down", "pentagon")
 UNDECIDED = "#b0b0b0"
-#: pools larger than this draw their unlabeled points with WebGL (see :func:`pool_figure`)
+#: pools larger than this draw their points with WebGL (see :func:`pool_figure`)
 WEBGL_MIN_POINTS = 1000
 
 
@@ -137,6 +137,19 @@ def margin_surfaces(F: np.ndarray) -> np.ndarray:
     raise ValueError(f"decision values must have shape (r, r) or (r, r, T>=2), got {F.shape}")
 
 
+def blank_flat(surfaces: np.ndarray, rtol: float = 1e-6) -> np.ndarray:
+    """NaN where a decision surface is numerically flat at 0, so no boundary is drawn there.
+
+    Far from every labeled point an RBF model decays to (underflowing) zeros; the sign of such
+    values is noise, and a zero contour through them would draw a boundary where the model
+    has no opinion. Values with ``|f| < rtol · max(1, max |f|)`` are blanked.
+    """
+    surfaces = np.asarray(surfaces, dtype=float)
+    finite = np.abs(surfaces[np.isfinite(surfaces)])
+    scale = max(1.0, float(finite.max())) if finite.size else 1.0
+    return np.where(np.abs(surfaces) < rtol * scale, np.nan, surfaces)
+
+
 def pool_figure(
     xy: np.ndarray,
     classes: Sequence,
@@ -184,8 +197,9 @@ def pool_figure(
     title : str, optional
     height : int
     webgl : bool, optional
-        Draw the unlabeled points with WebGL (``Scattergl``); default: when the pool has more
-        than :data:`WEBGL_MIN_POINTS` points, where SVG markers make the browser slow.
+        Draw the points with WebGL (``Scattergl``); default: when the pool has more than
+        :data:`WEBGL_MIN_POINTS` points, where SVG markers make the browser slow. All point
+        traces then use WebGL, since plotly draws WebGL above SVG and would hide the query.
 
     Returns
     -------
@@ -210,7 +224,7 @@ def pool_figure(
 
     if grid is not None:
         xs, ys, F = grid
-        surfaces = margin_surfaces(F)
+        surfaces = blank_flat(margin_surfaces(F))
         for k, Z in enumerate(surfaces):
             colour = "black" if len(surfaces) == 1 else class_color(k)
             name = "decision boundary f = 0"
@@ -254,7 +268,7 @@ def pool_figure(
             )
     if is_skipped.any():
         fig.add_trace(
-            _points(xy, idx[is_skipped], "#555555", 9, "skipped", symbol="x-thin-open", line=2)
+            _points(xy, idx[is_skipped], "#555555", 9, "skipped", symbol="x", webgl=webgl)
         )
     label_arr = np.array([labels.get(i) for i in idx], dtype=object) if labels else None
     for c in classes:
@@ -272,11 +286,21 @@ def pool_figure(
                 f"labeled {c}",
                 symbol=SYMBOLS[position[c] % len(SYMBOLS)],
                 line=1,
+                webgl=webgl,
             )
         )
     if query is not None:
         fig.add_trace(
-            _points(xy, np.array([query]), "#ffd700", 22, "next query", symbol="star", line=2)
+            _points(
+                xy,
+                np.array([query]),
+                "#ffd700",
+                22,
+                "next query",
+                symbol="star",
+                line=2,
+                webgl=webgl,
+            )  # fmt: skip
         )
     if selected is not None and selected != query:
         fig.add_trace(
@@ -288,6 +312,7 @@ def pool_figure(
                 "selected",
                 symbol="circle-open",
                 line=3,
+                webgl=webgl,
             )
         )
     fig.update_layout(

@@ -401,6 +401,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--class-weight", choices=["none", "balanced"], help="override the strategy's weighting"
     )
     p.add_argument("--unclipped", action="store_true", help="unclipped probability estimates")
+    klr = p.add_argument_group("A-optimal KLR (aopt-klr, muq-klr)")
+    klr.add_argument("--mode", choices=["auto", "exact", "fast"], help="refit per candidate or not")
+    klr.add_argument("--candidates", type=int, help="score only this many candidates per query")
+    klr.add_argument("--candidate-rule", choices=["uncertainty", "random"])
+    klr.add_argument("--graph-k", type=int, help="neighbours of the kNN graph (graph kernels)")
+    klr.add_argument("--graph-t", type=float, help="t of the graph kernel")
     p.add_argument("--queries", type=int, default=50)
     p.add_argument("--seeds", type=int, default=1, help="number of runs (seeds 0, 1, …)")
     p.add_argument("--init", type=int, default=0, help="random initial labels per run")
@@ -432,6 +438,9 @@ def main(argv: list[str] | None = None) -> int:
             params["class_weight"] = None if args.class_weight == "none" else "balanced"
         if args.unclipped:
             params["clip"] = False
+        for name in ("mode", "candidates", "candidate_rule", "graph_k", "graph_t"):
+            if getattr(args, name) is not None:
+                params[name] = getattr(args, name)
         if args.validation is None and validation is not None:
             probe = make_strategy(args.strategy, **params)
             if not can_predict_outside(probe):

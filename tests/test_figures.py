@@ -88,6 +88,19 @@ def test_interpolated_surface_reproduces_a_linear_function_and_is_nan_outside():
     assert np.isnan(far).all()
 
 
+def test_blank_flat_hides_boundaries_where_the_model_has_decayed_to_zero():
+    xs = np.linspace(0, 60, 61)
+    F = np.exp(-((xs[None, :] - 0.0) ** 2) / (2 * 1.7**2)) * np.ones((5, 1))  # one +1 label
+    Z = figures.blank_flat(F)
+    assert np.isnan(Z[:, 40:]).all()  # underflowed / negligible: no contour possible there
+    np.testing.assert_array_equal(Z[:, :5], F[:, :5])
+    fig = figures.pool_figure(
+        np.column_stack([xs, np.zeros(61)]), [-1, 1], {0: 1}, grid=(xs, np.arange(5.0), F)
+    )
+    contour = next(t for t in fig.data if isinstance(t, go.Contour))
+    assert np.isnan(np.asarray(contour.z, dtype=float)[:, 40:]).all()
+
+
 # -- the pool scatter -----------------------------------------------------------------------
 def _pool(n=40, seed=4):
     rng = np.random.default_rng(seed)
@@ -232,3 +245,12 @@ def test_risk_history_figure_with_validation_axis():
     assert [t.name for t in fig.data] == ["estimated risk", "validation error"]
     assert fig.data[1].yaxis == "y2"
     assert list(fig.data[0].x) == [0, 1, 2]  # after 0, 1, 2 labels
+
+
+def test_large_pools_use_webgl_for_every_point_trace():
+    xy, predicted, confidence = _pool(n=1500)
+    fig = figures.pool_figure(xy, [-1, 1], {1: 1}, predicted, confidence, query=2, skipped=[3])
+    points = [t for t in fig.data if t.customdata is not None]
+    assert points and all(isinstance(t, go.Scattergl) for t in points)
+    small = figures.pool_figure(xy[:50], [-1, 1], {1: 1}, predicted[:50], confidence[:50])
+    assert not any(isinstance(t, go.Scattergl) for t in small.data)

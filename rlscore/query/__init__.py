@@ -14,6 +14,7 @@ STRATEGIES: dict[str, tuple[str, dict]] = {
         {"class_weight": "balanced", "bias_corrected": True},
     ),
     "aopt-klr": ("rlscore.query.aoptimal:AOptimalKLR", {}),
+    "muq-klr": ("rlscore.query.aoptimal:MaxEntropyKLR", {}),
     "uncertainty": ("rlscore.query.baselines:UncertaintyQuery", {}),
     "entropy": ("rlscore.query.baselines:EntropyQuery", {}),
     "random": ("rlscore.query.baselines:RandomQuery", {}),

@@ -159,6 +159,31 @@ def test_digits_show_the_picture_and_pca(page, server, artifacts):
     page.screenshot(path=artifacts / "label_digits.png", full_page=True)
 
 
+def test_large_pool_webgl_points_can_be_clicked(page, server, artifacts):
+    # spheres has 1200 points: its unlabeled points are drawn with WebGL (no SVG markers)
+    open_app(page, server.url, 0)
+    choose(page, "Project", "spheres")
+    wait_text(page, "Labeled 0 of 1200")
+    target = page.evaluate(
+        """() => {
+        const gd = document.querySelector('.js-plotly-plot');
+        const tr = gd._fullData.find(t => t.type === 'scattergl');
+        const L = gd._fullLayout, box = gd.getBoundingClientRect(), k = 17;
+        return {index: tr.customdata[k],
+                x: box.left + L._size.l + L.xaxis.l2p(tr.x[k]),
+                y: box.top + L._size.t + L.yaxis.l2p(tr.y[k])};
+    }"""
+    )
+    page.mouse.move(target["x"], target["y"])
+    page.mouse.click(target["x"], target["y"])
+    assert heading_number(page, "Selected") == target["index"]
+    settle(page)
+    page.keyboard.press("2")
+    wait_text(page, "Labeled 1 of 1200")
+    assert stored(server.db, "spheres").labels == {target["index"]: 1}
+    page.screenshot(path=artifacts / "label_spheres.png", full_page=True)
+
+
 def test_upload_csv_label_it_and_export(page, server, artifacts):
     rows = ["id,a,b,truth"] + [
         f"p{i},{(i % 7) * 0.5},{(i % 5) - 2.0},{'yes' if i % 3 == 0 else 'no'}" for i in range(40)
