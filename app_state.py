@@ -176,9 +176,18 @@ def _identity(value):
 
 
 #: sidebar parameter -> (params value -> widget value, widget value -> params value)
+def log_position(value: float, bounds: tuple[float, float]) -> float:
+    """Slider position (log₁₀, 0.01 steps) of a positive value, clamped to the slider's range.
+
+    Values outside the range (e.g. an automatic λ of 1e-6) keep their exact value in the
+    params; only the slider shows the nearest end.
+    """
+    return min(max(round(math.log10(value), 2), bounds[0]), bounds[1])
+
+
 _CONVERT = {
-    "sigma": (lambda v: round(math.log10(v), 2), lambda x: float(10**x)),
-    "lam": (lambda v: round(math.log10(v), 2), lambda x: float(10**x)),
+    "sigma": (lambda v: log_position(v, SIGMA_LOG_RANGE), lambda x: float(10**x)),
+    "lam": (lambda v: log_position(v, LAM_LOG_RANGE), lambda x: float(10**x)),
     "class_weight": (lambda v: v or "none", lambda w: None if w == "none" else w),
     "annotator": (_identity, lambda t: t.strip() or "annotator"),
     "budget": (_identity, int),

@@ -47,6 +47,10 @@ from rlscore.storage import open_store  # noqa: E402
 
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 TIMEOUT_MS = 300_000
+PLOT_DRAWN = (
+    "() => { const gd = document.querySelector('.js-plotly-plot');"
+    " return !!(gd && gd._fullData && gd._fullData.some(t => t.customdata)); }"
+)
 SIGMA, LAM = 2.0, 0.1
 
 
@@ -76,7 +80,8 @@ def open_page(page, url: str) -> float:
     page.goto(url)
     page.get_by_text("Labeled 0 of", exact=False).first.wait_for()
     query_on_page(page)
-    page.locator(".js-plotly-plot .scatterlayer .trace").first.wait_for()
+    # the pool scatter is drawn (SVG or WebGL traces alike)
+    page.wait_for_function(PLOT_DRAWN)
     page.locator(IDLE).wait_for()
     return time.perf_counter() - tic
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import streamlit as st
 
@@ -48,8 +46,10 @@ if st.session_state.get("tune_for") != (p["project"], p["sigma"], lam_session) o
     k in st.session_state for k in ("tune_log_sigma", "tune_log_lam")
 ):
     st.session_state["tune_for"] = (p["project"], p["sigma"], lam_session)
-    st.session_state["tune_log_sigma"] = round(math.log10(p["sigma"]), 2)
-    st.session_state["tune_log_lam"] = round(math.log10(lam_session), 2)
+    st.session_state["tune_log_sigma"] = app_state.log_position(
+        p["sigma"], app_state.SIGMA_LOG_RANGE
+    )
+    st.session_state["tune_log_lam"] = app_state.log_position(lam_session, app_state.LAM_LOG_RANGE)
 c1, c2, c3 = st.columns([2, 2, 1])
 log_sigma = c1.slider(
     "σ (log₁₀)",
@@ -67,8 +67,11 @@ method = c3.radio(
     help="soft: clipped (f+1)/2; gap: top two OvA scores; bayes: RLS as a "
     "Gaussian process (Paskov §3.2).",
 )
-sigma = p["sigma"] if log_sigma == round(math.log10(p["sigma"]), 2) else float(10**log_sigma)
-lam = lam_session if log_lam == round(math.log10(lam_session), 2) else float(10**log_lam)
+# an untouched slider keeps the exact session value (which may lie outside the slider range)
+untouched_sigma = log_sigma == app_state.log_position(p["sigma"], app_state.SIGMA_LOG_RANGE)
+untouched_lam = log_lam == app_state.log_position(lam_session, app_state.LAM_LOG_RANGE)
+sigma = p["sigma"] if untouched_sigma else float(10**log_sigma)
+lam = lam_session if untouched_lam else float(10**log_lam)
 c1.caption(f"σ = {sigma:.4g} (session {p['sigma']:.4g})")
 c2.caption(f"λ = {lam:.4g} (session {lam_session:.4g})")
 

@@ -372,3 +372,18 @@ def test_every_strategy_and_kernel_renders_and_labels(db):
     at.selectbox(key="w_kernel").set_value("von_neumann")
     _ok(at.run())  # either works or says why, never crashes
     assert at.error or _query(at) >= 0
+
+
+def test_values_outside_the_slider_range_are_kept_exactly(db):
+    at = _open("two_moons")
+    at.button(key="auto").click()
+    _ok(at.run())
+    p = dict(at.session_state["params"], lam=1e-6, sigma=250.0)  # e.g. applied from Tune
+    at.session_state["params"] = p
+    _ok(at.run())
+    assert at.slider(key="w_lam").value == -4.0 and at.slider(key="w_sigma").value == 2.0
+    assert _metric(at, "λ in effect") == "1e-06"
+    assert at.session_state["params"]["sigma"] == 250.0
+    at.switch_page("pages/1_Tune.py")
+    _ok(at.run())
+    assert "λ = 1e-06 (session 1e-06)" in [c.value for c in at.caption]

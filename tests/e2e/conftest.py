@@ -15,6 +15,20 @@ from streamlit_server import CHROMIUM_ARGS, REPO, StreamlitServer, chromium_exec
 ARTIFACTS = REPO / "tests" / "e2e" / "artifacts"
 #: generous upper bound for one page update on a loaded 2-core CI machine (waits end early)
 TIMEOUT_MS = 90_000
+#: counts finished script runs in ``window.__runs`` (see ``rerun`` in test_browser.py)
+RUN_COUNTER = """
+(() => {
+  window.__runs = 0;
+  const hook = () => {
+    const app = document.querySelector('[data-testid="stApp"]');
+    if (!app) { setTimeout(hook, 20); return; }
+    new MutationObserver(() => {
+      if (app.getAttribute('data-test-script-state') === 'notRunning') window.__runs += 1;
+    }).observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
+  };
+  hook();
+})();
+"""
 
 
 def _browser_missing(reason: str):
@@ -61,6 +75,7 @@ def server(tmp_path, artifacts):
 def page(browser, server):
     context = browser.new_context(viewport={"width": 1400, "height": 1400}, accept_downloads=True)
     context.set_default_timeout(TIMEOUT_MS)
+    context.add_init_script(RUN_COUNTER)
     pg = context.new_page()
     yield pg
     context.close()

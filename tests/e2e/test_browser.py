@@ -23,6 +23,18 @@ def settle(page: Page) -> None:
     page.locator(APP_IDLE).wait_for()
 
 
+def rerun(page: Page, action) -> None:
+    """Do ``action`` (a click…) and wait until the script run it triggers has finished.
+
+    Counts finished runs (``window.__runs``, set up by the conftest's init script), so a check
+    right after the click cannot see the state from before the run.
+    """
+    before = page.evaluate("window.__runs")
+    action()
+    page.wait_for_function(f"window.__runs > {before}")
+    settle(page)
+
+
 def wait_text(page: Page, text: str) -> None:
     """Wait for ``text`` to be shown, then for the run that shows it to finish."""
     expect(page.get_by_text(text, exact=True).first).to_be_visible()
@@ -50,10 +62,9 @@ def open_app(page: Page, url: str, labeled: int, total: int = 220) -> int:
 def choose(page: Page, box: str, option: str) -> None:
     """Pick ``option`` in the select box labelled ``box``."""
     page.get_by_role("combobox", name=box).click()
-    page.get_by_role("option", name=option, exact=True).click()
+    rerun(page, page.get_by_role("option", name=option, exact=True).click)
     # the box keeps the focus, and keyboard shortcuts do not fire while typing in a box
     page.evaluate("document.activeElement && document.activeElement.blur()")
-    settle(page)
 
 
 def click_plot_point(page: Page, trace: int = 0, point: int = 0) -> None:
