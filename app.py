@@ -305,8 +305,9 @@ def label_page() -> None:
                 "Auto-label the next N", min_value=1, max_value=n_pool, value=10, key="n_auto"
             )
             c2.button(
-                f"Auto-label {int(n_auto)} with the truth",
+                f"Auto-label {int(n_auto)}",
                 key="auto",
+                help="Label the next queries with the ground truth (an oracle), as a demo.",
                 on_click=_auto_label,
                 args=(int(n_auto),),
                 disabled=query is None,

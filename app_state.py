@@ -166,11 +166,6 @@ def get_session(p: dict | None = None) -> SessionHandle:
     return handle
 
 
-def clear_sessions() -> None:
-    """Drop every cached session (e.g. after a project was deleted)."""
-    _session.clear()
-
-
 def _identity(value):
     return value
 

@@ -13,7 +13,10 @@ if ! command -v chromium >/dev/null 2>&1; then
 fi
 
 python3 -m venv --clear .venv
-.venv/bin/python -m pip install -q --disable-pip-version-check -e ".[test]"
+if ! .venv/bin/python -m pip install -q --disable-pip-version-check -e ".[test]" >.venv/pip.log 2>&1; then
+  cat .venv/pip.log
+  exit 1
+fi
 
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .

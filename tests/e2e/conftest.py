@@ -72,10 +72,20 @@ def server(tmp_path, artifacts):
 
 
 @pytest.fixture
-def page(browser, server):
+def page(browser, server, artifacts, request):
     context = browser.new_context(viewport={"width": 1400, "height": 1400}, accept_downloads=True)
     context.set_default_timeout(TIMEOUT_MS)
     context.add_init_script(RUN_COUNTER)
     pg = context.new_page()
     yield pg
+    report = getattr(request.node, "rep_call", None)
+    if report is not None and report.failed:  # what the browser showed when the test failed
+        pg.screenshot(path=artifacts / "failure.png", full_page=True)
     context.close()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    report = yield
+    setattr(item, f"rep_{report.when}", report)
+    return report
