@@ -170,7 +170,6 @@ def _identity(value):
     return value
 
 
-#: sidebar parameter -> (params value -> widget value, widget value -> params value)
 def log_position(value: float, bounds: tuple[float, float]) -> float:
     """Slider position (log₁₀, 0.01 steps) of a positive value, clamped to the slider's range.
 
@@ -180,6 +179,7 @@ def log_position(value: float, bounds: tuple[float, float]) -> float:
     return min(max(round(math.log10(value), 2), bounds[0]), bounds[1])
 
 
+#: sidebar parameter -> (params value -> widget value, widget value -> params value)
 _CONVERT = {
     "sigma": (lambda v: log_position(v, SIGMA_LOG_RANGE), lambda x: float(10**x)),
     "lam": (lambda v: log_position(v, LAM_LOG_RANGE), lambda x: float(10**x)),

@@ -5,6 +5,7 @@ estimates, and query strategies (ARLS, A-optimal KLR, baselines) under one proto
 """
 
 from rlscore import confidence
+from rlscore.compare import compare_strategies
 from rlscore.datasets import Dataset, list_samples, load_sample
 from rlscore.kernels import graph_kernel, kernel_matrix, pool_kernel
 from rlscore.klr import KernelLogisticRegression
@@ -40,6 +41,7 @@ __all__ = [
     "RLSClassifier",
     "RLSPath",
     "SQLiteLabelStore",
+    "compare_strategies",
     "confidence",
     "export_labels",
     "graph_kernel",
