@@ -6,7 +6,7 @@ import streamlit as st
 
 import app_state
 from rlscore import figures
-from rlscore.compare import compare_strategies
+from rlscore.compare import compare_strategies, held_out_validation
 
 st.set_page_config(page_title="rlscore · Compare", page_icon="📈", layout="wide")
 
@@ -30,9 +30,11 @@ settings = {
     "class_weight": p["class_weight"],
 }
 st.caption(
-    f"An oracle answers every query with the true label; the error is measured on the whole "
-    f"pool ({project.n} points). Settings from the session: kernel {p['kernel']}, "
-    f"σ = {p['sigma']:.4g}, λ = {p['lam']:.4g}, class weights {p['class_weight'] or 'none'}."
+    "An oracle answers every query with the true label; the error is measured as the run "
+    f"reports below. Settings from the session: kernel {p['kernel']}, "
+    f"σ = {p['sigma']:.4g}, λ = {p['lam']:.4g}"
+    + (" (fixed: the automatic λ is not re-tuned during simulations)" if p["lam_auto"] else "")
+    + f", class weights {p['class_weight'] or 'none'}."
 )
 
 with st.form("compare"):
@@ -62,6 +64,7 @@ if run:
         bar.progress(done / total, text=f"Simulating… {done} of {total} queries")
 
     try:
+        validation, where = held_out_validation(project, chosen, settings)
         table = compare_strategies(
             project.X,
             project.truth,
@@ -71,6 +74,7 @@ if run:
             init=int(init),
             params=settings,
             classes=project.classes,
+            validation=validation,
             progress=progress,
         )
     except (ValueError, MemoryError) as exc:
@@ -78,17 +82,18 @@ if run:
         st.error(f"Cannot run the comparison: {exc}")
         st.stop()
     bar.progress(1.0, text="Done.")
-    st.session_state["compare_results"] = (project.name, table)
+    st.session_state["compare_results"] = (project.name, table, where)
 
 results = st.session_state.get("compare_results")
 if results is None or results[0] != project.name:
     st.info("Choose strategies and press Run.")
     st.stop()
-table = results[1]
+table, where = results[1], results[2]
+st.caption(f"In this run {where}.")
 
 left, right = st.columns(2, gap="medium")
 with left:
-    st.subheader("Learning curves (error on the pool)")
+    st.subheader("Learning curves (validation error)")
     st.plotly_chart(
         figures.learning_curves_figure(
             table, "validation_error", x="n_labels", y_title="error (mean ± sd)"

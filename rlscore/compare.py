@@ -122,3 +122,31 @@ def compare_strategies(
                     }
                 )
     return pd.DataFrame(rows, columns=list(COLUMNS))
+
+
+def held_out_validation(
+    project, strategies: Sequence[str], params: dict | None = None
+) -> tuple[tuple[np.ndarray, np.ndarray] | None, str]:
+    """The validation set to compare on, and a sentence saying which it is.
+
+    A bundled sample project is measured on its held-out validation split, unless one of the
+    ``strategies`` cannot predict points outside the pool (graph kernels); every other project
+    is measured on its own pool.
+    """
+    from rlscore.datasets import load_sample
+    from rlscore.query import make_strategy
+    from rlscore.simulate import can_predict_outside
+
+    sample = (project.meta or {}).get("sample")
+    if not sample:
+        return None, f"the error is measured on the whole pool ({project.n} points)"
+    if not all(can_predict_outside(make_strategy(s, **(params or {}))) for s in strategies):
+        return None, (
+            f"the error is measured on the whole pool ({project.n} points): a chosen strategy "
+            "cannot predict outside the pool (graph kernel)"
+        )
+    held = load_sample(sample, "validation")
+    return (held.X, held.y), (
+        "the error is measured on the sample's held-out validation split "
+        f"({held.X.shape[0]} points)"
+    )

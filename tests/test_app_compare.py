@@ -61,3 +61,20 @@ def test_summary_feeds_the_learning_curves(moons):
     summary = summarize_curves(table, "validation_error", x="n_labels")
     assert summary["runs"].tolist() == [3, 3, 3, 3]
     assert isinstance(table, pd.DataFrame)
+
+
+def test_sample_projects_compare_on_their_held_out_split():
+    from rlscore.compare import held_out_validation
+    from rlscore.projects import project_from_sample
+
+    project = project_from_sample("two_moons")
+    validation, where = held_out_validation(project, ["arls", "random"], {"kernel": "rbf"})
+    held = load_sample("two_moons", "validation")
+    np.testing.assert_array_equal(validation[0], held.X)
+    np.testing.assert_array_equal(validation[1], held.y)
+    assert "held-out validation split (400 points)" in where
+    # a graph kernel cannot predict outside the pool: the pool is used, and the page says so
+    none, why = held_out_validation(project, ["arls"], {"kernel": "graph"})
+    assert none is None and "graph kernel" in why
+    project.meta.pop("sample")
+    assert held_out_validation(project, ["arls"], {})[0] is None
