@@ -121,7 +121,7 @@ def test_every_page_renders_for_every_sample(db, sample):
     at.number_input[1].set_value(2)  # seeds
     at.button[0].click()  # the form's Run button
     _ok(at.run())
-    assert "Learning curves (error on the pool)" in [h.value for h in at.subheader]
+    assert "Learning curves (validation error)" in [h.value for h in at.subheader]
     table = at.session_state["compare_results"][1]
     assert len(table) == 2 * 2 * 3  # strategies × seeds × (queries + 1)
 

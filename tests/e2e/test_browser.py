@@ -148,7 +148,8 @@ def test_label_with_buttons_keys_and_clicks_then_reload_and_crash(page, server, 
     expect(page.get_by_role("heading", name=re.compile("Compare strategies"))).to_be_visible()
     settle(page)
     page.get_by_role("button", name="Run").click()
-    expect(page.get_by_role("heading", name="Learning curves (error on the pool)")).to_be_visible()
+    expect(page.get_by_role("heading", name="Learning curves (validation error)")).to_be_visible()
+    expect(page.get_by_text("held-out validation split (400 points)")).to_be_visible()
     settle(page)
     page.locator(".js-plotly-plot").nth(1).wait_for()
     with page.expect_download() as info:
