@@ -12,8 +12,8 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-import app_state
-from rlscore import figures
+from rlscore.ui import state as app_state
+from rlscore.viz import figures
 
 
 def label_page() -> None:

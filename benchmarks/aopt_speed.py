@@ -29,8 +29,8 @@ import time
 import numpy as np
 from sklearn.datasets import make_blobs
 
-from rlscore.kernels import graph_kernel
-from rlscore.klr import fisher_blocks, newton_graph, probabilities, targets
+from rlscore.core.kernels import graph_kernel
+from rlscore.core.klr import fisher_blocks, newton_graph, probabilities, targets
 from rlscore.query.aoptimal import AOptimalKLR
 
 LAM = 0.01

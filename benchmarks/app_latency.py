@@ -40,9 +40,9 @@ sys.path.insert(0, str(REPO / "tests" / "e2e"))
 
 from streamlit_server import CHROMIUM_ARGS, StreamlitServer, chromium_executable  # noqa: E402
 
-from rlscore.datasets import make_two_moons_imbalanced  # noqa: E402
-from rlscore.labeling import LabelingSession  # noqa: E402
-from rlscore.projects import Project  # noqa: E402
+from rlscore.data.projects import Project  # noqa: E402
+from rlscore.data.samples import ensure_sample_projects, make_two_moons_imbalanced  # noqa: E402
+from rlscore.sessions import LabelingSession  # noqa: E402
 from rlscore.storage import open_store  # noqa: E402
 
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
@@ -132,7 +132,7 @@ def run(n: int, labels: int, browser, workdir: Path) -> dict:
     db = workdir / f"bench{n}.sqlite3"
     project = make_project(n)
     with open_store(db) as store:
-        store.ensure_sample_projects()
+        ensure_sample_projects(store)
         store.create_project(project)
     server = StreamlitServer(db, workdir / f"server{n}.log").start()
     url = f"{server.url}/?project={project.name}"

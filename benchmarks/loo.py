@@ -35,8 +35,8 @@ from sklearn.kernel_ridge import KernelRidge
 from sklearn.model_selection import GridSearchCV, LeaveOneOut
 from threadpoolctl import threadpool_limits
 
-from rlscore.kernels import rbf_kernel
-from rlscore.rls import RLSClassifier, RLSPath
+from rlscore.core.kernels import rbf_kernel
+from rlscore.core.rls import RLSClassifier, RLSPath
 
 SIGMA = 0.5
 N_LAMS = 50

@@ -37,7 +37,7 @@ import numpy as np
 from sklearn.datasets import load_breast_cancer, load_digits, load_wine
 from sklearn.preprocessing import StandardScaler
 
-from rlscore.kernels import graph_kernel
+from rlscore.core.kernels import graph_kernel
 from rlscore.query.aoptimal import AOptimalKLR, MaxEntropyKLR
 
 LAM_GRID = (1.0, 0.1, 0.01, 0.001, 0.0001)

@@ -32,7 +32,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 from threadpoolctl import threadpool_limits
 
-from rlscore.rls import RLSClassifier
+from rlscore.core.rls import RLSClassifier
 
 
 def datasets():

@@ -15,8 +15,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from rlscore.labeling import LabelingSession
+from rlscore.data.samples import ensure_sample_projects
 from rlscore.query import make_strategy
+from rlscore.sessions import LabelingSession
 from rlscore.storage import open_store
 
 
@@ -29,7 +30,7 @@ def timed(fn):
 def run(n_labels: int, project: str, strategy: str) -> dict:
     path = Path(tempfile.mkdtemp()) / "labels.sqlite3"
     store = open_store(path)
-    store.ensure_sample_projects()
+    ensure_sample_projects(store)
     s = LabelingSession(store, project, strategy)
     s.auto_label(n_labels)
     # the snapshot (if the cache decided to write one) exists now; reopen both ways

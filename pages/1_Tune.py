@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-import app_state
-from rlscore import figures
-from rlscore.confidence import METHODS, loo_reliability
-from rlscore.kernels import VECTOR_KERNELS
-from rlscore.rls import RLSClassifier, RLSPath
+from rlscore.core.confidence import METHODS, loo_reliability
+from rlscore.core.kernels import VECTOR_KERNELS
+from rlscore.core.rls import RLSClassifier, RLSPath
+from rlscore.ui import state as app_state
+from rlscore.viz import figures
 
 st.set_page_config(page_title="rlscore · Tune", page_icon="🎛️", layout="wide")
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-import app_state
-from rlscore import figures
-from rlscore.compare import compare_strategies, held_out_validation
+from rlscore.experiments.compare import compare_strategies, held_out_validation
+from rlscore.ui import state as app_state
+from rlscore.viz import figures
 
 st.set_page_config(page_title="rlscore · Compare", page_icon="📈", layout="wide")
 

@@ -1,7 +1,7 @@
 """Data page: create a project from a CSV/Parquet upload, export labels, delete projects.
 
 Layout and wiring only: reading, validation, storage and export live in
-:mod:`rlscore.projects`, :mod:`rlscore.storage` and :mod:`rlscore.labeling`.
+:mod:`rlscore.data.projects`, :mod:`rlscore.storage.sqlite` and :mod:`rlscore.sessions.session`.
 """
 
 from __future__ import annotations
@@ -12,14 +12,15 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from rlscore.labeling import LabelLog, export_labels
-from rlscore.projects import (
+from rlscore.data.projects import (
     ProjectInputError,
     parse_class_names,
     project_from_table,
     read_table,
     truth_values,
 )
+from rlscore.data.samples import ensure_sample_projects
+from rlscore.sessions import LabelLog, export_labels
 from rlscore.storage import default_db_path, open_store
 
 NO_ID = "(row number)"
@@ -31,7 +32,7 @@ MAX_PREVIEW_ROWS = 200
 @st.cache_resource(show_spinner=False)
 def get_store(path: str):
     store = open_store(path)
-    store.ensure_sample_projects()
+    ensure_sample_projects(store)
     return store
 
 

@@ -4,19 +4,19 @@ The engine behind the rlscore labeling app: kernels, RLS with exact leave-one-ou
 estimates, and query strategies (ARLS, A-optimal KLR, baselines) under one protocol.
 """
 
-from rlscore import confidence
-from rlscore.compare import compare_strategies
-from rlscore.datasets import Dataset, list_samples, load_sample
-from rlscore.kernels import graph_kernel, kernel_matrix, pool_kernel
-from rlscore.klr import KernelLogisticRegression
-from rlscore.labeling import LabelingSession, export_labels
-from rlscore.projects import Project, ProjectInputError, project_from_table, read_table
+from rlscore.core import confidence
+from rlscore.core.kernels import graph_kernel, kernel_matrix, pool_kernel
+from rlscore.core.klr import KernelLogisticRegression
+from rlscore.core.rls import RLSClassifier, RLSPath
+from rlscore.data.projects import Project, ProjectInputError, project_from_table, read_table
+from rlscore.data.samples import Dataset, list_samples, load_sample
+from rlscore.experiments.compare import compare_strategies
+from rlscore.experiments.simulate import simulate
 from rlscore.query import STRATEGIES, QueryStrategy, make_strategy
 from rlscore.query.aoptimal import AOptimalKLR, MaxEntropyKLR
 from rlscore.query.arls import ARLS
 from rlscore.query.baselines import EntropyQuery, RandomQuery, UncertaintyQuery
-from rlscore.rls import RLSClassifier, RLSPath
-from rlscore.simulate import simulate
+from rlscore.sessions import LabelingSession, export_labels
 from rlscore.storage import Event, LabelStore, SQLiteLabelStore, open_store
 
 __version__ = "0.1.0"

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from sklearn.datasets import load_digits
 
-from rlscore.kernels import graph_kernel, rbf_kernel
-from rlscore.klr import KernelLogisticRegression, KLRConvergenceError, probabilities
+from rlscore.core.kernels import graph_kernel, rbf_kernel
+from rlscore.core.klr import KernelLogisticRegression, KLRConvergenceError, probabilities
 from rlscore.query import make_strategy
 from rlscore.query.aoptimal import AOptimalKLR, MaxEntropyKLR, aoptimal_risk_terms
 

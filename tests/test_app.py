@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from rlscore.datasets import list_samples
-from rlscore.labeling import LabelLog
+from rlscore.data.samples import list_samples
+from rlscore.sessions import LabelLog
 from rlscore.storage import open_store
 
 REPO = Path(__file__).resolve().parents[1]

@@ -1,4 +1,4 @@
-"""rlscore.compare (the Compare page's engine) against separate simulate() runs."""
+"""rlscore.experiments.compare (the Compare page's engine) against separate simulate() runs."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rlscore.compare import COLUMNS, compare_strategies
-from rlscore.datasets import load_sample
-from rlscore.simulate import simulate
+from rlscore.data.samples import load_sample
+from rlscore.experiments.compare import COLUMNS, compare_strategies
+from rlscore.experiments.simulate import simulate
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +53,7 @@ def test_errors_are_reported(moons):
 
 
 def test_summary_feeds_the_learning_curves(moons):
-    from rlscore.figures import summarize_curves
+    from rlscore.viz.figures import summarize_curves
 
     X, y = moons
     table = compare_strategies(X, y, ["uncertainty"], queries=3, seeds=3, init=2,
@@ -64,8 +64,8 @@ def test_summary_feeds_the_learning_curves(moons):
 
 
 def test_sample_projects_compare_on_their_held_out_split():
-    from rlscore.compare import held_out_validation
-    from rlscore.projects import project_from_sample
+    from rlscore.data.samples import project_from_sample
+    from rlscore.experiments.compare import held_out_validation
 
     project = project_from_sample("two_moons")
     validation, where = held_out_validation(project, ["arls", "random"], {"kernel": "rbf"})

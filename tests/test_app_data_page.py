@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from rlscore.datasets import list_samples
+from rlscore.data.samples import list_samples
 from rlscore.storage import Event, open_store
 
 PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "4_Data.py")

@@ -8,12 +8,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_arls_reference import naive_fit, naive_proba, naive_risk, naive_scores, naive_V
 
-import rlscore.memory
-from rlscore.datasets import load_sample
-from rlscore.kernels import rbf_kernel
+import rlscore.core.memory
+from rlscore.core.kernels import rbf_kernel
+from rlscore.core.rls import RLSClassifier
+from rlscore.data.samples import load_sample
 from rlscore.query import make_strategy
 from rlscore.query.arls import ARLS, pool_risk
-from rlscore.rls import RLSClassifier
 
 SIGMA, LAM = 1.3, 0.3
 
@@ -104,7 +104,7 @@ def test_pool_risk_matches_the_definition_for_every_variant():
 
 
 def test_binary_state_equals_weighted_rls_classifier():
-    """An independent implementation (rlscore.rls) gives the same classifier."""
+    """An independent implementation (rlscore.core.rls) gives the same classifier."""
     X, y, _ = pool()
     q = ARLS(sigma=SIGMA, lam=LAM, class_weight="balanced").start(X, [-1, 1])
     picked = [0, 1, 2, 5, 8, 13, 21, 30]
@@ -264,7 +264,7 @@ def test_bad_parameters_are_named(params, match):
 
 
 def test_a_pool_that_does_not_fit_in_memory_is_refused(monkeypatch):
-    monkeypatch.setattr(rlscore.memory, "available_memory_bytes", lambda: 10_000)
+    monkeypatch.setattr(rlscore.core.memory, "available_memory_bytes", lambda: 10_000)
     X, _, _ = pool(n=40)
     with pytest.raises(MemoryError, match=r"ARLS on a pool of 40 points.*smaller pool"):
         ARLS().start(X, [-1, 1])

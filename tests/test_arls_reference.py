@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rlscore.kernels import rbf_kernel
+from rlscore.core.kernels import rbf_kernel
 
 
 def targets(classes_idx, T: int) -> np.ndarray:

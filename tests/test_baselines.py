@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from test_arls_reference import naive_fit, naive_proba
 
-from rlscore.kernels import rbf_kernel
+from rlscore.core.kernels import rbf_kernel
 from rlscore.query import make_strategy
 from rlscore.query.baselines import EntropyQuery, RandomQuery, UncertaintyQuery
 

@@ -15,7 +15,7 @@ from test_rls_reference import (
     ova,
 )
 
-from rlscore.confidence import (
+from rlscore.core.confidence import (
     bayes_confidence,
     bayes_probabilities,
     confidence_scores,
@@ -27,8 +27,8 @@ from rlscore.confidence import (
     soft_probabilities,
     soft_scores,
 )
-from rlscore.kernels import rbf_kernel
-from rlscore.rls import RLSClassifier
+from rlscore.core.kernels import rbf_kernel
+from rlscore.core.rls import RLSClassifier
 
 
 def test_soft_and_gap_follow_paskov_definitions():

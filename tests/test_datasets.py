@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from rlscore import datasets
-from rlscore.datasets import list_samples, load_sample, sample_meta
+from rlscore.data import samples as datasets
+from rlscore.data.samples import list_samples, load_sample, sample_meta
 
 
 @pytest.mark.parametrize("name", list_samples())

@@ -8,8 +8,8 @@ import plotly.graph_objects as go
 import pytest
 from sklearn.decomposition import PCA
 
-from rlscore import figures
-from rlscore.confidence import reliability_table
+from rlscore.core.confidence import reliability_table
+from rlscore.viz import figures
 
 
 def _point_traces(fig: go.Figure) -> list:

@@ -5,7 +5,7 @@ import pytest
 import scipy.linalg
 from sklearn.metrics.pairwise import rbf_kernel as sk_rbf
 
-from rlscore.kernels import (
+from rlscore.core.kernels import (
     GRAPH_KERNELS,
     graph_kernel,
     kernel_matrix,

@@ -8,8 +8,8 @@ from sklearn.base import clone
 from sklearn.datasets import load_digits
 from sklearn.linear_model import LogisticRegression
 
-from rlscore.kernels import graph_kernel, rbf_kernel
-from rlscore.klr import (
+from rlscore.core.kernels import graph_kernel, rbf_kernel
+from rlscore.core.klr import (
     KernelLogisticRegression,
     KLRConvergenceError,
     newton_representer,

@@ -16,19 +16,20 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import rlscore.labeling
-import rlscore.memory
-from rlscore.labeling import (
-    AUTO_LAM_MILESTONES,
+import rlscore.core.memory
+import rlscore.sessions.session
+from rlscore.core.rls import RLSClassifier
+from rlscore.data.projects import Project
+from rlscore.data.samples import ensure_sample_projects, project_from_sample
+from rlscore.query import make_strategy
+from rlscore.query.base import QueryStrategy
+from rlscore.sessions import (
     LabelingSession,
     LabelLog,
     PoolTooLargeError,
     export_labels,
 )
-from rlscore.projects import Project, project_from_sample
-from rlscore.query import make_strategy
-from rlscore.query.base import QueryStrategy
-from rlscore.rls import RLSClassifier
+from rlscore.sessions.session import AUTO_LAM_MILESTONES
 from rlscore.storage import Event, UnknownProjectError, open_store
 
 
@@ -146,7 +147,7 @@ def test_rebuild_is_identical_with_ties_on_spheres(tmp_path):
     relative (measured), so a replay that reorders floating-point work could change the query;
     the replay must give the same state bit for bit."""
     with open_store(tmp_path / "db.sqlite3") as st:
-        st.ensure_sample_projects()
+        ensure_sample_projects(st)
         live = session(st, project="spheres")
         assert live.auto_label(12) == 12
         live.undo()
@@ -159,7 +160,7 @@ def test_kill_9_and_reopen_shows_the_same_next_query(store):
     code = (
         "import os, signal, json\n"
         "from rlscore.storage import open_store\n"
-        "from rlscore.labeling import LabelingSession\n"
+        "from rlscore.sessions import LabelingSession\n"
         f"s = LabelingSession(open_store({str(store.path)!r}), 'moons', 'arls')\n"
         "s.auto_label(6); s.skip(s.query()[0]); s.undo(); s.undo(); s.label(3, 1)\n"
         "print(json.dumps({'labels': list(s.labels.items()), 'query': s.query(),\n"
@@ -438,7 +439,7 @@ def test_auto_lam_follows_loo(store):
 
 def test_pool_too_large_is_refused(store, monkeypatch):
     s = session(store)
-    monkeypatch.setattr(rlscore.memory, "available_memory_bytes", lambda: 1000)
+    monkeypatch.setattr(rlscore.core.memory, "available_memory_bytes", lambda: 1000)
     with pytest.raises(PoolTooLargeError, match="pool too large.*subsample"):
         session(store)
     with pytest.raises(PoolTooLargeError):
@@ -555,8 +556,8 @@ def test_export_prefixes_clashing_feature_names(tmp_path):
 
 @pytest.fixture
 def always_snapshot(monkeypatch):
-    monkeypatch.setattr(rlscore.labeling, "SNAPSHOT_MIN_SECONDS", 0.0)
-    monkeypatch.setattr(rlscore.labeling, "SNAPSHOT_OVERHEAD_RATIO", 0.0)
+    monkeypatch.setattr(rlscore.sessions.session, "SNAPSHOT_MIN_SECONDS", 0.0)
+    monkeypatch.setattr(rlscore.sessions.session, "SNAPSHOT_OVERHEAD_RATIO", 0.0)
     return monkeypatch
 
 
@@ -567,7 +568,7 @@ def test_snapshot_restore_then_replay_is_identical(store, always_snapshot):
     snapshot_files = list(live.snapshot_dir.glob("*.pkl"))
     assert len(snapshot_files) == 1
     taken_at = live.last_event_id
-    always_snapshot.setattr(rlscore.labeling, "SNAPSHOT_MIN_SECONDS", 1e9)  # no more writes
+    always_snapshot.setattr(rlscore.sessions.session, "SNAPSHOT_MIN_SECONDS", 1e9)  # no more writes
     scripted_history(live)  # events after the snapshot, undos reaching before it
     live.undo()
     reopened = session(open_store(store.path))
@@ -599,7 +600,7 @@ def test_damaged_snapshot_is_ignored(store, always_snapshot):
 
 
 def test_snapshot_eviction_and_opt_out(store, always_snapshot, tmp_path):
-    always_snapshot.setattr(rlscore.labeling, "SNAPSHOT_KEEP", 2)
+    always_snapshot.setattr(rlscore.sessions.session, "SNAPSHOT_KEEP", 2)
     for lam in (0.1, 0.2, 0.3):
         session(store, lam=lam).auto_label(1)
     assert len(list((tmp_path / "labels.sqlite3.snapshots").glob("*.pkl"))) == 2

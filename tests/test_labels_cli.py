@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rlscore.labels_cli import main
-from rlscore.projects import Project
+from rlscore.cli.labels import main
+from rlscore.data.projects import Project
 from rlscore.storage import Event, open_store
 
 

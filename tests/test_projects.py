@@ -6,15 +6,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rlscore.datasets import list_samples, load_sample
-from rlscore.projects import (
+from rlscore.data.projects import (
     Project,
     ProjectInputError,
     ProjectInputWarning,
-    project_from_sample,
     project_from_table,
     read_table,
 )
+from rlscore.data.samples import list_samples, load_sample, project_from_sample
 
 GOOD = "a,b,label\n1.0,2.0,cat\n3.5,-1,dog\n0,4,cat\n"
 

@@ -20,8 +20,8 @@ from test_rls_reference import (
     ova,
 )
 
-from rlscore.kernels import linear_kernel, rbf_kernel
-from rlscore.rls import CURVE_COLUMNS, RLSClassifier, RLSPath, class_weights
+from rlscore.core.kernels import linear_kernel, rbf_kernel
+from rlscore.core.rls import CURVE_COLUMNS, RLSClassifier, RLSPath, class_weights
 
 TOL = 1e-8
 

@@ -7,9 +7,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_rls_reference import brute_loo, brute_loo_variance, direct_solve, ova
 
-from rlscore.confidence import bayes_probabilities, soft_probabilities
-from rlscore.kernels import kernel_matrix
-from rlscore.rls import RLSClassifier, RLSPath
+from rlscore.core.confidence import bayes_probabilities, soft_probabilities
+from rlscore.core.kernels import kernel_matrix
+from rlscore.core.rls import RLSClassifier, RLSPath
 
 SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

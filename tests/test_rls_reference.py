@@ -1,7 +1,7 @@
 """Independent brute-force references for RLS (imported by the other RLS/confidence tests).
 
 Nothing here uses an eigendecomposition or the ``W = A^{1/2}`` substitution of
-:mod:`rlscore.rls`: weighted (offset) RLS is solved from its KKT system
+:mod:`rlscore.core.rls`: weighted (offset) RLS is solved from its KKT system
 ``[[K + λA⁻¹, 1], [1ᵀ, 0]] [c; b] = [y; 0]`` (without offset: ``(K + λA⁻¹)c = y``), and
 leave-one-out values come from refitting on the n − 1 other points with their weights
 unchanged (SPEC §1). The tests at the bottom check the reference itself against the
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rlscore.kernels import rbf_kernel
+from rlscore.core.kernels import rbf_kernel
 
 
 def direct_solve(K, y, a, lam, offset):

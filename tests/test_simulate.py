@@ -1,4 +1,4 @@
-"""Simulated labeling (rlscore.simulate) and its command line."""
+"""Simulated labeling (rlscore.experiments.simulate) and its command line."""
 
 from __future__ import annotations
 
@@ -11,9 +11,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from rlscore.cli.simulate import ProgressBar, main
+from rlscore.core.rls import RLSClassifier
+from rlscore.experiments import simulate
 from rlscore.query.arls import ARLS
-from rlscore.rls import RLSClassifier
-from rlscore.simulate import ProgressBar, main, simulate
 
 SIGMA, LAM = 1.0, 0.3
 

@@ -10,11 +10,10 @@ import sys
 import numpy as np
 import pytest
 
-from rlscore.datasets import list_samples
-from rlscore.projects import Project
+from rlscore.data.projects import Project
+from rlscore.data.samples import ensure_sample_projects, list_samples
 from rlscore.storage import (
     DB_ENV,
-    SCHEMA_VERSION,
     Event,
     LabelStore,
     SQLiteLabelStore,
@@ -22,6 +21,7 @@ from rlscore.storage import (
     default_db_path,
     open_store,
 )
+from rlscore.storage.sqlite import SCHEMA_VERSION
 
 
 def small_project(name="p", n=6, classes=(-1, 1), truth=True) -> Project:
@@ -126,10 +126,10 @@ def test_delete_project_removes_events_and_new_project_gets_new_uid(store):
 
 
 def test_ensure_sample_projects_is_idempotent(store):
-    store.ensure_sample_projects()
+    ensure_sample_projects(store)
     assert store.list_projects() == sorted(list_samples())
     uids = {name: store.project_uid(name) for name in list_samples()}
-    store.ensure_sample_projects()
+    ensure_sample_projects(store)
     assert {name: store.project_uid(name) for name in list_samples()} == uids
     spheres = store.load_project("spheres")
     assert spheres.X.shape == (1200, 2) and spheres.meta["sigma"] == 1.7

@@ -1,7 +1,7 @@
 """A-optimal active learning for kernel logistic regression (Yajima & Sato §4–5, SPEC §6).
 
 The model is the transductive KLR over the pool: ``β = K_{:L} α`` with the representer
-Newton of :mod:`rlscore.klr` (identical to Yajima's sparse formulation on graph kernels, and
+Newton of :mod:`rlscore.core.klr` (identical to Yajima's sparse formulation on graph kernels, and
 valid for any kernel, e.g. RBF). The A-optimal risk of a model is the summed predictive
 variance of the class probabilities over the unlabeled pool,
 
@@ -37,8 +37,8 @@ import numpy as np
 from scipy.special import expit
 from threadpoolctl import threadpool_limits
 
-from rlscore.kernels import GRAPH_ALIASES, GRAPH_KERNELS, VECTOR_KERNELS, kernel_matrix
-from rlscore.klr import (
+from rlscore.core.kernels import GRAPH_ALIASES, GRAPH_KERNELS, VECTOR_KERNELS, kernel_matrix
+from rlscore.core.klr import (
     fisher_blocks,
     fisher_factor,
     newton_representer,
@@ -46,8 +46,8 @@ from rlscore.klr import (
     targets,
     whitened_matrix,
 )
+from rlscore.core.validation import check_matrix, check_positive
 from rlscore.query.base import QueryStrategy
-from rlscore.validation import check_matrix, check_positive
 
 __all__ = ["AOptimalKLR", "MaxEntropyKLR", "aoptimal_risk_terms", "woodbury_core"]
 

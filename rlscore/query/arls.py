@@ -27,10 +27,10 @@ import numpy as np
 import scipy.linalg
 from scipy.linalg.blas import dger, dsyrk
 
-from rlscore.kernels import is_graph_kernel, kernel_matrix
-from rlscore.memory import require_memory, square_matrices_bytes
+from rlscore.core.kernels import is_graph_kernel, kernel_matrix
+from rlscore.core.memory import require_memory, square_matrices_bytes
+from rlscore.core.validation import check_matrix, check_positive
 from rlscore.query.base import QueryStrategy
-from rlscore.validation import check_matrix, check_positive
 
 #: float64 elements per working block of the risk pass (1 MiB: stays in the L2 cache)
 _BLOCK_ELEMENTS = 1 << 17
@@ -45,7 +45,7 @@ class RLSPoolStrategy(QueryStrategy):
     Parameters
     ----------
     kernel : str
-        ``"linear"``, ``"polynomial"``, ``"rbf"`` or a graph kernel name (``rlscore.kernels``).
+        ``"linear"``, ``"polynomial"``, ``"rbf"`` or a graph kernel name (``rlscore.core.kernels``).
     sigma : float
         RBF width σ, ``k(x, z) = exp(-‖x − z‖²/(2σ²))``.
     degree : int

@@ -13,9 +13,9 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 from sklearn.base import BaseEstimator
 
-from rlscore.confidence import predicted_index, soft_probabilities
-from rlscore.kernels import pool_kernel
-from rlscore.validation import check_matrix
+from rlscore.core.confidence import predicted_index, soft_probabilities
+from rlscore.core.kernels import pool_kernel
+from rlscore.core.validation import check_matrix
 
 
 class NoCandidatesError(LookupError):

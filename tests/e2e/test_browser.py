@@ -12,7 +12,7 @@ import re
 
 from playwright.sync_api import Page, expect
 
-from rlscore.labeling import LabelLog
+from rlscore.sessions import LabelLog
 from rlscore.storage import open_store
 
 APP_IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'

@@ -39,10 +39,10 @@ from pathlib import Path
 
 import numpy as np
 
-from rlscore.memory import require_memory, square_matrices_bytes
-from rlscore.projects import Project
+from rlscore.core.memory import require_memory, square_matrices_bytes
+from rlscore.core.serialization import plain_scalar
+from rlscore.data.projects import Project
 from rlscore.query import NoCandidatesError, QueryStrategy, make_strategy, strategy_class
-from rlscore.serialization import plain_scalar
 from rlscore.storage import Event, LabelStore, UnknownProjectError
 
 #: parameters of a session that define the engine (a change rebuilds it)
@@ -569,7 +569,7 @@ class LabelingSession:
         """Apply the events other tabs or processes committed since the last call.
 
         Returns True if anything changed. A project deleted meanwhile raises
-        :class:`~rlscore.storage.UnknownProjectError`; one deleted and created again under
+        :class:`~rlscore.storage.sqlite.UnknownProjectError`; one deleted and created again under
         the same name is reloaded from scratch.
         """
         with self._lock:
@@ -805,7 +805,7 @@ class LabelingSession:
     def _fit_rls(self, lam: float | str):
         """RLS fitted on the labeled points, or None (too few labels / classes, no RLS)."""
         try:
-            from rlscore.rls import RLSClassifier
+            from rlscore.core.rls import RLSClassifier
         except ImportError:
             return None
         idx = list(self._log.labels)

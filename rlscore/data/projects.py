@@ -24,7 +24,7 @@ from typing import BinaryIO
 import numpy as np
 import pandas as pd
 
-from rlscore.serialization import jsonable, plain_scalar
+from rlscore.core.serialization import plain_scalar
 
 #: encodings tried in order; latin-1 decodes any byte string, so it is the last resort
 CSV_ENCODINGS = ("utf-8-sig", "latin-1")
@@ -531,30 +531,10 @@ def parse_class_names(text: str) -> list | None:
     return [int(p) if re.fullmatch(r"[-+]?\d+", p) else p for p in parts]
 
 
-def project_from_sample(name: str) -> Project:
-    """A project holding a bundled sample dataset (pool split) with its truth and settings."""
-    from rlscore.datasets import load_sample
-
-    ds = load_sample(name, split="pool")
-    meta = {k: v for k, v in dict(ds.meta).items() if k != "classes"}
-    classes = ds.meta.get("classes") or sorted(set(np.asarray(ds.y).tolist()))
-    meta.update({"source": f"sample:{name}", "standardized": False, "sample": name})
-    return Project(
-        name=name,
-        X=ds.X,
-        feature_names=list(ds.feature_names),
-        ids=[str(i) for i in range(ds.X.shape[0])],
-        truth=np.asarray(ds.y),
-        classes=list(classes),
-        meta=jsonable(meta),
-    )
-
-
 __all__ = [
     "Project",
     "ProjectInputError",
     "ProjectInputWarning",
-    "project_from_sample",
     "parse_class_names",
     "project_from_table",
     "read_table",

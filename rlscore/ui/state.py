@@ -12,7 +12,7 @@ widgets are seeded from it and write back to it; the Tune page's "Apply to sessi
 to it as well.
 
 The heavy state — the pool kernel and the query engine inside a
-:class:`rlscore.labeling.LabelingSession` — is cached with ``st.cache_resource`` per
+:class:`rlscore.sessions.session.LabelingSession` — is cached with ``st.cache_resource`` per
 (database, project, strategy, kernel, σ, λ, class weights), shared by every browser tab, and
 guarded by a lock. The label log in the database is the truth: every run calls
 ``session.sync()`` to replay events written by other tabs or processes.
@@ -28,11 +28,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import streamlit as st
 
-from rlscore import figures
-from rlscore.datasets import list_samples
-from rlscore.kernels import GRAPH_KERNELS, VECTOR_KERNELS
-from rlscore.labeling import LabelingSession
+from rlscore.core.kernels import GRAPH_KERNELS, VECTOR_KERNELS
+from rlscore.data.samples import ensure_sample_projects, list_samples
+from rlscore.sessions import LabelingSession
 from rlscore.storage import open_store
+from rlscore.viz import figures
 
 STRATEGY_LABELS = {
     "arls": "ARLS (active RLS)",
@@ -66,7 +66,7 @@ def db_path() -> str | None:
 @st.cache_resource(show_spinner=False)
 def _store(path: str | None):
     store = open_store(path)
-    store.ensure_sample_projects()
+    ensure_sample_projects(store)
     return store
 
 

@@ -6,12 +6,12 @@ the new classifier, the validation error (plain and class-balanced) and the time
 
 From Python::
 
-    from rlscore.simulate import simulate
+    from rlscore.experiments.simulate import simulate
     result = simulate(X, y, "arls", queries=80, seeds=10, params={"sigma": 1.7, "lam": 0.5},
                       validation=(X_val, y_val))
     mean, sd = result.curve("validation_error")
 
-From the command line (``python -m rlscore simulate --help``)::
+From the command line (``python -m rlscore simulate --help``, :mod:`rlscore.cli.simulate`)::
 
     python -m rlscore simulate --data spheres --strategy arls --sigma 1.7 --lam 0.5 \\
         --queries 80 --seeds 10 --out run.json
@@ -19,21 +19,17 @@ From the command line (``python -m rlscore simulate --help``)::
 
 from __future__ import annotations
 
-import argparse
-import json
-import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 
 import numpy as np
 from sklearn.base import clone
 
-from rlscore.kernels import is_graph_kernel
+from rlscore.core.kernels import is_graph_kernel
+from rlscore.core.serialization import jsonable
+from rlscore.core.validation import check_labels, check_matrix
 from rlscore.query import STRATEGIES, NoCandidatesError, QueryStrategy, make_strategy
-from rlscore.serialization import jsonable
-from rlscore.validation import check_labels, check_matrix
 
 #: ``progress(done, total)`` — called after every query (``done`` counts queries over all seeds)
 ProgressCallback = Callable[[int, int], None]
@@ -321,189 +317,3 @@ def _check_count(value, name: str, *, minimum: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < minimum:
         raise ValueError(f"{name} must be an integer ≥ {minimum}, got {value!r}")
     return int(value)
-
-
-# -- command line ------------------------------------------------------------------------
-class ProgressBar:
-    """A one-line progress bar on stderr: redrawn in place at most every 0.2 s on a terminal,
-    one line per 10 % otherwise (logs)."""
-
-    def __init__(self, label: str, stream=None, width: int = 30):
-        self.label, self.width = label, width
-        self.stream = sys.stderr if stream is None else stream
-        self.t0 = time.perf_counter()
-        self._last = -1.0
-        self._tty = bool(getattr(self.stream, "isatty", lambda: False)())
-        self._decile = -1
-
-    def __call__(self, done: int, total: int) -> None:
-        now = time.perf_counter()
-        decile = 10 * done // max(total, 1)
-        if done < total and (now - self._last < 0.2 if self._tty else decile == self._decile):
-            return
-        self._last, self._decile = now, decile
-        filled = int(self.width * done / max(total, 1))
-        bar = "#" * filled + "." * (self.width - filled)
-        elapsed = now - self.t0
-        eta = elapsed / done * (total - done) if done else float("nan")
-        line = f"{self.label} [{bar}] {done}/{total} queries  {elapsed:.1f} s  eta {eta:.0f} s "
-        self.stream.write(f"\r{line}" if self._tty else f"{line}\n")
-        if self._tty and done >= total:
-            self.stream.write("\n")
-        self.stream.flush()
-
-
-def _load_data(spec: str):
-    """(X, y, validation-or-None, meta) from a sample name or a CSV/Parquet path."""
-    from rlscore.datasets import list_samples, load_sample
-
-    if spec in list_samples():
-        pool = load_sample(spec, "pool")
-        val = load_sample(spec, "validation")
-        return pool.X, pool.y, (val.X, val.y), dict(pool.meta)
-    path = Path(spec)
-    if not path.exists():
-        raise ValueError(
-            f"--data {spec!r} is neither a sample ({', '.join(list_samples())}) "
-            "nor an existing file"
-        )
-    X, y, names = _read_labeled_table(path)
-    return X, y, None, {"feature_names": names}
-
-
-def _read_labeled_table(path: Path, feature_names: list[str] | None = None):
-    from rlscore.projects import project_from_table, read_table
-
-    df = read_table(path, path.name)
-    if "label" not in df.columns:
-        raise ValueError(
-            f"{path.name} has no 'label' column (columns: {list(df.columns)}): the simulation "
-            "needs the true label of every point"
-        )
-    project = project_from_table(df, path.stem, feature_columns=feature_names, truth_column="label")
-    return project.X, np.asarray(project.truth), project.feature_names
-
-
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="python -m rlscore simulate",
-        description="Run a query strategy against known labels and record the learning curve.",
-    )
-    p.add_argument(
-        "--data", required=True, help="sample name or CSV/Parquet file with a 'label' column"
-    )
-    p.add_argument("--strategy", default="arls", choices=sorted(STRATEGIES))
-    p.add_argument("--kernel", default="rbf", help="rbf, linear, polynomial or a graph kernel")
-    p.add_argument("--sigma", type=float, help="RBF width (default: the sample's, else 1)")
-    p.add_argument("--lam", type=float, help="regularisation λ (default: the sample's, else 1)")
-    p.add_argument("--degree", type=int, default=2, help="polynomial degree")
-    p.add_argument(
-        "--class-weight", choices=["none", "balanced"], help="override the strategy's weighting"
-    )
-    p.add_argument("--unclipped", action="store_true", help="unclipped probability estimates")
-    klr = p.add_argument_group("A-optimal KLR (aopt-klr, muq-klr)")
-    klr.add_argument("--mode", choices=["auto", "exact", "fast"], help="refit per candidate or not")
-    klr.add_argument("--candidates", type=int, help="score only this many candidates per query")
-    klr.add_argument("--candidate-rule", choices=["uncertainty", "random"])
-    klr.add_argument("--graph-k", type=int, help="neighbours of the kNN graph (graph kernels)")
-    klr.add_argument("--graph-t", type=float, help="t of the graph kernel")
-    p.add_argument("--queries", type=int, default=50)
-    p.add_argument("--seeds", type=int, default=1, help="number of runs (seeds 0, 1, …)")
-    p.add_argument("--init", type=int, default=0, help="random initial labels per run")
-    p.add_argument(
-        "--validation",
-        help="fraction of the pool to hold out, or a file like --data (default: the sample's "
-        "validation split, else the pool itself)",
-    )
-    p.add_argument("--out", help="write the records as JSON to this file")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
-    return p
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Entry point of ``python -m rlscore simulate``; returns the exit status."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    try:
-        X, y, validation, meta = _load_data(args.data)
-        if args.validation is not None:
-            validation = _parse_validation(args.validation, meta.get("feature_names"))
-        params = {
-            "kernel": args.kernel,
-            "sigma": args.sigma if args.sigma is not None else meta.get("sigma", 1.0),
-            "lam": args.lam if args.lam is not None else meta.get("lam", 1.0),
-            "degree": args.degree,
-        }
-        if args.class_weight is not None:
-            params["class_weight"] = None if args.class_weight == "none" else "balanced"
-        if args.unclipped:
-            params["clip"] = False
-        for name in ("mode", "candidates", "candidate_rule", "graph_k", "graph_t"):
-            if getattr(args, name) is not None:
-                params[name] = getattr(args, name)
-        if args.validation is None and validation is not None:
-            probe = make_strategy(args.strategy, **params)
-            if not can_predict_outside(probe):
-                print(
-                    f"note: {args.strategy} with kernel {args.kernel!r} cannot predict points "
-                    "outside the pool: measuring the error on the pool instead",
-                    file=sys.stderr,
-                )
-                validation = None
-        bar = None if args.quiet else ProgressBar(f"{args.strategy} on {args.data}")
-        result = simulate(
-            X,
-            y,
-            args.strategy,
-            queries=args.queries,
-            seeds=args.seeds,
-            init=args.init,
-            validation=validation,
-            params=params,
-            progress=bar,
-        )
-    except (ValueError, MemoryError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    print(summary_table(result))
-    if args.out:
-        out = {"data": args.data, **result.to_dict()}
-        Path(args.out).write_text(json.dumps(out, indent=1) + "\n")
-        print(f"wrote {args.out}")
-    return 0
-
-
-def _parse_validation(value: str, feature_names):
-    try:
-        return float(value)
-    except ValueError:
-        pass
-    path = Path(value)
-    if not path.exists():
-        raise ValueError(f"--validation {value!r} is neither a fraction nor an existing file")
-    X_val, y_val, _ = _read_labeled_table(path, feature_names)
-    return X_val, y_val
-
-
-def summary_table(result: SimulationResult, rows: int = 10) -> str:
-    """Mean ± sd of the validation errors and the estimated risk at ~``rows`` steps."""
-    err, err_sd = result.curve("validation_error")
-    bal, bal_sd = result.curve("balanced_error")
-    risk, _ = result.curve("estimated_risk")
-    secs, _ = result.curve("seconds")
-    last = err.size - 1
-    picks = sorted({int(round(k)) for k in np.linspace(0, last, min(rows, last + 1))})
-    lines = [
-        f"{result.strategy} · {len(result.runs)} run(s) · error on {result.validation}",
-        f"{'queries':>8} {'error':>15} {'balanced error':>15} {'est. risk':>10} {'s/query':>8}",
-    ]
-    for k in picks:
-        lines.append(
-            f"{k:>8} {err[k]:>8.4f} ± {err_sd[k]:<5.3f}{bal[k]:>8.4f} ± {bal_sd[k]:<5.3f}"
-            f"{risk[k]:>10.2f} {secs[k]:>8.4f}"
-        )
-    return "\n".join(lines)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

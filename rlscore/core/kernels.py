@@ -19,7 +19,7 @@ import scipy.linalg
 import scipy.sparse as sp
 from sklearn.neighbors import NearestNeighbors
 
-from rlscore.validation import check_matrix, check_positive
+from rlscore.core.validation import check_matrix, check_positive
 
 VECTOR_KERNELS = ("linear", "polynomial", "rbf")
 GRAPH_KERNELS = ("regularized", "normalized_regularized", "diffusion", "von_neumann")

@@ -3,7 +3,7 @@
 Each dataset has a *pool* (the points to label) and a held-out *validation* split, stored as
 CSV files (feature columns plus a ``label`` column) with a JSON metadata record in
 ``sample_data/``. :func:`load_sample` reads those files and falls back to the generators when
-the folder is absent (e.g. a non-editable install); ``python -m rlscore.datasets`` rewrites
+the folder is absent (e.g. a non-editable install); ``python -m rlscore samples`` rewrites
 them.
 """
 
@@ -17,7 +17,10 @@ import numpy as np
 import pandas as pd
 from sklearn.datasets import load_breast_cancer, load_digits, make_moons
 
-SAMPLE_DIR = Path(__file__).resolve().parent.parent / "sample_data"
+from rlscore.core.serialization import jsonable
+from rlscore.data.projects import Project
+
+SAMPLE_DIR = Path(__file__).resolve().parents[2] / "sample_data"
 SPLITS = ("pool", "validation")
 
 
@@ -137,7 +140,7 @@ _META = {
         "sigma": 1.7,
         "lam": 0.5,
         "class_weight": None,
-        "source": "generated: rlscore.datasets.make_spheres(seed=0); validation seed=1",
+        "source": "generated: rlscore.data.samples.make_spheres(seed=0); validation seed=1",
     },
     "circles": {
         "description": "Imbalanced Circles (100 : 1): 20 positives in the disc r ≤ 2, 2000 "
@@ -146,7 +149,7 @@ _META = {
         "lam": 0.2,
         "class_weight": None,
         "weighted": {"sigma": 1.0, "lam": 0.1, "class_weight": "balanced"},
-        "source": "generated: rlscore.datasets.make_circles_imbalanced(seed=0); validation "
+        "source": "generated: rlscore.data.samples.make_circles_imbalanced(seed=0); validation "
         "n_neg=n_pos=500, seed=1",
     },
     "two_moons": {
@@ -155,7 +158,7 @@ _META = {
         "sigma": 2.0,
         "lam": 0.1,
         "class_weight": "balanced",
-        "source": "generated: rlscore.datasets.make_two_moons_imbalanced(seed=0); validation "
+        "source": "generated: rlscore.data.samples.make_two_moons_imbalanced(seed=0); validation "
         "n_neg=n_pos=200, seed=1",
     },
     "digits123": {
@@ -262,6 +265,34 @@ def write_samples(folder: Path = SAMPLE_DIR) -> None:
         (folder / f"{name}.json").write_text(json.dumps(sample_meta(name), indent=2) + "\n")
 
 
-if __name__ == "__main__":
-    write_samples()
-    print(f"wrote {len(list_samples())} datasets to {SAMPLE_DIR}")
+def project_from_sample(name: str) -> Project:
+    """A project holding a bundled sample dataset (pool split) with its truth and settings."""
+    ds = load_sample(name, split="pool")
+    meta = {k: v for k, v in dict(ds.meta).items() if k != "classes"}
+    classes = ds.meta.get("classes") or sorted(set(np.asarray(ds.y).tolist()))
+    meta.update({"source": f"sample:{name}", "standardized": False, "sample": name})
+    return Project(
+        name=name,
+        X=ds.X,
+        feature_names=list(ds.feature_names),
+        ids=[str(i) for i in range(ds.X.shape[0])],
+        truth=np.asarray(ds.y),
+        classes=list(classes),
+        meta=jsonable(meta),
+    )
+
+
+def ensure_sample_projects(store) -> None:
+    """Create a project in ``store`` for every bundled sample dataset it does not hold yet.
+
+    ``store`` is any :class:`~rlscore.storage.base.LabelStore` (only ``list_projects`` and
+    ``create_project`` are used).
+    """
+    existing = set(store.list_projects())
+    for sample in list_samples():
+        if sample not in existing:
+            try:
+                store.create_project(project_from_sample(sample))
+            except ValueError:  # created meanwhile by another process
+                if sample not in store.list_projects():
+                    raise

@@ -1,15 +1,9 @@
-"""Persistent storage of projects and of the labeling event log.
+"""The label store in SQLite (the embedded default).
 
-Every label, skip and undo is an :class:`Event` appended to a per-project log and committed
-before :meth:`LabelStore.append_event` returns; a labeling session's state is a pure function
-of that log (see :mod:`rlscore.labeling`), so nothing labeled is lost by a reload, a server
-restart or ``kill -9``.
-
-:class:`LabelStore` is the small interface the app and the sessions use, so a server database
-can be added later; :class:`SQLiteLabelStore` implements it with the standard library's
-``sqlite3`` in WAL mode (readers never block the writer) with a busy timeout, one
-``BEGIN IMMEDIATE`` transaction per event, so several tabs or processes can write to the same
-project without losing an event. Event ids increase in commit order.
+:class:`SQLiteLabelStore` implements :class:`~rlscore.storage.base.LabelStore` with the
+standard library's ``sqlite3`` in WAL mode (readers never block the writer) with a busy
+timeout, one ``BEGIN IMMEDIATE`` transaction per event, so several tabs or processes can write
+to the same project without losing an event. Event ids increase in commit order.
 """
 
 from __future__ import annotations
@@ -20,134 +14,23 @@ import os
 import sqlite3
 import threading
 import time
-from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from rlscore.projects import Project, project_from_sample
-from rlscore.serialization import plain_scalar
+from rlscore.core.serialization import plain_scalar
+from rlscore.data.projects import Project
+from rlscore.storage.base import LabelStore
+from rlscore.storage.events import EVENT_KINDS, Event, UnknownProjectError
 
 #: environment variable naming the database file
 DB_ENV = "RLSCORE_DB"
 DEFAULT_DB = Path.home() / ".local" / "share" / "rlscore" / "labels.sqlite3"
 SCHEMA_VERSION = 1
-EVENT_KINDS = ("label", "skip", "undo")
 #: milliseconds a writer waits for another writer's transaction before giving up
 BUSY_TIMEOUT_MS = 30_000
-
-
-class UnknownProjectError(KeyError):
-    """No project of that name in the store."""
-
-    def __str__(self) -> str:  # KeyError quotes its message; keep it readable
-        return str(self.args[0])
-
-
-@dataclass
-class Event:
-    """One entry of a project's labeling log.
-
-    Attributes
-    ----------
-    kind : {"label", "skip", "undo"}
-    point : int or None
-        Pool index labeled or skipped (None for undo).
-    label : object
-        The class given (label events only): an int or a string of the project's classes.
-    annotator : str
-    timestamp : float or None
-        Seconds since the epoch (UTC); set by the store when None.
-    seconds : float or None
-        Time the annotator spent on this point, if measured.
-    params : dict
-        Settings when the event happened (strategy, kernel, sigma, lam, …), for the export.
-    target : int or None
-        Undo events: id of the label or skip event they revert. Left None when appending,
-        the store fills in the most recent label or skip event not yet undone.
-    id : int or None
-        Set by the store; increases in commit order across all projects.
-    """
-
-    kind: str
-    point: int | None = None
-    label: object = None
-    annotator: str = ""
-    timestamp: float | None = None
-    seconds: float | None = None
-    params: dict = field(default_factory=dict)
-    target: int | None = None
-    id: int | None = None
-
-
-class LabelStore(ABC):
-    """Interface of a store of projects and labeling events."""
-
-    @abstractmethod
-    def list_projects(self) -> list[str]:
-        """Names of the stored projects, sorted."""
-
-    @abstractmethod
-    def create_project(self, project: Project) -> None:
-        """Store a new project; ``ValueError`` if the name is taken."""
-
-    @abstractmethod
-    def load_project(self, name: str) -> Project:
-        """The stored project (with ``uid`` set); :class:`UnknownProjectError` if absent."""
-
-    @abstractmethod
-    def project_uid(self, name: str) -> int | None:
-        """Identity of the stored project of that name (None if absent); cheap."""
-
-    @abstractmethod
-    def delete_project(self, name: str) -> None:
-        """Delete a project and all its events."""
-
-    @abstractmethod
-    def append_event(self, name: str, event: Event) -> int:
-        """Validate and commit one event; returns its id (committed before returning)."""
-
-    @abstractmethod
-    def events(self, name: str, after_id: int = 0) -> list[Event]:
-        """The project's events with id > ``after_id``, in commit order."""
-
-    def project_summaries(self) -> list[dict]:
-        """One dict per project, without loading its features: ``name``, ``n``, ``d``,
-        ``classes``, ``has_truth``, ``meta``, ``created`` (epoch seconds)."""
-        out = []
-        for name in self.list_projects():
-            p = self.load_project(name)
-            out.append(
-                {
-                    "name": name,
-                    "n": p.n,
-                    "d": int(p.X.shape[1]),
-                    "classes": p.classes,
-                    "has_truth": p.truth is not None,
-                    "meta": p.meta,
-                    "created": None,
-                }
-            )
-        return out
-
-    def ensure_sample_projects(self) -> None:
-        """Create a project for every bundled sample dataset that is not stored yet."""
-        from rlscore.datasets import list_samples
-
-        existing = set(self.list_projects())
-        for sample in list_samples():
-            if sample not in existing:
-                try:
-                    self.create_project(project_from_sample(sample))
-                except ValueError:  # created meanwhile by another process
-                    if sample not in self.list_projects():
-                        raise
-
-    def close(self) -> None:  # noqa: B027 - optional hook
-        """Release resources."""
 
 
 def default_db_path() -> Path:

@@ -2,7 +2,7 @@
 
 The app's Compare page runs this; it is usable from Python as well::
 
-    from rlscore.compare import compare_strategies
+    from rlscore.experiments.compare import compare_strategies
     table = compare_strategies(X, y, ["arls", "random"], queries=40, seeds=5, init=2,
                                params={"sigma": 1.7, "lam": 0.5})
     table.groupby(["strategy", "n_labels"]).validation_error.mean()
@@ -15,8 +15,8 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from rlscore.kernels import pool_kernel
-from rlscore.simulate import simulate
+from rlscore.core.kernels import pool_kernel
+from rlscore.experiments.simulate import simulate
 
 #: columns of :func:`compare_strategies`' table, one row per (strategy, seed, step)
 COLUMNS = (
@@ -56,8 +56,8 @@ def compare_strategies(
     strategies
         Names of :data:`rlscore.query.STRATEGIES`.
     queries, seeds, init, classes, validation
-        As in :func:`rlscore.simulate.simulate` (``init`` random labels start each run, so
-        deterministic strategies differ between seeds).
+        As in :func:`rlscore.experiments.simulate.simulate` (``init`` random labels start each
+        run, so deterministic strategies differ between seeds).
     params
         Strategy parameters shared by all (``kernel``, ``sigma``, ``lam``, ``class_weight``…);
         each strategy keeps the ones it takes. The pool kernel is computed once for all.
@@ -133,9 +133,9 @@ def held_out_validation(
     ``strategies`` cannot predict points outside the pool (graph kernels); every other project
     is measured on its own pool.
     """
-    from rlscore.datasets import load_sample
+    from rlscore.data.samples import load_sample
+    from rlscore.experiments.simulate import can_predict_outside
     from rlscore.query import make_strategy
-    from rlscore.simulate import can_predict_outside
 
     sample = (project.meta or {}).get("sample")
     if not sample:

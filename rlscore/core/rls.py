@@ -33,10 +33,10 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from rlscore import confidence as _conf
-from rlscore.kernels import VECTOR_KERNELS, kernel_matrix
-from rlscore.memory import require_memory, square_matrices_bytes
-from rlscore.validation import check_positive
+from rlscore.core import confidence as _conf
+from rlscore.core.kernels import VECTOR_KERNELS, kernel_matrix
+from rlscore.core.memory import require_memory, square_matrices_bytes
+from rlscore.core.validation import check_positive
 
 KERNELS = (*VECTOR_KERNELS, "precomputed")
 LOO_ERRORS = ("classification", "squared")

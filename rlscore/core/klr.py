@@ -41,7 +41,7 @@ from scipy.special import expit, log_softmax, softmax
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from rlscore.kernels import (
+from rlscore.core.kernels import (
     GRAPH_ALIASES,
     GRAPH_KERNELS,
     VECTOR_KERNELS,
@@ -49,7 +49,7 @@ from rlscore.kernels import (
     is_graph_kernel,
     kernel_matrix,
 )
-from rlscore.validation import check_matrix, check_positive
+from rlscore.core.validation import check_matrix, check_positive
 
 __all__ = [
     "KLRConvergenceError",

@@ -11,7 +11,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from rlscore.labeling import LabelLog, export_labels
+from rlscore.sessions import LabelLog, export_labels
 from rlscore.storage import DB_ENV, UnknownProjectError, default_db_path, open_store
 
 

@@ -16,8 +16,8 @@ here accepts either ``(n,)`` binary scores or ``(n, T)`` OvA scores and returns 
 arrays of shape ``(n, 2)`` or ``(n, T)``. A confidence is always the confidence *in the
 predicted label* (argmax of the scores), a number in ``[0, 1]``.
 
-The Gaussian-process variances themselves come from :class:`rlscore.rls.RLSClassifier`
-(:meth:`~rlscore.rls.RLSClassifier.predictive_variance`, and ``loo_variance_`` for the
+The Gaussian-process variances themselves come from :class:`rlscore.core.rls.RLSClassifier`
+(:meth:`~rlscore.core.rls.RLSClassifier.predictive_variance`, and ``loo_variance_`` for the
 leave-one-out version used by :func:`loo_reliability`).
 """
 
@@ -30,7 +30,7 @@ import pandas as pd
 from scipy.special import log_ndtr, ndtr
 
 if TYPE_CHECKING:  # pragma: no cover - imported for type hints only
-    from rlscore.rls import RLSClassifier
+    from rlscore.core.rls import RLSClassifier
 
 METHODS = ("soft", "gap", "bayes")
 Method = Literal["soft", "gap", "bayes"]
@@ -62,7 +62,7 @@ def soft_scores(F) -> np.ndarray:
 def soft_probabilities(F) -> np.ndarray:
     """Clipped soft scores normalised to sum 1 per row (uniform where every score is 0).
 
-    This is :meth:`RLSClassifier.predict_proba <rlscore.rls.RLSClassifier.predict_proba>`;
+    This is :meth:`RLSClassifier.predict_proba <rlscore.core.rls.RLSClassifier.predict_proba>`;
     binary rows are ``[1 − p̂, p̂]`` already.
     """
     P = soft_scores(F)
@@ -240,7 +240,7 @@ def loo_confidence(
     Parameters
     ----------
     clf
-        A fitted :class:`~rlscore.rls.RLSClassifier`.
+        A fitted :class:`~rlscore.core.rls.RLSClassifier`.
     y
         The training labels; default: the labels ``clf`` was fitted on.
     method

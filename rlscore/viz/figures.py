@@ -535,7 +535,7 @@ def confidence_histogram(confidence: np.ndarray, bins: int = 20, height: int = 3
 def reliability_figure(table: pd.DataFrame, height: int = 300) -> go.Figure:
     """Accuracy per confidence bin (a reliability histogram), with the count of points per bin.
 
-    ``table`` is a :func:`rlscore.confidence.reliability_table`: columns ``bin_left``,
+    ``table`` is a :func:`rlscore.core.confidence.reliability_table`: columns ``bin_left``,
     ``bin_right``, ``count`` and ``accuracy``. Empty bins are left out.
     """
     missing = {"bin_left", "bin_right", "accuracy", "count"} - set(table.columns)

@@ -1,0 +1,28 @@
+"""Command line: ``python -m rlscore {simulate,labels,samples} …`` (also the ``rlscore`` script)."""
+
+from __future__ import annotations
+
+import sys
+from importlib import import_module
+
+#: command -> (module with ``main(argv)``, one-line description)
+COMMANDS = {
+    "simulate": ("rlscore.cli.simulate", "run a query strategy against ground truth"),
+    "labels": ("rlscore.cli.labels", "print a project's labels from the label database"),
+    "samples": ("rlscore.cli.samples", "(re)write the bundled sample datasets"),
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Dispatch to a command's ``main``; returns the exit status."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if not argv or argv[0] in ("-h", "--help") or argv[0] not in COMMANDS:
+        lines = [f"  {name:<10} {text}" for name, (_, text) in COMMANDS.items()]
+        print("usage: python -m rlscore COMMAND [options]\n\ncommands:\n" + "\n".join(lines))
+        if argv and argv[0] not in ("-h", "--help"):
+            print(f"\nerror: unknown command {argv[0]!r}", file=sys.stderr)
+            return 2
+        return 0
+    # imported on demand: `labels` need not pay for scikit-learn and the strategies
+    module = import_module(COMMANDS[argv[0]][0])
+    return int(module.main(argv[1:]) or 0)

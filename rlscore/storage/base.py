@@ -1,0 +1,69 @@
+"""The interface of a store of projects and labeling events.
+
+Every label, skip and undo is an :class:`~rlscore.storage.events.Event` appended to a
+per-project log and committed before :meth:`LabelStore.append_event` returns; a labeling
+session's state is a pure function of that log (see :mod:`rlscore.sessions`), so nothing
+labeled is lost by a reload, a server restart or ``kill -9``. The store knows
+:class:`~rlscore.data.projects.Project`, not where projects come from (samples, uploads).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+
+from rlscore.data.projects import Project
+from rlscore.storage.events import Event
+
+
+class LabelStore(ABC):
+    """Interface of a store of projects and labeling events."""
+
+    @abstractmethod
+    def list_projects(self) -> list[str]:
+        """Names of the stored projects, sorted."""
+
+    @abstractmethod
+    def create_project(self, project: Project) -> None:
+        """Store a new project; ``ValueError`` if the name is taken."""
+
+    @abstractmethod
+    def load_project(self, name: str) -> Project:
+        """The stored project (with ``uid`` set); :class:`UnknownProjectError` if absent."""
+
+    @abstractmethod
+    def project_uid(self, name: str) -> int | None:
+        """Identity of the stored project of that name (None if absent); cheap."""
+
+    @abstractmethod
+    def delete_project(self, name: str) -> None:
+        """Delete a project and all its events."""
+
+    @abstractmethod
+    def append_event(self, name: str, event: Event) -> int:
+        """Validate and commit one event; returns its id (committed before returning)."""
+
+    @abstractmethod
+    def events(self, name: str, after_id: int = 0) -> list[Event]:
+        """The project's events with id > ``after_id``, in commit order."""
+
+    def project_summaries(self) -> list[dict]:
+        """One dict per project, without loading its features: ``name``, ``n``, ``d``,
+        ``classes``, ``has_truth``, ``meta``, ``created`` (epoch seconds)."""
+        out = []
+        for name in self.list_projects():
+            p = self.load_project(name)
+            out.append(
+                {
+                    "name": name,
+                    "n": p.n,
+                    "d": int(p.X.shape[1]),
+                    "classes": p.classes,
+                    "has_truth": p.truth is not None,
+                    "meta": p.meta,
+                    "created": None,
+                }
+            )
+        return out
+
+    def close(self) -> None:  # noqa: B027 - optional hook
+        """Release resources."""

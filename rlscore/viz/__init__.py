@@ -1,0 +1,1 @@
+"""Pictures of a session: plane geometry (projections, grids, surfaces) and plotly figures."""
