@@ -269,6 +269,12 @@ class MaxEntropyKLR(_KLRPoolStrategy):
         self.graph_k = graph_k
         self.graph_t = graph_t
 
+    risk_name = "Expected errors on the unlabeled pool"
+    risk_help = (
+        "Estimated number of misclassified unlabeled points: the sum over them of one minus "
+        "the largest KLR class probability."
+    )
+
     def scores(self) -> np.ndarray:
         self._check_started()
         s = -self._entropy()
@@ -310,6 +316,13 @@ class AOptimalKLR(_KLRPoolStrategy):
     NaN for labeled points and for points outside the candidate subset.
     ``estimated_risk()`` is the A-optimal risk of the current model.
     """
+
+    risk_name = "Predictive variance (A-optimal)"
+    risk_help = (
+        "Sum over the unlabeled points of the squared-slope-weighted posterior variance "
+        "(σ(1 − σ))² [H⁻¹]_jj of the KLR (Yajima eq. 4.23): smaller means a more certain "
+        "model. It is a variance, not a count of errors."
+    )
 
     def __init__(
         self,

@@ -69,6 +69,12 @@ class RLSPoolStrategy(QueryStrategy):
         Neighbours and scale of graph kernels.
     """
 
+    risk_name = "Expected errors on the pool"
+    risk_help = (
+        "Estimated number of misclassified pool points: the sum over the pool of the "
+        "estimated probability that the prediction is wrong (Paskov eq. 3.47; with class "
+        "weights, each class's term divided by its weight, eq. 3.49)."
+    )
     _kernel_params = ("kernel", "sigma", "degree", "graph_k", "graph_t")
     #: keep ``D = K − V`` (ARLS's lookahead needs it); without it every label refits ``m``
     #: from scratch in O(l³ + nl) and the strategy holds only ``K``

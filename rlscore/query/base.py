@@ -38,6 +38,10 @@ class QueryStrategy(BaseEstimator):
     labels_ : list        — their labels, same order
     """
 
+    #: what :meth:`estimated_risk` measures, as shown to a user (each strategy names its own)
+    risk_name: str = "Estimated risk"
+    #: one or two sentences explaining :attr:`risk_name` (help text in the app)
+    risk_help: str = "The strategy's own estimate of the current classifier's risk on the pool."
     #: parameters that change the pool kernel (a precomputed K is reused only if they are unchanged)
     _kernel_params: tuple[str, ...] = ("kernel", "sigma", "degree")
 
