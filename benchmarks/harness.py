@@ -1,0 +1,69 @@
+"""What every benchmark in this folder shares: BLAS threads pinned, medians of repeats, the
+machine's load printed beside the figures.
+
+Usage in a script::
+
+    from harness import pin_blas, timed, report_machine
+
+    pin_blas(1)                 # before numpy does any work
+    report_machine()            # cores, BLAS threads, load average
+    seconds = timed(lambda: fit(X), repeats=5)   # median of 5 runs (after one warm-up)
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import statistics
+import time
+from collections.abc import Callable
+
+_pinned: int | None = None
+
+
+def pin_blas(threads: int = 1) -> None:
+    """Limit BLAS/OpenMP threads for the rest of the process (figures comparable run to run).
+
+    Sets the usual environment variables (effective if numpy is not loaded yet) and applies
+    threadpoolctl's limit to the libraries already loaded.
+    """
+    global _pinned
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[var] = str(threads)
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(threads)
+    _pinned = threads
+
+
+def load_average() -> str:
+    """The 1, 5 and 15 minute load averages, e.g. ``"0.12 0.30 0.25"``."""
+    try:
+        return " ".join(f"{v:.2f}" for v in os.getloadavg())
+    except OSError:
+        return "unknown"
+
+
+def report_machine() -> str:
+    """Print (and return) one line about the machine the figures come from."""
+    line = (
+        f"# machine: {platform.machine()}, {os.cpu_count()} cores, python "
+        f"{platform.python_version()}, BLAS threads {_pinned or 'not pinned'}, "
+        f"load average {load_average()}"
+    )
+    print(line, flush=True)
+    return line
+
+
+def timed(fn: Callable[[], object], repeats: int = 5, warmup: int = 1) -> float:
+    """Median wall-clock seconds of ``repeats`` calls of ``fn`` after ``warmup`` calls."""
+    if repeats < 1:
+        raise ValueError(f"repeats must be ≥ 1, got {repeats}")
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
