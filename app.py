@@ -70,7 +70,7 @@ def label_page() -> None:
 
     def _auto_label(n: int) -> None:
         def run():
-            done = s.auto_label(n)
+            done = s.auto_label(n, budget=int(p["budget"]))
             st.session_state["flash"] = ("success", f"Auto-labeled {done} points with the truth.")
 
         _act(run)
@@ -90,7 +90,7 @@ def label_page() -> None:
         engine = s.engine
         labels = s.labels
         skipped = s.skipped
-        proposal = s.query()
+        proposal = s.query(int(p["budget"]))
         proba = np.asarray(engine.predict_proba())
         predicted = np.asarray(engine.predict())
         risk_now = s.risk_history[-1]

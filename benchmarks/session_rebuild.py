@@ -2,40 +2,62 @@
 
 Baselines in the same run: a bare engine taught the same labels one by one (no event log, no
 histories), and the same engine built in one batch (``teach_many``, where the strategy has
-it). Also times one label + next query, a sync with nothing new, and the stopping indicator.
+it). Also times one label + next query + undo, a sync with nothing new, and the exact LOO on
+the labeled set that the stopping indicator computes once per new state (it is cached after).
+
+Every figure is the median of ``--repeats`` runs after one warm-up, with BLAS pinned to one
+thread (``harness.py``); the machine's load average is printed with them. A snapshot is
+written once after labeling (whatever the cache's own write policy would have decided), so
+the "snapshot" column always measures a restore: its ``restored`` column says so.
 
     python benchmarks/session_rebuild.py [--labels 100 300] [--project circles]
-        [--strategy arls] [--quick]
+        [--strategy arls] [--repeats 5] [--quick]
 """
 
 from __future__ import annotations
 
-import argparse
-import tempfile
-import time
-from pathlib import Path
+from harness import pin_blas, report_machine, timed
 
-from rlscore.data.samples import ensure_sample_projects
-from rlscore.query import make_strategy
-from rlscore.sessions import LabelingSession
-from rlscore.storage import open_store
+pin_blas(1)  # before numpy does any work
+
+import argparse  # noqa: E402
+import tempfile  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import rlscore.sessions.snapshots as snapshots  # noqa: E402
+from rlscore.data.samples import ensure_sample_projects  # noqa: E402
+from rlscore.query import make_strategy  # noqa: E402
+from rlscore.sessions import LabelingSession  # noqa: E402
+from rlscore.sessions.loo import loo_errors  # noqa: E402
+from rlscore.storage import open_store  # noqa: E402
 
 
-def timed(fn):
-    t = time.perf_counter()
-    out = fn()
-    return out, time.perf_counter() - t
+def write_snapshot(path: Path, project: str, strategy: str) -> None:
+    """Open the session once with the write policy off, so a snapshot of its state exists."""
+    saved = snapshots.SNAPSHOT_MIN_SECONDS, snapshots.SNAPSHOT_OVERHEAD_RATIO
+    snapshots.SNAPSHOT_MIN_SECONDS, snapshots.SNAPSHOT_OVERHEAD_RATIO = 0.0, 0.0
+    try:
+        LabelingSession(open_store(path), project, strategy)
+    finally:
+        snapshots.SNAPSHOT_MIN_SECONDS, snapshots.SNAPSHOT_OVERHEAD_RATIO = saved
 
 
-def run(n_labels: int, project: str, strategy: str) -> dict:
+def run(n_labels: int, project: str, strategy: str, repeats: int) -> dict:
     path = Path(tempfile.mkdtemp()) / "labels.sqlite3"
     store = open_store(path)
     ensure_sample_projects(store)
     s = LabelingSession(store, project, strategy)
     s.auto_label(n_labels)
-    # the snapshot (if the cache decided to write one) exists now; reopen both ways
-    _, t_snapshot = timed(lambda: LabelingSession(open_store(path), project, strategy))
-    _, t_full = timed(lambda: LabelingSession(open_store(path), project, strategy, snapshots=False))
+    write_snapshot(path, project, strategy)
+
+    def reopen() -> LabelingSession:
+        return LabelingSession(open_store(path), project, strategy)
+
+    restored = reopen().restored_from_snapshot_ is not None
+    t_snapshot = timed(reopen, repeats)
+    t_full = timed(
+        lambda: LabelingSession(open_store(path), project, strategy, snapshots=False), repeats
+    )
 
     def bare():
         engine = make_strategy(strategy, **s.engine.get_params())
@@ -43,27 +65,35 @@ def run(n_labels: int, project: str, strategy: str) -> dict:
         for i, y in s.labels.items():
             engine.teach(i, y)
 
-    _, t_bare = timed(bare)
-
     def batch():
         engine = make_strategy(strategy, **s.engine.get_params())
         engine.start(s.project.X, s.project.classes)
         engine.teach_many(list(s.labels), list(s.labels.values()))
 
-    _, t_batch = timed(batch) if hasattr(s.engine, "teach_many") else (None, float("nan"))
-    _, t_sync = timed(s.sync)
-    i, _ = s.query()
-    _, t_label = timed(lambda: (s.label(i, s.project.truth[i]), s.query()))
-    _, t_stop = timed(s.stopping)
+    t_bare = timed(bare, repeats)
+    t_batch = timed(batch, repeats) if hasattr(s.engine, "teach_many") else float("nan")
+    t_sync = timed(s.sync, repeats)
+
+    def label_and_query():  # label the proposal, then undo it: the next repeat is the same
+        i, _ = s.query()
+        s.label(i, s.project.truth[i])
+        s.query()
+        s.undo()
+
+    t_label = timed(label_and_query, repeats)
+    # uncached: what the first stopping() after a label costs
+    t_loo = timed(lambda: loo_errors(s.engine, s.project.X, s.labels, s.lam_), repeats)
     return {
         "labels": n_labels,
+        "n pool": s.project.n,
+        "restored": restored,
         "full replay s": t_full,
         "snapshot s": t_snapshot,
         "bare engine s": t_bare,
         "teach_many s": t_batch,
-        "label+query s": t_label,
+        "label+undo s": t_label,
         "sync ms": 1e3 * t_sync,
-        "stopping s": t_stop,
+        "stopping LOO s": t_loo,
     }
 
 
@@ -72,17 +102,20 @@ def main() -> None:
     ap.add_argument("--labels", type=int, nargs="+", default=[100, 300])
     ap.add_argument("--project", default="circles")
     ap.add_argument("--strategy", default="arls")
-    ap.add_argument("--quick", action="store_true", help="30 labels on two_moons")
+    ap.add_argument("--repeats", type=int, default=5, help="median of this many runs")
+    ap.add_argument("--quick", action="store_true", help="30 labels on two_moons, 3 repeats")
     a = ap.parse_args()
     if a.quick:
-        a.labels, a.project = [30], "two_moons"
-    rows = [run(n, a.project, a.strategy) for n in a.labels]
-    print(f"project {a.project}, strategy {a.strategy}")
+        a.labels, a.project, a.repeats = [30], "two_moons", 3
+    report_machine()
+    rows = [run(n, a.project, a.strategy, a.repeats) for n in a.labels]
+    print(f"project {a.project}, strategy {a.strategy}, median of {a.repeats} runs")
     cols = list(rows[0])
     print("  ".join(f"{c:>14}" for c in cols))
     for r in rows:
-        cells = (f"{r[c]:>14.3f}" if isinstance(r[c], float) else f"{r[c]:>14}" for c in cols)
+        cells = (f"{r[c]:>14.3f}" if isinstance(r[c], float) else f"{r[c]!s:>14}" for c in cols)
         print("  ".join(cells))
+    report_machine()  # the load again: figures taken under a changing load are suspect
 
 
 if __name__ == "__main__":

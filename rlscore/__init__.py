@@ -7,15 +7,23 @@ estimates, and query strategies (ARLS, A-optimal KLR, baselines) under one proto
 from rlscore.core import confidence
 from rlscore.core.kernels import graph_kernel, kernel_matrix, pool_kernel
 from rlscore.core.klr import KernelLogisticRegression
-from rlscore.core.rls import RLSClassifier, RLSPath
+from rlscore.core.rls import RLSClassifier
+from rlscore.core.rls_path import RLSPath
 from rlscore.data.projects import Project, ProjectInputError, project_from_table, read_table
 from rlscore.data.samples import Dataset, list_samples, load_sample
 from rlscore.experiments.compare import compare_strategies
 from rlscore.experiments.simulate import simulate
-from rlscore.query import STRATEGIES, QueryStrategy, make_strategy
-from rlscore.query.aoptimal import AOptimalKLR, MaxEntropyKLR
-from rlscore.query.arls import ARLS
-from rlscore.query.baselines import EntropyQuery, RandomQuery, UncertaintyQuery
+from rlscore.query import (
+    ARLS,
+    STRATEGIES,
+    AOptimalKLR,
+    EntropyQuery,
+    MaxEntropyKLR,
+    QueryStrategy,
+    RandomQuery,
+    UncertaintyQuery,
+    make_strategy,
+)
 from rlscore.sessions import LabelingSession, export_labels
 from rlscore.storage import Event, LabelStore, SQLiteLabelStore, open_store
 

@@ -44,6 +44,31 @@ def test_table_matches_independent_simulations(moons):
     assert [d for d, _ in calls] == sorted(d for d, _ in calls)
 
 
+@pytest.mark.parametrize(
+    ("strategies", "params"),
+    [
+        (["arls", "uncertainty"], {"kernel": "graph", "graph_k": 12, "lam": 0.1}),
+        (["arls", "aopt-klr"], {"kernel": "graph", "graph_t": 3.0, "lam": 0.1}),
+        (["arls", "random"], {"kernel": "polynomial", "degree": 3, "lam": 0.5}),
+        (["arls", "entropy"], {"kernel": "rbf", "sigma": 1.0, "lam": 0.3}),
+    ],
+)
+def test_every_parameter_reaches_the_shared_kernel(moons, strategies, params):
+    """Each strategy's runs are exactly the runs simulate() makes with the same parameters
+    (the shared pool kernel is built from all of them: graph_k, graph_t, degree …)."""
+    X, y = moons
+    table = compare_strategies(X, y, strategies, queries=5, seeds=1, init=2, params=params)
+    for name in strategies:
+        ref = simulate(X, y, name, queries=5, seeds=1, init=2, params=params)
+        rows = table[table.strategy == name].sort_values("step")
+        assert rows["index"].iloc[1:].astype(int).tolist() == [
+            s.index for s in ref.runs[0].steps[1:]
+        ]
+        np.testing.assert_allclose(
+            rows["estimated_risk"], [s.estimated_risk for s in ref.runs[0].steps]
+        )
+
+
 def test_errors_are_reported(moons):
     X, y = moons
     with pytest.raises(ValueError, match="at least one strategy"):

@@ -6,14 +6,21 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_arls_reference import naive_fit, naive_proba, naive_risk, naive_scores, naive_V
+from test_arls_reference import (
+    naive_fit,
+    naive_proba,
+    naive_risk,
+    naive_scores,
+    naive_V,
+    spec_weights,
+)
 
 import rlscore.core.memory
 from rlscore.core.kernels import rbf_kernel
 from rlscore.core.rls import RLSClassifier
 from rlscore.data.samples import load_sample
-from rlscore.query import make_strategy
-from rlscore.query.arls import ARLS, pool_risk
+from rlscore.query import ARLS, make_strategy
+from rlscore.query.rls_pool import pool_risk
 
 SIGMA, LAM = 1.3, 0.3
 
@@ -30,10 +37,12 @@ def class_positions(q):
     return [q.class_index(v) for v in q.labels_]
 
 
-def check_against_naive(q, K, T):
+def check_against_naive(q, K, T, class_weight, bias_corrected):
     """Every score, the chosen index and the estimated risk equal the naive refit's."""
     L, cls = list(q.labeled_), class_positions(q)
-    w, inv_w = q.weights_, q._risk_weights()
+    w, risk_w = spec_weights(cls, q.classes_.tolist(), class_weight)
+    corrected = class_weight is not None if bias_corrected is None else bias_corrected
+    inv_w = 1.0 / risk_w if corrected else np.ones(T)
     f = naive_fit(K, L, cls, LAM, w, T)
     np.testing.assert_allclose(q.m_, f, atol=1e-10)
     assert q.estimated_risk() == pytest.approx(naive_risk(f, inv_w, q.clip, T), abs=1e-9)
@@ -77,17 +86,17 @@ def test_scores_and_choices_equal_naive_refits(T, class_weight, bias_corrected, 
     for c in classes:
         q.teach(int(np.flatnonzero(y == c)[0]), c)
     for _ in range(3):
-        i = check_against_naive(q, K, T)
+        i = check_against_naive(q, K, T, class_weight, bias_corrected)
         q.teach(i, y[i].item())
-    check_against_naive(q, K, T)
+    check_against_naive(q, K, T, class_weight, bias_corrected)
     if class_weight is not None:
-        assert not np.allclose(q.weights_, 1.0)
+        assert not np.allclose(q.loss_weights_, 1.0)
 
 
 def test_scores_equal_naive_on_the_empty_start():
     X, y_bin, _ = pool(n=20, seed=3)
     q = ARLS(sigma=SIGMA, lam=LAM).start(X, [-1, 1])
-    check_against_naive(q, rbf_kernel(X, sigma=SIGMA), 2)
+    check_against_naive(q, rbf_kernel(X, sigma=SIGMA), 2, None, None)
 
 
 def test_pool_risk_matches_the_definition_for_every_variant():
@@ -139,12 +148,14 @@ def test_dual_coef_reproduces_the_pool_predictions():
 
 
 # -- undo / forget ------------------------------------------------------------------------
-def assert_state_from_scratch(q, K, T):
+def assert_state_from_scratch(q, K, T, class_weight=None):
     L, cls = list(q.labeled_), class_positions(q)
-    np.testing.assert_allclose(q.m_, naive_fit(K, L, cls, LAM, q.weights_, T), atol=1e-8)
-    np.testing.assert_allclose(q.V_, naive_V(K, L, cls, LAM, q.weights_), atol=1e-8)
+    W, _ = spec_weights(cls, q.classes_.tolist(), class_weight)
+    np.testing.assert_allclose(q.m_, naive_fit(K, L, cls, LAM, W, T), atol=1e-8)
+    V = naive_V(K, L, cls, LAM, W, T)  # one per column
+    np.testing.assert_allclose(np.broadcast_to(q.V_, V.shape), V, atol=1e-8)
     D = q.covariance_
-    assert np.array_equal(D, D.T), "D must stay exactly symmetric"
+    assert np.array_equal(D, np.swapaxes(D, -1, -2)), "D must stay exactly symmetric"
 
 
 N_SMALL = 14
@@ -172,7 +183,7 @@ def test_teach_undo_forget_sequences_equal_from_scratch(data, T, class_weight):
             q.undo()
         elif op == "forget" and q.labeled_:
             q.forget(data.draw(st.sampled_from(list(q.labeled_))))
-        assert_state_from_scratch(q, K_SMALL, T)
+        assert_state_from_scratch(q, K_SMALL, T, class_weight)
 
 
 def test_undoing_everything_restores_the_never_labeled_state():
@@ -252,9 +263,10 @@ def test_teach_many_keeps_the_labels_before_a_refused_one():
         ({"lam": 0.0}, "lam must be > 0"),
         ({"lam": -1}, "lam must be > 0"),
         ({"class_weight": "balance"}, "class_weight must be None, 'balanced' or a dict"),
-        ({"class_weight": {7: 2.0}}, "label 7 is not one of the classes"),
+        ({"class_weight": {7: 2.0}}, r"class_weight names \[7\], which are not among"),
         ({"class_weight": {1: -2.0}}, r"class_weight\[1\] must be > 0"),
         ({"sigma": 0.0}, "sigma must be > 0"),
+        ({"sigma": 1e-300}, "sigma = 1e-300 is too small"),
     ],
 )
 def test_bad_parameters_are_named(params, match):
@@ -268,6 +280,27 @@ def test_a_pool_that_does_not_fit_in_memory_is_refused(monkeypatch):
     X, _, _ = pool(n=40)
     with pytest.raises(MemoryError, match=r"ARLS on a pool of 40 points.*smaller pool"):
         ARLS().start(X, [-1, 1])
+
+
+def test_balanced_multiclass_needs_one_covariance_per_class(monkeypatch):
+    # 40 points: one matrix is 12 800 bytes; K + one D fit in 80 % of 40 000, K + 3 D do not
+    monkeypatch.setattr(rlscore.core.memory, "available_memory_bytes", lambda: 40_000)
+    X, _, _ = pool(n=40)
+    ARLS().start(X, [0, 1, 2])
+    ARLS(class_weight={0: 2.0}).start(X, [0, 1, 2])
+    ARLS(class_weight="balanced").start(X, [-1, 1])
+    with pytest.raises(MemoryError, match=r"\(4 × 40 × 40 float64\)"):
+        ARLS(class_weight="balanced").start(X, [0, 1, 2])
+
+
+def test_covariances_are_shared_unless_balanced_multiclass():
+    X, _, y = pool()
+    seeds = [int(np.flatnonzero(y == c)[k]) for c in range(3) for k in range(c + 1)]
+    for class_weight, count in ((None, 1), ({0: 2.0}, 1), ("balanced", 3)):
+        q = ARLS(sigma=SIGMA, lam=LAM, class_weight=class_weight).start(X, [0, 1, 2])
+        q.teach_many(seeds, [int(y[i]) for i in seeds])
+        assert len(q._Ds) == count
+        assert q.covariance_.shape == ((36, 36) if count == 1 else (3, 36, 36))
 
 
 def test_graph_kernel_cannot_score_new_points():

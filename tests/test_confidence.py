@@ -189,9 +189,26 @@ def test_confidence_method_on_the_estimator_matches_functions():
     X, y, K = make_problem(34, n=30, T=3)
     clf = RLSClassifier(lam=0.3).fit(X, y)
     F = clf.decision_function(X)
-    np.testing.assert_allclose(clf.confidence(X, "soft"), soft_confidence(F))
-    np.testing.assert_allclose(clf.confidence(X, "gap"), gap_confidence(F))
+    # Paskov 3.36–3.37: clipped soft score of the winner, and winner minus runner-up
+    top = np.clip((np.sort(F, axis=1)[:, -2:] + 1) / 2, 0, 1)
+    np.testing.assert_allclose(clf.confidence(X, "soft"), top[:, 1])
+    np.testing.assert_allclose(clf.confidence(X, "gap"), top[:, 1] - top[:, 0])
     np.testing.assert_allclose(
         clf.confidence(X, "bayes"), bayes_confidence(F, clf.predictive_variance(X))
     )
     assert np.all((clf.confidence(X, "bayes") >= 1 / 3) & (clf.confidence(X, "bayes") <= 1))
+
+
+def test_loo_confidence_reads_only_the_documented_attributes():
+    # no RLSClassifier needed: any object with the four attributes will do
+    from types import SimpleNamespace
+
+    fitted = SimpleNamespace(
+        classes_=np.array(["a", "b"]),
+        y_fit_=np.array(["a", "b", "b"]),
+        loo_decision_=np.array([-0.4, 0.2, -2.0]),
+        loo_variance_=np.array([1.0, 1.0, 1.0]),
+    )
+    conf, ok = loo_confidence(fitted)
+    np.testing.assert_allclose(conf, [0.7, 0.6, 1.0])  # clip((|f| + 1)/2, 0, 1)
+    np.testing.assert_array_equal(ok, [True, True, False])

@@ -110,6 +110,12 @@ def test_pool_kernel_dispatch(X):
     [
         (lambda X: kernel_matrix(X, kernel="rbf", sigma=0), "sigma must be > 0"),
         (lambda X: kernel_matrix(X, kernel="rbf", sigma=-1), "sigma must be > 0"),
+        (
+            lambda X: kernel_matrix(X, kernel="rbf", sigma=1e-300),
+            r"sigma = 1e-300 is too small: σ² underflows, use σ ≥ 1e-150; a useful σ is near "
+            r"the median distance between points \(about [0-9.]+ here\)",
+        ),
+        (lambda X: pool_kernel(X, "rbf", sigma=1e-160), "sigma = 1e-160 is too small"),
         (lambda X: kernel_matrix(X, kernel="nope"), "unknown kernel 'nope'"),
         (lambda X: kernel_matrix(X, kernel="graph"), "graph kernel"),
         (lambda X: kernel_matrix(X, X[:, :2]), "same columns"),
@@ -124,3 +130,13 @@ def test_pool_kernel_dispatch(X):
 def test_bad_input_messages_name_the_problem(X, call, message):
     with pytest.raises(ValueError, match=message):
         call(X)
+
+
+def test_smallest_accepted_sigma_gives_a_finite_kernel(X):
+    # 1/(2σ²) is still a finite float at σ = 1e-150: K is the identity (distinct points)
+    K = kernel_matrix(X, kernel="rbf", sigma=1e-150)
+    np.testing.assert_array_equal(K, np.eye(len(X)))
+    # the message's hint is the median pairwise distance of the points
+    d = [np.linalg.norm(X[i] - X[j]) for i in range(len(X)) for j in range(i + 1, len(X))]
+    with pytest.raises(ValueError, match=rf"about {np.median(d):.3g} here"):
+        kernel_matrix(X, kernel="rbf", sigma=1e-200)

@@ -3,8 +3,15 @@
 import numpy as np
 import pytest
 
-from rlscore.query import STRATEGIES, make_strategy, strategy_class
-from rlscore.query.base import NoCandidatesError, QueryStrategy
+import rlscore.query
+from rlscore.core.encoding import ova_targets
+from rlscore.query import (
+    STRATEGIES,
+    NoCandidatesError,
+    QueryStrategy,
+    make_strategy,
+    strategy_class,
+)
 
 
 class KernelVote(QueryStrategy):
@@ -20,11 +27,11 @@ class KernelVote(QueryStrategy):
         self.kernel_builds_ = getattr(self, "kernel_builds_", 0) + (K is None)
 
     def _add(self, i, c):
-        self.f_ += np.outer(self.K_[:, i], self.ova_targets(c))
+        self.f_ += np.outer(self.K_[:, i], ova_targets([c], self.classes_.size)[0])
 
     def _remove(self, pos):
-        i, label = self.labeled_[pos], self.labels_[pos]
-        self.f_ -= np.outer(self.K_[:, i], self.ova_targets(self.class_index(label)))
+        c = self.class_index(self.labels_[pos])
+        self.f_ -= np.outer(self.K_[:, self.labeled_[pos]], ova_targets([c], self.classes_.size)[0])
 
     def decision_function(self):
         return self.f_[:, 0] if self.f_.shape[1] == 1 else self.f_
@@ -164,3 +171,35 @@ def test_every_registered_strategy_runs_the_protocol(name, X):
     assert q.predict_proba().shape == (25, 2)
     assert np.isnan(q.scores()[[i, j]]).all()
     assert q.undo() == (j, -1)
+
+
+def test_the_package_exports_every_strategy_and_the_registry():
+    names = [
+        "ARLS",
+        "AOptimalKLR",
+        "MaxEntropyKLR",
+        "RandomQuery",
+        "UncertaintyQuery",
+        "EntropyQuery",
+        "QueryStrategy",
+        "NoCandidatesError",
+        "STRATEGIES",
+        "make_strategy",
+        "strategy_class",
+        "RLSPoolStrategy",
+    ]
+    for name in names:
+        assert hasattr(rlscore.query, name), name
+    for name in STRATEGIES:
+        cls = strategy_class(name)
+        assert getattr(rlscore.query, cls.__name__) is cls
+
+
+@pytest.mark.parametrize("name", sorted(STRATEGIES))
+@pytest.mark.parametrize("given_kernel", [False, True])
+def test_every_strategy_refuses_an_underflowing_sigma(name, given_kernel, X):
+    # 2σ² underflows to 0 below ~1e-162: a named ValueError, not a ZeroDivisionError
+    q = make_strategy(name, sigma=1e-300, lam=0.5, kernel="rbf")
+    K = np.eye(25) if given_kernel else None
+    with pytest.raises(ValueError, match=r"sigma = 1e-300 is too small: σ² underflows, use σ ≥"):
+        q.start(X, [-1, 1], K=K)

@@ -15,13 +15,15 @@ from test_rls_reference import (
     brute_loo_variance,
     default_grid,
     direct_solve,
+    eigen_range,
     hat_matrix,
     make_problem,
     ova,
 )
 
 from rlscore.core.kernels import linear_kernel, rbf_kernel
-from rlscore.core.rls import CURVE_COLUMNS, RLSClassifier, RLSPath, class_weights
+from rlscore.core.rls import RLSClassifier
+from rlscore.core.rls_path import CURVE_COLUMNS, RLSPath
 
 TOL = 1e-8
 
@@ -103,28 +105,60 @@ def test_lambda_path_equals_direct_solves_at_every_lambda(offset):
         )
 
 
-@pytest.mark.parametrize("error", ["classification", "squared"])
-@pytest.mark.parametrize("weighting", [None, "balanced"])
-def test_auto_lambda_is_largest_minimiser_of_brute_force_scan(error, weighting):
-    X, y, K = make_problem(8, n=20, T=2, sigma=0.8)
-    y[:3] = 1 - y[:3]  # label noise: the minimum is not at the smallest λ
-    cw, A = _weights(weighting, y, 2)
-    a = A[:, 0]
-    clf = RLSClassifier(sigma=0.8, lam="auto", class_weight=cw, loo_error=error).fit(X, y)
-    yy = np.where(y == 1, 1.0, -1.0)
+def brute_force_auto_lam(K, Y, A, e, grid, error):
+    """The largest λ of ``grid`` minimising the LOO error, every LOO value from a refit.
+
+    ``Y`` (n, T') ±1 targets, ``A`` (n, T') loss weights, ``e`` (n,) error weights. Squared
+    error ``Σ A (Y − L)² / (n T')``; classification error ``Σ e_i [wrong_i] / Σ e_i`` (sign for
+    one column, argmax otherwise). Ties: classification errors are exact ratios of the same
+    weights and the squared errors of distinct λ differ by far more than 1e-9 here, so errors
+    within 1e-9 of the minimum are the minimisers.
+    """
+    n, cols = Y.shape
     errs = []
-    for lam in default_grid(K, a):
-        L = brute_loo(K, yy, a, lam, False)
+    for lam in grid:
+        L = np.column_stack([brute_loo(K, Y[:, t], A[:, t], lam, False) for t in range(cols)])
         if error == "squared":
-            errs.append(np.sum(a * (yy - L) ** 2) / 20)
+            errs.append(np.sum(A * (Y - L) ** 2) / (n * cols))
         else:
-            errs.append(a @ ((L > 0) != (yy > 0)) / a.sum())
+            if cols == 1:
+                wrong = (L[:, 0] > 0) != (Y[:, 0] > 0)
+            else:
+                wrong = np.argmax(L, axis=1) != np.argmax(Y, axis=1)
+            errs.append(e @ wrong / e.sum())
     errs = np.array(errs)
-    grid = default_grid(K, a)
-    expected = grid[errs <= errs.min() + 1e-9].max()
+    return grid[errs <= errs.min() + 1e-9].max(), errs
+
+
+@pytest.mark.parametrize(
+    ("T", "weighting", "error"),
+    [
+        (2, None, "classification"),
+        (2, None, "squared"),
+        (2, "balanced", "classification"),
+        (2, "balanced", "squared"),
+        (3, None, "classification"),
+        (3, "balanced", "classification"),
+        (3, "balanced", "squared"),
+    ],
+)
+def test_auto_lambda_is_largest_minimiser_of_brute_force_scan(T, weighting, error):
+    X, y, K = make_problem(8, n=20, T=T, sigma=0.8)
+    y[:3] = (y[:3] + 1) % T  # label noise: the minimum is not at the smallest λ
+    cw, A = _weights(weighting, y, T)
+    # SPEC §1 error weights: n/(T·n_{y_i}) when balanced, else 1
+    e = 20 / (T * np.bincount(y, minlength=T)[y]) if weighting else np.ones(20)
+    # Paskov §2.5 grid spanning the eigenvalues of every column's weighted kernel
+    ranges = [eigen_range(K, A[:, t]) for t in range(A.shape[1])]
+    grid = np.geomspace(min(r[0] for r in ranges), max(r[1] for r in ranges), 50)
+    clf = RLSClassifier(sigma=0.8, lam="auto", class_weight=cw, loo_error=error).fit(X, y)
+    np.testing.assert_allclose(clf.default_lams(), grid, rtol=1e-9)
+    expected, errs = brute_force_auto_lam(K, ova(y, T), A, e, grid, error)
     assert clf.lam_ == pytest.approx(expected, rel=1e-9)
-    curve = clf.loo_curve()
-    np.testing.assert_allclose(curve[f"loo_{error}_error"], errs, rtol=1e-6, atol=1e-9)
+    assert getattr(clf, f"loo_{error}_error_") == pytest.approx(errs.min(), rel=1e-6, abs=1e-12)
+    assert errs.max() > errs.min()  # λ matters on this problem: the choice is not arbitrary
+    curve = clf.loo_curve()[f"loo_{error}_error"]
+    np.testing.assert_allclose(curve, errs, rtol=1e-6, atol=1e-12)
 
 
 def test_loo_curve_columns_gacv_and_bound_against_references():
@@ -145,10 +179,17 @@ def test_loo_curve_columns_gacv_and_bound_against_references():
             np.testing.assert_allclose(yy - L, (yy - f) / (1 - np.diag(H)), atol=1e-8)
             gacv = np.sum(a * ((yy - f) / (1 - np.trace(H) / 16)) ** 2) / 16
             assert row.gacv == pytest.approx(gacv, rel=1e-8)
-            flagged = yy * f <= a * np.diag(K) / (a * np.diag(K) + lam) + 1e-9
+            # Rifkin §7.7 in our λ, weighted: i counts when y_i f(x_i) ≤ a_i K_ii/(a_i K_ii + λ).
+            # No margin here lies within 1e-6 of its threshold (asserted), so the count does
+            # not depend on how a tie would be broken.
+            threshold = a * np.diag(K) / (a * np.diag(K) + lam)
+            assert np.min(np.abs(yy * f - threshold)) > 1e-6
+            flagged = yy * f <= threshold
             assert row.loo_bound == pytest.approx(a @ flagged / a.sum(), abs=1e-12)
+            brute_error = a @ ((L > 0) != (yy > 0)) / a.sum()
+            assert row.loo_classification_error == pytest.approx(brute_error, abs=1e-12)
             if not offset:  # Rifkin §7.7 (weighted form): a proven bound without offset
-                assert row.loo_bound >= row.loo_classification_error
+                assert row.loo_bound >= brute_error
 
 
 def test_loo_variance_equals_brute_force_gp_refits():
@@ -288,15 +329,6 @@ def test_default_grid_spans_eigenvalues_of_all_decompositions():
     assert np.allclose(np.diff(np.log(grid)), np.log(grid[1] / grid[0]))
 
 
-def test_class_weights_dict_and_binary_balanced():
-    y = np.array([0, 0, 0, 1])
-    A, e = class_weights(y, np.array([0, 1]), "balanced")
-    np.testing.assert_allclose(A[:, 0], [4 / 6, 4 / 6, 4 / 6, 2.0])
-    np.testing.assert_allclose(e, A[:, 0])
-    A, e = class_weights(y, np.array([0, 1]), {1: 5.0})
-    np.testing.assert_allclose(A[:, 0], [1, 1, 1, 5])
-
-
 def test_string_labels_and_binary_shapes():
     X, y, K = make_problem(20, n=20, T=2)
     labels = np.array(["cat", "dog"])[y]
@@ -330,6 +362,7 @@ Y_OK = np.array([0, 1, 0, 1, 0, 1])
         ({}, X_OK, np.zeros(6), "only one class"),
         ({"sigma": 0}, X_OK, Y_OK, "sigma must be > 0"),
         ({"sigma": -1.0}, X_OK, Y_OK, "sigma must be > 0"),
+        ({"sigma": 1e-300}, X_OK, Y_OK, r"sigma = 1e-300 is too small: σ² underflows, use σ ≥"),
         ({"lam": 0.0}, X_OK, Y_OK, "lam must be > 0"),
         ({"lam": -2}, X_OK, Y_OK, "lam must be > 0"),
         ({"lam": "best"}, X_OK, Y_OK, "lam must be a number > 0 or 'auto'"),
@@ -337,7 +370,7 @@ Y_OK = np.array([0, 1, 0, 1, 0, 1])
         ({"degree": 0}, X_OK, Y_OK, "degree must be a positive integer"),
         ({"loo_error": "hinge"}, X_OK, Y_OK, "unknown loo_error 'hinge'"),
         ({"class_weight": "even"}, X_OK, Y_OK, "class_weight must be None, 'balanced'"),
-        ({"class_weight": {7: 1.0}}, X_OK, Y_OK, r"labels \[7\] that are not classes"),
+        ({"class_weight": {7: 1.0}}, X_OK, Y_OK, r"names \[7\], which are not among the"),
         ({"class_weight": {1: -1.0}}, X_OK, Y_OK, r"class_weight\[1\] must be > 0"),
         ({}, np.where(X_OK > 1, np.nan, X_OK), Y_OK, "NaN"),
         ({}, np.where(X_OK > 1, np.inf, X_OK), Y_OK, "infinity"),
@@ -361,8 +394,12 @@ def test_invalid_predict_and_curve_inputs():
         clf.confidence(X_OK, "vote")
     with pytest.raises(ValueError, match="sample_weight leaves only one class"):
         RLSClassifier().fit(X_OK, Y_OK, sample_weight=[1, 0, 1, 0, 1, 0])
-    with pytest.raises(ValueError, match="Negative values in data passed to `sample_weight`"):
+    with pytest.raises(ValueError, match=r"sample_weight must be ≥ 0, got \[-1.0\]"):
         RLSClassifier().fit(X_OK, Y_OK, sample_weight=[1, -1, 1, 1, 1, 1])
+    with pytest.raises(ValueError, match=r"sample_weight has shape \(5,\); expected \(6,\)"):
+        RLSClassifier().fit(X_OK, Y_OK, sample_weight=np.ones(5))
+    with pytest.raises(ValueError, match="sample_weight contains NaN"):
+        RLSClassifier().fit(X_OK, Y_OK, sample_weight=[1, np.nan, 1, 1, 1, 1])
     with pytest.raises(ValueError, match="the kernel matrix must be square"):
         RLSPath(np.ones((3, 2)), [1, -1, 1])
     with pytest.raises(ValueError, match="the kernel matrix is not symmetric"):

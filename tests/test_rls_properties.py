@@ -1,4 +1,9 @@
-"""Property-based tests (hypothesis): random pools, weights and λ against brute force."""
+"""Property-based tests (hypothesis): random pools, weights and λ against brute force.
+
+Automatic λ is checked by a brute-force scan in test_rls.py (deterministic problems: refits at
+the smallest λ of a random, possibly rank-deficient kernel are too ill-conditioned to decide
+ties reliably).
+"""
 
 from __future__ import annotations
 
@@ -7,9 +12,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_rls_reference import brute_loo, brute_loo_variance, direct_solve, ova
 
-from rlscore.core.confidence import bayes_probabilities, soft_probabilities
+from rlscore.core.confidence import bayes_probabilities
 from rlscore.core.kernels import kernel_matrix
-from rlscore.core.rls import RLSClassifier, RLSPath
+from rlscore.core.rls import RLSClassifier
+from rlscore.core.rls_path import RLSPath
 
 SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -105,17 +111,6 @@ def test_path_at_another_lambda_equals_a_fresh_fit(p, lam2):
 
 @SETTINGS
 @given(problems())
-def test_auto_lambda_minimises_the_curve_and_is_the_largest_minimiser(p):
-    clf = _fit(p, lam="auto")
-    curve = clf.loo_curve()
-    err = curve["loo_classification_error"].to_numpy()
-    best = curve["lam"][err <= err.min() + 1e-12].max()
-    assert clf.lam_ == best
-    assert abs(clf.loo_classification_error_ - err.min()) < 1e-12
-
-
-@SETTINGS
-@given(problems())
 def test_probabilities_are_distributions(p):
     clf = _fit(p)
     Xt = np.random.default_rng(0).normal(size=(5, p["X"].shape[1]))
@@ -123,7 +118,18 @@ def test_probabilities_are_distributions(p):
     assert P.shape == (5, p["T"])
     np.testing.assert_allclose(P.sum(axis=1), 1.0)
     assert np.all((P >= 0) & (P <= 1))
-    np.testing.assert_allclose(P, soft_probabilities(clf.decision_function(Xt)))
+    # SPEC §1/§4: p̂ = clip((f + 1)/2, 0, 1) per OvA column (binary: [1 − p̂, p̂]), rows
+    # normalised, uniform where every column is clipped to 0
+    F = clf.decision_function(Xt).reshape(5, -1)
+    raw = np.clip((F + 1) / 2, 0, 1)
+    if p["T"] == 2:
+        expected = np.column_stack([1 - raw[:, 0], raw[:, 0]])
+    else:
+        expected = np.empty_like(raw)
+        for r in range(5):
+            total = raw[r].sum()
+            expected[r] = raw[r] / total if total > 0 else 1 / p["T"]
+    np.testing.assert_allclose(P, expected, atol=1e-12)
     var = clf.predictive_variance(Xt)
     assert np.all(var >= p["lam"] * (1 - 1e-9))  # σ² ≥ the noise term λ
     B = bayes_probabilities(clf.decision_function(Xt), var)

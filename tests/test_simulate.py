@@ -80,14 +80,47 @@ def test_validation_fraction_is_held_out_of_the_pool(blobs):
     assert res.n_pool == 44 and "16 points held out (0.25)" in res.validation  # 8 per class
 
 
-def test_transductive_error_and_an_exhausted_pool(blobs):
+def test_transductive_error_counts_the_unlabeled_points_only(blobs):
+    """validation=None: the error of the pool points not labeled yet (rlscore.core.metrics),
+    checked against RLS refitted on the labels; none left to measure once all are labeled."""
     X, y, _, _ = blobs
     idx = [0, 1, 2, 3, 30, 31, 32, 33]
-    res = simulate(X[idx], y[idx], "arls", queries=20, init=3, params={"lam": 0.01})
-    steps = res.runs[0].steps
-    assert len(steps) == 6  # 3 initial labels + the 5 remaining points
-    assert steps[-1].validation_error == 0.0  # every pool point labeled
-    assert res.validation == "pool (transductive)"
+    Xp, yp = X[idx], y[idx]
+    res = simulate(Xp, yp, "arls", queries=20, init=3, params={"lam": 0.01})
+    run = res.runs[0]
+    assert len(run.steps) == 6  # 3 initial labels + the 5 remaining points
+    last = run.steps[-1]
+    assert last.validation_error is None and last.balanced_error is None
+    assert res.validation == "the unlabeled pool points (transductive)"
+    checked = 0
+    for step in run.steps[:-1]:
+        labeled = run.init + [s.index for s in run.steps[1 : step.step + 1]]
+        if len(set(yp[labeled])) < 2:
+            continue
+        pred = RLSClassifier(sigma=1.0, lam=0.01).fit(Xp[labeled], yp[labeled]).predict(Xp)
+        rest = np.setdiff1d(np.arange(len(idx)), labeled)
+        wrong = pred[rest] != yp[rest]
+        assert step.validation_error == pytest.approx(wrong.mean())
+        per_class = [wrong[yp[rest] == c].mean() for c in np.unique(yp[rest])]
+        assert step.balanced_error == pytest.approx(np.mean(per_class))
+        checked += 1
+    assert checked >= 3
+    mean, _ = res.curve("validation_error")
+    assert np.isnan(mean[-1])  # no value at the last step
+
+
+def test_classes_are_ordered_by_the_projects_rule():
+    """One function orders classes for projects and simulations (numbers before text)."""
+    from importlib import import_module
+
+    from rlscore.data.projects import sorted_values
+
+    assert import_module("rlscore.experiments.simulate").sorted_values is sorted_values
+    X = np.arange(8.0).reshape(4, 2)
+    res = simulate(X, np.array(["b", "a", "b", "a"], dtype=object), "random", queries=1)
+    assert res.classes == ["a", "b"]
+    res = simulate(X, np.array([2, -1, 2, -1]), "random", queries=1)
+    assert res.classes == [-1, 2]
 
 
 @pytest.mark.parametrize(
@@ -116,7 +149,7 @@ def test_graph_kernels_measure_on_the_pool_only(blobs, capsys):
     assert rc == 0
     captured = capsys.readouterr()
     assert "measuring the error on the pool instead" in captured.err
-    assert "error on pool (transductive)" in captured.out
+    assert "error on the unlabeled pool points (transductive)" in captured.out
 
 
 def test_bad_strategy_and_single_class(blobs):

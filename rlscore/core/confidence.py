@@ -23,17 +23,29 @@ leave-one-out version used by :func:`loo_reliability`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import Literal, Protocol
 
 import numpy as np
 import pandas as pd
 from scipy.special import log_ndtr, ndtr
 
-if TYPE_CHECKING:  # pragma: no cover - imported for type hints only
-    from rlscore.core.rls import RLSClassifier
-
 METHODS = ("soft", "gap", "bayes")
 Method = Literal["soft", "gap", "bayes"]
+
+
+class LOOFitted(Protocol):
+    """What :func:`loo_confidence` reads from a fitted classifier (a fitted
+    :class:`rlscore.core.rls.RLSClassifier` has it; described here so that this module does not
+    import the classifier)."""
+
+    #: (T,) class labels
+    classes_: np.ndarray
+    #: (n,) training labels
+    y_fit_: np.ndarray
+    #: exact leave-one-out decision values, (n,) binary or (n, T)
+    loo_decision_: np.ndarray
+    #: their Gaussian-process variances, same shape
+    loo_variance_: np.ndarray
 
 
 def _scores(F) -> np.ndarray:
@@ -229,7 +241,7 @@ def reliability_table(confidence, correct, bins: int = 10) -> pd.DataFrame:
 
 
 def loo_confidence(
-    clf: RLSClassifier, y=None, method: Method = "soft"
+    clf: LOOFitted, y=None, method: Method = "soft"
 ) -> tuple[np.ndarray, np.ndarray]:
     """Leave-one-out confidence and correctness on the training points of a fitted classifier.
 
@@ -240,7 +252,8 @@ def loo_confidence(
     Parameters
     ----------
     clf
-        A fitted :class:`~rlscore.core.rls.RLSClassifier`.
+        A fitted :class:`rlscore.core.rls.RLSClassifier`, or any object with its
+        ``classes_``, ``y_fit_``, ``loo_decision_`` and ``loo_variance_`` (:class:`LOOFitted`).
     y
         The training labels; default: the labels ``clf`` was fitted on.
     method
@@ -264,7 +277,7 @@ def loo_confidence(
 
 
 def loo_reliability(
-    clf: RLSClassifier, y=None, method: Method = "soft", bins: int = 10
+    clf: LOOFitted, y=None, method: Method = "soft", bins: int = 10
 ) -> pd.DataFrame:
     """Reliability table of the exact leave-one-out predictions (see :func:`loo_confidence`).
 

@@ -23,6 +23,8 @@ from rlscore.core.validation import check_matrix, check_positive
 
 VECTOR_KERNELS = ("linear", "polynomial", "rbf")
 GRAPH_KERNELS = ("regularized", "normalized_regularized", "diffusion", "von_neumann")
+#: Smallest RBF width accepted: ``1/(2σ²)`` must stay a finite float64 (σ > ~1e-154).
+SIGMA_MIN = 1e-150
 #: ``"graph"`` is shorthand for Yajima's default, the normalised regularized kernel.
 GRAPH_ALIASES = {"graph": "normalized_regularized"}
 
@@ -62,10 +64,40 @@ def polynomial_kernel(X: np.ndarray, Z: np.ndarray | None = None, degree: int = 
     return (1.0 + X @ Z.T) ** int(degree)
 
 
+def check_sigma(sigma, X=None) -> float:
+    """Return the RBF width σ as a float, or raise a ``ValueError`` naming a usable range.
+
+    σ must be > 0 and at least :data:`SIGMA_MIN`: below it ``1/(2σ²)`` overflows (σ² underflows
+    near 1e-162) and every kernel value becomes NaN or a division by zero.
+
+    Parameters
+    ----------
+    sigma
+        The width.
+    X
+        Optional (n, d) points: the message then suggests their median pairwise distance.
+    """
+    sigma = check_positive(sigma, "sigma")
+    if sigma < SIGMA_MIN:
+        hint = ""
+        if X is not None:
+            # a few hundred points give the median distance to a few percent
+            Xs = np.asarray(X, dtype=np.float64)[:500]
+            d = np.sqrt(squared_distances(Xs)[np.triu_indices(Xs.shape[0], 1)])
+            if d.size and np.median(d) > 0:
+                hint = f" (about {np.median(d):.3g} here)"
+        raise ValueError(
+            f"sigma = {sigma:g} is too small: σ² underflows, use σ ≥ {SIGMA_MIN:g}; a useful σ "
+            f"is near the median distance between points{hint}"
+        )
+    return sigma
+
+
 def rbf_kernel(X: np.ndarray, Z: np.ndarray | None = None, sigma: float = 1.0) -> np.ndarray:
     """Gaussian kernel ``exp(-||x - z||² / (2σ²))`` (Paskov eq. 2.6)."""
-    sigma = check_positive(sigma, "sigma")
-    d = squared_distances(X, Z)
+    X, Z = _pair(X, Z)
+    sigma = check_sigma(sigma, X)
+    d = squared_distances(X, None if Z is X else Z)
     d *= -1.0 / (2.0 * sigma * sigma)
     return np.exp(d, out=d)
 

@@ -43,5 +43,6 @@ def validation_errors(y_true, y_pred) -> tuple[float | None, float | None]:
     with warnings.catch_warnings():
         # a predicted class absent from the truth is expected early in labeling
         warnings.filterwarnings("ignore", "y_pred contains classes not in y_true")
+        warnings.filterwarnings("ignore", "A single label was found in 'y_true' and 'y_pred'")
         balanced = 1.0 - balanced_accuracy_score(ti, pi)
     return float(error), float(balanced)

@@ -52,6 +52,31 @@ def check_positive(value, name: str) -> float:
     return v
 
 
+def check_sample_weight(sample_weight, n: int) -> np.ndarray:
+    """Return per-point weights as a (n,) float64 array of finite values ≥ 0, or raise.
+
+    Parameters
+    ----------
+    sample_weight
+        Array-like of n weights (a scalar is the same weight for every point).
+    n
+        Number of points.
+    """
+    try:
+        w = np.asarray(sample_weight, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"sample_weight must be numeric: {exc}") from None
+    if w.ndim == 0:
+        w = np.full(n, float(w))
+    if w.shape != (n,):
+        raise ValueError(f"sample_weight has shape {w.shape}; expected ({n},), one per point")
+    if not np.all(np.isfinite(w)):
+        raise ValueError("sample_weight contains NaN or infinite values")
+    if np.any(w < 0):
+        raise ValueError(f"sample_weight must be ≥ 0, got {w[w < 0][:3].tolist()}")
+    return w
+
+
 def check_labels(y, n: int, name: str = "y") -> np.ndarray:
     """Return ``y`` as a 1-D array of length ``n`` without missing values."""
     arr = np.asarray(y)

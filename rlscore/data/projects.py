@@ -475,7 +475,7 @@ def _truth(s: pd.Series, col: str, class_names) -> tuple[np.ndarray, list]:
             "them in, or create the project without a truth column"
         )
     raw = [plain_scalar(v) for v in s.tolist()]
-    values = _sorted_values(raw)
+    values = sorted_values(raw)
     if len(values) < 2:
         raise ProjectInputError(
             f"truth column {col!r} has only one class ({values[0]!r}): a classifier needs at "
@@ -506,15 +506,17 @@ def _truth(s: pd.Series, col: str, class_names) -> tuple[np.ndarray, list]:
     return np.asarray([plain_scalar(mapping[v]) for v in raw], dtype=object), classes
 
 
-def _sorted_values(values) -> list:
-    """Distinct values sorted, numbers before text (the order class names are given in)."""
-    return sorted(set(values), key=lambda v: (isinstance(v, str), v))
+def sorted_values(values) -> list:
+    """Distinct values sorted, numbers before text (the order class names are given in);
+    numpy scalars count as the Python values they hold."""
+    plain = {v.item() if isinstance(v, np.generic) else v for v in values}
+    return sorted(plain, key=lambda v: (isinstance(v, str), v))
 
 
 def truth_values(df: pd.DataFrame, column: str) -> list:
     """The distinct values of a truth column, in the order :func:`project_from_table` pairs
     them with a list of class names (missing values left out)."""
-    return _sorted_values(plain_scalar(v) for v in df[column].dropna().tolist())
+    return sorted_values(plain_scalar(v) for v in df[column].dropna().tolist())
 
 
 def parse_class_names(text: str) -> list | None:
@@ -538,5 +540,6 @@ __all__ = [
     "parse_class_names",
     "project_from_table",
     "read_table",
+    "sorted_values",
     "truth_values",
 ]

@@ -15,8 +15,8 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from rlscore.core.kernels import pool_kernel
 from rlscore.experiments.simulate import simulate
+from rlscore.query import QueryStrategy, make_strategy
 
 #: columns of :func:`compare_strategies`' table, one row per (strategy, seed, step)
 COLUMNS = (
@@ -59,8 +59,10 @@ def compare_strategies(
         As in :func:`rlscore.experiments.simulate.simulate` (``init`` random labels start each
         run, so deterministic strategies differ between seeds).
     params
-        Strategy parameters shared by all (``kernel``, ``sigma``, ``lam``, ``class_weight``…);
-        each strategy keeps the ones it takes. The pool kernel is computed once for all.
+        Strategy parameters shared by all (``kernel``, ``sigma``, ``lam``, ``class_weight``,
+        ``graph_k``…); each strategy keeps the ones it takes. The pool kernel is built once
+        per distinct kernel, by the strategy's own ``pool_kernel``: every run is the run
+        :func:`~rlscore.experiments.simulate.simulate` makes with the same parameters.
     progress
         ``progress(done, total)`` over all strategies' queries.
 
@@ -73,14 +75,9 @@ def compare_strategies(
     if not strategies:
         raise ValueError("choose at least one strategy to compare")
     params = dict(params or {})
-    K = None
-    if validation is None or not isinstance(validation, float):
-        K = pool_kernel(
-            np.asarray(X, dtype=np.float64),
-            params.get("kernel", "rbf"),
-            sigma=params.get("sigma", 1.0),
-            degree=params.get("degree", 2),
-        )
+    # a fraction held out changes the pool per run set: simulate then builds its own kernel
+    share_kernel = not isinstance(validation, float)
+    kernels: dict[str, np.ndarray] = {}
     n_seeds = seeds if isinstance(seeds, int) else len(list(seeds))
     total = len(strategies) * queries * n_seeds
     rows = []
@@ -101,7 +98,7 @@ def compare_strategies(
             validation=validation,
             params=params,
             classes=classes,
-            K=K,
+            K=_shared_kernel(kernels, make_strategy(name, **params), X) if share_kernel else None,
             progress=report,
         )
         for run in result.runs:
@@ -124,6 +121,16 @@ def compare_strategies(
     return pd.DataFrame(rows, columns=list(COLUMNS))
 
 
+def _shared_kernel(kernels: dict, template: QueryStrategy, X) -> np.ndarray:
+    """The pool kernel of ``template``, built by its own ``pool_kernel`` (as :func:`simulate`
+    would) and shared by the strategies whose kernel parameters are the same."""
+    # the strategy's own list of the parameters its pool kernel depends on
+    key = repr(sorted(template.kernel_params().items()))
+    if key not in kernels:
+        kernels[key] = template.pool_kernel(np.asarray(X, dtype=np.float64))
+    return kernels[key]
+
+
 def held_out_validation(
     project, strategies: Sequence[str], params: dict | None = None
 ) -> tuple[tuple[np.ndarray, np.ndarray] | None, str]:
@@ -131,7 +138,8 @@ def held_out_validation(
 
     A bundled sample project is measured on its held-out validation split, unless one of the
     ``strategies`` cannot predict points outside the pool (graph kernels); every other project
-    is measured on its own pool.
+    is measured on its pool points not labeled yet (:mod:`rlscore.core.metrics`' definition,
+    the one the Label page uses).
     """
     from rlscore.data.samples import load_sample
     from rlscore.experiments.simulate import can_predict_outside
@@ -139,11 +147,11 @@ def held_out_validation(
 
     sample = (project.meta or {}).get("sample")
     if not sample:
-        return None, f"the error is measured on the whole pool ({project.n} points)"
+        return None, f"the error is measured on the unlabeled points of the pool ({project.n})"
     if not all(can_predict_outside(make_strategy(s, **(params or {}))) for s in strategies):
         return None, (
-            f"the error is measured on the whole pool ({project.n} points): a chosen strategy "
-            "cannot predict outside the pool (graph kernel)"
+            f"the error is measured on the unlabeled points of the pool ({project.n}): a chosen "
+            "strategy cannot predict outside the pool (graph kernel)"
         )
     held = load_sample(sample, "validation")
     return (held.X, held.y), (

@@ -4,6 +4,9 @@ An oracle answers every query with the true label; after each query the run reco
 queried point, the strategy's score for it (ARLS: its expected risk), the estimated risk of
 the new classifier, the validation error (plain and class-balanced) and the time taken.
 
+The validation error is :mod:`rlscore.core.metrics`' one definition: measured on a held-out
+set when there is one, else on the pool points not labeled yet (as in a labeling session).
+
 From Python::
 
     from rlscore.experiments.simulate import simulate
@@ -27,12 +30,16 @@ import numpy as np
 from sklearn.base import clone
 
 from rlscore.core.kernels import is_graph_kernel
+from rlscore.core.metrics import unlabeled_mask, validation_errors
 from rlscore.core.serialization import jsonable
 from rlscore.core.validation import check_labels, check_matrix
+from rlscore.data.projects import sorted_values
 from rlscore.query import STRATEGIES, NoCandidatesError, QueryStrategy, make_strategy
 
 #: ``progress(done, total)`` — called after every query (``done`` counts queries over all seeds)
 ProgressCallback = Callable[[int, int], None]
+#: :attr:`SimulationResult.validation` when the error is measured on the pool
+POOL_VALIDATION = "the unlabeled pool points (transductive)"
 
 
 @dataclass
@@ -45,8 +52,8 @@ class Step:
     label: object
     score: float | None  # the strategy's score of the query (ARLS: its expected risk)
     estimated_risk: float  # R̂ of the classifier after the label
-    validation_error: float
-    balanced_error: float
+    validation_error: float | None  # None: no point left to measure on (every one labeled)
+    balanced_error: float | None
     seconds: float  # next_query + teach
 
 
@@ -127,9 +134,9 @@ def simulate(
     init : int
         Random initial labels per run, drawn uniformly from the pool before the first query.
     validation : None, float or (X_val, y_val)
-        Where the error is measured: ``None`` — every pool point against its true label
-        (transductive); a fraction in (0, 1) — that share of the pool held out, stratified,
-        with a fixed split (seed 0); a pair — a separate validation set.
+        Where the error is measured: ``None`` — the pool points not labeled yet, against
+        their true labels (transductive); a fraction in (0, 1) — that share of the pool held
+        out, stratified, with a fixed split (seed 0); a pair — a separate validation set.
     params : dict
         Strategy parameters (``sigma``, ``lam``, ``class_weight`` …).
     classes : sequence
@@ -204,10 +211,12 @@ def simulate(
 
 
 def _record(q, t, i, label, score, seconds, X_val, y_val) -> Step:
-    pred = q.predict() if X_val is None else _predict_outside(q, X_val)
-    truth = y_val
-    wrong = pred != truth
-    per_class = [wrong[truth == c].mean() for c in np.unique(truth)]
+    """The state after query ``t``; ``X_val`` None: measured on the unlabeled pool points."""
+    if X_val is None:
+        unlabeled = unlabeled_mask(y_val.size, q.labeled_)
+        error, balanced = validation_errors(y_val[unlabeled], q.predict()[unlabeled])
+    else:
+        error, balanced = validation_errors(y_val, _predict_outside(q, X_val))
     return Step(
         step=t,
         n_labels=len(q.labeled_),
@@ -215,8 +224,8 @@ def _record(q, t, i, label, score, seconds, X_val, y_val) -> Step:
         label=label,
         score=None if score is None else float(score),
         estimated_risk=float(q.estimated_risk()),
-        validation_error=float(wrong.mean()),
-        balanced_error=float(np.mean(per_class)),
+        validation_error=error,
+        balanced_error=balanced,
         seconds=float(seconds),
     )
 
@@ -239,7 +248,7 @@ def _predict_outside(q: QueryStrategy, Z: np.ndarray) -> np.ndarray:
 def _validation_split(X, y, validation):
     """(X_pool, y_pool, X_val or None, y_val, description); X_val None = the pool itself."""
     if validation is None:
-        return X, y, None, y, "pool (transductive)"
+        return X, y, None, y, POOL_VALIDATION
     if isinstance(validation, float | int) and not isinstance(validation, bool):
         frac = float(validation)
         if not 0.0 < frac < 1.0:
@@ -274,7 +283,7 @@ def _validation_split(X, y, validation):
 
 
 def _classes(y: np.ndarray, classes) -> np.ndarray:
-    found = _sorted_values(y)
+    found = sorted_values(y.tolist())
     if classes is None:
         if len(found) < 2:
             raise ValueError(f"y has only one class ({found[0]!r}): a classifier needs at least 2")
@@ -284,11 +293,6 @@ def _classes(y: np.ndarray, classes) -> np.ndarray:
     if unknown:
         raise ValueError(f"labels {unknown} of y are not among the classes {classes}")
     return np.asarray(classes)
-
-
-def _sorted_values(y: np.ndarray) -> list:
-    values = {v.item() if isinstance(v, np.generic) else v for v in y.tolist()}
-    return sorted(values, key=lambda v: (isinstance(v, str), v))
 
 
 def _strategy(strategy, params: dict) -> QueryStrategy:

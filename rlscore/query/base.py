@@ -14,7 +14,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from rlscore.core.confidence import predicted_index, soft_probabilities
-from rlscore.core.kernels import pool_kernel
+from rlscore.core.kernels import check_sigma, pool_kernel
 from rlscore.core.validation import check_matrix
 
 
@@ -55,6 +55,10 @@ class QueryStrategy(BaseEstimator):
         if np.unique(classes).size != classes.size:
             raise ValueError(f"classes must be distinct, got {list(classes)!r}")
         n = X.shape[0]
+        params = self.get_params()
+        if params.get("kernel") == "rbf" and "sigma" in params:
+            # before any allocation, and also when K is given (a rebuild recomputes it)
+            check_sigma(params["sigma"], X)
         if K is not None:
             K = np.asarray(K, dtype=np.float64)
             if K.shape != (n, n):
@@ -67,7 +71,7 @@ class QueryStrategy(BaseEstimator):
         self.labeled_: list[int] = []
         self.labels_: list = []
         self._K_given = K
-        self._K_params = self._current_kernel_params()
+        self._K_params = self.kernel_params()
         self._start(X, K)
         return self
 
@@ -79,7 +83,7 @@ class QueryStrategy(BaseEstimator):
         the error is raised.
         """
         self._check_started()
-        if K is None and self._K_params == self._current_kernel_params():
+        if K is None and self._K_params == self.kernel_params():
             K = self._K_given
         saved = dict(self.__dict__)
         try:
@@ -165,15 +169,6 @@ class QueryStrategy(BaseEstimator):
                         return k
         raise ValueError(f"label {label!r} is not one of the classes {self.classes_.tolist()}")
 
-    def ova_targets(self, c: int) -> np.ndarray:
-        """One-vs-all targets of class position ``c``: ±1 per classifier, (T,) or (1,) if binary."""
-        T = self.classes_.size
-        if T == 2:
-            return np.array([1.0 if c == 1 else -1.0])
-        y = -np.ones(T)
-        y[c] = 1.0
-        return y
-
     def pool_kernel(self, X: np.ndarray) -> np.ndarray:
         """The pool kernel from this strategy's kernel parameters."""
         params = self.get_params()
@@ -186,7 +181,8 @@ class QueryStrategy(BaseEstimator):
             graph_t=params.get("graph_t", 1.0),
         )
 
-    def _current_kernel_params(self) -> dict:
+    def kernel_params(self) -> dict:
+        """The parameters that define the pool kernel (a kernel is reusable while they hold)."""
         params = self.get_params()
         return {k: params[k] for k in self._kernel_params if k in params}
 

@@ -6,17 +6,19 @@
 * :class:`EntropyQuery` — Yajima's most-uncertain query (MUQ): the largest entropy of the
   predicted class probabilities.
 
-They share :class:`~rlscore.query.arls.RLSPoolStrategy` (the RLS predictions ``m`` on the pool,
-the estimated risk, the class weights), so their curves are comparable with ARLS's. Having no
-lookahead, they keep only the pool kernel (one n × n matrix) and refit ``m`` after each label in
-O(l³ + nl). Ties go to the lowest pool index.
+They share :class:`~rlscore.query.rls_pool.RLSPoolStrategy` (the RLS predictions ``m`` on the
+pool, the estimated risk, the class weights), so their curves are comparable with ARLS's. Having
+no lookahead, they keep only the pool kernel (one n × n matrix) and refit ``m`` after each label
+in O(l³ + nl). The scores are the pure functions of :mod:`rlscore.query.uncertainty`. Ties go
+to the lowest pool index.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from rlscore.query.arls import RLSPoolStrategy
+from rlscore.query.rls_pool import RLSPoolStrategy
+from rlscore.query.uncertainty import entropy, margin, random_rank
 
 
 class _Baseline(RLSPoolStrategy):
@@ -26,7 +28,7 @@ class _Baseline(RLSPoolStrategy):
 class RandomQuery(_Baseline):
     """Query the pool in a random order fixed by ``seed`` (the order survives undo/rebuild).
 
-    Parameters as :class:`~rlscore.query.arls.RLSPoolStrategy`, plus ``seed`` (int or None).
+    Parameters as :class:`~rlscore.query.rls_pool.RLSPoolStrategy`, plus ``seed`` (int or None).
     """
 
     def __init__(
@@ -57,9 +59,7 @@ class RandomQuery(_Baseline):
 
     def _start(self, X: np.ndarray, K: np.ndarray | None) -> None:
         super()._start(X, K)
-        order = np.random.default_rng(self.seed).permutation(X.shape[0])
-        self._rank = np.empty(X.shape[0])
-        self._rank[order] = np.arange(X.shape[0])  # query order[0] first, then order[1] …
+        self._rank = random_rank(X.shape[0], self.seed)
 
     def scores(self) -> np.ndarray:
         """The point's position in the random order."""
@@ -76,13 +76,7 @@ class UncertaintyQuery(_Baseline):
 
     def scores(self) -> np.ndarray:
         self._check_started()
-        f = self.decision_function()
-        if f.ndim == 1:
-            margin = np.abs(f)
-        else:
-            top = np.sort(f, axis=1)
-            margin = top[:, -1] - top[:, -2]
-        return _unlabeled_only(margin, self.labeled_)
+        return _unlabeled_only(margin(self.decision_function()), self.labeled_)
 
 
 class EntropyQuery(_Baseline):
@@ -91,10 +85,7 @@ class EntropyQuery(_Baseline):
 
     def scores(self) -> np.ndarray:
         self._check_started()
-        p = self.predict_proba()
-        with np.errstate(divide="ignore", invalid="ignore"):
-            plogp = np.where(p > 0, p * np.log(p), 0.0)
-        return _unlabeled_only(plogp.sum(axis=1), self.labeled_)
+        return _unlabeled_only(-entropy(self.predict_proba()), self.labeled_)
 
 
 def _unlabeled_only(score: np.ndarray, labeled: list[int]) -> np.ndarray:

@@ -1,5 +1,15 @@
-"""Labeling sessions: a query strategy driven by a project's persistent event log."""
+"""Labeling sessions: a query strategy driven by a project's persistent event log.
 
-from rlscore.sessions.session import LabelingSession, LabelLog, PoolTooLargeError, export_labels
+One module per idea: :mod:`~rlscore.sessions.log` (the event fold), :mod:`~rlscore.sessions.engine`
+(the strategy and its pool kernel), :mod:`~rlscore.sessions.auto_lam` (the automatic λ),
+:mod:`~rlscore.sessions.loo` (RLS refitted on the labels), :mod:`~rlscore.sessions.diagnostics`
+(histories, stopping indicator), :mod:`~rlscore.sessions.snapshots` (the state cache),
+:mod:`~rlscore.sessions.export` (CSV/JSON) and :mod:`~rlscore.sessions.session` (the session).
+"""
+
+from rlscore.sessions.engine import PoolTooLargeError
+from rlscore.sessions.export import export_labels
+from rlscore.sessions.log import LabelLog
+from rlscore.sessions.session import LabelingSession
 
 __all__ = ["LabelLog", "LabelingSession", "PoolTooLargeError", "export_labels"]

@@ -157,11 +157,6 @@ def get_session(p: dict | None = None) -> SessionHandle:
     )
     with handle.lock:
         s = handle.session
-        # Per-tab setting that needs no rebuild (set_params only when it changes, since it
-        # invalidates the cached query).
-        budget = int(p["budget"]) or None
-        if s.budget != budget:
-            s.set_params(budget=budget)
         s.sync()
     return handle
 

@@ -1,0 +1,41 @@
+"""Strategies by name, for the CLI and the app: :data:`STRATEGIES`, :func:`make_strategy`."""
+
+from __future__ import annotations
+
+from importlib import import_module
+
+from rlscore.query.base import QueryStrategy
+
+#: name used by the CLI and the app -> ("module:Class", default keyword arguments)
+STRATEGIES: dict[str, tuple[str, dict]] = {
+    "arls": ("rlscore.query.arls:ARLS", {}),
+    "arls-weighted": (
+        "rlscore.query.arls:ARLS",
+        {"class_weight": "balanced", "bias_corrected": True},
+    ),
+    "aopt-klr": ("rlscore.query.aoptimal:AOptimalKLR", {}),
+    "muq-klr": ("rlscore.query.aoptimal:MaxEntropyKLR", {}),
+    "uncertainty": ("rlscore.query.baselines:UncertaintyQuery", {}),
+    "entropy": ("rlscore.query.baselines:EntropyQuery", {}),
+    "random": ("rlscore.query.baselines:RandomQuery", {}),
+}
+
+
+def strategy_class(name: str) -> type[QueryStrategy]:
+    """The class behind a strategy name of :data:`STRATEGIES`."""
+    if name not in STRATEGIES:
+        raise ValueError(f"unknown strategy {name!r}: choose one of {sorted(STRATEGIES)}")
+    module, cls = STRATEGIES[name][0].split(":")
+    return getattr(import_module(module), cls)
+
+
+def make_strategy(name: str, **params) -> QueryStrategy:
+    """Build a strategy by name; ``params`` override its defaults.
+
+    Parameters the strategy does not take are dropped (the app passes one parameter set to
+    every strategy), except that an unknown strategy name is an error.
+    """
+    cls = strategy_class(name)
+    accepted = cls._get_param_names()
+    merged = {**STRATEGIES[name][1], **params}
+    return cls(**{k: v for k, v in merged.items() if k in accepted})

@@ -1,0 +1,197 @@
+"""A session's state as a pure function of the project's event log and of its parameters.
+
+:class:`Replay` builds the state (from the newest snapshot if any, else from scratch) and
+applies the events one at a time, always through :meth:`Replay._apply`, whether they arrive
+live, from another tab or process (:meth:`Replay.sync`) or from the database when a session
+is (re)opened. A state rebuilt after a reload, a restart or ``kill -9`` is therefore
+bit-for-bit the same.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from rlscore.query import QueryStrategy
+from rlscore.sessions.auto_lam import initial_lam, retune_lam
+from rlscore.sessions.diagnostics import History, class_codes, pool_validation_errors
+from rlscore.sessions.engine import (
+    KernelCache,
+    check_pool_size,
+    make_engine,
+    start_engine,
+    strategy_name,
+)
+from rlscore.sessions.log import LabelLog
+from rlscore.sessions.snapshots import SnapshotCache, snapshot_key
+from rlscore.storage import Event, LabelStore, UnknownProjectError
+
+
+@dataclass
+class SessionState:
+    """Everything the events build (what a snapshot holds)."""
+
+    engine: QueryStrategy
+    log: LabelLog
+    lam: float
+    history: History
+    kernels: KernelCache
+
+
+class Replay:
+    """The state of one project under one set of parameters, kept in step with its log.
+
+    Parameters
+    ----------
+    store
+        The label store.
+    project
+        Project name.
+    params
+        The session's parameters (:data:`rlscore.sessions.engine.ENGINE_PARAMS` and further
+        strategy parameters); ``sigma`` and ``lam`` None take the project's recommended
+        values (else 1). Change them with :meth:`update`.
+    snapshot_dir
+        Directory of the snapshot cache, or None.
+
+    Attributes
+    ----------
+    state : SessionState
+    version : int
+        Grows with every event applied and every build (callers key their caches on it).
+    restored_from_snapshot_ : int or None
+        Id of the last event the loaded snapshot had seen; None after a full replay.
+    """
+
+    def __init__(
+        self, store: LabelStore, project: str, params: dict, snapshot_dir: Path | None
+    ) -> None:
+        self.store = store
+        self.project_name = project
+        self.project = store.load_project(project)
+        meta = self.project.meta
+        self.params = dict(params)
+        for name in ("sigma", "lam"):
+            if self.params.get(name) is None:
+                self.params[name] = float(meta.get(name) or 1.0)
+        self._snapshots = SnapshotCache(snapshot_dir)
+        self._kernels = KernelCache()
+        self.version = 0
+        self.build()
+
+    @property
+    def strategy_name(self) -> str:
+        return strategy_name(self.params["strategy"])
+
+    def build(self) -> None:
+        """(Re)build the state from :attr:`params`; an invalid parameter raises before the
+        current state is touched."""
+        started = time.perf_counter()
+        lam = initial_lam(self.params["lam"], self.project.meta)
+        engine = make_engine(self.params, lam)  # validates the parameters before any snapshot
+        check_pool_size(engine, self.project.n, self.strategy_name)
+        key = snapshot_key(self._describe())
+        events = self.store.events(self.project_name)
+        ids = {e.id for e in events}
+        state = self._snapshots.load(
+            key,
+            lambda s: isinstance(s, SessionState) and (not s.log.last_id or s.log.last_id in ids),
+        )
+        restored = None if state is None else state.log.last_id
+        if state is None:
+            K = self._kernels.get(engine, self.project.X)
+            start_engine(engine, self.project.X, self.project.classes, K, self.strategy_name)
+            state = SessionState(engine, LabelLog(), lam, History(), self._kernels)
+        self.state, self._kernels, self._key = state, state.kernels, key
+        self.restored_from_snapshot_: int | None = restored
+        self.version += 1
+        if restored is None:
+            self._record()
+        self._snapshots.reset_work(time.perf_counter() - started)
+        for e in events:
+            if e.id > state.log.last_id:
+                self._apply(e)
+        self._snapshots.maybe_save(self._key, self.state)
+
+    def update(self, changes: dict) -> None:
+        """Rebuild with ``changes`` to the parameters; if they are refused, the old parameters
+        and state come back and the error is raised."""
+        old = dict(self.params)
+        self.params.update(changes)
+        rebuilt = False
+        try:
+            self.build()
+            rebuilt = True
+        finally:
+            if not rebuilt:  # a rollback, not a handler: the error propagates
+                self.params.clear()
+                self.params.update(old)
+                self.build()
+
+    def sync(self) -> bool:
+        """Apply the events committed since the last call; True if anything changed.
+
+        A project deleted meanwhile raises :class:`~rlscore.storage.UnknownProjectError`; one
+        deleted and created again under the same name is reloaded from scratch.
+        """
+        uid = self.store.project_uid(self.project_name)
+        if uid is None:
+            raise UnknownProjectError(
+                f"project {self.project_name!r} was deleted: choose another project"
+            )
+        if uid != self.project.uid:
+            self.project = self.store.load_project(self.project_name)
+            self.build()
+            return True
+        new = self.store.events(self.project_name, after_id=self.state.log.last_id)
+        for e in new:
+            self._apply(e)
+        if new:
+            self._snapshots.maybe_save(self._key, self.state)
+        return bool(new)
+
+    def _describe(self) -> dict:
+        """What the state depends on besides the events (the snapshot key)."""
+        strategy = self.params["strategy"]
+        if not isinstance(strategy, str):
+            strategy = [type(strategy).__module__, type(strategy).__qualname__, repr(strategy)]
+        return {
+            "project": [self.project_name, self.project.uid],
+            "params": {**self.params, "strategy": strategy},
+        }
+
+    def _apply(self, event: Event) -> None:
+        """The only path by which events change the state (live, synced or replayed)."""
+        started = time.perf_counter()
+        st = self.state
+        point, old, new = st.log.apply(event)
+        self.version += 1
+        if old == new and type(old) is type(new):
+            return
+        if old is not None:
+            st.engine.forget(point)
+        if new is not None:
+            st.engine.teach(point, new)
+        if self.params["lam"] == "auto" and new is not None and old is None:
+            st.lam = retune_lam(st.engine, st.lam, self.project.X, st.log.labels, st.kernels.matrix)
+        self._record()
+        self._snapshots.add_work(time.perf_counter() - started)
+
+    def _record(self) -> None:
+        """Record the risk, predictions and validation errors of the current labels."""
+        st = self.state
+        pred = np.asarray(st.engine.predict())
+        truth = self.project.truth
+        errors = None if truth is None else pool_validation_errors(truth, pred, st.log.labels)
+        st.history.record(
+            len(st.log.labels),
+            st.engine.estimated_risk(),
+            class_codes(pred, self.project.classes),
+            errors,
+        )
+
+
+__all__ = ["Replay", "SessionState"]

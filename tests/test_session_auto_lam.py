@@ -1,0 +1,72 @@
+"""Labeling sessions: the automatic λ and the LOO errors follow the session's own weights.
+
+Reference: ``RLSClassifier(kernel, σ, class_weight=<the session's>, lam="auto")`` fitted
+independently on the labeled points (what the Tune page shows).
+"""
+
+import numpy as np
+import pytest
+from test_session_replay import assert_same_state, moons_store, session
+
+from rlscore.core.rls import RLSClassifier
+from rlscore.sessions.auto_lam import AUTO_LAM_MILESTONES
+from rlscore.storage import open_store
+
+
+@pytest.fixture
+def store(tmp_path):
+    with moons_store(tmp_path) as s:
+        yield s
+
+
+def test_auto_lam_follows_loo(store):
+    s = session(store, lam="auto")
+    assert s.lam_ == 0.5  # the project's recommended λ until enough labels
+    s.auto_label(AUTO_LAM_MILESTONES[1])  # 8 labels: λ re-chosen at 4 and at 8
+    idx = list(s.labels)
+    ref = RLSClassifier(kernel="rbf", sigma=2.0, lam="auto").fit(
+        s.project.X[idx], np.array([s.labels[i] for i in idx])
+    )
+    assert s.lam_ == pytest.approx(ref.lam_)
+    assert s.engine.lam == s.lam_
+    assert store.events("moons")[-1].params["lam_mode"] == "auto"
+    assert_same_state(s, session(open_store(store.path), lam="auto"))
+
+
+def test_class_weight_and_weighted_strategy(store):
+    s = session(store, strategy="arls-weighted")
+    assert s.engine.class_weight == "balanced"  # the strategy's default is kept
+    s.auto_label(4)
+    s.set_params(class_weight={-1: 1.0, 1: 5.0})
+    assert s.engine.class_weight == {-1: 1.0, 1: 5.0}
+    assert store.events("moons")[-1].params["strategy"] == "arls-weighted"
+
+
+@pytest.mark.parametrize(
+    ("strategy", "class_weight", "weights"),
+    [
+        ("arls-weighted", None, "balanced"),  # the strategy's own default
+        ("uncertainty", "balanced", "balanced"),
+        ("arls", {-1: 1.0, 1: 4.0}, {-1: 1.0, 1: 4.0}),
+    ],
+)
+def test_weighted_sessions_tune_lam_with_their_weights(store, strategy, class_weight, weights):
+    s = session(store, strategy=strategy, class_weight=class_weight, lam="auto")
+    truth = s.project.truth
+    idx = [*np.flatnonzero(truth == -1)[:13], *np.flatnonzero(truth == 1)[:3]]
+    assert len(idx) in AUTO_LAM_MILESTONES  # λ is re-chosen with all of them
+    for i in idx:
+        s.label(int(i), truth[i])
+    X, y = s.project.X[idx], truth[idx].astype(int)
+    ref = RLSClassifier(kernel="rbf", sigma=2.0, class_weight=weights, lam="auto").fit(X, y)
+    unweighted = RLSClassifier(kernel="rbf", sigma=2.0, lam="auto").fit(X, y)
+    assert ref.lam_ != pytest.approx(unweighted.lam_)  # the weights matter here
+    assert s.lam_ == pytest.approx(ref.lam_) and s.engine.lam == s.lam_
+    # the stopping indicator's LOO errors: the same weighted RLS at the λ in effect
+    at = RLSClassifier(kernel="rbf", sigma=2.0, class_weight=weights, lam=s.lam_).fit(X, y)
+    loo_pred = np.where(at.loo_decision_ > 0, 1, -1)
+    st = s.stopping()
+    assert st["loo_error"] == pytest.approx(np.mean(loo_pred != y))
+    assert st["loo_balanced_error"] == pytest.approx(
+        np.mean([np.mean(loo_pred[y == c] != c) for c in (-1, 1)])
+    )
