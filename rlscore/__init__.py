@@ -10,7 +10,7 @@ from rlscore.core.klr import KernelLogisticRegression
 from rlscore.core.rls import RLSClassifier
 from rlscore.core.rls_path import RLSPath
 from rlscore.data.projects import Project, ProjectInputError, project_from_table, read_table
-from rlscore.data.samples import Dataset, list_samples, load_sample
+from rlscore.data.samples import Dataset, ensure_sample_projects, list_samples, load_sample
 from rlscore.experiments.compare import compare_strategies
 from rlscore.experiments.simulate import simulate
 from rlscore.query import (
@@ -30,6 +30,7 @@ from rlscore.storage import Event, LabelStore, SQLiteLabelStore, open_store
 __version__ = "0.1.0"
 
 __all__ = [
+    "ensure_sample_projects",
     "ARLS",
     "AOptimalKLR",
     "KernelLogisticRegression",

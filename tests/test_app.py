@@ -103,7 +103,7 @@ def test_every_page_renders_for_every_sample(db, sample):
     assert len(_log(db, sample).labels) == 6
     assert _progress_text(at).startswith("Labeled 6 of")
 
-    at.switch_page("pages/1_Tune.py")
+    at.switch_page("pages/tune.py")
     _ok(at.run())
     headings = [h.value for h in at.subheader]
     if len(set(_log(db, sample).labels.values())) < 2:  # e.g. imbalanced circles
@@ -114,7 +114,7 @@ def test_every_page_renders_for_every_sample(db, sample):
         at.radio(key="tune_method").set_value("bayes")
         _ok(at.run())
 
-    at.switch_page("pages/2_Compare.py")
+    at.switch_page("pages/compare.py")
     _ok(at.run())
     at.multiselect[0].set_value(["arls", "random"])
     at.number_input[0].set_value(2)  # queries
@@ -127,7 +127,7 @@ def test_every_page_renders_for_every_sample(db, sample):
 
     data_page = REPO / "pages" / "4_Data.py"
     if data_page.exists():
-        at.switch_page("pages/4_Data.py")
+        at.switch_page("pages/data.py")
         _ok(at.run())
     # back on the Label page, the labels are still there
     at = _ok(_back_to_label(at).run())
@@ -261,7 +261,7 @@ def test_budget_stops_the_queries(db):
 def test_switching_project_and_pages_keeps_the_choice(db):
     at = _open("spheres")
     assert at.session_state["params"]["sigma"] == 1.7
-    at.switch_page("pages/1_Tune.py")
+    at.switch_page("pages/tune.py")
     _ok(at.run())
     assert at.session_state["params"]["project"] == "spheres"
     assert any("Label at least 3 points" in i.value for i in at.info)
@@ -274,7 +274,7 @@ def test_tune_apply_sets_the_session_parameters(db):
     at = _open("two_moons")
     at.button(key="auto").click()
     _ok(at.run())
-    at.switch_page("pages/1_Tune.py")
+    at.switch_page("pages/tune.py")
     _ok(at.run())
     at.slider(key="tune_log_lam").set_value(0.0)
     at.slider(key="tune_log_sigma").set_value(0.5)
@@ -287,7 +287,7 @@ def test_tune_apply_sets_the_session_parameters(db):
     at = _ok(_back_to_label(at).run())
     assert _metric(at, "λ in effect") == "1"
     # applying the automatic λ uses the LOO choice shown on the page
-    at.switch_page("pages/1_Tune.py")
+    at.switch_page("pages/tune.py")
     _ok(at.run())
     _ok(at.run())
     auto = float(at.button(key="apply_auto").label.rsplit("=", 1)[1])
@@ -327,7 +327,26 @@ def test_labels_survive_a_fresh_app_session(db):
     assert _progress_text(again) == "Labeled 1 of 220"
     assert _query(again) == q_next
     assert _log(db, "two_moons").labels == first
-    assert np.isfinite(float(_metric(again, "Estimated risk of the pool")))
+    assert 0 <= float(_metric(again, "Expected errors on the pool")) <= 220
+
+
+@pytest.mark.parametrize(
+    ("strategy", "name", "words"),
+    [
+        ("arls", "Expected errors on the pool", "misclassified"),
+        ("aopt-klr", "Predictive variance (A-optimal)", "variance"),
+    ],
+)
+def test_the_risk_metric_is_named_for_the_strategy_that_estimates_it(db, strategy, name, words):
+    # review defect 9: A-optimal KLR showed a variance sum of 461 as the "estimated risk" of
+    # a 300-point pool, i.e. as an error count
+    at = _open("two_moons")
+    at.selectbox(key="w_strategy").set_value(strategy)
+    _ok(at.run())
+    metric = next(m for m in at.metric if m.label == name)
+    assert words in metric.proto.help
+    assert not any(m.label == "Estimated risk of the pool" for m in at.metric)
+    assert any(md.value == f"**{name} after each label**" for md in at.markdown)
 
 
 def test_two_tabs_on_one_project_keep_every_label(db):
@@ -384,6 +403,6 @@ def test_values_outside_the_slider_range_are_kept_exactly(db):
     assert at.slider(key="w_lam").value == -4.0 and at.slider(key="w_sigma").value == 2.0
     assert _metric(at, "λ in effect") == "1e-06"
     assert at.session_state["params"]["sigma"] == 250.0
-    at.switch_page("pages/1_Tune.py")
+    at.switch_page("pages/tune.py")
     _ok(at.run())
     assert "λ = 1e-06 (session 1e-06)" in [c.value for c in at.caption]

@@ -9,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 from rlscore.data.samples import list_samples
 from rlscore.storage import Event, open_store
 
-PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "4_Data.py")
+PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "data.py")
 CSV = b"id;w;h;colour;kind\np1;1,5;2;red;cat\np2;3;4;blue;dog\np3;5;1;red;cat\np4;0;7;red;dog\n"
 
 

@@ -9,7 +9,7 @@ import pytest
 from sklearn.decomposition import PCA
 
 from rlscore.core.confidence import reliability_table
-from rlscore.viz import figures
+from rlscore.viz import figures, geometry
 
 
 def _point_traces(fig: go.Figure) -> list:
@@ -29,7 +29,7 @@ def _trace(fig: go.Figure, name: str):
 # -- projection and grids -------------------------------------------------------------------
 def test_plane_projection_keeps_2d_data_and_names_axes():
     X = np.random.default_rng(0).normal(size=(30, 2))
-    plane = figures.plane_projection(X, ["a", "b"])
+    plane = geometry.plane_projection(X, ["a", "b"])
     assert not plane.is_pca
     np.testing.assert_array_equal(plane.xy, X)
     assert plane.axis_titles == ("a", "b")
@@ -38,7 +38,7 @@ def test_plane_projection_keeps_2d_data_and_names_axes():
 def test_plane_projection_is_pca_for_high_dimensional_data():
     rng = np.random.default_rng(1)
     X = rng.normal(size=(200, 5)) * np.array([5.0, 3.0, 1.0, 0.5, 0.1])
-    plane = figures.plane_projection(X)
+    plane = geometry.plane_projection(X)
     ref = PCA(n_components=2).fit(X)
     expected = ref.transform(X)
     # principal axes are defined up to sign
@@ -50,15 +50,15 @@ def test_plane_projection_is_pca_for_high_dimensional_data():
 
 
 def test_plane_projection_one_feature_and_bad_input():
-    plane = figures.plane_projection(np.arange(4.0)[:, None], ["only"])
+    plane = geometry.plane_projection(np.arange(4.0)[:, None], ["only"])
     assert plane.xy.shape == (4, 2) and not plane.xy[:, 1].any()
     with pytest.raises(ValueError, match="non-empty 2-D"):
-        figures.plane_projection(np.zeros((0, 3)))
+        geometry.plane_projection(np.zeros((0, 3)))
 
 
 def test_grid_points_cover_the_data_row_major():
     xy = np.array([[0.0, -1.0], [2.0, 3.0], [1.0, 0.0]])
-    xs, ys, pts = figures.grid_points(xy, resolution=11)
+    xs, ys, pts = geometry.grid_points(xy, resolution=11)
     assert xs.min() < 0.0 and xs.max() > 2.0 and ys.min() < -1.0 and ys.max() > 3.0
     grid = pts.reshape(11, 11, 2)
     assert grid[3, 5, 0] == xs[5] and grid[3, 5, 1] == ys[3]
@@ -66,13 +66,13 @@ def test_grid_points_cover_the_data_row_major():
 
 def test_margin_surfaces_zero_level_is_the_argmax_border():
     F = np.random.default_rng(2).normal(size=(9, 9, 3))
-    surfaces = figures.margin_surfaces(F)
+    surfaces = geometry.margin_surfaces(F)
     winner = F.argmax(axis=2)
     for t in range(3):
         np.testing.assert_array_equal(surfaces[t] > 0, winner == t)
-    np.testing.assert_array_equal(figures.margin_surfaces(F[:, :, 0])[0], F[:, :, 0])
+    np.testing.assert_array_equal(geometry.margin_surfaces(F[:, :, 0])[0], F[:, :, 0])
     with pytest.raises(ValueError, match="decision values"):
-        figures.margin_surfaces(np.zeros(5))
+        geometry.margin_surfaces(np.zeros(5))
 
 
 def test_interpolated_surface_reproduces_a_linear_function_and_is_nan_outside():
@@ -81,17 +81,17 @@ def test_interpolated_surface_reproduces_a_linear_function_and_is_nan_outside():
     values = 2.0 * xy[:, 0] - xy[:, 1] + 0.5
     xs = np.linspace(-0.5, 0.5, 7)
     ys = np.linspace(-0.5, 0.5, 5)
-    F = figures.interpolated_surface(xy, values, xs, ys)
+    F = geometry.interpolated_surface(xy, values, xs, ys)
     gx, gy = np.meshgrid(xs, ys)
     np.testing.assert_allclose(F, 2.0 * gx - gy + 0.5, atol=1e-9)
-    far = figures.interpolated_surface(xy, values, np.array([5.0]), np.array([5.0]))
+    far = geometry.interpolated_surface(xy, values, np.array([5.0]), np.array([5.0]))
     assert np.isnan(far).all()
 
 
 def test_blank_flat_hides_boundaries_where_the_model_has_decayed_to_zero():
     xs = np.linspace(0, 60, 61)
     F = np.exp(-((xs[None, :] - 0.0) ** 2) / (2 * 1.7**2)) * np.ones((5, 1))  # one +1 label
-    Z = figures.blank_flat(F)
+    Z = geometry.blank_flat(F)
     assert np.isnan(Z[:, 40:]).all()  # underflowed / negligible: no contour possible there
     np.testing.assert_array_equal(Z[:, :5], F[:, :5])
     fig = figures.pool_figure(
@@ -148,7 +148,7 @@ def test_pool_figure_tints_by_confidence_and_colours_classes_consistently():
 
 def test_pool_figure_without_predictions_and_with_boundary():
     xy, _, _ = _pool()
-    xs, ys, pts = figures.grid_points(xy, 20)
+    xs, ys, pts = geometry.grid_points(xy, 20)
     F = (pts[:, 0] - 0.1).reshape(20, 20)
     fig = figures.pool_figure(xy, [-1, 1], {}, grid=(xs, ys, F), confidence_contours=True)
     contours = [t for t in fig.data if isinstance(t, go.Contour)]
@@ -174,14 +174,14 @@ def test_pool_figure_serialises():
 # -- other figures --------------------------------------------------------------------------
 def test_image_array_blocks_and_dark_means_large():
     values = np.arange(64.0)
-    img = figures.image_array(values, [8, 8], scale=4)
+    img = geometry.image_array(values, [8, 8], scale=4)
     assert img.shape == (32, 32) and img.dtype == np.uint8
     assert img[0, 0] == 255 and img[-1, -1] == 0  # smallest value white, largest black
     np.testing.assert_array_equal(img[4:8, 8:12], img[4, 8])  # one feature = one 4×4 block
     assert img[4, 8] == round(255 * (1 - 10 / 63))  # feature (1, 2) = value 10
-    np.testing.assert_array_equal(figures.image_array(np.ones(4), [2, 2], scale=1), 255)
+    np.testing.assert_array_equal(geometry.image_array(np.ones(4), [2, 2], scale=1), 255)
     with pytest.raises(ValueError, match="cannot show 10 features"):
-        figures.image_array(np.arange(10.0), [8, 8])
+        geometry.image_array(np.arange(10.0), [8, 8])
 
 
 def test_loo_curve_figure_marks_current_and_auto_lambda_on_log_axis():
@@ -226,7 +226,7 @@ def test_learning_curves_mean_and_sd_over_seeds():
                     {"strategy": strategy, "seed": seed, "n_labeled": n, "error": offset + seed / n}
                 )
     runs = pd.DataFrame(rows)
-    summary = figures.summarize_curves(runs, "error")
+    summary = geometry.summarize_curves(runs, "error")
     at = summary[(summary.strategy == "random") & (summary.n_labeled == 2)].iloc[0]
     values = 0.2 + np.arange(3) / 2
     assert at["mean"] == pytest.approx(values.mean())
@@ -237,7 +237,7 @@ def test_learning_curves_mean_and_sd_over_seeds():
     assert [t.name for t in lines] == ["arls", "random"]
     np.testing.assert_allclose(lines[0].y, [1.0, 0.5, 1 / 3])
     with pytest.raises(ValueError, match="lack columns"):
-        figures.summarize_curves(runs, "missing")
+        geometry.summarize_curves(runs, "missing")
 
 
 def test_risk_history_figure_with_validation_axis():

@@ -1,1 +1,2 @@
-"""Pictures of a session: plane geometry (projections, grids, surfaces) and plotly figures."""
+"""Pictures of a session: :mod:`~rlscore.viz.geometry` (projections, grids, decision surfaces;
+numpy only) and :mod:`~rlscore.viz.figures` (the plotly builders that draw them)."""

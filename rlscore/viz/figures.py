@@ -1,7 +1,8 @@
 """Plotly figure builders for the labeling app.
 
 Every function here is a pure function of arrays (no Streamlit), so the figures can be
-built and tested from plain Python. The app (``app.py``, ``pages/``) only lays them out.
+built and tested from plain Python. The app's pages only lay them out. The geometry they draw
+(projections, grids, decision surfaces) is computed in :mod:`rlscore.viz.geometry`.
 
 Conventions
 -----------
@@ -14,11 +15,12 @@ Conventions
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+
+from rlscore.viz.geometry import blank_flat, margin_surfaces, summarize_curves
 
 PALETTE = (
     "#1f77b4",
@@ -43,113 +45,6 @@ def class_color(position: int) -> str:
     return PALETTE[position % len(PALETTE)]
 
 
-@dataclass
-class PlaneProjection:
-    """2-D coordinates of a pool for plotting.
-
-    Attributes
-    ----------
-    xy : ndarray of shape (n, 2)
-    axis_titles : tuple of str
-    is_pca : bool
-        True when ``xy`` is a PCA projection (d > 2) rather than the data itself.
-    explained : tuple of float or None
-        Fraction of variance explained by each PCA axis.
-    """
-
-    xy: np.ndarray
-    axis_titles: tuple[str, str]
-    is_pca: bool
-    explained: tuple[float, float] | None = None
-
-
-def plane_projection(X: np.ndarray, feature_names: Sequence[str] | None = None) -> PlaneProjection:
-    """Return 2-D plotting coordinates: the features for d <= 2, a PCA projection for d > 2.
-
-    Parameters
-    ----------
-    X : array-like of shape (n, d)
-    feature_names : sequence of str, optional
-        Axis titles when the data is already 2-D.
-
-    Returns
-    -------
-    PlaneProjection
-    """
-    X = np.asarray(X, dtype=float)
-    if X.ndim != 2 or X.shape[0] == 0:
-        raise ValueError(f"X must be a non-empty 2-D array, got shape {X.shape}")
-    n, d = X.shape
-    names = list(feature_names) if feature_names is not None else [f"x{j}" for j in range(d)]
-    if d == 1:
-        return PlaneProjection(np.column_stack([X[:, 0], np.zeros(n)]), (names[0], ""), False)
-    if d == 2:
-        return PlaneProjection(X.copy(), (names[0], names[1]), False)
-    centered = X - X.mean(axis=0)
-    # Thin SVD: the right singular vectors are the principal axes.
-    _, s, vt = np.linalg.svd(centered, full_matrices=False)
-    xy = centered @ vt[:2].T
-    total = float(np.sum(s**2))
-    explained = tuple(float(v) for v in (s[:2] ** 2 / total)) if total > 0 else (0.0, 0.0)
-    titles = (f"PC1 ({explained[0]:.0%} of variance)", f"PC2 ({explained[1]:.0%} of variance)")
-    return PlaneProjection(xy, titles, True, explained)
-
-
-def grid_points(
-    xy: np.ndarray, resolution: int = 80, pad: float = 0.08
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """A regular grid covering the 2-D points with a margin.
-
-    Returns
-    -------
-    xs : ndarray of shape (resolution,)
-    ys : ndarray of shape (resolution,)
-    points : ndarray of shape (resolution**2, 2)
-        Row-major over (ys, xs): ``points.reshape(resolution, resolution, 2)[iy, ix]``.
-    """
-    xy = np.asarray(xy, dtype=float)
-    lo, hi = xy.min(axis=0), xy.max(axis=0)
-    span = np.where(hi > lo, hi - lo, 1.0)
-    lo, hi = lo - pad * span, hi + pad * span
-    xs = np.linspace(lo[0], hi[0], resolution)
-    ys = np.linspace(lo[1], hi[1], resolution)
-    gx, gy = np.meshgrid(xs, ys)
-    return xs, ys, np.column_stack([gx.ravel(), gy.ravel()])
-
-
-def margin_surfaces(F: np.ndarray) -> np.ndarray:
-    """Turn decision values on a grid into one surface per boundary to draw at level 0.
-
-    Binary (F of shape (r, r)): the surface itself. Multiclass (F of shape (r, r, T)): for each
-    class t, ``f_t − max_{s≠t} f_s``, whose zero level is the border of the region won by t.
-    Returns an array of shape (k, r, r).
-    """
-    F = np.asarray(F, dtype=float)
-    if F.ndim == 2:
-        return F[None]
-    if F.ndim == 3 and F.shape[2] >= 2:
-        T = F.shape[2]
-        out = np.empty((T,) + F.shape[:2])
-        for t in range(T):
-            others = np.delete(F, t, axis=2).max(axis=2)
-            out[t] = F[:, :, t] - others
-        return out
-    raise ValueError(f"decision values must have shape (r, r) or (r, r, T>=2), got {F.shape}")
-
-
-def blank_flat(surfaces: np.ndarray, rtol: float = 1e-6) -> np.ndarray:
-    """NaN where a decision surface is numerically flat at 0, so no boundary is drawn there.
-
-    Far from every labeled point an RBF model decays to (underflowing) zeros; the sign of such
-    values is noise, and a zero contour through them would draw a boundary where the model
-    has no opinion. Values with ``|f| < rtol · max(1, max |f|)`` are blanked.
-    """
-    surfaces = np.asarray(surfaces, dtype=float)
-    finite = np.abs(surfaces[np.isfinite(surfaces)])
-    scale = max(1.0, float(finite.max())) if finite.size else 1.0
-    return np.where(np.abs(surfaces) < rtol * scale, np.nan, surfaces)
-
-
 def pool_figure(
     xy: np.ndarray,
     classes: Sequence,
@@ -172,7 +67,7 @@ def pool_figure(
     Parameters
     ----------
     xy : ndarray of shape (n, 2)
-        Plot coordinates (see :func:`plane_projection`).
+        Plot coordinates (see :func:`rlscore.viz.geometry.plane_projection`).
     classes : sequence
         The classes, in the engine's order (fixes the colours).
     labels : mapping int -> label
@@ -402,32 +297,33 @@ def _contour(xs, ys, Z, level: float, color: str, dash: str, name: str, legend: 
     )
 
 
-def image_array(values: np.ndarray, shape: Sequence[int], scale: int = 16) -> np.ndarray:
-    """One point's features as a grey-scale picture (e.g. an 8×8 digit), dark = large value.
-
-    Returns a uint8 array of shape ``(rows·scale, cols·scale)``, each feature a ``scale × scale``
-    block (no smoothing), ready for ``st.image``.
-    """
-    values = np.asarray(values, dtype=float)
-    shape = tuple(int(s) for s in shape)
-    if len(shape) != 2 or int(np.prod(shape)) != values.size:
-        raise ValueError(f"cannot show {values.size} features as an image of shape {shape}")
-    img = values.reshape(shape)
-    lo, hi = float(img.min()), float(img.max())
-    unit = (img - lo) / (hi - lo) if hi > lo else np.zeros_like(img)
-    grey = np.round(255 * (1.0 - unit)).astype(np.uint8)
-    return np.kron(grey, np.ones((scale, scale), dtype=np.uint8))
-
-
 def risk_history_figure(
     risk: Sequence[float],
     validation_error: Sequence[float] | None = None,
     height: int = 240,
+    *,
+    risk_name: str = "estimated risk",
 ) -> go.Figure:
-    """Estimated risk after 0, 1, 2, … labels (and the validation error, when it is known)."""
+    """The strategy's risk figure after 0, 1, 2, … labels (and the validation error, if known).
+
+    Parameters
+    ----------
+    risk : sequence of float
+        The risk after each label (e.g. ``LabelingSession.risk_history``).
+    validation_error : sequence of float, optional
+        Drawn on a second axis (right).
+    height : int
+    risk_name : str
+        What ``risk`` measures (the strategy's ``risk_name``): the trace name and axis title,
+        since strategies estimate different things (an error count, a variance sum).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
     fig = go.Figure()
     steps = np.arange(len(risk))
-    fig.add_trace(go.Scatter(x=steps, y=list(risk), mode="lines+markers", name="estimated risk"))
+    fig.add_trace(go.Scatter(x=steps, y=list(risk), mode="lines+markers", name=risk_name))
     if validation_error is not None and len(validation_error):
         fig.add_trace(
             go.Scatter(
@@ -445,7 +341,7 @@ def risk_history_figure(
         height=height,
         margin=dict(l=10, r=10, t=10, b=10),
         xaxis=dict(title="labels", tick0=0, dtick=max(1, int(np.ceil(len(risk) / 8)))),
-        yaxis_title="estimated risk",
+        yaxis_title=risk_name,
         yaxis_rangemode="tozero",
         legend=dict(orientation="h", y=1.02, yanchor="bottom"),
     )
@@ -571,22 +467,6 @@ def reliability_figure(table: pd.DataFrame, height: int = 300) -> go.Figure:
     return fig
 
 
-def summarize_curves(
-    runs: pd.DataFrame, value: str, x: str = "n_labeled", group: str = "strategy"
-) -> pd.DataFrame:
-    """Mean and standard deviation of ``value`` per (group, x) over seeds.
-
-    Returns a DataFrame with columns ``group, x, mean, sd, runs``.
-    """
-    missing = {value, x, group} - set(runs.columns)
-    if missing:
-        raise ValueError(f"results lack columns {sorted(missing)}")
-    agg = runs.groupby([group, x])[value].agg(["mean", "std", "count"]).reset_index()
-    agg = agg.rename(columns={"std": "sd", "count": "runs"})
-    agg["sd"] = agg["sd"].fillna(0.0)
-    return agg
-
-
 def learning_curves_figure(
     runs: pd.DataFrame,
     value: str,
@@ -594,9 +474,28 @@ def learning_curves_figure(
     x: str = "n_labeled",
     group: str = "strategy",
     y_title: str | None = None,
+    names: Mapping[str, str] | None = None,
     height: int = 380,
 ) -> go.Figure:
-    """Mean ± sd curves of ``value`` against the number of labels, one per strategy."""
+    """Mean ± sd curves of ``value`` against the number of labels, one per strategy.
+
+    Parameters
+    ----------
+    runs : DataFrame
+        One row per (group, seed, x); see :func:`rlscore.viz.geometry.summarize_curves`.
+    value, x, group : str
+        Column names.
+    y_title : str, optional
+        Axis title (default: ``value``).
+    names : mapping, optional
+        Legend entry of each group (default: the group's value), e.g. a strategy with the
+        name of the risk figure it estimates.
+    height : int
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
     summary = summarize_curves(runs, value, x=x, group=group)
     fig = go.Figure()
     for k, (name, part) in enumerate(summary.groupby(group, sort=False)):
@@ -618,7 +517,13 @@ def learning_curves_figure(
             )
         )
         fig.add_trace(
-            go.Scatter(x=xs, y=mean, mode="lines", name=str(name), line=dict(color=colour))
+            go.Scatter(
+                x=xs,
+                y=mean,
+                mode="lines",
+                name=(names or {}).get(name, str(name)),
+                line=dict(color=colour),
+            )
         )
     fig.update_layout(
         height=height,
@@ -635,21 +540,3 @@ def _rgba(hex_colour: str, alpha: float) -> str:
     h = hex_colour.lstrip("#")
     r, g, b = (int(h[i : i + 2], 16) for i in (0, 2, 4))
     return f"rgba({r},{g},{b},{alpha})"
-
-
-def interpolated_surface(
-    xy: np.ndarray, values: np.ndarray, xs: np.ndarray, ys: np.ndarray
-) -> np.ndarray:
-    """Decision values known on the pool, linearly interpolated onto the grid ``xs × ys``.
-
-    For models that cannot be evaluated off the pool (graph kernels are defined on the pool
-    only). Outside the convex hull of the pool the surface is NaN, so no boundary is drawn
-    where there is no data.
-
-    Returns an array of shape (len(ys), len(xs)) or (len(ys), len(xs), T).
-    """
-    from scipy.interpolate import griddata
-
-    values = np.asarray(values, dtype=float)
-    gx, gy = np.meshgrid(xs, ys)
-    return griddata(np.asarray(xy, dtype=float), values, (gx, gy), method="linear")

@@ -71,11 +71,31 @@ def server(tmp_path, artifacts):
     srv.stop()
 
 
-@pytest.fixture
-def page(browser, server, artifacts, request):
-    context = browser.new_context(viewport={"width": 1400, "height": 1400}, accept_downloads=True)
+def new_context(browser, height: int = 1400):
+    """A fresh browser context (no cookies, no Streamlit session) that counts script runs."""
+    context = browser.new_context(viewport={"width": 1400, "height": height}, accept_downloads=True)
     context.set_default_timeout(TIMEOUT_MS)
     context.add_init_script(RUN_COUNTER)
+    return context
+
+
+@pytest.fixture
+def fresh_page(browser, server):
+    """Factory of pages, each in a context of its own (closed at the end of the test)."""
+    contexts = []
+
+    def make():
+        contexts.append(new_context(browser, height=1000))
+        return contexts[-1].new_page()
+
+    yield make
+    for context in contexts:
+        context.close()
+
+
+@pytest.fixture
+def page(browser, server, artifacts, request):
+    context = new_context(browser)
     pg = context.new_page()
     yield pg
     report = getattr(request.node, "rep_call", None)

@@ -138,13 +138,13 @@ def test_label_with_buttons_keys_and_clicks_then_reload_and_crash(page, server, 
     del q3
 
     # the other pages render
-    page.goto(f"{url}/Tune")
+    page.goto(f"{url}/tune")
     expect(page.get_by_role("heading", name="Leave-one-out error vs λ")).to_be_visible()
     settle(page)
     page.locator(".js-plotly-plot").nth(3).wait_for()
     page.screenshot(path=artifacts / "tune.png", full_page=True)
 
-    page.goto(f"{url}/Compare")
+    page.goto(f"{url}/compare")
     expect(page.get_by_role("heading", name=re.compile("Compare strategies"))).to_be_visible()
     settle(page)
     page.get_by_role("button", name="Run").click()
@@ -206,7 +206,7 @@ def test_upload_csv_label_it_and_export(page, server, artifacts):
     upload = artifacts / "upload.csv"
     upload.write_text("\n".join(rows) + "\n")
 
-    page.goto(f"{server.url}/Data")
+    page.goto(f"{server.url}/data")
     settle(page)
     page.locator("input[type=file]").set_input_files(upload)
     expect(page.get_by_role("heading", name="Preview")).to_be_visible()
@@ -228,7 +228,7 @@ def test_upload_csv_label_it_and_export(page, server, artifacts):
         project = store.load_project("upload")
     assert stored(server.db, "upload").labels == {q: project.classes[1]}
 
-    page.goto(f"{server.url}/Data")
+    page.goto(f"{server.url}/data")
     expect(page.get_by_role("heading", name="Export labels")).to_be_visible()
     settle(page)
     choose(page, "Project", "upload")
@@ -243,3 +243,32 @@ def test_upload_csv_label_it_and_export(page, server, artifacts):
     assert row["point_id"] == f"p{q}" and row["index"] == str(q)
     assert row["label"] == str(project.classes[1]) and row["strategy"] == "arls"
     page.screenshot(path=artifacts / "data_export.png", full_page=True)
+
+
+def test_every_page_has_a_deep_link_that_opens_in_a_fresh_browser(fresh_page, server, artifacts):
+    # a fresh context per link: no session state, cookies or widget state to fall back on
+    links = {
+        "/?project=circles": "Label · circles",
+        "/tune?project=spheres": "Tune σ and λ · spheres",
+        "/compare?project=circles": "Compare strategies · circles",
+        "/data": "Data",
+    }
+    for path, heading in links.items():
+        page = fresh_page()
+        page.goto(f"{server.url}{path}")
+        expect(page.get_by_role("heading", name=heading, exact=True)).to_be_visible()
+        settle(page)
+        nav = page.get_by_test_id("stSidebarNav")
+        for title in ("Label", "Tune", "Compare", "Data"):
+            expect(nav.get_by_role("link", name=title, exact=True)).to_be_visible()
+        name = path.strip("/").split("?")[0] or "label"
+        page.screenshot(path=artifacts / f"deep_link_{name}.png")
+        if name != "data":  # the address follows the project chosen in the sidebar
+            choose(page, "Project", "two_moons")
+            expect(page).to_have_url(re.compile(r"project=two_moons"))
+            page.reload()
+            expect(
+                page.get_by_role(
+                    "heading", name=heading.replace(heading.split(" · ")[-1], "two_moons")
+                )
+            ).to_be_visible()

@@ -5,14 +5,15 @@ from __future__ import annotations
 import streamlit as st
 
 from rlscore.experiments.compare import compare_strategies, held_out_validation
-from rlscore.ui import state as app_state
+from rlscore.ui.params import params
+from rlscore.ui.sidebar import project_selector
+from rlscore.ui.store import get_store
+from rlscore.ui.strategies import STRATEGY_LABELS, risk_chart_labels
 from rlscore.viz import figures
 
-st.set_page_config(page_title="rlscore · Compare", page_icon="📈", layout="wide")
-
-app_state.project_selector()
-p = app_state.params()
-store = app_state.get_store()
+project_selector()
+p = params()
+store = get_store()
 project = store.load_project(p["project"])
 
 st.title(f"Compare strategies · {project.name}")
@@ -40,9 +41,9 @@ st.caption(
 with st.form("compare"):
     chosen = st.multiselect(
         "Strategies",
-        list(app_state.STRATEGY_LABELS),
+        list(STRATEGY_LABELS),
         default=["arls", "uncertainty", "random"],
-        format_func=app_state.STRATEGY_LABELS.__getitem__,
+        format_func=STRATEGY_LABELS.__getitem__,
     )
     c1, c2, c3 = st.columns(3)
     queries = c1.number_input("Queries N", min_value=1, max_value=project.n - 1, value=20)
@@ -101,10 +102,15 @@ with left:
         key="learning",
     )
 with right:
-    st.subheader("Estimated risk")
+    risk_title, risk_names = risk_chart_labels(table["strategy"])
+    st.subheader(risk_title[:1].upper() + risk_title[1:])
     st.plotly_chart(
         figures.learning_curves_figure(
-            table, "estimated_risk", x="n_labels", y_title="estimated risk (mean ± sd)"
+            table,
+            "estimated_risk",
+            x="n_labels",
+            y_title=f"{risk_title} (mean ± sd)",
+            names=risk_names,
         ),
         key="risk",
     )

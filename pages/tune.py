@@ -8,15 +8,17 @@ import streamlit as st
 from rlscore.core.confidence import METHODS, loo_reliability
 from rlscore.core.kernels import VECTOR_KERNELS
 from rlscore.core.rls import RLSClassifier, RLSPath
-from rlscore.ui import state as app_state
+from rlscore.ui import plane as pool_plane
+from rlscore.ui.params import LAM_LOG_RANGE, SIGMA_LOG_RANGE, log_position, params, update_params
+from rlscore.ui.sidebar import project_selector
+from rlscore.ui.store import get_session
 from rlscore.viz import figures
+from rlscore.viz.geometry import grid_points
 
-st.set_page_config(page_title="rlscore · Tune", page_icon="🎛️", layout="wide")
-
-app_state.project_selector()
-p = app_state.params()
+project_selector()
+p = params()
 try:
-    handle = app_state.get_session(p)
+    handle = get_session(p)
 except (ValueError, KeyError, MemoryError) as exc:
     st.error(f"Cannot open **{p['project']}** with the current settings: {exc}")
     st.stop()
@@ -46,19 +48,17 @@ if st.session_state.get("tune_for") != (p["project"], p["sigma"], lam_session) o
     k in st.session_state for k in ("tune_log_sigma", "tune_log_lam")
 ):
     st.session_state["tune_for"] = (p["project"], p["sigma"], lam_session)
-    st.session_state["tune_log_sigma"] = app_state.log_position(
-        p["sigma"], app_state.SIGMA_LOG_RANGE
-    )
-    st.session_state["tune_log_lam"] = app_state.log_position(lam_session, app_state.LAM_LOG_RANGE)
+    st.session_state["tune_log_sigma"] = log_position(p["sigma"], SIGMA_LOG_RANGE)
+    st.session_state["tune_log_lam"] = log_position(lam_session, LAM_LOG_RANGE)
 c1, c2, c3 = st.columns([2, 2, 1])
 log_sigma = c1.slider(
     "σ (log₁₀)",
-    *app_state.SIGMA_LOG_RANGE,
+    *SIGMA_LOG_RANGE,
     step=0.05,
     key="tune_log_sigma",
     disabled=kernel != "rbf",
 )
-log_lam = c2.slider("λ (log₁₀)", *app_state.LAM_LOG_RANGE, step=0.05, key="tune_log_lam")
+log_lam = c2.slider("λ (log₁₀)", *LAM_LOG_RANGE, step=0.05, key="tune_log_lam")
 method = c3.radio(
     "Confidence",
     METHODS,
@@ -68,8 +68,8 @@ method = c3.radio(
     "Gaussian process (Paskov §3.2).",
 )
 # an untouched slider keeps the exact session value (which may lie outside the slider range)
-untouched_sigma = log_sigma == app_state.log_position(p["sigma"], app_state.SIGMA_LOG_RANGE)
-untouched_lam = log_lam == app_state.log_position(lam_session, app_state.LAM_LOG_RANGE)
+untouched_sigma = log_sigma == log_position(p["sigma"], SIGMA_LOG_RANGE)
+untouched_lam = log_lam == log_position(lam_session, LAM_LOG_RANGE)
 sigma = p["sigma"] if untouched_sigma else float(10**log_sigma)
 lam = lam_session if untouched_lam else float(10**log_lam)
 c1.caption(f"σ = {sigma:.4g} (session {p['sigma']:.4g})")
@@ -92,7 +92,7 @@ except ValueError as exc:
     st.stop()
 # the slider's whole range, the data's own grid (where auto λ is chosen) and the two markers
 grid_lams = np.union1d(
-    np.union1d(np.logspace(*app_state.LAM_LOG_RANGE, 57), clf.default_lams()), [lam, lam_session]
+    np.union1d(np.logspace(*LAM_LOG_RANGE, 57), clf.default_lams()), [lam, lam_session]
 )
 curve = clf.loo_curve(grid_lams)
 lam_auto = RLSPath.best_lam(clf.loo_curve(), "classification")
@@ -116,14 +116,11 @@ with left:
         f"{clf.loo_squared_error_:.3g}, classification {clf.loo_classification_error_:.1%}."
     )
 with right:
-    plane = handle.cache.get("projection") or figures.plane_projection(
-        project.X, project.feature_names
-    )
-    handle.cache["projection"] = plane
+    plane = pool_plane.projection(handle)
     conf = clf.confidence(project.X, method)
     grid = None
     if not plane.is_pca:
-        xs, ys, pts = figures.grid_points(plane.xy, 70)
+        xs, ys, pts = grid_points(plane.xy, 70)
         values = clf.decision_function(pts)
         grid = (xs, ys, values.reshape((len(ys), len(xs)) + values.shape[1:]))
     st.subheader("Decision boundary of the candidate")
@@ -159,7 +156,7 @@ with h2:
 
 
 def _apply(sigma: float, lam: float) -> None:
-    app_state.update_params(sigma=sigma, lam=lam, lam_auto=False)
+    update_params(sigma=sigma, lam=lam, lam_auto=False)
     st.session_state["tune_applied"] = f"Applied σ = {sigma:.4g}, λ = {lam:.4g} to the session."
 
 

@@ -1,7 +1,8 @@
 """Data page: create a project from a CSV/Parquet upload, export labels, delete projects.
 
 Layout and wiring only: reading, validation, storage and export live in
-:mod:`rlscore.data.projects`, :mod:`rlscore.storage.sqlite` and :mod:`rlscore.sessions.session`.
+:mod:`rlscore.data.projects`, :mod:`rlscore.storage` and :mod:`rlscore.sessions`; the shared
+wiring in :mod:`rlscore.ui`.
 """
 
 from __future__ import annotations
@@ -19,9 +20,9 @@ from rlscore.data.projects import (
     read_table,
     truth_values,
 )
-from rlscore.data.samples import ensure_sample_projects
 from rlscore.sessions import LabelLog, export_labels
-from rlscore.storage import default_db_path, open_store
+from rlscore.ui.flash import flash, show_flash
+from rlscore.ui.store import get_store
 
 NO_ID = "(row number)"
 NO_TRUTH = "(none)"
@@ -29,29 +30,14 @@ TRUTH_GUESSES = ("label", "labels", "class", "kind", "category", "target", "y", 
 MAX_PREVIEW_ROWS = 200
 
 
-@st.cache_resource(show_spinner=False)
-def get_store(path: str):
-    store = open_store(path)
-    ensure_sample_projects(store)
-    return store
-
-
 @st.cache_data(show_spinner=False, max_entries=4)
 def load_table(data: bytes, filename: str) -> pd.DataFrame:
     return read_table(data, filename)
 
 
-def flash(kind: str, text: str) -> None:
-    """Show a message after the next rerun (project list changes need a rerun)."""
-    st.session_state["data_flash"] = (kind, text)
-
-
-st.set_page_config(page_title="rlscore · Data", layout="wide")
 st.title("Data")
-store = get_store(str(default_db_path()))
-if "data_flash" in st.session_state:
-    kind, text = st.session_state.pop("data_flash")
-    getattr(st, kind)(text)
+store = get_store()
+show_flash()
 
 # -- new project ---------------------------------------------------------------------------
 st.header("New project")
@@ -190,21 +176,15 @@ if summaries:
         f"{n_labels} labeled points: point id, index, label, annotator, timestamp, seconds "
         "spent, strategy, kernel, σ, λ and the feature values."
     )
-    left, right = st.columns(2)
-    left.download_button(
-        "Download labels (CSV)",
-        data=export_labels(project, events, "csv"),
-        file_name=f"{chosen}_labels.csv",
-        mime="text/csv",
-        key="export_csv",
-    )
-    right.download_button(
-        "Download labels (JSON)",
-        data=export_labels(project, events, "json"),
-        file_name=f"{chosen}_labels.json",
-        mime="application/json",
-        key="export_json",
-    )
+    formats = {"csv": "text/csv", "json": "application/json"}
+    for column, (fmt, mime) in zip(st.columns(len(formats)), formats.items(), strict=True):
+        column.download_button(
+            f"Download labels ({fmt.upper()})",
+            data=export_labels(project, events, fmt),
+            file_name=f"{chosen}_labels.{fmt}",
+            mime=mime,
+            key=f"export_{fmt}",
+        )
 
     st.subheader("Delete project")
     st.caption(
