@@ -38,6 +38,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests" / "e2e"))
 
+from harness import load_average, report_machine  # noqa: E402
 from streamlit_server import CHROMIUM_ARGS, StreamlitServer, chromium_executable  # noqa: E402
 
 from rlscore.data.projects import Project  # noqa: E402
@@ -167,6 +168,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     from playwright.sync_api import sync_playwright
 
+    # BLAS is not pinned: the server is a separate process, as in use
+    report_machine()
     results = []
     with tempfile.TemporaryDirectory() as tmp, sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=exe, args=CHROMIUM_ARGS)
@@ -200,6 +203,7 @@ def main(argv: list[str] | None = None) -> int:
     cold_ok = all(r["cold"] <= 5.0 for r in results)
     colds = ", ".join(f"{r['cold']:.1f}" for r in results)
     print(f"goal first load ≤ 5 s: {'met' if cold_ok else 'NOT met'} (cold: {colds} s)")
+    print(f"# load average at the end: {load_average()}")
     return 0
 
 

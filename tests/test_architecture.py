@@ -8,6 +8,7 @@ also those inside functions: a lazy import is still a dependency.
 from __future__ import annotations
 
 import ast
+import importlib
 from pathlib import Path
 
 import pytest
@@ -113,3 +114,25 @@ def test_only_the_ui_layer_imports_streamlit():
             if any(m.split(".")[0] == "streamlit" for m in mods):
                 offenders.append(f"{name}:{node.lineno}")
     assert not offenders, offenders
+
+
+def _readme_imports() -> list[tuple[str, str]]:
+    text = (PACKAGE.parent / "README.md").read_text(encoding="utf-8")
+    blocks = [b.split("```", 1)[0] for b in text.split("```python")[1:]]
+    pairs = []
+    for block in blocks:
+        for line in block.splitlines():
+            if line.startswith("from "):
+                node = ast.parse(line.split("#", 1)[0]).body[0]
+                pairs += [(node.module, alias.name) for alias in node.names]
+    return pairs
+
+
+def test_every_name_the_readme_imports_exists():
+    pairs = _readme_imports()
+    assert ("rlscore", "ARLS") in pairs  # the README's examples were read
+    missing = []
+    for module, name in pairs + [("rlscore.query", "ARLS"), ("rlscore.query", "AOptimalKLR")]:
+        if not hasattr(importlib.import_module(module), name):
+            missing.append(f"{module}.{name}")
+    assert not missing, f"the README imports names that do not exist: {missing}"

@@ -191,7 +191,7 @@ def test_newton_failure_has_a_clear_message():
     # separable labels with a tiny λ: the optimum runs off to huge decision values
     X = np.array([[-2.0], [-1.0], [1.0], [2.0]])
     y = np.array([-1, -1, 1, 1])
-    with pytest.raises(KLRConvergenceError, match="did not converge.*increase lam"):
+    with pytest.raises(ValueError, match=r"did not converge with lam=1e-12.*Use lam >= 0.0001"):
         KernelLogisticRegression(lam=1e-12, kernel="linear", max_iter=3).fit(X, y)
     with pytest.raises(KLRConvergenceError, match="did not converge"):
         KernelLogisticRegression(lam=1e-12, kernel="graph", graph_k=1, max_iter=2).fit(
@@ -206,3 +206,29 @@ def test_predict_before_fit_is_an_error():
 
     with pytest.raises(NotFittedError):
         KernelLogisticRegression().predict(np.zeros((2, 2)))
+
+
+def test_singular_linear_kernel_converges_where_the_objective_is_flat():
+    # review defect 10: on 2-D data a linear kernel among 12 labels has rank 2, so part of α
+    # lies in its null space where the objective is flat; Newton stalled there with
+    # KLRConvergenceError at λ = 1e-4 (the app's slider minimum). The fit must converge and
+    # equal scikit-learn's primal logistic regression (C = 1/λ, no intercept).
+    from sklearn.linear_model import LogisticRegression
+
+    from rlscore.data.samples import load_sample
+    from rlscore.query import AOptimalKLR
+
+    d = load_sample("two_moons")
+    lam = 1e-4
+    strategy = AOptimalKLR(kernel="linear", lam=lam).start(d.X, [-1, 1])
+    for _ in range(12):  # the A-optimal queries that led Newton into the flat directions
+        i, _ = strategy.next_query()
+        strategy.teach(i, d.y[i])
+    idx = np.array(strategy.labeled_)
+    model = KernelLogisticRegression(lam=lam, kernel="linear").fit(d.X[idx], d.y[idx])
+    ref = LogisticRegression(C=1 / lam, fit_intercept=False, tol=1e-12, max_iter=100_000)
+    ref.fit(d.X[idx], d.y[idx])
+    scale = np.abs(ref.decision_function(d.X)).max()
+    np.testing.assert_allclose(
+        model.decision_function(d.X).ravel(), ref.decision_function(d.X), atol=1e-5 * scale
+    )
