@@ -19,6 +19,9 @@ error per λ (GridCV) on exactly the points and λ that were run.
 
 Every method runs with the same number of BLAS threads (``--threads``, default 1: on a
 machine shared with other jobs, multi-threaded OpenBLAS was measured 5–30× slower and erratic).
+The timings of ``fit``, ``curve``, ``cached``, ``KRR fit`` and ``inv/λ`` are medians of
+``--repeats`` (default 5) runs after one warm-up; the machine's load average is printed before
+and after.
 
 Usage: ``python benchmarks/loo.py`` (full) or ``python benchmarks/loo.py --quick``.
 """
@@ -30,26 +33,16 @@ import time
 
 import numpy as np
 import scipy.linalg
+from harness import load_average, pin_blas, report_machine, timed
 from sklearn.datasets import make_moons
 from sklearn.kernel_ridge import KernelRidge
 from sklearn.model_selection import GridSearchCV, LeaveOneOut
-from threadpoolctl import threadpool_limits
 
 from rlscore.core.kernels import rbf_kernel
 from rlscore.core.rls import RLSClassifier, RLSPath
 
 SIGMA = 0.5
 N_LAMS = 50
-
-
-def best_time(fn, repeats: int) -> float:
-    """Best wall-clock time of ``repeats`` calls (on a shared machine the best is least noisy)."""
-    times = []
-    for _ in range(repeats):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return min(times)
 
 
 def brute_loo(K, y, lam, points):
@@ -72,25 +65,24 @@ def direct_loo_one_lambda(K, y, lam):
     return y - c / np.diag(G_inv)
 
 
-def run(n: int, quick: bool, seed: int = 0) -> dict:
+def run(n: int, quick: bool, seed: int = 0, reps: int = 5) -> dict:
     X, yl = make_moons(n, noise=0.2, random_state=seed)
     y = np.where(yl == 1, 1.0, -1.0)
     lams = np.geomspace(1e-3, 1e3, N_LAMS)
-    reps = 3 if n <= 500 else 1
     res = {"n": n}
 
-    res["fit"] = best_time(lambda: RLSClassifier(sigma=SIGMA, lam=1.0).fit(X, yl), reps)
-    res["curve"] = best_time(
+    res["fit"] = timed(lambda: RLSClassifier(sigma=SIGMA, lam=1.0).fit(X, yl), repeats=reps)
+    res["curve"] = timed(
         lambda: RLSClassifier(sigma=SIGMA, lam=1.0).fit(X, yl).loo_curve(lams), reps
     )
     clf = RLSClassifier(sigma=SIGMA, lam=1.0).fit(X, yl)
-    res["cached"] = best_time(lambda: clf.loo_curve(lams), reps)
+    res["cached"] = timed(lambda: clf.loo_curve(lams), repeats=reps)
     gamma = 1.0 / (2 * SIGMA**2)
-    res["krr_fit"] = best_time(
+    res["krr_fit"] = timed(
         lambda: KernelRidge(alpha=1.0, kernel="rbf", gamma=gamma).fit(X, y), reps
     )
     K = rbf_kernel(X, sigma=SIGMA)
-    res["inv_one"] = best_time(lambda: direct_loo_one_lambda(K, y, 1.0), reps)
+    res["inv_one"] = timed(lambda: direct_loo_one_lambda(K, y, 1.0), repeats=reps)
 
     path = RLSPath(K, y)
     ours = np.column_stack([path.solve(lam).loo[:, 0] for lam in lams])  # (n, 50)
@@ -156,16 +148,19 @@ def main(argv=None) -> None:
     parser.add_argument(
         "--threads", type=int, default=1, help="BLAS threads for every method (default 1)"
     )
+    parser.add_argument("--repeats", type=int, default=5, help="timed runs per figure (median)")
     args = parser.parse_args(argv)
-    with threadpool_limits(args.threads):
-        report(args)
+    pin_blas(args.threads)
+    report_machine()
+    report(args)
+    print(f"# load average at the end: {load_average()}")
 
 
 def report(args) -> None:
     sizes = args.sizes or ([250, 500] if args.quick else [250, 500, 1000, 2000])
     print(f"LOO curve over {N_LAMS} λ (geomspace 1e-3..1e3), two moons, RBF σ={SIGMA}, no offset")
     print(
-        f"BLAS threads: {args.threads}; times: best of 3 for n ≤ 500, single run above; "
+        f"BLAS threads: {args.threads}; times: median of {args.repeats} after a warm-up; "
         "'~' = extrapolated from a capped run\n"
     )
     head = (
@@ -177,7 +172,7 @@ def report(args) -> None:
     print("-" * len(head))
     rows = []
     for n in sizes:
-        r = run(n, args.quick)
+        r = run(n, args.quick, reps=args.repeats)
         rows.append(r)
         print(
             f"{n:>5} {fmt_t(r['fit']):>9} {fmt_t(r['curve']):>9} {r['curve'] / r['fit']:>9.2f} "

@@ -199,32 +199,35 @@ def test_fast_mode_equals_one_dense_newton_step(classes):
             assert fast[r, c] == pytest.approx(ref, rel=1e-6)
 
 
-def test_fast_and_exact_agreement_is_measured(capsys):
-    """Agreement of the chosen points and accuracy gap, fast vs exact (reported, not zero)."""
-    agree, n, gaps = 0, 0, []
-    for classes, seed in [((1, 2, 3), 0), ((4, 7), 1), ((0, 6, 9), 2)]:
+#: measured 2026-11-23 on the 24 states below (4 digits pools of 40–60 points, 6 exact
+#: queries each): fast mode chose the exact pick on 24, 15 and 5 states at λ = 1, 1e-2, 1e-4,
+#: and a point among the exact scores' best 5 % on 24, 20 and 11 (a random candidate: 1, 1, 3).
+#: The floors sit a little below (the states are seeded: the run is deterministic).
+FAST_FLOORS = {1.0: (22, 22), 1e-2: (12, 18), 1e-4: (3, 8)}
+
+
+@pytest.mark.parametrize("lam", list(FAST_FLOORS))
+def test_fast_mode_picks_the_exact_choice_or_a_near_one(lam):
+    same = near = n = 0
+    for classes, seed in [((1, 2, 3), 0), ((4, 7), 1), ((0, 6, 9), 2), ((3, 5), 3)]:
         X, y = _digits(20, classes, seed=seed)
-        exact = AOptimalKLR(lam=LAM, mode="exact").start(X, list(classes))
-        fast = AOptimalKLR(lam=LAM, mode="fast").start(X, list(classes))
-        for s in (exact, fast):
-            _teach(s, y, _first_of_each(y))
-        for _ in range(5):
-            i_exact, _ = exact.next_query()
-            fast_on_exact_state = AOptimalKLR(lam=LAM, mode="fast").start(X, list(classes))
-            _teach(fast_on_exact_state, y, exact.labeled_)
-            agree += int(fast_on_exact_state.next_query()[0] == i_exact)
+        exact = AOptimalKLR(lam=lam, mode="exact").start(X, list(classes))
+        _teach(exact, y, _first_of_each(y))
+        for _ in range(6):
+            s_exact = exact.scores()  # = brute-force refits (test_exact_scores_equal_…)
+            i_exact = int(np.nanargmin(s_exact))
+            fast = AOptimalKLR(lam=lam, mode="fast").start(X, list(classes))
+            _teach(fast, y, exact.labeled_)
+            i_fast = fast.next_query()[0]
+            scored = s_exact[~np.isnan(s_exact)]
+            same += i_fast == i_exact
+            near += np.mean(scored < s_exact[i_fast]) <= 0.05
             n += 1
             exact.teach(i_exact, y[i_exact].item())
-            i_fast, _ = fast.next_query()
-            fast.teach(i_fast, y[i_fast].item())
-        gaps.append(np.mean(exact.predict() == y) - np.mean(fast.predict() == y))
-    with capsys.disabled():
-        print(
-            f"\nfast vs exact: same choice on {agree}/{n} states; final accuracy gap "
-            f"(exact − fast) per pool {np.round(gaps, 3).tolist()}"
-        )
-    assert 0 <= agree <= n
-    assert all(abs(g) <= 1 for g in gaps)
+    floor_same, floor_near = FAST_FLOORS[lam]
+    assert n == 24
+    assert same >= floor_same, f"λ={lam}: fast chose the exact pick on {same}/24 states"
+    assert near >= floor_near, f"λ={lam}: fast chose a best-5 % point on {near}/24 states"
 
 
 # -- protocol -----------------------------------------------------------------------------------

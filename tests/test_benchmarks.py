@@ -1,0 +1,66 @@
+"""The benchmark scripts run, and their baselines agree with the engine (tiny sizes).
+
+Times are not checked here (benchmarks/ prints them); only that the scripts work and that
+the LOO values they compare agree with refits, GridSearchCV and the direct inverse.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
+
+
+def _load(name: str):
+    if str(BENCH) not in sys.path:  # the scripts import their shared harness as a sibling
+        sys.path.insert(0, str(BENCH))
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", BENCH / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_loo_benchmark_baselines_agree():
+    loo = _load("loo")
+    r = loo.run(60, quick=True)
+    assert r["refit_diff"] < 1e-8
+    assert r["grid_diff"] < 1e-8
+    assert r["inv_diff"] < 1e-8
+    assert r["refit_capped"] and r["grid_capped"]
+    assert r["refit_full"] >= r["refit_measured"]
+
+
+def test_rls_vs_svm_benchmark_runs_on_a_subset():
+    bench = _load("rls_vs_svm")
+    name, X, y, scale = bench.datasets()[2]  # breast cancer
+    keep = np.random.default_rng(0).choice(len(y), 150, replace=False)
+    out = bench.run_split(X[keep], y[keep], scale, [0.7, 1.4], [1, 10], [0.1, 1.0], seed=0)
+    for key in ("rls_cv_acc", "rls_loo_acc", "svc_acc"):
+        assert 0.8 < out[key] <= 1.0
+
+
+def test_arls_speed_naive_reference_picks_what_arls_picks():
+    # the naive ARLS shares no code with the engine: agreement checks both
+    rows = _load("arls_speed").main(["--quick"])
+    assert len(rows) == 3 and {r["T"] for r in rows} == {2, 3}
+    assert all(r["same"] for r in rows), rows
+
+
+@pytest.mark.parametrize("T", [2, 3])
+def test_aopt_speed_dense_reference_equals_the_exact_mode(T):
+    # the dense A-optimal reference (numpy only, SMW) and the engine's exact refits
+    from rlscore.core.kernels import graph_kernel
+
+    bench = _load("aopt_speed")
+    X, y = bench.make_pool(120, T)
+    K = graph_kernel(X).K
+    exact = bench.start(X, y, K, "exact", 8)
+    cands = np.setdiff1d(np.arange(120), exact.labeled_)
+    dense = bench.dense_scores(K, exact.labeled_, [int(v) for v in exact.labels_], T, cands)
+    np.testing.assert_allclose(dense, exact.scores()[cands], rtol=1e-8)
+    assert cands[np.argmin(dense)] == exact.next_query()[0]
