@@ -8,13 +8,13 @@ from sklearn.base import clone
 from sklearn.datasets import load_digits
 from sklearn.linear_model import LogisticRegression
 
+from rlscore.core.encoding import ova_targets
 from rlscore.core.kernels import graph_kernel, rbf_kernel
 from rlscore.core.klr import (
     KernelLogisticRegression,
     KLRConvergenceError,
     newton_representer,
     probabilities,
-    targets,
 )
 
 
@@ -69,7 +69,7 @@ def test_graph_klr_satisfies_optimality_conditions(classes, lam):
     labeled = np.flatnonzero(~np.isnan(y_partial))
     np.testing.assert_array_equal(model.labeled_, labeled)
     codes = np.searchsorted(model.classes_, y_partial[labeled])
-    T = targets(codes, len(classes))
+    T = ova_targets(codes, len(classes), negative=0.0)
     g = _dense_gradient(gk.K_inv.toarray(), labeled, T, lam, model.pool_decision_)
     assert np.abs(g).max() < 1e-7
     # the same optimum through the representer form with the dense kernel
@@ -87,7 +87,7 @@ def test_rbf_optimality_and_prediction_on_new_points():
     model = KernelLogisticRegression(lam=lam, kernel="rbf", sigma=sigma).fit(X, y)
     K = rbf_kernel(X, sigma=sigma)
     P = probabilities(K @ model.dual_coef_)
-    T = targets(np.searchsorted(model.classes_, y), 3)
+    T = ova_targets(np.searchsorted(model.classes_, y), 3, negative=0.0)
     # stationarity of the representer problem: λα = t − p
     np.testing.assert_allclose(lam * model.dual_coef_, T - P, atol=1e-8)
     X_new = np.random.default_rng(4).normal(size=(5, 4))
@@ -140,7 +140,7 @@ def test_batched_newton_equals_single_problems():
     stacks, singles = [], []
     for _ in range(4):
         codes = rng.integers(0, 3, size=12)
-        T = targets(codes, 3)
+        T = ova_targets(codes, 3, negative=0.0)
         stacks.append(T)
         singles.append(newton_representer(K, T, 0.1)[0])
     batch, _ = newton_representer(np.stack([K] * 4), np.stack(stacks), 0.1)

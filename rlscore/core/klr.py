@@ -41,6 +41,7 @@ from scipy.special import expit, log_softmax, softmax
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
+from rlscore.core.encoding import ova_targets
 from rlscore.core.kernels import (
     GRAPH_ALIASES,
     GRAPH_KERNELS,
@@ -59,7 +60,6 @@ __all__ = [
     "newton_representer",
     "probabilities",
     "fisher_factor",
-    "targets",
     "whitened_matrix",
 ]
 
@@ -466,7 +466,7 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
                 f"the labeled points have only one class ({classes[0]!r}): kernel logistic "
                 "regression needs at least two classes"
             )
-        T = targets(codes, classes.size)
+        T = ova_targets(codes, classes.size, negative=0.0)
         self.classes_ = classes
         self.labeled_ = labeled
         self.n_features_in_ = X.shape[1]
@@ -574,11 +574,3 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
         if F.shape[1] == 1:
             return self.classes_[(F[:, 0] > 0).astype(int)]
         return self.classes_[np.argmax(F, axis=1)]
-
-
-def targets(codes, n_classes: int) -> np.ndarray:
-    """0/1 target matrix of class positions: (l, 1) for two classes, one-hot (l, h) for more."""
-    codes = np.asarray(codes, dtype=np.int64)
-    if n_classes == 2:
-        return (codes == 1).astype(np.float64)[:, None]
-    return np.eye(n_classes)[codes]

@@ -3,7 +3,8 @@
 * :mod:`~rlscore.query.base` — the protocol (teach, undo, forget, next query);
 * :mod:`~rlscore.query.rls_pool` — the incremental RLS state over a pool;
 * :mod:`~rlscore.query.arls` — ARLS (SPEC §5); :mod:`~rlscore.query.baselines` — random,
-  margin and entropy queries; :mod:`~rlscore.query.aoptimal` — A-optimal KLR and MUQ (SPEC §6);
+  margin and entropy queries; :mod:`~rlscore.query.klr_pool` — the KLR over a pool and MUQ;
+  :mod:`~rlscore.query.aoptimal` — A-optimal KLR (SPEC §6);
 * :mod:`~rlscore.query.registry` — strategies by name for the CLI and the app.
 """
 
@@ -13,6 +14,7 @@ from rlscore.query.aoptimal import AOptimalKLR, MaxEntropyKLR
 from rlscore.query.arls import ARLS
 from rlscore.query.base import NoCandidatesError, QueryStrategy
 from rlscore.query.baselines import EntropyQuery, RandomQuery, UncertaintyQuery
+from rlscore.query.klr_pool import KLRPoolStrategy
 from rlscore.query.registry import STRATEGIES, make_strategy, strategy_class
 from rlscore.query.rls_pool import RLSPoolStrategy
 
@@ -21,6 +23,7 @@ __all__ = [
     "STRATEGIES",
     "AOptimalKLR",
     "EntropyQuery",
+    "KLRPoolStrategy",
     "MaxEntropyKLR",
     "NoCandidatesError",
     "QueryStrategy",
