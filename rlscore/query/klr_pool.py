@@ -147,7 +147,8 @@ class MaxEntropyKLR(KLRPoolStrategy):
 
     ``scores()`` is minus the entropy of the KLR probabilities (lower is better);
     ``estimated_risk()`` is the expected number of errors on the unlabeled points,
-    ``Σ_{j∈U} (1 − max_c p̂(c|x_j))``. Parameters as :class:`AOptimalKLR`.
+    ``Σ_{j∈U} (1 − max_c p̂(c|x_j))``. Parameters as
+    :class:`~rlscore.query.aoptimal.AOptimalKLR`.
     """
 
     def __init__(
