@@ -1,36 +1,37 @@
-"""A-optimal KLR speed: time per query, exact vs fast mode, against a naive dense reference.
+"""A-optimal KLR speed: time per query of the engine (fast and exact modes) against a dense
+reference, and whether they choose the same point.
 
 Pools of M points (Gaussian blobs in 8-D, 3 blobs per class, the class is the blob index
 mod T), Yajima's graph kernel ``(I + L̃)⁻¹`` (kNN k = 6), λ = 0.01, ``--labels`` labels
-taught first (stratified random). For each M ∈ {300, 1000, 3000} and T ∈ {2, 3}:
+taught first (stratified random). For each M ∈ {250, 500, 1000, 2000} and T ∈ {2, 3}, every
+figure is :func:`harness.timed` (median of ``--repeats`` runs after one warm-up), BLAS pinned
+to one thread, over **every** unlabeled candidate (no subsampling, no extrapolation):
 
-* ``fast``: one ``scores()`` pass over every unlabeled candidate (the query), median of
-  ``--repeats``; ``fast@100``: the same on the 100 most uncertain candidates;
-* ``exact``: a full KLR refit per candidate and label. Measured over every candidate up to
-  ``--exact-max`` pool points; above that it is timed on 100 candidates and **extrapolated**
-  linearly to all of them (marked ``~``);
-* ``dense``: the reference, written here with numpy/scipy only and sharing no code with the
-  engine: for every candidate and label, KLR refitted from zero by Newton in the representer
-  coefficients (dense (l·h)² systems), then the A-optimal risk of SPEC §6 by its
-  Sherman–Morrison–Woodbury form (a Cholesky or LU solve of an (l·h)² system, no inverse of
-  the hM × hM Hessian); it also checks that it chooses the exact mode's point. Timed over every
-  candidate up to ``--exact-max`` points, above that on 100 candidates and extrapolated (``~``).
-  Both sides get the same precomputed kernel matrix (input, not timed);
-* ``teach``: the refit after one label.
+* ``fast``: the engine's query in ``mode="fast"`` (one warm-started Newton step per candidate);
+* ``exact``: the engine's query in ``mode="exact"`` (a full KLR refit per candidate and label);
+* ``dense``: the baseline, written here with numpy/scipy only and sharing no code with the
+  engine: for every candidate and label, KLR refitted by damped Newton in the representer
+  coefficients (dense (l·h)² systems), then the A-optimal risk of SPEC §6 in its
+  Sherman–Morrison–Woodbury form (a Cholesky solve for binary, an LU solve of the (l·h)²
+  system for softmax; never an inverse of the hM × hM Hessian);
+* ``pick``: ``exact=dense`` when the exact engine and the baseline choose the same point (and
+  agree on its score to 1e-6), ``fast=dense`` likewise for the fast mode's point.
+
+The engine's scores are cached per state, so each timed run clears the cache first. Both
+sides get the same precomputed kernel matrix (input, not timed).
 
 Then, on M = 300 pools, fast vs exact on the same states: how often the chosen point agrees,
 and the accuracy gap after ``--queries`` queries of each mode's own trajectory.
 
-Run ``python benchmarks/aopt_speed.py`` (full) or ``--quick`` (M ≤ 1000, fewer repeats).
+Run ``python benchmarks/aopt_speed.py`` (full) or ``--quick`` (M ≤ 500, 3 repeats).
 """
 
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
+from functools import partial
 
-from harness import load_average, pin_blas, report_machine
+from harness import load_average, pin_blas, report_machine, timed
 
 pin_blas(1)  # before numpy does any work
 
@@ -67,18 +68,18 @@ def start(X, y, K, mode, labels, seed=0, **kw):
     return s
 
 
-def fresh_query_seconds(s: AOptimalKLR, y: np.ndarray, repeats: int) -> float:
-    """Median seconds of a query right after a label (the scores of a state are cached, so
-    asking twice would time the cache): teach one point, time the query, undo it."""
-    free = np.setdiff1d(np.arange(y.size), s.labeled_)
-    times = []
-    for i in np.random.default_rng(2).choice(free, repeats + 1, replace=False).tolist():
-        s.teach(i, int(y[i]))
-        t0 = time.perf_counter()
-        s.next_query()
-        times.append(time.perf_counter() - t0)
-        s.undo()
-    return statistics.median(times[1:])  # the first is a warm-up
+def _keep(results: list, fn) -> None:
+    results.append(fn())
+
+
+def engine_query(s: AOptimalKLR):
+    """One query from scratch: the scores of a state are cached, so drop the cache first."""
+
+    def run():
+        s._cache = None
+        return s.next_query()
+
+    return run
 
 
 # -- the dense reference (numpy/scipy only) ---------------------------------------------------
@@ -169,57 +170,40 @@ def dense_scores(K: np.ndarray, L: list, codes: list, T: int, cands) -> np.ndarr
     return out
 
 
-def speed_table(sizes, classes, labels, repeats, exact_max):
-    print(f"\nTime per query (seconds; {labels} labels taught; λ = {LAM}; ~ = extrapolated)")
-    head = (
-        f"{'M':>5} {'T':>2} {'fast':>8} {'fast@100':>9} {'exact':>10} {'dense':>10} "
-        f"{'same pick':>9} {'teach':>7}"
+def speed_table(sizes, classes, labels, repeats):
+    print(
+        f"\nSeconds per query over every unlabeled candidate ({labels} labels taught; "
+        f"λ = {LAM}; median of {repeats} after a warm-up)"
     )
-    print(head)
-    rows = []
+    print(
+        f"{'M':>5} {'T':>2} {'fast':>8} {'exact':>8} {'dense':>8} {'dense/exact':>11} "
+        f"{'dense/fast':>10} {'exact=dense':>11} {'fast=dense':>10}"
+    )
     for M in sizes:
         for T in classes:
             X, y = make_pool(M, T)
-            t0 = time.perf_counter()
             K = graph_kernel(X).K
-            t_kernel = time.perf_counter() - t0
             fast = start(X, y, K, "fast", labels)
-            t_fast = fresh_query_seconds(fast, y, repeats)
-            sub = start(X, y, K, "fast", labels, candidates=100)
-            t_sub = fresh_query_seconds(sub, y, repeats)
             exact = start(X, y, K, "exact", labels)
+            t_fast = timed(engine_query(fast), repeats=repeats)
+            t_exact = timed(engine_query(exact), repeats=repeats)
             L, codes = list(exact.labeled_), [int(v) for v in exact.labels_]
-            u = M - labels
-            if M <= exact_max:
-                t_exact, mark = fresh_query_seconds(exact, y, 1), " "
-                cands = np.setdiff1d(np.arange(M), L)
-                t0 = time.perf_counter()
-                dense = dense_scores(K, L, codes, T, cands)
-                t_dense = time.perf_counter() - t0
-                i_exact, r_exact = exact.next_query()
-                i_dense = int(cands[np.argmin(dense)])
-                close = abs(dense.min() - r_exact) <= 1e-6 * abs(r_exact)
-                same = "yes" if i_dense == i_exact and close else "NO"
-            else:
-                cands = exact.candidate_set()[:100]
-                t0 = time.perf_counter()
-                exact.exact_label_risks(cands)
-                t_exact, mark = (time.perf_counter() - t0) * u / cands.size, "~"
-                t0 = time.perf_counter()
-                dense_scores(K, L, codes, T, cands)
-                t_dense, same = (time.perf_counter() - t0) * u / cands.size, "—"
-            i, _ = fast.next_query()
-            t0 = time.perf_counter()
-            fast.teach(i, int(y[i]))
-            t_teach = time.perf_counter() - t0
+            cands = np.setdiff1d(np.arange(M), L)
+            results: list = []
+            run = partial(_keep, results, partial(dense_scores, K, L, codes, T, cands))
+            t_dense = timed(run, repeats=repeats)
+            d = results[-1]
+            i_dense = int(cands[np.argmin(d)])
+            i_exact, r_exact = exact.next_query()
+            i_fast, _ = fast.next_query()
+            same_exact = i_exact == i_dense and abs(d.min() - r_exact) <= 1e-6 * abs(r_exact)
             print(
-                f"{M:5d} {T:2d} {t_fast:8.3f} {t_sub:9.3f} {f'{mark}{t_exact:.2f}'.strip():>10} "
-                f"{f'{mark}{t_dense:.2f}'.strip():>10} {same:>9} {t_teach:7.3f}   "
-                f"(graph kernel build {t_kernel:.1f} s; load average {load_average()})",
+                f"{M:5d} {T:2d} {t_fast:8.3f} {t_exact:8.3f} {t_dense:8.3f} "
+                f"{t_dense / t_exact:10.1f}× {t_dense / t_fast:9.1f}× "
+                f"{'yes' if same_exact else 'NO':>11} {'yes' if i_fast == i_dense else 'no':>10}"
+                f"   (load average {load_average()})",
                 flush=True,
             )
-            rows.append((M, T, t_fast, t_sub, t_exact, t_dense))
-    return rows
 
 
 def agreement(classes, queries, pools, labels=None):
@@ -253,16 +237,15 @@ def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--labels", type=int, default=10)
-    ap.add_argument("--repeats", type=int, default=5, help="fast-mode queries timed (median)")
-    ap.add_argument("--exact-max", type=int, default=1000)
+    ap.add_argument("--repeats", type=int, default=5, help="timed runs per figure (median)")
+    ap.add_argument("--sizes", type=int, nargs="+", default=[250, 500, 1000, 2000])
     ap.add_argument("--queries", type=int, default=10)
     ap.add_argument("--pools", type=int, default=3)
     args = ap.parse_args(argv)
     report_machine()
-    sizes = [300, 1000, 3000]
     if args.quick:
-        sizes, args.repeats, args.exact_max, args.queries, args.pools = [300, 1000], 3, 300, 4, 1
-    speed_table(sizes, (2, 3), args.labels, args.repeats, args.exact_max)
+        args.sizes, args.repeats, args.queries, args.pools = [250, 500], 3, 4, 1
+    speed_table(args.sizes, (2, 3), args.labels, args.repeats)
     agreement((2, 3), args.queries, args.pools)
     print(f"# load average at the end: {load_average()}")
 

@@ -20,7 +20,9 @@ error per λ (GridCV) on exactly the points and λ that were run.
 Every method runs with the same number of BLAS threads (``--threads``, default 1: on a
 machine shared with other jobs, multi-threaded OpenBLAS was measured 5–30× slower and erratic).
 The timings of ``fit``, ``curve``, ``cached``, ``KRR fit`` and ``inv/λ`` are medians of
-``--repeats`` (default 5) runs after one warm-up; the machine's load average is printed before
+``--repeats`` (default 5) runs after one warm-up; ``curve/fit`` is the ratio of the two medians
+(``curve`` includes its own fit, so it can never be "faster than one fit"). The refits and
+GridCV baselines (seconds to hours) run once. The machine's load average is printed before
 and after.
 
 Usage: ``python benchmarks/loo.py`` (full) or ``python benchmarks/loo.py --quick``.
@@ -150,6 +152,8 @@ def main(argv=None) -> None:
     )
     parser.add_argument("--repeats", type=int, default=5, help="timed runs per figure (median)")
     args = parser.parse_args(argv)
+    if args.repeats < 5:
+        parser.error("--repeats must be at least 5 (figures are medians)")
     pin_blas(args.threads)
     report_machine()
     report(args)
@@ -160,8 +164,9 @@ def report(args) -> None:
     sizes = args.sizes or ([250, 500] if args.quick else [250, 500, 1000, 2000])
     print(f"LOO curve over {N_LAMS} λ (geomspace 1e-3..1e3), two moons, RBF σ={SIGMA}, no offset")
     print(
-        f"BLAS threads: {args.threads}; times: median of {args.repeats} after a warm-up; "
-        "'~' = extrapolated from a capped run\n"
+        f"BLAS threads: {args.threads}; fit, curve, cached, KRR fit, inv/λ: median of "
+        f"{args.repeats} runs after a warm-up (curve/fit and curve/KRR are ratios of medians); "
+        "refits and GridCV: one run (seconds to hours), '~' = extrapolated from a capped run\n"
     )
     head = (
         f"{'n':>5} {'fit':>9} {'curve':>9} {'curve/fit':>9} {'cached':>9} {'KRR fit':>9} "

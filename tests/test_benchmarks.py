@@ -16,7 +16,8 @@ import pytest
 BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
 
 
-def _load(name: str):
+def load_benchmark(name: str):
+    """Import ``benchmarks/<name>.py`` as a module (the scripts are not a package)."""
     if str(BENCH) not in sys.path:  # the scripts import their shared harness as a sibling
         sys.path.insert(0, str(BENCH))
     spec = importlib.util.spec_from_file_location(f"bench_{name}", BENCH / f"{name}.py")
@@ -26,7 +27,7 @@ def _load(name: str):
 
 
 def test_loo_benchmark_baselines_agree():
-    loo = _load("loo")
+    loo = load_benchmark("loo")
     r = loo.run(60, quick=True)
     assert r["refit_diff"] < 1e-8
     assert r["grid_diff"] < 1e-8
@@ -36,7 +37,7 @@ def test_loo_benchmark_baselines_agree():
 
 
 def test_rls_vs_svm_benchmark_runs_on_a_subset():
-    bench = _load("rls_vs_svm")
+    bench = load_benchmark("rls_vs_svm")
     name, X, y, scale = bench.datasets()[2]  # breast cancer
     keep = np.random.default_rng(0).choice(len(y), 150, replace=False)
     out = bench.run_split(X[keep], y[keep], scale, [0.7, 1.4], [1, 10], [0.1, 1.0], seed=0)
@@ -46,7 +47,7 @@ def test_rls_vs_svm_benchmark_runs_on_a_subset():
 
 def test_arls_speed_naive_reference_picks_what_arls_picks():
     # the naive ARLS shares no code with the engine: agreement checks both
-    rows = _load("arls_speed").main(["--quick"])
+    rows = load_benchmark("arls_speed").main(["--quick"])
     assert len(rows) == 3 and {r["T"] for r in rows} == {2, 3}
     assert all(r["same"] for r in rows), rows
 
@@ -56,7 +57,7 @@ def test_aopt_speed_dense_reference_equals_the_exact_mode(T):
     # the dense A-optimal reference (numpy only, SMW) and the engine's exact refits
     from rlscore.core.kernels import graph_kernel
 
-    bench = _load("aopt_speed")
+    bench = load_benchmark("aopt_speed")
     X, y = bench.make_pool(120, T)
     K = graph_kernel(X).K
     exact = bench.start(X, y, K, "exact", 8)

@@ -31,6 +31,47 @@ from rlscore.core.kernels import rbf_kernel
 from rlscore.core.rls import RLSClassifier
 
 
+# -- from-scratch references (numpy/scipy only; none of rlscore.core.confidence) --------------
+def bayes_by_grid(mu, sd, points=20001):
+    """``P(i wins) = ∫ N(u; μ_i, σ_i²) Π_{j≠i} Φ((u − μ_j)/σ_j) du`` (SPEC §4) per row, by the
+    trapezoid rule on a uniform grid spanning every class's μ ± 12σ (the integrand is smooth
+    and its tails are below 1e-30 there, so the rule converges far beyond 1e-9)."""
+    mu, sd = np.atleast_2d(mu), np.atleast_2d(sd)
+    out = np.empty(mu.shape)
+    for r in range(mu.shape[0]):
+        u = np.linspace((mu[r] - 12 * sd[r]).min(), (mu[r] + 12 * sd[r]).max(), points)
+        cdf = norm.cdf((u[None, :] - mu[r][:, None]) / sd[r][:, None])  # (T, points)
+        for i in range(mu.shape[1]):
+            rest = np.prod(np.delete(cdf, i, axis=0), axis=0)
+            out[r, i] = np.trapezoid(norm.pdf(u, mu[r, i], sd[r, i]) * rest, u)
+    return out
+
+
+def confidence_by_hand(F, var, method):
+    """Confidence in the predicted class (argmax of F; sign for one column), SPEC §4."""
+    F = np.asarray(F, dtype=float)
+    if F.ndim == 1:  # binary: p̂(+1) and p̂(−1) = 1 − p̂(+1)
+        p = np.clip((F + 1) / 2, 0, 1) if method != "bayes" else norm.cdf(F / np.sqrt(var))
+        if method == "gap":
+            return np.abs(2 * p - 1)
+        return np.where(F > 0, p, 1 - p)
+    if method == "bayes":
+        P = bayes_by_grid(F, np.sqrt(var))
+        return P[np.arange(F.shape[0]), np.argmax(F, axis=1)]
+    top = np.sort(np.clip((F + 1) / 2, 0, 1), axis=1)
+    return top[:, -1] if method == "soft" else top[:, -1] - top[:, -2]
+
+
+def test_grid_reference_against_monte_carlo():
+    # the reference itself: a 3-class case with unequal σ against 400 000 draws
+    mu, sd = np.array([[1.0, 0.8, -1.0]]), np.array([[0.3, 0.6, 0.45]])
+    draws = mu + sd * np.random.default_rng(3).standard_normal((400_000, 3))
+    mc = np.bincount(np.argmax(draws, axis=1), minlength=3) / draws.shape[0]
+    got = bayes_by_grid(mu, sd)[0]
+    assert abs(got.sum() - 1) < 1e-9
+    assert np.all(np.abs(got - mc) < 4 * np.sqrt(mc * (1 - mc) / draws.shape[0]) + 1e-4)
+
+
 def test_soft_and_gap_follow_paskov_definitions():
     F = np.array([[0.8, -0.2, 1.7], [-1.5, -1.2, -3.0], [0.1, 0.3, 0.2]])
     p = [[0.9, 0.4, 1.0], [0.0, 0.0, 0.0], [0.55, 0.65, 0.6]]
@@ -175,28 +216,50 @@ def test_loo_reliability_uses_brute_force_loo_predictions(method):
     L = np.column_stack([brute_loo(K, Y[:, t], np.ones(20), 0.4, True) for t in range(3)])
     conf, ok = loo_confidence(clf, y, method)
     np.testing.assert_array_equal(ok, np.argmax(L, axis=1) == y)
-    if method == "bayes":
-        var = brute_loo_variance(K, np.ones(20), 0.4, True)
-        expected = bayes_confidence(L, np.repeat(var[:, None], 3, axis=1))
-    else:
-        expected = confidence_scores(L, method)
+    # expected confidences from the refitted LOO values by the SPEC's formulas, not the helpers
+    var = np.repeat(brute_loo_variance(K, np.ones(20), 0.4, True)[:, None], 3, axis=1)
+    expected = confidence_by_hand(L, var, method)
     np.testing.assert_allclose(conf, expected, atol=1e-8)
     tab = loo_reliability(clf, method=method, bins=4)
     assert tab["count"].sum() == 20 and tab["n_correct"].sum() == ok.sum()
 
 
-def test_confidence_method_on_the_estimator_matches_functions():
-    X, y, K = make_problem(34, n=30, T=3)
-    clf = RLSClassifier(lam=0.3).fit(X, y)
-    F = clf.decision_function(X)
-    # Paskov 3.36–3.37: clipped soft score of the winner, and winner minus runner-up
-    top = np.clip((np.sort(F, axis=1)[:, -2:] + 1) / 2, 0, 1)
-    np.testing.assert_allclose(clf.confidence(X, "soft"), top[:, 1])
-    np.testing.assert_allclose(clf.confidence(X, "gap"), top[:, 1] - top[:, 0])
-    np.testing.assert_allclose(
-        clf.confidence(X, "bayes"), bayes_confidence(F, clf.predictive_variance(X))
-    )
-    assert np.all((clf.confidence(X, "bayes") >= 1 / 3) & (clf.confidence(X, "bayes") <= 1))
+@pytest.mark.parametrize(
+    ("T", "weighting", "offset"),
+    [(3, None, False), (3, "balanced", True), (4, "balanced", False), (2, "balanced", True)],
+)
+def test_confidence_and_probabilities_of_the_estimator_from_direct_solves(T, weighting, offset):
+    # μ from the KKT solve, σ² from the direct GP formula with each column's own SPEC weights,
+    # probabilities by the SPEC's formulas (grid quadrature for the multiclass integral)
+    X, y, K = make_problem(34 + T, n=30, T=T)
+    clf = RLSClassifier(lam=0.3, class_weight=weighting, offset=offset).fit(X, y)
+    Y = ova(y, T)
+    A = balanced(y, T) if weighting else np.ones(Y.shape)
+    Xt = np.vstack([X[:6], np.random.default_rng(5).normal(size=(6, 2)) * 2])
+    kx = rbf_kernel(Xt, X)
+    mu, var = np.empty((12, Y.shape[1])), np.empty((12, Y.shape[1]))
+    for t in range(Y.shape[1]):
+        c, b = direct_solve(K, Y[:, t], A[:, t], 0.3, offset)
+        mu[:, t] = kx @ c + b
+        var[:, t] = gp_variance(K, kx, np.ones(12), A[:, t], 0.3, offset)
+    if T == 2:
+        mu, var = mu[:, 0], var[:, 0]
+    for method in ("soft", "gap", "bayes"):
+        np.testing.assert_allclose(
+            clf.confidence(Xt, method), confidence_by_hand(mu, var, method), atol=1e-8
+        )
+    # predict_proba: clip((f + 1)/2, 0, 1) per column, binary [1 − p̂, p̂], rows normalised
+    raw = np.clip((mu + 1) / 2, 0, 1)
+    if T == 2:
+        expected = np.column_stack([1 - raw, raw])
+    else:
+        assert np.all(raw.sum(axis=1) > 0)  # no all-clipped row here: plain normalisation
+        expected = raw / raw.sum(axis=1, keepdims=True)
+    np.testing.assert_allclose(clf.predict_proba(Xt), expected, atol=1e-10)
+    bayes = clf.confidence(Xt, "bayes")
+    assert np.all((bayes > 0) & (bayes <= 1))
+    if weighting is None:  # equal variances: the largest μ has the largest winning chance
+        assert np.all(bayes >= 1 / T - 1e-12)
 
 
 def test_loo_confidence_reads_only_the_documented_attributes():

@@ -191,7 +191,7 @@ def test_newton_failure_has_a_clear_message():
     # separable labels with a tiny λ: the optimum runs off to huge decision values
     X = np.array([[-2.0], [-1.0], [1.0], [2.0]])
     y = np.array([-1, -1, 1, 1])
-    with pytest.raises(ValueError, match=r"did not converge with lam=1e-12.*Use lam >= 0.0001"):
+    with pytest.raises(ValueError, match=r"lam=1e-12 is too small .*Use lam >= 0.0001"):
         KernelLogisticRegression(lam=1e-12, kernel="linear", max_iter=3).fit(X, y)
     with pytest.raises(KLRConvergenceError, match="did not converge"):
         KernelLogisticRegression(lam=1e-12, kernel="graph", graph_k=1, max_iter=2).fit(
@@ -199,6 +199,33 @@ def test_newton_failure_has_a_clear_message():
         )
     # a sensible λ converges on the same data
     KernelLogisticRegression(lam=1e-3, kernel="linear").fit(X, y)
+
+
+#: a separable pool: three points near 0, three near 5 (1-D, linear kernel, no offset)
+SEPARABLE_X = np.array([[0.0], [0.1], [0.2], [5.0], [5.1], [5.2]])
+SEPARABLE_Y = np.array([-1, -1, -1, 1, 1, 1])
+
+
+def test_tiny_lam_on_a_separable_pool_names_lam_and_its_range():
+    # λ = 1e-13 on separable labels: Newton (default tol, max_iter) cannot reach the optimum,
+    # whose decision values grow like log(1/λ); the error is a ValueError naming lam
+    with pytest.raises(ValueError, match=r"lam=1e-13 is too small") as info:
+        KernelLogisticRegression(lam=1e-13, kernel="linear").fit(SEPARABLE_X, SEPARABLE_Y)
+    assert isinstance(info.value, KLRConvergenceError)
+    assert isinstance(info.value, RuntimeError)  # what it was before
+    message = str(info.value)
+    assert "Newton did not converge in" in message
+    assert "Use lam >= 0.0001 (typical 0.0001 to 10)" in message
+    # the stated bound works on the same pool (f = w·x: larger x, more positive)
+    model = KernelLogisticRegression(lam=1e-4, kernel="linear").fit(SEPARABLE_X, SEPARABLE_Y)
+    assert model.n_iter_ < model.max_iter
+    assert np.all(np.diff(model.decision_function(SEPARABLE_X)) > 0)
+
+
+@pytest.mark.parametrize("lam", [0.0, -1e-3, float("nan"), float("inf"), "0.1", None])
+def test_lam_is_validated_before_any_work(lam):
+    with pytest.raises(ValueError, match="lam must be"):
+        KernelLogisticRegression(lam=lam, kernel="linear").fit(SEPARABLE_X, SEPARABLE_Y)
 
 
 def test_predict_before_fit_is_an_error():

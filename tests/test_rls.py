@@ -105,19 +105,21 @@ def test_lambda_path_equals_direct_solves_at_every_lambda(offset):
         )
 
 
-def brute_force_auto_lam(K, Y, A, e, grid, error):
+def brute_force_auto_lam(K, Y, A, e, grid, error, offset=False):
     """The largest λ of ``grid`` minimising the LOO error, every LOO value from a refit.
 
     ``Y`` (n, T') ±1 targets, ``A`` (n, T') loss weights, ``e`` (n,) error weights. Squared
     error ``Σ A (Y − L)² / (n T')``; classification error ``Σ e_i [wrong_i] / Σ e_i`` (sign for
-    one column, argmax otherwise). Ties: classification errors are exact ratios of the same
-    weights and the squared errors of distinct λ differ by far more than 1e-9 here, so errors
-    within 1e-9 of the minimum are the minimisers.
+    one column, argmax otherwise). n refits per λ and per column, nothing from the engine.
+
+    Ties: the caller checks that every error is either within 1e-13 of the minimum (an exact
+    tie, computed in another order) or more than 1e-8 above it, so the set of minimisers does
+    not depend on a tolerance.
     """
     n, cols = Y.shape
     errs = []
     for lam in grid:
-        L = np.column_stack([brute_loo(K, Y[:, t], A[:, t], lam, False) for t in range(cols)])
+        L = np.column_stack([brute_loo(K, Y[:, t], A[:, t], lam, offset) for t in range(cols)])
         if error == "squared":
             errs.append(np.sum(A * (Y - L) ** 2) / (n * cols))
         else:
@@ -127,38 +129,60 @@ def brute_force_auto_lam(K, Y, A, e, grid, error):
                 wrong = np.argmax(L, axis=1) != np.argmax(Y, axis=1)
             errs.append(e @ wrong / e.sum())
     errs = np.array(errs)
-    return grid[errs <= errs.min() + 1e-9].max(), errs
+    gap = errs - errs.min()
+    assert np.all((gap < 1e-13) | (gap > 1e-8)), "a near-tie: the choice would be arbitrary"
+    return grid[gap < 1e-13].max(), errs
 
 
 @pytest.mark.parametrize(
-    ("T", "weighting", "error"),
+    ("T", "weighting", "error", "offset"),
     [
-        (2, None, "classification"),
-        (2, None, "squared"),
-        (2, "balanced", "classification"),
-        (2, "balanced", "squared"),
-        (3, None, "classification"),
-        (3, "balanced", "classification"),
-        (3, "balanced", "squared"),
+        (2, None, "classification", False),
+        (2, None, "squared", False),
+        (2, "balanced", "classification", False),
+        (2, "balanced", "squared", False),
+        (2, None, "classification", True),
+        (2, "dict", "squared", True),
+        (3, None, "classification", False),
+        (3, None, "squared", False),
+        (3, "balanced", "classification", False),
+        (3, "balanced", "squared", False),
+        (3, "dict", "classification", False),
+        (3, "balanced", "classification", True),
+        (4, None, "squared", True),
     ],
 )
-def test_auto_lambda_is_largest_minimiser_of_brute_force_scan(T, weighting, error):
-    X, y, K = make_problem(8, n=20, T=T, sigma=0.8)
+def test_auto_lambda_is_largest_minimiser_of_brute_force_scan(T, weighting, error, offset):
+    n = 20
+    X, y, K = make_problem(8, n=n, T=T, sigma=0.8)
     y[:3] = (y[:3] + 1) % T  # label noise: the minimum is not at the smallest λ
     cw, A = _weights(weighting, y, T)
-    # SPEC §1 error weights: n/(T·n_{y_i}) when balanced, else 1
-    e = 20 / (T * np.bincount(y, minlength=T)[y]) if weighting else np.ones(20)
+    # SPEC §1 error weights: n/(T·n_{y_i}) when balanced, the class's weight for a dict, else 1
+    if weighting == "balanced":
+        e = n / (T * np.bincount(y, minlength=T)[y])
+    elif weighting == "dict":
+        e = np.array([cw[k] for k in y], dtype=float)
+    else:
+        e = np.ones(n)
     # Paskov §2.5 grid spanning the eigenvalues of every column's weighted kernel
     ranges = [eigen_range(K, A[:, t]) for t in range(A.shape[1])]
     grid = np.geomspace(min(r[0] for r in ranges), max(r[1] for r in ranges), 50)
-    clf = RLSClassifier(sigma=0.8, lam="auto", class_weight=cw, loo_error=error).fit(X, y)
+    clf = RLSClassifier(sigma=0.8, lam="auto", class_weight=cw, loo_error=error, offset=offset).fit(
+        X, y
+    )
     np.testing.assert_allclose(clf.default_lams(), grid, rtol=1e-9)
-    expected, errs = brute_force_auto_lam(K, ova(y, T), A, e, grid, error)
+    expected, errs = brute_force_auto_lam(K, ova(y, T), A, e, grid, error, offset)
     assert clf.lam_ == pytest.approx(expected, rel=1e-9)
     assert getattr(clf, f"loo_{error}_error_") == pytest.approx(errs.min(), rel=1e-6, abs=1e-12)
     assert errs.max() > errs.min()  # λ matters on this problem: the choice is not arbitrary
-    curve = clf.loo_curve()[f"loo_{error}_error"]
+    curve = clf.loo_curve()[f"loo_{error}_error"]  # the whole curve, not only its minimum
     np.testing.assert_allclose(curve, errs, rtol=1e-6, atol=1e-12)
+    # and the fitted model is the refit at that λ
+    Y = ova(y, T)
+    coef = clf.dual_coef_.reshape(n, -1)
+    for t in range(Y.shape[1]):
+        c, b = direct_solve(K, Y[:, t], A[:, t], expected, offset)
+        np.testing.assert_allclose(coef[:, t], c, rtol=1e-6, atol=1e-6 * np.abs(c).max())
 
 
 def test_loo_curve_columns_gacv_and_bound_against_references():
@@ -190,6 +214,36 @@ def test_loo_curve_columns_gacv_and_bound_against_references():
             assert row.loo_classification_error == pytest.approx(brute_error, abs=1e-12)
             if not offset:  # Rifkin §7.7 (weighted form): a proven bound without offset
                 assert row.loo_bound >= brute_error
+
+
+@pytest.mark.parametrize("offset", [False, True])
+def test_multiclass_weighted_loo_bound_from_the_explicit_formula(offset):
+    # OvA, balanced weights: point i counts when some column t has
+    # Y_it f_t(x_i) ≤ a_it K_ii / (a_it K_ii + λ); weighted by e_i = n/(T·n_{y_i}).
+    n, T = 24, 3
+    X, y, K = make_problem(21, n=n, T=T, sigma=0.9)
+    A = balanced(y, T)
+    Y = ova(y, T)
+    e = n / (T * np.bincount(y, minlength=T)[y])
+    lams = [0.02, 0.3, 4.0]
+    clf = RLSClassifier(sigma=0.9, lam=1.0, class_weight="balanced", offset=offset).fit(X, y)
+    curve = clf.loo_curve(lams)
+    for row, lam in zip(curve.itertuples(), lams, strict=True):
+        F = np.empty((n, T))
+        L = np.empty((n, T))
+        for t in range(T):
+            c, b = direct_solve(K, Y[:, t], A[:, t], lam, offset)
+            F[:, t] = K @ c + b
+            L[:, t] = brute_loo(K, Y[:, t], A[:, t], lam, offset)
+        aK = A * np.diag(K)[:, None]
+        threshold = aK / (aK + lam)
+        assert np.min(np.abs(Y * F - threshold)) > 1e-6  # no margin at a threshold: no tie rule
+        flagged = np.any(Y * F <= threshold, axis=1)
+        assert row.loo_bound == pytest.approx(e @ flagged / e.sum(), abs=1e-12)
+        brute_error = e @ (np.argmax(L, axis=1) != y) / e.sum()
+        assert row.loo_classification_error == pytest.approx(brute_error, abs=1e-12)
+        if not offset:  # a proven bound without offset, also for the argmax and weights
+            assert e @ flagged / e.sum() >= brute_error
 
 
 def test_loo_variance_equals_brute_force_gp_refits():

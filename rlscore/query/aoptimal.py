@@ -31,12 +31,16 @@ entropy) or a random subset (``candidate_rule="random"``); the other points scor
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import numpy as np
 from scipy.special import expit
 from threadpoolctl import threadpool_limits
 
 from rlscore.core.encoding import ova_targets
 from rlscore.core.klr import (
+    LAM_SAFE,
+    KLRConvergenceError,
     fisher_blocks,
     fisher_factor,
     newton_representer,
@@ -51,6 +55,19 @@ __all__ = ["AOptimalKLR", "MaxEntropyKLR", "aoptimal_risk_terms", "woodbury_core
 AUTO_EXACT_MAX_POOL = 400
 #: cap on the floats of one chunk of candidates (bounds the memory of the batched scoring)
 _CHUNK_ELEMENTS = 2_000_000
+
+
+@contextmanager
+def _singular_is_lam(lam: float):
+    """Report a singular linear system (λ lost in rounding beside the kernel) as a λ error."""
+    try:
+        yield
+    except np.linalg.LinAlgError as err:
+        raise KLRConvergenceError(
+            f"lam={lam:g} is too small for A-optimal kernel logistic regression: a linear "
+            f"system of the risk became numerically singular. Use lam >= {LAM_SAFE:g} "
+            f"(typical {LAM_SAFE:g} to 10)."
+        ) from err
 
 
 # -- the risk -----------------------------------------------------------------------------------
@@ -226,7 +243,8 @@ class AOptimalKLR(KLRPoolStrategy):
     def estimated_risk(self) -> float:
         """A-optimal risk of the current KLR over the unlabeled pool (eq. 4.23 / 5.29)."""
         self._check_started()
-        return float(self._risk_terms(self._L, self._P, self._unlabeled()).sum())
+        with _singular_is_lam(self._lam):
+            return float(self._risk_terms(self._L, self._P, self._unlabeled()).sum())
 
     # -- scores ---------------------------------------------------------------------------------
     def candidate_set(self) -> np.ndarray:
@@ -261,7 +279,7 @@ class AOptimalKLR(KLRPoolStrategy):
         if cands.size:
             # the GEMMs here are skinny (inner dimension l·h) and memory-bound: extra BLAS
             # threads only contend (3× slower on 2 busy cores, measured by aopt_speed.py)
-            with threadpool_limits(limits=1, user_api="blas"):
+            with threadpool_limits(limits=1, user_api="blas"), _singular_is_lam(self._lam):
                 if self.resolved_mode == "exact":
                     risks = self._exact_label_risks(cands)
                 else:
