@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from scipy.integrate import trapezoid
 from scipy.stats import norm
 from test_rls_reference import (
     balanced,
@@ -43,7 +44,7 @@ def bayes_by_grid(mu, sd, points=20001):
         cdf = norm.cdf((u[None, :] - mu[r][:, None]) / sd[r][:, None])  # (T, points)
         for i in range(mu.shape[1]):
             rest = np.prod(np.delete(cdf, i, axis=0), axis=0)
-            out[r, i] = np.trapezoid(norm.pdf(u, mu[r, i], sd[r, i]) * rest, u)
+            out[r, i] = trapezoid(norm.pdf(u, mu[r, i], sd[r, i]) * rest, u)
     return out
 
 
