@@ -6,17 +6,11 @@ independently on the labeled points (what the Tune page shows).
 
 import numpy as np
 import pytest
-from test_session_replay import assert_same_state, moons_store, session
+from test_session_replay import assert_same_state, session
 
 from rlscore.core.rls import RLSClassifier
 from rlscore.sessions.auto_lam import AUTO_LAM_MILESTONES
 from rlscore.storage import open_store
-
-
-@pytest.fixture
-def store(tmp_path):
-    with moons_store(tmp_path) as s:
-        yield s
 
 
 def test_auto_lam_follows_loo(store):

@@ -1,15 +1,9 @@
 """Labeling sessions: the commands (label, skip, undo, the oracle) and the per-caller budget."""
 
 import pytest
-from test_session_replay import moons_store, moons_subset, session
+from test_session_replay import moons_subset, session
 
 from rlscore.storage import open_store
-
-
-@pytest.fixture
-def store(tmp_path):
-    with moons_store(tmp_path) as s:
-        yield s
 
 
 def test_skip_semantics(store):

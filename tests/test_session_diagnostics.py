@@ -6,17 +6,11 @@ RLS refitted independently on the labeled set, the strategies' own class attribu
 
 import numpy as np
 import pytest
-from test_session_replay import moons_store, moons_subset, session
+from test_session_replay import moons_subset, session
 
 from rlscore.core.rls import RLSClassifier
 from rlscore.query import strategy_class
 from rlscore.storage import open_store
-
-
-@pytest.fixture
-def store(tmp_path):
-    with moons_store(tmp_path) as s:
-        yield s
 
 
 def test_auto_label_and_validation_error(store):

@@ -7,17 +7,11 @@ from datetime import datetime
 import numpy as np
 import pandas as pd
 import pytest
-from test_session_replay import moons_store, scripted_history, session
+from test_session_replay import scripted_history, session
 
 from rlscore.data.projects import Project
 from rlscore.sessions import LabelLog, export_labels
 from rlscore.storage import Event
-
-
-@pytest.fixture
-def store(tmp_path):
-    with moons_store(tmp_path) as s:
-        yield s
 
 
 def test_export_csv_and_json(store):

@@ -54,12 +54,6 @@ def moons_store(tmp_path):
     return s
 
 
-@pytest.fixture
-def store(tmp_path):
-    with moons_store(tmp_path) as s:
-        yield s
-
-
 def session(store, **kw) -> LabelingSession:
     return LabelingSession(store, kw.pop("project", "moons"), kw.pop("strategy", "arls"), **kw)
 

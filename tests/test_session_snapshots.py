@@ -8,7 +8,6 @@ import pickle
 import pytest
 from test_session_replay import (
     assert_same_state,
-    moons_store,
     moons_subset,
     scripted_history,
     session,
@@ -16,12 +15,6 @@ from test_session_replay import (
 
 import rlscore.sessions.snapshots
 from rlscore.storage import open_store
-
-
-@pytest.fixture
-def store(tmp_path):
-    with moons_store(tmp_path) as s:
-        yield s
 
 
 @pytest.fixture
