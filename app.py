@@ -11,17 +11,21 @@ from pathlib import Path
 
 import streamlit as st
 
+from rlscore.ui.navigation import follow_deep_link
+
 PAGES = Path(__file__).resolve().parent / "pages"
 
 st.set_page_config(page_title="rlscore", page_icon=":material/label:", layout="wide")
-navigation = st.navigation(
-    [
-        st.Page(PAGES / "label.py", title="Label", icon=":material/label:", default=True),
-        st.Page(PAGES / "tune.py", title="Tune", icon=":material/tune:", url_path="tune"),
-        st.Page(
-            PAGES / "compare.py", title="Compare", icon=":material/monitoring:", url_path="compare"
-        ),
-        st.Page(PAGES / "data.py", title="Data", icon=":material/database:", url_path="data"),
-    ]
-)
+# less empty space above the page, so the query and its buttons fit a 1280 × 720 screen
+st.html("<style>.block-container {padding-top: 2.2rem; padding-bottom: 2rem}</style>")
+pages = [
+    st.Page(PAGES / "label.py", title="Label", icon=":material/label:", default=True),
+    st.Page(PAGES / "tune.py", title="Tune", icon=":material/tune:", url_path="tune"),
+    st.Page(
+        PAGES / "compare.py", title="Compare", icon=":material/monitoring:", url_path="compare"
+    ),
+    st.Page(PAGES / "data.py", title="Data", icon=":material/database:", url_path="data"),
+]
+navigation = st.navigation(pages)
+follow_deep_link(pages)
 navigation.run()

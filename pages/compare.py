@@ -1,27 +1,48 @@
-"""Compare page: simulate query strategies against the ground truth, N queries × K seeds."""
+"""Compare page: simulate query strategies against the ground truth, N queries × K seeds.
+
+Layout and wiring only: the simulations are :mod:`rlscore.experiments.compare`'s. A run that
+fails (a pool too large for a strategy, too little memory, bad settings) is reported as a
+message (:mod:`rlscore.ui.errors`), never as a traceback.
+"""
 
 from __future__ import annotations
 
 import streamlit as st
 
 from rlscore.experiments.compare import compare_strategies, held_out_validation
+from rlscore.ui.errors import report_errors
+from rlscore.ui.flash import show_flash
+from rlscore.ui.navigation import enter_through_app
 from rlscore.ui.params import params
 from rlscore.ui.sidebar import project_selector
 from rlscore.ui.store import get_store
 from rlscore.ui.strategies import STRATEGY_LABELS, risk_chart_labels
+from rlscore.ui.text import md_text
 from rlscore.viz import figures
+
+enter_through_app("compare")
+
+#: defaults of the form, lowered for a small pool (a default above the maximum is an error)
+DEFAULT_QUERIES = 20
+DEFAULT_INIT = 2
 
 project_selector()
 p = params()
-store = get_store()
-project = store.load_project(p["project"])
-
-st.title(f"Compare strategies · {project.name}")
+st.title(f"Compare strategies · {md_text(p['project'])}")
+show_flash()
+project = None
+with report_errors(f"Opening project {md_text(p['project'])}"):
+    project = get_store().load_project(p["project"])
+if project is None:
+    st.stop()
 if project.truth is None:
     st.warning(
-        f"Project **{project.name}** has no ground truth, so strategies cannot be simulated. "
-        "Choose a sample project, or upload data with a truth column on the Data page."
+        f"Project **{md_text(project.name)}** has no ground truth, so strategies cannot be "
+        "simulated. Choose a sample project, or upload data with a truth column on the Data page."
     )
+    st.stop()
+if project.n < 2:
+    st.warning(f"Project **{md_text(project.name)}** has a single point: nothing to compare.")
     st.stop()
 
 settings = {
@@ -46,13 +67,18 @@ with st.form("compare"):
         format_func=STRATEGY_LABELS.__getitem__,
     )
     c1, c2, c3 = st.columns(3)
-    queries = c1.number_input("Queries N", min_value=1, max_value=project.n - 1, value=20)
+    queries = c1.number_input(
+        "Queries N",
+        min_value=1,
+        max_value=project.n - 1,
+        value=min(DEFAULT_QUERIES, project.n - 1),
+    )
     seeds = c2.number_input("Seeds K", min_value=1, max_value=50, value=3)
     init = c3.number_input(
         "Random initial labels",
         min_value=0,
         max_value=project.n - 2,
-        value=2,
+        value=min(DEFAULT_INIT, project.n - 2),
         help="Drawn per seed before the first query, so deterministic strategies differ "
         "between seeds.",
     )
@@ -64,7 +90,8 @@ if run:
     def progress(done: int, total: int) -> None:
         bar.progress(done / total, text=f"Simulating… {done} of {total} queries")
 
-    try:
+    table = None
+    with report_errors("Running the comparison"):
         validation, where = held_out_validation(project, chosen, settings)
         table = compare_strategies(
             project.X,
@@ -78,15 +105,15 @@ if run:
             validation=validation,
             progress=progress,
         )
-    except (ValueError, MemoryError) as exc:
+    if table is None:
         bar.empty()
-        st.error(f"Cannot run the comparison: {exc}")
         st.stop()
     bar.progress(1.0, text="Done.")
-    st.session_state["compare_results"] = (project.name, table, where)
+    # the uid tells a project deleted and uploaded again under the same name
+    st.session_state["compare_results"] = ((project.name, project.uid), table, where)
 
 results = st.session_state.get("compare_results")
-if results is None or results[0] != project.name:
+if results is None or results[0] != (project.name, project.uid):
     st.info("Choose strategies and press Run.")
     st.stop()
 table, where = results[1], results[2]

@@ -2,7 +2,8 @@
 
 Layout and wiring only: reading, validation, storage and export live in
 :mod:`rlscore.data.projects`, :mod:`rlscore.storage` and :mod:`rlscore.sessions`; the shared
-wiring in :mod:`rlscore.ui`.
+wiring in :mod:`rlscore.ui`. Names from the uploaded file and the store (file, project, column
+and class names) are shown as text (:func:`rlscore.ui.text.md_text`), never as Markdown.
 """
 
 from __future__ import annotations
@@ -21,18 +22,53 @@ from rlscore.data.projects import (
     truth_values,
 )
 from rlscore.sessions import LabelLog, export_labels
+from rlscore.storage import UnknownProjectError
+from rlscore.ui.errors import report_errors
 from rlscore.ui.flash import flash, show_flash
+from rlscore.ui.navigation import enter_through_app
 from rlscore.ui.store import get_store
+from rlscore.ui.text import md_text
+
+enter_through_app("data")
 
 NO_ID = "(row number)"
 NO_TRUTH = "(none)"
 TRUTH_GUESSES = ("label", "labels", "class", "kind", "category", "target", "y", "truth")
 MAX_PREVIEW_ROWS = 200
+#: values listed in a label or caption (a truth column's values, a project's classes)
+MAX_LISTED = 20
 
 
 @st.cache_data(show_spinner=False, max_entries=4)
 def load_table(data: bytes, filename: str) -> pd.DataFrame:
     return read_table(data, filename)
+
+
+def listed(values: list) -> str:
+    """The first :data:`MAX_LISTED` values, comma-separated (plain text, not escaped)."""
+    return ", ".join(map(str, values[:MAX_LISTED])) + (" …" if len(values) > MAX_LISTED else "")
+
+
+def looks_like_truth(column: pd.Series) -> bool:
+    """Whether a column named like a label column holds few enough values to be classes
+    (a 200 000-row feature called ``y`` is not a truth column)."""
+    return column.nunique() <= MAX_LISTED
+
+
+def delete_project(name: str) -> None:
+    """Callback of "Delete project": delete ``name``, the project shown when it was clicked.
+
+    The project may have been deleted meanwhile (another tab); that is said, not raised.
+    """
+    if st.session_state.get("confirm_delete") != name:
+        return  # not confirmed for this project (the button is disabled then)
+    st.session_state["confirm_delete"] = ""
+    try:
+        get_store().delete_project(name)
+    except UnknownProjectError:
+        flash("info", f"Project '{md_text(name)}' was already deleted (in another tab).")
+    else:
+        flash("success", f"Deleted project '{md_text(name)}'.")
 
 
 st.title("Data")
@@ -51,16 +87,18 @@ if upload is not None:
     try:
         df = load_table(upload.getvalue(), upload.name)
     except ProjectInputError as exc:
-        st.error(str(exc))
+        st.error(md_text(exc))
         df = None
     if df is not None:
         columns = [str(c) for c in df.columns]
-        st.caption(f"{upload.name}: {df.shape[0]} rows × {df.shape[1]} columns")
+        st.caption(f"{md_text(upload.name)}: {df.shape[0]} rows × {df.shape[1]} columns")
         st.dataframe(df.head(MAX_PREVIEW_ROWS), hide_index=True)
         name = st.text_input("Project name", value=Path(upload.name).stem, key="project_name")
         left, right = st.columns(2)
         id_column = left.selectbox("Id column", [NO_ID, *columns], key="id_column")
-        guess = next((c for c in columns if c.lower() in TRUTH_GUESSES), None)
+        guess = next(
+            (c for c in columns if c.lower() in TRUTH_GUESSES and looks_like_truth(df[c])), None
+        )
         truth_options = [NO_TRUTH, *columns]
         truth_column = right.selectbox(
             "Ground-truth column (optional: enables auto-labeling and validation error)",
@@ -82,8 +120,7 @@ if upload is not None:
             key="features",
         )
         if truth_column is not None:
-            values = truth_values(df, truth_column)
-            shown = ", ".join(map(str, values[:20])) + (" …" if len(values) > 20 else "")
+            shown = md_text(listed(truth_values(df, truth_column)))
             names_text = st.text_input(
                 f"Class names for the truth values {shown} (comma-separated, optional)",
                 key="class_names",
@@ -112,19 +149,19 @@ if upload is not None:
                     source=upload.name,
                 )
         except ProjectInputError as exc:
-            st.error(str(exc))
+            st.error(md_text(exc))
         if project is not None:
             for text in project.meta.get("warnings", []):
-                st.warning(text)
+                st.warning(md_text(text))
             st.subheader("Preview")
-            summary = f"{project.n} points × {len(project.feature_names)} features; classes " + (
-                ", ".join(map(str, project.classes))
-            )
+            classes = project.classes[: MAX_LISTED + 1]  # listed() adds "…" past MAX_LISTED
             if project.truth is not None:
                 counts = pd.Series(project.truth).value_counts()
-                summary += " (" + ", ".join(f"{c}: {counts.get(c, 0)}" for c in project.classes)
-                summary += ")"
-            st.caption(summary)
+                classes = [f"{c}: {counts.get(c, 0)}" for c in classes]
+            st.caption(
+                f"{project.n} points × {len(project.feature_names)} features; "
+                f"{len(project.classes)} classes: {md_text(listed(classes))}"
+            )
             preview = pd.DataFrame(
                 project.X[:MAX_PREVIEW_ROWS],
                 columns=project.feature_names,
@@ -133,17 +170,20 @@ if upload is not None:
             if project.truth is not None:
                 preview["truth"] = project.truth[:MAX_PREVIEW_ROWS]
             st.dataframe(preview)
-        if st.button("Create project", type="primary", disabled=project is None, key="create"):
-            try:
+        clicked = st.button(
+            "Create project", type="primary", disabled=project is None, key="create"
+        )
+        if clicked and project is not None:
+            created = False
+            with report_errors(f"Creating project '{md_text(project.name)}'"):
                 store.create_project(project)
-            except ValueError as exc:
-                st.error(str(exc))
-            else:
+                created = True
+            if created:
                 st.session_state["chosen"] = project.name  # show it in the export section
                 flash(
                     "success",
-                    f"Created project '{project.name}' ({project.n} points). Choose it in the "
-                    "sidebar of the Label page.",
+                    f"Created project '{md_text(project.name)}' ({project.n} points). Choose "
+                    "it in the sidebar of the Label page.",
                 )
                 st.rerun()
 
@@ -151,14 +191,18 @@ if upload is not None:
 st.header("Projects")
 summaries = store.project_summaries()
 rows = []
+logs = {}  # project -> its labels, read once per run
 for s in summaries:
-    log = LabelLog(store.events(s["name"]))
+    try:
+        log = logs[s["name"]] = LabelLog(store.events(s["name"]))
+    except UnknownProjectError:  # deleted since the list was read (another tab)
+        continue
     rows.append(
         {
             "project": s["name"],
             "points": s["n"],
             "features": s["d"],
-            "classes": ", ".join(map(str, s["classes"])),
+            "classes": listed(s["classes"]),
             "labeled": len(log.labels),
             "ground truth": "yes" if s["has_truth"] else "no",
             "source": s["meta"].get("source") or "",
@@ -166,11 +210,15 @@ for s in summaries:
     )
 st.dataframe(pd.DataFrame(rows), hide_index=True)
 
-if summaries:
-    chosen = st.selectbox("Project", [s["name"] for s in summaries], key="chosen")
-    project = store.load_project(chosen)
-    events = store.events(chosen)
-    n_labels = len(LabelLog(events).labels)
+if logs:
+    # option labels are plain text: names are shown as typed
+    chosen = st.selectbox("Project", list(logs), key="chosen")
+    try:
+        project = store.load_project(chosen)
+    except UnknownProjectError:
+        st.info(f"Project '{md_text(chosen)}' was just deleted (in another tab).")
+        st.stop()
+    n_labels = len(logs[chosen].labels)
     st.subheader("Export labels")
     st.caption(
         f"{n_labels} labeled points: point id, index, label, annotator, timestamp, seconds "
@@ -180,7 +228,7 @@ if summaries:
     for column, (fmt, mime) in zip(st.columns(len(formats)), formats.items(), strict=True):
         column.download_button(
             f"Download labels ({fmt.upper()})",
-            data=export_labels(project, events, fmt),
+            data=export_labels(project, logs[chosen], fmt),
             file_name=f"{chosen}_labels.{fmt}",
             mime=mime,
             key=f"export_{fmt}",
@@ -188,11 +236,16 @@ if summaries:
 
     st.subheader("Delete project")
     st.caption(
-        f"Deletes '{chosen}' and its {n_labels} labels for every annotator; this cannot be "
-        "undone: export the labels first."
+        f"Deletes '{md_text(chosen)}' and its {n_labels} labels for every annotator; this "
+        "cannot be undone: export the labels first."
     )
-    confirm = st.text_input(f"Type '{chosen}' to confirm", key="confirm_delete")
-    if st.button("Delete project", disabled=confirm != chosen, key="delete"):
-        store.delete_project(chosen)
-        flash("success", f"Deleted project '{chosen}'.")
-        st.rerun()
+    confirm = st.text_input(f"Type '{md_text(chosen)}' to confirm", key="confirm_delete")
+    # the project is bound to the button: a click deletes the one on screen, even if the
+    # list changed meanwhile (another tab deleted or created projects)
+    st.button(
+        "Delete project",
+        disabled=confirm != chosen,
+        key="delete",
+        on_click=delete_project,
+        args=(chosen,),
+    )

@@ -1,322 +1,379 @@
 """Label page: the learner proposes, the human labels (the app's default page, at ``/``).
 
-Layout and wiring only; the engine is ``rlscore``, the shared wiring ``rlscore.ui``.
+Layout and wiring only; the engine is ``rlscore``, the shared wiring ``rlscore.ui``. The query
+panel and the plot are one fragment (``st.fragment``): a label reruns them, not the page.
+Every label and skip is bound to the point and log version on screen
+(:mod:`rlscore.ui.actions`).
 """
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
-import pandas as pd
 import streamlit as st
 
+from rlscore.storage import UnknownProjectError
+from rlscore.ui import actions, refresh
 from rlscore.ui import plane as pool_plane
-from rlscore.ui.flash import flash, show_flash
-from rlscore.ui.sidebar import learner_sidebar, project_selector
+from rlscore.ui.errors import report_errors
+from rlscore.ui.flash import show_flash
+from rlscore.ui.keys import install_key_guard
+from rlscore.ui.navigation import enter_through_app
+from rlscore.ui.params import set_annotator
+from rlscore.ui.sidebar import annotator_input, learner_sidebar, project_selector
 from rlscore.ui.store import get_session
 from rlscore.ui.strategies import STRATEGY_LABELS
+from rlscore.ui.text import md_text
 from rlscore.viz import figures
 from rlscore.viz.geometry import image_array
 
+enter_through_app("")
+
+#: label buttons per row
+BUTTONS_PER_ROW = 5
+
 project_selector()
+annotator = annotator_input()
 p = learner_sidebar()
 show_contours = st.sidebar.toggle("Confidence contours (f = ±0.5)", key="show_contours")
+install_key_guard()
+refresh.install_view_refresh()
+show_flash()
 
-try:
+if not annotator:
+    st.subheader(f"Label · {md_text(p['project'])}")
+    with st.form("who"):
+        name = st.text_input("Your name", max_chars=60, help="Written with each of your labels.")
+        if st.form_submit_button("Start labeling", type="primary") and name.strip():
+            set_annotator(name)
+            st.rerun()
+    st.caption("Asked once: your name stays in this page's link, so a reload keeps it.")
+    st.stop()
+
+handle = None
+with report_errors(f"Opening project {md_text(p['project'])} with these settings"):
     handle = get_session(p)
-except (ValueError, KeyError, MemoryError) as exc:
-    st.error(
-        f"Cannot start labeling **{p['project']}** with these settings: {exc}\n\n"
-        "Choose another strategy, kernel or project in the sidebar."
+if handle is None:
+    st.info("Change the strategy, kernel, σ or λ in the sidebar, or choose another project.")
+    st.button(
+        "Undo my last label",
+        key="undo_fallback",
+        on_click=actions.undo_without_session,
+        args=(p["project"], annotator),
+        help="Reverts your own last label or skip (no learner needed).",
     )
     st.stop()
 
-s = handle.session
-# the budget is this tab's own: passed to the shared session's methods, never stored on it
-tab_budget = int(p["budget"])  # 0: no budget
-project = s.project
-n_pool = project.n
-class_names = (project.meta or {}).get("class_names") or {}
+
+def class_text(c) -> str:
+    """A class as the project names it."""
+    return CLASS_NAMES.get(str(c)) or str(c)
 
 
-def _class_text(c) -> str:
-    return class_names.get(str(c)) or str(c)
+def plain_classes() -> list:
+    return [c.item() if hasattr(c, "item") else c for c in handle.session.engine.classes_]
 
 
-# -- actions (callbacks run before the page is drawn, so it shows their result) -------------
-def _deselect() -> None:
-    st.session_state.pop("selected", None)
+def view_state(seen: int) -> str:
+    """What a view shows: the log version, the point picked in the plot, the plot's key."""
+    return f"{seen}|{st.session_state.get('selected')}|{st.session_state.get('plot_gen', 0)}"
 
 
-def _seconds_on(i: int) -> float | None:
-    shown = st.session_state.get("shown")
-    if shown and shown[0] == (p["project"], i):
-        return round(time.monotonic() - shown[1], 3)
-    return None
-
-
-def _act(action, *args) -> None:
-    """Run a session action under the lock, reporting refusals instead of crashing."""
-    with handle.lock:
-        s.annotator = p["annotator"]
-        try:
-            action(*args)
-        except ValueError as exc:
-            flash("warning", str(exc))
-    _deselect()
-
-
-def _label(i: int, label) -> None:
-    _act(lambda: s.label(i, label, seconds=_seconds_on(i), annotator=p["annotator"]))
-
-
-def _skip(i: int) -> None:
-    _act(s.skip, i)
-
-
-def _undo() -> None:
-    _act(s.undo)
-
-
-def _auto_label(n: int) -> None:
-    def run():
-        done = s.auto_label(n, budget=tab_budget)
-        flash("success", f"Auto-labeled {done} points with the truth.")
-
-    _act(run)
-
-
-def _on_select(key: str) -> None:
-    state = st.session_state.get(key)
-    points = state["selection"]["points"] if state else []
-    i = figures.clicked_index(points[0]) if points else None
-    if i is not None:
-        # A new chart key drops plotly's own selection, which would dim the other points.
-        # Only here: an unchanged key lets the browser update the chart in place (fast).
-        st.session_state["plot_gen"] = st.session_state.get("plot_gen", 0) + 1
-        st.session_state["selected"] = i
-
-
-# -- state for this run -------------------------------------------------------------------
-with handle.lock:
-    engine = s.engine
-    labels = s.labels
-    skipped = s.skipped
-    proposal = s.query(budget=tab_budget)
-    budget_left = s.budget_left(tab_budget)
-    proba = np.asarray(engine.predict_proba())
-    predicted = np.asarray(engine.predict())
-    risk_history = list(s.risk_history)
-    risk_name, risk_help = s.risk_name, s.risk_help
-    validation = s.validation_error()
-    balanced = s.validation_error(balanced=True)
-    validation_history = list(s.validation_history) if project.truth is not None else None
-    stopping = s.stopping()
-    lam_in_effect = s.lam_
-    selected = st.session_state.get("selected")
-    if selected is not None and not 0 <= selected < n_pool:
-        selected = None
-    selected_score = None
-    if selected is not None and selected not in labels:
-        selected_score = float(np.asarray(engine.scores())[selected])
-classes = [c.item() if hasattr(c, "item") else c for c in engine.classes_]
-confidence = proba.max(axis=1)
-query = proposal[0] if proposal else None
-target = selected if selected is not None else query
-
-show_flash()
-
-# -- header & progress --------------------------------------------------------------------
-st.title(f"Label · {project.name}")
-if project.meta.get("description"):
-    st.caption(project.meta["description"])
-goal = min(tab_budget, n_pool) if tab_budget else n_pool
-st.progress(min(len(labels) / goal, 1.0), text=f"Labeled {len(labels)} of {goal}")
-cols = st.columns(4)
-cols[0].metric(
-    risk_name,
-    f"{risk_history[-1]:.3g}",
-    help=f"{risk_help} Not a reliable stopping signal on its own: see the stopping indicator.",
-)
-if validation is not None:
-    cols[1].metric(
-        "Validation error",
-        f"{validation:.1%}",
-        help="Error on the unlabeled pool points against the ground truth "
-        f"(class-balanced: {balanced:.1%}).",
-    )
-cols[2].metric(
-    "λ in effect",
-    f"{lam_in_effect:.3g}",
-    "auto (LOO)" if p["lam_auto"] else None,
-    delta_color="off",
-    delta_arrow="off",
-)
-cols[3].metric("Skipped", len(skipped))
-
-plot_col, panel_col = st.columns([3, 2], gap="medium")
-
-# -- the pool -----------------------------------------------------------------------------
-with plot_col:
-    plane = pool_plane.projection(handle)
-    grid = None
-    if not plane.is_pca and labels:
+@st.fragment
+def query_panel() -> None:
+    """The point to label and its buttons: the only part a label reruns."""
+    try:
         with handle.lock:
-            grid = pool_plane.decision_grid(handle, plane.xy)
-    fig = figures.pool_figure(
-        plane.xy,
-        classes,
-        labels,
-        predicted,
-        confidence,
-        query=query,
-        selected=selected,
-        skipped=sorted(skipped),
-        axis_titles=plane.axis_titles,
-        grid=grid,
-        confidence_contours=show_contours,
-    )
-    key = f"pool_{st.session_state.get('plot_gen', 0)}"
-    st.plotly_chart(
-        fig,
-        key=key,
-        on_select=lambda: _on_select(key),
-        selection_mode="points",
-        config={"displaylogo": False, "scrollZoom": True},
-    )
-    if plane.is_pca:
-        st.caption(
-            f"**PCA projection** of the {project.X.shape[1]} features onto the first two "
-            "principal axes; no decision boundary is drawn in a projection. Star: the next "
-            "query. Click any point to label it instead."
+            handle.session.sync()
+    except UnknownProjectError:
+        st.rerun()  # the full run picks another project and says why
+    show_flash()  # what the last action reported (a label, an undo, a refusal)
+    with report_errors("Labeling"):
+        query_panel_view()
+
+
+def query_panel_view() -> None:
+    s = handle.session
+    project = s.project
+    budget = int(p["budget"])  # 0: none
+    with handle.lock:
+        seen = s.last_event_id
+        engine = s.engine
+        labels = s.labels
+        proposal = s.query(budget, annotator=annotator)
+        progress = s.progress()
+        last_mine = s.last_action(annotator)
+        selected = st.session_state.get("selected")
+        if selected is not None and not 0 <= selected < project.n:
+            selected = None
+        target = selected if selected is not None else (proposal[0] if proposal else None)
+        if target is not None:
+            predicted = engine.predict()[target]
+            confidence = float(np.max(np.asarray(engine.predict_proba())[target]))
+            score = proposal[1] if selected is None else None
+            if selected is not None and selected not in labels:
+                score = float(np.asarray(engine.scores())[selected])
+    classes = plain_classes()
+
+    # -- header: progress of the team and of this annotator ----------------------------------
+    st.subheader(f"Label · {md_text(project.name)}")
+    goal = min(budget, project.n) if budget else project.n
+    st.progress(min(len(labels) / goal, 1.0), text=f"Labeled {len(labels)} of {goal}")
+    team = ", ".join(f"{md_text(who or 'unnamed')} {k}" for who, k in progress.items())
+    st.caption(f"You ({md_text(annotator)}): {progress.get(annotator, 0)} labels · {team or '—'}")
+
+    conflict = actions.pending_conflict()
+    if conflict is not None:
+        st.warning(conflict["text"])
+        c1, c2 = st.columns(2)
+        c1.button(
+            f"Relabel as {md_text(class_text(conflict['label']))} anyway",
+            key=f"relabel_{conflict['newest']}",
+            on_click=actions.relabel_anyway,
+            args=(handle, annotator),
         )
-    else:
-        st.caption(
-            "Black line: decision boundary f = 0. Star: the next query. Faint points are "
-            "tinted by their predicted class, stronger when more confident. "
-            "Click any point to label it instead."
+        c2.button(
+            "Keep their label", key=f"keep_{conflict['newest']}", on_click=actions.keep_theirs
         )
 
-# -- the query panel ----------------------------------------------------------------------
-with panel_col:
+    # -- the point and the buttons ---------------------------------------------------------
     if target is None:
-        reached = budget_left == 0
+        reached = budget and len(labels) >= budget
         reason = "the budget is reached" if reached else "no point is left"
         st.success(f"Done: {reason}. Undo, raise the budget or pick a point in the plot.")
     else:
-        ident = project.ids[target]
+        actions.mark_shown(project.name, target)
         if selected is not None:
             st.subheader(f"Selected point #{target}")
-            st.caption(f"id {ident} · picked in the plot (the query is #{query})")
-            st.button("Back to the query", on_click=_deselect, key="back")
+            st.caption(f"id {md_text(project.ids[target])} · picked in the plot")
         else:
             st.subheader(f"Next query: point #{target}")
-            st.caption(f"id {ident} · proposed by {STRATEGY_LABELS[p['strategy']]}")
-        if st.session_state.get("shown", (None,))[0] != (p["project"], target):
-            st.session_state["shown"] = ((p["project"], target), time.monotonic())
-
+            st.caption(
+                f"id {md_text(project.ids[target])} · proposed by {STRATEGY_LABELS[p['strategy']]}"
+            )
         shape = project.meta.get("image_shape")
         if shape:
-            st.image(
-                image_array(project.X[target], shape),
-                caption=f"point #{target}, {shape[0]}×{shape[1]} image",
-                width=160,
+            st.image(image_array(project.X[target], shape), width=112)
+        x = project.X[target]
+        if len(x) <= 6:
+            st.caption(
+                " · ".join(
+                    f"{md_text(f)} = {v:.4g}" for f, v in zip(project.feature_names, x, strict=True)
+                )
             )
-        values = pd.DataFrame({"feature": project.feature_names, "value": project.X[target]})
-        with st.expander("Feature values", expanded=len(values) <= 12):
-            # a static table: much lighter in the browser than the interactive grid
-            st.table(values.set_index("feature"))
-
-        a, b = st.columns(2)
-        a.metric(
-            "Prediction",
-            _class_text(
-                predicted[target].item()
-                if hasattr(predicted[target], "item")
-                else predicted[target]
-            ),
-            f"confidence {confidence[target]:.2f}",
-            delta_color="off",
-            delta_arrow="off",
-        )
-        score = proposal[1] if selected is None else selected_score
+        else:
+            with st.expander(f"{len(x)} feature values"):
+                st.dataframe({"feature": project.feature_names, "value": x}, hide_index=True)
+        score_text = ""
         if score is not None and np.isfinite(score):
-            name = (
-                "Expected risk after labeling"
-                if p["strategy"].startswith("arls")
-                else "Query score (lower = asked first)"
-            )
-            b.metric(name, f"{score:.3g}")
-
-        verb = "Label as"
+            what = "expected risk" if p["strategy"].startswith("arls") else "score"
+            score_text = f" · {what} {score:.3g}"
+        st.caption(
+            f"Predicted **{md_text(class_text(predicted))}** "
+            f"(confidence {confidence:.2f}){score_text}"
+        )
         if target in labels:
-            current = _class_text(labels[target])
-            st.info(f"Point #{target} is labeled **{current}**; relabel it:")
-            verb = "Relabel as"
-        buttons = st.columns(len(classes))
-        for k, c in enumerate(classes):
-            buttons[k].button(
-                f"{verb} {_class_text(c)}",
-                key=f"label_{k}",
-                on_click=_label,
-                args=(target, c),
-                shortcut=str(k + 1) if k < 9 else None,
-                type="primary",
-                width="stretch",
-                disabled=target in labels and labels[target] == c,
-                wrap=True,
-            )
-    skip_col, undo_col, _ = st.columns(3)
+            st.info(f"Point #{target} is labeled **{md_text(class_text(labels[target]))}**.")
+            st.caption("Relabel as:")
+        else:
+            st.caption("Label as (keys 1–9):")
+        for row in range(0, len(classes), BUTTONS_PER_ROW):
+            cols = st.columns(min(BUTTONS_PER_ROW, len(classes)))
+            for k, c in enumerate(classes[row : row + BUTTONS_PER_ROW], start=row):
+                cols[k - row].button(
+                    md_text(class_text(c)),
+                    key=actions.widget_key("label", target, seen, k),
+                    on_click=actions.label,
+                    args=(handle, annotator, target, c, seen),
+                    shortcut=str(k + 1) if k < 9 else None,
+                    type="primary",
+                    width="stretch",
+                    disabled=target in labels and labels[target] == c,
+                )
+    b1, b2, b3 = st.columns(3)
     if target is not None:
-        skip_col.button(
+        b1.button(
             "Skip",
-            key="skip",
-            on_click=_skip,
-            args=(target,),
+            key=actions.widget_key("skip", target, seen),
+            on_click=actions.skip,
+            args=(handle, annotator, target, seen),
             shortcut="S",
             width="stretch",
             disabled=target in labels,
         )
-    undo_col.button(
+    b2.button(
         "Undo",
-        key="undo",
-        on_click=_undo,
+        key=actions.widget_key("undo", None, seen),
+        on_click=actions.undo,
+        args=(handle, annotator, last_mine.id if last_mine else -1),
         shortcut="U",
         width="stretch",
-        disabled=not labels and not skipped,
+        disabled=last_mine is None,
+        help="Reverts your own last label or skip.",
     )
+    if selected is not None:
+        b3.button("Back to query", key="back", on_click=actions.deselect, width="stretch")
+    refresh.refresh_button(refresh.PANEL_REFRESH)
+    refresh.marker("panel", view_state(seen))
 
-    st.divider()
-    st.markdown("**Stopping indicator**")
-    (st.success if stopping["stable"] else st.info)(stopping["message"].capitalize())
-    loo = stopping.get("loo_error")
-    if loo is not None:
-        st.caption(
-            f"LOO error on the {len(labels)} labeled points: {loo:.1%} "
-            f"(class-balanced {stopping['loo_balanced_error']:.1%})."
+
+@st.fragment
+def pool_plot() -> None:
+    """The pool, the boundary and the query: redrawn just after the panel."""
+    refresh.start_view("refresh_plot")
+    s = handle.session
+    with report_errors("Drawing the pool"), handle.lock:
+        seen = s.last_event_id
+        labels = s.labels
+        skipped = sorted(s.skipped)
+        proposal = s.query(int(p["budget"]), annotator=annotator)
+        proba = np.asarray(s.engine.predict_proba())
+        predicted = np.asarray(s.engine.predict())
+        plane = pool_plane.projection(handle)
+        grid = None
+        if not plane.is_pca and labels:
+            grid = pool_plane.decision_grid(handle, plane)
+        fig = figures.pool_figure(
+            plane.xy,
+            plain_classes(),
+            labels,
+            predicted,
+            proba.max(axis=1),
+            query=proposal[0] if proposal else None,
+            selected=st.session_state.get("selected"),
+            skipped=skipped,
+            axis_titles=plane.axis_titles,
+            grid=grid,
+            confidence_contours=show_contours,
+            height=430,
+            class_names=CLASS_NAMES,
         )
-    st.markdown(f"**{risk_name} after each label**")
-    if len(risk_history) > 1:
+        key = f"pool_{st.session_state.get('plot_gen', 0)}"
         st.plotly_chart(
-            figures.risk_history_figure(risk_history, validation_history, risk_name=risk_name),
-            config={"displaylogo": False},
-            key="risk_history",
+            fig,
+            key=key,
+            on_select=lambda: actions.select_point(key),
+            selection_mode="points",
+            config={"displaylogo": False, "scrollZoom": True},
         )
-    else:
-        st.caption("No label yet.")
+        if plane.is_pca:
+            what = f"PCA projection of the {s.project.X.shape[1]} features (no boundary drawn)"
+        elif plane.one_feature:
+            what = "One feature, against the pool index; black lines: where f = 0"
+        else:
+            what = "Black line: decision boundary f = 0"
+        st.caption(f"{what}. Star: the next query. Click any point to label it instead.")
+        if note := figures.sampling_note(fig):
+            st.caption(note)
+        refresh.marker("refresh_plot", view_state(seen))
 
-    if project.truth is not None:
-        st.divider()
-        c1, c2 = st.columns([1, 1], vertical_alignment="bottom")
-        n_auto = c1.number_input(
-            "Auto-label the next N", min_value=1, max_value=n_pool, value=10, key="n_auto"
+
+@st.fragment
+def below_the_fold() -> None:
+    """Your recent labels and the learner's figures: refreshed just after the panel."""
+    refresh.start_view("refresh_figures")
+    s = handle.session
+    with handle.lock:
+        seen = s.last_event_id
+        labels = s.labels
+        skipped = s.skipped
+        recent = s.recent_labels(annotator)
+    classes = plain_classes()
+    if recent:
+        st.markdown("**Your recent labels** — change any of them:")
+        for e in recent:
+            c1, c2 = st.columns([1, 4], vertical_alignment="center")
+            c1.caption(f"#{e.point} · id {md_text(s.project.ids[e.point])}")
+            c2.segmented_control(
+                f"Label of point #{e.point}",
+                classes,
+                default=e.label,
+                format_func=lambda c: md_text(class_text(c)),
+                key=actions.recent_key(e.id),
+                on_change=actions.relabel_recent,
+                args=(handle, annotator, e.id, e.point, e.label, seen),
+                label_visibility="collapsed",
+            )
+    with report_errors("The learner's figures"):
+        learner_figures(s, p, labels, skipped)
+    refresh.marker("refresh_figures", view_state(seen))
+
+
+def learner_figures(s, p: dict, labels: dict, skipped: set) -> None:
+    """Risk, validation error, λ, stopping indicator and risk history (below the fold)."""
+    with handle.lock:
+        risk_history = list(s.risk_history)
+        risk_name, risk_help = s.risk_name, s.risk_help
+        validation = s.validation_error()
+        balanced = s.validation_error(balanced=True)
+        validation_history = list(s.validation_history) if s.project.truth is not None else None
+        stopping = s.stopping()
+        lam_in_effect = s.lam_
+    st.divider()
+    cols = st.columns(4)
+    cols[0].metric(
+        risk_name,
+        f"{risk_history[-1]:.3g}",
+        help=f"{risk_help} Not a reliable stopping signal on its own: see the stopping indicator.",
+    )
+    if validation is not None:
+        cols[1].metric(
+            "Validation error",
+            f"{validation:.1%}",
+            help="Error on the unlabeled pool points against the ground truth "
+            f"(class-balanced: {balanced:.1%}).",
         )
-        c2.button(
-            f"Auto-label {int(n_auto)}",
-            key="auto",
-            help="Label the next queries with the ground truth (an oracle), as a demo.",
-            on_click=_auto_label,
-            args=(int(n_auto),),
-            disabled=query is None,
-        )
+    cols[2].metric(
+        "λ in effect",
+        f"{lam_in_effect:.3g}",
+        "auto (LOO)" if p["lam_auto"] else None,
+        delta_color="off",
+        delta_arrow="off",
+    )
+    cols[3].metric("Skipped", len(skipped))
+    left, right = st.columns(2, gap="medium")
+    with left:
+        st.markdown("**Stopping indicator**")
+        (st.success if stopping["stable"] else st.info)(stopping["message"].capitalize())
+        loo = stopping.get("loo_error")
+        if loo is not None:
+            st.caption(
+                f"LOO error on the {len(labels)} labeled points: {loo:.1%} "
+                f"(class-balanced {stopping['loo_balanced_error']:.1%})."
+            )
+        if s.project.truth is not None:
+            n_pool = s.project.n
+            c1, c2 = st.columns([1, 1], vertical_alignment="bottom")
+            n_auto = c1.number_input(
+                "Auto-label the next N",
+                min_value=1,
+                max_value=n_pool,
+                value=min(10, n_pool),
+                key="n_auto",
+            )
+            c2.button(
+                f"Auto-label {int(n_auto)}",
+                key="auto",
+                help="Label the next queries with the ground truth (an oracle), as a demo.",
+                on_click=actions.auto_label,
+                args=(handle, int(n_auto), int(p["budget"])),
+                disabled=len(labels) + len(skipped) >= n_pool,
+            )
+    with right:
+        st.markdown(f"**{risk_name} after each label**")
+        if len(risk_history) > 1:
+            st.plotly_chart(
+                figures.risk_history_figure(risk_history, validation_history, risk_name=risk_name),
+                config={"displaylogo": False},
+                key="risk_history",
+            )
+        else:
+            st.caption("No label yet.")
+
+
+CLASS_NAMES = (handle.session.project.meta or {}).get("class_names") or {}
+panel_col, plot_col = st.columns([2, 3], gap="medium")
+with panel_col:
+    query_panel()
+with plot_col:
+    pool_plot()
+below_the_fold()

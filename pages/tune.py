@@ -1,6 +1,14 @@
-"""Tune page: choose σ and λ by eye from exact leave-one-out curves on the labeled points."""
+"""Tune page: choose σ and λ by eye from exact leave-one-out curves on the labeled points.
+
+Layout and wiring only: the sliders and the "Apply" buttons share the top row; the candidate
+is fitted by :mod:`rlscore.core.rls`, the figures drawn by :mod:`rlscore.viz.figures`. A fit
+or a figure that fails is reported as a message (:mod:`rlscore.ui.errors`), never as a
+traceback, and the sliders stay usable.
+"""
 
 from __future__ import annotations
+
+import logging
 
 import numpy as np
 import streamlit as st
@@ -9,18 +17,42 @@ from rlscore.core.confidence import METHODS, loo_reliability
 from rlscore.core.kernels import VECTOR_KERNELS
 from rlscore.core.rls import RLSClassifier, RLSPath
 from rlscore.ui import plane as pool_plane
+from rlscore.ui.errors import report_errors, user_message
+from rlscore.ui.flash import flash, show_flash
+from rlscore.ui.navigation import enter_through_app
 from rlscore.ui.params import LAM_LOG_RANGE, SIGMA_LOG_RANGE, log_position, params, update_params
 from rlscore.ui.sidebar import project_selector
 from rlscore.ui.store import get_session
+from rlscore.ui.text import md_text
 from rlscore.viz import figures
-from rlscore.viz.geometry import grid_points
+from rlscore.viz.geometry import grid_surface
+
+enter_through_app("tune")
+
+
+def apply(sigma: float, lam: float) -> None:
+    """Callback of the "Apply" buttons: save σ and a fixed λ for the project."""
+    try:
+        update_params(sigma=sigma, lam=lam, lam_auto=False)
+    except Exception as exc:  # a callback's exception would be a traceback on the page
+        logging.getLogger("rlscore.ui").exception("applying σ = %g, λ = %g failed", sigma, lam)
+        flash("error", f"Not applied: {user_message(exc)}")
+    else:
+        flash("success", f"Applied σ = {sigma:.4g}, λ = {lam:.4g} to the session.")
+
 
 project_selector()
 p = params()
-try:
+st.title(f"Tune σ and λ · {md_text(p['project'])}")
+show_flash()
+handle = None
+with report_errors(f"Opening project {md_text(p['project'])} with these settings"):
     handle = get_session(p)
-except (ValueError, KeyError, MemoryError) as exc:
-    st.error(f"Cannot open **{p['project']}** with the current settings: {exc}")
+if handle is None:
+    st.info(
+        "Change the strategy, kernel, σ or λ in the Label page's sidebar, or choose another "
+        "project."
+    )
     st.stop()
 s = handle.session
 project = s.project
@@ -28,7 +60,6 @@ with handle.lock:
     labels = s.labels
     lam_session = s.lam_
 
-st.title(f"Tune σ and λ · {project.name}")
 kernel = p["kernel"] if p["kernel"] in VECTOR_KERNELS else "rbf"
 class_weight = p["class_weight"] or ("balanced" if p["strategy"] == "arls-weighted" else None)
 graph_note = (
@@ -50,7 +81,8 @@ if st.session_state.get("tune_for") != (p["project"], p["sigma"], lam_session) o
     st.session_state["tune_for"] = (p["project"], p["sigma"], lam_session)
     st.session_state["tune_log_sigma"] = log_position(p["sigma"], SIGMA_LOG_RANGE)
     st.session_state["tune_log_lam"] = log_position(lam_session, LAM_LOG_RANGE)
-c1, c2, c3 = st.columns([2, 2, 1])
+# the top row: the candidate's σ and λ, the confidence measure, and the buttons applying them
+c1, c2, c3, c4 = st.columns([2, 2, 1.2, 1.6], gap="medium")
 log_sigma = c1.slider(
     "σ (log₁₀)",
     *SIGMA_LOG_RANGE,
@@ -77,57 +109,83 @@ c2.caption(f"λ = {lam:.4g} (session {lam_session:.4g})")
 
 idx = list(labels)
 y = np.asarray(list(labels.values()))
-if len(idx) < 3 or len(set(y.tolist())) < 2:
+enough = len(idx) >= 3 and len(set(y.tolist())) >= 2
+clf = curve = lam_auto = None
+if enough:
+    with report_errors(f"Fitting RLS with σ = {sigma:.4g}, λ = {lam:.4g}"):
+        candidate = RLSClassifier(kernel=kernel, sigma=sigma, lam=lam, class_weight=class_weight)
+        candidate.fit(project.X[idx], y)
+        # the slider's whole range, the data's own grid (where auto λ is chosen), the markers
+        grid_lams = np.union1d(
+            np.union1d(np.logspace(*LAM_LOG_RANGE, 57), candidate.default_lams()),
+            [lam, lam_session],
+        )
+        curve = candidate.loo_curve(grid_lams)
+        lam_auto = RLSPath.best_lam(candidate.loo_curve(), "classification")
+        clf = candidate  # only a candidate whose curves exist is drawn
+
+c4.button(
+    "Apply to session",
+    type="primary",
+    on_click=apply,
+    args=(sigma, lam),
+    key="apply",
+    width="stretch",
+)
+auto_label = "Apply σ with automatic λ"
+c4.button(
+    auto_label if lam_auto is None else f"{auto_label} = {lam_auto:.3g}",
+    on_click=apply,
+    args=(sigma, lam_auto),
+    disabled=lam_auto is None,
+    help="λ with the least leave-one-out classification error on the labeled points"
+    + (" (shown once the candidate is fitted)" if lam_auto is None else ""),
+    key="apply_auto",
+    width="stretch",
+)
+
+if not enough:
     st.info(
         "Label at least 3 points from 2 classes on the Label page (or auto-label some) to "
         "see leave-one-out curves."
     )
     st.stop()
-
-clf = RLSClassifier(kernel=kernel, sigma=sigma, lam=lam, class_weight=class_weight)
-try:
-    clf.fit(project.X[idx], y)
-except ValueError as exc:
-    st.error(f"Cannot fit RLS on the labeled points: {exc}")
+if clf is None:
+    st.info(
+        "Move the σ or λ slider above (a larger λ is numerically safer): the leave-one-out "
+        "curves are drawn again once the candidate can be fitted."
+    )
     st.stop()
-# the slider's whole range, the data's own grid (where auto λ is chosen) and the two markers
-grid_lams = np.union1d(
-    np.union1d(np.logspace(*LAM_LOG_RANGE, 57), clf.default_lams()), [lam, lam_session]
-)
-curve = clf.loo_curve(grid_lams)
-lam_auto = RLSPath.best_lam(clf.loo_curve(), "classification")
 
-left, right = st.columns(2, gap="medium")
-with left:
-    st.subheader("Leave-one-out error vs λ")
-    st.plotly_chart(
-        figures.loo_curve_figure(
-            curve["lam"],
-            curve["loo_squared_error"],
-            curve["loo_classification_error"],
-            lam_current=lam,
-            lam_auto=lam_auto,
-        ),
-        key="loo_curve",
-    )
-    st.caption(
-        f"Exact LOO on {len(idx)} labeled points. Automatic λ = {lam_auto:.4g} (largest λ "
-        f"with the least LOO classification error). At λ = {lam:.4g}: squared "
-        f"{clf.loo_squared_error_:.3g}, classification {clf.loo_classification_error_:.1%}."
-    )
-with right:
-    plane = pool_plane.projection(handle)
-    conf = clf.confidence(project.X, method)
-    grid = None
-    if not plane.is_pca:
-        xs, ys, pts = grid_points(plane.xy, 70)
-        values = clf.decision_function(pts)
-        grid = (xs, ys, values.reshape((len(ys), len(xs)) + values.shape[1:]))
-    st.subheader("Decision boundary of the candidate")
-    st.plotly_chart(
-        figures.pool_figure(
+with report_errors("Drawing the candidate"):
+    left, right = st.columns(2, gap="medium")
+    with left:
+        st.subheader("Leave-one-out error vs λ")
+        st.plotly_chart(
+            figures.loo_curve_figure(
+                curve["lam"],
+                curve["loo_squared_error"],
+                curve["loo_classification_error"],
+                lam_current=lam,
+                lam_auto=lam_auto,
+            ),
+            key="loo_curve",
+        )
+        st.caption(
+            f"Exact LOO on {len(idx)} labeled points. Automatic λ = {lam_auto:.4g} (largest λ "
+            f"with the least LOO classification error). At λ = {lam:.4g}: squared "
+            f"{clf.loo_squared_error_:.3g}, classification {clf.loo_classification_error_:.1%}."
+        )
+    with right:
+        plane = pool_plane.projection(handle)
+        conf = clf.confidence(project.X, method)
+        grid = None
+        if not plane.is_pca:
+            grid = grid_surface(plane.xy, clf.decision_function, 70, one_feature=plane.one_feature)
+        st.subheader("Decision boundary of the candidate")
+        fig = figures.pool_figure(
             plane.xy,
-            list(clf.classes_),
+            [c.item() if hasattr(c, "item") else c for c in clf.classes_],
             labels,
             clf.predict(project.X),
             conf,
@@ -135,38 +193,23 @@ with right:
             grid=grid,
             confidence_contours=True,
             height=420,
-        ),
-        key="candidate",
-    )
-    if plane.is_pca:
-        st.caption("PCA projection (no boundary drawn); tint = candidate prediction.")
+            class_names=(project.meta or {}).get("class_names") or None,
+        )
+        st.plotly_chart(fig, key="candidate")
+        if plane.is_pca:
+            st.caption("PCA projection (no boundary drawn); tint = candidate prediction.")
+        if note := figures.sampling_note(fig):
+            st.caption(note)
 
-h1, h2 = st.columns(2, gap="medium")
-with h1:
-    st.subheader("Confidence over the pool")
-    st.plotly_chart(figures.confidence_histogram(conf), key="confidence_hist")
-with h2:
-    st.subheader("Reliability (exact LOO, labeled points)")
-    table = loo_reliability(clf, method=method, bins=10)
-    st.plotly_chart(figures.reliability_figure(table), key="reliability")
-    st.caption(
-        "Accuracy of each labeled point's leave-one-out prediction per confidence bin: "
-        "it should increase with confidence."
-    )
-
-
-def _apply(sigma: float, lam: float) -> None:
-    update_params(sigma=sigma, lam=lam, lam_auto=False)
-    st.session_state["tune_applied"] = f"Applied σ = {sigma:.4g}, λ = {lam:.4g} to the session."
-
-
-a1, a2, _ = st.columns([1, 1, 2])
-a1.button("Apply to session", type="primary", on_click=_apply, args=(sigma, lam), key="apply")
-a2.button(
-    f"Apply σ with automatic λ = {lam_auto:.3g}",
-    on_click=_apply,
-    args=(sigma, lam_auto),
-    key="apply_auto",
-)
-if msg := st.session_state.pop("tune_applied", None):
-    st.success(msg)
+    h1, h2 = st.columns(2, gap="medium")
+    with h1:
+        st.subheader("Confidence over the pool")
+        st.plotly_chart(figures.confidence_histogram(conf), key="confidence_hist")
+    with h2:
+        st.subheader("Reliability (exact LOO, labeled points)")
+        table = loo_reliability(clf, method=method, bins=10)
+        st.plotly_chart(figures.reliability_figure(table), key="reliability")
+        st.caption(
+            "Accuracy of each labeled point's leave-one-out prediction per confidence bin: "
+            "it should increase with confidence."
+        )

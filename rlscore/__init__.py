@@ -24,8 +24,14 @@ from rlscore.query import (
     UncertaintyQuery,
     make_strategy,
 )
-from rlscore.sessions import LabelingSession, export_labels
-from rlscore.storage import Event, LabelStore, SQLiteLabelStore, open_store
+from rlscore.sessions import (
+    LabelingSession,
+    export_labels,
+    project_settings,
+    save_project_settings,
+    undo_last,
+)
+from rlscore.storage import Event, LabelStore, SQLiteLabelStore, StaleActionError, open_store
 
 __version__ = "0.1.0"
 
@@ -50,6 +56,7 @@ __all__ = [
     "RLSClassifier",
     "RLSPath",
     "SQLiteLabelStore",
+    "StaleActionError",
     "compare_strategies",
     "confidence",
     "export_labels",
@@ -61,5 +68,8 @@ __all__ = [
     "open_store",
     "pool_kernel",
     "project_from_table",
+    "project_settings",
     "read_table",
+    "save_project_settings",
+    "undo_last",
 ]

@@ -6,6 +6,7 @@ the app's state against an independent reader of that database.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -26,8 +27,12 @@ def db(tmp_path, monkeypatch) -> Path:
     return path
 
 
-def _app() -> AppTest:
-    return AppTest.from_file(str(REPO / "app.py"), default_timeout=TIMEOUT)
+def _app(annotator: str | None = "ada") -> AppTest:
+    """The app, opened with ``?annotator=…`` in the link (None: a first visit, no name)."""
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=TIMEOUT)
+    if annotator is not None:
+        at.query_params["annotator"] = annotator
+    return at
 
 
 def _ok(at: AppTest) -> AppTest:
@@ -41,8 +46,20 @@ def _log(db: Path, project: str) -> LabelLog:
         return LabelLog(store.events(project))
 
 
+def _plain(markdown: str) -> str:
+    """The text a Markdown string with backslash escapes renders as (md_text's invisible
+    word joiners dropped)."""
+    return re.sub(r"\\(.)", r"\1", markdown.replace("\u2060", ""))
+
+
 def _metric(at: AppTest, label: str) -> str:
     return next(m.value for m in at.metric if m.label == label)
+
+
+def _button(at: AppTest, kind: str, k: int | str = ""):
+    """The Label page's ``kind`` button (``label`` with class position ``k``, ``skip``,
+    ``undo``): their keys carry the point and log version shown (rlscore.ui.actions)."""
+    return next(b for b in at.button if b.key and b.key.startswith(f"{kind}_{k}_"))
 
 
 def _query(at: AppTest) -> int:
@@ -59,8 +76,8 @@ def _back_to_label(at: AppTest) -> AppTest:
     return at
 
 
-def _open(project: str) -> AppTest:
-    at = _ok(_app().run())
+def _open(project: str, annotator: str = "ada") -> AppTest:
+    at = _ok(_app(annotator).run())
     if at.session_state["params"]["project"] != project:
         at.selectbox(key="w_project").set_value(project)
         _ok(at.run())
@@ -79,7 +96,7 @@ def test_first_run_opens_a_sample_with_an_arls_query(db):
     assert 0 <= q < n
     assert _progress_text(at) == f"Labeled 0 of {n}"
     labels = [b.label for b in at.button]
-    assert "Label as -1" in labels and "Label as 1" in labels and "Skip" in labels
+    assert "\\-1" in labels and "1" in labels and "Skip" in labels  # Markdown-escaped
 
 
 @pytest.mark.parametrize("sample", list_samples())
@@ -93,7 +110,7 @@ def test_every_page_renders_for_every_sample(db, sample):
     assert ("PCA projection" in captions) == pca
     if project.meta.get("image_shape"):
         assert at.session_state["params"]["project"] == "digits123"
-        assert any(b.label.startswith("Label as one") for b in at.button)
+        assert any(b.label == "one" for b in at.button)
     # labels through the oracle, so Tune has something to fit
     at.number_input(key="n_auto").set_value(6)
     _ok(at.run())
@@ -133,11 +150,23 @@ def test_every_page_renders_for_every_sample(db, sample):
     assert _progress_text(at).startswith("Labeled 6 of")
 
 
+def test_the_annotator_is_asked_once_then_kept_in_the_link(db):
+    at = _ok(_app(annotator=None).run())
+    assert not any(h.value.startswith("Next query") for h in at.subheader)
+    name = next(t for t in at.text_input if t.label == "Your name")
+    name.set_value("  ada   lovelace ")
+    next(b for b in at.button if b.label == "Start labeling").click()
+    _ok(at.run())
+    assert at.query_params["annotator"] == "ada lovelace"
+    assert _query(at) >= 0
+    assert at.text_input(key="w_annotator").value == "ada lovelace"
+
+
 # -- flows ----------------------------------------------------------------------------------
 def test_label_skip_undo_change_the_stored_state(db):
     at = _open("two_moons")
     q0 = _query(at)
-    at.button(key="label_1").click()  # "Label as 1"
+    _button(at, "label", 1).click()  # "Label as 1"
     _ok(at.run())
     log = _log(db, "two_moons")
     assert log.labels == {q0: 1}
@@ -145,37 +174,39 @@ def test_label_skip_undo_change_the_stored_state(db):
     q1 = _query(at)
     assert q1 != q0
 
-    at.button(key="skip").click()
+    _button(at, "skip").click()
     _ok(at.run())
     assert _log(db, "two_moons").skipped == {q1}
     assert _metric(at, "Skipped") == "1"
     q2 = _query(at)
     assert q2 not in (q0, q1)
 
-    at.button(key="undo").click()  # reverts the skip
+    _button(at, "undo").click()  # reverts the skip
     _ok(at.run())
     assert _log(db, "two_moons").skipped == set()
     assert _query(at) == q1
-    at.button(key="undo").click()  # reverts the label
+    _button(at, "undo").click()  # reverts the label
     _ok(at.run())
     assert _log(db, "two_moons").labels == {}
     assert _query(at) == q0
-    assert at.button(key="undo").disabled
+    assert _button(at, "undo").disabled
 
 
 def test_undo_with_nothing_to_undo_is_refused_not_crashing(db):
     at = _open("two_moons")
     # another tab labels and undoes meanwhile; this tab still shows an enabled Undo
-    at.button(key="label_0").click()
+    _button(at, "label", 0).click()
     _ok(at.run())
     with open_store(db) as store:
         from rlscore.storage import Event
 
         store.append_event("two_moons", Event("undo", annotator="other tab"))
-    at.button(key="undo").click()
+    _button(at, "undo").click()
     _ok(at.run())
     assert _log(db, "two_moons").labels == {}
-    assert [w.value for w in at.warning] == ["nothing to undo: no label or skip yet"]
+    assert [_plain(w.value) for w in at.warning] == [
+        "Not saved: nothing to undo: no label or skip by ada yet"
+    ]
 
 
 def test_clicked_point_is_labeled_instead_of_the_query(db):
@@ -185,7 +216,7 @@ def test_clicked_point_is_labeled_instead_of_the_query(db):
     at.session_state["selected"] = pick  # what a click on the plot sets
     _ok(at.run())
     assert f"Selected point #{pick}" in [h.value for h in at.subheader]
-    at.button(key="label_0").click()
+    _button(at, "label", 0).click()
     _ok(at.run())
     assert _log(db, "two_moons").labels == {pick: -1}
     # back to the proposed query afterwards
@@ -194,8 +225,8 @@ def test_clicked_point_is_labeled_instead_of_the_query(db):
     # relabeling a labeled point
     at.session_state["selected"] = pick
     _ok(at.run())
-    assert at.button(key="label_0").disabled and not at.button(key="label_1").disabled
-    at.button(key="label_1").click()
+    assert _button(at, "label", 0).disabled and not _button(at, "label", 1).disabled
+    _button(at, "label", 1).click()
     _ok(at.run())
     assert _log(db, "two_moons").labels == {pick: 1}
 
@@ -205,7 +236,7 @@ def test_annotator_and_time_are_recorded(db):
     at.text_input(key="w_annotator").set_value("alice")
     _ok(at.run())
     q = _query(at)
-    at.button(key="label_0").click()
+    _button(at, "label", 0).click()
     _ok(at.run())
     event = _log(db, "two_moons").label_events[q]
     assert event.annotator == "alice"
@@ -230,7 +261,7 @@ def test_parameter_changes_rebuild_the_engine_and_keep_the_labels(db):
     at.selectbox(key="w_strategy").set_value("uncertainty")
     _ok(at.run())
     assert at.session_state["params"]["strategy"] == "uncertainty"
-    assert "Query score (lower = asked first)" in [m.label for m in at.metric]
+    assert any("· score " in c.value for c in at.caption)
 
     at.toggle(key="w_lam_auto").set_value(True)
     _ok(at.run())
@@ -250,7 +281,7 @@ def test_budget_stops_the_queries(db):
     at = _open("two_moons")
     at.number_input(key="w_budget").set_value(1)
     _ok(at.run())
-    at.button(key="label_0").click()
+    _button(at, "label", 0).click()
     _ok(at.run())
     assert _progress_text(at) == "Labeled 1 of 1"
     assert any("budget is reached" in s.value for s in at.success)
@@ -318,7 +349,7 @@ def test_labels_from_another_tab_appear_on_rerun(db):
 
 def test_labels_survive_a_fresh_app_session(db):
     at = _open("two_moons")
-    at.button(key="label_1").click()
+    _button(at, "label", 1).click()
     _ok(at.run())
     first = _log(db, "two_moons").labels
     q_next = _query(at)
@@ -348,24 +379,34 @@ def test_the_risk_metric_is_named_for_the_strategy_that_estimates_it(db, strateg
     assert any(md.value == f"**{name} after each label**" for md in at.markdown)
 
 
-def test_two_tabs_on_one_project_keep_every_label(db):
+def test_two_tabs_of_one_annotator_show_one_query_and_a_stale_press_is_ignored(db):
     a, b = _open("two_moons"), _open("two_moons")
     q0 = _query(a)
-    assert _query(b) == q0
-    a.button(key="label_1").click()
+    assert _query(b) == q0  # the same annotator's claim: the same point in both tabs
+    _button(a, "label", 1).click()
     _ok(a.run())
-    # tab b still shows q0 and labels it too: a relabel, both events kept in the log
-    b.button(key="label_0").click()
+    # tab b still shows q0 unlabeled; its press is bound to q0 as shown, which changed since
+    _button(b, "label", 0).click()
     _ok(b.run())
     with open_store(db) as store:
         events = [e for e in store.events("two_moons") if e.kind == "label"]
-    assert [(e.point, e.label) for e in events] == [(q0, 1), (q0, -1)]
+    assert [(e.point, e.label) for e in events] == [(q0, 1)]
+    assert any(f"Ignored a repeated action on point #{q0}" in i.value for i in b.info)
     q1 = _query(b)
-    b.button(key="label_1").click()
+    assert q1 != q0
+    _button(b, "label", 1).click()
     _ok(b.run())
     _ok(a.run())
     assert _progress_text(a) == "Labeled 2 of 220"
-    assert _log(db, "two_moons").labels == {q0: -1, q1: 1}
+    assert _log(db, "two_moons").labels == {q0: 1, q1: 1}
+
+
+def test_two_annotators_are_shown_different_points(db):
+    a, b = _open("two_moons", "ada"), _open("two_moons", "bob")
+    assert _query(a) != _query(b)
+    with open_store(db) as store:
+        claims = {who for who, _ in store.claims("two_moons").values()}
+    assert claims == {"ada", "bob"}
 
 
 def test_every_strategy_and_kernel_renders_and_labels(db):
@@ -377,7 +418,7 @@ def test_every_strategy_and_kernel_renders_and_labels(db):
         at.selectbox(key="w_strategy").set_value(strategy)
         _ok(at.run())
         assert not at.error, [e.value for e in at.error]
-        at.button(key="label_0").click()
+        _button(at, "label", 0).click()
         _ok(at.run())
         n += 1
         assert _progress_text(at) == f"Labeled {n} of 220", strategy
@@ -396,8 +437,8 @@ def test_values_outside_the_slider_range_are_kept_exactly(db):
     at = _open("two_moons")
     at.button(key="auto").click()
     _ok(at.run())
-    p = dict(at.session_state["params"], lam=1e-6, sigma=250.0)  # e.g. applied from Tune
-    at.session_state["params"] = p
+    with open_store(db) as store:  # e.g. applied from Tune, or by the command line
+        store.save_settings("two_moons", {"lam": 1e-6, "sigma": 250.0})
     _ok(at.run())
     assert at.slider(key="w_lam").value == -4.0 and at.slider(key="w_sigma").value == 2.0
     assert _metric(at, "λ in effect") == "1e-06"
@@ -405,3 +446,19 @@ def test_values_outside_the_slider_range_are_kept_exactly(db):
     at.switch_page("pages/tune.py")
     _ok(at.run())
     assert "λ = 1e-06 (session 1e-06)" in [c.value for c in at.caption]
+
+
+def test_settings_are_the_projects_and_survive_a_new_browser_session(db):
+    at = _open("two_moons")
+    at.selectbox(key="w_strategy").set_value("entropy")
+    at.slider(key="w_sigma").set_value(0.5)
+    _ok(at.run())
+    q = _query(at)
+    with open_store(db) as store:
+        saved = store.load_settings("two_moons")
+    assert saved["strategy"] == "entropy" and saved["sigma"] == pytest.approx(10**0.5)
+    again = _open("two_moons")  # a reload: a new browser session, same annotator
+    assert again.session_state["params"]["strategy"] == "entropy"
+    assert _query(again) == q
+    other = _open("two_moons", "bob")  # another annotator sees the project's settings too
+    assert other.selectbox(key="w_strategy").value == "entropy"

@@ -1,14 +1,24 @@
-"""rlscore.experiments.compare (the Compare page's engine) against separate simulate() runs."""
+"""rlscore.experiments.compare (the Compare page's engine) against separate simulate() runs,
+and the Compare page in Streamlit's AppTest: names shown as text, failures as messages."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from streamlit.testing.v1 import AppTest
+from test_app_data_page import BOLD_NAME, IMAGE_NAME, assert_shown_as_text, plain
 
-from rlscore.data.samples import load_sample
+from rlscore.data.projects import Project
+from rlscore.data.samples import ensure_sample_projects, load_sample
 from rlscore.experiments.compare import COLUMNS, compare_strategies
 from rlscore.experiments.simulate import simulate
+from rlscore.sessions import PoolTooLargeError
+from rlscore.storage import open_store
+
+PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "compare.py")
 
 
 @pytest.fixture(scope="module")
@@ -103,3 +113,105 @@ def test_sample_projects_compare_on_their_held_out_split():
     assert none is None and "graph kernel" in why
     project.meta.pop("sample")
     assert held_out_validation(project, ["arls"], {})[0] is None
+
+
+# -- the page ---------------------------------------------------------------------------------
+@pytest.fixture
+def db(tmp_path, monkeypatch) -> Path:
+    path = tmp_path / "labels.sqlite3"
+    monkeypatch.setenv("RLSCORE_DB", str(path))
+    with open_store(path) as store:
+        ensure_sample_projects(store)
+    return path
+
+
+def add_moons(db: Path, name: str, n: int, *, truth: bool = True) -> None:
+    """A project of the first ``n`` two-moons points, classes ``**bold**`` and ``plain``."""
+    ds = load_sample("two_moons")
+    names = {-1: BOLD_NAME, 1: "plain"}
+    labels = [names[int(v)] for v in ds.y[:n]] if truth else None
+    with open_store(db) as store:
+        store.create_project(
+            Project(name, ds.X[:n], ["a", "b"], [str(i) for i in range(n)], labels,
+                    list(names.values()))
+        )  # fmt: skip
+
+
+def open_page(project: str) -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    at.query_params["project"] = project
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def run(at: AppTest, strategies: list[str], queries: int | None = None) -> AppTest:
+    """Press Run with these strategies (and number of queries)."""
+    at.multiselect[0].set_value(strategies)
+    if queries is not None:
+        at.number_input[0].set_value(queries)
+    at.button[0].click()  # the form's Run button
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def test_page_shows_names_as_text(db):
+    add_moons(db, IMAGE_NAME, 60)
+    at = open_page(IMAGE_NAME)
+    assert plain(at.title[0].value) == f"Compare strategies · {IMAGE_NAME}"
+    assert_shown_as_text(at, IMAGE_NAME)
+    at = run(at, ["arls", "random"], queries=3)
+    assert not at.error
+    assert len(at.session_state["compare_results"][1]) == 2 * 3 * 4  # strategies × seeds × steps
+    assert_shown_as_text(at, IMAGE_NAME)
+
+
+def test_project_without_truth_is_a_warning(db):
+    add_moons(db, IMAGE_NAME, 20, truth=False)
+    at = open_page(IMAGE_NAME)
+    assert f"Project **{IMAGE_NAME}** has no ground truth" in plain(at.warning[0].value)
+    assert_shown_as_text(at, IMAGE_NAME)
+
+
+def test_a_project_of_six_points_can_be_compared(db):
+    add_moons(db, "six", 6)
+    at = open_page("six")
+    queries, _, init = at.number_input
+    assert (queries.value, queries.max) == (5, 5) and init.value <= init.max == 4
+    at = run(at, ["arls", "random"])
+    assert not at.error
+    table = at.session_state["compare_results"][1]
+    assert set(table["strategy"]) == {"arls", "random"}
+    assert table["n_labels"].max() <= 6
+
+
+def test_too_little_memory_is_a_message(db, monkeypatch):
+    at = open_page("two_moons")
+    monkeypatch.setattr("rlscore.core.memory.available_memory_bytes", lambda: 1000)
+    at = run(at, ["arls"])
+    message = plain(at.error[0].value)
+    assert message.startswith("Running the comparison failed: Not enough memory")
+    assert "ARLS on a pool of" in message
+    assert not at.get("plotly_chart") and "compare_results" not in at.session_state
+
+
+def test_a_pool_too_large_for_a_strategy_is_a_message(db, monkeypatch):
+    def too_large(*args, **kwargs):
+        raise PoolTooLargeError(
+            f"pool too large for 'arls' on {IMAGE_NAME}; strategies that fit this pool with "
+            "kernel 'rbf': 'random', 'uncertainty'"
+        )
+
+    at = open_page("two_moons")
+    monkeypatch.setattr("rlscore.experiments.compare.compare_strategies", too_large)
+    at = run(at, ["arls"])
+    message = plain(at.error[0].value)
+    assert message.startswith("Running the comparison failed: pool too large for 'arls'")
+    assert "'random', 'uncertainty'" in message
+    assert_shown_as_text(at, IMAGE_NAME)
+
+
+def test_no_strategy_chosen_is_a_message(db):
+    at = run(open_page("two_moons"), [])
+    assert "choose at least one strategy" in plain(at.error[0].value)

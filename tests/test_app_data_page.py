@@ -1,16 +1,93 @@
-"""The Data page in Streamlit's AppTest: upload, validate, create, export, delete."""
+"""The Data page in Streamlit's AppTest: upload, validate, create, export, delete.
 
+Also the helpers the page tests share to check that user strings are shown as text:
+:func:`markdown_texts` (every string of a page Streamlit renders as Markdown), :func:`plain`
+(CommonMark's reading of backslash escapes) and :func:`assert_shown_as_text`.
+"""
+
+import csv
+import io
+import re
+import string
+import tomllib
 from pathlib import Path
 
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
+from streamlit.testing.v1.element_tree import AlertBase, HeadingBase, Markdown, Table, Toast
 
 from rlscore.data.samples import list_samples
-from rlscore.storage import Event, open_store
+from rlscore.storage import Event, SQLiteLabelStore, open_store
+from rlscore.ui.text import WORD_JOINER
 
-PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "data.py")
+REPO = Path(__file__).resolve().parent.parent
+PAGE = str(REPO / "pages" / "data.py")
 CSV = b"id;w;h;colour;kind\np1;1,5;2;red;cat\np2;3;4;blue;dog\np3;5;1;red;cat\np4;0;7;red;dog\n"
+#: a name that would show a remote image if rendered as Markdown, and one that would be bold
+IMAGE_NAME = "![x](http://example.invalid/t.png)"
+BOLD_NAME = "**bold**"
+#: characters that start Markdown links, images, emphasis, code or HTML: always escaped
+_ACTIVE = set("[]()*_`!<>~")
+
+
+def markdown_texts(at: AppTest) -> list[str]:
+    """Every string on the page (main and sidebar) that Streamlit renders as Markdown:
+    headings, captions, Markdown, alerts, toasts, widget and metric labels, radio options and
+    table cells."""
+    texts = []
+    for node in [*at.main, *at.sidebar]:
+        if isinstance(node, Markdown | HeadingBase | AlertBase | Toast):
+            texts.append(node.value)
+        elif isinstance(node, Table):
+            df = node.value
+            texts += [str(v) for v in [*df.columns, *df.index, *df.to_numpy().ravel()]]
+        proto = getattr(node, "proto", None)
+        if isinstance(getattr(proto, "label", None), str):
+            texts.append(proto.label)
+        if node.type == "radio":
+            texts += list(proto.options)
+    return texts
+
+
+def plain(md: str) -> str:
+    """The text CommonMark shows for ``md``'s backslash escapes and numeric character
+    references (an escaped ASCII punctuation character is shown as itself)."""
+    return re.sub(
+        r"\\([" + re.escape(string.punctuation) + r"])|&#(\d+);",
+        lambda m: m.group(1) or chr(int(m.group(2))),
+        md.replace(WORD_JOINER, ""),  # invisible: md_text's guard against automatic links
+    )
+
+
+def _escaped(name: str) -> re.Pattern:
+    """``name`` as Markdown that shows it literally: every active character escaped, other
+    punctuation escaped or not."""
+    parts = []
+    for c in name:
+        reference = re.escape(f"&#{ord(c)};")  # md_text writes ":", "@" as references
+        if c in _ACTIVE:
+            parts.append(rf"(?:\\{re.escape(c)}|{reference})")
+        elif c in string.punctuation:
+            parts.append(rf"(?:\\?{re.escape(c)}|{reference})")
+        else:
+            parts.append(re.escape(c))
+    return re.compile("".join(parts))
+
+
+def assert_shown_as_text(at: AppTest, *names: str) -> None:
+    """Every occurrence of each name in the page's Markdown is escaped, and each name is shown
+    at least once."""
+    texts = [t.replace(WORD_JOINER, "") for t in markdown_texts(at)]
+    for text in texts:
+        assert "](http" not in text and "**bold" not in text, text
+    for name in names:
+        shown = 0
+        for text in texts:
+            n = plain(text).count(name)
+            assert len(_escaped(name).findall(text)) == n, (name, text)
+            shown += n
+        assert shown, f"{name!r} is not shown"
 
 
 @pytest.fixture
@@ -29,6 +106,11 @@ def run_page() -> AppTest:
 
 def projects_table(at: AppTest):
     return at.dataframe[-1].value  # the last table on the page
+
+
+def errors(at: AppTest) -> list[str]:
+    """The page's error messages as the user reads them."""
+    return [plain(e.value) for e in at.error]
 
 
 def upload(at: AppTest, data: bytes, name: str) -> AppTest:
@@ -95,18 +177,17 @@ def test_upload_preview_and_create(db):
 )
 def test_unreadable_files_show_an_error(db, data, name, fragment):
     at = upload(run_page(), data, name)
-    assert fragment in at.error[0].value
+    assert fragment in errors(at)[0]
     assert len(at.button) >= 1  # the rest of the page still works
 
 
 def test_bad_columns_disable_create(db):
     at = upload(run_page(), b"f,g,label\n1,nan,a\n2,3,a\n", "bad.csv")
-    errors = [e.value for e in at.error]
-    assert any("missing values (NaN) in row 1" in e for e in errors)
+    assert any("missing values (NaN) in row 1" in e for e in errors(at))
     assert at.button(key="create").disabled
     at.multiselect(key="features").set_value(["f"])
     at.run()
-    assert "only one class" in at.error[0].value
+    assert "only one class" in errors(at)[0]
     at.selectbox(key="truth_column").select("(none)")
     at.run()
     assert not at.error and not at.button(key="create").disabled
@@ -114,7 +195,7 @@ def test_bad_columns_disable_create(db):
 
 def test_constant_feature_warning(db):
     at = upload(run_page(), b"x,c\n1,5\n2,5\n3,5\n", "const.csv")
-    assert "constant feature column(s) 'c'" in at.warning[0].value
+    assert "constant feature column(s) 'c'" in plain(at.warning[0].value)
     assert not at.button(key="create").disabled
 
 
@@ -136,3 +217,160 @@ def test_delete_needs_confirmation(db):
     assert "Deleted project 'spheres'" in at.success[0].value
     assert "spheres" not in store.list_projects()
     assert "spheres" not in projects_table(at)["project"].tolist()
+
+
+# -- user strings are shown as text ---------------------------------------------------------
+def test_user_strings_are_shown_as_text_not_markdown(db):
+    column, note = "[w](http://example.invalid/w)", "<i>note</i>"
+    data = (
+        f"id;{column};h;_c_;{note};kind\n"
+        "p1;1;2;5;a;cat\np2;3;4;5;b;dog\np3;5;1;5;c;cat\np4;0;7;5;d;dog\n"
+    ).encode()
+    file_name = "*pets*_[1].csv"
+    at = upload(run_page(), data, file_name)
+    at.selectbox(key="id_column").select("id")
+    at.run()
+    at.multiselect(key="features").set_value([column, "h", "_c_", note])
+    at.run()
+    # a text feature column: the error quotes its name, escaped
+    assert any(f"feature column '{note}' is not numeric" in e for e in errors(at))
+    assert_shown_as_text(at, file_name, note)
+    at.multiselect(key="features").set_value([column, "h", "_c_"])
+    at.text_input(key="class_names").input(f"{BOLD_NAME}, kitty")
+    at.text_input(key="project_name").input(IMAGE_NAME)
+    at.run()
+    assert not at.error
+    assert "constant feature column(s) '_c_'" in plain(at.warning[0].value)
+    summary = next(plain(c.value) for c in at.caption if "points ×" in c.value)
+    assert summary == f"4 points × 2 features; 2 classes: {BOLD_NAME}: 2, kitty: 2"
+    assert_shown_as_text(at, file_name, BOLD_NAME, "_c_")
+    # the tables are plain text: names as typed
+    assert list(at.dataframe[1].value.columns) == [column, "h", "truth"]
+
+    at.button(key="create").click()
+    at.run()
+    assert not at.exception
+    assert f"Created project '{IMAGE_NAME}'" in plain(at.success[0].value)
+    assert_shown_as_text(at, IMAGE_NAME, BOLD_NAME)
+    assert IMAGE_NAME in projects_table(at)["project"].tolist()
+    assert at.selectbox(key="chosen").value == IMAGE_NAME
+    assert plain(at.text_input(key="confirm_delete").label) == f"Type '{IMAGE_NAME}' to confirm"
+    stored = open_store(db).load_project(IMAGE_NAME)
+    assert stored.classes == [BOLD_NAME, "kitty"] and stored.feature_names == [column, "h"]
+
+    at.text_input(key="confirm_delete").input(IMAGE_NAME)  # typed as shown
+    at.run()
+    at.button(key="delete").click()
+    at.run()
+    assert f"Deleted project '{IMAGE_NAME}'" in plain(at.success[0].value)
+    assert_shown_as_text(at, IMAGE_NAME)
+    assert IMAGE_NAME not in open_store(db).list_projects()
+
+
+# -- projects deleted meanwhile (another tab) -----------------------------------------------
+def test_delete_of_a_project_another_tab_deleted(db):
+    at = run_page()
+    at.selectbox(key="chosen").select("spheres")
+    at.run()
+    at.text_input(key="confirm_delete").input("spheres")
+    at.run()
+    open_store(db).delete_project("spheres")  # another tab
+    at.button(key="delete").click()
+    at.run()
+    assert not at.exception
+    assert "'spheres' was already deleted" in plain(at.info[0].value)
+    assert "spheres" not in projects_table(at)["project"].tolist()
+    assert at.selectbox(key="chosen").value != "spheres"
+    assert sorted(open_store(db).list_projects()) == sorted(set(list_samples()) - {"spheres"})
+
+
+def test_a_confirmation_does_not_carry_over_to_the_next_project(db):
+    at = run_page()
+    at.selectbox(key="chosen").select("spheres")
+    at.run()
+    at.text_input(key="confirm_delete").input("spheres")
+    at.run()
+    assert not at.button(key="delete").disabled
+    open_store(db).delete_project("spheres")  # another tab
+    at.run()  # the list moves on to another project, which is not confirmed
+    assert not at.exception
+    assert at.selectbox(key="chosen").value != "spheres"
+    assert at.button(key="delete").disabled
+    assert sorted(open_store(db).list_projects()) == sorted(set(list_samples()) - {"spheres"})
+
+
+def test_export_of_a_project_deleted_while_the_page_is_drawn(db, monkeypatch):
+    at = run_page()
+    at.selectbox(key="chosen").select("spheres")
+    at.run()
+    load = SQLiteLabelStore.load_project
+
+    def deleted_then_loaded(store, name):
+        """Another tab deletes the project right before this run reads it."""
+        if name in store.list_projects():
+            store.delete_project(name)
+        return load(store, name)
+
+    monkeypatch.setattr(SQLiteLabelStore, "load_project", deleted_then_loaded)
+    at.run()
+    assert not at.exception
+    assert "'spheres' was just deleted" in plain(at.info[0].value)
+    assert not at.get("download_button")
+    monkeypatch.setattr(SQLiteLabelStore, "load_project", load)
+    at.run()
+    assert not at.exception
+    assert "spheres" not in projects_table(at)["project"].tolist()
+    assert at.selectbox(key="chosen").value != "spheres"
+    assert len(at.get("download_button")) == 2
+
+
+def test_projects_deleted_while_listed_are_left_out(db, monkeypatch):
+    at = run_page()
+    listed = SQLiteLabelStore.project_summaries
+
+    def listed_then_deleted(store):
+        """Another tab deletes 'spheres' right after this run listed the projects."""
+        rows = listed(store)
+        if "spheres" in store.list_projects():
+            store.delete_project("spheres")
+        return rows
+
+    monkeypatch.setattr(SQLiteLabelStore, "project_summaries", listed_then_deleted)
+    at.run()
+    assert not at.exception
+    assert sorted(projects_table(at)["project"]) == sorted(set(list_samples()) - {"spheres"})
+    assert "spheres" not in at.selectbox(key="chosen").options
+
+
+# -- a large upload -------------------------------------------------------------------------
+def test_large_upload_is_accepted(db):
+    n = 200_000
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(n, 2))
+    text = io.StringIO()
+    writer = csv.writer(text)
+    writer.writerow(["x", "y"])
+    writer.writerows(np.round(X, 6).tolist())
+    data = text.getvalue().encode()
+    config = tomllib.loads((REPO / ".streamlit" / "config.toml").read_text())
+    assert len(data) <= config["server"]["maxUploadSize"] * 2**20
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    at.run()
+    upload(at, data, "big.csv")
+    assert f"{n} rows × 2 columns" in plain(at.caption[0].value)
+    assert len(at.dataframe[0].value) == 200  # the preview, not the table
+    # 'y' is named like a label column but holds 200 000 values: it is a feature, not classes
+    assert at.selectbox(key="truth_column").value == "(none)"
+    assert at.multiselect(key="features").value == ["x", "y"]
+    at.text_input(key="project_name").input("big")
+    at.button(key="create").click()
+    at.run()
+    assert not at.exception and not at.error
+    stored = open_store(db).load_project("big")
+    assert stored.n == n and stored.classes == [-1, 1]
+    np.testing.assert_allclose(stored.X, np.round(X, 6))
+    at.selectbox(key="chosen").select("big")
+    at.run()
+    assert not at.exception
+    table = projects_table(at)
+    assert table.loc[table["project"] == "big", "points"].item() == n

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
@@ -51,7 +53,9 @@ def test_plane_projection_is_pca_for_high_dimensional_data():
 
 def test_plane_projection_one_feature_and_bad_input():
     plane = geometry.plane_projection(np.arange(4.0)[:, None], ["only"])
-    assert plane.xy.shape == (4, 2) and not plane.xy[:, 1].any()
+    # one feature is plotted against the pool index (it used to be against 0)
+    assert plane.xy.shape == (4, 2) and plane.one_feature
+    np.testing.assert_array_equal(plane.xy[:, 1], np.arange(4.0))
     with pytest.raises(ValueError, match="non-empty 2-D"):
         geometry.plane_projection(np.zeros((0, 3)))
 
@@ -129,9 +133,10 @@ def test_pool_figure_draws_every_point_once_with_its_index():
     for name, cls in (("predicted 1", 1), ("predicted -1", -1)):
         members = _indices(_trace(fig, name))
         assert members and all(predicted[i] == cls for i in members)
-    # coordinates follow the indices
+    # coordinates follow the indices, to 5 significant digits of the axis' extent
     t = _trace(fig, "labeled 1")
-    np.testing.assert_array_equal(np.column_stack([t.x, t.y]), xy[[5, 12]])
+    tolerance = 1e-4 * np.ptp(xy, axis=0)
+    assert np.all(np.abs(np.column_stack([t.x, t.y]) - xy[[5, 12]]) <= tolerance)
 
 
 def test_pool_figure_tints_by_confidence_and_colours_classes_consistently():
@@ -152,7 +157,9 @@ def test_pool_figure_without_predictions_and_with_boundary():
     F = (pts[:, 0] - 0.1).reshape(20, 20)
     fig = figures.pool_figure(xy, [-1, 1], {}, grid=(xs, ys, F), confidence_contours=True)
     contours = [t for t in fig.data if isinstance(t, go.Contour)]
-    assert [c.contours.start for c in contours] == [0.0, -0.5, 0.5]
+    # f = ±0.5 is one trace with two levels (it was two traces with the same grid)
+    assert [(c.contours.start, c.contours.end) for c in contours] == [(0.0, 0.0), (-0.5, 0.5)]
+    assert contours[1].contours.size == 1.0
     assert _indices(_trace(fig, "unlabeled")) == list(range(len(xy)))
     multi = figures.pool_figure(xy, ["a", "b", "c"], {}, grid=(xs, ys, np.zeros((20, 20, 3))))
     assert sum(isinstance(t, go.Contour) for t in multi.data) == 3
@@ -254,3 +261,156 @@ def test_large_pools_use_webgl_for_every_point_trace():
     assert points and all(isinstance(t, go.Scattergl) for t in points)
     small = figures.pool_figure(xy[:50], [-1, 1], {1: 1}, predicted[:50], confidence[:50])
     assert not any(isinstance(t, go.Scattergl) for t in small.data)
+
+
+# -- class names, escaping ------------------------------------------------------------------
+def _strings(node) -> list[str]:
+    """Every string in a parsed figure JSON."""
+    if isinstance(node, str):
+        return [node]
+    if isinstance(node, dict):
+        return [s for v in node.values() for s in _strings(v)]
+    if isinstance(node, list):
+        return [s for v in node for s in _strings(v)]
+    return []
+
+
+def test_pool_figure_names_classes_in_legends_and_hover_labels():
+    xy, predicted, _ = _pool()
+    predicted = np.where(predicted > 0, 2, 1)
+    fig = figures.pool_figure(
+        xy, [1, 2], {0: 1, 1: 2}, predicted, class_names={"1": "one", "2": "two"}
+    )
+    names = {t.name for t in fig.data}
+    assert {"predicted one", "predicted two", "labeled one", "labeled two"} <= names
+    assert not names & {"predicted 1", "predicted 2", "labeled 1", "labeled 2"}
+    for t in _point_traces(fig):  # the hover label shows the trace's name: the class name
+        assert t.hovertemplate.endswith("<extra>%{fullData.name}</extra>")
+    partial = figures.pool_figure(xy, [1, 2], {0: 1}, predicted, class_names={"1": "one"})
+    assert {"predicted one", "predicted 2"} <= {t.name for t in partial.data}
+
+
+def test_user_strings_reach_the_figure_as_text_not_html():
+    xy, predicted, confidence = _pool()
+    link, image = '<a href="http://x">y</a>', "<img src=x>"
+    predicted = np.where(predicted > 0, "b", "a")
+    fig = figures.pool_figure(
+        xy,
+        ["a", "b"],
+        {0: "a", 1: "b"},
+        predicted,
+        confidence,
+        class_names={"a": link, "b": image},
+        axis_titles=("<b>R&D</b>", "<br>"),
+        title="<span style='color:red'>t</span>",
+    )
+    parsed = json.loads(fig.to_json())
+    names = {t.get("name") for t in parsed["data"]}
+    assert 'predicted &lt;a href="http://x"&gt;y&lt;/a&gt;' in names
+    assert "labeled &lt;img src=x&gt;" in names
+    layout = parsed["layout"]
+    assert layout["xaxis"]["title"]["text"] == "&lt;b&gt;R&amp;D&lt;/b&gt;"
+    assert layout["yaxis"]["title"]["text"] == "&lt;br&gt;"
+    assert layout["title"]["text"] == "&lt;span style='color:red'&gt;t&lt;/span&gt;"
+    for text in _strings(parsed["data"]) + _strings({k: layout[k] for k in ("xaxis", "yaxis")}):
+        bare = text.replace("<extra>", "").replace("</extra>", "")  # our own hover template
+        assert not any(tag in bare for tag in ("<a", "<img", "<b>", "<br>", "<span")), text
+    runs = pd.DataFrame({"strategy": ["<i>x</i>"] * 2, "n_labeled": [1, 2], "error": [0.5, 0.4]})
+    curves = figures.learning_curves_figure(runs, "error")
+    assert {t.name for t in curves.data} == {"&lt;i&gt;x&lt;/i&gt;", "&lt;i&gt;x&lt;/i&gt; ± sd"}
+
+
+# -- large pools ----------------------------------------------------------------------------
+def _drawn(fig: go.Figure) -> dict[str, list[int]]:
+    return {t.name: _indices(t) for t in fig.data if getattr(t, "customdata", None) is not None}
+
+
+def test_large_pools_draw_a_bounded_sample_and_every_labeled_point():
+    n = 200_000
+    rng = np.random.default_rng(5)
+    xy = rng.normal(size=(n, 2))
+    predicted = np.where(xy[:, 0] > 0, 1, -1)
+    confidence = rng.uniform(0.5, 1.0, n)
+    chosen = rng.choice(n, 700, replace=False)
+    labels = {int(i): int(predicted[i]) for i in chosen[:500]}
+    skipped = [int(i) for i in chosen[500:690]]
+    query, selected = int(chosen[690]), int(chosen[691])
+    kwargs = dict(query=query, selected=selected, skipped=skipped)
+    fig = figures.pool_figure(xy, [-1, 1], labels, predicted, confidence, **kwargs)
+    assert len(fig.to_json()) < 3_000_000
+    drawn = _drawn(fig)
+    everything = {i for members in drawn.values() for i in members}
+    assert set(labels) | set(skipped) | {query, selected} <= everything
+    tinted = [m for name, m in drawn.items() if name.startswith(("predicted", "unlabeled"))]
+    unlabeled = [i for members in tinted for i in members]
+    assert len(unlabeled) == figures.MAX_POINTS == len(set(unlabeled))
+    assert not set(unlabeled) & (set(labels) | set(skipped))
+    assert {query, selected} <= set(unlabeled)  # clickable in the scatter, not only as marks
+    meta = fig.layout.meta
+    assert meta["points_total"] == n and meta["unlabeled_total"] == n - 690
+    assert meta["unlabeled_drawn"] == figures.MAX_POINTS
+    assert meta["points_drawn"] == figures.MAX_POINTS + 690
+    assert "20,000 of the 199,310" in figures.sampling_note(fig)
+    # a click on any drawn point maps back to its pool index and position
+    trace = next(t for t in fig.data if t.name == "predicted 1")
+    k = len(trace.customdata) // 2
+    i = figures.clicked_index({"customdata": trace.customdata[k], "x": trace.x[k]})
+    assert i == trace.customdata[k] and trace.x[k] == pytest.approx(xy[i, 0], abs=1e-3)
+    # the same sample on every run
+    again = figures.pool_figure(xy, [-1, 1], labels, predicted, confidence, **kwargs)
+    assert _drawn(again) == drawn
+
+
+def test_the_sample_changes_by_one_point_when_a_point_is_labeled():
+    xy, predicted, confidence = _pool(n=300)
+    before = figures.pool_figure(xy, [-1, 1], {}, predicted, confidence, max_points=50)
+    shown = {i for m in _drawn(before).values() for i in m}
+    assert len(shown) == 50 and figures.sampling_note(before) is not None
+    i = min(shown)
+    after = figures.pool_figure(xy, [-1, 1], {i: 1}, predicted, confidence, max_points=50)
+    unlabeled_after = {
+        j for name, m in _drawn(after).items() if not name.startswith("labeled") for j in m
+    }
+    assert len(unlabeled_after) == 50 and len(unlabeled_after - shown) == 1
+    other = figures.pool_figure(xy, [-1, 1], {}, max_points=50, sample_seed=1)
+    assert {j for m in _drawn(other).values() for j in m} != shown
+    everything = figures.pool_figure(xy, [-1, 1], {}, predicted, confidence, max_points=None)
+    assert figures.sampling_note(everything) is None
+    assert sum(len(m) for m in _drawn(everything).values()) == 300
+    with pytest.raises(ValueError, match="max_points"):
+        figures.pool_figure(xy, [-1, 1], {}, max_points=-1)
+
+
+# -- payload --------------------------------------------------------------------------------
+def test_coordinates_keep_the_axis_precision_far_from_zero():
+    rng = np.random.default_rng(6)
+    xy = np.column_stack([1e6 + rng.uniform(0, 1, 50), rng.uniform(-1e-6, 1e-6, 50)])
+    fig = figures.pool_figure(xy, [-1, 1], {3: 1})
+    t = _trace(fig, "unlabeled")
+    members = _indices(t)
+    # float32 would round 1e6 + u to steps of 0.0625 (6% of this axis): not allowed
+    assert np.max(np.abs(np.asarray(t.x, dtype=float) - xy[members, 0])) <= 1e-4
+    assert np.max(np.abs(np.asarray(t.y, dtype=float) - xy[members, 1])) <= 2e-10
+
+
+def test_pool_figure_payload_is_bounded():
+    n = 5000
+    rng = np.random.default_rng(7)
+    xy = rng.normal(size=(n, 2)) * [3.0, 1.5] + [10.0, -2.0]
+    predicted = np.where(xy[:, 0] > 10, 1, -1)
+    confidence = np.clip(0.5 + np.abs(xy[:, 0] - 10) / 6, 0.5, 1.0)
+    labels = {int(i): int(predicted[i]) for i in rng.choice(n, 60, replace=False)}
+    grid = geometry.grid_surface(xy, lambda p: np.tanh(p[:, 0] - 10.0), 70)
+    fig = figures.pool_figure(
+        xy, [-1, 1], labels, predicted, confidence, query=1, grid=grid, confidence_contours=True
+    )
+    # 633 kB before coordinates were rounded and the ±0.5 contours shared one grid
+    assert len(fig.to_json()) < 350_000
+
+
+def test_nan_confidence_is_drawn_undecided():
+    xy, predicted, confidence = _pool()
+    confidence[10:15] = np.nan
+    fig = figures.pool_figure(xy, [-1, 1], {}, predicted, confidence)
+    assert set(range(10, 15)) <= set(_indices(_trace(fig, "unlabeled (undecided)")))
+    assert "NaN" not in fig.to_json()

@@ -1,5 +1,6 @@
 """Labeling sessions: the export of the labels, from a session or from the log alone."""
 
+import csv
 import io
 import json
 from datetime import datetime
@@ -11,6 +12,7 @@ from test_session_replay import scripted_history, session
 
 from rlscore.data.projects import Project
 from rlscore.sessions import LabelLog, export_labels
+from rlscore.sessions.export import csv_cell
 from rlscore.storage import Event
 
 
@@ -57,3 +59,78 @@ def test_export_prefixes_clashing_feature_names(tmp_path):
     assert header.split(",")[10:] == ["feature:label", "x", "feature:lam"]
     assert row.startswith("b,1,v,z,1970-01-01T00:00:00+00:00,,")
     assert export_labels(p, log, "csv", include_features=False).splitlines()[0].count(",") == 9
+
+
+def _injection_project() -> tuple[Project, LabelLog]:
+    """Labels whose id, class, annotator, strategy and feature name a spreadsheet would run as
+    formulas, beside a numeric class ``-1`` and numeric-looking text ``+3``."""
+    X = np.array([[-0.5, 2.0], [1.0, -3.25], [0.0, 0.0]])
+    p = Project(
+        "inj",
+        X,
+        ["=cmd|' /C calc'!A0", "w"],
+        ['=HYPERLINK("http://x")', "+3", "\tp"],
+        None,
+        ["@SUM(1)", -1, "ok"],
+    )
+    log = LabelLog(
+        [
+            Event("label", 0, "@SUM(1)", "+cmd", timestamp=0.0, id=1, params={"strategy": "-x"}),
+            Event("label", 1, -1, "-1", timestamp=1.0, seconds=-0.5, id=2),
+            Event("label", 2, "ok", "\rann\r=1+1", timestamp=2.0, id=3),
+        ]
+    )
+    return p, log
+
+
+def test_export_csv_escapes_formulas_but_not_numbers():
+    p, log = _injection_project()
+    text = export_labels(p, log, "csv")
+    reader = csv.DictReader(io.StringIO(text))
+    feature = "'=cmd|' /C calc'!A0"
+    assert reader.fieldnames[10:] == [feature, "w"]
+    rows = list(reader)
+    assert [r["point_id"] for r in rows] == ['\'=HYPERLINK("http://x")', "+3", "'\tp"]
+    assert [r["label"] for r in rows] == ["'@SUM(1)", "-1", "ok"]
+    # a line break inside a cell stays inside it (the cell is quoted): no row starts "=1+1"
+    assert [r["annotator"] for r in rows] == ["'+cmd", "-1", "'\rann\r=1+1"]
+    assert rows[0]["strategy"] == "'-x"
+    # numbers stay numbers: features, seconds, the numeric class
+    assert [r[feature] for r in rows] == ["-0.5", "1.0", "0.0"]
+    assert [r["w"] for r in rows] == ["2.0", "-3.25", "0.0"]
+    assert rows[1]["seconds"] == "-0.5"
+    # no cell of the file starts a formula unless it is a plain number
+    for row in [reader.fieldnames, *(r.values() for r in rows)]:
+        for cell in row:
+            if cell[:1] in ("=", "+", "-", "@", "\t", "\r"):
+                float(cell)
+
+
+def test_export_json_keeps_the_raw_strings():
+    p, log = _injection_project()
+    records = json.loads(export_labels(p, log, "json"))
+    assert [r["point_id"] for r in records] == ['=HYPERLINK("http://x")', "+3", "\tp"]
+    assert [r["label"] for r in records] == ["@SUM(1)", -1, "ok"]
+    assert [r["annotator"] for r in records] == ["+cmd", "-1", "\rann\r=1+1"]
+    assert records[0]["strategy"] == "-x"
+    assert list(records[0]["features"]) == ["=cmd|' /C calc'!A0", "w"]
+
+
+@pytest.mark.parametrize(
+    ("value", "cell"),
+    [
+        ("=1+1", "'=1+1"),
+        ("-1+cmd", "'-1+cmd"),
+        ("-inf", "'-inf"),
+        ("@", "'@"),
+        ("-1", "-1"),
+        ("+3", "+3"),
+        ("-0.5e-3", "-0.5e-3"),
+        ("a=b", "a=b"),
+        ("", ""),
+        (-2, -2),
+        (-0.5, -0.5),
+    ],
+)
+def test_csv_cell(value, cell):
+    assert csv_cell(value) == cell

@@ -1,4 +1,7 @@
-"""Command line: ``python -m rlscore {simulate,labels,samples} …`` (also the ``rlscore`` script)."""
+"""Command line: ``python -m rlscore {simulate,labels,settings,samples} …``.
+
+Also installed as the ``rlscore`` script.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ from importlib import import_module
 COMMANDS = {
     "simulate": ("rlscore.cli.simulate", "run a query strategy against ground truth"),
     "labels": ("rlscore.cli.labels", "print a project's labels from the label database"),
+    "settings": ("rlscore.cli.settings", "show or change a project's labeling settings"),
     "samples": ("rlscore.cli.samples", "(re)write the bundled sample datasets"),
 }
 

@@ -8,9 +8,12 @@
 
 They share :class:`~rlscore.query.rls_pool.RLSPoolStrategy` (the RLS predictions ``m`` on the
 pool, the estimated risk, the class weights), so their curves are comparable with ARLS's. Having
-no lookahead, they keep only the pool kernel (one n × n matrix) and refit ``m`` after each label
-in O(l³ + nl). The scores are the pure functions of :mod:`rlscore.query.uncertainty`. Ties go
-to the lowest pool index.
+no lookahead, they keep no covariance and refit ``m`` after each label in O(l³ + nl). With a
+vector kernel they do not even form the pool kernel: they keep the kernel columns of the labeled
+points only, O(n) memory per label (the low-memory path of
+:mod:`~rlscore.query.rls_pool`, sized by ``memory_bytes``), so they take pools far beyond ARLS's
+reach; with a graph kernel or a given ``K`` they hold the one n × n kernel. The scores are the
+pure functions of :mod:`rlscore.query.uncertainty`. Ties go to the lowest pool index.
 """
 
 from __future__ import annotations

@@ -23,8 +23,16 @@ n = 1000, 400 MB at 5000, 1.6 GB at 10 000, 6.4 GB at 20 000 (the largest pool f
 of free memory is about ``√(0.8 M / 16)``: 35 000 points in 24 GB). Balanced weights over
 T ≥ 3 classes need T matrices ``D``, i.e. ``8 (T + 1) n²`` bytes. The risk pass works in 1 MiB
 blocks on top of that. A pool needing more than 80 % of the available memory
-(``MemAvailable``) is refused with a ``MemoryError`` before anything is allocated. The
-baselines (:mod:`rlscore.query.baselines`) keep only ``K``.
+(``MemAvailable``) is refused with a ``MemoryError`` before anything is allocated.
+
+**Low-memory path.** Strategies that keep no covariance (the baselines of
+:mod:`rlscore.query.baselines`) refit ``m`` from ``K_{:L}`` and ``K_LL`` alone after every
+label. With a vector kernel and no precomputed ``K`` they never form ``K``: they keep the
+kernel columns of the labeled points only, ``K_{:L}`` (n × l, one column computed in O(n d)
+when a point is labeled, freed when its label is removed), i.e. ``8 n`` bytes per label plus
+a few n-vectors (:meth:`RLSPoolStrategy.memory_bytes`): a pool of a million points fits. Graph
+kernels are defined by an n × n inverse and a given ``K`` is used as it is: both keep the
+dense path.
 """
 
 from __future__ import annotations
@@ -34,21 +42,30 @@ import scipy.linalg
 from scipy.linalg.blas import dger, dsyrk
 
 from rlscore.core.encoding import ova_targets
-from rlscore.core.kernels import is_graph_kernel, kernel_matrix
-from rlscore.core.memory import require_memory, square_matrices_bytes
+from rlscore.core.kernels import VECTOR_KERNELS, is_graph_kernel, kernel_matrix
+from rlscore.core.memory import require_memory, square_matrices_bytes, vectors_bytes
 from rlscore.core.validation import check_matrix, check_positive
 from rlscore.core.weighting import class_weight_table, column_groups, resolve_class_weight
 from rlscore.query.base import QueryStrategy
 
 #: float64 elements per working block of the risk pass (1 MiB: stays in the L2 cache)
 BLOCK_ELEMENTS = 1 << 17
+#: labels budgeted by :meth:`RLSPoolStrategy.memory_bytes` on the low-memory path (a labeled
+#: point costs one kernel column of ``8 n`` bytes there)
+LABEL_BUDGET = 500
+#: n-vectors per class the low-memory path holds at its peak besides the kernel columns: the
+#: predictions, the scores and the temporaries of the probabilities, the entropy and the risk
+#: (measured with ``tracemalloc`` in tests/test_low_memory.py)
+VECTORS_PER_CLASS = 8
 
 
 class RLSPoolStrategy(QueryStrategy):
     """Incremental (weighted, one-vs-all) RLS over a pool: the state shared by ARLS and baselines.
 
     Subclasses only define :meth:`scores`. See the module docstring for the state and SPEC §5
-    for the formulas.
+    for the formulas. Subclasses without lookahead set ``_keeps_covariance = False``; with a
+    vector kernel and no given ``K`` they then run on the low-memory path (the kernel columns
+    of the labeled points only; :meth:`needs_pool_kernel`, :meth:`memory_bytes`).
 
     Parameters
     ----------
@@ -113,21 +130,69 @@ class RLSPoolStrategy(QueryStrategy):
         self.graph_k = graph_k
         self.graph_t = graph_t
 
+    # -- memory ----------------------------------------------------------------------------
+    def needs_pool_kernel(self) -> bool:
+        """Whether :meth:`start` builds (or wants to be given) the n × n pool kernel.
+
+        False on the low-memory path: no covariance kept and a vector kernel, so the strategy
+        computes the kernel columns of its labeled points itself.
+        """
+        return self._keeps_covariance or self.kernel not in VECTOR_KERNELS
+
+    def memory_bytes(self, n: int, n_classes: int = 2, n_labels: int = LABEL_BUDGET) -> int:
+        """Bytes the strategy needs on a pool of ``n`` points, its pool kernel included.
+
+        Parameters
+        ----------
+        n
+            Pool size.
+        n_classes
+            Number of classes T (balanced multiclass weights need one covariance per class).
+        n_labels
+            Labels to budget for on the low-memory path (one kernel column each).
+
+        Returns
+        -------
+        int
+            On the dense path ``8 (1 + c) n²``: the kernel and c covariances (ARLS: one, or T
+            with balanced multiclass weights; a baseline with a graph kernel: none). On the
+            low-memory path ``8 n (min(l, n) + VECTORS_PER_CLASS · T)``.
+        """
+        if self.needs_pool_kernel():
+            return square_matrices_bytes(n, 1 + self._covariances(n_classes))
+        return vectors_bytes(n, min(n_labels, n) + VECTORS_PER_CLASS * n_classes)
+
+    def _covariances(self, T: int) -> int:
+        """Number of n × n covariances ``D``: none for the baselines, one per one-vs-all
+        column for balanced multiclass weights, else one shared by every column."""
+        if not self._keeps_covariance:
+            return 0
+        return T if isinstance(self.class_weight, str) and T > 2 else 1
+
     # -- state -----------------------------------------------------------------------------
     def _start(self, X: np.ndarray, K: np.ndarray | None) -> None:
         n, T = X.shape[0], self.classes_.size
         self._lam = check_positive(self.lam, "lam")
         self._class_weight = resolve_class_weight(self.class_weight, self.classes_)
-        # balanced multiclass weights will need one D per one-vs-all column
-        n_cov = 0
-        if self._keeps_covariance:
-            n_cov = T if isinstance(self._class_weight, str) and T > 2 else 1
-        count = int(K is None) + n_cov
-        require_memory(
-            square_matrices_bytes(n, count),
-            f"{type(self).__name__} on a pool of {n} points ({count} × {n} × {n} float64)",
-        )
-        self._K = self.pool_kernel(X) if K is None else K
+        name = type(self).__name__
+        if K is None and not self.needs_pool_kernel():
+            # reject bad kernel parameters now, as building K would (a 1 × 1 kernel)
+            kernel_matrix(X[:1], kernel=self.kernel, sigma=self.sigma, degree=self.degree)
+            count = VECTORS_PER_CLASS * T
+            require_memory(
+                vectors_bytes(n, count),
+                f"{name} on a pool of {n} points ({count} vectors of {n} float64)",
+            )
+            self._K = None
+            self._kernel = _LabeledColumns(X, self.kernel, self.sigma, self.degree)
+        else:
+            count = int(K is None) + self._covariances(T)
+            require_memory(
+                square_matrices_bytes(n, count),
+                f"{name} on a pool of {n} points ({count} × {n} × {n} float64)",
+            )
+            self._K = self.pool_kernel(X) if K is None else K
+            self._kernel = _DenseKernel(self._K)
         self._W = None  # no weights yet (a restart must not compare with the old ones)
         self._set_weights([])
         # V = 0: D = K
@@ -221,22 +286,22 @@ class RLSPoolStrategy(QueryStrategy):
 
     def _gram(self, L: np.ndarray, classes, t: int) -> np.ndarray:
         """``K_LL + λ W^L`` of one-vs-all column ``t``, ``W^L = diag(1/a_t(y))``."""
-        G = self._K[np.ix_(L, L)].copy()
+        G = self._kernel.block(L)
         G[np.diag_indices_from(G)] += self._lam / self._W[t, np.asarray(classes, dtype=np.intp)]
         return G
 
     def _predictions(self, labeled, classes) -> np.ndarray:
         """``m = K_{:L} G⁻¹ Y_L`` from scratch, one solve per group of columns."""
-        if not labeled:
+        L = np.asarray(labeled, dtype=np.intp)
+        self._kernel.sync(L)  # the low-memory path computes and frees columns here
+        if not L.size:
             return np.zeros_like(self._m)
-        L = np.asarray(labeled)
         Y = ova_targets(classes, self.classes_.size)
-        KL = self._K[:, L]
-        m = np.empty_like(self._m)
+        coef = np.empty((L.size, self._m.shape[1]))
         for cols in self._groups:
             G = scipy.linalg.cho_factor(self._gram(L, classes, cols[0]))
-            m[:, cols] = KL @ scipy.linalg.cho_solve(G, Y[:, cols])
-        return m
+            coef[:, cols] = scipy.linalg.cho_solve(G, Y[:, cols])
+        return self._kernel.dot(L, coef)
 
     def _build(self, labeled, classes) -> None:
         """``m`` and every ``D = K − K_{:L} G⁻¹ K_{L:}`` from scratch (after a weight change)."""
@@ -443,6 +508,105 @@ def pool_risk(
         uniform = np.full_like(errors, inv_w[0] * (T - 1) / T)
     risk = np.divide(errors, total, out=uniform, where=total > 0.0)
     return risk.sum(axis=1)
+
+
+class _DenseKernel:
+    """The whole n × n pool kernel ``K`` (given, built for a graph kernel, or for ARLS)."""
+
+    def __init__(self, K: np.ndarray) -> None:
+        self.K = K
+
+    def sync(self, L: np.ndarray) -> None:
+        """Nothing to do: every column is there."""
+
+    def block(self, L: np.ndarray) -> np.ndarray:
+        """A new array ``K_LL``, (l, l)."""
+        return self.K[np.ix_(L, L)]
+
+    def dot(self, L: np.ndarray, C: np.ndarray) -> np.ndarray:
+        """``K_{:L} C`` for (l, T') coefficients ``C``."""
+        return self.K[:, L] @ C
+
+
+class _LabeledColumns:
+    """The kernel columns ``K_{:j}`` of the labeled points only (the low-memory path).
+
+    :meth:`sync` computes the column of a new label in O(n d) and frees those of removed
+    labels. Columns sit in Fortran-ordered blocks of :data:`_COLUMNS_PER_BLOCK` (one BLAS
+    product per block in :meth:`dot`) in no particular order: a freed slot takes the last
+    column, so removing a label moves one column, not all after it.
+    """
+
+    def __init__(self, X: np.ndarray, kernel: str, sigma: float, degree: int) -> None:
+        self._X = X
+        self._params = {"kernel": kernel, "sigma": sigma, "degree": degree}
+        self._blocks: list[np.ndarray] = []
+        self._held: list[int] = []  # pool index of the column in each slot
+        self._slot: dict[int, int] = {}  # pool index -> slot
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held by the columns."""
+        return sum(b.nbytes for b in self._blocks)
+
+    def _column(self, slot: int) -> np.ndarray:
+        return self._blocks[slot // _COLUMNS_PER_BLOCK][:, slot % _COLUMNS_PER_BLOCK]
+
+    def sync(self, L: np.ndarray) -> None:
+        """Hold exactly the columns of the points ``L``."""
+        keep = set(L.tolist())
+        for j in [j for j in self._held if j not in keep]:
+            self._drop(j)
+        new = [j for j in L.tolist() if j not in self._slot]
+        for a in range(0, len(new), _COLUMNS_PER_BLOCK):
+            self._append(new[a : a + _COLUMNS_PER_BLOCK])
+
+    def _append(self, idx: list[int]) -> None:
+        n = self._X.shape[0]
+        cols = kernel_matrix(self._X, self._X[idx], **self._params)  # (n, b)
+        if self._params["kernel"] == "rbf":
+            # as the pool kernel: exact ones on the diagonal (‖x − x‖² is not rounded)
+            cols[idx, np.arange(len(idx))] = 1.0
+        for k, j in enumerate(idx):
+            slot = len(self._held)
+            if slot % _COLUMNS_PER_BLOCK == 0:
+                require_memory(
+                    vectors_bytes(n, _COLUMNS_PER_BLOCK),
+                    f"the kernel columns of {slot + 1} labeled points on a pool of {n} points",
+                )
+                self._blocks.append(np.empty((n, _COLUMNS_PER_BLOCK), order="F"))
+            self._column(slot)[:] = cols[:, k]
+            self._held.append(j)
+            self._slot[j] = slot
+
+    def _drop(self, j: int) -> None:
+        slot, last = self._slot.pop(j), len(self._held) - 1
+        moved = self._held.pop()
+        if slot != last:
+            self._column(slot)[:] = self._column(last)
+            self._held[slot] = moved
+            self._slot[moved] = slot
+        if last % _COLUMNS_PER_BLOCK == 0:
+            self._blocks.pop()
+
+    def block(self, L: np.ndarray) -> np.ndarray:
+        """A new array ``K_LL``, (l, l), exactly symmetric as the pool kernel's block."""
+        G = np.column_stack([self._column(self._slot[j])[L] for j in L.tolist()])
+        return 0.5 * (G + G.T)
+
+    def dot(self, L: np.ndarray, C: np.ndarray) -> np.ndarray:
+        """``K_{:L} C`` for (l, T') coefficients ``C`` in the order of ``L``."""
+        by_slot = np.zeros((len(self._held), C.shape[1]))
+        by_slot[[self._slot[j] for j in L.tolist()]] = C
+        out = np.zeros((self._X.shape[0], C.shape[1]))
+        for b, block in enumerate(self._blocks):
+            rows = by_slot[b * _COLUMNS_PER_BLOCK : (b + 1) * _COLUMNS_PER_BLOCK]
+            out += block[:, : rows.shape[0]] @ rows
+        return out
+
+
+#: kernel columns per block of :class:`_LabeledColumns`
+_COLUMNS_PER_BLOCK = 16
 
 
 def matrix_rows(D: np.ndarray, idx: np.ndarray) -> np.ndarray:

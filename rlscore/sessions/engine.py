@@ -6,14 +6,14 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import clone
 
-from rlscore.core.memory import require_memory, square_matrices_bytes
-from rlscore.query import QueryStrategy, make_strategy
+from rlscore.core.kernels import VECTOR_KERNELS
+from rlscore.core.memory import memory_shortfall, square_matrices_bytes
+from rlscore.query import STRATEGIES, QueryStrategy, make_strategy
 
 #: parameters of a session that define the engine (a change rebuilds it)
 ENGINE_PARAMS = ("strategy", "kernel", "sigma", "lam", "class_weight")
-#: dense n × n float64 matrices a strategy holds (kernel, state, scratch), for the memory check
-#: of strategies that do not estimate their own needs (``memory_bytes``)
-_MATRICES_PER_STRATEGY = {"arls": 2, "arls-weighted": 2, "aopt-klr": 2}
+#: dense n × n float64 matrices (kernel, state) held by a strategy that does not estimate its
+#: own needs (``memory_bytes``): the KLR strategies and strategy instances
 _DEFAULT_MATRICES = 2
 
 
@@ -56,20 +56,53 @@ def class_weight_of(engine: QueryStrategy) -> None | str | dict:
     return engine.get_params().get("class_weight")
 
 
-def check_pool_size(engine: QueryStrategy, n: int, name: str) -> None:
-    """Refuse, before anything is allocated, a pool the strategy's matrices do not fit."""
+def memory_need(engine: QueryStrategy, n: int) -> int:
+    """Bytes ``engine`` needs on a pool of ``n`` points: its own ``memory_bytes(n)`` if it has
+    one, else :data:`_DEFAULT_MATRICES` dense n × n matrices."""
     estimate = getattr(engine, "memory_bytes", None)
     if callable(estimate):
-        need = int(estimate(n))
-    else:
-        need = square_matrices_bytes(n, _MATRICES_PER_STRATEGY.get(name, _DEFAULT_MATRICES))
-    try:
-        require_memory(need, f"strategy {name!r} on a pool of {n} points")
-    except MemoryError as exc:
+        return int(estimate(n))
+    return square_matrices_bytes(n, _DEFAULT_MATRICES)
+
+
+def strategies_that_fit(n: int, kernel_params: dict) -> list[str]:
+    """The names of :data:`~rlscore.query.STRATEGIES` whose memory need for a pool of ``n``
+    points, with these kernel parameters, fits in the available memory (registry order)."""
+    return [
+        name
+        for name in STRATEGIES
+        if memory_shortfall(memory_need(make_strategy(name, **kernel_params), n), name) is None
+    ]
+
+
+def pool_size_advice(engine: QueryStrategy, n: int, name: str) -> str:
+    """What to choose instead when strategy ``name`` (``engine``) does not fit a pool of ``n``
+    points: the other strategies that do, with its kernel or else with a vector kernel (a
+    graph kernel is an n × n inverse for every strategy), and subsampling."""
+    params = engine.kernel_params()
+    kernel = params.get("kernel")
+    subsample = "create a project from a random subsample of the data (a few thousand points)"
+    for alternative, where in (
+        (params, f"with kernel {kernel!r}"),
+        ({**params, "kernel": "rbf"}, f"with a vector kernel ({', '.join(VECTOR_KERNELS)})"),
+    ):
+        fit = [f for f in strategies_that_fit(n, alternative) if f != name]
+        if fit:
+            names = ", ".join(repr(f) for f in fit)
+            return f"strategies that fit this pool {where}: {names}; or {subsample}"
+        if kernel in VECTOR_KERNELS:
+            break  # another vector kernel needs the same memory
+    return f"no strategy fits a pool of {n} points: {subsample}"
+
+
+def check_pool_size(engine: QueryStrategy, n: int, name: str) -> None:
+    """Refuse, before anything is allocated, a pool the strategy's memory does not fit; the
+    :class:`PoolTooLargeError` names the strategies that would take the pool."""
+    problem = memory_shortfall(memory_need(engine, n), f"strategy {name!r} on a pool of {n} points")
+    if problem is not None:
         raise PoolTooLargeError(
-            f"pool too large: {exc}. Create a project from a random subsample of the data "
-            "(a few thousand points), or choose the 'random' strategy"
-        ) from None
+            f"pool too large for {name!r}: {problem}; {pool_size_advice(engine, n, name)}"
+        )
 
 
 def start_engine(
@@ -79,7 +112,8 @@ def start_engine(
     try:
         engine.start(X, classes, K=K)
     except MemoryError as exc:
-        raise PoolTooLargeError(f"pool too large for strategy {name!r}: {exc}") from None
+        advice = pool_size_advice(engine, X.shape[0], name)
+        raise PoolTooLargeError(f"pool too large for strategy {name!r}: {exc}; {advice}") from None
 
 
 class KernelCache:
@@ -95,8 +129,14 @@ class KernelCache:
 
     def get(self, engine: QueryStrategy, X: np.ndarray) -> np.ndarray | None:
         """The pool kernel for ``engine``'s kernel parameters; None for a strategy without
-        a ``kernel`` parameter (it builds what it needs itself)."""
+        a ``kernel`` parameter or that needs no pool kernel (``needs_pool_kernel()`` false:
+        the low-memory baselines compute their few kernel columns themselves)."""
         if "kernel" not in engine.get_params():
+            return None
+        needs = getattr(engine, "needs_pool_kernel", None)
+        if callable(needs) and not needs():
+            # not even a cached matrix: the engine's path must not depend on what the
+            # cache holds, or a reopened session would not replay bit for bit
             return None
         # the strategy's own list of the parameters its pool kernel depends on
         key = repr(sorted(engine.kernel_params().items()))
@@ -114,6 +154,9 @@ __all__ = [
     "check_pool_size",
     "class_weight_of",
     "make_engine",
+    "memory_need",
+    "pool_size_advice",
     "start_engine",
+    "strategies_that_fit",
     "strategy_name",
 ]

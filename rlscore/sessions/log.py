@@ -6,9 +6,10 @@ Event semantics:
   (the latest label event wins).
 * **skip** ``i`` — point ``i`` is not proposed again (it stays unlabeled; it can still be
   labeled). A skip of a labeled point has no effect while the label stands.
-* **undo** — reverts the most recent label or skip event that is not yet undone, across all
-  annotators of the project. Reverting a relabel restores the previous label. Undos are not
-  undone.
+* **undo** — reverts one label or skip event that is not yet undone (the store's default:
+  the project's most recent one; the app's Undo: the annotator's own most recent one,
+  :meth:`LabelLog.last_active`). Reverting a relabel restores the previous label. Undos are
+  not undone.
 
 The fold is a pure function of the events: no engine, no parameters.
 """
@@ -72,9 +73,25 @@ class LabelLog:
         """The labeled points in the order their current labels were given."""
         return sorted(self.label_events, key=lambda i: self.label_events[i].id)
 
-    def last_active(self) -> Event | None:
-        """The most recent label or skip event not undone (what an undo reverts)."""
-        return self._by_id[self._order[-1]] if self._order else None
+    def last_active(self, annotator: str | None = None) -> Event | None:
+        """The most recent label or skip event not undone (what an undo reverts), of
+        ``annotator`` only when given."""
+        for eid in reversed(self._order):
+            if annotator is None or self._by_id[eid].annotator == annotator:
+                return self._by_id[eid]
+        return None
+
+    def labels_by(self) -> dict[str, int]:
+        """Current labels per annotator (whose label each labeled point holds now)."""
+        counts: dict[str, int] = {}
+        for e in self.label_events.values():
+            counts[e.annotator] = counts.get(e.annotator, 0) + 1
+        return counts
+
+    def recent_labels(self, annotator: str, k: int = 5) -> list[Event]:
+        """The annotator's ``k`` most recent label events that still hold, newest first."""
+        mine = [e for e in self.label_events.values() if e.annotator == annotator]
+        return sorted(mine, key=lambda e: e.id, reverse=True)[:k]
 
 
 __all__ = ["LabelLog"]

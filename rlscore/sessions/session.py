@@ -16,8 +16,23 @@ engine and its pool kernel (:mod:`~rlscore.sessions.engine`), the automatic λ
 (:mod:`~rlscore.sessions.diagnostics`), the snapshot cache
 (:mod:`~rlscore.sessions.snapshots`) and the export (:mod:`~rlscore.sessions.export`).
 
-A session may be shared by several callers (browser tabs): what differs per caller — the
-labeling budget — is an argument of the methods, never state of the session.
+A session may be shared by several callers (browser tabs, annotators): what differs per
+caller — the labeling budget, the annotator — is an argument of the methods, never state of
+the session.
+
+**Labels bound to what was shown.** Two rules keep a label on the point its annotator saw:
+
+* *claims* — :meth:`LabelingSession.query` with an ``annotator`` reserves the proposed point
+  for that annotator in the database (:meth:`~rlscore.storage.base.LabelStore.claim`, with an
+  expiry renewed while it is shown), so two annotators, in any tab on any server, are shown
+  different points, and one annotator sees the same query after a reload;
+* *the version seen* — :meth:`~LabelingSession.label` and :meth:`~LabelingSession.skip` take
+  ``seen``, the newest event id of the log when the point was put on screen
+  (:attr:`~LabelingSession.last_event_id`). The store refuses, in the same transaction as the
+  write, an action on a point that anyone labeled, skipped or un-did since
+  (:class:`~rlscore.storage.StaleActionError`): a key pressed twice cannot label the next
+  point, nor relabel the first, and another annotator's newer label is never overwritten
+  without a new decision (a confirmed relabel passes the conflicting event's id as ``seen``).
 """
 
 from __future__ import annotations
@@ -32,12 +47,18 @@ import numpy as np
 from rlscore.core.serialization import plain_scalar
 from rlscore.data.projects import Project
 from rlscore.query import NoCandidatesError, QueryStrategy, strategy_class
+from rlscore.sessions.claims import claimed_point
 from rlscore.sessions.diagnostics import stopping_report
 from rlscore.sessions.export import export_labels
 from rlscore.sessions.loo import loo_errors
 from rlscore.sessions.replay import Replay
 from rlscore.sessions.snapshots import default_snapshot_dir
-from rlscore.storage import Event, LabelStore
+from rlscore.sessions.undo import undo_last
+from rlscore.storage import Event, LabelStore, StaleActionError
+
+#: seconds a proposed point stays reserved for the annotator it was shown to; every call of
+#: ``query(annotator=…)`` (each page view) renews it
+CLAIM_SECONDS = 600.0
 
 
 def check_budget(budget) -> int | None:
@@ -79,6 +100,9 @@ class LabelingSession:
     snapshots
         Directory for snapshots of the state (default: ``<database>.snapshots/`` next to the
         database; ``False`` for none); see :mod:`rlscore.sessions.snapshots`.
+    claim_seconds
+        How long a point proposed to an annotator stays reserved for them
+        (:meth:`query` with ``annotator``).
     **strategy_params
         Further strategy parameters (e.g. ``graph_k``, ``random_state``).
 
@@ -105,6 +129,7 @@ class LabelingSession:
         stop_window: int = 10,
         stop_tolerance: float = 0.01,
         snapshots: bool | str | os.PathLike = True,
+        claim_seconds: float = CLAIM_SECONDS,
         **strategy_params,
     ):
         self.store = store
@@ -116,6 +141,7 @@ class LabelingSession:
         self._budget = check_budget(budget)
         self.stop_window = int(stop_window)
         self.stop_tolerance = float(stop_tolerance)
+        self.claim_seconds = float(claim_seconds)
         self._lock = threading.RLock()
         self._query_cache: tuple[int, tuple[int, float] | None] | None = None
         self._query_time: tuple[int, float] | None = None
@@ -242,17 +268,26 @@ class LabelingSession:
         with self._lock:
             return self._replay.sync()
 
-    def query(self, budget: int | None = None) -> tuple[int, float] | None:
+    def query(
+        self, budget: int | None = None, annotator: str | None = None
+    ) -> tuple[int, float] | None:
         """The proposed next point and its score (lower is better), skipped points excluded.
 
         None once ``budget`` labels are reached (None: the default budget; 0: no budget) or
         no unlabeled, unskipped point is left. The engine's proposal is cached until the
         state changes.
+
+        With ``annotator``, the point is claimed for that annotator in the store: their own
+        unexpired claim on an open point is proposed again (a reload shows the same query),
+        points other annotators hold are passed over, and the claim is renewed for
+        ``claim_seconds``.
         """
         with self._lock:
             b = self._resolve_budget(budget)
             if b is not None and self.n_labeled >= b:
                 return None
+            if annotator is not None:
+                return self._claimed_query(str(annotator))
             if self._query_cache is None or self._query_cache[0] != self._replay.version:
                 try:
                     q = self.engine.next_query(exclude=self._state.log.skipped)
@@ -264,18 +299,48 @@ class LabelingSession:
                 self._query_time = (q[0], time.monotonic())
             return q
 
+    def _claimed_query(self, annotator: str) -> tuple[int, float] | None:
+        point = claimed_point(
+            self.store,
+            self.project_name,
+            self.engine,
+            self._state.log,
+            annotator,
+            self.claim_seconds,
+        )
+        return None if point is None else self._proposal(point)
+
+    def _proposal(self, point: int) -> tuple[int, float]:
+        if self._query_time is None or self._query_time[0] != point:
+            self._query_time = (point, time.monotonic())
+        return point, float(np.asarray(self.engine.scores())[point])
+
+    def release(self, annotator: str) -> None:
+        """Give back the points proposed to ``annotator`` (e.g. when they leave the project)."""
+        self.store.release_claims(self.project_name, str(annotator))
+
     def done(self, budget: int | None = None) -> bool:
         """True when there is nothing left to propose within ``budget`` (as :meth:`query`)."""
         return self.query(budget) is None
 
     # -- writing events -------------------------------------------------------------------
     def label(
-        self, i: int, label, seconds: float | None = None, annotator: str | None = None
+        self,
+        i: int,
+        label,
+        seconds: float | None = None,
+        annotator: str | None = None,
+        *,
+        seen: int | None = None,
     ) -> int:
         """Label point ``i``: the event is committed first, then the engine updated.
 
         ``seconds`` is the time spent on the point; when omitted and ``i`` is the proposed
-        query, the time since it was first proposed is recorded. Returns the event id.
+        query, the time since it was first proposed is recorded. ``seen`` is the
+        :attr:`last_event_id` when the point was shown: if anyone labeled, skipped or un-did
+        it since, nothing is written and :class:`~rlscore.storage.StaleActionError` says
+        who (confirm a relabel by calling again with ``seen=error.newest_id``). Returns the
+        event id.
         """
         with self._lock:
             i = _check_point(self.project, i)
@@ -294,48 +359,64 @@ class LabelingSession:
                 seconds=seconds,
                 params=_event_params(self),
             )
-            eid = self.store.append_event(self.project_name, event)
+            eid = self.store.append_event(self.project_name, event, unchanged_since=seen)
             self.sync()
             return eid
 
-    def skip(self, i: int) -> int:
-        """Do not propose point ``i`` again (it stays unlabeled). Returns the event id."""
+    def skip(self, i: int, annotator: str | None = None, *, seen: int | None = None) -> int:
+        """Do not propose point ``i`` again (it stays unlabeled). Returns the event id.
+
+        ``seen`` as in :meth:`label`."""
         with self._lock:
             i = _check_point(self.project, i)
             self.sync()
-            labels = self._state.log.labels
+            log = self._state.log
+            labels = log.labels
+            if i in labels and seen is not None and log.label_events[i].id > seen:
+                raise StaleActionError(i, [log.label_events[i]])
             if i in labels:
                 raise ValueError(
                     f"point {i} is labeled ({labels[i]!r}): undo or relabel it instead of skipping"
                 )
+            who = self.annotator if annotator is None else annotator
             eid = self.store.append_event(
                 self.project_name,
-                Event("skip", point=i, annotator=self.annotator, params=_event_params(self)),
+                Event("skip", point=i, annotator=who, params=_event_params(self)),
+                unchanged_since=seen,
             )
             self.sync()
             return eid
 
-    def undo(self) -> Event | None:
-        """Revert the most recent label or skip (any annotator's); returns the reverted event.
+    def undo(self, annotator: str | None = None, *, expected: int | None = None) -> Event | None:
+        """Revert the most recent label or skip, of ``annotator`` only when given (the app's
+        Undo reverts your own last action, never a teammate's); returns the reverted event.
 
-        None when another tab reverted it at the same moment. ``ValueError`` when there is
-        nothing to undo.
+        ``expected``: the id of the event the caller showed as the one Undo reverts; if the
+        last action is another one by now (e.g. a second, stale Undo press), nothing is
+        reverted and ``ValueError`` says so. None when another tab reverted it at the same
+        moment. ``ValueError`` when there is nothing to undo.
         """
         with self._lock:
             self.sync()
-            target = self._state.log.last_active()
-            if target is None:
-                raise ValueError("nothing to undo: no label or skip yet")
-            try:
-                self.store.append_event(
-                    self.project_name,
-                    Event("undo", target=target.id, annotator=self.annotator),
-                )
-            except ValueError:  # undone by another tab in between: its undo is enough
-                self.sync()
-                return None
+            reverted = undo_last(
+                self.store,
+                self.project_name,
+                self._state.log,
+                annotator,
+                expected=expected,
+                by=self.annotator if annotator is None else annotator,
+            )
             self.sync()
-            return target
+            log = self._state.log
+            if (
+                reverted is not None
+                and annotator is not None
+                and reverted.point not in log.labels
+                and reverted.point not in log.skipped
+            ):
+                # the annotator undid to look at that point again: show it to them next
+                self.store.claim(self.project_name, reverted.point, annotator, self.claim_seconds)
+            return reverted
 
     def auto_label(self, n: int, annotator: str = "oracle", budget: int | None = None) -> int:
         """Label the next ``n`` queries (within ``budget``, as :meth:`query`) with the true
@@ -348,12 +429,26 @@ class LabelingSession:
         done = 0
         with self._lock:
             for _ in range(int(n)):
-                q = self.query(budget)
+                # claimed like any annotator's query: points shown to people are left alone
+                q = self.query(budget, annotator=annotator)
                 if q is None:
                     break
                 self.label(q[0], self.project.truth[q[0]], seconds=0.0, annotator=annotator)
                 done += 1
         return done
+
+    def progress(self) -> dict[str, int]:
+        """Points whose current label each annotator gave, most first."""
+        counts = self._state.log.labels_by()
+        return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+    def last_action(self, annotator: str | None = None) -> Event | None:
+        """The label or skip :meth:`undo` would revert (of ``annotator`` when given)."""
+        return self._state.log.last_active(annotator)
+
+    def recent_labels(self, annotator: str, k: int = 5) -> list[Event]:
+        """The annotator's ``k`` most recent labels that still hold, newest first."""
+        return self._state.log.recent_labels(str(annotator), k)
 
     # -- parameters -----------------------------------------------------------------------
     def set_params(self, **kw) -> LabelingSession:

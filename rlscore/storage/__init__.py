@@ -5,7 +5,7 @@ embedded default (``$RLSCORE_DB`` names the file).
 """
 
 from rlscore.storage.base import LabelStore
-from rlscore.storage.events import EVENT_KINDS, Event, UnknownProjectError
+from rlscore.storage.events import EVENT_KINDS, Event, StaleActionError, UnknownProjectError
 from rlscore.storage.sqlite import DB_ENV, SQLiteLabelStore, default_db_path, open_store
 
 __all__ = [
@@ -14,6 +14,7 @@ __all__ = [
     "Event",
     "LabelStore",
     "SQLiteLabelStore",
+    "StaleActionError",
     "UnknownProjectError",
     "default_db_path",
     "open_store",

@@ -39,12 +39,43 @@ class LabelStore(ABC):
         """Delete a project and all its events."""
 
     @abstractmethod
-    def append_event(self, name: str, event: Event) -> int:
-        """Validate and commit one event; returns its id (committed before returning)."""
+    def append_event(self, name: str, event: Event, *, unchanged_since: int | None = None) -> int:
+        """Validate and commit one event; returns its id (committed before returning).
+
+        With ``unchanged_since`` (a label or skip), the event is refused with
+        :class:`~rlscore.storage.events.StaleActionError` if an event on the same point was
+        committed after that id; the check and the write are one transaction.
+        """
 
     @abstractmethod
     def events(self, name: str, after_id: int = 0) -> list[Event]:
         """The project's events with id > ``after_id``, in commit order."""
+
+    # -- claims: which annotator is being shown which point ---------------------------------
+    @abstractmethod
+    def claim(self, name: str, point: int, annotator: str, ttl: float) -> bool:
+        """Claim ``point`` for ``annotator`` for ``ttl`` seconds (renewing their claim).
+
+        False, and nothing changes, when another annotator holds an unexpired claim on it.
+        An annotator holds at most one claim per project: a new claim releases the old one.
+        """
+
+    @abstractmethod
+    def claims(self, name: str) -> dict[int, tuple[str, float]]:
+        """Unexpired claims of the project: point -> (annotator, expiry in epoch seconds)."""
+
+    @abstractmethod
+    def release_claims(self, name: str, annotator: str) -> None:
+        """Drop every claim of ``annotator`` in the project."""
+
+    # -- per-project settings --------------------------------------------------------------
+    @abstractmethod
+    def load_settings(self, name: str) -> dict | None:
+        """The project's saved settings (a JSON object), None if never saved."""
+
+    @abstractmethod
+    def save_settings(self, name: str, settings: dict) -> None:
+        """Replace the project's saved settings (JSON-serialisable values)."""
 
     def project_summaries(self) -> list[dict]:
         """One dict per project, without loading its features: ``name``, ``n``, ``d``,

@@ -8,6 +8,38 @@ from dataclasses import dataclass, field
 EVENT_KINDS = ("label", "skip", "undo")
 
 
+class StaleActionError(ValueError):
+    """A label or skip refused because its point changed after the annotator was shown it.
+
+    Raised by :meth:`~rlscore.storage.base.LabelStore.append_event` when it is given
+    ``unchanged_since`` (the newest event id the annotator's view was built from) and an
+    event on the same point (a label, a skip, or the undo of one) has been committed since.
+    The annotator decides again with the newer state on screen: a repeated key press is
+    dropped, another annotator's label is kept unless they confirm a relabel.
+
+    Attributes
+    ----------
+    point : int
+        The pool index of the refused action.
+    events : list of Event
+        The events on that point committed since (oldest first; undos included).
+    """
+
+    def __init__(self, point: int, events: list[Event]):
+        self.point = point
+        self.events = events
+        who = ", ".join(dict.fromkeys(e.annotator or "someone" for e in events))
+        super().__init__(
+            f"point {point} changed after it was shown (by {who}, event {events[-1].id}): "
+            "the action was not saved"
+        )
+
+    @property
+    def newest_id(self) -> int:
+        """Id of the newest event on the point: pass it as ``unchanged_since`` to confirm."""
+        return int(self.events[-1].id)
+
+
 class UnknownProjectError(KeyError):
     """No project of that name in the store."""
 
@@ -38,6 +70,10 @@ class Event:
         the store fills in the most recent label or skip event not yet undone.
     id : int or None
         Set by the store; increases in commit order across all projects.
+    seen : int or None
+        Label and skip events from the app: the newest event id of the project when the
+        point was shown to the annotator (what the action was decided on); None when the
+        caller did not say.
     """
 
     kind: str
@@ -49,3 +85,4 @@ class Event:
     params: dict = field(default_factory=dict)
     target: int | None = None
     id: int | None = None
+    seen: int | None = None

@@ -20,15 +20,16 @@ from pathlib import Path
 
 import numpy as np
 
-from rlscore.core.serialization import plain_scalar
+from rlscore.core.serialization import jsonable, plain_scalar
 from rlscore.data.projects import Project
 from rlscore.storage.base import LabelStore
-from rlscore.storage.events import EVENT_KINDS, Event, UnknownProjectError
+from rlscore.storage.events import EVENT_KINDS, Event, StaleActionError, UnknownProjectError
 
 #: environment variable naming the database file
 DB_ENV = "RLSCORE_DB"
 DEFAULT_DB = Path.home() / ".local" / "share" / "rlscore" / "labels.sqlite3"
-SCHEMA_VERSION = 1
+#: 1: projects and events; 2: events record what was seen, claims, per-project settings
+SCHEMA_VERSION = 2
 #: milliseconds a writer waits for another writer's transaction before giving up
 BUSY_TIMEOUT_MS = 30_000
 
@@ -69,11 +70,30 @@ CREATE TABLE IF NOT EXISTS events (
     annotator TEXT NOT NULL DEFAULT '',
     timestamp REAL NOT NULL,
     seconds REAL,
-    params TEXT NOT NULL DEFAULT '{}'
+    params TEXT NOT NULL DEFAULT '{}',
+    seen INTEGER
 );
 CREATE INDEX IF NOT EXISTS events_by_project ON events (project_uid, id);
 CREATE INDEX IF NOT EXISTS events_by_target ON events (target);
+CREATE INDEX IF NOT EXISTS events_by_point ON events (project_uid, point, id);
+CREATE TABLE IF NOT EXISTS claims (
+    project_uid INTEGER NOT NULL REFERENCES projects(uid) ON DELETE CASCADE,
+    point INTEGER NOT NULL,
+    annotator TEXT NOT NULL,
+    expires REAL NOT NULL,
+    PRIMARY KEY (project_uid, point)
+);
+CREATE INDEX IF NOT EXISTS claims_by_annotator ON claims (project_uid, annotator);
+CREATE TABLE IF NOT EXISTS settings (
+    project_uid INTEGER PRIMARY KEY REFERENCES projects(uid) ON DELETE CASCADE,
+    settings TEXT NOT NULL,
+    updated REAL NOT NULL
+);
 """
+#: columns added to existing tables by each schema version (``CREATE … IF NOT EXISTS`` does
+#: not touch a table that exists)
+_ADDED_COLUMNS = {2: [("events", "seen", "INTEGER")]}
+_EVENT_COLUMNS = "id, kind, point, label, target, annotator, timestamp, seconds, params, seen"
 
 
 def _npy_bytes(X: np.ndarray) -> bytes:
@@ -128,17 +148,28 @@ class SQLiteLabelStore(LabelStore):
             self._conn.execute("COMMIT")
 
     def _migrate(self) -> None:
+        """Create the tables, or upgrade an older file in place (one transaction)."""
         with self._write() as c:
-            for stmt in filter(str.strip, _SCHEMA.split(";")):
-                c.execute(stmt)
-            row = c.execute("SELECT version FROM schema_info").fetchone()
-            if row is None:
-                c.execute("INSERT INTO schema_info (version) VALUES (?)", (SCHEMA_VERSION,))
-            elif row[0] > SCHEMA_VERSION:
+            row = c.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'schema_info'"
+            ).fetchone()
+            version = None
+            if row is not None:
+                found = c.execute("SELECT version FROM schema_info").fetchone()
+                version = None if found is None else int(found[0])
+            if version is not None and version > SCHEMA_VERSION:
                 raise RuntimeError(
-                    f"{self.path} has schema version {row[0]}, newer than this rlscore "
+                    f"{self.path} has schema version {version}, newer than this rlscore "
                     f"({SCHEMA_VERSION}): upgrade rlscore"
                 )
+            if version is not None:
+                for v in range(version + 1, SCHEMA_VERSION + 1):
+                    for table, column, kind in _ADDED_COLUMNS.get(v, []):
+                        c.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
+            for stmt in filter(str.strip, _SCHEMA.split(";")):
+                c.execute(stmt)
+            c.execute("DELETE FROM schema_info")
+            c.execute("INSERT INTO schema_info (version) VALUES (?)", (SCHEMA_VERSION,))
 
     @property
     def schema_version(self) -> int:
@@ -244,7 +275,8 @@ class SQLiteLabelStore(LabelStore):
                 raise UnknownProjectError(self._unknown(name))
 
     def _unknown(self, name: str) -> str:
-        return f"no project named {name!r} in {self.path}; projects: {self.list_projects()}"
+        # no file path: the message is shown in the browser (rlscore.ui.errors)
+        return f"no project named {name!r} in the label database; projects: {self.list_projects()}"
 
     def _uid(self, c: sqlite3.Connection, name: str) -> int:
         row = c.execute("SELECT uid FROM projects WHERE name = ?", (name,)).fetchone()
@@ -261,11 +293,14 @@ class SQLiteLabelStore(LabelStore):
         return self._project_info[uid]
 
     # -- events --------------------------------------------------------------------------
-    def append_event(self, name: str, event: Event) -> int:
+    def append_event(self, name: str, event: Event, *, unchanged_since: int | None = None) -> int:
         """Validate ``event`` against the project and commit it; returns its id.
 
         Raises ``ValueError`` for an unknown kind, a point outside the pool, a label not
-        among the classes, or an undo with nothing (or an already undone event) to undo.
+        among the classes, or an undo with nothing (or an already undone event) to undo;
+        :class:`StaleActionError` when ``unchanged_since`` is given and the point changed
+        after that event id (checked inside the write transaction, so two servers cannot
+        both pass the check). A label or skip releases every claim on its point.
         """
         if event.kind not in EVENT_KINDS:
             raise ValueError(f"event kind must be one of {EVENT_KINDS}, got {event.kind!r}")
@@ -290,9 +325,15 @@ class SQLiteLabelStore(LabelStore):
                 if event.kind == "skip":
                     label = None
                 target = None
+                if unchanged_since is not None:
+                    newer = self._events_on_point(c, uid, point, int(unchanged_since))
+                    if newer:
+                        raise StaleActionError(point, newer)
+                c.execute("DELETE FROM claims WHERE project_uid = ? AND point = ?", (uid, point))
+            seen = event.seen if event.seen is not None else unchanged_since
             cur = c.execute(
                 "INSERT INTO events (project_uid, kind, point, label, target, annotator, "
-                "timestamp, seconds, params) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "timestamp, seconds, params, seen) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     uid,
                     event.kind,
@@ -303,9 +344,22 @@ class SQLiteLabelStore(LabelStore):
                     timestamp,
                     None if event.seconds is None else float(event.seconds),
                     json.dumps(_plain_params(event.params)),
+                    None if seen is None else int(seen),
                 ),
             )
             return int(cur.lastrowid)
+
+    @staticmethod
+    def _events_on_point(c: sqlite3.Connection, uid: int, point: int, after: int) -> list[Event]:
+        """Events after id ``after`` that touch ``point``: its labels and skips, and undos
+        of any of its events."""
+        rows = c.execute(
+            f"SELECT {_EVENT_COLUMNS} FROM events WHERE project_uid = ? AND id > ? AND "
+            "(point = ? OR (kind = 'undo' AND target IN "
+            "(SELECT id FROM events WHERE project_uid = ? AND point = ?))) ORDER BY id",
+            (uid, after, point, uid, point),
+        ).fetchall()
+        return [_event(row) for row in rows]
 
     @staticmethod
     def _check_undo_target(c: sqlite3.Connection, uid: int, target: int | None) -> int:
@@ -330,24 +384,68 @@ class SQLiteLabelStore(LabelStore):
         with self._lock:
             uid = self._uid(self._conn, name)
             rows = self._conn.execute(
-                "SELECT id, kind, point, label, target, annotator, timestamp, seconds, params "
-                "FROM events WHERE project_uid = ? AND id > ? ORDER BY id",
+                f"SELECT {_EVENT_COLUMNS} FROM events WHERE project_uid = ? AND id > ? ORDER BY id",
                 (uid, int(after_id)),
             ).fetchall()
-        return [
-            Event(
-                kind=kind,
-                point=point,
-                label=None if label is None else json.loads(label),
-                annotator=annotator,
-                timestamp=timestamp,
-                seconds=seconds,
-                params=json.loads(params),
-                target=target,
-                id=eid,
+        return [_event(row) for row in rows]
+
+    # -- claims ----------------------------------------------------------------------------
+    def claim(self, name: str, point: int, annotator: str, ttl: float) -> bool:
+        now = time.time()
+        with self._write() as c:
+            uid = self._uid(c, name)
+            c.execute("DELETE FROM claims WHERE project_uid = ? AND expires <= ?", (uid, now))
+            row = c.execute(
+                "SELECT annotator FROM claims WHERE project_uid = ? AND point = ?",
+                (uid, int(point)),
+            ).fetchone()
+            if row is not None and row[0] != annotator:
+                return False
+            c.execute(
+                "DELETE FROM claims WHERE project_uid = ? AND annotator = ? AND point != ?",
+                (uid, annotator, int(point)),
             )
-            for eid, kind, point, label, target, annotator, timestamp, seconds, params in rows
-        ]
+            c.execute(
+                "INSERT OR REPLACE INTO claims (project_uid, point, annotator, expires) "
+                "VALUES (?, ?, ?, ?)",
+                (uid, int(point), annotator, now + float(ttl)),
+            )
+            return True
+
+    def claims(self, name: str) -> dict[int, tuple[str, float]]:
+        with self._lock:
+            uid = self._uid(self._conn, name)
+            rows = self._conn.execute(
+                "SELECT point, annotator, expires FROM claims WHERE project_uid = ? "
+                "AND expires > ?",
+                (uid, time.time()),
+            ).fetchall()
+        return {int(p): (a, float(e)) for p, a, e in rows}
+
+    def release_claims(self, name: str, annotator: str) -> None:
+        with self._write() as c:
+            uid = self._uid(c, name)
+            c.execute(
+                "DELETE FROM claims WHERE project_uid = ? AND annotator = ?", (uid, annotator)
+            )
+
+    # -- settings --------------------------------------------------------------------------
+    def load_settings(self, name: str) -> dict | None:
+        with self._lock:
+            uid = self._uid(self._conn, name)
+            row = self._conn.execute(
+                "SELECT settings FROM settings WHERE project_uid = ?", (uid,)
+            ).fetchone()
+        return None if row is None else json.loads(row[0])
+
+    def save_settings(self, name: str, settings: dict) -> None:
+        text = json.dumps(jsonable(settings))
+        with self._write() as c:
+            uid = self._uid(c, name)
+            c.execute(
+                "INSERT OR REPLACE INTO settings (project_uid, settings, updated) VALUES (?, ?, ?)",
+                (uid, text, time.time()),
+            )
 
     def last_event_id(self, name: str) -> int:
         """Id of the project's newest event (0 if none): a cheap change check."""
@@ -357,6 +455,23 @@ class SQLiteLabelStore(LabelStore):
                 "SELECT MAX(id) FROM events WHERE project_uid = ?", (uid,)
             ).fetchone()
         return int(row[0] or 0)
+
+
+def _event(row: tuple) -> Event:
+    """An :class:`Event` from a row of ``_EVENT_COLUMNS``."""
+    eid, kind, point, label, target, annotator, timestamp, seconds, params, seen = row
+    return Event(
+        kind=kind,
+        point=point,
+        label=None if label is None else json.loads(label),
+        annotator=annotator,
+        timestamp=timestamp,
+        seconds=seconds,
+        params=json.loads(params),
+        target=target,
+        id=eid,
+        seen=seen,
+    )
 
 
 def _plain_params(params: dict) -> dict:
@@ -369,6 +484,7 @@ __all__ = [
     "Event",
     "LabelStore",
     "SQLiteLabelStore",
+    "StaleActionError",
     "UnknownProjectError",
     "default_db_path",
     "open_store",

@@ -1,73 +1,114 @@
-"""The current settings of a browser tab: project, learner, annotator and budget.
+"""The current view of a browser tab: which project, which annotator, and the project's settings.
 
-``st.session_state["params"]`` is the one source of truth for them (a plain dict, so it
-survives page switches, unlike widget state). The sidebar's widgets are seeded from it and
-write back to it (:mod:`rlscore.ui.sidebar`); the Tune page's "Apply to session" writes to it
-as well (:func:`update_params`).
+What belongs to the tab — the project shown and the annotator's name — lives in the address
+bar (``?project=…&annotator=…``) and in ``st.session_state``, so a reload or a shared link
+opens the same view. What belongs to the project — strategy, kernel, σ, λ, class weights,
+budget — lives in the label database (:mod:`rlscore.sessions.settings`), shared by every
+annotator, tab and server; :func:`params` reads it on every run, :func:`update_params` (the
+sidebar, Tune's "Apply") validates and saves it.
 """
 
 from __future__ import annotations
 
 import math
-import os
 
 import streamlit as st
 
+from rlscore.sessions.settings import SETTING_KEYS, project_settings, save_project_settings
+from rlscore.storage import UnknownProjectError
 from rlscore.ui.store import get_store
 
 DEFAULT_PROJECT = "two_moons"
 LAM_LOG_RANGE = (-4.0, 3.0)
 SIGMA_LOG_RANGE = (-2.0, 2.0)
+#: longest annotator name kept (it is written with every event)
+MAX_NAME = 60
 
 
-def default_params(project: str) -> dict:
-    """Learner settings for a project: its stored σ and λ (meta) with ARLS and an RBF kernel.
+def current_project() -> str:
+    """The tab's project: the one chosen in this tab, else the link's ``?project=``, else the
+    default sample, else the first project. Stops the page when the database has none."""
+    projects = get_store().list_projects()
+    if not projects:
+        st.error("The label database holds no project: create one on the Data page.")
+        st.stop()
+    chosen = st.session_state.get("project")
+    if chosen is not None and chosen not in projects:
+        st.session_state["project_gone"] = chosen  # deleted meanwhile: the page says so
+        chosen = None
+    wanted = st.query_params.get("project")
+    name = next(p for p in (chosen, wanted, DEFAULT_PROJECT, projects[0]) if p in projects)
+    st.session_state["project"] = name
+    return name
 
-    Parameters
-    ----------
-    project : str
-        A project of the label store.
+
+def set_project(name: str) -> None:
+    """Show ``name`` in this tab (the address bar follows on the next run)."""
+    st.session_state["project"] = name
+    st.session_state.pop("selected", None)
+
+
+def clean_annotator(name: object) -> str | None:
+    """An annotator name as typed: stripped, at most :data:`MAX_NAME` characters, or None."""
+    text = " ".join(str(name or "").split())[:MAX_NAME]
+    return text or None
+
+
+def current_annotator() -> str | None:
+    """The tab's annotator: chosen in this tab, else the link's ``?annotator=``; None until
+    the annotator has said who they are."""
+    name = st.session_state.get("annotator") or clean_annotator(st.query_params.get("annotator"))
+    if name:
+        st.session_state["annotator"] = name
+    return name
+
+
+def set_annotator(name: str) -> None:
+    """Label as ``name`` in this tab from now on (kept in the address bar)."""
+    st.session_state["annotator"] = clean_annotator(name)
+
+
+def sync_address_bar() -> None:
+    """Write the tab's project and annotator into the address bar (reload, bookmark, share)."""
+    wanted = {"project": st.session_state.get("project")}
+    if st.session_state.get("annotator"):
+        wanted["annotator"] = st.session_state["annotator"]
+    for key, value in wanted.items():
+        if value is not None and st.query_params.get(key) != value:
+            st.query_params[key] = value
+
+
+def params() -> dict:
+    """The tab's project and annotator with the project's saved settings.
 
     Returns
     -------
     dict
-        Keys ``project, strategy, kernel, sigma, lam, lam_auto, class_weight, annotator,
-        budget`` (budget 0: none).
+        ``project``, ``annotator`` (None until given) and :data:`SETTING_KEYS`.
     """
-    meta = get_store().load_project(project).meta or {}
-    return {
-        "project": project,
-        "strategy": "arls",
-        "kernel": "rbf",
-        "sigma": float(meta.get("sigma") or 1.0),
-        "lam": float(meta.get("lam") or 0.5),
-        "lam_auto": False,
-        "class_weight": meta.get("class_weight") or None,
-        "annotator": os.environ.get("USER") or "annotator",
-        "budget": 0,
-    }
-
-
-def params() -> dict:
-    """The current settings (created on first use: the project named in the link, else the
-    default project)."""
-    if "params" not in st.session_state:
-        projects = get_store().list_projects()
-        if not projects:
-            st.error("The label database holds no project: create one on the Data page.")
-            st.stop()
-        # a link may name the project: http://host:8501/?project=circles, /tune?project=…
-        wanted = st.query_params.get("project")
-        project = next(
-            p for p in (wanted, DEFAULT_PROJECT, projects[0]) if p is not None and p in projects
-        )
-        st.session_state["params"] = default_params(project)
-    return st.session_state["params"]
+    project = current_project()
+    try:
+        settings = project_settings(get_store(), project)
+    except UnknownProjectError:  # deleted between the two reads
+        st.session_state.pop("project", None)
+        return params()
+    settings.pop("ignored", None)
+    p = {"project": project, "annotator": current_annotator(), **settings}
+    st.session_state["params"] = p  # this run's view, for tests and the pages' callbacks
+    return p
 
 
 def update_params(**changes) -> None:
-    """Change settings (e.g. from the Tune page); the sidebar shows them on its next run."""
-    params().update(changes)
+    """Save changed settings of the tab's project for every annotator (sidebar, Tune).
+
+    Raises
+    ------
+    ValueError
+        An invalid value (nothing is saved).
+    """
+    settings = {k: v for k, v in changes.items() if k in SETTING_KEYS}
+    if settings:
+        save_project_settings(get_store(), current_project(), settings)
     st.session_state.pop("selected", None)
 
 
@@ -75,7 +116,7 @@ def log_position(value: float, bounds: tuple[float, float]) -> float:
     """Slider position (log₁₀, 0.01 steps) of a positive value, clamped to the slider's range.
 
     Values outside the range (e.g. an automatic λ of 1e-6) keep their exact value in the
-    params; only the slider shows the nearest end.
+    settings; only the slider shows the nearest end.
 
     Parameters
     ----------

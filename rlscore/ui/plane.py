@@ -27,9 +27,9 @@ def projection(handle: SessionHandle) -> PlaneProjection:
 
 
 def decision_grid(
-    handle: SessionHandle, xy: np.ndarray, resolution: int = 70
+    handle: SessionHandle, plane: PlaneProjection, resolution: int = 70
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Decision values of the session's engine on a grid over the 2-D pool ``xy``.
+    """Decision values of the session's engine on a grid over the pool's 2-D ``plane``.
 
     Exact (``engine.decision_function_at``) when the engine can score new points; otherwise
     (graph kernels, KLR) the pool values interpolated. Cached until the labels change. Call
@@ -46,14 +46,16 @@ def decision_grid(
     if cached is not None and cached[0] == state:
         return cached[1]
     grid = None
+    one = plane.one_feature
     at = getattr(s.engine, "decision_function_at", None)
     if at is not None:
         try:
-            grid = grid_surface(xy, at, resolution)
+            grid = grid_surface(plane.xy, at, resolution, one_feature=one)
         except ValueError:  # graph kernels are defined on the pool only
             grid = None
     if grid is None:
-        xs, ys, _ = grid_points(xy, resolution)
-        grid = (xs, ys, interpolated_surface(xy, s.engine.decision_function(), xs, ys))
+        xs, ys, _ = grid_points(plane.xy, resolution, one_feature=one)
+        values = s.engine.decision_function()
+        grid = (xs, ys, interpolated_surface(plane.xy, values, xs, ys, one_feature=one))
     handle.cache["grid"] = (state, grid)
     return grid

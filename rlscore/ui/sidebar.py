@@ -1,8 +1,9 @@
-"""The sidebar: the project choice and the learner's settings, bound to :func:`params`.
+"""The sidebar: the project choice, the annotator and the project's learner settings.
 
-Each widget is re-seeded from the params on every run and writes back only when the user
-changes it (``on_change``). Widget state alone would not survive a page switch, and a slider
-on a log scale would round exact values such as σ = 1.7 from the project.
+Each widget is re-seeded from :func:`~rlscore.ui.params.params` on every run and writes back
+only when the user changes it (``on_change``): the learner settings to the label database
+(every annotator of the project sees them), the project and the annotator to this tab and its
+address bar. A slider on a log scale would otherwise round exact values such as σ = 1.7.
 """
 
 from __future__ import annotations
@@ -11,9 +12,23 @@ import streamlit as st
 
 from rlscore.core.kernels import GRAPH_KERNELS, VECTOR_KERNELS
 from rlscore.data.samples import list_samples
-from rlscore.ui.params import LAM_LOG_RANGE, SIGMA_LOG_RANGE, default_params, log_position, params
+from rlscore.ui.flash import flash
+from rlscore.ui.params import (
+    LAM_LOG_RANGE,
+    SIGMA_LOG_RANGE,
+    clean_annotator,
+    current_annotator,
+    current_project,
+    log_position,
+    params,
+    set_annotator,
+    set_project,
+    sync_address_bar,
+    update_params,
+)
 from rlscore.ui.store import get_store
 from rlscore.ui.strategies import STRATEGY_LABELS
+from rlscore.ui.text import md_text
 
 KERNELS = VECTOR_KERNELS + GRAPH_KERNELS
 
@@ -22,70 +37,87 @@ def _identity(value):
     return value
 
 
-#: sidebar parameter -> (params value -> widget value, widget value -> params value)
+#: setting -> (settings value -> widget value, widget value -> settings value)
 _CONVERT = {
     "sigma": (lambda v: log_position(v, SIGMA_LOG_RANGE), lambda x: float(10**x)),
     "lam": (lambda v: log_position(v, LAM_LOG_RANGE), lambda x: float(10**x)),
     "class_weight": (lambda v: v or "none", lambda w: None if w == "none" else w),
-    "annotator": (_identity, lambda t: t.strip() or "annotator"),
     "budget": (_identity, int),
 }
 
 
-def _bind(name: str) -> dict:
-    """Widget keyword arguments tying a sidebar widget to ``params()[name]``."""
+def _bind(p: dict, name: str) -> dict:
+    """Widget keyword arguments tying a sidebar widget to the setting ``name``."""
     key = f"w_{name}"
     to_widget = _CONVERT.get(name, (_identity, _identity))[0]
-    st.session_state[key] = to_widget(params()[name])
+    st.session_state[key] = to_widget(p[name])
     return {"key": key, "on_change": _changed, "args": (name,)}
 
 
 def _changed(name: str) -> None:
     from_widget = _CONVERT.get(name, (_identity, _identity))[1]
-    params()[name] = from_widget(st.session_state[f"w_{name}"])
-    st.session_state.pop("selected", None)
+    try:
+        update_params(**{name: from_widget(st.session_state[f"w_{name}"])})
+    except ValueError as exc:
+        flash("error", f"Setting not saved: {md_text(exc)}")
 
 
 def _project_changed() -> None:
-    annotator = params()["annotator"]
-    st.session_state["params"] = p = default_params(st.session_state["w_project"])
-    p["annotator"] = annotator
-    st.session_state.pop("selected", None)
+    set_project(st.session_state["w_project"])
+
+
+def _annotator_changed() -> None:
+    name = clean_annotator(st.session_state["w_annotator"])
+    if name:
+        set_annotator(name)
 
 
 def project_selector() -> str:
-    """Sidebar project choice; switching project resets the settings to its defaults.
+    """Sidebar project choice (this tab's; the address bar follows it).
 
     Returns
     -------
     str
         The current project.
     """
-    p = params()
-    projects = get_store().list_projects()
-    if not projects:
-        st.error("The label database holds no project: create one on the Data page.")
-        st.stop()
-    if p["project"] not in projects:  # deleted meanwhile (e.g. on the Data page)
-        st.session_state["params"] = p = default_params(projects[0])
-    if st.query_params.get("project") != p["project"]:
-        # the address bar names the project, so the link can be shared or bookmarked
-        st.query_params["project"] = p["project"]
+    project = current_project()
+    gone = st.session_state.pop("project_gone", None)
+    if gone is not None:
+        flash("warning", f"Project {md_text(gone)} was deleted; showing {md_text(project)}.")
+    sync_address_bar()
     samples = set(list_samples())
-    st.session_state["w_project"] = p["project"]
+    st.session_state["w_project"] = project
     st.sidebar.selectbox(
         "Project",
-        projects,
+        get_store().list_projects(),
         key="w_project",
         on_change=_project_changed,
+        # option labels are plain text (no Markdown), so names are shown as typed
         format_func=lambda name: name if name in samples else f"{name} (uploaded)",
         help="Bundled samples and the projects uploaded on the Data page.",
     )
-    return p["project"]
+    return project
+
+
+def annotator_input() -> str | None:
+    """The annotator's name in the sidebar (this tab's, kept in the address bar)."""
+    name = current_annotator()
+    sync_address_bar()
+    st.session_state["w_annotator"] = name or ""
+    st.sidebar.text_input(
+        "Annotator",
+        key="w_annotator",
+        on_change=_annotator_changed,
+        max_chars=60,
+        help="Your name, written with each of your labels; kept in the page's link.",
+    )
+    return name
 
 
 def learner_sidebar() -> dict:
-    """Sidebar controls for strategy, kernel, σ, λ, class weights, annotator and budget.
+    """Sidebar controls for the project's strategy, kernel, σ, λ, class weights and budget.
+
+    Changes are saved for the project (every annotator, tab and server sees them).
 
     Returns
     -------
@@ -94,18 +126,19 @@ def learner_sidebar() -> dict:
     """
     p = params()
     sb = st.sidebar
+    sb.caption("Learner settings of this project, shared by every annotator.")
     sb.selectbox(
         "Strategy",
         list(STRATEGY_LABELS),
         format_func=STRATEGY_LABELS.__getitem__,
-        **_bind("strategy"),
+        **_bind(p, "strategy"),
     )
     sb.selectbox(
         "Kernel",
         list(KERNELS),
         help="Graph kernels (regularized, diffusion, …) are built on a 6-nearest-neighbour "
         "graph of the pool.",
-        **_bind("kernel"),
+        **_bind(p, "kernel"),
     )
     sb.slider(
         "σ (log₁₀)",
@@ -113,14 +146,14 @@ def learner_sidebar() -> dict:
         step=0.05,
         disabled=p["kernel"] != "rbf",
         help="RBF width: k(x, z) = exp(−‖x − z‖² / (2σ²)).",
-        **_bind("sigma"),
+        **_bind(p, "sigma"),
     )
     sb.caption(f"σ = {p['sigma']:.4g}")
     sb.toggle(
         "λ auto (LOO)",
         help="Choose λ by exact leave-one-out error on the labeled points "
         "(re-chosen at 4, 8, 16, … labels).",
-        **_bind("lam_auto"),
+        **_bind(p, "lam_auto"),
     )
     sb.slider(
         "λ (log₁₀)",
@@ -128,7 +161,7 @@ def learner_sidebar() -> dict:
         step=0.05,
         disabled=p["lam_auto"],
         help="Regularisation: RLS solves (K + λ A⁻¹) c = y.",
-        **_bind("lam"),
+        **_bind(p, "lam"),
     )
     sb.caption("λ = auto (LOO)" if p["lam_auto"] else f"λ = {p['lam']:.4g}")
     sb.radio(
@@ -136,14 +169,13 @@ def learner_sidebar() -> dict:
         ["none", "balanced"],
         horizontal=True,
         help="Balanced weights equalise the classes (for imbalanced data).",
-        **_bind("class_weight"),
+        **_bind(p, "class_weight"),
     )
-    sb.text_input("Annotator", **_bind("annotator"))
     sb.number_input(
         "Labeling budget (0 = none)",
         min_value=0,
         step=10,
-        help="This tab's budget: other tabs on the same project keep their own.",
-        **_bind("budget"),
+        help="Labels the project asks for in all (every annotator together).",
+        **_bind(p, "budget"),
     )
     return p

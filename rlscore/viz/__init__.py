@@ -1,2 +1,3 @@
 """Pictures of a session: :mod:`~rlscore.viz.geometry` (projections, grids, decision surfaces;
-numpy only) and :mod:`~rlscore.viz.figures` (the plotly builders that draw them)."""
+numpy, with scipy for interpolation) and :mod:`~rlscore.viz.figures` (the plotly builders that
+draw them, with user strings escaped and large pools sampled)."""

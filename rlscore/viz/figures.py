@@ -10,14 +10,21 @@ Conventions
   scatter can be mapped back to the point (see :func:`clicked_index`).
 * Class colours come from one qualitative palette, indexed by the position of the class in
   ``classes`` (the engine's ``classes_`` order), so every figure colours a class the same way.
+* User strings (class, feature and group names, titles) go through :func:`plain_text`: plotly
+  renders a subset of HTML in every text field (``<a href>``, ``<br>``, ``<span style>``…).
+  Templates (``hovertemplate``) never contain them: they refer to the trace's name instead.
+* Plotted numbers are sent at the precision the eye can see (:func:`_compact`): the JSON is
+  what the browser downloads on every rerun.
 """
 
 from __future__ import annotations
 
+import html
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
+import plotly
 import plotly.graph_objects as go
 
 from rlscore.viz.geometry import blank_flat, margin_surfaces, summarize_curves
@@ -38,11 +45,76 @@ SYMBOLS = ("circle", "square", "diamond", "triangle-up", "cross", "triangle-down
 UNDECIDED = "#b0b0b0"
 #: pools larger than this draw their points with WebGL (see :func:`pool_figure`)
 WEBGL_MIN_POINTS = 1000
+#: at most this many unlabeled points are sent to the browser (see :func:`pool_figure`)
+MAX_POINTS = 20_000
+#: plotly >= 6 sends numpy arrays as binary typed arrays, older versions as JSON lists
+_TYPED_ARRAYS = int(plotly.__version__.split(".")[0]) >= 6
+# one template for every pool trace: user strings reach the hover label only as data
+_HOVER = "#%{customdata}<extra>%{fullData.name}</extra>"
+_HOVER_TEXT = "#%{customdata} %{text}<extra>%{fullData.name}</extra>"
 
 
 def class_color(position: int) -> str:
     """Colour of the class at ``position`` in the classes list."""
     return PALETTE[position % len(PALETTE)]
+
+
+def plain_text(value: object) -> str:
+    """``str(value)`` escaped so that plotly shows it as typed instead of rendering its HTML.
+
+    Only ``&``, ``<`` and ``>`` are escaped: plotly decodes exactly those entities (and
+    numeric ones), so ``&quot;`` would show literally, while a quote outside a tag is harmless.
+
+    Parameters
+    ----------
+    value : object
+        A user string: a class, feature, project or group name.
+
+    Returns
+    -------
+    str
+    """
+    return html.escape(str(value), quote=False)
+
+
+def class_text(c: object, class_names: Mapping[str, str] | None = None) -> str:
+    """The display name of class ``c`` (``class_names[str(c)]``, else ``c``), escaped for plotly.
+
+    Parameters
+    ----------
+    c : object
+        A class value.
+    class_names : mapping str -> str, optional
+        The project's display names, keyed by ``str(class value)``.
+
+    Returns
+    -------
+    str
+    """
+    return plain_text((class_names or {}).get(str(c)) or c)
+
+
+def sampling_note(fig: go.Figure) -> str | None:
+    """A caption saying how many unlabeled points :func:`pool_figure` drew, if it sampled them.
+
+    Parameters
+    ----------
+    fig : plotly.graph_objects.Figure
+        A :func:`pool_figure`.
+
+    Returns
+    -------
+    str or None
+        None when every point is drawn.
+    """
+    meta = fig.layout.meta
+    if not isinstance(meta, Mapping) or meta.get("unlabeled_drawn") == meta.get("unlabeled_total"):
+        return None
+    return (
+        f"Showing a random {meta['unlabeled_drawn']:,} of the {meta['unlabeled_total']:,} "
+        "unlabeled points (the same ones on every run); every labeled and skipped point, the "
+        "query and the selected point are always shown."
+    )
 
 
 def pool_figure(
@@ -61,6 +133,9 @@ def pool_figure(
     title: str | None = None,
     height: int = 560,
     webgl: bool | None = None,
+    class_names: Mapping[str, str] | None = None,
+    max_points: int | None = MAX_POINTS,
+    sample_seed: int = 0,
 ) -> go.Figure:
     """Scatter of the pool with labels, predictions, the next query and a decision boundary.
 
@@ -76,7 +151,8 @@ def pool_figure(
         Predicted class of every point; unlabeled points are tinted with its colour.
     confidence : ndarray of shape (n,), optional
         Confidence in [0, 1] of the prediction; sets the tint's opacity. Points whose
-        confidence does not exceed chance (1/T) are drawn grey ("undecided").
+        confidence does not exceed chance (1/T), or is not a number, are drawn grey
+        ("undecided").
     query : int, optional
         Index of the proposed query; drawn as a large star.
     selected : int, optional
@@ -84,65 +160,85 @@ def pool_figure(
     skipped : sequence of int
         Skipped points; drawn as grey crosses.
     axis_titles : (str, str)
+        Plain text (escaped here).
     grid : (xs, ys, F), optional
         Decision values on a grid (``F`` of shape (len(ys), len(xs)) binary, or
         (len(ys), len(xs), T) multiclass); the zero contour is drawn as the boundary.
+        Values that are not finite are left out.
     confidence_contours : bool
         Also draw, for binary data, the contours ``f = ±0.5`` (soft confidence 0.75).
     title : str, optional
+        Plain text (escaped here).
     height : int
     webgl : bool, optional
-        Draw the points with WebGL (``Scattergl``); default: when the pool has more than
-        :data:`WEBGL_MIN_POINTS` points, where SVG markers make the browser slow. All point
-        traces then use WebGL, since plotly draws WebGL above SVG and would hide the query.
+        Draw the points with WebGL (``Scattergl``); default: when more than
+        :data:`WEBGL_MIN_POINTS` points are drawn, where SVG markers make the browser slow.
+        All point traces then use WebGL, since plotly draws WebGL above SVG and would hide
+        the query.
+    class_names : mapping str -> str, optional
+        Display name of each class, keyed by ``str(class value)``, for legends and hover
+        labels (see :func:`class_text`).
+    max_points : int or None
+        At most this many unlabeled points are drawn (None: all). Above it a random sample
+        is drawn, always with the query and the selected point; labeled and skipped points
+        are always all drawn.
+    sample_seed : int
+        Seed of the sample. Each point gets a fixed random priority and the sample is the
+        unlabeled points of highest priority, so a new label changes the sample by at most
+        one point instead of redrawing it.
 
     Returns
     -------
     plotly.graph_objects.Figure
-        Every pool point has its pool index as its ``customdata``.
+        Every drawn point has its pool index as its ``customdata``. ``layout.meta`` holds
+        ``points_total``, ``points_drawn``, ``unlabeled_total`` and ``unlabeled_drawn``
+        (see :func:`sampling_note`).
     """
     xy = np.asarray(xy, dtype=float)
     n = xy.shape[0]
-    if webgl is None:
-        webgl = n > WEBGL_MIN_POINTS
     classes = list(classes)
     position = {c: k for k, c in enumerate(classes)}
     idx = np.arange(n)
     is_labeled = np.zeros(n, dtype=bool)
-    if labels:
-        is_labeled[np.fromiter(labels.keys(), dtype=int)] = True
+    labeled = np.fromiter(labels.keys(), dtype=int, count=len(labels))
+    is_labeled[labeled] = True
     is_skipped = np.zeros(n, dtype=bool)
-    if len(skipped):
-        is_skipped[np.asarray(list(skipped), dtype=int)] = True
+    is_skipped[np.asarray(list(skipped), dtype=int)] = True
     is_skipped &= ~is_labeled
-    fig = go.Figure()
+    unlabeled = ~is_labeled & ~is_skipped
+    unlabeled &= _sample(unlabeled, (query, selected), max_points, sample_seed)
+    drawn = int(unlabeled.sum() + is_labeled.sum() + is_skipped.sum())
+    if webgl is None:
+        webgl = drawn > WEBGL_MIN_POINTS
 
+    decimals = (_decimals(xy[:, 0]), _decimals(xy[:, 1]))
+
+    def points(members, color, size, name, opacity=1.0, **style):
+        return _points(xy, members, color, size, name, opacity, decimals, webgl=webgl, **style)
+
+    fig = go.Figure()
     if grid is not None:
         xs, ys, F = grid
         surfaces = blank_flat(margin_surfaces(F))
         for k, Z in enumerate(surfaces):
             colour = "black" if len(surfaces) == 1 else class_color(k)
             name = "decision boundary f = 0"
-            fig.add_trace(_contour(xs, ys, Z, 0.0, colour, "solid", name, k == 0))
+            fig.add_trace(_contour(xs, ys, Z, (0.0,), colour, "solid", name, k == 0))
         if confidence_contours and len(surfaces) == 1:
-            for level in (-0.5, 0.5):
-                fig.add_trace(
-                    _contour(xs, ys, surfaces[0], level, "gray", "dash", "f = ±0.5", level < 0)
-                )
+            # one trace for both levels: the grid's values are sent once, not twice
+            fig.add_trace(
+                _contour(xs, ys, surfaces[0], (-0.5, 0.5), "gray", "dash", "f = ±0.5", True)
+            )
 
-    unlabeled = ~is_labeled & ~is_skipped
     if predicted is None:
-        fig.add_trace(
-            _points(xy, idx[unlabeled], UNDECIDED, 7, "unlabeled", opacity=0.6, webgl=webgl)
-        )
+        fig.add_trace(points(idx[unlabeled], UNDECIDED, 7, "unlabeled", opacity=0.6))
     else:
         predicted = np.asarray(predicted)
         conf = np.ones(n) if confidence is None else np.asarray(confidence, dtype=float)
         chance = 1.0 / max(len(classes), 2)
-        undecided = unlabeled & (conf <= chance + 1e-9)
-        fig.add_trace(
-            _points(xy, idx[undecided], UNDECIDED, 7, "unlabeled (undecided)", 0.6, webgl=webgl)
-        )
+        # NaN confidence is no confidence: grey, like chance
+        undecided = unlabeled & ~(conf > chance + 1e-9)
+        fig.add_trace(points(idx[undecided], UNDECIDED, 7, "unlabeled (undecided)", 0.6))
         for c in classes:
             members = idx[unlabeled & ~undecided & (predicted == c)]
             if members.size == 0:
@@ -150,78 +246,77 @@ def pool_figure(
             # Opacity grows from 0.2 at chance to 0.9 at full confidence.
             strength = np.clip((conf[members] - chance) / (1 - chance), 0.0, 1.0)
             fig.add_trace(
-                _points(
-                    xy,
+                points(
                     members,
                     class_color(position[c]),
                     7,
-                    f"predicted {c}",
+                    f"predicted {class_text(c, class_names)}",
                     opacity=0.2 + 0.7 * strength,
                     hover=[f"p={v:.2f}" for v in conf[members]],
-                    webgl=webgl,
                 )
             )
     if is_skipped.any():
-        fig.add_trace(
-            _points(xy, idx[is_skipped], "#555555", 9, "skipped", symbol="x", webgl=webgl)
-        )
-    label_arr = np.array([labels.get(i) for i in idx], dtype=object) if labels else None
+        fig.add_trace(points(idx[is_skipped], "#555555", 9, "skipped", symbol="x"))
+    label_values = list(labels.values())
     for c in classes:
-        if label_arr is None:
-            break
-        members = idx[is_labeled & np.array([lab == c for lab in label_arr])]
+        members = np.sort(labeled[[v == c for v in label_values]])
         if members.size == 0:
             continue
         fig.add_trace(
-            _points(
-                xy,
+            points(
                 members,
                 class_color(position[c]),
                 11,
-                f"labeled {c}",
+                f"labeled {class_text(c, class_names)}",
                 symbol=SYMBOLS[position[c] % len(SYMBOLS)],
                 line=1,
-                webgl=webgl,
             )
         )
     if query is not None:
-        fig.add_trace(
-            _points(
-                xy,
-                np.array([query]),
-                "#ffd700",
-                22,
-                "next query",
-                symbol="star",
-                line=2,
-                webgl=webgl,
-            )  # fmt: skip
-        )
+        fig.add_trace(points([query], "#ffd700", 22, "next query", symbol="star", line=2))
     if selected is not None and selected != query:
-        fig.add_trace(
-            _points(
-                xy,
-                np.array([selected]),
-                "#ff00ff",  # open symbols draw their outline in the marker colour
-                24,
-                "selected",
-                symbol="circle-open",
-                line=3,
-                webgl=webgl,
-            )
-        )
+        # open symbols draw their outline in the marker colour
+        fig.add_trace(points([selected], "#ff00ff", 24, "selected", symbol="circle-open", line=3))
     fig.update_layout(
-        title=title,
+        title=None if title is None else plain_text(title),
         height=height,
         margin=dict(l=10, r=10, t=40 if title else 10, b=10),
-        xaxis_title=axis_titles[0],
-        yaxis_title=axis_titles[1],
+        xaxis_title=plain_text(axis_titles[0]),
+        yaxis_title=plain_text(axis_titles[1]),
         legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0),
         clickmode="event+select",
         dragmode="pan",
         uirevision="pool",
+        meta=dict(
+            points_total=n,
+            points_drawn=drawn,
+            unlabeled_total=int(n - is_labeled.sum() - is_skipped.sum()),
+            unlabeled_drawn=int(unlabeled.sum()),
+        ),
     )
     return fig
+
+
+def _sample(
+    candidates: np.ndarray, keep: Sequence[int | None], max_points: int | None, seed: int
+) -> np.ndarray:
+    """Mask of at most ``max_points`` of the ``candidates`` (a mask), always with ``keep``.
+
+    The points of highest fixed random priority win, so the sample of a pool changes little
+    when a point leaves the candidates (is labeled).
+    """
+    if max_points is not None and max_points < 0:
+        raise ValueError(f"max_points must be non-negative, got {max_points}")
+    if max_points is None or int(candidates.sum()) <= max_points:
+        return candidates.copy()
+    chosen = np.zeros_like(candidates)
+    forced = [i for i in dict.fromkeys(keep) if i is not None and candidates[i]]
+    chosen[forced] = True
+    rest = np.flatnonzero(candidates & ~chosen)
+    quota = max(max_points - len(forced), 0)
+    priority = np.random.default_rng(seed).random(len(candidates))[rest]
+    chosen[rest[np.argpartition(priority, quota)[:quota]]] = True
+    return chosen
 
 
 def clicked_index(point: Mapping) -> int | None:
@@ -243,11 +338,12 @@ def clicked_index(point: Mapping) -> int | None:
 
 def _points(
     xy: np.ndarray,
-    members: np.ndarray,
+    members: Sequence[int] | np.ndarray,
     color: str,
     size: float,
     name: str,
     opacity: float | np.ndarray = 1.0,
+    decimals: tuple[int | None, int | None] = (None, None),
     *,
     symbol: str = "circle",
     line: float = 0,
@@ -255,38 +351,46 @@ def _points(
     hover: Sequence[str] | None = None,
     webgl: bool = False,
 ) -> go.Scatter | go.Scattergl:
+    """One trace of pool points, coordinates rounded to ``decimals`` (see :func:`_decimals`);
+    ``name`` must already be plain text (:func:`plain_text`)."""
     members = np.asarray(members, dtype=int)
-    text = [f"#{i}" + (f" {h}" if hover is not None else "") for i, h in _zip_hover(members, hover)]
+    if isinstance(opacity, np.ndarray):
+        opacity = _compact(opacity, 2)  # 1/100 of full opacity is below what the eye sees
     return (go.Scattergl if webgl else go.Scatter)(
-        x=xy[members, 0],
-        y=xy[members, 1],
+        x=_compact(xy[members, 0], decimals[0]),
+        y=_compact(xy[members, 1], decimals[1]),
         mode="markers",
         name=name,
         customdata=members,
-        text=text,
-        hovertemplate="%{text}<extra>" + name + "</extra>",
+        text=None if hover is None else list(hover),
+        hovertemplate=_HOVER if hover is None else _HOVER_TEXT,
         marker=dict(
             color=color,
             size=size,
             symbol=symbol,
-            opacity=opacity.tolist() if isinstance(opacity, np.ndarray) else opacity,
+            opacity=opacity,
             line=dict(width=line, color=line_color),
         ),
     )
 
 
-def _zip_hover(members: np.ndarray, hover: Sequence[str] | None):
-    if hover is None:
-        return ((int(i), "") for i in members)
-    return ((int(i), h) for i, h in zip(members, hover, strict=True))
-
-
-def _contour(xs, ys, Z, level: float, color: str, dash: str, name: str, legend: bool) -> go.Contour:
+def _contour(
+    xs: np.ndarray,
+    ys: np.ndarray,
+    Z: np.ndarray,
+    levels: tuple[float, ...],
+    color: str,
+    dash: str,
+    name: str,
+    legend: bool,
+) -> go.Contour:
+    """Contour lines of ``Z`` at evenly spaced ``levels`` (one or more), in one style."""
+    step = levels[1] - levels[0] if len(levels) > 1 else 1.0
     return go.Contour(
-        x=xs,
-        y=ys,
-        z=Z,
-        contours=dict(start=level, end=level, size=1.0, coloring="lines"),
+        x=_compact(xs, _decimals(xs)),
+        y=_compact(ys, _decimals(ys)),
+        z=_compact(Z, _decimals(Z)),
+        contours=dict(start=levels[0], end=levels[-1], size=step, coloring="lines"),
         # with coloring="lines" the colour comes from the colorscale, not line.color
         colorscale=[[0.0, color], [1.0, color]],
         line=dict(width=2 if dash == "solid" else 1, dash=dash),
@@ -295,6 +399,41 @@ def _contour(xs, ys, Z, level: float, color: str, dash: str, name: str, legend: 
         name=name,
         showlegend=legend,
     )
+
+
+def _decimals(values: np.ndarray, digits: int = 5) -> int | None:
+    """Decimals that keep ``digits`` significant digits of the extent of ``values``.
+
+    With 5, a step of at most 1/10 000 of the axis: under a pixel even zoomed in 10×. Relative
+    to the extent of everything drawn on an axis, not to each number: a point far from 0 keeps
+    the precision of the axis. None (keep every digit) when the values are all equal.
+    """
+    finite = np.asarray(values, dtype=float)
+    finite = finite[np.isfinite(finite)]
+    extent = float(finite.max() - finite.min()) if finite.size else 0.0
+    if not 0.0 < extent < np.inf:
+        return None
+    decimals = digits - 1 - int(np.floor(np.log10(extent)))
+    return decimals if decimals <= 300 else None  # np.round scales by 10**decimals
+
+
+def _compact(values: np.ndarray, decimals: int | None) -> np.ndarray:
+    """Plotted numbers rounded to ``decimals``, in the form plotly sends cheapest; NaN stays.
+
+    As typed arrays (plotly >= 6), float32 (4 bytes a number instead of 8) when it holds that
+    precision, which it does unless the values sit far from 0 compared with their extent. As
+    JSON lists (plotly 5), float64: its rounded numbers print short, float32 ones in 17 digits.
+    """
+    a = np.asarray(values, dtype=float)
+    if decimals is not None:
+        a = np.round(a, decimals)
+    if _TYPED_ARRAYS:
+        with np.errstate(over="ignore"):  # beyond float32's range: inf, caught just below
+            single = a.astype(np.float32)
+        tolerance = 0.0 if decimals is None else 0.5 * 10.0**-decimals
+        if np.nanmax(np.abs(single - a), initial=0.0) <= tolerance:
+            return single
+    return a
 
 
 def risk_history_figure(
@@ -513,7 +652,7 @@ def learning_curves_figure(
                 line=dict(width=0),
                 hoverinfo="skip",
                 showlegend=False,
-                name=f"{name} ± sd",
+                name=plain_text(f"{name} ± sd"),
             )
         )
         fig.add_trace(
@@ -521,7 +660,7 @@ def learning_curves_figure(
                 x=xs,
                 y=mean,
                 mode="lines",
-                name=(names or {}).get(name, str(name)),
+                name=plain_text((names or {}).get(name, name)),
                 line=dict(color=colour),
             )
         )

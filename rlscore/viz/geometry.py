@@ -27,34 +27,44 @@ class PlaneProjection:
         True when ``xy`` is a PCA projection (d > 2) rather than the data itself.
     explained : tuple of float or None
         Fraction of variance explained by each PCA axis.
+    one_feature : bool
+        True when the pool has a single feature: ``xy[:, 0]`` is that feature and ``xy[:, 1]``
+        the pool index, so a model's decision values depend on ``x`` alone. Pass it on to
+        :func:`grid_points`, :func:`grid_surface` and :func:`interpolated_surface`.
     """
 
     xy: np.ndarray
     axis_titles: tuple[str, str]
     is_pca: bool
     explained: tuple[float, float] | None = None
+    one_feature: bool = False
 
 
 def plane_projection(X: np.ndarray, feature_names: Sequence[str] | None = None) -> PlaneProjection:
     """Return 2-D plotting coordinates: the features for d <= 2, a PCA projection for d > 2.
 
+    One feature is plotted against the pool index: the points spread out without jitter (the
+    picture is the same on every run) and each one stays clickable, where a constant second
+    axis would pile duplicates onto one spot.
+
     Parameters
     ----------
     X : array-like of shape (n, d)
     feature_names : sequence of str, optional
-        Axis titles when the data is already 2-D.
+        Axis titles when the data has at most two features.
 
     Returns
     -------
     PlaneProjection
     """
     X = np.asarray(X, dtype=float)
-    if X.ndim != 2 or X.shape[0] == 0:
+    if X.ndim != 2 or X.shape[0] == 0 or X.shape[1] == 0:
         raise ValueError(f"X must be a non-empty 2-D array, got shape {X.shape}")
     n, d = X.shape
     names = list(feature_names) if feature_names is not None else [f"x{j}" for j in range(d)]
     if d == 1:
-        return PlaneProjection(np.column_stack([X[:, 0], np.zeros(n)]), (names[0], ""), False)
+        xy = np.column_stack([X[:, 0], np.arange(n, dtype=float)])
+        return PlaneProjection(xy, (names[0], "pool index"), False, one_feature=True)
     if d == 2:
         return PlaneProjection(X.copy(), (names[0], names[1]), False)
     centered = X - X.mean(axis=0)
@@ -68,37 +78,46 @@ def plane_projection(X: np.ndarray, feature_names: Sequence[str] | None = None) 
 
 
 def grid_points(
-    xy: np.ndarray, resolution: int = 80, pad: float = 0.08
+    xy: np.ndarray, resolution: int = 80, pad: float = 0.08, *, one_feature: bool = False
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """A regular grid covering the 2-D points with a margin.
 
     Parameters
     ----------
     xy : array-like of shape (n, 2)
+        Rows that are not finite are ignored.
     resolution : int
         Grid lines per axis.
     pad : float
         Margin on each side, as a fraction of the data's extent.
+    one_feature : bool
+        ``xy`` is a :class:`PlaneProjection` of one feature: a surface over it is constant
+        along ``y``, so ``ys`` is just the two ends of the margin.
 
     Returns
     -------
     xs : ndarray of shape (resolution,)
-    ys : ndarray of shape (resolution,)
-    points : ndarray of shape (resolution**2, 2)
-        Row-major over (ys, xs): ``points.reshape(resolution, resolution, 2)[iy, ix]``.
+    ys : ndarray of shape (resolution,), or (2,) with ``one_feature``
+    points : ndarray of shape (len(ys) * len(xs), 2)
+        Row-major over (ys, xs): ``points.reshape(len(ys), len(xs), 2)[iy, ix]``.
     """
-    xy = np.asarray(xy, dtype=float)
-    lo, hi = xy.min(axis=0), xy.max(axis=0)
+    xy = np.asarray(xy, dtype=float).reshape(-1, 2)
+    finite = xy[np.isfinite(xy).all(axis=1)]
+    lo, hi = (finite.min(axis=0), finite.max(axis=0)) if len(finite) else (np.zeros(2), np.ones(2))
     span = np.where(hi > lo, hi - lo, 1.0)
     lo, hi = lo - pad * span, hi + pad * span
     xs = np.linspace(lo[0], hi[0], resolution)
-    ys = np.linspace(lo[1], hi[1], resolution)
+    ys = np.array([lo[1], hi[1]]) if one_feature else np.linspace(lo[1], hi[1], resolution)
     gx, gy = np.meshgrid(xs, ys)
     return xs, ys, np.column_stack([gx.ravel(), gy.ravel()])
 
 
 def grid_surface(
-    xy: np.ndarray, decide: Callable[[np.ndarray], np.ndarray], resolution: int = 70
+    xy: np.ndarray,
+    decide: Callable[[np.ndarray], np.ndarray],
+    resolution: int = 70,
+    *,
+    one_feature: bool = False,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """A model's decision values on a grid over the 2-D points (for drawing its boundary).
 
@@ -106,18 +125,27 @@ def grid_surface(
     ----------
     xy : array-like of shape (n, 2)
     decide : callable
-        Decision values of points of shape (m, 2): an array of shape (m,) or (m, T), e.g.
+        Decision values of points in the model's feature space, shape (m, 2) (or (m, 1) with
+        ``one_feature``): an array of shape (m,) or (m, T), e.g.
         ``RLSClassifier.decision_function``.
     resolution : int
         Grid lines per axis (see :func:`grid_points`).
+    one_feature : bool
+        ``xy`` is a projection of one feature (:attr:`PlaneProjection.one_feature`):
+        ``decide`` gets that feature only, once per grid column, and the surface is constant
+        along ``y``, so its zero level is drawn as vertical lines.
 
     Returns
     -------
-    xs, ys : ndarray of shape (resolution,)
+    xs, ys : ndarray
+        See :func:`grid_points`.
     F : ndarray of shape (len(ys), len(xs)) or (len(ys), len(xs), T)
         Ready for ``pool_figure(grid=(xs, ys, F))``.
     """
-    xs, ys, points = grid_points(xy, resolution)
+    xs, ys, points = grid_points(xy, resolution, one_feature=one_feature)
+    if one_feature:
+        values = np.asarray(decide(xs[:, None]))
+        return xs, ys, np.repeat(values[None], len(ys), axis=0)
     values = np.asarray(decide(points))
     return xs, ys, values.reshape((len(ys), len(xs)) + values.shape[1:])
 
@@ -150,11 +178,13 @@ def margin_surfaces(F: np.ndarray) -> np.ndarray:
 
 
 def blank_flat(surfaces: np.ndarray, rtol: float = 1e-6) -> np.ndarray:
-    """NaN where a decision surface is numerically flat at 0, so no boundary is drawn there.
+    """NaN where a decision surface is numerically flat at 0 or not finite, so no boundary is
+    drawn there.
 
     Far from every labeled point an RBF model decays to (underflowing) zeros; the sign of such
     values is noise, and a zero contour through them would draw a boundary where the model
-    has no opinion.
+    has no opinion. Infinite values (a diverged model) have no place on a contour either, and
+    JSON cannot carry them.
 
     Parameters
     ----------
@@ -167,19 +197,29 @@ def blank_flat(surfaces: np.ndarray, rtol: float = 1e-6) -> np.ndarray:
     ndarray of the same shape, float
     """
     surfaces = np.asarray(surfaces, dtype=float)
-    finite = np.abs(surfaces[np.isfinite(surfaces)])
-    scale = max(1.0, float(finite.max())) if finite.size else 1.0
-    return np.where(np.abs(surfaces) < rtol * scale, np.nan, surfaces)
+    finite = np.isfinite(surfaces)
+    magnitude = np.abs(surfaces[finite])
+    scale = max(1.0, float(magnitude.max())) if magnitude.size else 1.0
+    return np.where(finite & (np.abs(surfaces) >= rtol * scale), surfaces, np.nan)
 
 
 def interpolated_surface(
-    xy: np.ndarray, values: np.ndarray, xs: np.ndarray, ys: np.ndarray
+    xy: np.ndarray,
+    values: np.ndarray,
+    xs: np.ndarray,
+    ys: np.ndarray,
+    *,
+    one_feature: bool = False,
 ) -> np.ndarray:
     """Decision values known on the pool, linearly interpolated onto the grid ``xs × ys``.
 
     For models that cannot be evaluated off the pool (graph kernels are defined on the pool
     only). Outside the convex hull of the pool the surface is NaN, so no boundary is drawn
-    where there is no data.
+    where there is no data. Never raises for finite input: duplicated points are merged
+    (their values averaged), points on one line (including fewer than 3 distinct points,
+    where a triangulation does not exist) are interpolated along that line within a band
+    5% of its length wide, a single distinct point gives an all-NaN surface, and rows whose
+    coordinates or values are not finite are ignored.
 
     Parameters
     ----------
@@ -188,16 +228,92 @@ def interpolated_surface(
     values : ndarray of shape (n,) or (n, T)
     xs, ys : ndarray
         The grid (see :func:`grid_points`).
+    one_feature : bool
+        ``xy`` is a projection of one feature (:attr:`PlaneProjection.one_feature`): the
+        values are interpolated along ``x`` and the surface is constant along ``y``.
 
     Returns
     -------
     ndarray of shape (len(ys), len(xs)) or (len(ys), len(xs), T)
     """
-    from scipy.interpolate import griddata  # scipy is slow to import; only graph kernels need it
-
+    xy = np.asarray(xy, dtype=float).reshape(-1, 2)
     values = np.asarray(values, dtype=float)
-    gx, gy = np.meshgrid(xs, ys)
-    return griddata(np.asarray(xy, dtype=float), values, (gx, gy), method="linear")
+    flat = values.reshape(len(xy), -1)
+    used = xy[:, :1] if one_feature else xy
+    keep = np.isfinite(used).all(axis=1) & np.isfinite(flat).all(axis=1)
+    gx, gy = np.meshgrid(np.asarray(xs, dtype=float), np.asarray(ys, dtype=float))
+    queries = np.column_stack([gx.ravel(), gy.ravel()])[:, : used.shape[1]]
+    if not keep.any():
+        return np.full(gx.shape + values.shape[1:], np.nan)
+    points, queries = _normalised(used[keep], queries)
+    if one_feature:
+        out = _interpolate_on_line(points, flat[keep], queries)
+    else:
+        out = _interpolate_on_plane(points, flat[keep], queries)
+    return out.reshape(gx.shape + values.shape[1:])
+
+
+def _normalised(points: np.ndarray, queries: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``points`` and ``queries`` moved and scaled alike so the points span about [-0.5, 0.5].
+
+    Linear interpolation does not change under this map, but Qhull fails on coordinates far
+    from 1 (e.g. 1e200). Halving first keeps every difference finite.
+    """
+    low, high = points.min(axis=0) / 2, points.max(axis=0) / 2
+    centre, size = low + high, float(np.max(high - low))
+    size = size if size > 0 else 1.0  # one distinct point: nothing to interpolate anyway
+    return (points / 2 - centre / 2) / size, (queries / 2 - centre / 2) / size
+
+
+def _merge_duplicates(points: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct ``points`` (sorted) and the mean of the ``values`` of each one's copies."""
+    distinct, inverse = np.unique(points, axis=0, return_inverse=True)
+    inverse = inverse.ravel()  # numpy 2.0.0 returns it 2-D
+    sums = np.zeros((len(distinct), values.shape[1]))
+    np.add.at(sums, inverse, values)
+    return distinct, sums / np.bincount(inverse, minlength=len(distinct))[:, None]
+
+
+def _interpolate_on_plane(
+    points: np.ndarray, values: np.ndarray, queries: np.ndarray
+) -> np.ndarray:
+    """Linear interpolation over the Delaunay triangulation, or along the line if there is none."""
+    from scipy.interpolate import griddata  # scipy is slow to import; only graph kernels need it
+    from scipy.spatial import QhullError
+
+    points, values = _merge_duplicates(points, values)
+    if len(points) >= 3:
+        s = np.linalg.svd(points - points.mean(axis=0), compute_uv=False)
+        if s[1] > 1e-9 * s[0]:
+            try:
+                return griddata(points, values, queries, method="linear")
+            except QhullError:
+                pass  # a degenerate input Qhull still rejects: interpolate along its main axis
+    return _interpolate_on_line(points, values, queries, band=0.05)
+
+
+def _interpolate_on_line(
+    points: np.ndarray, values: np.ndarray, queries: np.ndarray, band: float | None = None
+) -> np.ndarray:
+    """Linear interpolation along the points' principal axis: NaN beyond their ends and, when
+    ``band`` is given, farther than ``band`` × their length from the axis."""
+    out = np.full((len(queries), values.shape[1]), np.nan)
+    if len(points) < 2:
+        return out
+    centre = points.mean(axis=0)
+    axis = np.linalg.svd(points - centre, full_matrices=False)[2][0]
+    t, values = _merge_duplicates((points - centre) @ axis[:, None], values)
+    t = t[:, 0]
+    if len(t) < 2:  # all copies of one point: no direction to interpolate along
+        return out
+    tq = (queries - centre) @ axis
+    inside = (tq >= t[0]) & (tq <= t[-1])
+    if band is not None:
+        off_axis = np.linalg.norm(queries - centre - tq[:, None] * axis, axis=1)
+        inside &= off_axis <= band * (t[-1] - t[0])
+    for k in range(values.shape[1]):
+        out[inside, k] = np.interp(tq[inside], t, values[:, k])
+    return out
 
 
 def image_array(values: np.ndarray, shape: Sequence[int], scale: int = 16) -> np.ndarray:

@@ -1,0 +1,155 @@
+"""A project's labeling settings, kept in the label database for every annotator and server.
+
+Strategy, kernel, σ, λ (or automatic λ), class weights and the labeling budget are chosen per
+project, not per browser tab: the app saves them when they change (sidebar, Tune's "Apply")
+and every tab, reload or server reads them back, so a reload shows the same learner and the
+same next query. :func:`project_settings` is what the app and the CLI read;
+:func:`save_project_settings` validates before writing, so a bad value never reaches the
+database, and a saved value that is no longer valid (e.g. a strategy removed in a later
+version) falls back to the project's default with the reason in ``"ignored"``.
+"""
+
+from __future__ import annotations
+
+import math
+
+from rlscore.core.kernels import GRAPH_KERNELS, VECTOR_KERNELS
+from rlscore.query import STRATEGIES
+from rlscore.sessions.engine import PoolTooLargeError, check_pool_size, make_engine
+from rlscore.storage import LabelStore
+
+#: the settings of a project, in the order the app shows them
+SETTING_KEYS = ("strategy", "kernel", "sigma", "lam", "lam_auto", "class_weight", "budget")
+#: tried in this order for a project's default strategy: the first whose memory fits the pool
+DEFAULT_STRATEGIES = ("arls", "uncertainty", "random")
+
+
+def default_settings(n: int, meta: dict | None) -> dict:
+    """The settings of a project nobody has changed: its recommended σ and λ (meta), an RBF
+    kernel, ARLS — or, for a pool ARLS's n × n state does not fit, uncertainty sampling.
+
+    Parameters
+    ----------
+    n : int
+        Pool size.
+    meta : dict or None
+        The project's meta (recommended ``sigma``, ``lam``, ``class_weight``).
+
+    Returns
+    -------
+    dict
+        Keys :data:`SETTING_KEYS`; ``budget`` 0 means none.
+    """
+    meta = meta or {}
+    settings = {
+        "strategy": DEFAULT_STRATEGIES[0],
+        "kernel": "rbf",
+        "sigma": float(meta.get("sigma") or 1.0),
+        "lam": float(meta.get("lam") or 0.5),
+        "lam_auto": False,
+        "class_weight": meta.get("class_weight") or None,
+        "budget": 0,
+    }
+    for name in DEFAULT_STRATEGIES:
+        settings["strategy"] = name
+        try:
+            check_pool_size(make_engine(settings, settings["lam"]), n, name)
+        except PoolTooLargeError:
+            continue
+        break
+    return settings
+
+
+def check_settings(settings: dict) -> dict:
+    """Validated settings: the known keys, with plain Python values.
+
+    Raises
+    ------
+    ValueError
+        Naming the first invalid setting and what it accepts.
+    """
+    out = {k: settings[k] for k in SETTING_KEYS if k in settings}
+    if "strategy" in out and out["strategy"] not in STRATEGIES:
+        raise ValueError(
+            f"strategy {out['strategy']!r} is unknown: choose one of {list(STRATEGIES)}"
+        )
+    kernels = VECTOR_KERNELS + GRAPH_KERNELS
+    if "kernel" in out and out["kernel"] not in kernels:
+        raise ValueError(f"kernel {out['kernel']!r} is unknown: choose one of {list(kernels)}")
+    for key in ("sigma", "lam"):
+        if key in out:
+            value = out[key]
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise ValueError(f"{key} must be a positive number, got {value!r}")
+            if not (math.isfinite(value) and value > 0):
+                raise ValueError(f"{key} must be a positive number, got {value!r}")
+            out[key] = float(value)
+    if "lam_auto" in out:
+        if not isinstance(out["lam_auto"], bool):
+            raise ValueError(f"lam_auto must be true or false, got {out['lam_auto']!r}")
+    if "class_weight" in out:
+        weight = out["class_weight"]
+        if weight not in (None, "balanced") and not isinstance(weight, dict):
+            raise ValueError(
+                "class_weight must be none, 'balanced' or a mapping class -> weight, "
+                f"got {weight!r}"
+            )
+    if "budget" in out:
+        budget = out["budget"]
+        if isinstance(budget, bool) or not isinstance(budget, int) or budget < 0:
+            raise ValueError(f"budget must be a whole number ≥ 0 (0: none), got {budget!r}")
+    return out
+
+
+def project_settings(store: LabelStore, name: str) -> dict:
+    """The project's settings: the saved ones over :func:`default_settings`.
+
+    Saved values that no longer validate are left out, and listed under the key
+    ``"ignored"`` (setting -> reason) so a caller can say so.
+    """
+    summary = next((s for s in store.project_summaries() if s["name"] == name), None)
+    if summary is None:
+        store.load_project(name)  # raises UnknownProjectError naming the projects
+    settings = default_settings(summary["n"], summary["meta"])
+    saved = store.load_settings(name) or {}
+    ignored = {}
+    for key in SETTING_KEYS:
+        if key not in saved:
+            continue
+        try:
+            settings.update(check_settings({key: saved[key]}))
+        except ValueError as exc:
+            ignored[key] = str(exc)
+    if ignored:
+        settings["ignored"] = ignored
+    return settings
+
+
+def save_project_settings(store: LabelStore, name: str, changes: dict) -> dict:
+    """Validate ``changes`` and save them over the project's current settings.
+
+    Returns
+    -------
+    dict
+        The project's settings after the change.
+
+    Raises
+    ------
+    ValueError
+        An invalid setting (nothing is saved).
+    """
+    changes = check_settings(changes)
+    settings = {k: v for k, v in project_settings(store, name).items() if k in SETTING_KEYS}
+    settings.update(changes)
+    store.save_settings(name, settings)
+    return settings
+
+
+__all__ = [
+    "DEFAULT_STRATEGIES",
+    "SETTING_KEYS",
+    "check_settings",
+    "default_settings",
+    "project_settings",
+    "save_project_settings",
+]

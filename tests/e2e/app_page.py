@@ -1,0 +1,103 @@
+"""Helpers shared by the browser tests: waiting for script runs, reading and driving the page."""
+
+from __future__ import annotations
+
+import re
+
+from playwright.sync_api import Page, expect
+
+from rlscore.sessions import LabelLog
+from rlscore.storage import open_store
+
+APP_IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+
+
+#: every view of the Label page shows the state its query panel shows (rlscore.ui.refresh)
+VIEWS_CAUGHT_UP = """() => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
+  const marks = [...document.querySelectorAll('[data-rls-view]')].map(m => m.dataset.rlsState);
+  return marks.every(m => m === marks[0]);
+}"""
+
+
+def settle(page: Page) -> None:
+    """Wait until the app's script runs have finished and the Label page's plot and figures
+    have caught up with its query panel."""
+    page.locator(APP_IDLE).wait_for()
+    page.wait_for_function(VIEWS_CAUGHT_UP)
+
+
+def rerun(page: Page, action) -> None:
+    """Do ``action`` (a click…) and wait until the script run it triggers has finished.
+
+    Counts finished runs (``window.__runs``, set up by the conftest's init script), so a check
+    right after the click cannot see the state from before the run.
+    """
+    before = page.evaluate("window.__runs")
+    action()
+    page.wait_for_function(f"window.__runs > {before}")
+    settle(page)
+
+
+def wait_text(page: Page, text: str) -> None:
+    """Wait for ``text`` to be shown, then for the run that shows it to finish."""
+    expect(page.get_by_text(text, exact=True).first).to_be_visible()
+    settle(page)
+
+
+def heading_number(page: Page, prefix: str) -> int:
+    """The point number of the heading ``<prefix> point #N`` on the page."""
+    h = page.get_by_role("heading", name=re.compile(re.escape(prefix) + r" point #\d+"))
+    expect(h).to_be_visible()
+    return int(re.search(r"#(\d+)", h.inner_text()).group(1))
+
+
+def stored(db, project: str) -> LabelLog:
+    """The project's labels as stored in the database (read independently of the app)."""
+    with open_store(db) as store:
+        return LabelLog(store.events(project))
+
+
+def label_button(page: Page, text: str):
+    """The label button showing the class ``text`` (Streamlit names a button with a shortcut
+    ``"<label> Shortcut <key>"``)."""
+    return page.get_by_role("button", name=re.compile(rf"^{re.escape(text)}( Shortcut \d)?$"))
+
+
+def open_app(page: Page, url: str, labeled: int, total: int = 220, annotator: str = "ada") -> int:
+    """Open the Label page at ``url`` as ``annotator``; returns the query's point number."""
+    sep = "&" if "?" in url else "?"
+    page.goto(f"{url}{sep}annotator={annotator}" if "annotator=" not in url else url)
+    wait_text(page, f"Labeled {labeled} of {total}")
+    page.locator(".js-plotly-plot").first.wait_for()
+    return heading_number(page, "Next query:")
+
+
+def choose(page: Page, box: str, option: str) -> None:
+    """Pick ``option`` in the select box labelled ``box`` (the app blurs the box itself)."""
+    combo = page.get_by_role("combobox", name=box)
+    if combo.input_value() == option:  # choosing the current value triggers no run
+        return
+    combo.click()
+    rerun(page, page.get_by_role("option", name=option, exact=True).click)
+
+
+def click_pool_point(page: Page, index: int) -> None:
+    """Click the marker of pool point ``index`` in the pool scatter (SVG or WebGL traces)."""
+    target = page.evaluate(
+        """(index) => {
+        const gd = document.querySelector('.js-plotly-plot');
+        const L = gd._fullLayout, box = gd.getBoundingClientRect();
+        for (const tr of gd._fullData) {
+            const k = (tr.customdata || []).findIndex(c => Number(c) === index);
+            if (k >= 0) return {x: box.left + L._size.l + L.xaxis.l2p(tr.x[k]),
+                                y: box.top + L._size.t + L.yaxis.l2p(tr.y[k])};
+        }
+        return null;
+    }""",
+        index,
+    )
+    assert target is not None, f"point {index} is not drawn"
+    page.mouse.move(target["x"], target["y"])
+    page.mouse.click(target["x"], target["y"])

@@ -1,0 +1,187 @@
+"""The Tune page in Streamlit's AppTest: the top row, applying σ and λ, failures as messages.
+
+Each test uses its own label database (``RLSCORE_DB`` in a temporary directory); the labels
+are written to it directly, and the applied settings read back from it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+from test_app_data_page import BOLD_NAME, IMAGE_NAME, assert_shown_as_text, markdown_texts, plain
+
+from rlscore.core.klr import KLRConvergenceError
+from rlscore.core.rls import RLSClassifier
+from rlscore.data.projects import Project
+from rlscore.data.samples import ensure_sample_projects, load_sample
+from rlscore.sessions.settings import project_settings
+from rlscore.storage import Event, open_store
+
+PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "tune.py")
+TOP_ROW = {"tune_log_sigma", "tune_log_lam", "tune_method", "apply", "apply_auto"}
+
+
+@pytest.fixture
+def db(tmp_path, monkeypatch) -> Path:
+    path = tmp_path / "labels.sqlite3"
+    monkeypatch.setenv("RLSCORE_DB", str(path))
+    return path
+
+
+def label_some(db: Path, name: str = "two_moons", per_class: int = 4) -> None:
+    """Label the first ``per_class`` points of each class with the truth (as annotators do)."""
+    with open_store(db) as store:
+        ensure_sample_projects(store)
+        project = store.load_project(name)
+        for c in project.classes:
+            for i in np.flatnonzero(project.truth == c)[:per_class]:
+                store.append_event(name, Event("label", int(i), c, "ann"))
+
+
+def run_page(project: str | None = None) -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    if project is not None:
+        at.query_params["project"] = project
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def keys(block) -> set[str]:
+    """The user keys of the widgets inside ``block``."""
+    return {node.key for node in block if getattr(node, "key", None)}
+
+
+def top_row(at: AppTest):
+    """The first row of columns on the page."""
+    return next(b for b in at.main.children.values() if b.type == "flex_container")
+
+
+def test_apply_buttons_sit_beside_the_sliders(db):
+    label_some(db)
+    at = run_page()
+    rows = [b for b in at.main.children.values() if b.type == "flex_container"]
+    assert keys(rows[0]) == TOP_ROW  # sliders, confidence, both buttons: one row
+    assert [c.type for c in rows[0].children.values()] == ["column"] * 4
+    assert {"loo_curve", "candidate"} <= keys(rows[1])  # the figures come below
+    assert not at.button(key="apply_auto").disabled
+
+
+def test_without_enough_labels_the_buttons_stay_on_top(db):
+    at = run_page()
+    assert keys(top_row(at)) == TOP_ROW
+    assert any("Label at least 3 points" in i.value for i in at.info)
+    assert not at.button(key="apply").disabled
+    assert at.button(key="apply_auto").disabled  # no curve, no automatic λ
+
+
+def test_apply_saves_the_candidate_for_the_project(db):
+    label_some(db)
+    at = run_page()
+    at.slider(key="tune_log_lam").set_value(0.5)
+    at.slider(key="tune_log_sigma").set_value(-0.5)
+    at.run()
+    at.button(key="apply").click()
+    at.run()
+    assert not at.exception
+    assert "Applied σ = 0.3162, λ = 3.162" in at.success[0].value
+    with open_store(db) as store:
+        saved = project_settings(store, "two_moons")
+    assert saved["sigma"] == pytest.approx(10**-0.5) and saved["lam"] == pytest.approx(10**0.5)
+    assert not saved["lam_auto"]
+    # the automatic λ shown on its button is the one applied
+    auto = float(at.button(key="apply_auto").label.rsplit("=", 1)[1])
+    at.button(key="apply_auto").click()
+    at.run()
+    with open_store(db) as store:
+        assert project_settings(store, "two_moons")["lam"] == pytest.approx(auto, rel=5e-3)
+
+
+def test_a_refused_apply_is_a_message(db, monkeypatch):
+    label_some(db)
+
+    def refuse(**changes):
+        raise ValueError(f"not saved for {IMAGE_NAME}")
+
+    monkeypatch.setattr("rlscore.ui.params.update_params", refuse)
+    at = run_page()
+    at.button(key="apply").click()
+    at.run()
+    assert not at.exception
+    assert f"Not applied: not saved for {IMAGE_NAME}" in plain(at.error[0].value)
+    assert_shown_as_text(at, IMAGE_NAME)
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        np.linalg.LinAlgError("Singular matrix"),
+        MemoryError("cannot allocate 80 GiB"),
+        KLRConvergenceError("no convergence in 100 steps"),
+        ValueError(f"bad candidate {IMAGE_NAME}"),
+        RuntimeError("unexpected"),
+    ],
+    ids=lambda e: type(e).__name__,
+)
+def test_a_failed_fit_is_a_message_and_the_sliders_stay(db, monkeypatch, error):
+    label_some(db)
+
+    fit = RLSClassifier.fit
+
+    def fail(self, X, y, sample_weight=None):
+        raise error
+
+    monkeypatch.setattr(RLSClassifier, "fit", fail)
+    at = run_page()
+    assert len(at.error) == 1
+    message = plain(at.error[0].value)
+    assert message.startswith("Fitting RLS with σ = ") and " failed: " in message
+    assert any("Move the σ or λ slider" in i.value for i in at.info)
+    if IMAGE_NAME in str(error):  # its text is shown, escaped
+        assert_shown_as_text(at, IMAGE_NAME)
+    assert keys(top_row(at)) == TOP_ROW
+    assert not at.button(key="apply").disabled and at.button(key="apply_auto").disabled
+    assert not at.get("plotly_chart")
+    # another candidate that fits draws the curves again
+    monkeypatch.setattr(RLSClassifier, "fit", fit)
+    at.slider(key="tune_log_lam").set_value(0.0)
+    at.run()
+    assert not at.exception and not at.error
+    assert {"loo_curve", "candidate", "confidence_hist", "reliability"} <= keys(at.main)
+
+
+def test_a_failed_figure_is_a_message(db, monkeypatch):
+    label_some(db)
+
+    def fail(self, X, method="soft"):
+        raise MemoryError("no room for the pool's confidence")
+
+    monkeypatch.setattr(RLSClassifier, "confidence", fail)
+    at = run_page()
+    assert not at.exception
+    assert plain(at.error[0].value).startswith("Drawing the candidate failed: Not enough memory")
+    assert keys(top_row(at)) == TOP_ROW
+    assert not at.button(key="apply_auto").disabled  # the fit itself worked
+    assert "loo_curve" in keys(at.main)
+
+
+def test_names_are_shown_as_text(db):
+    ds = load_sample("two_moons")
+    names = {-1: BOLD_NAME, 1: "plain"}
+    with open_store(db) as store:
+        ensure_sample_projects(store)
+        truth = [names[int(v)] for v in ds.y[:60]]
+        store.create_project(
+            Project(IMAGE_NAME, ds.X[:60], ["a", "b"], [str(i) for i in range(60)], truth,
+                    list(names.values()))
+        )  # fmt: skip
+    label_some(db, IMAGE_NAME)
+    at = run_page(IMAGE_NAME)
+    assert at.session_state["params"]["project"] == IMAGE_NAME
+    assert plain(at.title[0].value) == f"Tune σ and λ · {IMAGE_NAME}"
+    assert_shown_as_text(at, IMAGE_NAME)
+    assert not any(BOLD_NAME in t for t in markdown_texts(at))
+    assert "loo_curve" in keys(at.main)

@@ -1,0 +1,310 @@
+"""The low-memory path of the baselines: only the kernel columns of the labeled points.
+
+References: the dense path (the pool kernel passed explicitly), and an independent one —
+scikit-learn's kernels and ``KernelRidge`` (which solves ``(K_LL + λA⁻¹)c = y`` with sample
+weights ``A``, SPEC §3) per one-vs-all column, with the SPEC §1 weights, probabilities and
+risk written out in ``test_arls_reference.py``. Then pools far beyond an n × n kernel: a
+200 000-point pool in tens of MB, and the session's memory check naming what fits.
+"""
+
+from __future__ import annotations
+
+import time
+import tracemalloc
+
+import numpy as np
+import pytest
+from sklearn.kernel_ridge import KernelRidge
+from sklearn.metrics.pairwise import linear_kernel, polynomial_kernel, rbf_kernel
+from test_arls_reference import naive_proba, naive_risk, spec_weights, targets
+
+import rlscore.core.memory
+from rlscore.data.projects import Project
+from rlscore.query import STRATEGIES, make_strategy
+from rlscore.sessions import LabelingSession, PoolTooLargeError
+from rlscore.sessions.engine import KernelCache, check_pool_size
+from rlscore.storage import open_store
+
+SIGMA, LAM, DEGREE = 1.3, 0.3, 2
+BASELINES = ("random", "uncertainty", "entropy")
+GiB = 2**30
+
+
+# -- an independent reference -------------------------------------------------------------
+def sk_kernel(X, Z, kernel, sigma, degree=DEGREE):
+    """k(X, Z) by scikit-learn (RBF ``gamma = 1/(2σ²)``, polynomial ``(1 + x·z)^p``)."""
+    if kernel == "rbf":
+        return rbf_kernel(X, Z, gamma=1.0 / (2.0 * sigma**2))
+    if kernel == "linear":
+        return linear_kernel(X, Z)
+    return polynomial_kernel(X, Z, degree=degree, gamma=1.0, coef0=1.0)
+
+
+def reference_f(X, Z, labeled, labels, classes, kernel, sigma, lam, class_weight, degree=DEGREE):
+    """RLS decision values at ``Z`` (n_Z, T'): one KernelRidge per one-vs-all column, each
+    with its own SPEC §1 loss weights as sample weights."""
+    T = len(classes)
+    cols = 1 if T == 2 else T
+    if not labeled:
+        return np.zeros((Z.shape[0], cols))
+    idx = [classes.index(v) for v in labels]
+    W, _ = spec_weights(idx, classes, class_weight)
+    Y = targets(idx, T)
+    XL = X[labeled]
+    K_LL, K_ZL = sk_kernel(XL, XL, kernel, sigma, degree), sk_kernel(Z, XL, kernel, sigma, degree)
+    f = np.empty((Z.shape[0], cols))
+    for t in range(cols):
+        krr = KernelRidge(alpha=lam, kernel="precomputed")
+        f[:, t] = krr.fit(K_LL, Y[:, t], sample_weight=W[t, idx]).predict(K_ZL)
+    return f
+
+
+def reference_scores(name, f, labeled, seed, n):
+    """Scores of a baseline from the reference decision values, NaN on labeled points."""
+    T = 2 if f.shape[1] == 1 else f.shape[1]
+    if name == "random":
+        rank = np.empty(n)
+        rank[np.random.default_rng(seed).permutation(n)] = np.arange(n)
+        s = rank
+    elif name == "uncertainty":
+        top = np.sort(f, axis=1)
+        s = np.abs(f[:, 0]) if T == 2 else top[:, -1] - top[:, -2]
+    else:
+        P = naive_proba(f, True, T)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            s = np.where(P > 0, P * np.log(P), 0.0).sum(axis=1)  # minus the entropy
+    s = s.astype(float)
+    s[labeled] = np.nan
+    return s
+
+
+# -- (a) low-memory = dense = reference ---------------------------------------------------------
+def small_pool(T, seed=3):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(45, 2)) * 1.5
+    score = X[:, 0] - 0.4 * X[:, 1]
+    y = np.where(score > 0.3, 1, -1) if T == 2 else np.digitize(score, [-0.8, 0.9])
+    return X, y, ([-1, 1] if T == 2 else [0, 1, 2])
+
+
+def check_same(low, dense, name, X, Z, kernel, class_weight):
+    """Both paths against the reference: decision values (pool and new points), scores,
+    estimated risk and the next query (an argmin of the reference scores)."""
+    assert low.labeled_ == dense.labeled_ and low.labels_ == dense.labels_
+    classes, lam, sigma = list(low.classes_.tolist()), low.lam, low.sigma
+    args = (low.labeled_, low.labels_, classes, kernel, sigma, lam, class_weight, low.degree)
+    f = reference_f(X, X, *args)
+    f_new = reference_f(X, Z, *args)
+    T = len(classes)
+    idx = [classes.index(v) for v in low.labels_]
+    _, w = spec_weights(idx, classes, class_weight)
+    inv_w = np.ones(T) if class_weight is None else 1.0 / w
+    risk = naive_risk(f, inv_w, True, T)
+    scores = reference_scores(name, f, low.labeled_, low.seed if name == "random" else 0, len(X))
+    best = np.nanmin(scores)
+    for q in (low, dense):
+        np.testing.assert_allclose(q.decision_function().reshape(f.shape), f, rtol=0, atol=1e-10)
+        # new points go through c = W(y − m_L)/λ (eq. 3.54): y − m_L cancels about cond(G)·ε
+        # (~1e-9 for the cubic kernel at λ = 0.05), on either path
+        np.testing.assert_allclose(
+            q.decision_function_at(Z).reshape(f_new.shape), f_new, rtol=1e-8, atol=1e-8
+        )
+        assert q.estimated_risk() == pytest.approx(risk, rel=0, abs=1e-10)
+        np.testing.assert_allclose(q.scores(), scores, rtol=0, atol=1e-10)
+        i, s = q.next_query()
+        assert s == pytest.approx(best, rel=0, abs=1e-10) and scores[i] <= best + 1e-10
+    np.testing.assert_array_equal(low.predict(), dense.predict())
+
+
+@pytest.mark.parametrize("name", BASELINES)
+@pytest.mark.parametrize("T", [2, 3])
+@pytest.mark.parametrize("kernel", ["rbf", "linear", "polynomial"])
+@pytest.mark.parametrize("weights", [None, "balanced", "dict"])
+def test_low_memory_path_equals_dense_path_and_reference(name, T, kernel, weights):
+    X, y, classes = small_pool(T)
+    Z = np.random.default_rng(9).normal(size=(7, 2))
+    class_weight = {classes[0]: 3.0, classes[-1]: 0.5} if weights == "dict" else weights
+    params = {"kernel": kernel, "sigma": SIGMA, "degree": DEGREE, "lam": LAM}
+    low = make_strategy(name, class_weight=class_weight, **params).start(X, classes)
+    dense = make_strategy(name, class_weight=class_weight, **params)
+    dense.start(X, classes, K=sk_kernel(X, X, kernel, SIGMA))
+    assert not low.needs_pool_kernel()
+
+    def check():
+        check_same(low, dense, name, X, Z, kernel, class_weight)
+
+    check()
+    for _ in range(9):  # the low-memory path's own queries, taught to both
+        i, _ = low.next_query()
+        low.teach(i, y[i].item())
+        dense.teach(i, y[i].item())
+        check()
+    for q in (low, dense):
+        q.undo()
+    check()
+    middle = low.labeled_[2]
+    for q in (low, dense):
+        q.forget(middle)
+    check()
+    for q in (low, dense):  # λ: the dense path keeps the kernel it was given
+        q.set_params(lam=0.05)
+        q.rebuild()
+    check()
+    K = sk_kernel(X, X, kernel, 0.8, degree=3)
+    for q in (low, dense):
+        q.set_params(sigma=0.8, degree=3)
+    low.rebuild()
+    dense.rebuild(K=K)
+    check()
+    labeled, labels = list(low.labeled_), list(low.labels_)
+    low.start(X, classes)  # a whole session replayed at once
+    dense.start(X, classes, K=K)
+    for q in (low, dense):
+        q.teach_many(labeled, labels)
+    check()
+
+
+def test_memory_follows_the_labels():
+    """One kernel column (8 n bytes) per label, freed when labels are removed."""
+    n = 20_000
+    X = np.random.default_rng(5).normal(size=(n, 2))
+    column = 8 * n
+    tracemalloc.start()
+    try:
+        q = make_strategy("uncertainty", sigma=SIGMA, lam=LAM).start(X, [-1, 1])
+        started = tracemalloc.get_traced_memory()[0]
+        for i in range(40):
+            q.teach(i, 1 if X[i, 0] > 0 else -1)
+        taught = tracemalloc.get_traced_memory()[0]
+        for _ in range(35):
+            q.undo()
+        undone = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    assert 40 * column <= taught - started <= 60 * column  # columns come in blocks of 16
+    assert taught - undone >= 30 * column
+    with pytest.raises(AttributeError, match="does not keep the covariance"):
+        _ = q.covariance_
+
+
+def test_graph_kernels_and_arls_keep_the_pool_kernel():
+    X, _, classes = small_pool(2)
+    assert make_strategy("uncertainty", kernel="graph").needs_pool_kernel()
+    assert make_strategy("arls").needs_pool_kernel()
+    cache = KernelCache()
+    assert cache.get(make_strategy("entropy", sigma=SIGMA), X) is None
+    assert cache.get(make_strategy("uncertainty", kernel="graph"), X).shape == (len(X),) * 2
+    K = cache.get(make_strategy("arls", sigma=SIGMA), X)
+    np.testing.assert_allclose(K, sk_kernel(X, X, "rbf", SIGMA), rtol=0, atol=1e-12)
+    # a low-memory strategy is never given the cached matrix (same kernel parameters)
+    assert cache.get(make_strategy("random", sigma=SIGMA), X) is None
+
+
+def test_bad_kernel_parameters_are_refused_at_start():
+    X, _, classes = small_pool(2)
+    with pytest.raises(ValueError, match="degree"):
+        make_strategy("uncertainty", kernel="polynomial", degree=0).start(X, classes)
+    with pytest.raises(ValueError, match="unknown kernel"):
+        make_strategy("uncertainty", kernel="nope").start(X, classes)
+
+
+# -- (b) a 200 000-point pool ----------------------------------------------------------------
+@pytest.mark.parametrize("name", ["random", "uncertainty"])
+def test_a_200k_pool_fits_in_tens_of_megabytes(name):
+    n = 200_000  # an n × n kernel would be 320 GB
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(n, 2))
+    y = np.where(X[:, 0] + 0.3 * X[:, 1] > 0, 1, -1)
+    started = time.perf_counter()
+    tracemalloc.start()
+    try:
+        q = make_strategy(name, sigma=1.0, lam=0.5).start(X, [-1, 1])
+        for _ in range(20):
+            i, _ = q.next_query()
+            q.teach(i, int(y[i]))
+        i, _ = q.next_query()
+        risk = q.estimated_risk()
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 200e6, f"peak {peak / 1e6:.0f} MB"
+    assert time.perf_counter() - started < 20.0
+    assert i not in q.labeled_ and 0.0 < risk < n / 2
+    # the predictions on a sample of the pool against the reference
+    sample = rng.choice(n, 300, replace=False)
+    f = reference_f(X, X[sample], q.labeled_, q.labels_, [-1, 1], "rbf", 1.0, 0.5, None)
+    np.testing.assert_allclose(q.decision_function()[sample], f[:, 0], rtol=0, atol=1e-10)
+
+
+# -- (c) the memory check names the strategies that fit ----------------------------------------
+@pytest.fixture
+def sixteen_gib(monkeypatch):
+    monkeypatch.setattr(rlscore.core.memory, "available_memory_bytes", lambda: 16 * GiB)
+
+
+def advised(message: str) -> set[str]:
+    """The strategy names the refusal advises."""
+    assert "fit this pool" in message
+    tail = message.split("fit this pool", 1)[1]
+    return {name for name in STRATEGIES if f"'{name}'" in tail}
+
+
+def test_baselines_accept_a_million_points(sixteen_gib):
+    for name in BASELINES:
+        engine = make_strategy(name, sigma=1.0)
+        assert engine.memory_bytes(10**6) < 5 * GiB  # O(n): a 1 000 000 × 1 000 000 K is 7 TiB
+        check_pool_size(engine, 10**6, name)
+        check_pool_size(engine, 200_000, name)
+
+
+def test_arls_refusal_names_the_strategies_that_fit(sixteen_gib):
+    with pytest.raises(PoolTooLargeError, match=r"pool too large for 'arls'.*GiB") as err:
+        check_pool_size(make_strategy("arls", sigma=1.0), 200_000, "arls")
+    assert advised(str(err.value)) == set(BASELINES)
+    for name in advised(str(err.value)):  # never advise a strategy that is refused too
+        check_pool_size(make_strategy(name, sigma=1.0), 200_000, name)
+
+
+def test_graph_kernel_refusal_advises_a_vector_kernel(sixteen_gib):
+    with pytest.raises(PoolTooLargeError, match="vector kernel") as err:
+        check_pool_size(make_strategy("uncertainty", kernel="graph"), 200_000, "uncertainty")
+    assert advised(str(err.value)) == {"random", "entropy"}
+
+
+def test_nothing_fits_advises_a_subsample(monkeypatch):
+    monkeypatch.setattr(rlscore.core.memory, "available_memory_bytes", lambda: 10**6)
+    with pytest.raises(PoolTooLargeError, match="no strategy fits.*subsample"):
+        check_pool_size(make_strategy("random"), 200_000, "random")
+
+
+def test_a_session_labels_a_200k_pool_with_uncertainty(tmp_path):
+    n = 200_000
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(n, 2))
+    truth = np.where(X[:, 0] - X[:, 1] > 0, 1, -1)
+    store = open_store(tmp_path / "x.sqlite3")
+    store.create_project(
+        Project(
+            name="big",
+            X=X,
+            feature_names=["a", "b"],
+            ids=[f"p{i}" for i in range(n)],
+            truth=truth,
+            classes=[-1, 1],
+            meta={"sigma": 1.0, "lam": 0.5},
+        )
+    )
+    s = LabelingSession(store, "big", "uncertainty", snapshots=False)
+    for _ in range(6):
+        i, _ = s.query()
+        s.label(i, int(truth[i]))
+    s.undo()
+    i, _ = s.query()
+    assert s.n_labeled == 5 and i not in s.labels
+    assert not s.engine.needs_pool_kernel()
+    labeled = list(s.labels)
+    sample = rng.choice(n, 300, replace=False)
+    f = reference_f(
+        X, X[sample], labeled, [s.labels[j] for j in labeled], [-1, 1], "rbf", 1.0, 0.5, None
+    )
+    np.testing.assert_allclose(s.engine.decision_function()[sample], f[:, 0], rtol=0, atol=1e-10)
