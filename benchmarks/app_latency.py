@@ -45,7 +45,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests" / "e2e"))
 
-from harness import load_average, report_machine  # noqa: E402
+from harness import load_average, pin_blas, report_machine  # noqa: E402
 from streamlit_server import CHROMIUM_ARGS, StreamlitServer, chromium_executable  # noqa: E402
 
 from rlscore.data.projects import Project  # noqa: E402
@@ -143,7 +143,9 @@ def engine_clicks(db: Path, project: Project, clicks: int) -> list[float]:
     return times
 
 
-def run(n: int, clicks: int, browser, workdir: Path) -> dict:
+def start_pool_server(n: int, workdir: Path) -> tuple[StreamlitServer, Project, str]:
+    """A started server on a fresh database holding the ``n``-point pool; and the Label
+    page's address for :data:`ANNOTATOR`."""
     workdir.mkdir(parents=True, exist_ok=True)
     db = workdir / f"bench{n}.sqlite3"
     project = make_project(n)
@@ -152,7 +154,11 @@ def run(n: int, clicks: int, browser, workdir: Path) -> dict:
         store.create_project(project)
         store.save_settings(project.name, {"strategy": "arls", "sigma": SIGMA, "lam": LAM})
     server = StreamlitServer(db, workdir / f"server{n}.log").start()
-    url = f"{server.url}/?project={project.name}&annotator={ANNOTATOR}"
+    return server, project, f"{server.url}/?project={project.name}&annotator={ANNOTATOR}"
+
+
+def run(n: int, clicks: int, browser, workdir: Path) -> dict:
+    server, project, url = start_pool_server(n, workdir)
     try:
         context = browser.new_context(viewport={"width": 1400, "height": 1000})
         context.set_default_timeout(TIMEOUT_MS)
@@ -166,7 +172,7 @@ def run(n: int, clicks: int, browser, workdir: Path) -> dict:
     finally:
         server.stop()
     return {"n": n, "cold": cold, "warm": warm, "click": times, "plot": plot,
-            "engine": engine_clicks(db, project, clicks)}  # fmt: skip
+            "engine": engine_clicks(server.db, project, clicks)}  # fmt: skip
 
 
 #: a one-button fragment: what any click costs in Streamlit on this machine (the floor)
@@ -280,7 +286,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     from playwright.sync_api import sync_playwright
 
-    # BLAS is not pinned: the server is a separate process, as in use
+    pin_blas(1)  # here and, through the environment, in the servers started below
     report_machine()
     modes = [("quiet machine", False)] + ([("one core busy", True)] if args.busy else [])
     with tempfile.TemporaryDirectory() as tmp, sync_playwright() as pw:
