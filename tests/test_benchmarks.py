@@ -36,6 +36,13 @@ def test_loo_benchmark_baselines_agree():
     assert r["refit_full"] >= r["refit_measured"]
 
 
+def test_primal_loo_benchmark_agrees_with_ridgecv_and_the_dense_path():
+    bench = load_benchmark("primal_loo")
+    r = bench.run(300, dense_max=300, repeats=1)
+    assert r["vs_ridgecv"] < 1e-10  # scikit-learn's own exact LOO (_RidgeGCV)
+    assert r["vs_dense"] < 1e-10
+
+
 def test_rls_vs_svm_benchmark_runs_on_a_subset():
     bench = load_benchmark("rls_vs_svm")
     name, X, y, scale = bench.datasets()[2]  # breast cancer

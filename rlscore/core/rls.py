@@ -232,14 +232,16 @@ class RLSClassifier(ClassifierMixin, BaseEstimator):
         key = _fingerprint(self.X_fit_, y_index, A, e, params=params)
         if getattr(self, "_path_key", None) != key:
             self._path = None  # free the old decomposition before building a new one
-            K = self.X_fit_ if self.kernel == "precomputed" else self._kernel(self.X_fit_)
-            self._path = RLSPath(
-                K,
-                ova_targets(y_index, self.classes_.size),
-                A,
-                offset=bool(self.offset),
-                error_weights=e,
-            )
+            Y = ova_targets(y_index, self.classes_.size)
+            n, d = self.X_fit_.shape
+            if self.kernel == "linear" and d < n:
+                # K = XXᵀ has rank ≤ d: the primal path costs O(nd²), never an n × n matrix
+                self._path = RLSPath.from_features(
+                    self.X_fit_, Y, A, offset=bool(self.offset), error_weights=e
+                )
+            else:
+                K = self.X_fit_ if self.kernel == "precomputed" else self._kernel(self.X_fit_)
+                self._path = RLSPath(K, Y, A, offset=bool(self.offset), error_weights=e)
             self._path_key = key
         return self._path
 

@@ -12,7 +12,9 @@ convention RLS solves ``(K + λA⁻¹) c = y`` with per-point loss weights ``A =
 and then, for any λ, gives c, b, the exact LOO values, the LOO errors, Rifkin's LOO bound and
 GACV in O(n²) per λ: ``G⁻¹ = Q diag(1/(Λ+λ)) Qᵀ`` and ``diag(G⁻¹) = (Q∘Q)(1/(Λ+λ))``.
 Unweighted (or class-dict weighted) one-vs-all shares one decomposition across classes;
-balanced one-vs-all needs one per class. The estimator built on it is
+balanced one-vs-all needs one per class. :meth:`RLSPath.from_features` builds the same path
+for ``K = ΦΦᵀ`` from a thin SVD of ``WΦ`` (SPEC §7: the linear kernel, low-rank features) in
+O(nm²) once and O(nm) per λ, never forming an n × n matrix. The estimator built on it is
 :class:`rlscore.core.rls.RLSClassifier`.
 """
 
@@ -88,6 +90,12 @@ class _Decomposition:
     Qt_w: np.ndarray  # (n,) Qᵀ w
     zero: np.ndarray  # indices with a_i == 0
     K_zero: np.ndarray  # (len(zero), n) kernel rows of those points
+    # A thin decomposition (from features) keeps only the r ≤ m eigenvectors of M with
+    # positive eigenvalues; on their orthogonal complement M is 0 and G⁻¹ is I/λ. These are
+    # the parts of z = Wy and w outside span(Q), and 1 − ‖Q_i‖² (None when Q is square).
+    z_perp: np.ndarray | None = None  # (n, len(cols))
+    w_perp: np.ndarray | None = None  # (n,)
+    diag_perp: np.ndarray | None = None  # (n,)
 
 
 class RLSPath:
@@ -141,6 +149,51 @@ class RLSPath:
         # eigh reads one triangle only: an asymmetric matrix would be silently symmetrised
         if not np.allclose(K, K.T, rtol=1e-8, atol=1e-12 * max(1.0, float(np.abs(K).max()))):
             raise ValueError("the kernel matrix is not symmetric (K must equal K.T)")
+        groups = self._setup(n, Y, weights, offset, error_weights)
+        self.K_diag = np.diag(K).copy()
+        n_mats = 2 if store_squares is None or store_squares else 1
+        require_memory(
+            square_matrices_bytes(n, n_mats * len(groups) + 2), "the RLS eigendecompositions"
+        )
+        if store_squares is None:
+            store_squares = square_matrices_bytes(n, 2 * len(groups)) <= _SQUARES_BUDGET
+        self.decompositions = [self._decompose(K, self.Y, self.A, g, store_squares) for g in groups]
+
+    @classmethod
+    def from_features(
+        cls, Phi, Y, weights=None, *, offset: bool = False, error_weights=None
+    ) -> RLSPath:
+        """The path of the kernel ``K = ΦΦᵀ`` without forming it (the primal path).
+
+        SPEC §7 (Rifkin §7.6): with ``WΦ = U S Vᵀ`` (one thin SVD per weight vector, O(nm²))
+        ``M = U S² Uᵀ`` and ``G⁻¹ = U diag(1/(S² + λ)) Uᵀ + (I − UUᵀ)/λ``, so every λ costs
+        O(nm) per target instead of O(n²). ``Φ`` is the data itself for the linear kernel and
+        the low-rank features ``K_nm K_mm^{-1/2}`` for a Nyström kernel. The results equal
+        those of ``RLSPath(Φ @ Φ.T, …)`` (same parameters and methods).
+
+        Parameters
+        ----------
+        Phi
+            (n, m) features; worthwhile when m < n.
+        Y, weights, offset, error_weights
+            As for :class:`RLSPath`.
+        """
+        Phi = np.asarray(Phi, dtype=np.float64)
+        if Phi.ndim != 2:
+            raise ValueError(f"the features must be a 2-D array (n, m), got shape {Phi.shape}")
+        n = Phi.shape[0]
+        if n < 2:
+            raise ValueError(f"leave-one-out needs at least 2 points, got n_samples = {n}")
+        if not np.all(np.isfinite(Phi)):
+            raise ValueError("the features contain NaN or infinite values")
+        self = cls.__new__(cls)
+        groups = self._setup(n, Y, weights, offset, error_weights)
+        self.K_diag = np.einsum("ij,ij->i", Phi, Phi)
+        self.decompositions = [self._decompose_features(Phi, self.Y, self.A, g) for g in groups]
+        return self
+
+    def _setup(self, n: int, Y, weights, offset: bool, error_weights) -> list:
+        """Check and keep the targets, weights and error weights; the weight groups."""
         Y = np.asarray(Y, dtype=np.float64)
         Y = Y.reshape(n, -1) if Y.ndim == 1 else Y
         if Y.ndim != 2 or Y.shape[0] != n:
@@ -150,17 +203,7 @@ class RLSPath:
         T = Y.shape[1]
         A = self._weights(weights, n, T)
         self.n, self.T, self.offset, self.Y, self.A = n, T, bool(offset), Y, A
-        self.K_diag = np.diag(K).copy()
-
         groups = column_groups(A.T)
-        n_mats = 2 if store_squares is None or store_squares else 1
-        require_memory(
-            square_matrices_bytes(n, n_mats * len(groups) + 2), "the RLS eigendecompositions"
-        )
-        if store_squares is None:
-            store_squares = square_matrices_bytes(n, 2 * len(groups)) <= _SQUARES_BUDGET
-        self.decompositions = [self._decompose(K, Y, A, g, store_squares) for g in groups]
-
         if error_weights is None:
             e = A[:, 0] if len(groups) == 1 else np.ones(n)
         else:
@@ -168,6 +211,7 @@ class RLSPath:
             if e.shape != (n,) or not np.all(np.isfinite(e)) or np.any(e < 0) or e.sum() <= 0:
                 raise ValueError(f"error_weights must be ({n},) finite, ≥ 0, not all 0")
         self.error_weights = e
+        return groups
 
     @staticmethod
     def _weights(weights, n: int, T: int) -> np.ndarray:
@@ -207,6 +251,34 @@ class RLSPath:
             K_zero=K[zero].copy(),
         )
 
+    @staticmethod
+    def _decompose_features(Phi, Y, A, cols) -> _Decomposition:
+        a = A[:, cols[0]]
+        w = np.sqrt(a)
+        U, sv, _ = scipy.linalg.svd(w[:, None] * Phi, full_matrices=False, check_finite=False)
+        # directions with a rounding-noise singular value belong to the complement (M = 0)
+        keep = sv > max(Phi.shape) * np.finfo(np.float64).eps * (sv[0] if sv.size else 0.0)
+        U, evals = U[:, keep][:, ::-1], (sv[keep] ** 2)[::-1]  # ascending, as eigh's
+        z = w[:, None] * Y[:, cols]
+        Qt_z, Qt_w = U.T @ z, U.T @ w
+        zero = np.flatnonzero(a == 0)
+        Q2 = U * U
+        return _Decomposition(
+            cols=np.asarray(cols),
+            a=a,
+            w=w,
+            evals=evals,
+            Q=U,
+            Q2=Q2,
+            Qt_z=Qt_z,
+            Qt_w=Qt_w,
+            zero=zero,
+            K_zero=Phi[zero] @ Phi.T,
+            z_perp=z - U @ Qt_z,
+            w_perp=w - U @ Qt_w,
+            diag_perp=np.clip(1.0 - Q2.sum(axis=1), 0.0, None),
+        )
+
     # -- λ grid ------------------------------------------------------------------------------
     def eigenvalues(self) -> list[np.ndarray]:
         """Eigenvalues of ``M = WKW`` (ascending), one array per distinct weight vector."""
@@ -220,11 +292,13 @@ class RLSPath:
         """
         if isinstance(num, bool) or not isinstance(num, Integral) or num < 1:
             raise ValueError(f"num must be a positive integer, got {num!r}")
-        hi = max(float(ev[-1]) for ev in self.eigenvalues())
+        # a thin decomposition of a zero matrix has no eigenvalues at all
+        evs = [ev for ev in self.eigenvalues() if ev.size]
+        hi = max((float(ev[-1]) for ev in evs), default=0.0)
         if hi <= 0:
             raise ValueError("the weighted kernel matrix is zero: no λ grid can be built")
         tol = self.n * np.finfo(np.float64).eps * hi
-        lo = min(float(ev[ev > tol][0]) for ev in self.eigenvalues() if ev[-1] > tol)
+        lo = min(float(ev[ev > tol][0]) for ev in evs if ev[-1] > tol)
         return np.geomspace(lo, hi, int(num))
 
     # -- solutions -------------------------------------------------------------------------
@@ -247,24 +321,37 @@ class RLSPath:
         gacv_den = np.empty((T, L))
         loo_var = np.empty((n, T, L)) if with_variance else None
         for dec in self.decompositions:
-            H = 1.0 / (dec.evals[:, None] + lams[None, :])  # (n, L)
+            thin = dec.w_perp is not None
+            H = 1.0 / (dec.evals[:, None] + lams[None, :])  # (r, L)
             g = self._diag_inverse(dec, H)
-            trace = dec.evals @ H  # tr(M G⁻¹) per λ
-            proj = np.repeat(dec.Qt_z[:, :, None], L, axis=2)  # (n, Tg, L)
-            R = None
+            trace = dec.evals @ H  # tr(M G⁻¹) per λ (0 on the complement)
+            if thin:
+                g += dec.diag_perp[:, None] / lams
+            r = dec.evals.size
+            proj = np.repeat(dec.Qt_z[:, :, None], L, axis=2)  # (r, Tg, L)
+            R, bg = None, np.zeros((dec.cols.size, L))
             if self.offset:
                 HW = H * dec.Qt_w[:, None]
                 R = dec.Q @ HW  # r = G⁻¹w per λ
                 wr = dec.Qt_w @ HW
-                bg = (dec.Qt_z.T @ HW) / wr  # (Tg, L)
+                zr = dec.Qt_z.T @ HW
+                outside = 0.0  # |w outside span(Q)|²
+                if thin:
+                    outside = dec.w_perp @ dec.w_perp
+                    R += dec.w_perp[:, None] / lams
+                    wr = wr + outside / lams
+                    zr += (dec.z_perp.T @ dec.w_perp)[:, None] / lams
+                bg = zr / wr  # (Tg, L)
                 proj -= dec.Qt_w[:, None, None] * bg[None, :, :]
                 D = g - R * R / wr
-                trace = trace + lams * np.sum(HW * HW, axis=0) / wr
+                trace = trace + (lams * np.sum(HW * HW, axis=0) + outside / lams) / wr
                 b[dec.cols] = bg
             else:
                 D = g
             Tg = dec.cols.size
-            d = (dec.Q @ (H[:, None, :] * proj).reshape(n, Tg * L)).reshape(n, Tg, L)
+            d = (dec.Q @ (H[:, None, :] * proj).reshape(r, Tg * L)).reshape(n, Tg, L)
+            if thin:
+                d += (dec.z_perp[:, :, None] - dec.w_perp[:, None, None] * bg[None]) / lams
             Cg = dec.w[:, None, None] * d
             coef[:, dec.cols] = Cg
             # y − f = λ A⁻¹ c = λ d / w where w > 0 (SPEC §3); explicit for zero weights
@@ -313,8 +400,12 @@ class RLSPath:
         var[pos] = lams + (lams / dec.a[pos, None]) * (1.0 - omh) / omh
         if dec.zero.size:
             # a zero-weight point does not influence the fit: its LOO model is the full one
-            V = dec.Q.T @ (dec.w[:, None] * dec.K_zero.T)  # (n, zeros)
+            u = dec.w[:, None] * dec.K_zero.T  # (n, zeros): kᵀW G⁻¹ W k is the variance drop
+            V = dec.Q.T @ u
             var[dec.zero] = self.K_diag[dec.zero, None] + lams - (V * V).T @ H
+            if dec.w_perp is not None:
+                u_perp = u - dec.Q @ V
+                var[dec.zero] -= np.sum(u_perp * u_perp, axis=0)[:, None] / lams
             if R is not None:
                 wR = dec.w[:, None] * R
                 var[dec.zero] += (1.0 - dec.K_zero @ wR) ** 2 / wR.sum(axis=0)
