@@ -1,8 +1,9 @@
 """Latency of the labeling app in a real browser: first page load and label → next query.
 
-For pools of 500, 2000 and 5000 points with ARLS, the script starts ``streamlit run app.py``
-on a fresh database, opens the Label page in headless Chromium (Playwright, Debian's
-chromium) as an annotator, and measures
+For pools of 500, 2000 and 5000 points (``--sizes`` for others) with the project's default
+strategy — ARLS, on a low-rank kernel above 10 000 points — the script starts
+``streamlit run app.py`` on a fresh database, opens the Label page in headless Chromium
+(Playwright, Debian's chromium) as an annotator, and measures
 
 * **cold first load**: ``page.goto`` until the next query, its buttons and the plot are
   drawn, on a freshly started server (imports, kernel and engine built on this request);
@@ -51,6 +52,7 @@ from streamlit_server import CHROMIUM_ARGS, StreamlitServer, chromium_executable
 from rlscore.data.projects import Project  # noqa: E402
 from rlscore.data.samples import ensure_sample_projects, make_two_moons_imbalanced  # noqa: E402
 from rlscore.sessions import LabelingSession  # noqa: E402
+from rlscore.sessions.settings import default_settings, engine_settings  # noqa: E402
 from rlscore.storage import open_store  # noqa: E402
 
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
@@ -132,7 +134,10 @@ def engine_clicks(db: Path, project: Project, clicks: int) -> list[float]:
             Project(name, project.X, project.feature_names, project.ids, project.truth,
                     project.classes, project.meta)
         )  # fmt: skip
-        session = LabelingSession(store, name, "arls", sigma=SIGMA, lam=LAM)
+        s = default_settings(project.n, project.meta)  # what the app runs on this pool
+        session = LabelingSession(
+            store, name, s["strategy"], sigma=SIGMA, lam=LAM, **engine_settings(s)
+        )
         times = []
         for _ in range(clicks):
             q, _ = session.query(annotator=ANNOTATOR)
@@ -152,7 +157,8 @@ def start_pool_server(n: int, workdir: Path) -> tuple[StreamlitServer, Project, 
     with open_store(db) as store:
         ensure_sample_projects(store)
         store.create_project(project)
-        store.save_settings(project.name, {"strategy": "arls", "sigma": SIGMA, "lam": LAM})
+        # the project's default strategy: ARLS, on a low-rank kernel above 10 000 points
+        store.save_settings(project.name, {"sigma": SIGMA, "lam": LAM})
     server = StreamlitServer(db, workdir / f"server{n}.log").start()
     return server, project, f"{server.url}/?project={project.name}&annotator={ANNOTATOR}"
 
@@ -243,7 +249,8 @@ def p90(values: list[float]) -> float:
 def report(results: list[dict], clicks: int, label: str) -> None:
     med = statistics.median
     print()
-    print(f"{label}: ARLS, RBF σ = {SIGMA}, λ = {LAM}; {clicks} clicks per pool; seconds")
+    print(f"{label}: ARLS (low-rank above 10 000 points), RBF σ = {SIGMA}, λ = {LAM}; "
+          f"{clicks} clicks per pool; seconds")  # fmt: skip
     print(
         f"{'n':>6} | {'cold load':>9} | {'2nd tab':>7} | {'click→query med':>15} | "
         f"{'p90':>6} | {'max':>6} | {'plot caught up med':>18} | {'p90':>6} | "

@@ -10,13 +10,14 @@ from __future__ import annotations
 import streamlit as st
 
 from rlscore.experiments.compare import compare_strategies, held_out_validation
+from rlscore.sessions.settings import LOW_RANK_MIN_POOL, engine_settings
 from rlscore.ui.errors import report_errors
 from rlscore.ui.flash import show_flash
 from rlscore.ui.navigation import enter_through_app
 from rlscore.ui.params import params
 from rlscore.ui.sidebar import project_selector
 from rlscore.ui.store import get_store
-from rlscore.ui.strategies import STRATEGY_LABELS, risk_chart_labels
+from rlscore.ui.strategies import STRATEGY_LABELS, low_rank_note, risk_chart_labels
 from rlscore.ui.text import md_text
 from rlscore.viz import figures
 
@@ -50,6 +51,8 @@ settings = {
     "sigma": p["sigma"],
     "lam": p["lam"],
     "class_weight": p["class_weight"],
+    # m, landmark rule, candidates and risk sample, for the strategies that take them
+    **engine_settings(p),
 }
 st.caption(
     "An oracle answers every query with the true label; the error is measured as the run "
@@ -58,12 +61,19 @@ st.caption(
     + (" (fixed: the automatic λ is not re-tuned during simulations)" if p["lam_auto"] else "")
     + f", class weights {p['class_weight'] or 'none'}."
 )
+if project.n > LOW_RANK_MIN_POOL:
+    approximation = low_rank_note({**p, "strategy": "arls-lowrank"}, project.n)
+    st.caption(f"ARLS, low-rank kernel: {md_text(approximation)}")
 
 with st.form("compare"):
     chosen = st.multiselect(
         "Strategies",
         list(STRATEGY_LABELS),
-        default=["arls", "uncertainty", "random"],
+        default=[
+            "arls" if project.n <= LOW_RANK_MIN_POOL else "arls-lowrank",
+            "uncertainty",
+            "random",
+        ],
         format_func=STRATEGY_LABELS.__getitem__,
     )
     c1, c2, c3 = st.columns(3)

@@ -21,7 +21,7 @@ from rlscore.ui.navigation import enter_through_app
 from rlscore.ui.params import set_annotator
 from rlscore.ui.sidebar import annotator_input, learner_sidebar, project_selector
 from rlscore.ui.store import get_session
-from rlscore.ui.strategies import STRATEGY_LABELS
+from rlscore.ui.strategies import STRATEGY_LABELS, low_rank_note
 from rlscore.ui.text import md_text
 from rlscore.viz import figures
 from rlscore.viz.geometry import image_array
@@ -120,6 +120,9 @@ def query_panel_view() -> None:
     st.progress(min(len(labels) / goal, 1.0), text=f"Labeled {len(labels)} of {goal}")
     team = ", ".join(f"{md_text(who or 'unnamed')} {k}" for who, k in progress.items())
     st.caption(f"You ({md_text(annotator)}): {progress.get(annotator, 0)} labels · {team or '—'}")
+    approximation = low_rank_note(p, project.n)
+    if approximation:
+        st.caption(md_text(approximation))
 
     conflict = actions.pending_conflict()
     if conflict is not None:

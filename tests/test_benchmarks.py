@@ -72,3 +72,26 @@ def test_aopt_speed_dense_reference_equals_the_exact_mode(T):
     dense = bench.dense_scores(K, exact.labeled_, [int(v) for v in exact.labels_], T, cands)
     np.testing.assert_allclose(dense, exact.scores()[cands], rtol=1e-8)
     assert cands[np.argmin(dense)] == exact.next_query()[0]
+
+
+def test_lowrank_reproduction_runs_on_small_sets():
+    from sklearn.datasets import load_digits
+
+    bench = load_benchmark("reproduce_lowrank")
+    X = load_digits().data[:400]
+    sigma = bench.median_distance(X)
+    errs = {r: bench.sheng_error(X, sigma, r, 12, 3, 0) for r in bench.RULES}
+    assert all(0 < e < 100 for e in errs.values()), errs
+    rows = bench.rifkin_table("digits", bench.digits_split, sigma / 2, 0.2, (16,), 1)
+    assert set(rows[0]["acc"]) == set(bench.METHODS)
+    assert rows[0]["acc"]["rectangle"][0] > 0.9
+
+
+def test_large_pools_naive_reference_picks_what_the_low_rank_engine_picks():
+    # the naive low-rank ARLS shares no code with the engine: agreement checks both
+    out = load_benchmark("large_pools").main(["--quick"])
+    settings = out["100k"]["settings"] + out["1M"]["settings"]
+    assert len(settings) == 3
+    assert all(o["same"] and o["max_diff"] < 1e-8 for o in settings), settings
+    assert settings[0]["se"] == 0.0 and settings[1]["se"] > 0.0
+    assert 0 <= out["exact"]["same"] <= out["exact"]["steps"] == 10

@@ -7,10 +7,15 @@ import json
 
 import pytest
 
+import rlscore.core.memory
 from rlscore.cli import main as cli
+from rlscore.sessions.engine import make_engine
 from rlscore.sessions.settings import (
+    LOW_RANK_DEFAULTS,
+    LOW_RANK_MIN_POOL,
     SETTING_KEYS,
     default_settings,
+    engine_settings,
     project_settings,
     save_project_settings,
 )
@@ -45,6 +50,11 @@ def test_saved_settings_are_read_back_by_another_connection(store):
         ({"class_weight": "heavy"}, "class_weight must be"),
         ({"budget": -1}, "budget must be a whole number"),
         ({"budget": 2.5}, "budget must be a whole number"),
+        ({"n_landmarks": 0}, "n_landmarks must be a whole number"),
+        ({"n_landmarks": 10**6}, "n_landmarks must be a whole number"),
+        ({"landmarks": "best"}, "landmarks 'best' is unknown"),
+        ({"candidates": -5}, "candidates must be a whole number"),
+        ({"risk_sample": 0.5}, "risk_sample must be a whole number"),
     ],
 )
 def test_invalid_settings_are_refused_and_nothing_is_saved(store, change, message):
@@ -65,9 +75,36 @@ def test_unknown_project(store):
         project_settings(store, "nope")
 
 
-def test_a_pool_too_large_for_arls_defaults_to_a_strategy_that_fits():
+def test_a_large_pool_defaults_to_the_low_rank_form_with_subsampling():
     assert default_settings(200, {})["strategy"] == "arls"
+    small = default_settings(LOW_RANK_MIN_POOL, {})
+    assert small["strategy"] == "arls" and small["candidates"] == small["risk_sample"] == 0
+    large = default_settings(LOW_RANK_MIN_POOL + 1, {})
+    assert large["strategy"] == "arls-lowrank"
+    assert {k: large[k] for k in LOW_RANK_DEFAULTS} == LOW_RANK_DEFAULTS
+    engine = make_engine(large, large["lam"])
+    assert engine.get_params()["n_landmarks"] == 500  # the defaults reach the strategy
+    assert default_settings(2_000_000, {})["strategy"] == "arls-lowrank"
+
+
+def test_a_pool_no_arls_form_fits_defaults_to_a_baseline(monkeypatch):
+    # 2 GB free: the n × 500 features of 2 000 000 points (8 GB) do not fit either
+    monkeypatch.setattr(rlscore.core.memory, "available_memory_bytes", lambda: 2 * 10**9)
     assert default_settings(2_000_000, {})["strategy"] in ("uncertainty", "random")
+
+
+def test_low_rank_settings_reach_the_strategy_as_parameters(store):
+    save_project_settings(
+        store, "moons", {"strategy": "arls-lowrank", "n_landmarks": 40, "landmarks": "uniform",
+                         "candidates": 30, "risk_sample": 0}
+    )  # fmt: skip
+    s = project_settings(store, "moons")
+    assert engine_settings(s) == {
+        "n_landmarks": 40, "landmarks": "uniform", "candidates": 30, "risk_sample": None
+    }  # fmt: skip
+    engine = make_engine({**s, **engine_settings(s)}, s["lam"])
+    params = engine.get_params()
+    assert (params["n_landmarks"], params["candidates"], params["risk_sample"]) == (40, 30, None)
 
 
 def test_the_command_line_shows_and_changes_settings(store, capsys):

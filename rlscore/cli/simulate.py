@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
+from rlscore.core.lowrank import LANDMARK_RULES
 from rlscore.data.projects import project_from_table, read_table
 from rlscore.data.samples import list_samples, load_sample
 from rlscore.experiments.simulate import SimulationResult, can_predict_outside, simulate
@@ -89,9 +90,16 @@ def build_parser() -> argparse.ArgumentParser:
         "--class-weight", choices=["none", "balanced"], help="override the strategy's weighting"
     )
     p.add_argument("--unclipped", action="store_true", help="unclipped probability estimates")
+    p.add_argument(
+        "--candidates", type=int, help="score only this many candidates per query (aopt-klr, "
+        "muq-klr, arls-lowrank)"
+    )  # fmt: skip
+    low = p.add_argument_group("low-rank kernel (arls-lowrank, for pools of 10 000+ points)")
+    low.add_argument("--n-landmarks", type=int, help="landmarks m of the Nyström kernel")
+    low.add_argument("--landmarks", choices=list(LANDMARK_RULES), help="landmark rule")
+    low.add_argument("--risk-sample", type=int, help="estimate the risk on this many points")
     klr = p.add_argument_group("A-optimal KLR (aopt-klr, muq-klr)")
     klr.add_argument("--mode", choices=["auto", "exact", "fast"], help="refit per candidate or not")
-    klr.add_argument("--candidates", type=int, help="score only this many candidates per query")
     klr.add_argument("--candidate-rule", choices=["uncertainty", "random"])
     klr.add_argument("--graph-k", type=int, help="neighbours of the kNN graph (graph kernels)")
     klr.add_argument("--graph-t", type=float, help="t of the graph kernel")
@@ -126,7 +134,8 @@ def main(argv: list[str] | None = None) -> int:
             params["class_weight"] = None if args.class_weight == "none" else "balanced"
         if args.unclipped:
             params["clip"] = False
-        for name in ("mode", "candidates", "candidate_rule", "graph_k", "graph_t"):
+        for name in ("mode", "candidates", "candidate_rule", "graph_k", "graph_t",
+                     "n_landmarks", "landmarks", "risk_sample"):  # fmt: skip
             if getattr(args, name) is not None:
                 params[name] = getattr(args, name)
         if args.validation is None and validation is not None:

@@ -166,7 +166,7 @@ def simulate(
     if X_val is not None and not can_predict_outside(template):
         _predict_outside(template, X_val)  # raises the explanation
     name = strategy if isinstance(strategy, str) else type(strategy).__name__
-    if K is None:
+    if K is None and template.needs_pool_kernel():
         K = template.pool_kernel(X)  # computed once, shared by the runs
     total = queries * len(seed_list)
     done = 0

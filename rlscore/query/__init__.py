@@ -2,8 +2,10 @@
 
 * :mod:`~rlscore.query.base` — the protocol (teach, undo, forget, next query);
 * :mod:`~rlscore.query.rls_pool` — the incremental RLS state over a pool;
-* :mod:`~rlscore.query.arls` — ARLS (SPEC §5); :mod:`~rlscore.query.baselines` — random,
-  margin and entropy queries; :mod:`~rlscore.query.klr_pool` — the KLR over a pool and MUQ;
+* :mod:`~rlscore.query.arls` — ARLS (SPEC §5); :mod:`~rlscore.query.arls_lowrank` — ARLS on
+  low-rank features for large pools, its state in :mod:`~rlscore.query.feature_pool` (SPEC §7);
+  :mod:`~rlscore.query.baselines` — random, margin and entropy queries;
+  :mod:`~rlscore.query.klr_pool` — the KLR over a pool and MUQ;
   :mod:`~rlscore.query.aoptimal` — A-optimal KLR (SPEC §6);
 * :mod:`~rlscore.query.registry` — strategies by name for the CLI and the app.
 """
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 from rlscore.query.aoptimal import AOptimalKLR, MaxEntropyKLR
 from rlscore.query.arls import ARLS
+from rlscore.query.arls_lowrank import LowRankARLS
 from rlscore.query.base import NoCandidatesError, QueryStrategy
 from rlscore.query.baselines import EntropyQuery, RandomQuery, UncertaintyQuery
 from rlscore.query.klr_pool import KLRPoolStrategy
@@ -24,6 +27,7 @@ __all__ = [
     "AOptimalKLR",
     "EntropyQuery",
     "KLRPoolStrategy",
+    "LowRankARLS",
     "MaxEntropyKLR",
     "NoCandidatesError",
     "QueryStrategy",

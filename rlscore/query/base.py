@@ -42,6 +42,9 @@ class QueryStrategy(BaseEstimator):
     risk_name: str = "Estimated risk"
     #: one or two sentences explaining :attr:`risk_name` (help text in the app)
     risk_help: str = "The strategy's own estimate of the current classifier's risk on the pool."
+    #: whether a disk snapshot of the started strategy saves work worth its size (a session
+    #: then caches its state on disk: :mod:`rlscore.sessions.snapshots`)
+    snapshot_worthy: bool = True
     #: parameters that change the pool kernel (a precomputed K is reused only if they are unchanged)
     _kernel_params: tuple[str, ...] = ("kernel", "sigma", "degree")
 
@@ -168,6 +171,12 @@ class QueryStrategy(BaseEstimator):
                     if value == c:
                         return k
         raise ValueError(f"label {label!r} is not one of the classes {self.classes_.tolist()}")
+
+    def needs_pool_kernel(self) -> bool:
+        """Whether :meth:`start` wants the n × n pool kernel ``K`` (a caller that has none
+        builds it with :meth:`pool_kernel`): true for a strategy with a ``kernel``
+        parameter, unless it says otherwise (low-memory and low-rank strategies)."""
+        return "kernel" in self.get_params()
 
     def pool_kernel(self, X: np.ndarray) -> np.ndarray:
         """The pool kernel from this strategy's kernel parameters."""

@@ -13,6 +13,7 @@ STRATEGIES: dict[str, tuple[str, dict]] = {
         "rlscore.query.arls:ARLS",
         {"class_weight": "balanced", "bias_corrected": True},
     ),
+    "arls-lowrank": ("rlscore.query.arls_lowrank:LowRankARLS", {}),
     "aopt-klr": ("rlscore.query.aoptimal:AOptimalKLR", {}),
     "muq-klr": ("rlscore.query.aoptimal:MaxEntropyKLR", {}),
     "uncertainty": ("rlscore.query.baselines:UncertaintyQuery", {}),

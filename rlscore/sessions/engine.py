@@ -131,10 +131,7 @@ class KernelCache:
         """The pool kernel for ``engine``'s kernel parameters; None for a strategy without
         a ``kernel`` parameter or that needs no pool kernel (``needs_pool_kernel()`` false:
         the low-memory baselines compute their few kernel columns themselves)."""
-        if "kernel" not in engine.get_params():
-            return None
-        needs = getattr(engine, "needs_pool_kernel", None)
-        if callable(needs) and not needs():
+        if not engine.needs_pool_kernel():
             # not even a cached matrix: the engine's path must not depend on what the
             # cache holds, or a reopened session would not replay bit for bit
             return None

@@ -77,6 +77,7 @@ class Replay:
         for name in ("sigma", "lam"):
             if self.params.get(name) is None:
                 self.params[name] = float(meta.get(name) or 1.0)
+        self._snapshot_dir = snapshot_dir
         self._snapshots = SnapshotCache(snapshot_dir)
         self._kernels = KernelCache()
         self.version = 0
@@ -93,6 +94,7 @@ class Replay:
         lam = initial_lam(self.params["lam"], self.project.meta)
         engine = make_engine(self.params, lam)  # validates the parameters before any snapshot
         check_pool_size(engine, self.project.n, self.strategy_name)
+        self._snapshots = SnapshotCache(self._snapshot_dir if engine.snapshot_worthy else None)
         key = snapshot_key(self._describe())
         events = self.store.events(self.project_name)
         ids = {e.id for e in events}

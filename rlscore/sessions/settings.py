@@ -14,19 +14,44 @@ from __future__ import annotations
 import math
 
 from rlscore.core.kernels import GRAPH_KERNELS, VECTOR_KERNELS
+from rlscore.core.lowrank import LANDMARK_RULES
 from rlscore.query import STRATEGIES
 from rlscore.sessions.engine import PoolTooLargeError, check_pool_size, make_engine
 from rlscore.storage import LabelStore
 
-#: the settings of a project, in the order the app shows them
-SETTING_KEYS = ("strategy", "kernel", "sigma", "lam", "lam_auto", "class_weight", "budget")
+#: the settings of a project, in the order the app shows them; the last four are the low-rank
+#: form's (``arls-lowrank``; ``candidates`` also A-optimal KLR's): 0 means "all"
+SETTING_KEYS = (
+    "strategy",
+    "kernel",
+    "sigma",
+    "lam",
+    "lam_auto",
+    "class_weight",
+    "budget",
+    "n_landmarks",
+    "landmarks",
+    "candidates",
+    "risk_sample",
+)
 #: tried in this order for a project's default strategy: the first whose memory fits the pool
-DEFAULT_STRATEGIES = ("arls", "uncertainty", "random")
+DEFAULT_STRATEGIES = ("arls", "arls-lowrank", "uncertainty", "random")
+#: pools above this many points default to the low-rank form of ARLS: exact ARLS costs
+#: O(n²) per query (0.1 s at n = 5000, growing fourfold per doubling) and 16 n² bytes
+LOW_RANK_MIN_POOL = 10_000
+#: the low-rank form's defaults on a pool above :data:`LOW_RANK_MIN_POOL`: m landmarks, and
+#: the candidates scored and the points the risk is estimated on per query
+#: (``benchmarks/large_pools.py``: about a second per query at n = 100 000)
+LOW_RANK_DEFAULTS = {"n_landmarks": 500, "landmarks": "uniform", "candidates": 500,
+                     "risk_sample": 20_000}  # fmt: skip
+#: the largest m the settings accept (the r × r state and the n × m features grow with it)
+MAX_LANDMARKS = 5000
 
 
 def default_settings(n: int, meta: dict | None) -> dict:
     """The settings of a project nobody has changed: its recommended σ and λ (meta), an RBF
-    kernel, ARLS — or, for a pool ARLS's n × n state does not fit, uncertainty sampling.
+    kernel, ARLS — on a low-rank kernel with candidate and risk subsampling above
+    :data:`LOW_RANK_MIN_POOL` points — or, for a pool neither fits, uncertainty sampling.
 
     Parameters
     ----------
@@ -49,11 +74,19 @@ def default_settings(n: int, meta: dict | None) -> dict:
         "lam_auto": False,
         "class_weight": meta.get("class_weight") or None,
         "budget": 0,
+        "n_landmarks": LOW_RANK_DEFAULTS["n_landmarks"],
+        "landmarks": LOW_RANK_DEFAULTS["landmarks"],
+        "candidates": 0,
+        "risk_sample": 0,
     }
-    for name in DEFAULT_STRATEGIES:
+    if n > LOW_RANK_MIN_POOL:
+        settings.update(LOW_RANK_DEFAULTS)
+    names = DEFAULT_STRATEGIES if n <= LOW_RANK_MIN_POOL else DEFAULT_STRATEGIES[1:]
+    for name in names:
         settings["strategy"] = name
         try:
-            check_pool_size(make_engine(settings, settings["lam"]), n, name)
+            engine = make_engine({**settings, **engine_settings(settings)}, settings["lam"])
+            check_pool_size(engine, n, name)
         except PoolTooLargeError:
             continue
         break
@@ -94,11 +127,28 @@ def check_settings(settings: dict) -> dict:
                 "class_weight must be none, 'balanced' or a mapping class -> weight, "
                 f"got {weight!r}"
             )
-    if "budget" in out:
-        budget = out["budget"]
-        if isinstance(budget, bool) or not isinstance(budget, int) or budget < 0:
-            raise ValueError(f"budget must be a whole number ≥ 0 (0: none), got {budget!r}")
+    for key, meaning in (("budget", "none"), ("candidates", "all"), ("risk_sample", "all")):
+        value = out.get(key, 0)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ValueError(f"{key} must be a whole number ≥ 0 (0: {meaning}), got {value!r}")
+    if "n_landmarks" in out:
+        m = out["n_landmarks"]
+        if isinstance(m, bool) or not isinstance(m, int) or not 1 <= m <= MAX_LANDMARKS:
+            raise ValueError(f"n_landmarks must be a whole number 1 … {MAX_LANDMARKS}, got {m!r}")
+    if "landmarks" in out and out["landmarks"] not in LANDMARK_RULES:
+        raise ValueError(
+            f"landmarks {out['landmarks']!r} is unknown: choose one of {list(LANDMARK_RULES)}"
+        )
     return out
+
+
+def engine_settings(settings: dict) -> dict:
+    """The low-rank settings as strategy parameters, 0 ("all") as None (a strategy ignores the
+    parameters it does not take: :func:`rlscore.query.make_strategy`)."""
+    return {
+        key: (settings.get(key) or None)
+        for key in ("n_landmarks", "landmarks", "candidates", "risk_sample")
+    }
 
 
 def project_settings(store: LabelStore, name: str) -> dict:
@@ -147,9 +197,13 @@ def save_project_settings(store: LabelStore, name: str, changes: dict) -> dict:
 
 __all__ = [
     "DEFAULT_STRATEGIES",
+    "LOW_RANK_DEFAULTS",
+    "MAX_LANDMARKS",
+    "LOW_RANK_MIN_POOL",
     "SETTING_KEYS",
     "check_settings",
     "default_settings",
+    "engine_settings",
     "project_settings",
     "save_project_settings",
 ]

@@ -11,7 +11,9 @@ from __future__ import annotations
 import streamlit as st
 
 from rlscore.core.kernels import GRAPH_KERNELS, VECTOR_KERNELS
+from rlscore.core.lowrank import LANDMARK_RULES
 from rlscore.data.samples import list_samples
+from rlscore.sessions.settings import MAX_LANDMARKS
 from rlscore.ui.flash import flash
 from rlscore.ui.params import (
     LAM_LOG_RANGE,
@@ -27,7 +29,7 @@ from rlscore.ui.params import (
     update_params,
 )
 from rlscore.ui.store import get_store
-from rlscore.ui.strategies import STRATEGY_LABELS
+from rlscore.ui.strategies import STRATEGY_LABELS, strategy_parameters
 from rlscore.ui.text import md_text
 
 KERNELS = VECTOR_KERNELS + GRAPH_KERNELS
@@ -43,6 +45,9 @@ _CONVERT = {
     "lam": (lambda v: log_position(v, LAM_LOG_RANGE), lambda x: float(10**x)),
     "class_weight": (lambda v: v or "none", lambda w: None if w == "none" else w),
     "budget": (_identity, int),
+    "n_landmarks": (_identity, int),
+    "candidates": (_identity, int),
+    "risk_sample": (_identity, int),
 }
 
 
@@ -171,6 +176,7 @@ def learner_sidebar() -> dict:
         help="Balanced weights equalise the classes (for imbalanced data).",
         **_bind(p, "class_weight"),
     )
+    low_rank_controls(p)
     sb.number_input(
         "Labeling budget (0 = none)",
         min_value=0,
@@ -179,3 +185,41 @@ def learner_sidebar() -> dict:
         **_bind(p, "budget"),
     )
     return p
+
+
+def low_rank_controls(p: dict) -> None:
+    """The low-rank kernel's controls, for the strategies that take them (SPEC §7)."""
+    sb, taken = st.sidebar, strategy_parameters(p["strategy"])
+    if "n_landmarks" in taken:
+        sb.number_input(
+            "Landmarks m (low-rank kernel)",
+            min_value=1,
+            max_value=MAX_LANDMARKS,
+            step=50,
+            help="The kernel is approximated from m landmark points (Nyström): more is "
+            "closer to the exact kernel, slower and bigger (n × m features).",
+            **_bind(p, "n_landmarks"),
+        )
+        sb.selectbox(
+            "Landmark rule",
+            list(LANDMARK_RULES),
+            help="How the landmarks are chosen: uniformly at random, k-means centres, "
+            "pivoted incomplete Cholesky, …",
+            **_bind(p, "landmarks"),
+        )
+    if "candidates" in taken:
+        sb.number_input(
+            "Candidates scored per query (0 = all)",
+            min_value=0,
+            step=100,
+            help="Score only this many candidates: half the most uncertain, half at random.",
+            **_bind(p, "candidates"),
+        )
+    if "risk_sample" in taken:
+        sb.number_input(
+            "Risk estimated on (points, 0 = the whole pool)",
+            min_value=0,
+            step=1000,
+            help="Estimate each candidate's risk on this many randomly drawn pool points.",
+            **_bind(p, "risk_sample"),
+        )

@@ -2,7 +2,8 @@
 
 The heavy state — the pool kernel and the query engine inside a
 :class:`~rlscore.sessions.LabelingSession` — is cached with ``st.cache_resource`` per
-(database, project, strategy, kernel, σ, λ, class weights), shared by every browser tab, and
+(database, project, strategy, kernel, σ, λ, class weights and, for the strategies that take
+them, the low-rank settings), shared by every browser tab, and
 guarded by a lock. Nothing a single tab chooses for itself (the labeling budget, the
 annotator) is part of the cache key or stored on the shared session: it is passed to the
 session's methods. The label log in the database is the truth: every run calls
@@ -19,7 +20,9 @@ import streamlit as st
 
 from rlscore.data.samples import ensure_sample_projects
 from rlscore.sessions import LabelingSession
+from rlscore.sessions.settings import engine_settings
 from rlscore.storage import SQLiteLabelStore, open_store
+from rlscore.ui.strategies import strategy_parameters
 
 
 @dataclass
@@ -59,6 +62,7 @@ def _session(
     sigma: float,
     lam: float | str,
     class_weight: str | None,
+    low_rank: tuple,
 ) -> SessionHandle:
     # max_entries bounds memory: each entry holds n×n matrices (200 MB at n = 5000).
     session = LabelingSession(
@@ -69,8 +73,16 @@ def _session(
         sigma=sigma,
         lam=lam,
         class_weight=class_weight,
+        **dict(low_rank),
     )
     return SessionHandle(session)
+
+
+def low_rank_params(p: dict) -> dict:
+    """The low-rank settings (m, landmark rule, candidates, risk sample) that the chosen
+    strategy takes, as its parameters."""
+    accepted = strategy_parameters(p["strategy"])
+    return {k: v for k, v in engine_settings(p).items() if k in accepted}
 
 
 def get_session(p: dict) -> SessionHandle:
@@ -97,6 +109,8 @@ def get_session(p: dict) -> SessionHandle:
         float(p["sigma"]),
         "auto" if p["lam_auto"] else float(p["lam"]),
         p["class_weight"],
+        # only a strategy that takes them keys its session on the low-rank settings
+        tuple(sorted(low_rank_params(p).items())),
     )
     with handle.lock:
         handle.session.sync()

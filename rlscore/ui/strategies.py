@@ -7,18 +7,40 @@ strategy class (``risk_name``, ``risk_help``) rather than saying "estimated risk
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 
-from rlscore.query import strategy_class
+from rlscore.query import make_strategy, strategy_class
 
 STRATEGY_LABELS = {
     "arls": "ARLS (active RLS)",
     "arls-weighted": "ARLS, weighted & bias-corrected",
+    "arls-lowrank": "ARLS, low-rank kernel (large pools)",
     "aopt-klr": "A-optimal KLR",
     "uncertainty": "Uncertainty sampling",
     "entropy": "Entropy sampling",
     "random": "Random",
 }
+
+
+@functools.cache
+def strategy_parameters(name: str) -> frozenset[str]:
+    """The parameters strategy ``name`` takes (the sidebar shows only their controls)."""
+    return frozenset(make_strategy(name).get_params())
+
+
+def low_rank_note(p: dict, n: int) -> str | None:
+    """What the low-rank form of a strategy approximates, for its settings ``p`` on a pool of
+    ``n`` points (None for a strategy on the exact kernel)."""
+    if "n_landmarks" not in strategy_parameters(p["strategy"]):
+        return None
+    m = min(int(p["n_landmarks"]), n)
+    parts = [f"low-rank kernel of {m} {p['landmarks']} landmarks (Nyström)"]
+    if p.get("candidates") and p["candidates"] < n:
+        parts.append(f"{p['candidates']:,} candidates scored per query")
+    if p.get("risk_sample") and p["risk_sample"] < n:
+        parts.append(f"risk estimated on {p['risk_sample']:,} points")
+    return f"Pool of {n:,} points: " + ", ".join(parts) + " — set in the sidebar."
 
 
 def risk_chart_labels(strategies: Iterable[str]) -> tuple[str, dict[str, str]]:

@@ -1,0 +1,315 @@
+"""ARLS on low-rank features: the lookahead of SPEC §5 for pools of 10⁵–10⁶ points (SPEC §7).
+
+The state (predictions ``m``, the r × r ``C = I − P`` per group of one-vs-all columns) is
+:class:`~rlscore.query.feature_pool.FeaturePoolStrategy`. For a candidate i and a label y the
+hypothetical classifier is ``f' = m + d_i (y − m_i)/s_i`` with ``d_i = Φ C φ_i`` and
+``s_i = φ_iᵀ C φ_i + λ/w_y``, exactly as dense ARLS on ``K = ΦΦᵀ``; the decision values of c
+candidates on s pool points are one product ``Φ_S C Φ_Cᵀ`` (s × c, O(s c r)), computed in
+blocks of at most 512 candidates × a few thousand pool points, so the memory stays
+O((s + c) r + block) and no n × n matrix is ever formed.
+
+Two subsamplings make a query on a million points affordable (SPEC §7):
+
+* ``candidates = k`` scores k candidates: the ⌊k/2⌋ with the smallest margin of the current
+  predictions (``|m|`` for two classes, the gap between the two largest one-vs-all outputs
+  otherwise) and the others uniformly at random among the remaining unlabeled points;
+* ``risk_sample = s`` estimates each hypothetical risk ``R̂(f') = Σ_{z∈X} ρ(z)`` from s pool
+  points drawn uniformly without replacement: ``R̂ ≈ (n/s) Σ_{z∈S} ρ(z)``.
+
+Both draws are seeded by ``random_state`` and the labeled set, so a state always queries the
+same point (a replayed session is reproduced).
+"""
+
+from __future__ import annotations
+
+from numbers import Integral
+
+import numpy as np
+
+from rlscore.core.encoding import ova_targets
+from rlscore.query.base import NoCandidatesError
+from rlscore.query.feature_pool import WORK_ELEMENTS, FeaturePoolStrategy
+from rlscore.query.rls_pool import pool_risk
+
+#: candidates whose lookahead is computed together (one BLAS product per block of pool points)
+CANDIDATE_BLOCK = 512
+#: SeedSequence words that keep the two draws of a state independent
+_CANDIDATE_DRAW, _RISK_DRAW = 1, 2
+
+
+class LowRankARLS(FeaturePoolStrategy):
+    """ARLS on low-rank (Nyström) features: the expected risk of every candidate without an
+    n × n matrix (SPEC §5, §7).
+
+    ``scores()[i] = Σ_y p̂(y|x_i)/w_y · R̂^w(f^{+(i,y)})`` (eqs. 3.48, 3.50) as
+    :class:`~rlscore.query.arls.ARLS`; with ``candidates=None`` and ``risk_sample=None`` the
+    scores equal dense ARLS run on the pool kernel ``K = ΦΦᵀ`` of the features. Cost per query
+    O(c s r + c s T²) for c candidates and s risk points (O(n² r) with neither subsampling).
+
+    Parameters
+    ----------
+    kernel, sigma, degree, lam, class_weight, bias_corrected, clip
+        As :class:`~rlscore.query.arls.ARLS` (vector kernels only).
+    n_landmarks : int
+        Landmarks of the Nyström features (default 500).
+    landmarks : str
+        Landmark rule of :class:`~rlscore.core.lowrank.LowRankKernel` (default ``"uniform"``).
+    candidates : int or None
+        Score only this many candidates (half the most uncertain by margin, half uniformly at
+        random among the rest); None scores every unlabeled point. ``scores()`` is NaN for
+        the points not scored.
+    risk_sample : int or None
+        Estimate each hypothetical pool risk on this many uniformly drawn pool points; None
+        (or at least n) uses the whole pool.
+    random_state : int or None
+        Seed of the landmarks and of both draws (None: fresh randomness at every query).
+
+    Attributes
+    ----------
+    risk_standard_error_ : float
+        After :meth:`next_query`: the standard error of the chosen candidate's score due to
+        the risk sample (0 without ``risk_sample``). The score is ``n · mean_{z∈S} g(z)``
+        with ``g(z) = Σ_y p̂(y|x_i)/w_y ρ_y(z)`` the candidate's expected per-point risk, so
+        ``SE = n · sd(g) / √s · √(1 − s/n)`` (sample standard deviation over S, finite-pool
+        correction for drawing without replacement). :meth:`standard_errors` gives it for
+        every scored candidate.
+    """
+
+    def __init__(
+        self,
+        kernel: str = "rbf",
+        sigma: float = 1.0,
+        degree: int = 2,
+        lam: float = 1.0,
+        class_weight=None,
+        bias_corrected: bool | None = None,
+        clip: bool = True,
+        n_landmarks: int = 500,
+        landmarks: str = "uniform",
+        candidates: int | None = None,
+        risk_sample: int | None = None,
+        random_state: int | None = 0,
+    ):
+        super().__init__(
+            kernel=kernel,
+            sigma=sigma,
+            degree=degree,
+            lam=lam,
+            class_weight=class_weight,
+            bias_corrected=bias_corrected,
+            clip=clip,
+            n_landmarks=n_landmarks,
+            landmarks=landmarks,
+            random_state=random_state,
+        )
+        self.candidates = candidates
+        self.risk_sample = risk_sample
+
+    def _check_params(self, n: int) -> None:
+        super()._check_params(n)
+        for name in ("candidates", "risk_sample"):
+            v = getattr(self, name)
+            if v is not None and (isinstance(v, bool) or not isinstance(v, Integral) or v < 1):
+                raise ValueError(f"{name} must be a positive integer or None, got {v!r}")
+
+    # -- queries ---------------------------------------------------------------------------
+    def scores(self) -> np.ndarray:
+        """Expected risk of each scored candidate, lower is better; NaN for labeled points
+        and for the points not scored (``candidates``). With ``candidates``, these are the
+        scores of the last draw in this state (a :meth:`next_query` with ``exclude`` draws
+        among the points not excluded), so the score of the last query can be looked up."""
+        self._check_started()
+        return self._latest()[0].copy()
+
+    def standard_errors(self) -> np.ndarray:
+        """Standard error of each score due to the risk sample (see the class docstring):
+        0 without ``risk_sample``, NaN where :meth:`scores` is NaN."""
+        self._check_started()
+        return self._latest()[1].copy()
+
+    def next_query(self, exclude=None) -> tuple[int, float]:
+        """The best scored candidate not in ``exclude``, and its score; the candidates are
+        drawn among the points not excluded, so an exclusion never empties the draw."""
+        self._check_started()
+        ex = ()
+        if exclude is not None:
+            ex = tuple(sorted({int(e) for e in exclude if 0 <= int(e) < self.n_pool_}))
+        if self.candidates is None:
+            # every unlabeled point is scored: the exclusion only masks, no new lookahead
+            s, se = self._scored(())
+            s = s.copy()
+            s[list(ex)] = np.nan
+        else:
+            s, se = self._scored(ex)
+        if np.isnan(s).all():
+            raise NoCandidatesError("no candidate left: every point is labeled or skipped")
+        i = int(np.nanargmin(s))
+        self.risk_standard_error_ = float(se[i])
+        return i, float(s[i])
+
+    def candidate_indices(self, exclude=()) -> np.ndarray:
+        """The pool indices scored in this state (sorted): every unlabeled point not in
+        ``exclude``, or the ``candidates`` drawn among them."""
+        self._check_started()
+        free = np.ones(self.n_pool_, dtype=bool)
+        free[self.labeled_] = False
+        free[list(exclude)] = False
+        pool = np.flatnonzero(free)
+        k = self.candidates
+        if k is None or k >= pool.size:
+            return pool
+        rng = self._rng(_CANDIDATE_DRAW)
+        half = k // 2
+        # a random order first, so ties of the margin (all 0 before any label) are broken
+        # at random rather than towards the low indices
+        order = rng.permutation(pool.size)
+        uncertain = order[np.argpartition(self._margins()[pool[order]], half)[:half]]
+        rest = np.ones(pool.size, dtype=bool)
+        rest[uncertain] = False
+        drawn = rng.choice(np.flatnonzero(rest), k - half, replace=False)
+        return np.sort(pool[np.concatenate([uncertain, drawn])])
+
+    def risk_points(self) -> np.ndarray | None:
+        """The pool points the hypothetical risks are summed over (sorted); None for all."""
+        self._check_started()
+        s = self.risk_sample
+        if s is None or s >= self.n_pool_:
+            return None
+        return np.sort(self._rng(_RISK_DRAW).choice(self.n_pool_, s, replace=False))
+
+    def _rng(self, draw: int) -> np.random.Generator:
+        """A generator seeded by ``random_state``, the draw and the labeled set."""
+        if self.random_state is None:
+            return np.random.default_rng()
+        words = [int(self.random_state), draw, *sorted(self.labeled_)]
+        return np.random.default_rng(np.random.SeedSequence(words))
+
+    def _margins(self) -> np.ndarray:
+        """Uncertainty of the current predictions, smaller is more uncertain: ``|m|``, or the
+        gap between the two largest one-vs-all outputs."""
+        if self._m.shape[1] == 1:
+            return np.abs(self._m[:, 0])
+        top = np.partition(self._m, -2, axis=1)
+        return top[:, -1] - top[:, -2]
+
+    def _state_key(self) -> tuple:
+        """What the scores depend on besides an exclusion: the labels (through the version)
+        and the parameters of the draws and the risk (set_params changes them without a
+        rebuild)."""
+        params = (self.candidates, self.risk_sample, self.random_state, self.clip)
+        return (self._version, params, self.bias_corrected)
+
+    def _latest(self) -> tuple[np.ndarray, np.ndarray]:
+        """The last scores computed in this state, whatever their exclusion; else a draw."""
+        cache = self._scores_cache
+        if cache is not None and cache[0] == self._state_key():
+            return cache[2]
+        return self._scored(())
+
+    def _scored(self, exclude: tuple) -> tuple[np.ndarray, np.ndarray]:
+        """Scores and standard errors (n,) for this state and exclusion, cached."""
+        key = self._state_key()
+        cache = self._scores_cache
+        if cache is not None and cache[0] == key and cache[1] == exclude:
+            return cache[2]
+        n = self.n_pool_
+        cand = self.candidate_indices(exclude)
+        S = self.risk_points()
+        s = n if S is None else S.size
+        total, squares = self._lookahead(cand, S)
+        scores = np.full(n, np.nan)
+        errors = np.full(n, np.nan)
+        scores[cand] = total * (n / s)
+        if S is None:
+            errors[cand] = 0.0
+        else:
+            # sample variance of the per-point expected risk g over S, without replacement
+            var = np.maximum(squares - total**2 / s, 0.0) / max(s - 1, 1)
+            errors[cand] = n * np.sqrt(var / s * (1.0 - s / n))
+        self._scores_cache = (key, exclude, (scores, errors))
+        return scores, errors
+
+    def _lookahead(self, cand: np.ndarray, S: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+        """``Σ_{z∈S} g_i(z)`` and ``Σ_{z∈S} g_i(z)²`` for every candidate i, where
+        ``g_i(z) = Σ_y p̂(y|x_i)/w_y ρ(f^{+(i,y)}, z)`` and ρ is the per-point term of the
+        pool risk (:func:`~rlscore.query.rls_pool.pool_risk` applied to single points)."""
+        T = self.classes_.size
+        m, phi = self._m, self.features_
+        Tm = m.shape[1]
+        inv_w = self._risk_weights()
+        lam_w = self._lam / self._W  # λ/a_t(y), (T', T)
+        q = self.class_probabilities()[cand] * inv_w  # p̂(y|x_i)/w_y, (c, T)
+        targets = ova_targets(np.arange(T), T)  # (T, T')
+        group_of = np.empty(Tm, dtype=np.intp)
+        for g, cols in enumerate(self._groups):
+            group_of[cols] = g
+        n_points = self.n_pool_ if S is None else S.size
+        total = np.zeros(cand.size)
+        squares = np.zeros(cand.size)
+        for a in range(0, cand.size, CANDIDATE_BLOCK):
+            idx = cand[a : a + CANDIDATE_BLOCK]
+            b = idx.size
+            phi_c = phi[idx]  # (b, r)
+            R = [C @ phi_c.T for C in self._Cs]  # r_i = C φ_i, (r, b) per group
+            dii = np.column_stack([np.einsum("ij,ji->i", phi_c, Rg) for Rg in R])[:, group_of]
+            # α = (y − m_i)/s_i per label y and column t, (b, T')
+            alphas = [(targets[y] - m[idx]) / (dii + lam_w[:, y]) for y in range(T)]
+            step = max(1, WORK_ELEMENTS // (b * Tm))
+            for z in range(0, n_points, step):
+                rows = slice(z, z + step) if S is None else S[z : z + step]
+                m_rows = m[rows]
+                if S is None:
+                    # no sampling error to estimate: each classifier's risk summed over the
+                    # points at once (candidates × points, ARLS's layout), no per-point terms
+                    Dt = [Rg.T @ phi[rows].T for Rg in R]  # (b, p)
+                    for y in range(T):
+                        risk = self._summed_risks(Dt, alphas[y], m_rows, group_of)
+                        total[a : a + b] += q[a : a + b, y] * risk
+                    continue
+                Ds = [phi[rows] @ Rg for Rg in R]  # d_i on these pool points, (p, b)
+                g = np.zeros(Ds[0].shape)
+                for y in range(T):
+                    g += q[a : a + b, y] * self._point_risks(Ds, alphas[y], m_rows, group_of)
+                total[a : a + b] += g.sum(axis=0)
+                np.square(g, out=g)
+                squares[a : a + b] += g.sum(axis=0)
+        return total, squares
+
+    def _summed_risks(
+        self, Dt: list[np.ndarray], alpha: np.ndarray, m_rows: np.ndarray, group_of: np.ndarray
+    ) -> np.ndarray:
+        """Risk of each hypothetical classifier ``m + d_i α_i`` summed over the points (b,)."""
+        b, p = Dt[0].shape
+        inv_w = self._risk_weights()
+        if m_rows.shape[1] == 1:
+            F = Dt[0] * alpha[:, :1]
+            F += m_rows[:, 0]
+            return pool_risk(F, inv_w, clip=self.clip)
+        Tm = m_rows.shape[1]
+        F = np.empty((b, Tm, p))
+        for t in range(Tm):  # (f' + 1)/2 = d_i α/2 + (m + 1)/2
+            np.multiply(Dt[group_of[t]], 0.5 * alpha[:, t, None], out=F[:, t])
+        F += 0.5 * (m_rows.T[None] + 1.0)
+        return pool_risk(F, inv_w, clip=self.clip, halved=True)
+
+    def _point_risks(
+        self, Ds: list[np.ndarray], alpha: np.ndarray, m_rows: np.ndarray, group_of: np.ndarray
+    ) -> np.ndarray:
+        """Per-point risk ρ(z) of the hypothetical classifiers ``m + d_i α_i`` (p, b)."""
+        p, b = Ds[0].shape
+        inv_w = self._risk_weights()
+        if m_rows.shape[1] == 1:
+            F = Ds[0] * alpha[:, 0]
+            F += m_rows
+            # each (point, candidate) pair as its own one-point pool: the per-point risk
+            return pool_risk(F.reshape(-1, 1), inv_w, clip=self.clip).reshape(p, b)
+        Tm = m_rows.shape[1]
+        F = np.empty((p, b, Tm))
+        for t in range(Tm):  # (f' + 1)/2 = d_i α/2 + (m + 1)/2
+            np.multiply(Ds[group_of[t]], 0.5 * alpha[:, t], out=F[:, :, t])
+        F += 0.5 * (m_rows[:, None, :] + 1.0)
+        risk = pool_risk(F.reshape(-1, Tm, 1), inv_w, clip=self.clip, halved=True)
+        return risk.reshape(p, b)
+
+
+__all__ = ["LowRankARLS"]

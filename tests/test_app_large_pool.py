@@ -1,0 +1,65 @@
+"""A pool above the low-rank threshold in the app (AppTest): the project switches to the
+low-rank form of ARLS by itself, says so, labels, and takes the user's m and landmark rule."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+from test_app import REPO, TIMEOUT, _button, _log, _ok, _plain, _query
+
+from rlscore.data.projects import Project
+from rlscore.sessions.settings import LOW_RANK_MIN_POOL, project_settings
+from rlscore.storage import open_store
+
+N = LOW_RANK_MIN_POOL + 2000
+
+
+@pytest.fixture
+def db(tmp_path, monkeypatch):
+    path = tmp_path / "labels.sqlite3"
+    monkeypatch.setenv("RLSCORE_DB", str(path))
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(N, 3))
+    with open_store(path) as store:
+        store.create_project(
+            Project(
+                name="big",
+                X=X,
+                feature_names=["a", "b", "c"],
+                ids=[str(i) for i in range(N)],
+                truth=np.where(X[:, 0] + 0.3 * X[:, 1] > 0, "yes", "no"),
+                classes=["no", "yes"],
+                meta={"sigma": 1.5, "lam": 0.3},
+            )
+        )
+    return path
+
+
+def _captions(at: AppTest) -> str:
+    return " ".join(_plain(c.value) for c in at.caption)
+
+
+def test_a_large_pool_runs_the_low_rank_form_says_so_and_takes_the_users_m(db):
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=TIMEOUT)
+    at.query_params["annotator"] = "ada"
+    at.query_params["project"] = "big"
+    _ok(at.run())
+    p = at.session_state["params"]
+    assert p["project"] == "big" and p["strategy"] == "arls-lowrank"
+    assert f"Pool of {N:,} points: low-rank kernel of 500 uniform landmarks" in _captions(at)
+    assert "500 candidates scored per query" in _captions(at)
+
+    q = _query(at)
+    _button(at, "label", 1).click()
+    _ok(at.run())
+    assert _log(db, "big").labels == {q: "yes"}
+    assert _query(at) != q
+
+    at.number_input(key="w_n_landmarks").set_value(60)
+    _ok(at.run())
+    with open_store(db) as store:
+        assert project_settings(store, "big")["n_landmarks"] == 60
+    assert "low-rank kernel of 60 uniform landmarks" in _captions(at)
+    assert at.session_state["params"]["n_landmarks"] == 60
+    assert _log(db, "big").labels == {q: "yes"}  # the rebuild kept the label

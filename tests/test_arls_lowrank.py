@@ -1,0 +1,323 @@
+"""ARLS on low-rank features (SPEC §7) against independent references.
+
+* dense :class:`~rlscore.query.arls.ARLS` on the precomputed kernel ``K = ΦΦᵀ`` of the same
+  features: same scores (1e-8) and picks, binary and 3 classes, with and without weights;
+* RLS predictions and ``P`` from direct solves written here (the weights too);
+* undo / forget: the state computed without that label;
+* the subsampled lookahead: exactly k candidates, the pick among them, the risk estimate of a
+  sample within 3 standard errors of the full-pool one, and the standard error itself against
+  the spread of the estimate over many samples;
+* memory: a pool of 20 000 points never allocates anything near an n × n matrix.
+"""
+
+from __future__ import annotations
+
+import tracemalloc
+
+import numpy as np
+import pytest
+
+import rlscore.core.memory
+from rlscore.query import ARLS, STRATEGIES, LowRankARLS, NoCandidatesError, make_strategy
+from rlscore.sessions.engine import KernelCache, check_pool_size
+
+SIGMA, LAM = 1.0, 0.3
+GiB = 2**30
+
+
+def pool(n: int, T: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 2))
+    g = X[:, 0] + 0.5 * np.sin(2.0 * X[:, 1])
+    y = np.digitize(g, [-0.4, 0.4]) if T == 3 else (g > 0.3).astype(int)
+    return X, y
+
+
+def targets(codes, T: int) -> np.ndarray:
+    codes = np.asarray(codes)
+    if T == 2:
+        return np.where(codes == 1, 1.0, -1.0)[:, None]
+    return np.where(codes[:, None] == np.arange(T), 1.0, -1.0)
+
+
+def loss_weights(codes, T: int, class_weight, t: int) -> np.ndarray:
+    """Weights ``a`` of the labeled points in one-vs-all column t (SPEC §1), written here."""
+    codes = np.asarray(codes)
+    if class_weight is None:
+        return np.ones(codes.size)
+    if isinstance(class_weight, dict):
+        return np.array([class_weight.get(c, 1.0) for c in codes.tolist()])
+    counts = np.bincount(codes, minlength=T).astype(float)
+    if (counts == 0).any():
+        return np.ones(codes.size)  # balanced weights start once every class has a label
+    n = codes.size
+    if T == 2:
+        return n / (2.0 * counts[codes])
+    return np.where(codes == t, n / (2.0 * counts[t]), n / (2.0 * (n - counts[t])))
+
+
+def rls_reference(phi, L, codes, T, class_weight) -> tuple[np.ndarray, list[np.ndarray]]:
+    """``m = K_{:L}(K_LL + λ diag(1/a))⁻¹ Y_L`` and ``P = Φ_Lᵀ(K_LL + λ diag(1/a))⁻¹Φ_L`` per
+    column, by direct solves with ``K = ΦΦᵀ``."""
+    Y = targets(codes, T)
+    phi_L = phi[L]
+    m = np.empty((phi.shape[0], Y.shape[1]))
+    Ps = []
+    for t in range(Y.shape[1]):
+        G = phi_L @ phi_L.T + LAM * np.diag(1.0 / loss_weights(codes, T, class_weight, t))
+        m[:, t] = phi @ (phi_L.T @ np.linalg.solve(G, Y[:, t]))
+        Ps.append(phi_L.T @ np.linalg.solve(G, phi_L))
+    return m, Ps
+
+
+CASES = [(2, None), (2, "balanced"), (3, None), (3, "balanced")]
+
+
+@pytest.mark.parametrize(("T", "class_weight"), CASES)
+def test_scores_and_picks_equal_dense_arls_on_the_feature_kernel(T, class_weight):
+    X, y = pool(160, T)
+    low = LowRankARLS(sigma=SIGMA, lam=LAM, class_weight=class_weight, n_landmarks=25)
+    low.start(X, list(range(T)))
+    phi = low.features_
+    assert phi.shape == (160, 25)
+    dense = ARLS(sigma=SIGMA, lam=LAM, class_weight=class_weight)
+    dense.start(X, list(range(T)), K=phi @ phi.T)
+    for i in (3, 50, 77):  # seed labels, then the queries of both
+        low.teach(i, int(y[i]))
+        dense.teach(i, int(y[i]))
+    for _ in range(7):
+        a, b = low.scores(), dense.scores()
+        assert np.array_equal(np.isnan(a), np.isnan(b))
+        np.testing.assert_allclose(a, b, rtol=1e-8, atol=1e-8)
+        (i, score), (j, ref) = low.next_query(), dense.next_query()
+        assert i == j and abs(score - ref) < 1e-8
+        low.teach(i, int(y[i]))
+        dense.teach(j, int(y[j]))
+    np.testing.assert_allclose(low.decision_function(), dense.decision_function(), atol=1e-10)
+    assert low.estimated_risk() == pytest.approx(dense.estimated_risk(), abs=1e-8)
+    assert low.risk_standard_error_ == 0.0
+
+
+@pytest.mark.parametrize(("T", "class_weight"), [*CASES, (3, {0: 2.0, 2: 0.5})])
+def test_predictions_and_P_equal_direct_solves(T, class_weight):
+    X, y = pool(120, T, seed=1)
+    q = LowRankARLS(sigma=SIGMA, lam=LAM, class_weight=class_weight, n_landmarks=20)
+    q.start(X, list(range(T)))
+    L = [5, 17, 2, 90, 41, 66, 8, 111]
+    for i in L:  # one rank-one update per label (and builds when balanced weights change)
+        q.teach(i, int(y[i]))
+    m, Ps = rls_reference(q.features_, L, y[L], T, class_weight)
+    np.testing.assert_allclose(q.m_, m, atol=1e-10)
+    P = q.P_
+    for t, ref in enumerate(Ps):
+        np.testing.assert_allclose(P if P.ndim == 2 else P[t], ref, atol=1e-10)
+    # decision values at pool points through the feature map equal the pool's predictions
+    at = q.decision_function_at(X[[1, 5, 60]])
+    np.testing.assert_allclose(at, q.decision_function()[[1, 5, 60]], atol=1e-10)
+
+
+def test_linear_kernel_uses_the_pool_as_features():
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(80, 3))
+    y = (X @ [1.0, -1.0, 0.5] > 0).astype(int)
+    q = LowRankARLS(kernel="linear", lam=LAM).start(X, [0, 1])
+    assert q.features_ is q.X_ and q.lowrank_ is None
+    L = [1, 2, 3, 10, 20]
+    for i in L:
+        q.teach(i, int(y[i]))
+    K = X @ X.T
+    c = np.linalg.solve(K[np.ix_(L, L)] + LAM * np.eye(5), targets(y[L], 2)[:, 0])
+    np.testing.assert_allclose(q.decision_function(), K[:, L] @ c, atol=1e-10)
+    Z = rng.normal(size=(4, 3))
+    np.testing.assert_allclose(q.decision_function_at(Z), Z @ X[L].T @ c, atol=1e-10)
+    np.testing.assert_array_equal(q.predict_at(Z), np.where(Z @ X[L].T @ c > 0, 1, 0))
+
+
+@pytest.mark.parametrize(("T", "class_weight"), CASES)
+def test_undo_and_forget_return_to_the_state_without_the_label(T, class_weight):
+    X, y = pool(100, T, seed=3)
+    classes = list(range(T))
+    L = [4, 9, 30, 55, 71, 12]
+    q = LowRankARLS(sigma=SIGMA, lam=LAM, class_weight=class_weight, n_landmarks=15)
+    q.start(X, classes)
+    for i in L:
+        q.teach(i, int(y[i]))
+    q.forget(30)
+    q.undo()
+    rest = [4, 9, 55, 71]
+    built = LowRankARLS(sigma=SIGMA, lam=LAM, class_weight=class_weight, n_landmarks=15)
+    built.start(X, classes).teach_many(rest, y[rest].tolist())
+    # the same build from the remaining labels: bit for bit
+    np.testing.assert_array_equal(q.m_, built.m_)
+    np.testing.assert_array_equal(q.P_, built.P_)
+    np.testing.assert_array_equal(q.scores(), built.scores())
+    # and the incremental state taught only those labels, to rounding
+    taught = LowRankARLS(sigma=SIGMA, lam=LAM, class_weight=class_weight, n_landmarks=15)
+    taught.start(X, classes)
+    for i in rest:
+        taught.teach(i, int(y[i]))
+    np.testing.assert_allclose(q.m_, taught.m_, atol=1e-10)
+    np.testing.assert_allclose(q.P_, taught.P_, atol=1e-10)
+    for _ in rest:
+        q.undo()
+    fresh = LowRankARLS(sigma=SIGMA, lam=LAM, class_weight=class_weight, n_landmarks=15)
+    fresh.start(X, classes)
+    np.testing.assert_array_equal(q.m_, fresh.m_)
+    np.testing.assert_array_equal(q.P_, np.zeros_like(q.P_))
+    np.testing.assert_array_equal(q.scores(), fresh.scores())
+
+
+def test_a_rebuild_with_a_new_lambda_equals_a_fresh_start():
+    X, y = pool(90, 2, seed=4)
+    q = LowRankARLS(sigma=SIGMA, lam=LAM, n_landmarks=15).start(X, [0, 1])
+    for i in (1, 2, 40, 50):
+        q.teach(i, int(y[i]))
+    features = q.features_
+    q.set_params(lam=2.0)
+    q.rebuild()
+    assert q.features_ is features  # the features are kept: only λ changed
+    fresh = LowRankARLS(sigma=SIGMA, lam=2.0, n_landmarks=15).start(X, [0, 1])
+    fresh.teach_many([1, 2, 40, 50], y[[1, 2, 40, 50]].tolist())
+    np.testing.assert_array_equal(q.m_, fresh.m_)
+    q.set_params(sigma=2.0)
+    q.rebuild()
+    assert q.features_ is not features
+
+
+def test_candidate_subsampling_scores_exactly_k_points():
+    X, y = pool(400, 2, seed=5)
+    q = LowRankARLS(sigma=SIGMA, lam=LAM, n_landmarks=30, candidates=21).start(X, [0, 1])
+    for i in (0, 1, 2, 3, 250):
+        q.teach(i, int(y[i]))
+    s = q.scores()
+    scored = np.flatnonzero(~np.isnan(s))
+    assert scored.size == 21 and not set(scored) & set(q.labeled_)
+    np.testing.assert_array_equal(scored, q.candidate_indices())
+    # ⌊21/2⌋ = 10 of them are the most uncertain unlabeled points by |m|
+    free = np.setdiff1d(np.arange(400), q.labeled_)
+    margin = np.abs(q.decision_function()[free])
+    assert set(free[np.argsort(margin)[:10]]) <= set(scored)
+    i, score = q.next_query()
+    assert i in scored and score == np.nanmin(s)
+    # the same state draws the same candidates (a replayed session queries the same point)
+    assert q.next_query() == (i, score)
+    # the draw avoids excluded points instead of leaving nothing to score
+    j, score_j = q.next_query(exclude=scored)
+    assert j not in scored and j not in q.labeled_
+    assert q.scores()[j] == score_j  # the score of the last query can be looked up
+    # the scores of the scored points equal those of the full lookahead
+    full = LowRankARLS(sigma=SIGMA, lam=LAM, n_landmarks=30).start(X, [0, 1])
+    full.teach_many(q.labeled_, q.labels_)
+    np.testing.assert_allclose(s[scored], full.scores()[scored], rtol=1e-10)
+
+
+def test_an_exclusion_masks_the_full_lookahead():
+    X, y = pool(120, 2, seed=9)
+    q = LowRankARLS(sigma=SIGMA, lam=LAM, n_landmarks=15).start(X, [0, 1])
+    q.teach_many([0, 1, 2], y[:3].tolist())
+    s = q.scores()
+    best = np.argsort(s)[:3]  # NaNs (labeled) sort last
+    i, score = q.next_query(exclude=best[:2])
+    assert i == best[2] and score == s[best[2]]
+    np.testing.assert_array_equal(q.scores(), s)
+
+
+def test_no_candidate_left_is_an_error():
+    X, y = pool(6, 2)
+    q = LowRankARLS(sigma=SIGMA, lam=LAM, candidates=2).start(X, [0, 1])
+    q.teach_many(range(4), y[:4].tolist())
+    with pytest.raises(NoCandidatesError):
+        q.next_query(exclude=[4, 5])
+
+
+def test_a_sampled_risk_is_within_three_standard_errors_of_the_full_pool_risk():
+    X, y = pool(3000, 3, seed=6)
+    params = dict(sigma=SIGMA, lam=LAM, n_landmarks=40, candidates=30, random_state=3)
+    sampled = LowRankARLS(**params, risk_sample=400).start(X, [0, 1, 2])
+    full = LowRankARLS(**params).start(X, [0, 1, 2])
+    L = np.random.default_rng(6).choice(3000, 12, replace=False).tolist()
+    sampled.teach_many(L, y[L].tolist())
+    full.teach_many(L, y[L].tolist())
+    i, estimate = sampled.next_query()
+    se = sampled.risk_standard_error_
+    exact = full.scores()[i]
+    assert 0.0 < se < 0.2 * exact
+    assert abs(estimate - exact) <= 3.0 * se
+    # the same candidates, scored on the sample vs on the whole pool
+    s, e, f = sampled.scores(), sampled.standard_errors(), full.scores()
+    scored = ~np.isnan(s)
+    np.testing.assert_array_equal(scored, ~np.isnan(f))
+    assert np.all(np.abs(s - f)[scored] <= 3.0 * e[scored])
+    assert np.all(full.standard_errors()[scored] == 0.0)
+
+
+def test_the_standard_error_matches_the_spread_over_risk_samples():
+    X, y = pool(2000, 2, seed=7)
+    q = LowRankARLS(sigma=SIGMA, lam=LAM, n_landmarks=30, risk_sample=150, random_state=None)
+    q.start(X, [0, 1]).teach_many([1, 2, 3, 4, 5, 6], y[1:7].tolist())
+    cand = np.array([10, 500, 1500])
+    rng = np.random.default_rng(0)
+    estimates, errors = [], []
+    for _ in range(300):  # the estimator over independent risk samples, as _scored draws them
+        S = np.sort(rng.choice(2000, 150, replace=False))
+        total, squares = q._lookahead(cand, S)
+        estimates.append(total * 2000 / 150)
+        var = (squares - total**2 / 150) / 149
+        errors.append(2000 * np.sqrt(var / 150 * (1 - 150 / 2000)))
+    spread = np.std(estimates, axis=0, ddof=1)
+    np.testing.assert_allclose(np.mean(errors, axis=0), spread, rtol=0.15)
+    full = LowRankARLS(sigma=SIGMA, lam=LAM, n_landmarks=30).start(X, [0, 1])
+    full.teach_many([1, 2, 3, 4, 5, 6], y[1:7].tolist())
+    # unbiased: the mean over samples is the full-pool score (4 standard errors of the mean)
+    bias = np.abs(np.mean(estimates, axis=0) - full.scores()[cand])
+    assert np.all(bias <= 4.0 * spread / np.sqrt(300))
+
+
+def test_a_pool_of_20000_points_never_allocates_an_n_by_n_matrix():
+    n = 20_000
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(n, 10))  # 10 dimensions: the 100 landmarks give 100 features
+    y = (X[:, 0] > 0).astype(int)
+    q = LowRankARLS(sigma=3.0, lam=LAM, n_landmarks=100, candidates=64)
+    tracemalloc.start()
+    try:
+        q.start(X, [0, 1])
+        for i in (0, 1, 2, 3):
+            q.teach(i, int(y[i]))
+        i, _ = q.next_query()
+        q.teach(i, int(y[i]))
+        q.forget(1)
+        q.estimated_risk()
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert q.features_.shape == (n, 100)
+    assert peak < 0.05 * 8 * n * n, f"peak {peak / 1e6:.0f} MB"  # 160 MB vs 3.2 GB for n × n
+    assert peak <= q.memory_bytes(n), (peak, q.memory_bytes(n))
+
+
+def test_registry_session_and_memory_hooks(monkeypatch):
+    assert STRATEGIES["arls-lowrank"][0] == "rlscore.query.arls_lowrank:LowRankARLS"
+    q = make_strategy("arls-lowrank", sigma=1.0, lam=0.5, candidates=10, graph_k=4)
+    assert isinstance(q, LowRankARLS) and q.candidates == 10
+    assert not q.needs_pool_kernel()
+    X, _ = pool(50, 2)
+    assert KernelCache().get(q, X) is None  # the session never builds the n × n kernel
+    assert q.memory_bytes(10**6) < 5 * GiB  # Φ of 500 features: 4 GB, no n × n term
+    assert q.memory_bytes(10**6, 5) < 5 * GiB
+    monkeypatch.setattr(rlscore.core.memory, "available_memory_bytes", lambda: 16 * GiB)
+    check_pool_size(q, 10**6, "arls-lowrank")
+    graph = make_strategy("arls-lowrank", kernel="graph")
+    assert graph.memory_bytes(100) > 2**60  # never proposed for a graph kernel
+    with pytest.raises(ValueError, match="vector kernel"):
+        graph.start(X, [0, 1])
+
+
+@pytest.mark.parametrize(
+    ("param", "value"),
+    [("candidates", 0), ("risk_sample", 2.5), ("n_landmarks", 0), ("random_state", "a")],
+)
+def test_bad_parameters_are_refused_before_any_work(param, value):
+    X, _ = pool(30, 2)
+    with pytest.raises(ValueError, match=param):
+        LowRankARLS(**{param: value}).start(X, [0, 1])
