@@ -19,10 +19,11 @@ from sklearn.metrics.pairwise import linear_kernel, polynomial_kernel, rbf_kerne
 from test_arls_reference import naive_proba, naive_risk, spec_weights, targets
 
 import rlscore.core.memory
-from rlscore.data.projects import Project
+from rlscore.data.projects import Project, project_from_table, read_table
 from rlscore.query import STRATEGIES, make_strategy
 from rlscore.sessions import LabelingSession, PoolTooLargeError
 from rlscore.sessions.engine import KernelCache, check_pool_size
+from rlscore.sessions.settings import engine_settings, project_settings, save_project_settings
 from rlscore.storage import open_store
 
 SIGMA, LAM, DEGREE = 1.3, 0.3, 2
@@ -309,3 +310,29 @@ def test_a_session_labels_a_200k_pool_with_uncertainty(tmp_path):
         X, X[sample], labeled, [s.labels[j] for j in labeled], [-1, 1], "rbf", 1.0, 0.5, None
     )
     np.testing.assert_allclose(s.engine.decision_function()[sample], f[:, 0], rtol=0, atol=1e-10)
+
+
+def test_a_million_row_upload_becomes_a_low_rank_session_that_labels(tmp_path):
+    # the Data page's path: CSV bytes → table → project → database → the project's settings
+    n = 1_000_000
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(n, 3)).round(4)
+    lines = "\n".join(f"{a},{b},{c},{'yes' if a + b > 0 else 'no'}" for a, b, c in X.tolist())
+    table = read_table(("x0,x1,x2,label\n" + lines).encode(), "million.csv")
+    project = project_from_table(table, "million", truth_column="label")
+    store = open_store(tmp_path / "x.sqlite3")
+    store.create_project(project)
+    settings = project_settings(store, "million")
+    assert settings["strategy"] == "arls-lowrank"  # switched by itself above 10 000 points
+    save_project_settings(store, "million", {"n_landmarks": 40, "risk_sample": 5000})
+    settings = project_settings(store, "million")
+    s = LabelingSession(
+        store, "million", settings["strategy"], sigma=1.0, lam=0.5, snapshots=False,
+        **engine_settings(settings),
+    )  # fmt: skip
+    assert s.engine.features_.shape == (n, 40) and not s.engine.needs_pool_kernel()
+    for _ in range(4):
+        i, _ = s.query(annotator="ada")
+        s.label(i, project.truth[i], annotator="ada", seen=s.last_event_id)
+    assert s.n_labeled == 4
+    assert np.isfinite(s.engine.risk_standard_error_)  # the risk was estimated on a sample
