@@ -141,11 +141,7 @@ class RLSPath:
         K = np.asarray(K, dtype=np.float64)
         if K.ndim != 2 or K.shape[0] != K.shape[1]:
             raise ValueError(f"the kernel matrix must be square (n, n), got shape {K.shape}")
-        n = K.shape[0]
-        if n < 2:
-            raise ValueError(f"leave-one-out needs at least 2 points, got n_samples = {n}")
-        if not np.all(np.isfinite(K)):
-            raise ValueError("the kernel matrix contains NaN or infinite values")
+        n = _check_points(K, "the kernel matrix contains")
         # eigh reads one triangle only: an asymmetric matrix would be silently symmetrised
         if not np.allclose(K, K.T, rtol=1e-8, atol=1e-12 * max(1.0, float(np.abs(K).max()))):
             raise ValueError("the kernel matrix is not symmetric (K must equal K.T)")
@@ -181,11 +177,7 @@ class RLSPath:
         Phi = np.asarray(Phi, dtype=np.float64)
         if Phi.ndim != 2:
             raise ValueError(f"the features must be a 2-D array (n, m), got shape {Phi.shape}")
-        n = Phi.shape[0]
-        if n < 2:
-            raise ValueError(f"leave-one-out needs at least 2 points, got n_samples = {n}")
-        if not np.all(np.isfinite(Phi)):
-            raise ValueError("the features contain NaN or infinite values")
+        n = _check_points(Phi, "the features contain")
         self = cls.__new__(cls)
         groups = self._setup(n, Y, weights, offset, error_weights)
         self.K_diag = np.einsum("ij,ij->i", Phi, Phi)
@@ -473,6 +465,17 @@ class RLSPath:
         lams = curve["lam"].to_numpy()
         best = err <= err.min() + 1e-12 * max(1.0, abs(err.min()))
         return float(lams[best].max())
+
+
+def _check_points(M: np.ndarray, what: str) -> int:
+    """The number of points (rows) of ``M``: at least 2 for leave-one-out, all finite
+    (``what`` names ``M`` with its verb for the message: "the features contain")."""
+    n = M.shape[0]
+    if n < 2:
+        raise ValueError(f"leave-one-out needs at least 2 points, got n_samples = {n}")
+    if not np.all(np.isfinite(M)):
+        raise ValueError(f"{what} NaN or infinite values")
+    return n
 
 
 def _check_lams(lams) -> np.ndarray:
