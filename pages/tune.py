@@ -14,6 +14,7 @@ import numpy as np
 import streamlit as st
 
 from rlscore.core.confidence import METHODS, loo_reliability
+from rlscore.core.error_rates import rls_certificate, rls_offset_interval
 from rlscore.core.kernels import VECTOR_KERNELS
 from rlscore.core.rls import RLSClassifier, RLSPath
 from rlscore.ui import plane as pool_plane
@@ -157,6 +158,7 @@ if clf is None:
     )
     st.stop()
 
+fig = grid = conf = boundary = None
 with report_errors("Drawing the candidate"):
     left, right = st.columns(2, gap="medium")
     with left:
@@ -195,21 +197,109 @@ with report_errors("Drawing the candidate"):
             height=420,
             class_names=(project.meta or {}).get("class_names") or None,
         )
-        st.plotly_chart(fig, key="candidate")
+        boundary = st.empty()  # drawn below, with the offsets meeting the error-rate targets
         if plane.is_pca:
             st.caption("PCA projection (no boundary drawn); tint = candidate prediction.")
         if note := figures.sampling_note(fig):
             st.caption(note)
 
-    h1, h2 = st.columns(2, gap="medium")
-    with h1:
-        st.subheader("Confidence over the pool")
-        st.plotly_chart(figures.confidence_histogram(conf), key="confidence_hist")
-    with h2:
-        st.subheader("Reliability (exact LOO, labeled points)")
-        table = loo_reliability(clf, method=method, bins=10)
-        st.plotly_chart(figures.reliability_figure(table), key="reliability")
+
+class_names = (project.meta or {}).get("class_names") or {}
+band = None
+with report_errors("Certifying the candidate's error rates"):
+    st.subheader("Error-rate targets")
+    if len(project.classes) != 2 or len(clf.classes_) != 2:
         st.caption(
-            "Accuracy of each labeled point's leave-one-out prediction per confidence bin: "
-            "it should increase with confidence."
+            "Error-rate targets (Saketha Nath ch. 2) apply to two-class projects: this one has "
+            f"{len(project.classes)} classes."
         )
+    elif min(np.sum(y == c) for c in clf.classes_) < 2:
+        st.info("Label at least 2 points of each class to certify the candidate's error rates.")
+    else:
+        negative, positive = (md_text(class_names.get(str(c)) or c) for c in clf.classes_)
+        e1, e2, e3 = st.columns([1, 1, 1.6], gap="medium")
+        eta_fn = e1.number_input(
+            "η₁: false-negative target",
+            min_value=0.001,
+            max_value=0.999,
+            value=0.2,
+            step=0.01,
+            format="%.3f",
+            key="tune_eta_fn",
+            help=f"Largest rate of positive points (class {positive}, f > 0) called {negative}.",
+        )
+        eta_fp = e2.number_input(
+            "η₂: false-positive target",
+            min_value=0.001,
+            max_value=0.999,
+            value=0.2,
+            step=0.01,
+            format="%.3f",
+            key="tune_eta_fp",
+            help=f"Largest rate of negative points (class {negative}) called {positive}.",
+        )
+        moments = e3.radio(
+            "Class distributions",
+            ("chebyshev", "gaussian"),
+            format_func={"chebyshev": "Chebyshev (any)", "gaussian": "Gaussian"}.get,
+            horizontal=True,
+            key="tune_moments",
+            help="Chebyshev–Cantelli bounds hold for every distribution with the classes' "
+            "means and covariances; Gaussian ones only for Gaussian classes (smaller).",
+        )
+        cert = rls_certificate(clf, moments=moments)
+        b_now = cert.b + 0.0  # no "-0" for an RLS without intercept
+        interval = rls_offset_interval(clf, (eta_fn, eta_fp), moments=moments)
+        m1, m2, m3 = st.columns([1, 1, 1.6], gap="medium")
+        m1.metric(f"Worst-case false negatives ({positive})", f"{cert.false_negative:.4g}")
+        m2.metric(f"Worst-case false positives ({negative})", f"{cert.false_positive:.4g}")
+        m3.caption(
+            f"Certificate of the candidate (offset b = {b_now:.4g}): class means "
+            f"r₁ = {cert.r[0]:.3g} and r₂ = {cert.r[1]:.3g} standard deviations from the "
+            "boundary, worst-case rate 1/(1 + r²) (Gaussian: Φ(−r)). Class moments from the "
+            "labeled points the candidate was fitted on: the rates are optimistic."
+        )
+        if interval.feasible:
+            lo, hi = interval.intercepts()
+            inside = "inside" if interval.contains(cert.b) else "outside"
+            st.success(
+                f"Offsets b in [{interval.low:.4g}, {interval.high:.4g}] (RLS intercepts "
+                f"[{lo:.4g}, {hi:.4g}]) meet false negatives ≤ {eta_fn:g} and false positives "
+                f"≤ {eta_fp:g}; the candidate's b = {b_now:.4g} is {inside}."
+                + (
+                    " Both ends are dashed on the decision boundary plot."
+                    if grid is not None
+                    else ""
+                )
+            )
+            band = (interval.low, interval.high, cert.b)
+        else:
+            st.warning(interval.message)
+
+with report_errors("Drawing the candidate"):
+    if boundary is not None:
+        if band is not None and grid is not None:
+            figures.add_offset_band(
+                fig,
+                grid,
+                band[:2],
+                offset=band[2],
+                names=(
+                    f"b = {band[0]:.3g} (false positives ≤ {eta_fp:g})",
+                    f"b = {band[1]:.3g} (false negatives ≤ {eta_fn:g})",
+                ),
+            )
+        boundary.plotly_chart(fig, key="candidate")
+    if conf is not None:
+        h1, h2 = st.columns(2, gap="medium")
+        with h1:
+            st.subheader("Confidence over the pool")
+            st.plotly_chart(figures.confidence_histogram(conf), key="confidence_hist")
+        with h2:
+            st.subheader("Reliability (exact LOO, labeled points)")
+            table = loo_reliability(clf, method=method, bins=10)
+            st.plotly_chart(figures.reliability_figure(table), key="reliability")
+            st.caption(
+                "Accuracy of each labeled point's leave-one-out prediction per confidence bin: "
+                "it should increase with confidence."
+            )

@@ -262,12 +262,19 @@ def test_arls_refusal_names_the_strategies_that_fit(sixteen_gib):
     with pytest.raises(PoolTooLargeError, match=r"pool too large for 'arls'.*GiB") as err:
         check_pool_size(make_strategy("arls", sigma=1.0), 200_000, "arls")
     # the low-rank form of ARLS keeps n × m features instead of n × n matrices
-    assert advised(str(err.value)) == set(BASELINES) | {"arls-lowrank"}
+    # LGC keeps a sparse kNN graph (O(n k)): it fits too
+    assert advised(str(err.value)) == set(BASELINES) | {"arls-lowrank", "lgc"}
     for name in advised(str(err.value)):  # never advise a strategy that is refused too
         check_pool_size(make_strategy(name, sigma=1.0), 200_000, name)
 
 
-def test_graph_kernel_refusal_advises_a_vector_kernel(sixteen_gib):
+def test_graph_kernel_refusal_advises_a_vector_kernel(sixteen_gib, monkeypatch):
+    # LGC is a graph strategy that fits any pool: it is advised first …
+    with pytest.raises(PoolTooLargeError, match="with kernel 'graph'") as err:
+        check_pool_size(make_strategy("uncertainty", kernel="graph"), 200_000, "uncertainty")
+    assert advised(str(err.value)) == {"lgc"}
+    # … and without it, a vector kernel
+    monkeypatch.delitem(STRATEGIES, "lgc")
     with pytest.raises(PoolTooLargeError, match="vector kernel") as err:
         check_pool_size(make_strategy("uncertainty", kernel="graph"), 200_000, "uncertainty")
     assert advised(str(err.value)) == {"random", "entropy", "arls-lowrank"}

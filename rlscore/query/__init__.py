@@ -7,6 +7,9 @@
   :mod:`~rlscore.query.baselines` — random, margin and entropy queries;
   :mod:`~rlscore.query.klr_pool` — the KLR over a pool and MUQ;
   :mod:`~rlscore.query.aoptimal` — A-optimal KLR (SPEC §6);
+  :mod:`~rlscore.query.lgc` — local and global consistency on the kNN graph (SPEC §8);
+* :mod:`~rlscore.query.batch` — batch queries for several annotators
+  (:meth:`QueryStrategy.next_queries <rlscore.query.base.QueryStrategy.next_queries>`);
 * :mod:`~rlscore.query.registry` — strategies by name for the CLI and the app.
 """
 
@@ -18,6 +21,7 @@ from rlscore.query.arls_lowrank import LowRankARLS
 from rlscore.query.base import NoCandidatesError, QueryStrategy
 from rlscore.query.baselines import EntropyQuery, RandomQuery, UncertaintyQuery
 from rlscore.query.klr_pool import KLRPoolStrategy
+from rlscore.query.lgc import LGCQuery
 from rlscore.query.registry import STRATEGIES, make_strategy, strategy_class
 from rlscore.query.rls_pool import RLSPoolStrategy
 
@@ -27,6 +31,7 @@ __all__ = [
     "AOptimalKLR",
     "EntropyQuery",
     "KLRPoolStrategy",
+    "LGCQuery",
     "LowRankARLS",
     "MaxEntropyKLR",
     "NoCandidatesError",

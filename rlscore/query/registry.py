@@ -19,6 +19,7 @@ STRATEGIES: dict[str, tuple[str, dict]] = {
     "uncertainty": ("rlscore.query.baselines:UncertaintyQuery", {}),
     "entropy": ("rlscore.query.baselines:EntropyQuery", {}),
     "random": ("rlscore.query.baselines:RandomQuery", {}),
+    "lgc": ("rlscore.query.lgc:LGCQuery", {}),
 }
 
 

@@ -29,7 +29,7 @@ from rlscore.ui.params import (
     update_params,
 )
 from rlscore.ui.store import get_store
-from rlscore.ui.strategies import STRATEGY_LABELS, strategy_parameters
+from rlscore.ui.strategies import STRATEGY_HELP, STRATEGY_LABELS, strategy_parameters
 from rlscore.ui.text import md_text
 
 KERNELS = VECTOR_KERNELS + GRAPH_KERNELS
@@ -136,6 +136,7 @@ def learner_sidebar() -> dict:
         "Strategy",
         list(STRATEGY_LABELS),
         format_func=STRATEGY_LABELS.__getitem__,
+        help=STRATEGY_HELP.get(p["strategy"]),
         **_bind(p, "strategy"),
     )
     sb.selectbox(

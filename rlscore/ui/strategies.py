@@ -20,6 +20,27 @@ STRATEGY_LABELS = {
     "uncertainty": "Uncertainty sampling",
     "entropy": "Entropy sampling",
     "random": "Random",
+    "lgc": "LGC (graph label spreading)",
+}
+
+#: one or two sentences per strategy for the sidebar's help (what it learns, how it queries)
+STRATEGY_HELP = {
+    "arls": "Active RLS: queries the point whose label is expected to lower the estimated "
+    "risk of the RLS classifier most (Paskov).",
+    "arls-weighted": "Active RLS with balanced class weights and a bias-corrected risk, for "
+    "imbalanced classes.",
+    "arls-lowrank": "Active RLS on a low-rank (Nyström) kernel: large pools without any "
+    "n × n matrix.",
+    "aopt-klr": "Kernel logistic regression; queries the point that most reduces the summed "
+    "predictive variance (A-optimal design, Yajima).",
+    "uncertainty": "RLS classifier; queries the point closest to its decision boundary.",
+    "entropy": "RLS classifier; queries the point whose class probabilities have the largest "
+    "entropy.",
+    "random": "Queries the pool in a fixed random order (passive learning).",
+    "lgc": "Local and global consistency (Zhou et al.; Sheng §3.2): labels spread over the "
+    "k-nearest-neighbour graph of the pool; uncertainty sampling on the resulting label "
+    "distribution (smallest gap between the two most probable classes). Ignores the kernel, "
+    "σ and λ settings.",
 }
 
 

@@ -297,6 +297,56 @@ def pool_figure(
     return fig
 
 
+def add_offset_band(
+    fig: go.Figure,
+    grid: tuple[np.ndarray, np.ndarray, np.ndarray],
+    offsets: tuple[float, float],
+    *,
+    offset: float = 0.0,
+    names: tuple[str, str] = ("b = low (false positives ≤ η₂)", "b = high (false negatives ≤ η₁)"),
+    color: str = "#ff7f0e",
+) -> go.Figure:
+    """Add the binary decision boundary moved to two other offsets, as two dashed contours.
+
+    For a classifier ``f = g − b`` (``g = wᵀφ``, thesis sign) the boundary of the offset ``b'``
+    is the contour ``g = b'``: drawn for both ends of an interval of offsets, e.g. the one
+    meeting error-rate targets (:func:`rlscore.core.error_rates.rls_offset_interval`), the two
+    lines enclose the boundaries that meet them.
+
+    Parameters
+    ----------
+    fig : plotly.graph_objects.Figure
+        Usually a :func:`pool_figure` drawn with the same ``grid``; changed in place.
+    grid : (xs, ys, F)
+        Binary decision values ``F = g − offset`` of shape (len(ys), len(xs)), as for
+        :func:`pool_figure`. Values that are not finite, or where ``g`` is numerically flat at 0
+        (see :func:`rlscore.viz.geometry.blank_flat`), are left out.
+    offsets : (float, float)
+        The two offsets ``b'`` (e.g. ``(low, high)``); each is a trace's contour level.
+    offset : float
+        The offset ``b`` of ``F`` (RLS: ``b = −intercept_``).
+    names : (str, str)
+        Legend entries of the two lines (plain text, escaped here).
+    color : str
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        ``fig``, with two more ``go.Contour`` traces: the contours ``g = offsets[k]``.
+    """
+    xs, ys, F = grid
+    F = np.asarray(F, dtype=float)
+    if F.ndim != 2:
+        raise ValueError(f"offsets apply to binary decision values (r, r), got shape {F.shape}")
+    levels = [float(b) for b in offsets]
+    if len(levels) != 2 or not all(np.isfinite(levels)):
+        raise ValueError(f"offsets must be two finite numbers, got {offsets!r}")
+    G = blank_flat(F + float(offset))
+    for level, name in zip(levels, names, strict=True):
+        fig.add_trace(_contour(xs, ys, G, (level,), color, "dash", plain_text(name), True))
+    return fig
+
+
 def _sample(
     candidates: np.ndarray, keep: Sequence[int | None], max_points: int | None, seed: int
 ) -> np.ndarray:

@@ -1,0 +1,154 @@
+"""Error-rate targets on the Tune page (SPEC §8, Saketha Nath ch. 2) and their figure function.
+
+The page's certificate and interval of offsets are compared with
+:mod:`rlscore.core.error_rates` computed here on the same labeled points, σ and λ.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import plotly.graph_objects as go
+import pytest
+from test_app_data_page import plain
+from test_app_tune import label_some, run_page
+
+from rlscore.core.error_rates import INFEASIBLE, rls_certificate, rls_offset_interval
+from rlscore.core.kernels import VECTOR_KERNELS
+from rlscore.core.rls import RLSClassifier
+from rlscore.storage import open_store
+from rlscore.viz import figures
+
+LOG_SIGMA, LOG_LAM = -0.35, -1.2  # a candidate unlike the session's, set on the sliders
+NUMBER = r"[-+]?(?:\d+\.?\d*(?:e[-+]?\d+)?|inf)"
+
+
+@pytest.fixture
+def db(tmp_path, monkeypatch) -> Path:
+    path = tmp_path / "labels.sqlite3"
+    monkeypatch.setenv("RLSCORE_DB", str(path))
+    return path
+
+
+def candidate_page(db, project: str = "two_moons"):
+    """The page with σ and λ moved on the sliders, and the candidate refitted here."""
+    label_some(db, project)
+    at = run_page(project)
+    at.slider(key="tune_log_sigma").set_value(LOG_SIGMA)
+    at.slider(key="tune_log_lam").set_value(LOG_LAM)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    p = at.session_state["params"]
+    kernel = p["kernel"] if p["kernel"] in VECTOR_KERNELS else "rbf"
+    class_weight = p["class_weight"] or ("balanced" if p["strategy"] == "arls-weighted" else None)
+    with open_store(db) as store:
+        proj = store.load_project(project)
+    # the labels written by label_some (the order of the points does not change the fit)
+    labels = {int(i): c for c in proj.classes for i in np.flatnonzero(proj.truth == c)[:4]}
+    idx = list(labels)
+    clf = RLSClassifier(
+        kernel=kernel, sigma=10**LOG_SIGMA, lam=10**LOG_LAM, class_weight=class_weight
+    ).fit(proj.X[idx], np.asarray(list(labels.values())))
+    return at, clf
+
+
+def metric_values(at) -> dict[str, float]:
+    return {plain(m.label): float(m.value) for m in at.metric}
+
+
+def set_targets(at, eta_fn: float, eta_fp: float, moments: str = "chebyshev") -> None:
+    at.number_input(key="tune_eta_fn").set_value(eta_fn)
+    at.number_input(key="tune_eta_fp").set_value(eta_fp)
+    at.radio(key="tune_moments").set_value(moments)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+
+
+@pytest.mark.parametrize("moments", ["chebyshev", "gaussian"])
+def test_the_certificate_is_the_candidates(db, moments):
+    at, clf = candidate_page(db)
+    set_targets(at, 0.2, 0.2, moments)
+    cert = rls_certificate(clf, moments=moments)
+    shown = metric_values(at)
+    fn = next(v for k, v in shown.items() if k.startswith("Worst-case false negatives"))
+    fp = next(v for k, v in shown.items() if k.startswith("Worst-case false positives"))
+    assert fn == pytest.approx(cert.false_negative, rel=1e-3, abs=1e-12)
+    assert fp == pytest.approx(cert.false_positive, rel=1e-3, abs=1e-12)
+    captions = [plain(c.value) for c in at.caption]
+    assert any("optimistic" in c and f"b = {cert.b + 0.0:.4g}" in c for c in captions)
+    assert not at.error
+
+
+def test_feasible_targets_show_the_interval_and_draw_it(db):
+    at, clf = candidate_page(db)
+    eta = (0.6, 0.6)
+    interval = rls_offset_interval(clf, eta)
+    assert interval.feasible  # loose targets on two moons
+    set_targets(at, *eta)
+    assert not at.warning and not at.error
+    text = plain(at.success[0].value)
+    (low, high), (lo_c, hi_c) = (
+        (float(u), float(v)) for u, v in re.findall(rf"\[({NUMBER}), ({NUMBER})\]", text)
+    )
+    assert (low, high) == pytest.approx((interval.low, interval.high), rel=1e-3, abs=1e-9)
+    assert (lo_c, hi_c) == pytest.approx(interval.intercepts(), rel=1e-3, abs=1e-9)
+    # the two ends are dashed contours on the decision boundary plot
+    chart = at.get("plotly_chart")
+    spec = next(c for c in chart if c.proto.id and "candidate" in c.proto.id).proto.spec
+    assert spec.count('"dash":"dash"') >= 3  # f = ±0.5 and both ends of the interval
+
+
+def test_infeasible_targets_show_the_message(db):
+    at, clf = candidate_page(db)
+    eta = (0.001, 0.001)
+    interval = rls_offset_interval(clf, eta)
+    assert not interval.feasible
+    set_targets(at, *eta)
+    assert not at.success and not at.error
+    message = plain(at.warning[0].value)
+    assert message.startswith(INFEASIBLE) and message.startswith(
+        "targets infeasible: label more or relax them"
+    )
+    assert message == interval.message
+
+
+def test_multiclass_projects_get_a_caption(db):
+    label_some(db, "digits123")
+    at = run_page("digits123")
+    assert not at.error
+    assert any("apply to two-class projects" in plain(c.value) for c in at.caption)
+    with pytest.raises(KeyError):
+        at.number_input(key="tune_eta_fn")
+
+
+# -- the figure function ---------------------------------------------------------------------
+def test_add_offset_band_draws_two_dashed_contours_at_the_offsets():
+    xs = np.linspace(-2, 2, 30)
+    ys = np.linspace(-1, 1, 20)
+    g = xs[None, :] + 0.5 * ys[:, None]  # g = wᵀφ on the grid
+    b = 0.3
+    F = g - b  # the figure's decision values f = g − b
+    fig = figures.pool_figure(
+        np.c_[xs[:20], ys], [-1, 1], {0: -1, 19: 1}, grid=(xs, ys, F), confidence_contours=True
+    )
+    before = len(fig.data)
+    out = figures.add_offset_band(fig, (xs, ys, F), (-0.5, 1.25), offset=b, names=("lo", "<hi>"))
+    assert out is fig and len(fig.data) == before + 2
+    lo, hi = fig.data[-2:]
+    for trace, level in ((lo, -0.5), (hi, 1.25)):
+        assert isinstance(trace, go.Contour)
+        assert trace.contours.start == trace.contours.end == level
+        assert trace.contours.coloring == "lines" and trace.line.dash == "dash"
+        z = np.asarray(trace.z, dtype=float)
+        np.testing.assert_allclose(z, g, atol=1e-4)  # contours of g itself: g = level
+    assert (lo.name, hi.name) == ("lo", "&lt;hi&gt;")
+
+
+def test_add_offset_band_wants_binary_values_and_two_finite_offsets():
+    xs = ys = np.linspace(0, 1, 5)
+    with pytest.raises(ValueError, match="binary"):
+        figures.add_offset_band(go.Figure(), (xs, ys, np.zeros((5, 5, 3))), (0, 1))
+    with pytest.raises(ValueError, match="two finite"):
+        figures.add_offset_band(go.Figure(), (xs, ys, np.ones((5, 5))), (0, np.nan))
