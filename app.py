@@ -1,7 +1,7 @@
 """The labeling app's entry point: the page navigation (``streamlit run app.py``).
 
 Each page is a file in ``pages/``; their shared wiring is :mod:`rlscore.ui`. Every page has a
-link of its own: ``/`` (Label), ``/tune``, ``/compare``, ``/data``, each also with
+link of its own: ``/`` (Label), ``/tune``, ``/compare``, ``/review``, ``/data``, each also with
 ``?project=<name>``. Layout and wiring only; the engine is ``rlscore``.
 """
 
@@ -24,6 +24,7 @@ pages = [
     st.Page(
         PAGES / "compare.py", title="Compare", icon=":material/monitoring:", url_path="compare"
     ),
+    st.Page(PAGES / "review.py", title="Review", icon=":material/rate_review:", url_path="review"),
     st.Page(PAGES / "data.py", title="Data", icon=":material/database:", url_path="data"),
 ]
 navigation = st.navigation(pages)

@@ -221,10 +221,16 @@ if logs:
     n_labels = len(logs[chosen].labels)
     st.subheader("Export labels")
     st.caption(
-        f"{n_labels} labeled points: point id, index, label, annotator, timestamp, seconds "
+        f"{n_labels} labeled points: point id, index, the final label and how it was decided "
+        "(latest label, majority or review), every annotator's own label, timestamp, seconds "
         "spent, strategy, kernel, σ, λ and the feature values."
     )
-    formats = {"csv": "text/csv", "json": "application/json"}
+    formats = {
+        "csv": "text/csv",
+        "json": "application/json",
+        "jsonl": "application/jsonl",
+        "parquet": "application/vnd.apache.parquet",
+    }
     for column, (fmt, mime) in zip(st.columns(len(formats)), formats.items(), strict=True):
         column.download_button(
             f"Download labels ({fmt.upper()})",

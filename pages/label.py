@@ -19,12 +19,13 @@ from rlscore.ui.flash import show_flash
 from rlscore.ui.keys import install_key_guard
 from rlscore.ui.navigation import enter_through_app
 from rlscore.ui.params import set_annotator
+from rlscore.ui.point_view import show_point
 from rlscore.ui.sidebar import annotator_input, learner_sidebar, project_selector
 from rlscore.ui.store import get_session
 from rlscore.ui.strategies import STRATEGY_LABELS, low_rank_note
+from rlscore.ui.teammates import follow_teammates, mark_shown_version
 from rlscore.ui.text import md_text
 from rlscore.viz import figures
-from rlscore.viz.geometry import image_array
 
 enter_through_app("")
 
@@ -97,9 +98,11 @@ def query_panel_view() -> None:
     budget = int(p["budget"])  # 0: none
     with handle.lock:
         seen = s.last_event_id
+        mark_shown_version(project.name, seen)
         engine = s.engine
         labels = s.labels
         proposal = s.query(budget, annotator=annotator)
+        waiting = s.overlap_queue(annotator) if s.overlap.k > 1 else []
         progress = s.progress()
         last_mine = s.last_action(annotator)
         selected = st.session_state.get("selected")
@@ -123,6 +126,8 @@ def query_panel_view() -> None:
     approximation = low_rank_note(p, project.n)
     if approximation:
         st.caption(md_text(approximation))
+    if s.overlap.k > 1:
+        st.caption(md_text(s.overlap.describe()))
 
     conflict = actions.pending_conflict()
     if conflict is not None:
@@ -150,31 +155,24 @@ def query_panel_view() -> None:
             st.caption(f"id {md_text(project.ids[target])} · picked in the plot")
         else:
             st.subheader(f"Next query: point #{target}")
-            st.caption(
-                f"id {md_text(project.ids[target])} · proposed by {STRATEGY_LABELS[p['strategy']]}"
-            )
-        shape = project.meta.get("image_shape")
-        if shape:
-            st.image(image_array(project.X[target], shape), width=112)
-        x = project.X[target]
-        if len(x) <= 6:
-            st.caption(
-                " · ".join(
-                    f"{md_text(f)} = {v:.4g}" for f, v in zip(project.feature_names, x, strict=True)
-                )
-            )
-        else:
-            with st.expander(f"{len(x)} feature values"):
-                st.dataframe({"feature": project.feature_names, "value": x}, hide_index=True)
+            source = f"proposed by {STRATEGY_LABELS[p['strategy']]}"
+            if target in waiting:
+                source = f"a teammate labeled it; {s.overlap.k} annotators per point"
+            st.caption(f"id {md_text(project.ids[target])} · {source}")
+        show_point(project, target)
         score_text = ""
         if score is not None and np.isfinite(score):
             what = "expected risk" if p["strategy"].startswith("arls") else "score"
             score_text = f" · {what} {score:.3g}"
-        st.caption(
-            f"Predicted **{md_text(class_text(predicted))}** "
-            f"(confidence {confidence:.2f}){score_text}"
-        )
-        if target in labels:
+        # a point waiting for this annotator's own label is shown blind: neither a teammate's
+        # label nor the prediction trained on it
+        blind = target in waiting
+        if not blind:
+            st.caption(
+                f"Predicted **{md_text(class_text(predicted))}** "
+                f"(confidence {confidence:.2f}){score_text}"
+            )
+        if target in labels and not blind:
             st.info(f"Point #{target} is labeled **{md_text(class_text(labels[target]))}**.")
             st.caption("Relabel as:")
         else:
@@ -190,7 +188,7 @@ def query_panel_view() -> None:
                     shortcut=str(k + 1) if k < 9 else None,
                     type="primary",
                     width="stretch",
-                    disabled=target in labels and labels[target] == c,
+                    disabled=not blind and target in labels and labels[target] == c,
                 )
     b1, b2, b3 = st.columns(3)
     if target is not None:
@@ -201,7 +199,7 @@ def query_panel_view() -> None:
             args=(handle, annotator, target, seen),
             shortcut="S",
             width="stretch",
-            disabled=target in labels,
+            disabled=target in labels and not blind,
         )
     b2.button(
         "Undo",
@@ -380,3 +378,4 @@ with panel_col:
 with plot_col:
     pool_plot()
 below_the_fold()
+follow_teammates()

@@ -26,12 +26,21 @@ from rlscore.query import (
 )
 from rlscore.sessions import (
     LabelingSession,
+    Overlap,
     export_labels,
+    project_agreement,
     project_settings,
     save_project_settings,
     undo_last,
 )
-from rlscore.storage import Event, LabelStore, SQLiteLabelStore, StaleActionError, open_store
+from rlscore.storage import (
+    Event,
+    LabelStore,
+    PostgresLabelStore,
+    SQLiteLabelStore,
+    StaleActionError,
+    open_store,
+)
 
 __version__ = "0.1.0"
 
@@ -55,7 +64,10 @@ __all__ = [
     "QueryStrategy",
     "RLSClassifier",
     "RLSPath",
+    "Overlap",
+    "PostgresLabelStore",
     "SQLiteLabelStore",
+    "project_agreement",
     "StaleActionError",
     "compare_strategies",
     "confidence",

@@ -1,11 +1,32 @@
-"""Fixtures shared by the test modules."""
+"""Fixtures shared by the test modules.
+
+The label store fixtures (``db_target``, ``store``) are parametrised over both backends:
+SQLite (a file in the test's folder) and PostgreSQL (a new database in a throwaway server
+that the tests start themselves, :mod:`pg_cluster`). Without PostgreSQL installed the
+PostgreSQL variants skip, unless ``RLSCORE_REQUIRE_POSTGRES=1`` (CI), when they fail.
+"""
 
 from __future__ import annotations
 
+import os
 import sys
+from collections.abc import Iterator
 
 import pytest
+from pg_cluster import INSTALL_HINT, PostgresCluster, find_bindir
 from test_session_replay import moons_store
+
+from rlscore.storage import SQLLabelStore
+
+#: the label store backends every test of ``db_target`` or ``store`` runs on
+BACKENDS = ("sqlite", "postgres")
+#: tests of the shared ``store`` fixture that check what only a SQLite store has
+SQLITE_ONLY = {
+    "test_snapshot_eviction_and_opt_out": (
+        "asserts the SQLite file's snapshot folder (<file>.snapshots); the PostgreSQL "
+        "store's folder is tested in test_storage_postgres.py"
+    ),
+}
 
 
 @pytest.fixture(autouse=True)
@@ -18,9 +39,49 @@ def keep_main_module():
     sys.modules["__main__"] = main
 
 
+@pytest.fixture(scope="session")
+def pg_cluster() -> Iterator[PostgresCluster]:
+    """A PostgreSQL server of the test session's own (about 1 s to start; see
+    :mod:`pg_cluster`); skips when PostgreSQL is not installed, unless
+    ``RLSCORE_REQUIRE_POSTGRES=1``."""
+    bindir = find_bindir()
+    if bindir is None:
+        if os.environ.get("RLSCORE_REQUIRE_POSTGRES") == "1":
+            pytest.fail(f"RLSCORE_REQUIRE_POSTGRES=1 but {INSTALL_HINT}", pytrace=False)
+        pytest.skip(INSTALL_HINT)
+    with PostgresCluster(bindir) as cluster:
+        yield cluster
+
+
 @pytest.fixture
-def store(tmp_path):
-    """A label store holding the two_moons sample project, the session tests' default (a
-    module that needs another store, e.g. ``test_storage.py``, defines its own)."""
-    with moons_store(tmp_path) as s:
+def pg_url(pg_cluster, tmp_path, monkeypatch) -> Iterator[str]:
+    """The URL of a new empty database (about 40 ms to create), dropped after the test.
+
+    Sessions on it keep their snapshots under the test's folder (``$XDG_CACHE_HOME``, which
+    processes the test starts inherit), not in the user's cache.
+    """
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    url = pg_cluster.create_database()
+    yield url
+    pg_cluster.drop_database(url)
+
+
+@pytest.fixture(params=BACKENDS)
+def db_target(request, tmp_path) -> str:
+    """A new empty label database, as :func:`~rlscore.storage.open_store` takes it: the
+    path of a SQLite file in the test's folder, or a PostgreSQL URL."""
+    if request.param == "sqlite":
+        return str(tmp_path / "labels.sqlite3")
+    reason = SQLITE_ONLY.get(request.node.originalname)
+    if reason:
+        pytest.skip(reason)
+    return request.getfixturevalue("pg_url")
+
+
+@pytest.fixture
+def store(db_target, tmp_path) -> Iterator[SQLLabelStore]:
+    """A label store holding the two_moons sample project, on each backend: the session
+    tests' default (a module that needs another store, e.g. ``test_storage.py``, defines
+    its own)."""
+    with moons_store(tmp_path, db_target) as s:
         yield s

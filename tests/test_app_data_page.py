@@ -128,6 +128,8 @@ def test_renders_with_sample_projects(db):
     assert [b.label for b in at.get("download_button")] == [
         "Download labels (CSV)",
         "Download labels (JSON)",
+        "Download labels (JSONL)",
+        "Download labels (PARQUET)",
     ]
     assert at.button(key="delete").disabled
 
@@ -321,7 +323,7 @@ def test_export_of_a_project_deleted_while_the_page_is_drawn(db, monkeypatch):
     assert not at.exception
     assert "spheres" not in projects_table(at)["project"].tolist()
     assert at.selectbox(key="chosen").value != "spheres"
-    assert len(at.get("download_button")) == 2
+    assert len(at.get("download_button")) == 4
 
 
 def test_projects_deleted_while_listed_are_left_out(db, monkeypatch):

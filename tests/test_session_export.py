@@ -20,7 +20,7 @@ def test_export_csv_and_json(store):
     s = session(store, annotator="ann")
     scripted_history(s)
     df = pd.read_csv(io.StringIO(s.export("csv")))
-    assert list(df.columns[:10]) == [
+    assert list(df.columns[:13]) == [
         "point_id",
         "index",
         "label",
@@ -31,8 +31,13 @@ def test_export_csv_and_json(store):
         "kernel",
         "sigma",
         "lam",
+        "decided_by",
+        "reviewer",
+        "n_annotators",
     ]
-    assert list(df.columns[10:]) == s.project.feature_names
+    assert list(df.columns[13:15]) == ["label[ann]", "seconds[ann]"]
+    assert list(df.columns[15:]) == s.project.feature_names
+    assert (df["label[ann]"] == df["label"]).all() and set(df["decided_by"]) == {"latest"}
     assert dict(zip(df["index"], df["label"], strict=True)) == s.labels
     assert df["point_id"].tolist() == [s.project.ids[i] for i in s.labels]
     np.testing.assert_allclose(df[s.project.feature_names].to_numpy(), s.project.X[list(s.labels)])
@@ -47,7 +52,7 @@ def test_export_csv_and_json(store):
     assert records[0]["annotator"] == "ann"
     # the same text from the log alone (no engine), e.g. for the command line
     assert export_labels(s.project, store.events("moons"), "json") == s.export("json")
-    with pytest.raises(ValueError, match="'csv' or 'json'"):
+    with pytest.raises(ValueError, match="export format must be one of"):
         s.export("xml")
 
 
@@ -56,9 +61,9 @@ def test_export_prefixes_clashing_feature_names(tmp_path):
     log = LabelLog([Event("label", 1, "v", "z", timestamp=0.0, id=1)])
     text = export_labels(p, log, "csv")
     header, row = text.splitlines()
-    assert header.split(",")[10:] == ["feature:label", "x", "feature:lam"]
+    assert header.split(",")[13:] == ["label[z]", "seconds[z]", "feature:label", "x", "feature:lam"]
     assert row.startswith("b,1,v,z,1970-01-01T00:00:00+00:00,,")
-    assert export_labels(p, log, "csv", include_features=False).splitlines()[0].count(",") == 9
+    assert export_labels(p, log, "csv", include_features=False).splitlines()[0].count(",") == 14
 
 
 def _injection_project() -> tuple[Project, LabelLog]:
@@ -88,7 +93,7 @@ def test_export_csv_escapes_formulas_but_not_numbers():
     text = export_labels(p, log, "csv")
     reader = csv.DictReader(io.StringIO(text))
     feature = "'=cmd|' /C calc'!A0"
-    assert reader.fieldnames[10:] == [feature, "w"]
+    assert reader.fieldnames[-2:] == [feature, "w"]
     rows = list(reader)
     assert [r["point_id"] for r in rows] == ['\'=HYPERLINK("http://x")', "+3", "'\tp"]
     assert [r["label"] for r in rows] == ["'@SUM(1)", "-1", "ok"]

@@ -47,9 +47,10 @@ def moons_subset(name="moons", n=90) -> Project:
     )
 
 
-def moons_store(tmp_path):
-    """A label database holding :func:`moons_subset` as project ``"moons"``."""
-    s = open_store(tmp_path / "labels.sqlite3")
+def moons_store(tmp_path, target=None):
+    """A label database holding :func:`moons_subset` as project ``"moons"``: the SQLite file
+    ``labels.sqlite3`` in ``tmp_path``, or ``target`` (a path or a PostgreSQL URL)."""
+    s = open_store(tmp_path / "labels.sqlite3" if target is None else target)
     s.create_project(moons_subset())
     return s
 

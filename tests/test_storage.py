@@ -1,13 +1,23 @@
-"""The SQLite label store: projects round-trip, events are validated and durable, concurrent
-writers lose nothing."""
+"""The label stores, SQLite and PostgreSQL (one SQL implementation): projects round-trip,
+events are validated and durable, concurrent writers lose nothing, claims and stale checks
+hold across processes, and SQLite files of older schemas upgrade in place.
 
+Every test taking ``store`` or ``db_target`` runs on both backends (tests/conftest.py).
+"""
+
+import io
+import json
 import multiprocessing as mp
+import queue
 import signal
 import sqlite3
 import subprocess
 import sys
+import time
+from contextlib import closing
 
 import numpy as np
+import psycopg
 import pytest
 
 from rlscore.data.projects import Project
@@ -16,12 +26,15 @@ from rlscore.storage import (
     DB_ENV,
     Event,
     LabelStore,
-    SQLiteLabelStore,
+    StaleActionError,
     UnknownProjectError,
     default_db_path,
     open_store,
 )
 from rlscore.storage.sqlite import SCHEMA_VERSION
+
+#: seconds a process of a multiprocess test waits for the others at a barrier
+BARRIER_SECONDS = 60
 
 
 def small_project(name="p", n=6, classes=(-1, 1), truth=True) -> Project:
@@ -37,9 +50,20 @@ def small_project(name="p", n=6, classes=(-1, 1), truth=True) -> Project:
     )
 
 
+def raw_sql(target: str, sql: str, params: tuple = ()) -> list[tuple]:
+    """Run ``sql`` (``?`` markers) on a connection of its own to the database ``target`` and
+    commit: what another program sees, or a change behind the store's back."""
+    if target.startswith("postgres"):
+        with psycopg.connect(target, autocommit=True) as con:
+            cur = con.execute(sql.replace("?", "%s"), params)
+            return cur.fetchall() if cur.description else []
+    with closing(sqlite3.connect(target)) as con, con:
+        return con.execute(sql, params).fetchall()
+
+
 @pytest.fixture
-def store(tmp_path):
-    with open_store(tmp_path / "labels.sqlite3") as s:
+def store(db_target):
+    with open_store(db_target) as s:
         yield s
 
 
@@ -53,21 +77,17 @@ def test_open_store_path_env_and_default(tmp_path, monkeypatch):
     assert isinstance(open_store(tmp_path / "x.sqlite3"), LabelStore)
 
 
-def test_wal_and_schema_version(store):
-    mode = sqlite3.connect(store.path).execute("PRAGMA journal_mode").fetchone()[0]
-    assert mode == "wal"
-    assert store.schema_version == SCHEMA_VERSION
+def test_sqlite_is_in_wal_mode(tmp_path):
+    with open_store(tmp_path / "db.sqlite3") as s:
+        assert raw_sql(str(s.path), "PRAGMA journal_mode") == [("wal",)]
 
 
-def test_newer_schema_is_refused(tmp_path):
-    path = tmp_path / "db.sqlite3"
-    open_store(path).close()
-    con = sqlite3.connect(path)
-    con.execute("UPDATE schema_info SET version = ?", (SCHEMA_VERSION + 1,))
-    con.commit()
-    con.close()
+def test_newer_schema_is_refused(db_target):
+    with open_store(db_target) as s:
+        assert s.schema_version == SCHEMA_VERSION == 3
+    raw_sql(db_target, "UPDATE schema_info SET version = ?", (SCHEMA_VERSION + 1,))
     with pytest.raises(RuntimeError, match="newer than this rlscore"):
-        open_store(path)
+        open_store(db_target)
 
 
 def test_project_round_trip(store):
@@ -89,11 +109,12 @@ def test_project_round_trip(store):
 def test_project_summaries_without_loading_features(store):
     store.create_project(small_project("b", n=5, classes=("x", "y", "z")))
     store.create_project(small_project("a", truth=False))
+    store.create_project(small_project("B"))  # sorted as Python sorts, whatever the collation
     summary = store.project_summaries()
-    assert [s["name"] for s in summary] == ["a", "b"]
-    assert (summary[1]["n"], summary[1]["d"], summary[1]["classes"]) == (5, 3, ["x", "y", "z"])
-    assert [s["has_truth"] for s in summary] == [False, True]
-    assert summary[0]["meta"]["sigma"] == 1.5 and summary[0]["created"] > 1e9
+    assert [s["name"] for s in summary] == ["B", "a", "b"] == store.list_projects()
+    assert (summary[2]["n"], summary[2]["d"], summary[2]["classes"]) == (5, 3, ["x", "y", "z"])
+    assert [s["has_truth"] for s in summary] == [True, False, True]
+    assert summary[1]["meta"]["sigma"] == 1.5 and summary[1]["created"] > 1e9
     # the generic implementation of the interface agrees (except the creation time)
     generic = LabelStore.project_summaries(store)
     assert [{**s, "created": None} for s in summary] == generic
@@ -110,19 +131,23 @@ def test_project_name_conflicts_and_unknown(store):
     with pytest.raises(UnknownProjectError):
         store.append_event("zz", Event("label", 0, 1))
     assert store.project_uid("zz") is None
+    store.append_event("p", Event("label", 0, 1))  # the failed writes left no transaction open
 
 
 def test_delete_project_removes_events_and_new_project_gets_new_uid(store):
     store.create_project(small_project())
     uid = store.project_uid("p")
     store.append_event("p", Event("label", 0, 1))
+    store.claim("p", 1, "ann", 60)
+    store.save_settings("p", {"lam": 0.2})
     store.delete_project("p")
     assert store.list_projects() == []
     store.create_project(small_project())
     assert store.project_uid("p") != uid
-    assert store.events("p") == []
-    n_rows = sqlite3.connect(store.path).execute("SELECT COUNT(*) FROM events").fetchone()[0]
-    assert n_rows == 0
+    assert store.events("p") == [] and store.claims("p") == {}
+    assert store.load_settings("p") is None
+    for table in ("events", "claims", "settings"):
+        assert raw_sql(str(store.path), f"SELECT COUNT(*) FROM {table}") == [(0,)]
 
 
 def test_ensure_sample_projects_is_idempotent(store):
@@ -190,43 +215,119 @@ def test_undo_targets_are_resolved_in_a_stack(store):
     assert targets[u1] == ids[2] and targets[u2] == ids[1]
 
 
-def test_two_connections_see_each_others_events(tmp_path):
-    path = tmp_path / "db.sqlite3"
-    s1, s2 = open_store(path), open_store(path)
+# -- reviews ----------------------------------------------------------------------------------
+def test_review_events_are_validated_like_labels_and_can_be_undone(store):
+    store.create_project(small_project(n=4, classes=("cat", "dog")))
+    with pytest.raises(ValueError, match="outside the pool \\(0 … 3\\)"):
+        store.append_event("p", Event("review", 4, "cat", "rev"))
+    with pytest.raises(ValueError, match="'eel' is not one of the classes"):
+        store.append_event("p", Event("review", 0, "eel", "rev"))
+    with pytest.raises(ValueError, match="None is not one of the classes"):
+        store.append_event("p", Event("review", 0, annotator="rev"))  # a review needs a label
+    label = store.append_event("p", Event("label", 0, "cat", "ann"))
+    review = store.append_event("p", Event("review", 0, "dog", "rev", seconds=2.0))
+    e = store.events("p")[-1]
+    assert (e.id, e.kind, e.point, e.label, e.annotator, e.seconds) == (
+        review,
+        "review",
+        0,
+        "dog",
+        "rev",
+        2.0,
+    )
+    undo = store.append_event("p", Event("undo", annotator="rev"))  # the newest: the review
+    assert store.events("p")[-1].target == review
+    with pytest.raises(ValueError, match=f"event {review} cannot be undone"):
+        store.append_event("p", Event("undo", target=review))
+    with pytest.raises(ValueError, match=f"event {undo} cannot be undone"):
+        store.append_event("p", Event("undo", target=undo))  # an undo is not undone
+    again = store.append_event("p", Event("review", 1, "cat", "rev"))
+    store.append_event("p", Event("undo", target=again))  # by id, too
+    assert store.append_event("p", Event("undo")) > 0  # then the label
+    assert store.events("p")[-1].target == label
+    with pytest.raises(ValueError, match="no label, review or skip left"):
+        store.append_event("p", Event("undo"))
+
+
+def test_a_review_is_subject_to_the_stale_check_and_releases_claims(store):
+    store.create_project(small_project())
+    seen = store.append_event("p", Event("label", 2, 1, "ann"))
+    assert store.claim("p", 2, "other", 60)
+    newer = store.append_event("p", Event("label", 2, -1, "ann2"), unchanged_since=seen)
+    assert 2 not in store.claims("p")  # the label released the claim
+    with pytest.raises(StaleActionError) as info:
+        store.append_event("p", Event("review", 2, 1, "rev"), unchanged_since=seen)
+    assert info.value.newest_id == newer
+    assert store.claim("p", 2, "other", 60)
+    review = store.append_event("p", Event("review", 2, 1, "rev"), unchanged_since=newer)
+    assert store.claims("p") == {} and store.events("p")[-1].seen == newer
+    # a review changes the point: a label decided on the older state is refused
+    with pytest.raises(StaleActionError) as info:
+        store.append_event("p", Event("label", 2, 1, "ann"), unchanged_since=newer)
+    assert info.value.newest_id == review
+
+
+# -- several connections and processes ---------------------------------------------------------
+def test_two_connections_see_each_others_events(db_target):
+    s1, s2 = open_store(db_target), open_store(db_target)
     s1.create_project(small_project())
     s1.append_event("p", Event("label", 0, 1, "tab1"))
     s2.append_event("p", Event("label", 1, -1, "tab2"))
     assert [e.annotator for e in s1.events("p")] == ["tab1", "tab2"]
     assert s1.events("p") == s2.events("p")
+    s1.close()
+    s2.close()
 
 
-def _writer(path: str, name: str, n: int, barrier) -> None:
-    store = SQLiteLabelStore(path)
-    barrier.wait()
-    seen = 0
+def _run_processes(target, args_of: dict, timeout: float = 120) -> dict:
+    """Run ``target(*args, barrier, out)`` in one process per entry of ``args_of`` (spawned,
+    started together at a barrier); returns what each put on ``out``, by name."""
+    ctx = mp.get_context("spawn")
+    barrier, out = ctx.Barrier(len(args_of)), ctx.Queue()
+    procs = [
+        ctx.Process(target=target, args=(*args, name, barrier, out))
+        for name, args in args_of.items()
+    ]
+    for p in procs:
+        p.start()
+    results: dict = {}
+    deadline = time.monotonic() + timeout
+    while len(results) < len(procs):
+        try:
+            name, result = out.get(timeout=0.2)
+            results[name] = result
+        except queue.Empty:  # fail at once when a process died, not at the deadline
+            assert all(p.exitcode in (None, 0) for p in procs), [p.exitcode for p in procs]
+            assert time.monotonic() < deadline, f"no result after {timeout} s"
+    for p in procs:
+        p.join(timeout=timeout)
+        assert p.exitcode == 0
+    return results
+
+
+def _writer(target: str, n: int, name: str, barrier, out) -> None:
+    store = open_store(target)
+    barrier.wait(BARRIER_SECONDS)
+    read: list[int] = []  # event ids in the order this writer's reads first saw them
     for i in range(n):
         store.append_event("p", Event("label", i % 6, 1 if i % 2 else -1, name, params={"i": i}))
         if i % 10 == 9:
             store.append_event("p", Event("undo", annotator=name))
         # read what the other writer committed, as a session's sync() does between labels
-        seen = max([seen, *(e.id for e in store.events("p", after_id=seen))])
+        read += [e.id for e in store.events("p", after_id=max(read, default=0))]
+    # ids increase in commit order: reading "after the newest id seen" missed nothing
+    complete = [e.id for e in store.events("p") if e.id <= read[-1]] == read
     store.close()
+    out.put((name, complete))
 
 
-def test_concurrent_writers_in_two_processes_lose_nothing(tmp_path):
-    path = str(tmp_path / "db.sqlite3")
-    with open_store(path) as s:
+def test_concurrent_writers_in_two_processes_lose_nothing(db_target):
+    with open_store(db_target) as s:
         s.create_project(small_project())
     n = 60
-    ctx = mp.get_context("spawn")
-    barrier = ctx.Barrier(2)
-    procs = [ctx.Process(target=_writer, args=(path, w, n, barrier)) for w in ("A", "B")]
-    for p in procs:
-        p.start()
-    for p in procs:
-        p.join(timeout=120)
-        assert p.exitcode == 0
-    with open_store(path) as s:
+    complete = _run_processes(_writer, {w: (db_target, n) for w in ("A", "B")})
+    assert complete == {"A": True, "B": True}
+    with open_store(db_target) as s:
         ev = s.events("p")
     for w in ("A", "B"):
         labels = [e.params["i"] for e in ev if e.kind == "label" and e.annotator == w]
@@ -238,20 +339,199 @@ def test_concurrent_writers_in_two_processes_lose_nothing(tmp_path):
     assert len(set(targets)) == len(targets)  # no event was undone twice
 
 
-def test_committed_events_survive_kill_9(tmp_path):
-    path = tmp_path / "db.sqlite3"
-    with open_store(path) as s:
+def _opener(target: str, name: str, barrier, out) -> None:
+    barrier.wait(BARRIER_SECONDS)
+    with open_store(target) as store:  # creates the tables, unless the other one just did
+        store.create_project(small_project(name))
+    out.put((name, True))
+
+
+def test_two_processes_creating_the_tables_at_once(db_target):
+    _run_processes(_opener, {w: (db_target,) for w in ("A", "B")})
+    with open_store(db_target) as s:
+        assert s.list_projects() == ["A", "B"] and s.schema_version == SCHEMA_VERSION
+
+
+def _contender(target: str, rounds: int, attempt, name: str, barrier, out) -> None:
+    """One process of a race: each round, every process reads the newest event id, then
+    calls ``attempt(store, round, name, seen)`` at the same moment; puts the list of what
+    ``attempt`` returned (True: it won) on ``out``."""
+    store = open_store(target)
+    won = []
+    for k in range(rounds):
+        barrier.wait(BARRIER_SECONDS)
+        seen = store.last_event_id("p")
+        barrier.wait(BARRIER_SECONDS)  # all decided on the same state
+        won.append(attempt(store, k, name, seen))
+        barrier.wait(BARRIER_SECONDS)  # all tried before any lets go of its claim
+        store.release_claims("p", name)
+    store.close()
+    out.put((name, won))
+
+
+def _claim(store, k: int, name: str, seen: int) -> bool:
+    return store.claim("p", k % 6, name, ttl=60)
+
+
+def _label(store, k: int, name: str, seen: int) -> bool:
+    kind = "review" if k % 3 == 2 else "label"
+    try:
+        store.append_event("p", Event(kind, k % 6, 1, name), unchanged_since=seen)
+    except StaleActionError:
+        return False
+    return True
+
+
+def race(target: str, attempt, rounds: int = 20) -> None:
+    """Two processes race ``rounds`` times (:func:`_contender`): exactly one wins each."""
+    with open_store(target) as s:
+        s.create_project(small_project())
+    won = _run_processes(_contender, {w: (target, rounds, attempt) for w in ("A", "B")})
+    assert [a + b for a, b in zip(won["A"], won["B"], strict=True)] == [1] * rounds
+
+
+def test_claims_hold_across_processes(db_target):
+    """Two processes claim the same point at the same moment, many times: exactly one wins."""
+    race(db_target, _claim)
+
+
+def test_the_stale_check_is_atomic_across_processes(db_target):
+    """Two processes label (or review) the same point, decided on the same state, at the
+    same moment: exactly one of the two is committed, the other is refused as stale."""
+    race(db_target, _label)
+    with open_store(db_target) as s:
+        assert len(s.events("p")) == 20
+
+
+def test_committed_events_survive_kill_9(db_target):
+    with open_store(db_target) as s:
         s.create_project(small_project())
     code = (
         "import os, signal, sys\n"
         "from rlscore.storage import open_store, Event\n"
-        f"s = open_store({str(path)!r})\n"
+        f"s = open_store({db_target!r})\n"
         "for i in range(5):\n"
         "    s.append_event('p', Event('label', i, 1, 'victim'))\n"
         "print('written', flush=True)\n"
         "os.kill(os.getpid(), signal.SIGKILL)\n"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
-    assert proc.returncode == -signal.SIGKILL and "written" in proc.stdout
-    with open_store(path) as s:
+    assert proc.returncode == -signal.SIGKILL and "written" in proc.stdout, proc.stderr
+    with open_store(db_target) as s:
         assert [e.point for e in s.events("p")] == [0, 1, 2, 3, 4]
+
+
+# -- SQLite files of older schema versions -----------------------------------------------------
+#: the schema of version 2 (rlscore before review events), verbatim
+_SCHEMA_V2 = """
+CREATE TABLE IF NOT EXISTS schema_info (version INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS projects (
+    uid INTEGER PRIMARY KEY AUTOINCREMENT,
+    name TEXT NOT NULL UNIQUE,
+    created REAL NOT NULL,
+    n INTEGER NOT NULL,
+    d INTEGER NOT NULL,
+    feature_names TEXT NOT NULL,
+    ids TEXT NOT NULL,
+    classes TEXT NOT NULL,
+    truth TEXT,
+    meta TEXT NOT NULL,
+    X BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS events (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    project_uid INTEGER NOT NULL REFERENCES projects(uid) ON DELETE CASCADE,
+    kind TEXT NOT NULL CHECK (kind IN ('label', 'skip', 'undo')),
+    point INTEGER,
+    label TEXT,
+    target INTEGER,
+    annotator TEXT NOT NULL DEFAULT '',
+    timestamp REAL NOT NULL,
+    seconds REAL,
+    params TEXT NOT NULL DEFAULT '{}',
+    seen INTEGER
+);
+CREATE INDEX IF NOT EXISTS events_by_project ON events (project_uid, id);
+CREATE INDEX IF NOT EXISTS events_by_target ON events (target);
+CREATE INDEX IF NOT EXISTS events_by_point ON events (project_uid, point, id);
+CREATE TABLE IF NOT EXISTS claims (
+    project_uid INTEGER NOT NULL REFERENCES projects(uid) ON DELETE CASCADE,
+    point INTEGER NOT NULL,
+    annotator TEXT NOT NULL,
+    expires REAL NOT NULL,
+    PRIMARY KEY (project_uid, point)
+);
+CREATE INDEX IF NOT EXISTS claims_by_annotator ON claims (project_uid, annotator);
+CREATE TABLE IF NOT EXISTS settings (
+    project_uid INTEGER PRIMARY KEY REFERENCES projects(uid) ON DELETE CASCADE,
+    settings TEXT NOT NULL,
+    updated REAL NOT NULL
+);
+"""
+#: version 1: version 2 without the ``seen`` column and the claims and settings tables
+_SCHEMA_V1 = _SCHEMA_V2.replace(",\n    seen INTEGER", "").split(
+    "CREATE TABLE IF NOT EXISTS claims"
+)[0]
+_OLD_SCHEMAS = {1: _SCHEMA_V1, 2: _SCHEMA_V2}
+_OLD_EVENTS = [  # (project uid, kind, point, label, target): project 2 is deleted later
+    (1, "label", 0, "1", None),
+    (1, "skip", 1, None, None),
+    (2, "label", 0, "1", None),
+    (1, "label", 2, "-1", None),
+    (1, "undo", None, None, 4),
+    (2, "label", 1, "-1", None),
+]
+
+
+def _old_database(path, version: int) -> None:
+    """A SQLite file of schema ``version`` written as that rlscore wrote it, with two projects,
+    events, and the events of a deleted project (its ids must not be handed out again)."""
+    project = small_project()
+    buf = io.BytesIO()
+    np.save(buf, project.X)
+    with closing(sqlite3.connect(path)) as con, con:
+        con.execute("PRAGMA foreign_keys = ON")  # as rlscore had it: deletes cascade
+        con.executescript(_OLD_SCHEMAS[version])
+        con.execute("INSERT INTO schema_info (version) VALUES (?)", (version,))
+        for name in ("p", "gone"):
+            con.execute(
+                "INSERT INTO projects (name, created, n, d, feature_names, ids, classes, "
+                'truth, meta, X) VALUES (?, 0, 6, 3, \'["a", "b", "c"]\', ?, \'[-1, 1]\', '
+                "NULL, '{}', ?)",
+                (name, json.dumps(project.ids), buf.getvalue()),
+            )
+        con.executemany(
+            "INSERT INTO events (project_uid, kind, point, label, target, annotator, "
+            "timestamp, params) VALUES (?, ?, ?, ?, ?, 'old', 1.0, '{\"lam\": 0.5}')",
+            _OLD_EVENTS,
+        )
+        con.execute("DELETE FROM projects WHERE name = 'gone'")
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_old_sqlite_files_upgrade_to_version_3_keeping_every_event(tmp_path, version):
+    path = str(tmp_path / f"v{version}.sqlite3")
+    _old_database(path, version)
+    columns = "id, project_uid, kind, point, label, target, annotator, timestamp, params"
+    before = raw_sql(path, f"SELECT {columns} FROM events ORDER BY id")
+    assert [row[0] for row in before] == [1, 2, 4, 5]  # 3 and 6 went with project "gone"
+    with open_store(path) as store:
+        assert store.schema_version == SCHEMA_VERSION == 3
+        assert raw_sql(path, f"SELECT {columns} FROM events ORDER BY id") == before
+        indexes = {r[0] for r in raw_sql(path, "SELECT name FROM sqlite_master WHERE type='index'")}
+        assert {"events_by_project", "events_by_target", "events_by_point"} <= indexes
+        assert [(e.id, e.kind, e.target, e.seen) for e in store.events("p")] == [
+            (1, "label", None, None),
+            (2, "skip", None, None),
+            (4, "label", None, None),
+            (5, "undo", 4, None),
+        ]
+        review = store.append_event("p", Event("review", 0, -1, "rev"), unchanged_since=5)
+        assert review == 7  # after the deleted project's 6: no id is handed out twice
+        assert store.append_event("p", Event("undo")) == 8
+        assert store.events("p")[-1].target == review
+        assert store.claim("p", 3, "ann", 60) and store.claims("p")[3][0] == "ann"
+        store.save_settings("p", {"lam": 0.1})
+    with open_store(path) as store:  # opening again changes nothing
+        assert store.schema_version == 3 and len(store.events("p")) == 6
+        assert store.load_settings("p") == {"lam": 0.1}

@@ -1,4 +1,4 @@
-"""Command line: ``python -m rlscore {simulate,labels,settings,samples} …``.
+"""Command line: ``python -m rlscore {simulate,labels,settings,agreement,samples} …``.
 
 Also installed as the ``rlscore`` script.
 """
@@ -14,6 +14,7 @@ COMMANDS = {
     "labels": ("rlscore.cli.labels", "print a project's labels from the label database"),
     "settings": ("rlscore.cli.settings", "show or change a project's labeling settings"),
     "samples": ("rlscore.cli.samples", "(re)write the bundled sample datasets"),
+    "agreement": ("rlscore.cli.agreement", "inter-annotator agreement of a project's labels"),
 }
 
 

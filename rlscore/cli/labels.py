@@ -12,21 +12,32 @@ import sys
 from pathlib import Path
 
 from rlscore.sessions import LabelLog, export_labels
+from rlscore.sessions.export import EXPORT_FORMATS
 from rlscore.storage import DB_ENV, UnknownProjectError, default_db_path, open_store
+from rlscore.storage.postgres import is_postgres_url
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m rlscore labels",
-        description="Print the labels of a project (CSV or JSON), or list the projects.",
+        description=(
+            "Print the labels of a project (CSV, JSON, JSON Lines or Parquet: the final label "
+            "and every annotator's), or list the projects."
+        ),
     )
     parser.add_argument(
         "--db",
         default=None,
-        help=f"label database (default: ${DB_ENV}, else {default_db_path()})",
+        help=(
+            f"label database: a SQLite file or a postgresql:// URL (default: ${DB_ENV}, "
+            f"else {default_db_path()})"
+        ),
     )
     parser.add_argument("--project", default=None, help="project name; omit to list projects")
-    parser.add_argument("--format", choices=("csv", "json"), default="csv", dest="fmt")
+    parser.add_argument("--format", choices=EXPORT_FORMATS, default="csv", dest="fmt")
+    parser.add_argument(
+        "--output", default=None, help="write to this file instead of standard output"
+    )
     parser.add_argument(
         "--no-features",
         action="store_true",
@@ -39,14 +50,14 @@ def main(argv: list[str] | None = None) -> int:
     """Run the command; returns the exit status (0 ok, 1 unknown project or database)."""
     args = build_parser().parse_args(argv)
     path = default_db_path() if args.db is None else args.db
-    if args.db is not None and not _exists(args.db):
+    if args.db is not None and not is_postgres_url(args.db) and not _exists(args.db):
         print(f"error: no label database at {args.db}", file=sys.stderr)
         return 1
     with open_store(path) as store:
         if args.project is None:
             names = store.list_projects()
             if not names:
-                print(f"no projects in {store.path}")
+                print(f"no projects in {args.db or path}")
             for name in names:
                 n_labels = len(LabelLog(store.events(name)).labels)
                 n_points = store.load_project(name).n
@@ -58,8 +69,15 @@ def main(argv: list[str] | None = None) -> int:
         except UnknownProjectError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 1
-    text = export_labels(project, events, args.fmt, include_features=not args.no_features)
-    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    data = export_labels(project, events, args.fmt, include_features=not args.no_features)
+    if isinstance(data, str):
+        data = (data if data.endswith("\n") else data + "\n").encode("utf-8")
+    if args.output is not None:
+        Path(args.output).expanduser().write_bytes(data)
+    else:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
     return 0
 
 

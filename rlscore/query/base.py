@@ -16,6 +16,7 @@ from sklearn.base import BaseEstimator
 from rlscore.core.confidence import predicted_index, soft_probabilities
 from rlscore.core.kernels import check_sigma, pool_kernel
 from rlscore.core.validation import check_matrix
+from rlscore.query.batch import next_queries as batch_queries
 
 
 class NoCandidatesError(LookupError):
@@ -148,6 +149,35 @@ class QueryStrategy(BaseEstimator):
             raise NoCandidatesError("no candidate left: every point is labeled or skipped")
         i = int(np.nanargmin(s))
         return i, float(s[i])
+
+    def next_queries(
+        self, k: int, exclude: Iterable[int] | None = None, rule: str = "greedy"
+    ) -> list[tuple[int, float]]:
+        """Up to ``k`` distinct points to label at once (several annotators), with their scores.
+
+        Parameters
+        ----------
+        k
+            Number of points wanted, ≥ 1 (``ValueError`` otherwise).
+        exclude
+            Pool indices never to return, as in :meth:`next_query`.
+        rule
+            ``"greedy"`` (default): choose a point, believe its most probable label, choose
+            the next one on that hypothetical state, and so on (kriging believer).
+            ``"top"``: the ``k`` best scores of the current state, cheaper and less diverse.
+
+        Returns
+        -------
+        list of (int, float)
+            ``(index, score)`` pairs, distinct, never labeled or excluded, fewer than ``k``
+            only when the candidates run out; ``next_queries(1, exclude)`` is
+            ``[next_query(exclude)]``. The strategy's state is left exactly as it was.
+
+        See :mod:`rlscore.query.batch` for the rules, their cost and why the lookahead runs
+        on a copy of the state.
+        """
+        self._check_started()
+        return batch_queries(self, k, exclude, rule)
 
     def predict_proba(self) -> np.ndarray:
         """Class probabilities on the pool, (n, T): clipped soft scores normalised per row.

@@ -1,4 +1,5 @@
-"""Export of a project's current labels as CSV or JSON (from the event log; no engine)."""
+"""Export of a project's labels — the final label and every annotator's — as CSV, JSON,
+JSON Lines or Parquet (from the event log; no engine)."""
 
 from __future__ import annotations
 
@@ -47,23 +48,112 @@ def _iso(ts: float | None) -> str:
     return "" if ts is None else datetime.fromtimestamp(ts, UTC).isoformat(timespec="seconds")
 
 
+#: export formats: text (CSV, JSON, JSON Lines) and Parquet (bytes)
+EXPORT_FORMATS = ("csv", "json", "jsonl", "parquet")
+#: columns of every export row, before the per-annotator columns and the features
+FIXED_COLUMNS = (
+    "point_id", "index", "label", "annotator", "timestamp", "seconds",
+    "strategy", "kernel", "sigma", "lam", "decided_by", "reviewer", "n_annotators",
+)  # fmt: skip
+
+
+def _annotation(e: Event) -> dict:
+    return {
+        "annotator": e.annotator,
+        "label": e.label,
+        "timestamp": _iso(e.timestamp),
+        "seconds": e.seconds,
+        **{k: e.params.get(k) for k in ("strategy", "kernel", "sigma", "lam")},
+    }
+
+
+def _decided_by(log: LabelLog, point: int) -> str:
+    """How the point's final label was decided: ``review``, ``majority`` or ``latest``."""
+    if point in log.reviews:
+        return "review"
+    return "majority" if len(log.annotations.get(point, {})) > 1 else log.rule
+
+
+def export_rows(project: Project, log: LabelLog, *, include_features: bool = True) -> list[dict]:
+    """One record per labeled point, in the order the final labels were given.
+
+    Keys :data:`FIXED_COLUMNS` (the final label, who gave it, when, the seconds spent and the
+    settings in effect; ``decided_by`` is ``review``, ``majority`` or ``latest``;
+    ``reviewer`` the reviewer's name or None), ``annotations`` (every annotator's current
+    label of the point with its time, seconds and settings) and, with ``include_features``,
+    ``features`` (name -> value).
+    """
+    rows = []
+    for point in log.label_order():
+        e = log.label_events[point]
+        current = log.annotations.get(point, {})
+        row = {
+            "point_id": project.ids[point],
+            "index": point,
+            **{k: v for k, v in _annotation(e).items()},
+            "decided_by": _decided_by(log, point),
+            "reviewer": e.annotator if point in log.reviews else None,
+            "n_annotators": len(current),
+            "annotations": [_annotation(a) for a in sorted(current.values(), key=_event_id)],
+        }
+        if include_features:
+            row["features"] = dict(
+                zip(project.feature_names, project.X[point].tolist(), strict=True)
+            )
+        rows.append(row)
+    return rows
+
+
+def _event_id(e: Event) -> int:
+    return int(e.id or 0)
+
+
+def _table(rows: list[dict], project: Project, include_features: bool) -> tuple[list, list]:
+    """Header and rows of the flat (CSV, Parquet) export: the fixed columns, then
+    ``label[name]`` and ``seconds[name]`` per annotator, then the features."""
+    names = sorted({a["annotator"] for r in rows for a in r["annotations"]})
+    header = list(FIXED_COLUMNS)
+    for name in names:
+        header += [f"label[{name}]", f"seconds[{name}]"]
+    # a feature named like another column gets a prefix so no column is overwritten
+    taken = set(header)
+    features = [f"feature:{f}" if f in taken else f for f in project.feature_names]
+    if include_features:
+        header += features
+    table = []
+    for r in rows:
+        given = {a["annotator"]: a for a in r["annotations"]}
+        values = [r[k] for k in FIXED_COLUMNS]
+        for name in names:
+            a = given.get(name, {})
+            values += [a.get("label"), a.get("seconds")]
+        if include_features:
+            values += list(r["features"].values())
+        table.append(values)
+    return header, table
+
+
 def export_labels(
     project: Project,
     events: Iterable[Event] | LabelLog,
     fmt: str = "csv",
     *,
     include_features: bool = True,
-) -> str:
-    """The current labels of a project as CSV or JSON text.
+) -> str | bytes:
+    """The labels of a project as CSV, JSON, JSON Lines (text) or Parquet (bytes).
 
-    One row per labeled point, in the order the labels were given: ``point_id``, ``index``
-    (row in the pool), ``label``, ``annotator``, ``timestamp`` (ISO 8601, UTC), ``seconds``
-    spent, ``strategy``, ``kernel``, ``sigma``, ``lam`` in effect when it was labeled, then
-    the feature values (CSV: one column per feature; JSON: a ``features`` object).
+    One record per labeled point, in the order the final labels were given
+    (:func:`export_rows`): the final label with ``annotator``, ``timestamp`` (ISO 8601, UTC),
+    ``seconds`` spent, ``strategy``, ``kernel``, ``sigma``, ``lam`` in effect when it was
+    given, how it was decided (``decided_by``, ``reviewer``, ``n_annotators``), every
+    annotator's own label (CSV/Parquet: ``label[name]`` and ``seconds[name]`` columns;
+    JSON/JSONL: an ``annotations`` list with their times and settings), then the feature
+    values (CSV/Parquet: one column per feature; JSON: a ``features`` object).
 
     The CSV is safe to open in a spreadsheet: every text cell, header included, that a
     spreadsheet would run as a formula starts with ``'`` (:func:`csv_cell`); plain numbers
-    such as a label ``-1`` stay as they are. The JSON keeps every string exactly.
+    such as a label ``-1`` stay as they are. JSON, JSONL and Parquet keep every string
+    exactly.
 
     Parameters
     ----------
@@ -72,52 +162,54 @@ def export_labels(
     events
         Its event log, or a :class:`LabelLog` folded from it.
     fmt
-        ``"csv"`` or ``"json"``.
+        One of :data:`EXPORT_FORMATS`.
     include_features
         Add the feature values of each point (as stored, i.e. standardised if the project is).
     """
-    if fmt not in ("csv", "json"):
-        raise ValueError(f"export format must be 'csv' or 'json', got {fmt!r}")
+    if fmt not in EXPORT_FORMATS:
+        raise ValueError(f"export format must be one of {EXPORT_FORMATS}, got {fmt!r}")
     log = events if isinstance(events, LabelLog) else LabelLog(events)
-    rows = []
-    for point in log.label_order():
-        e = log.label_events[point]
-        row = {
-            "point_id": project.ids[point],
-            "index": point,
-            "label": e.label,
-            "annotator": e.annotator,
-            "timestamp": _iso(e.timestamp),
-            "seconds": e.seconds,
-            "strategy": e.params.get("strategy"),
-            "kernel": e.params.get("kernel"),
-            "sigma": e.params.get("sigma"),
-            "lam": e.params.get("lam"),
-        }
-        if include_features:
-            row["features"] = dict(
-                zip(project.feature_names, project.X[point].tolist(), strict=True)
-            )
-        rows.append(row)
+    rows = export_rows(project, log, include_features=include_features)
     if fmt == "json":
         return json.dumps(rows, indent=2, ensure_ascii=False)
-    fixed = [
-        "point_id", "index", "label", "annotator", "timestamp", "seconds",
-        "strategy", "kernel", "sigma", "lam",
-    ]  # fmt: skip
-    # a feature named like a fixed column gets a prefix so no column is overwritten
-    names = [f"feature:{f}" if f in fixed else f for f in project.feature_names]
+    if fmt == "jsonl":
+        return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+    header, table = _table(rows, project, include_features)
+    if fmt == "parquet":
+        return _parquet_bytes(header, table)
     buf = io.StringIO()
     # CRLF rows (RFC 4180): the writer then quotes a cell holding either line break; with "\n"
     # rows a bare "\r" in a name went unquoted and split the row for CSV readers
     writer = csv.writer(buf, lineterminator="\r\n")
-    writer.writerow([csv_cell(c) for c in fixed + (names if include_features else [])])
-    for row in rows:
-        values = [("" if row[k] is None else row[k]) for k in fixed]
-        if include_features:
-            values += list(row["features"].values())
-        writer.writerow([csv_cell(v) for v in values])
+    writer.writerow([csv_cell(c) for c in header])
+    for values in table:
+        writer.writerow([csv_cell("" if v is None else v) for v in values])
     return buf.getvalue()
 
 
-__all__ = ["FORMULA_START", "csv_cell", "export_labels"]
+def _parquet_bytes(header: list, table: list) -> bytes:
+    """The flat export as Parquet; a column mixing numbers and text (labels of a project
+    with mixed classes) is written as text so pyarrow can type it."""
+    import pyarrow as pa  # a dependency; imported here so the text exports need not load it
+    import pyarrow.parquet as pq
+
+    columns = {}
+    for j, name in enumerate(header):
+        values = [row[j] for row in table]
+        kinds = {type(v) for v in values if v is not None}
+        if len(kinds) > 1 and str in kinds:
+            values = [None if v is None else str(v) for v in values]
+        columns[name] = values
+    buf = io.BytesIO()
+    pq.write_table(pa.table(columns), buf)
+    return buf.getvalue()
+
+
+__all__ = [
+    "EXPORT_FORMATS",
+    "FIXED_COLUMNS",
+    "FORMULA_START",
+    "csv_cell",
+    "export_labels",
+    "export_rows",
+]

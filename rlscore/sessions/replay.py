@@ -25,7 +25,7 @@ from rlscore.sessions.engine import (
     start_engine,
     strategy_name,
 )
-from rlscore.sessions.log import LabelLog
+from rlscore.sessions.log import LabelLog, check_final_rule
 from rlscore.sessions.snapshots import SnapshotCache, snapshot_key
 from rlscore.storage import Event, LabelStore, UnknownProjectError
 
@@ -56,6 +56,9 @@ class Replay:
         values (else 1). Change them with :meth:`update`.
     snapshot_dir
         Directory of the snapshot cache, or None.
+    rule
+        How a point's final label follows from its annotators' labels
+        (:data:`rlscore.sessions.log.FINAL_RULES`); change it with :meth:`update_rule`.
 
     Attributes
     ----------
@@ -67,9 +70,15 @@ class Replay:
     """
 
     def __init__(
-        self, store: LabelStore, project: str, params: dict, snapshot_dir: Path | None
+        self,
+        store: LabelStore,
+        project: str,
+        params: dict,
+        snapshot_dir: Path | None,
+        rule: str = "latest",
     ) -> None:
         self.store = store
+        self.rule = check_final_rule(rule)
         self.project_name = project
         self.project = store.load_project(project)
         meta = self.project.meta
@@ -106,7 +115,7 @@ class Replay:
         if state is None:
             K = self._kernels.get(engine, self.project.X)
             start_engine(engine, self.project.X, self.project.classes, K, self.strategy_name)
-            state = SessionState(engine, LabelLog(), lam, History(), self._kernels)
+            state = SessionState(engine, LabelLog(rule=self.rule), lam, History(), self._kernels)
         self.state, self._kernels, self._key = state, state.kernels, key
         self.restored_from_snapshot_: int | None = restored
         self.version += 1
@@ -132,6 +141,13 @@ class Replay:
                 self.params.clear()
                 self.params.update(old)
                 self.build()
+
+    def update_rule(self, rule: str) -> None:
+        """Rebuild with another final-label rule (the overlap setting changed)."""
+        rule = check_final_rule(rule)
+        if rule != self.rule:
+            self.rule = rule
+            self.build()
 
     def sync(self) -> bool:
         """Apply the events committed since the last call; True if anything changed.
@@ -163,6 +179,7 @@ class Replay:
         return {
             "project": [self.project_name, self.project.uid],
             "params": {**self.params, "strategy": strategy},
+            "rule": self.rule,
         }
 
     def _apply(self, event: Event) -> None:

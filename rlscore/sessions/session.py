@@ -47,11 +47,13 @@ import numpy as np
 from rlscore.core.serialization import plain_scalar
 from rlscore.data.projects import Project
 from rlscore.query import NoCandidatesError, QueryStrategy, strategy_class
-from rlscore.sessions.claims import claimed_point
+from rlscore.sessions.claims import CLAIM_ATTEMPTS, ClaimContention, claimed_point
 from rlscore.sessions.diagnostics import stopping_report
 from rlscore.sessions.export import export_labels
 from rlscore.sessions.loo import loo_errors
+from rlscore.sessions.overlap import Overlap
 from rlscore.sessions.replay import Replay
+from rlscore.sessions.review import review_point
 from rlscore.sessions.snapshots import default_snapshot_dir
 from rlscore.sessions.undo import undo_last
 from rlscore.storage import Event, LabelStore, StaleActionError
@@ -103,6 +105,11 @@ class LabelingSession:
     claim_seconds
         How long a point proposed to an annotator stays reserved for them
         (:meth:`query` with ``annotator``).
+    overlap, overlap_fraction
+        Annotators per point, and the share of the pool that asks for them
+        (:class:`~rlscore.sessions.overlap.Overlap`): with ``overlap > 1`` a point one
+        annotator labeled is proposed to others first, and the learner trains on the
+        majority label; a review (:meth:`review`) decides a point in any case.
     **strategy_params
         Further strategy parameters (e.g. ``graph_k``, ``random_state``).
 
@@ -130,6 +137,8 @@ class LabelingSession:
         stop_tolerance: float = 0.01,
         snapshots: bool | str | os.PathLike = True,
         claim_seconds: float = CLAIM_SECONDS,
+        overlap: int = 1,
+        overlap_fraction: float = 1.0,
         **strategy_params,
     ):
         self.store = store
@@ -142,6 +151,7 @@ class LabelingSession:
         self.stop_window = int(stop_window)
         self.stop_tolerance = float(stop_tolerance)
         self.claim_seconds = float(claim_seconds)
+        self.overlap = Overlap(overlap, overlap_fraction)
         self._lock = threading.RLock()
         self._query_cache: tuple[int, tuple[int, float] | None] | None = None
         self._query_time: tuple[int, float] | None = None
@@ -154,7 +164,7 @@ class LabelingSession:
             "class_weight": class_weight,
             **strategy_params,
         }
-        self._replay = Replay(store, project, params, self.snapshot_dir)
+        self._replay = Replay(store, project, params, self.snapshot_dir, self.overlap.rule)
 
     # -- reading state --------------------------------------------------------------------
     @property
@@ -300,20 +310,49 @@ class LabelingSession:
             return q
 
     def _claimed_query(self, annotator: str) -> tuple[int, float] | None:
-        point = claimed_point(
-            self.store,
-            self.project_name,
-            self.engine,
-            self._state.log,
-            annotator,
-            self.claim_seconds,
+        for _ in range(CLAIM_ATTEMPTS):
+            try:
+                point = claimed_point(
+                    self.store,
+                    self.project_name,
+                    self.engine,
+                    self._state.log,
+                    annotator,
+                    self.claim_seconds,
+                    self.overlap,
+                )
+            except ClaimContention:
+                # teammates took every candidate while we chose: choose again on the newer log
+                self.sync()
+                continue
+            return None if point is None else self._proposal(point)
+        # every sync brings the log closer to the database, so this means dozens of labels
+        # landed during one query: not "nothing left", say so
+        raise RuntimeError(
+            "the project changed faster than a point could be handed out (teammates labeling "
+            "very fast): ask for the next point again"
         )
-        return None if point is None else self._proposal(point)
 
     def _proposal(self, point: int) -> tuple[int, float]:
         if self._query_time is None or self._query_time[0] != point:
             self._query_time = (point, time.monotonic())
         return point, float(np.asarray(self.engine.scores())[point])
+
+    def query_batch(
+        self, annotators: list[str], budget: int | None = None
+    ) -> dict[str, tuple[int, float] | None]:
+        """One point for each of ``annotators`` at once, claimed for them: together they are
+        one greedy batch (each point chosen as if the points handed out before it were
+        labeled with their believed labels, :func:`~rlscore.query.batch.next_query_given`).
+        An annotator who already holds a point keeps it. Values as :meth:`query`."""
+        with self._lock:
+            return {str(a): self.query(budget, annotator=str(a)) for a in annotators}
+
+    def overlap_queue(self, annotator: str) -> list[int]:
+        """Labeled points waiting for ``annotator``'s own label under the overlap setting,
+        oldest first (shown to them blind: a teammate's label would bias theirs)."""
+        with self._lock:
+            return self.overlap.wanted_from(self._state.log, str(annotator))
 
     def release(self, annotator: str) -> None:
         """Give back the points proposed to ``annotator`` (e.g. when they leave the project)."""
@@ -372,17 +411,40 @@ class LabelingSession:
             self.sync()
             log = self._state.log
             labels = log.labels
-            if i in labels and seen is not None and log.label_events[i].id > seen:
-                raise StaleActionError(i, [log.label_events[i]])
-            if i in labels:
+            who = self.annotator if annotator is None else annotator
+            # under overlap, a teammate's labeled point waiting for this annotator may be
+            # skipped: it is then not proposed to them again
+            if i in labels and i not in self.overlap.wanted_from(log, who):
+                if seen is not None and log.label_events[i].id > seen:
+                    raise StaleActionError(i, [log.label_events[i]])
                 raise ValueError(
                     f"point {i} is labeled ({labels[i]!r}): undo or relabel it instead of skipping"
                 )
-            who = self.annotator if annotator is None else annotator
             eid = self.store.append_event(
                 self.project_name,
                 Event("skip", point=i, annotator=who, params=_event_params(self)),
                 unchanged_since=seen,
+            )
+            self.sync()
+            return eid
+
+    def review(self, i: int, label, reviewer: str | None = None, *, seen: int | None = None) -> int:
+        """Decide point ``i``'s final label as a reviewer; returns the event id.
+
+        The decision is its own event (who, when, what: the audit trail) and overrides the
+        annotators' labels until it is undone. ``seen`` as in :meth:`label`: a decision on a
+        point that changed after the reviewer was shown it is refused.
+        """
+        with self._lock:
+            i = _check_point(self.project, i)
+            eid = review_point(
+                self.store,
+                self.project_name,
+                i,
+                plain_scalar(label),
+                self.annotator if reviewer is None else reviewer,
+                seen=seen,
+                params=_event_params(self),
             )
             self.sync()
             return eid
@@ -454,7 +516,8 @@ class LabelingSession:
     def set_params(self, **kw) -> LabelingSession:
         """Change parameters; engine parameters rebuild the engine from the event log.
 
-        ``annotator``, ``stop_window`` and ``stop_tolerance`` change without a rebuild. The
+        ``annotator``, ``stop_window`` and ``stop_tolerance`` change without a rebuild;
+        ``overlap`` and ``overlap_fraction`` refold the log when the final-label rule changes. The
         budget is not a session parameter: pass it to :meth:`query`. If the new parameters
         are invalid the session keeps the old ones.
         """
@@ -467,6 +530,10 @@ class LabelingSession:
             for key in ("annotator", "stop_window", "stop_tolerance"):
                 if key in kw:
                     setattr(self, key, type(getattr(self, key))(kw.pop(key)))
+            if "overlap" in kw or "overlap_fraction" in kw:
+                k = kw.pop("overlap", self.overlap.k)
+                self.overlap = Overlap(k, kw.pop("overlap_fraction", self.overlap.fraction))
+                self._replay.update_rule(self.overlap.rule)
             if isinstance(kw.get("strategy"), str):
                 strategy_class(kw["strategy"])  # unknown name: error before touching state
             changed = {k: v for k, v in kw.items() if self.params.get(k, None) != v}
@@ -483,6 +550,8 @@ class LabelingSession:
             "budget": self._budget,
             "stop_window": self.stop_window,
             "stop_tolerance": self.stop_tolerance,
+            "overlap": self.overlap.k,
+            "overlap_fraction": self.overlap.fraction,
         }
 
     # -- diagnostics ----------------------------------------------------------------------

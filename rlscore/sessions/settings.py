@@ -17,10 +17,12 @@ from rlscore.core.kernels import GRAPH_KERNELS, VECTOR_KERNELS
 from rlscore.core.lowrank import LANDMARK_RULES
 from rlscore.query import STRATEGIES
 from rlscore.sessions.engine import PoolTooLargeError, check_pool_size, make_engine
+from rlscore.sessions.overlap import Overlap
 from rlscore.storage import LabelStore
 
-#: the settings of a project, in the order the app shows them; the last four are the low-rank
-#: form's (``arls-lowrank``; ``candidates`` also A-optimal KLR's): 0 means "all"
+#: the settings of a project, in the order the app shows them; ``n_landmarks`` … ``risk_sample``
+#: are the low-rank form's (``arls-lowrank``; ``candidates`` also A-optimal KLR's): 0 means
+#: "all"; ``overlap`` and ``overlap_fraction`` are the team's (:mod:`rlscore.sessions.overlap`)
 SETTING_KEYS = (
     "strategy",
     "kernel",
@@ -33,6 +35,8 @@ SETTING_KEYS = (
     "landmarks",
     "candidates",
     "risk_sample",
+    "overlap",
+    "overlap_fraction",
 )
 #: tried in this order for a project's default strategy: the first whose memory fits the pool
 DEFAULT_STRATEGIES = ("arls", "arls-lowrank", "uncertainty", "random")
@@ -78,6 +82,8 @@ def default_settings(n: int, meta: dict | None) -> dict:
         "landmarks": LOW_RANK_DEFAULTS["landmarks"],
         "candidates": 0,
         "risk_sample": 0,
+        "overlap": 1,
+        "overlap_fraction": 1.0,
     }
     if n > LOW_RANK_MIN_POOL:
         settings.update(LOW_RANK_DEFAULTS)
@@ -135,6 +141,10 @@ def check_settings(settings: dict) -> dict:
         m = out["n_landmarks"]
         if isinstance(m, bool) or not isinstance(m, int) or not 1 <= m <= MAX_LANDMARKS:
             raise ValueError(f"n_landmarks must be a whole number 1 … {MAX_LANDMARKS}, got {m!r}")
+    if "overlap" in out or "overlap_fraction" in out:
+        Overlap(out.get("overlap", 1), out.get("overlap_fraction", 1.0))  # raises if invalid
+        if "overlap_fraction" in out:
+            out["overlap_fraction"] = float(out["overlap_fraction"])
     if "landmarks" in out and out["landmarks"] not in LANDMARK_RULES:
         raise ValueError(
             f"landmarks {out['landmarks']!r} is unknown: choose one of {list(LANDMARK_RULES)}"

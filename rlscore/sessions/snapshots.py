@@ -25,6 +25,10 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rlscore.storage.base import LabelStore
 
 #: snapshots: written once the engine work since the last one exceeds this many seconds …
 SNAPSHOT_MIN_SECONDS = 1.0
@@ -75,8 +79,24 @@ def snapshot_key(description: dict) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
-def default_snapshot_dir(store) -> Path | None:
-    """``<database file>.snapshots/`` next to a file-based store, else None."""
+def default_snapshot_dir(store: LabelStore) -> Path | None:
+    """Where sessions on ``store`` keep snapshots by default.
+
+    Parameters
+    ----------
+    store : LabelStore
+
+    Returns
+    -------
+    Path or None
+        The store's own ``snapshot_dir`` if it names one (a PostgreSQL store: a folder per
+        database under ``~/.cache/rlscore/snapshots/``, as snapshots are a local cache keyed
+        by event ids), else ``<database file>.snapshots/`` next to a file-based store (its
+        ``path``), else None (no snapshots).
+    """
+    directory = getattr(store, "snapshot_dir", None)
+    if directory is not None:
+        return Path(directory)
     path = getattr(store, "path", None)
     return None if path is None else Path(path).with_name(Path(path).name + ".snapshots")
 

@@ -1,18 +1,71 @@
 """Persistent storage of projects and of their labeling event logs.
 
-:class:`LabelStore` is the interface the sessions use; :class:`SQLiteLabelStore` is the
-embedded default (``$RLSCORE_DB`` names the file).
+:class:`LabelStore` is the interface the sessions use. :func:`open_store` opens the one that
+``$RLSCORE_DB`` (or its argument) names: a file path gives :class:`SQLiteLabelStore` (the
+embedded default, one machine), a ``postgresql://`` URL :class:`PostgresLabelStore`
+(several app servers on one database). Both are the same :class:`SQLLabelStore`.
 """
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
 
 from rlscore.storage.base import LabelStore
 from rlscore.storage.events import EVENT_KINDS, Event, StaleActionError, UnknownProjectError
-from rlscore.storage.sqlite import DB_ENV, SQLiteLabelStore, default_db_path, open_store
+from rlscore.storage.postgres import PostgresLabelStore, is_postgres_url
+from rlscore.storage.sql import SCHEMA_VERSION, SQLLabelStore
+from rlscore.storage.sqlite import DEFAULT_DB, SQLiteLabelStore
+
+#: environment variable naming the label database: a file path or a PostgreSQL URL
+DB_ENV = "RLSCORE_DB"
+
+
+def default_db_path() -> Path | str:
+    """``$RLSCORE_DB`` if set (a URL is returned as is), else the default SQLite file
+    ``~/.local/share/rlscore/labels.sqlite3``."""
+    env = os.environ.get(DB_ENV)
+    if not env:
+        return DEFAULT_DB
+    return env if is_postgres_url(env) else Path(env).expanduser()
+
+
+def open_store(target: str | os.PathLike | None = None) -> SQLLabelStore:
+    """Open (creating the tables if needed) the label store ``target`` names.
+
+    Parameters
+    ----------
+    target
+        A ``postgresql://`` or ``postgres://`` URL (:class:`PostgresLabelStore`), or the
+        path of a SQLite file (:class:`SQLiteLabelStore`, created with its folder if
+        missing); None: :func:`default_db_path`.
+
+    Returns
+    -------
+    SQLLabelStore
+
+    Raises
+    ------
+    ValueError
+        An invalid PostgreSQL URL.
+    ConnectionError
+        The PostgreSQL server cannot be reached (the message leaves out the password).
+    """
+    target = default_db_path() if target is None else target
+    if is_postgres_url(target):
+        return PostgresLabelStore(target)
+    return SQLiteLabelStore(target)
+
 
 __all__ = [
     "DB_ENV",
+    "DEFAULT_DB",
     "EVENT_KINDS",
+    "SCHEMA_VERSION",
     "Event",
     "LabelStore",
+    "PostgresLabelStore",
+    "SQLLabelStore",
     "SQLiteLabelStore",
     "StaleActionError",
     "UnknownProjectError",

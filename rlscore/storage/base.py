@@ -1,6 +1,6 @@
 """The interface of a store of projects and labeling events.
 
-Every label, skip and undo is an :class:`~rlscore.storage.events.Event` appended to a
+Every label, review, skip and undo is an :class:`~rlscore.storage.events.Event` appended to a
 per-project log and committed before :meth:`LabelStore.append_event` returns; a labeling
 session's state is a pure function of that log (see :mod:`rlscore.sessions`), so nothing
 labeled is lost by a reload, a server restart or ``kill -9``. The store knows
@@ -42,9 +42,11 @@ class LabelStore(ABC):
     def append_event(self, name: str, event: Event, *, unchanged_since: int | None = None) -> int:
         """Validate and commit one event; returns its id (committed before returning).
 
-        With ``unchanged_since`` (a label or skip), the event is refused with
+        With ``unchanged_since`` (a label, review or skip), the event is refused with
         :class:`~rlscore.storage.events.StaleActionError` if an event on the same point was
-        committed after that id; the check and the write are one transaction.
+        committed after that id; the check and the write are one transaction. An undo
+        reverts ``event.target`` or, when None, the most recent label, review or skip of the
+        project not yet undone.
         """
 
     @abstractmethod
@@ -53,11 +55,23 @@ class LabelStore(ABC):
 
     # -- claims: which annotator is being shown which point ---------------------------------
     @abstractmethod
-    def claim(self, name: str, point: int, annotator: str, ttl: float) -> bool:
+    def claim(
+        self,
+        name: str,
+        point: int,
+        annotator: str,
+        ttl: float,
+        *,
+        unchanged_since: int | None = None,
+    ) -> bool:
         """Claim ``point`` for ``annotator`` for ``ttl`` seconds (renewing their claim).
 
         False, and nothing changes, when another annotator holds an unexpired claim on it.
         An annotator holds at most one claim per project: a new claim releases the old one.
+        With ``unchanged_since`` (the newest event id the caller's view of the log holds),
+        :class:`~rlscore.storage.events.StaleActionError` when an event on the point was
+        committed after it (a teammate labeled it meanwhile: their claim went with their
+        label), checked in the same transaction as the claim.
         """
 
     @abstractmethod

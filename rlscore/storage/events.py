@@ -4,18 +4,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-#: the kinds of event a log holds
-EVENT_KINDS = ("label", "skip", "undo")
+#: the kinds of event a log holds ("review": a reviewer's decision of a point's final label)
+EVENT_KINDS = ("label", "skip", "undo", "review")
 
 
 class StaleActionError(ValueError):
-    """A label or skip refused because its point changed after the annotator was shown it.
+    """A label, review or skip refused because its point changed after it was shown.
 
     Raised by :meth:`~rlscore.storage.base.LabelStore.append_event` when it is given
     ``unchanged_since`` (the newest event id the annotator's view was built from) and an
-    event on the same point (a label, a skip, or the undo of one) has been committed since.
-    The annotator decides again with the newer state on screen: a repeated key press is
-    dropped, another annotator's label is kept unless they confirm a relabel.
+    event on the same point (a label, review or skip, or the undo of one) has been committed
+    since. The annotator decides again with the newer state on screen: a repeated key press
+    is dropped, another annotator's label is kept unless they confirm a relabel.
 
     Attributes
     ----------
@@ -53,11 +53,12 @@ class Event:
 
     Attributes
     ----------
-    kind : {"label", "skip", "undo"}
+    kind : {"label", "skip", "undo", "review"}
     point : int or None
-        Pool index labeled or skipped (None for undo).
+        Pool index labeled, reviewed or skipped (None for undo).
     label : object
-        The class given (label events only): an int or a string of the project's classes.
+        The class given (label and review events): an int or a string of the project's
+        classes. A review is a reviewer's decision of the point's final label.
     annotator : str
     timestamp : float or None
         Seconds since the epoch (UTC); set by the store when None.
@@ -66,12 +67,13 @@ class Event:
     params : dict
         Settings when the event happened (strategy, kernel, sigma, lam, …), for the export.
     target : int or None
-        Undo events: id of the label or skip event they revert. Left None when appending,
-        the store fills in the most recent label or skip event not yet undone.
+        Undo events: id of the label, review or skip event they revert. Left None when
+        appending, the store fills in the most recent such event not yet undone.
     id : int or None
-        Set by the store; increases in commit order across all projects.
+        Set by the store; increases in commit order within a project (SQLite: across all
+        projects).
     seen : int or None
-        Label and skip events from the app: the newest event id of the project when the
+        Label, review and skip events from the app: the newest event id of the project when the
         point was shown to the annotator (what the action was decided on); None when the
         caller did not say.
     """

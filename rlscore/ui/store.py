@@ -21,7 +21,7 @@ import streamlit as st
 from rlscore.data.samples import ensure_sample_projects
 from rlscore.sessions import LabelingSession
 from rlscore.sessions.settings import engine_settings
-from rlscore.storage import SQLiteLabelStore, open_store
+from rlscore.storage import LabelStore, open_store
 from rlscore.ui.strategies import strategy_parameters
 
 
@@ -41,13 +41,13 @@ def db_path() -> str | None:
 
 
 @st.cache_resource(show_spinner=False)
-def _store(path: str | None) -> SQLiteLabelStore:
+def _store(path: str | None) -> LabelStore:
     store = open_store(path)
     ensure_sample_projects(store)
     return store
 
 
-def get_store() -> SQLiteLabelStore:
+def get_store() -> LabelStore:
     """The label store for this server (opened once, sample projects created on first use)."""
     return _store(db_path())
 
@@ -113,5 +113,7 @@ def get_session(p: dict) -> SessionHandle:
         tuple(sorted(low_rank_params(p).items())),
     )
     with handle.lock:
+        # the team's overlap is not part of the cache key: it refolds the log, no new kernel
+        handle.session.set_params(overlap=p["overlap"], overlap_fraction=p["overlap_fraction"])
         handle.session.sync()
     return handle

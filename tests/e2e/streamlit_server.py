@@ -46,8 +46,19 @@ class StreamlitServer:
     ``kill()`` sends SIGKILL, as a crash would.
     """
 
-    def __init__(self, db: Path, log: Path, port: int | None = None, script: str = "app.py"):
-        self.db = Path(db)
+    def __init__(
+        self,
+        db: Path | str,
+        log: Path,
+        port: int | None = None,
+        script: str = "app.py",
+        poll_seconds: float = 0.0,
+    ):
+        # a postgresql:// URL stays a string; a SQLite file becomes a path
+        self.db = db if "://" in str(db) else Path(db)
+        # teammates' polling (rlscore.ui.teammates) is off unless a test asks for it: a
+        # periodic fragment run would be counted as the run a click triggered
+        self.poll_seconds = poll_seconds
         self.log_path = Path(log)
         self.port = port or free_port()
         self.script = script
@@ -58,7 +69,12 @@ class StreamlitServer:
         return f"http://127.0.0.1:{self.port}"
 
     def start(self, timeout: float = 60.0) -> StreamlitServer:
-        env = dict(os.environ, RLSCORE_DB=str(self.db), PYTHONUNBUFFERED="1")
+        env = dict(
+            os.environ,
+            RLSCORE_DB=str(self.db),
+            PYTHONUNBUFFERED="1",
+            RLSCORE_POLL_SECONDS=str(self.poll_seconds),
+        )
         cmd = [
             sys.executable,
             "-m",

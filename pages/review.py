@@ -1,0 +1,125 @@
+"""Review page: the team's agreement, the points annotators disagree on, a reviewer's decisions.
+
+Layout and wiring only: the log fold is :mod:`rlscore.sessions.log`, the agreement measures
+:mod:`rlscore.sessions.agreement`, decisions :mod:`rlscore.sessions.review`, the callbacks
+:mod:`rlscore.ui.review`. No query engine is built: the page reads the log alone.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from rlscore.sessions.agreement import log_agreement
+from rlscore.sessions.log import LabelLog
+from rlscore.sessions.overlap import MAX_OVERLAP, Overlap
+from rlscore.sessions.review import audit_trail, review_queue
+from rlscore.ui import review
+from rlscore.ui.errors import report_errors
+from rlscore.ui.flash import show_flash
+from rlscore.ui.navigation import enter_through_app
+from rlscore.ui.params import params
+from rlscore.ui.point_view import show_point
+from rlscore.ui.sidebar import annotator_input, project_selector
+from rlscore.ui.store import get_store
+from rlscore.ui.teammates import follow_teammates, mark_shown_version
+from rlscore.ui.text import md_text
+
+enter_through_app("review")
+
+#: disagreements shown at once (the oldest first)
+SHOWN_POINTS = 10
+
+project_selector()
+reviewer = annotator_input()
+p = params()
+show_flash()
+store = get_store()
+name = p["project"]
+project = store.load_project(name)
+events = store.events(name)
+overlap = Overlap(p["overlap"], p["overlap_fraction"])
+log = LabelLog(events, rule=overlap.rule)
+seen = log.last_id
+mark_shown_version(name, seen)
+names = (project.meta or {}).get("class_names") or {}
+
+
+def class_text(c) -> str:
+    return names.get(str(c)) or str(c)
+
+
+st.subheader(f"Review · {md_text(name)}")
+st.caption(md_text(overlap.describe()))
+
+with st.expander("Annotators per point", expanded=False):
+    c1, c2, c3 = st.columns([1, 2, 1], vertical_alignment="bottom")
+    k = c1.number_input("Annotators per point", 1, MAX_OVERLAP, overlap.k, key="overlap_k")
+    fraction = c2.slider(
+        "Share of points", 0.05, 1.0, float(overlap.fraction), 0.05, key="overlap_fraction",
+        help="A fixed pseudo-random sample of the pool gets this many annotators.",
+    )  # fmt: skip
+    c3.button(
+        "Apply", on_click=review.apply_overlap, args=("overlap_k", "overlap_fraction"),
+        key="apply_overlap",
+    )  # fmt: skip
+
+with report_errors("Computing the agreement"):
+    report = log_agreement(log)
+    m1, m2, m3 = st.columns(3)
+    m1.metric("Points with ≥ 2 labels", report.n_points_overlap)
+    m2.metric("Fleiss' κ", "—" if report.fleiss_kappa != report.fleiss_kappa else
+              f"{report.fleiss_kappa:.3f}")  # fmt: skip
+    m3.metric("Krippendorff's α", "—" if report.krippendorff_alpha != report.krippendorff_alpha
+              else f"{report.krippendorff_alpha:.3f}")  # fmt: skip
+    if report.reason:
+        st.caption(md_text(report.reason))
+    data = report.to_dict()
+    if data.get("pairwise"):
+        st.markdown("**Cohen's κ per pair of annotators**")
+        st.dataframe(data["pairwise"], hide_index=True)
+    if data.get("per_annotator"):
+        st.markdown("**Per annotator**")
+        st.dataframe(data["per_annotator"], hide_index=True)
+
+queue = review_queue(log)
+st.markdown(f"### Disagreements ({len(queue)})")
+if not queue:
+    st.caption("No point waits for a decision.")
+if queue and not reviewer:
+    st.info("Enter your name in the sidebar to decide: each decision is recorded with it.")
+for point in queue[:SHOWN_POINTS]:
+    with st.container(border=True):
+        st.markdown(f"**Point #{point}** · id {md_text(project.ids[point])}")
+        left, right = st.columns([1, 2])
+        with left:
+            show_point(project, point)
+        with right:
+            st.dataframe(review.ratings_table(log, point, class_text), hide_index=True)
+            cols = st.columns(len(project.classes))
+            for col, c in zip(cols, project.classes, strict=True):
+                col.button(
+                    class_text(c),
+                    key=f"decide_{point}_{c}_{seen}",
+                    on_click=review.decide,
+                    args=(name, point, c, reviewer, seen, class_text(c)),
+                    disabled=not reviewer,
+                    width="stretch",
+                    help=f"Final label of point #{point}: {class_text(c)}",
+                )
+
+st.markdown("### Decisions (audit trail)")
+trail = audit_trail(events)
+if trail:
+    st.dataframe(review.audit_table(trail, class_text), hide_index=True)
+else:
+    st.caption("No decision yet.")
+mine = log.last_active(reviewer) if reviewer else None
+st.button(
+    "Undo my last action",
+    key=f"undo_review_{seen}",
+    on_click=review.undo_mine,
+    args=(name, reviewer, mine.id if mine else -1),
+    disabled=mine is None,
+    help="Reverts your own last decision, label or skip.",
+)
+follow_teammates()

@@ -1,0 +1,62 @@
+"""Two app servers on one PostgreSQL database, in Chromium: annotators on different servers
+are shown different points (claims in the database), and a label made through one server
+appears on the other server's open page within about two seconds, without a page reload
+(:mod:`rlscore.ui.teammates` polls every second)."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from app_page import label_button, open_app, rerun, stored
+from conftest import new_context
+from playwright.sync_api import expect
+from streamlit_server import StreamlitServer
+
+#: the Label page's poll interval in these servers (seconds)
+POLL = 1.0
+
+
+@pytest.fixture
+def two_servers(pg_url, artifacts):
+    servers = [
+        StreamlitServer(pg_url, artifacts / f"server{k}.log", poll_seconds=POLL) for k in (1, 2)
+    ]
+    try:
+        for s in servers:
+            s.start()
+        yield servers
+    finally:
+        for s in servers:
+            s.stop()
+
+
+def test_a_label_on_one_server_shows_on_the_other_within_two_seconds(browser, two_servers, pg_url):
+    one, two = two_servers
+    pages = []
+    for _ in range(2):
+        context = new_context(browser)
+        pages.append(context.new_page())
+    ada, bob = pages
+    try:
+        q_ada = open_app(ada, f"{one.url}/?project=two_moons", 0, annotator="ada")
+        q_bob = open_app(bob, f"{two.url}/?project=two_moons", 0, annotator="bob")
+        # claims live in the database: the other server proposes another point
+        assert q_ada != q_bob
+        clicked = time.monotonic()
+        label_button(ada, "1").click()
+        # bob's page, on the other server, follows without a reload
+        expect(bob.get_by_text("Labeled 1 of 220", exact=True)).to_be_visible(timeout=10_000)
+        delay = time.monotonic() - clicked
+        print(f"teammate's label shown on the other server {delay:.2f} s after the click")
+        # ada's run, one poll period and bob's page run, on a busy 2-core machine
+        assert delay < 2 * POLL + 1.5
+        assert stored(pg_url, "two_moons").labels == {q_ada: 1}
+        # bob still has his own point; his label lands on it
+        expect(bob.get_by_role("heading", name=f"Next query: point #{q_bob}")).to_be_visible()
+        rerun(bob, lambda: label_button(bob, "-1").click())
+        assert stored(pg_url, "two_moons").labels == {q_ada: 1, q_bob: -1}
+        expect(ada.get_by_text("Labeled 2 of 220", exact=True)).to_be_visible(timeout=10_000)
+    finally:
+        for page in pages:
+            page.context.close()

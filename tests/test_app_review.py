@@ -1,0 +1,120 @@
+"""Streamlit AppTest checks of the Review page: agreement, decisions, the overlap setting."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from rlscore.data.samples import ensure_sample_projects
+from rlscore.sessions import LabelLog
+from rlscore.sessions.settings import project_settings, save_project_settings
+from rlscore.storage import Event, open_store
+
+REPO = Path(__file__).resolve().parents[1]
+PROJECT = "two_moons"
+
+
+@pytest.fixture
+def db(tmp_path, monkeypatch) -> Path:
+    path = tmp_path / "labels.sqlite3"
+    monkeypatch.setenv("RLSCORE_DB", str(path))
+    with open_store(path) as store:
+        ensure_sample_projects(store)
+        # ada and bob agree on 0 and 1, disagree on 2 and 3; cy labels 0 only
+        for point, a, b in [(0, 1, 1), (1, -1, -1), (2, 1, -1), (3, -1, 1)]:
+            store.append_event(PROJECT, Event("label", point, a, "ada", seconds=2.0))
+            store.append_event(PROJECT, Event("label", point, b, "bob", seconds=4.0))
+        store.append_event(PROJECT, Event("label", 0, 1, "cy", seconds=1.0))
+    return path
+
+
+def _review(annotator: str | None = "rev") -> AppTest:
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=120)
+    at.query_params["project"] = PROJECT
+    if annotator:
+        at.query_params["annotator"] = annotator
+    at.run()
+    at.switch_page("pages/review.py")
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _log(db: Path) -> LabelLog:
+    with open_store(db) as store:
+        return LabelLog(store.events(PROJECT))
+
+
+def test_review_page_shows_agreement_and_decides_a_disagreement(db):
+    at = _review()
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Points with ≥ 2 labels"] == "4"
+    # ada vs bob: 2 of 4 agree, both raters 50/50 → p_o = 0.5 = p_e → κ = 0
+    assert any("Disagreements (2)" in m.value for m in at.markdown)
+    decide = [b for b in at.button if b.key and b.key.startswith("decide_2_")]
+    assert [b.label for b in decide] == ["\\-1", "1"] or len(decide) == 2
+    next(b for b in decide if b.key.startswith("decide_2_-1_")).click()
+    at.run()
+    assert not at.exception
+    log = _log(db)
+    assert log.reviews[2].annotator == "rev" and log.labels[2] == -1
+    assert any("Disagreements (1)" in m.value for m in at.markdown)
+    # the audit trail lists the decision; Undo reverts it
+    trail = at.dataframe[-1].value
+    assert trail["reviewer"].tolist() == ["rev"] and trail["point"].tolist() == [2]
+    at.button(key=next(b.key for b in at.button if b.key.startswith("undo_review_"))).click()
+    at.run()
+    assert 2 not in _log(db).reviews
+
+
+def test_a_stale_decision_is_refused_and_said(db):
+    at = _review()
+    button = next(b for b in at.button if b.key and b.key.startswith("decide_3_1_"))
+    with open_store(db) as store:  # another reviewer decides first
+        store.append_event(PROJECT, Event("review", 3, -1, "other"))
+    button.click()
+    at.run()
+    assert _log(db).reviews[3].annotator == "other"
+    assert any("Not saved" in w.value and "other" in w.value for w in at.warning)
+
+
+def test_decisions_need_a_name(db):
+    at = _review(annotator=None)
+    assert any("Enter your name" in i.value for i in at.info)
+    assert all(b.disabled for b in at.button if b.key and b.key.startswith("decide_"))
+
+
+def test_overlap_setting_is_saved_for_the_project(db):
+    at = _review()
+    at.number_input(key="overlap_k").set_value(3)
+    at.slider(key="overlap_fraction").set_value(0.5)
+    at.button(key="apply_overlap").click()
+    at.run()
+    assert not at.exception
+    with open_store(db) as store:
+        s = project_settings(store, PROJECT)
+    assert (s["overlap"], s["overlap_fraction"]) == (3, 0.5)
+    captions = [re.sub(r"\\(.)", r"\1", c.value.replace("\u2060", "")) for c in at.caption]
+    assert any("3 annotators per point on 50% of the points" in c for c in captions), captions
+
+
+def test_with_overlap_a_teammates_point_is_asked_blind_on_the_label_page(db):
+    with open_store(db) as store:
+        save_project_settings(store, PROJECT, {"overlap": 3})
+        store.append_event(PROJECT, Event("label", 7, 1, "ada"))
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=120)
+    at.query_params["project"] = PROJECT
+    at.query_params["annotator"] = "bob"
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    # bob labeled 0 … 3 himself; 7 (ada's only) waits for a second and a third annotator
+    heading = next(h.value for h in at.subheader if h.value.startswith("Next query: point #"))
+    captions = " ".join(c.value for c in at.caption)
+    assert heading == "Next query: point #7"
+    assert "a teammate labeled it" in captions and "Predicted" not in captions
+    assert not any("is labeled" in i.value for i in at.info)
+    assert not any(b.disabled for b in at.button if b.key and b.key.startswith("label_"))
+    assert "3 annotators per point" in captions.replace("\u2060", "")
