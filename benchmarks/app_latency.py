@@ -98,6 +98,11 @@ def open_page(page, url: str) -> float:
     return time.perf_counter() - tic
 
 
+#: the elements of the current script run (a run marks the previous run's elements stale until
+#: it finishes; the teammate poll, rlscore.ui.teammates, can start such a run at any moment)
+FRESH = '[data-testid="stElementContainer"][data-stale="false"]'
+
+
 def browser_clicks(page, project: Project, clicks: int) -> tuple[list[float], list[float]]:
     """Seconds from each label click until (a) the next query is drawn with its buttons —
     the query panel's marker (rlscore.ui.refresh) shows the new log version, so the next
@@ -107,7 +112,8 @@ def browser_clicks(page, project: Project, clicks: int) -> tuple[list[float], li
         q = query_on_page(page)
         truth = project.truth[q]
         name = re.compile(rf"^{re.escape(str(truth))}( Shortcut \d)?$")
-        button = page.get_by_role("button", name=name)
+        # a page run may briefly keep the previous run's buttons, faded: take the current one
+        button = page.locator(FRESH).get_by_role("button", name=name)
         button.wait_for()
         tic = time.perf_counter()
         button.click()
@@ -148,9 +154,12 @@ def engine_clicks(db: Path, project: Project, clicks: int) -> list[float]:
     return times
 
 
-def start_pool_server(n: int, workdir: Path) -> tuple[StreamlitServer, Project, str]:
+def start_pool_server(
+    n: int, workdir: Path, poll: float = 0.0
+) -> tuple[StreamlitServer, Project, str]:
     """A started server on a fresh database holding the ``n``-point pool; and the Label
-    page's address for :data:`ANNOTATOR`."""
+    page's address for :data:`ANNOTATOR`. ``poll``: the Label page's teammate polling
+    interval in seconds (0: off; the app's default is 1, :mod:`rlscore.ui.teammates`)."""
     workdir.mkdir(parents=True, exist_ok=True)
     db = workdir / f"bench{n}.sqlite3"
     project = make_project(n)
@@ -159,12 +168,12 @@ def start_pool_server(n: int, workdir: Path) -> tuple[StreamlitServer, Project, 
         store.create_project(project)
         # the project's default strategy: ARLS, on a low-rank kernel above 10 000 points
         store.save_settings(project.name, {"sigma": SIGMA, "lam": LAM})
-    server = StreamlitServer(db, workdir / f"server{n}.log").start()
+    server = StreamlitServer(db, workdir / f"server{n}.log", poll_seconds=poll).start()
     return server, project, f"{server.url}/?project={project.name}&annotator={ANNOTATOR}"
 
 
-def run(n: int, clicks: int, browser, workdir: Path) -> dict:
-    server, project, url = start_pool_server(n, workdir)
+def run(n: int, clicks: int, browser, workdir: Path, poll: float = 0.0) -> dict:
+    server, project, url = start_pool_server(n, workdir, poll)
     try:
         context = browser.new_context(viewport={"width": 1400, "height": 1000})
         context.set_default_timeout(TIMEOUT_MS)
@@ -284,6 +293,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", type=int, nargs="*", help="pool sizes (default 500 2000 5000)")
     parser.add_argument("--clicks", type=int, help="label clicks per pool (default 20)")
     parser.add_argument("--busy", action="store_true", help="also run with one core busy")
+    parser.add_argument(
+        "--poll",
+        type=float,
+        default=0.0,
+        help="the Label page's teammate polling interval in seconds (default 0: off)",
+    )
     args = parser.parse_args(argv)
     sizes = args.sizes or ([500] if args.quick else [500, 2000, 5000])
     clicks = args.clicks or (3 if args.quick else 20)
@@ -306,7 +321,8 @@ def main(argv: list[str] | None = None) -> int:
                 results = []
                 for n in sizes:
                     print(f"{label}, n = {n}: measuring …", flush=True)
-                    results.append(run(n, clicks, browser, Path(tmp) / label.replace(" ", "_")))
+                    workdir = Path(tmp) / label.replace(" ", "_")
+                    results.append(run(n, clicks, browser, workdir, args.poll))
             finally:
                 if spinner is not None:
                     spinner.terminate()

@@ -378,4 +378,4 @@ with panel_col:
 with plot_col:
     pool_plot()
 below_the_fold()
-follow_teammates()
+follow_teammates(annotator)

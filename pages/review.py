@@ -122,4 +122,4 @@ st.button(
     disabled=mine is None,
     help="Reverts your own last decision, label or skip.",
 )
-follow_teammates()
+follow_teammates(reviewer)
