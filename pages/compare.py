@@ -10,6 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 from rlscore.experiments.compare import compare_strategies, held_out_validation
+from rlscore.experiments.model_curves import EVALUATION_MODELS, MIN_PER_CLASS
 from rlscore.sessions.settings import LOW_RANK_MIN_POOL, engine_settings
 from rlscore.ui.errors import report_errors
 from rlscore.ui.flash import show_flash
@@ -92,6 +93,15 @@ with st.form("compare"):
         help="Drawn per seed before the first query, so deterministic strategies differ "
         "between seeds.",
     )
+    model = st.selectbox(
+        "Also measure a model on each strategy's labels",
+        [None, *EVALUATION_MODELS],
+        format_func=lambda m: "—" if m is None else EVALUATION_MODELS[m][0],
+        key="compare_model",
+        help="After every query this model is fitted on the labels the strategy gathered and "
+        "measured like the strategy's own learner. BDLDA suits many features and few labels; "
+        "it separates two classes, one from the rest beyond two.",
+    )
     run = st.form_submit_button("Run", type="primary")
 
 if run:
@@ -113,6 +123,7 @@ if run:
             params=settings,
             classes=project.classes,
             validation=validation,
+            model=model,
             progress=progress,
         )
     if table is None:
@@ -120,13 +131,13 @@ if run:
         st.stop()
     bar.progress(1.0, text="Done.")
     # the uid tells a project deleted and uploaded again under the same name
-    st.session_state["compare_results"] = ((project.name, project.uid), table, where)
+    st.session_state["compare_results"] = ((project.name, project.uid), table, where, model)
 
 results = st.session_state.get("compare_results")
 if results is None or results[0] != (project.name, project.uid):
     st.info("Choose strategies and press Run.")
     st.stop()
-table, where = results[1], results[2]
+table, where, model = results[1:]
 st.caption(f"In this run {where}.")
 
 left, right = st.columns(2, gap="medium")
@@ -151,13 +162,25 @@ with right:
         ),
         key="risk",
     )
+if model is not None:
+    model_name = EVALUATION_MODELS[model][0]
+    st.subheader(f"{model_name} on each strategy's labels (validation error)")
+    st.plotly_chart(
+        figures.learning_curves_figure(
+            table, "model_error", x="n_labels", y_title="error (mean ± sd)"
+        ),
+        key="model_learning",
+    )
+    st.caption(
+        f"{md_text(model_name)} refitted after every query on the labels of each run; no "
+        f"value until the labels hold {MIN_PER_CLASS} points of each of two classes or more."
+    )
 final = table[table.step == table.step.max()]
 st.subheader("After the last query")
-st.dataframe(
-    final.groupby("strategy")[["validation_error", "balanced_error", "estimated_risk", "seconds"]]
-    .agg(["mean", "std"])
-    .round(4)
-)
+columns = ["validation_error", "balanced_error", "estimated_risk", "seconds"]
+if model is not None:
+    columns[2:2] = ["model_error", "model_balanced_error"]
+st.dataframe(final.groupby("strategy")[columns].agg(["mean", "std"]).round(4))
 st.download_button(
     "Download results (CSV)",
     table.to_csv(index=False),

@@ -208,15 +208,30 @@ class_names = (project.meta or {}).get("class_names") or {}
 band = None
 with report_errors("Certifying the candidate's error rates"):
     st.subheader("Error-rate targets")
-    if len(project.classes) != 2 or len(clf.classes_) != 2:
-        st.caption(
-            "Error-rate targets (Saketha Nath ch. 2) apply to two-class projects: this one has "
-            f"{len(project.classes)} classes."
+    binary = len(clf.classes_) == 2
+    if not binary:
+        # one-vs-rest: the chosen class is class 1, every other class class 2 (its own RLS column)
+        positive = st.selectbox(
+            "Class (one vs rest)",
+            [c.item() if hasattr(c, "item") else c for c in clf.classes_],
+            format_func=lambda c: str(class_names.get(str(c)) or c),
+            key="tune_ovr_class",
+            help="Error-rate targets are for two classes: the certificate and the offsets are "
+            "those of this class's one-vs-rest classifier.",
         )
-    elif min(np.sum(y == c) for c in clf.classes_) < 2:
+        rest = "the other classes"
+    else:
+        positive = clf.classes_[1]
+    if min(np.sum(y == c) for c in clf.classes_) < 2:
         st.info("Label at least 2 points of each class to certify the candidate's error rates.")
     else:
-        negative, positive = (md_text(class_names.get(str(c)) or c) for c in clf.classes_)
+        if binary:
+            negative, positive_text = (
+                f"class {md_text(class_names.get(str(c)) or c)}" for c in clf.classes_
+            )
+        else:
+            negative = rest
+            positive_text = f"class {md_text(class_names.get(str(positive)) or positive)}"
         e1, e2, e3 = st.columns([1, 1, 1.6], gap="medium")
         eta_fn = e1.number_input(
             "η₁: false-negative target",
@@ -226,7 +241,7 @@ with report_errors("Certifying the candidate's error rates"):
             step=0.01,
             format="%.3f",
             key="tune_eta_fn",
-            help=f"Largest rate of positive points (class {positive}, f > 0) called {negative}.",
+            help=f"Largest rate of positive points ({positive_text}, f > 0) called {negative}.",
         )
         eta_fp = e2.number_input(
             "η₂: false-positive target",
@@ -236,7 +251,7 @@ with report_errors("Certifying the candidate's error rates"):
             step=0.01,
             format="%.3f",
             key="tune_eta_fp",
-            help=f"Largest rate of negative points (class {negative}) called {positive}.",
+            help=f"Largest rate of negative points ({negative}) called {positive_text}.",
         )
         moments = e3.radio(
             "Class distributions",
@@ -247,11 +262,12 @@ with report_errors("Certifying the candidate's error rates"):
             help="Chebyshev–Cantelli bounds hold for every distribution with the classes' "
             "means and covariances; Gaussian ones only for Gaussian classes (smaller).",
         )
-        cert = rls_certificate(clf, moments=moments)
+        ovr = {"positive": positive}
+        cert = rls_certificate(clf, moments=moments, **ovr)
         b_now = cert.b + 0.0  # no "-0" for an RLS without intercept
-        interval = rls_offset_interval(clf, (eta_fn, eta_fp), moments=moments)
+        interval = rls_offset_interval(clf, (eta_fn, eta_fp), moments=moments, **ovr)
         m1, m2, m3 = st.columns([1, 1, 1.6], gap="medium")
-        m1.metric(f"Worst-case false negatives ({positive})", f"{cert.false_negative:.4g}")
+        m1.metric(f"Worst-case false negatives ({positive_text})", f"{cert.false_negative:.4g}")
         m2.metric(f"Worst-case false positives ({negative})", f"{cert.false_positive:.4g}")
         m3.caption(
             f"Certificate of the candidate (offset b = {b_now:.4g}): class means "
@@ -273,6 +289,10 @@ with report_errors("Certifying the candidate's error rates"):
                 )
             )
             band = (interval.low, interval.high, cert.b)
+            if grid is not None and not binary:
+                # the chosen class's own one-vs-rest decision values
+                column = int(np.flatnonzero(clf.classes_ == positive)[0])
+                grid = (grid[0], grid[1], grid[2][..., column])
         else:
             st.warning(interval.message)
 

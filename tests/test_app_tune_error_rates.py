@@ -18,6 +18,7 @@ from test_app_tune import label_some, run_page
 from rlscore.core.error_rates import INFEASIBLE, rls_certificate, rls_offset_interval
 from rlscore.core.kernels import VECTOR_KERNELS
 from rlscore.core.rls import RLSClassifier
+from rlscore.data.projects import Project
 from rlscore.storage import open_store
 from rlscore.viz import figures
 
@@ -32,11 +33,11 @@ def db(tmp_path, monkeypatch) -> Path:
     return path
 
 
-def candidate_page(db, project: str = "two_moons"):
+def candidate_page(db, project: str = "two_moons", log_sigma: float = LOG_SIGMA):
     """The page with σ and λ moved on the sliders, and the candidate refitted here."""
     label_some(db, project)
     at = run_page(project)
-    at.slider(key="tune_log_sigma").set_value(LOG_SIGMA)
+    at.slider(key="tune_log_sigma").set_value(log_sigma)
     at.slider(key="tune_log_lam").set_value(LOG_LAM)
     at.run()
     assert not at.exception, [e.value for e in at.exception]
@@ -49,7 +50,7 @@ def candidate_page(db, project: str = "two_moons"):
     labels = {int(i): c for c in proj.classes for i in np.flatnonzero(proj.truth == c)[:4]}
     idx = list(labels)
     clf = RLSClassifier(
-        kernel=kernel, sigma=10**LOG_SIGMA, lam=10**LOG_LAM, class_weight=class_weight
+        kernel=kernel, sigma=10**log_sigma, lam=10**LOG_LAM, class_weight=class_weight
     ).fit(proj.X[idx], np.asarray(list(labels.values())))
     return at, clf
 
@@ -114,13 +115,58 @@ def test_infeasible_targets_show_the_message(db):
     assert message == interval.message
 
 
-def test_multiclass_projects_get_a_caption(db):
-    label_some(db, "digits123")
-    at = run_page("digits123")
-    assert not at.error
-    assert any("apply to two-class projects" in plain(c.value) for c in at.caption)
-    with pytest.raises(KeyError):
-        at.number_input(key="tune_eta_fn")
+def add_blobs(db: Path, name: str = "blobs3") -> None:
+    """A two-feature project of three overlapping Gaussian classes."""
+    rng = np.random.default_rng(3)
+    centres = np.array([[0.0, 0.0], [2.0, 0.5], [0.8, 2.0]])
+    X = np.concatenate([c + rng.normal(size=(40, 2)) for c in centres])
+    truth = np.repeat(["r", "g", "b"], 40).tolist()
+    with open_store(db) as store:
+        store.create_project(
+            Project(name, X, ["u", "v"], [str(i) for i in range(120)], truth, ["b", "g", "r"])
+        )
+
+
+@pytest.mark.parametrize(
+    ("project", "log_sigma"),
+    # digits: σ near their median distance (47), so the three columns differ; PCA plot
+    [("digits123", 1.6), ("blobs3", 0.0)],
+)
+def test_multiclass_projects_certify_one_class_against_the_rest(db, project, log_sigma):
+    """The targets of a three-class project are those of the chosen class's own one-vs-rest
+    column of the candidate RLS, computed here from the same labels."""
+    if project == "blobs3":
+        add_blobs(db)
+    at, clf = candidate_page(db, project, log_sigma=log_sigma)
+    assert len(clf.classes_) == 3
+    chosen = clf.classes_[2].item()
+    at.selectbox(key="tune_ovr_class").set_value(chosen)
+    eta = (0.45, 0.45)
+    set_targets(at, *eta)
+    cert = rls_certificate(clf, positive=chosen)
+    interval = rls_offset_interval(clf, eta, positive=chosen)
+    shown = metric_values(at)
+    fn = next(v for k, v in shown.items() if k.startswith("Worst-case false negatives"))
+    fp = next(v for k, v in shown.items() if k.startswith("Worst-case false positives"))
+    assert fn == pytest.approx(cert.false_negative, rel=1e-3, abs=1e-12)
+    assert fp == pytest.approx(cert.false_positive, rel=1e-3, abs=1e-12)
+    assert any(k.endswith("(the other classes)") for k in shown)
+    # a different class is a different one-vs-rest classifier: its figures differ
+    other = rls_certificate(clf, positive=clf.classes_[0].item())
+    assert (other.false_negative, other.false_positive) != pytest.approx(
+        (cert.false_negative, cert.false_positive)
+    )
+    assert interval.feasible  # loose targets
+    text = plain(at.success[0].value)
+    low, high = (float(v) for v in re.findall(rf"\[({NUMBER}), ({NUMBER})\]", text)[0])
+    assert (low, high) == pytest.approx((interval.low, interval.high), rel=1e-3, abs=1e-9)
+    chart = at.get("plotly_chart")
+    spec = next(c for c in chart if c.proto.id and "candidate" in c.proto.id).proto.spec
+    if project == "blobs3":  # two features: the chosen class's offsets are drawn
+        assert "Both ends are dashed" in text
+        assert spec.count('"dash":"dash"') >= 2
+    else:  # a PCA plot draws no boundary, so nothing is said to be dashed
+        assert "dashed" not in text and '"dash":"dash"' not in spec
 
 
 # -- the figure function ---------------------------------------------------------------------

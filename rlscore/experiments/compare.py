@@ -15,7 +15,8 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from rlscore.experiments.simulate import simulate
+from rlscore.experiments.model_curves import evaluation_model, model_errors
+from rlscore.experiments.simulate import Run, simulate
 from rlscore.query import QueryStrategy, make_strategy
 
 #: columns of :func:`compare_strategies`' table, one row per (strategy, seed, step)
@@ -30,6 +31,8 @@ COLUMNS = (
     "estimated_risk",
     "validation_error",
     "balanced_error",
+    "model_error",
+    "model_balanced_error",
     "seconds",
 )
 
@@ -45,6 +48,7 @@ def compare_strategies(
     params: dict | None = None,
     classes: Sequence | None = None,
     validation=None,
+    model: str | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> pd.DataFrame:
     """Simulate every strategy for ``queries`` queries × ``seeds`` seeds against the truth ``y``.
@@ -58,6 +62,11 @@ def compare_strategies(
     queries, seeds, init, classes, validation
         As in :func:`rlscore.experiments.simulate.simulate` (``init`` random labels start each
         run, so deterministic strategies differ between seeds).
+    model
+        A name of :data:`rlscore.experiments.model_curves.EVALUATION_MODELS` (e.g. ``"bdlda"``):
+        after every query that model is fitted on the run's labels and measured where the run
+        measures its own learner (``model_error``, ``model_balanced_error``; NaN while the
+        labels are too few to fit it). ``validation`` must then be None or a pair.
     params
         Strategy parameters shared by all (``kernel``, ``sigma``, ``lam``, ``class_weight``,
         ``graph_k``…); each strategy keeps the ones it takes. The pool kernel is built once
@@ -69,11 +78,19 @@ def compare_strategies(
     Returns
     -------
     pandas.DataFrame
-        Columns :data:`COLUMNS`; step 0 is the state before the first query.
+        Columns :data:`COLUMNS`; step 0 is the state before the first query. The model
+        columns are NaN without a ``model``.
     """
     strategies = list(dict.fromkeys(strategies))
     if not strategies:
         raise ValueError("choose at least one strategy to compare")
+    if model is not None:
+        evaluation_model(model, 2)  # an unknown name fails before any simulation
+        if isinstance(validation, float):
+            raise ValueError(
+                "a model is measured on the pool or a separate validation pair, not on a "
+                "held-out fraction"
+            )
     params = dict(params or {})
     # a fraction held out changes the pool per run set: simulate then builds its own kernel
     share_kernel = not isinstance(validation, float)
@@ -102,7 +119,8 @@ def compare_strategies(
             progress=report,
         )
         for run in result.runs:
-            for st in run.steps:
+            errors = _model_errors(model, X, y, run, validation)
+            for st, (model_error, model_balanced) in zip(run.steps, errors, strict=True):
                 rows.append(
                     {
                         "strategy": name,
@@ -115,10 +133,22 @@ def compare_strategies(
                         "estimated_risk": st.estimated_risk,
                         "validation_error": st.validation_error,
                         "balanced_error": st.balanced_error,
+                        "model_error": model_error,
+                        "model_balanced_error": model_balanced,
                         "seconds": st.seconds,
                     }
                 )
     return pd.DataFrame(rows, columns=list(COLUMNS))
+
+
+def _model_errors(model: str | None, X, y, run: Run, validation) -> list[tuple]:
+    """Errors of ``model`` after each step of ``run`` (NaN pairs without a model)."""
+    if model is None:
+        return [(np.nan, np.nan)] * len(run.steps)
+    labeled = run.init + [st.index for st in run.steps[1:]]
+    return model_errors(
+        model, X, y, labeled, [st.n_labels for st in run.steps], validation=validation
+    )
 
 
 def _shared_kernel(kernels: dict, template: QueryStrategy, X) -> np.ndarray:
