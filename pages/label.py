@@ -11,9 +11,11 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
+from rlscore.sessions.cold_start import cold_start_class
 from rlscore.storage import UnknownProjectError
 from rlscore.ui import actions, refresh
 from rlscore.ui import plane as pool_plane
+from rlscore.ui.cold_start import cold_start_panel
 from rlscore.ui.errors import report_errors
 from rlscore.ui.flash import show_flash
 from rlscore.ui.keys import install_key_guard
@@ -142,6 +144,10 @@ def query_panel_view() -> None:
         c2.button(
             "Keep their label", key=f"keep_{conflict['newest']}", on_click=actions.keep_theirs
         )
+
+    positive = cold_start_class(project, labels)
+    if positive is not None:  # positives only so far: Graph-OCL proposes negatives
+        cold_start_panel(handle, annotator, positive, labels, seen, class_text)
 
     # -- the point and the buttons ---------------------------------------------------------
     if target is None:

@@ -1,4 +1,4 @@
-"""Command line: ``python -m rlscore {simulate,labels,settings,agreement,samples} …``.
+"""Command line: ``python -m rlscore {simulate,labels,settings,agreement,negatives,samples} …``.
 
 Also installed as the ``rlscore`` script.
 """
@@ -15,6 +15,7 @@ COMMANDS = {
     "settings": ("rlscore.cli.settings", "show or change a project's labeling settings"),
     "samples": ("rlscore.cli.samples", "(re)write the bundled sample datasets"),
     "agreement": ("rlscore.cli.agreement", "inter-annotator agreement of a project's labels"),
+    "negatives": ("rlscore.cli.negatives", "reliable negatives for a positives-only start"),
 }
 
 

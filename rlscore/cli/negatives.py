@@ -1,0 +1,83 @@
+"""``python -m rlscore negatives``: reliable negatives for a project labeled with positives only.
+
+Graph-OCL (Sheng §3.5, :mod:`rlscore.sessions.cold_start`) on the project's final labels:
+the proposed points are printed (rank, point, id), or as JSON with ``--json``. Nothing is
+written: an annotator confirms each proposed point on the Label page, where it is shown.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from rlscore.core.serialization import jsonable
+from rlscore.sessions.cold_start import DEFAULT_NEIGHBORS, project_proposal, proposal_table
+from rlscore.storage import DB_ENV, UnknownProjectError, default_db_path, open_store
+from rlscore.storage.postgres import is_postgres_url
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m rlscore negatives",
+        description="Propose reliable negatives (Graph-OCL) for a two-class project whose "
+        "labels are all of one class.",
+    )
+    parser.add_argument(
+        "--db",
+        default=None,
+        help=f"label database, a path or URL (default: ${DB_ENV}, else {default_db_path()})",
+    )
+    parser.add_argument("--project", required=True, help="project name")
+    parser.add_argument(
+        "--neighbors", type=int, default=DEFAULT_NEIGHBORS, help="k of the kNN graph"
+    )
+    parser.add_argument("--seed", type=int, default=0, help="draws the spies")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command; returns the exit status (0 ok, 1 unknown project or database, 2 the
+    project is not in a positives-only start or no negative could be proposed)."""
+    args = build_parser().parse_args(argv)
+    if (
+        args.db is not None
+        and not is_postgres_url(args.db)
+        and not Path(args.db).expanduser().is_file()
+    ):
+        print(f"error: no label database at {args.db}", file=sys.stderr)
+        return 1
+    with open_store(default_db_path() if args.db is None else args.db) as store:
+        try:
+            project, proposal = project_proposal(
+                store, args.project, n_neighbors=args.neighbors, seed=args.seed
+            )
+        except UnknownProjectError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 1
+        except ValueError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+    rows = proposal_table(project, proposal)
+    if args.json:
+        out = {
+            "positive": proposal.positive,
+            "negative": proposal.negative,
+            "spies": list(proposal.spies),
+            "n_below_spies": proposal.n_below_spies,
+            "proposed": rows,
+        }
+        print(json.dumps(jsonable(out), indent=2))
+        return 0
+    print(f"positive class {proposal.positive!r}; proposed as {proposal.negative!r}:")
+    print(proposal.describe())
+    print(f"{'rank':>4}  {'point':>7}  id")
+    for r in rows:
+        print(f"{r['rank']:>4}  {r['point']:>7}  {r['id']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
