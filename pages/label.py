@@ -235,6 +235,12 @@ def pool_plot() -> None:
         proposal = s.query(int(p["budget"]), annotator=annotator)
         proba = np.asarray(s.engine.predict_proba())
         predicted = np.asarray(s.engine.predict())
+        confidence = proba.max(axis=1)
+        waiting = s.overlap_queue(annotator) if s.overlap.k > 1 else []
+        if proposal and proposal[0] in waiting:
+            # shown blind on the panel, so here too: no teammate's label, no tint trained on it
+            labels = {i: c for i, c in labels.items() if i != proposal[0]}
+            confidence[proposal[0]] = np.nan
         plane = pool_plane.projection(handle)
         grid = None
         if not plane.is_pca and labels:
@@ -244,7 +250,7 @@ def pool_plot() -> None:
             plain_classes(),
             labels,
             predicted,
-            proba.max(axis=1),
+            confidence,
             query=proposal[0] if proposal else None,
             selected=st.session_state.get("selected"),
             skipped=skipped,

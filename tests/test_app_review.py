@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import base64
+import json
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -29,6 +32,14 @@ def db(tmp_path, monkeypatch) -> Path:
             store.append_event(PROJECT, Event("label", point, b, "bob", seconds=4.0))
         store.append_event(PROJECT, Event("label", 0, 1, "cy", seconds=1.0))
     return path
+
+
+def _points(customdata) -> set[int]:
+    """Point indices of a trace's customdata (plotly's typed-array encoding or a list)."""
+    if isinstance(customdata, dict):
+        raw = base64.b64decode(customdata["bdata"])
+        return set(np.frombuffer(raw, dtype=np.dtype(customdata["dtype"])).tolist())
+    return {int(v) for v in customdata}
 
 
 def _review(annotator: str | None = "rev") -> AppTest:
@@ -118,3 +129,8 @@ def test_with_overlap_a_teammates_point_is_asked_blind_on_the_label_page(db):
     assert not any("is labeled" in i.value for i in at.info)
     assert not any(b.disabled for b in at.button if b.key and b.key.startswith("label_"))
     assert "3 annotators per point" in captions.replace("\u2060", "")
+    # the plot is blind too: point 7 is neither drawn as labeled nor tinted by a prediction
+    spec = json.loads(next(c for c in at.get("plotly_chart") if "pool" in c.proto.id).proto.spec)
+    drawn = {t["name"]: _points(t["customdata"]) for t in spec["data"] if "customdata" in t}
+    assert 7 in drawn["unlabeled (undecided)"] and 7 in drawn["next query"]
+    assert not any(7 in v for k, v in drawn.items() if k.startswith(("labeled", "predicted")))
