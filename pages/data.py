@@ -8,6 +8,7 @@ and class names) are shown as text (:func:`rlscore.ui.text.md_text`), never as M
 
 from __future__ import annotations
 
+import functools
 import warnings
 from pathlib import Path
 
@@ -234,7 +235,8 @@ if logs:
     for column, (fmt, mime) in zip(st.columns(len(formats)), formats.items(), strict=True):
         column.download_button(
             f"Download labels ({fmt.upper()})",
-            data=export_labels(project, logs[chosen], fmt),
+            # built on click, not on every run of the page (four formats of every label)
+            data=functools.partial(export_labels, project, logs[chosen], fmt),
             file_name=f"{chosen}_labels.{fmt}",
             mime=mime,
             key=f"export_{fmt}",

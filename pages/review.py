@@ -35,8 +35,12 @@ p = params()
 show_flash()
 store = get_store()
 name = p["project"]
-project = store.load_project(name)
-events = store.events(name)
+project = events = None
+with report_errors(f"Opening project {md_text(name)}"):
+    project = store.load_project(name)
+    events = store.events(name)
+if project is None:
+    st.stop()
 overlap = Overlap(p["overlap"], p["overlap_fraction"])
 log = LabelLog(events, rule=overlap.rule)
 seen = log.last_id

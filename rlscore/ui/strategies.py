@@ -17,6 +17,7 @@ STRATEGY_LABELS = {
     "arls-weighted": "ARLS, weighted & bias-corrected",
     "arls-lowrank": "ARLS, low-rank kernel (large pools)",
     "aopt-klr": "A-optimal KLR",
+    "muq-klr": "KLR, most uncertain (MUQ)",
     "uncertainty": "Uncertainty sampling",
     "entropy": "Entropy sampling",
     "random": "Random",
@@ -33,6 +34,8 @@ STRATEGY_HELP = {
     "n × n matrix.",
     "aopt-klr": "Kernel logistic regression; queries the point that most reduces the summed "
     "predictive variance (A-optimal design, Yajima).",
+    "muq-klr": "Kernel logistic regression; queries the point whose predicted class "
+    "probabilities have the largest entropy (Yajima's MUQ baseline).",
     "uncertainty": "RLS classifier; queries the point closest to its decision boundary.",
     "entropy": "RLS classifier; queries the point whose class probabilities have the largest "
     "entropy.",
