@@ -8,8 +8,10 @@ One module per idea: :mod:`~rlscore.sessions.log` (the event fold), :mod:`~rlsco
 (a project's settings in the database), :mod:`~rlscore.sessions.undo` (an annotator's own undo),
 :mod:`~rlscore.sessions.claims` (who is shown which point), :mod:`~rlscore.sessions.overlap`
 (several annotators per point), :mod:`~rlscore.sessions.review` (a reviewer's decisions),
-:mod:`~rlscore.sessions.agreement` (agreement between annotators) and
-:mod:`~rlscore.sessions.session` (the session).
+:mod:`~rlscore.sessions.agreement` (agreement between annotators),
+:mod:`~rlscore.sessions.handout` (which point a session proposes to whom),
+:mod:`~rlscore.sessions.view` (what a session shows: state, diagnostics, export) and
+:mod:`~rlscore.sessions.session` (the session, which writes the events).
 """
 
 from rlscore.sessions.agreement import AgreementReport, log_agreement, project_agreement

@@ -7,8 +7,10 @@ pure function of the project's event log in the store and of the session's param
 semantics: :mod:`rlscore.sessions.log`. Labels are never deleted from the database: undone
 events stay in the log, marked by the undo event that reverts them.
 
-:class:`LabelingSession` writes events (label, skip, undo), proposes queries and reports
-diagnostics; the pieces it orchestrates have a module each: the event fold
+:class:`LabelingSession` writes events (label, skip, review, undo) and proposes queries;
+the pieces it orchestrates have a module each: what it shows — state, histories,
+diagnostics, export — is its base class :class:`~rlscore.sessions.view.SessionView`; which
+point it proposes to whom is :class:`~rlscore.sessions.handout.Handout`; then the event fold
 (:mod:`~rlscore.sessions.log`), the replay of the log (:mod:`~rlscore.sessions.replay`), the
 engine and its pool kernel (:mod:`~rlscore.sessions.engine`), the automatic λ
 (:mod:`~rlscore.sessions.auto_lam`), the RLS refitted on the labels
@@ -38,41 +40,24 @@ the session.
 from __future__ import annotations
 
 import os
-import threading
-import time
 from pathlib import Path
 
 import numpy as np
 
 from rlscore.core.serialization import plain_scalar
 from rlscore.data.projects import Project
-from rlscore.query import NoCandidatesError, QueryStrategy, strategy_class
-from rlscore.sessions.claims import CLAIM_ATTEMPTS, ClaimContention, claimed_point
-from rlscore.sessions.diagnostics import stopping_report
-from rlscore.sessions.export import export_labels
-from rlscore.sessions.loo import loo_errors
+from rlscore.query import QueryStrategy, strategy_class
+from rlscore.sessions.handout import CLAIM_SECONDS, Handout
 from rlscore.sessions.overlap import Overlap
 from rlscore.sessions.replay import Replay
 from rlscore.sessions.review import review_point
 from rlscore.sessions.snapshots import default_snapshot_dir
 from rlscore.sessions.undo import undo_last
-from rlscore.storage import Event, LabelStore, StaleActionError
-
-#: seconds a proposed point stays reserved for the annotator it was shown to; every call of
-#: ``query(annotator=…)`` (each page view) renews it
-CLAIM_SECONDS = 600.0
+from rlscore.sessions.view import SessionView, check_budget
+from rlscore.storage import Event, LabelStore
 
 
-def check_budget(budget) -> int | None:
-    """A labeling budget: a positive whole number, or None / 0 for no budget."""
-    if budget is None or (budget == 0 and not isinstance(budget, bool)):
-        return None  # 0 = no budget, as a number input's "unset" value
-    if isinstance(budget, bool) or not isinstance(budget, int | np.integer) or budget < 1:
-        raise ValueError(f"budget must be a positive whole number of labels, got {budget!r}")
-    return int(budget)
-
-
-class LabelingSession:
+class LabelingSession(SessionView):
     """One project's labeling state: the next query, labels, skips, undo, diagnostics.
 
     Parameters
@@ -147,15 +132,10 @@ class LabelingSession:
         else:
             self.snapshot_dir = Path(snapshots) if snapshots else None
         self.annotator = annotator
-        self._budget = check_budget(budget)
-        self.stop_window = int(stop_window)
-        self.stop_tolerance = float(stop_tolerance)
-        self.claim_seconds = float(claim_seconds)
-        self.overlap = Overlap(overlap, overlap_fraction)
-        self._lock = threading.RLock()
-        self._query_cache: tuple[int, tuple[int, float] | None] | None = None
-        self._query_time: tuple[int, float] | None = None
-        self._loo_cache: tuple[int, dict] | None = None
+        budget = check_budget(budget)
+        stop_window, stop_tolerance = int(stop_window), float(stop_tolerance)
+        claim_seconds = float(claim_seconds)
+        overlap_setting = Overlap(overlap, overlap_fraction)
         params = {
             "strategy": strategy,
             "kernel": kernel,
@@ -164,119 +144,24 @@ class LabelingSession:
             "class_weight": class_weight,
             **strategy_params,
         }
-        self._replay = Replay(store, project, params, self.snapshot_dir, self.overlap.rule)
+        replay = Replay(store, project, params, self.snapshot_dir, overlap_setting.rule)
+        super().__init__(replay, budget, stop_window, stop_tolerance)
+        self._handout = Handout(replay, claim_seconds, overlap_setting)
 
-    # -- reading state --------------------------------------------------------------------
+    # -- queries: which point is shown to whom (rlscore.sessions.handout) ----------------
     @property
-    def project(self) -> Project:
-        return self._replay.project
-
-    @property
-    def project_name(self) -> str:
-        return self._replay.project_name
-
-    @property
-    def params(self) -> dict:
-        """The engine parameters (``strategy``, ``kernel``, ``sigma``, ``lam``, …)."""
-        return self._replay.params
+    def overlap(self) -> Overlap:
+        """Annotators per point (change it with :meth:`set_params`)."""
+        return self._handout.overlap
 
     @property
-    def restored_from_snapshot_(self) -> int | None:
-        """Id of the last event the loaded snapshot had seen; None after a full replay."""
-        return self._replay.restored_from_snapshot_
+    def claim_seconds(self) -> float:
+        """How long a point proposed to an annotator stays reserved for them."""
+        return self._handout.claim_seconds
 
-    @property
-    def _state(self):
-        return self._replay.state
-
-    @property
-    def engine(self) -> QueryStrategy:
-        """The query strategy, taught the current labels."""
-        return self._state.engine
-
-    @property
-    def strategy_name(self) -> str:
-        return self._replay.strategy_name
-
-    @property
-    def lam_(self) -> float:
-        """The λ in effect (the automatic one when ``lam="auto"``)."""
-        return self._state.lam
-
-    @property
-    def risk_name(self) -> str:
-        """What :attr:`risk_history` measures, in the engine's words (e.g. a variance sum
-        for A-optimal KLR, an expected number of errors for ARLS)."""
-        return type(self.engine).risk_name
-
-    @property
-    def risk_help(self) -> str:
-        """One or two sentences explaining :attr:`risk_name`."""
-        return type(self.engine).risk_help
-
-    @property
-    def labels(self) -> dict[int, object]:
-        """Current labels, point index -> label (in the order they were given)."""
-        log = self._state.log
-        return {i: log.labels[i] for i in log.label_order()}
-
-    @property
-    def n_labeled(self) -> int:
-        return len(self._state.log.labels)
-
-    @property
-    def skipped(self) -> set[int]:
-        return set(self._state.log.skipped)
-
-    @property
-    def last_event_id(self) -> int:
-        """Id of the newest event applied."""
-        return self._state.log.last_id
-
-    @property
-    def risk_history(self) -> list[float]:
-        """The engine's estimated risk (:attr:`risk_name`) with 0, 1, … labels."""
-        return list(self._state.history.risk)
-
-    @property
-    def validation_history(self) -> list[float | None]:
-        """Validation error (unlabeled pool points) with 0, 1, … labels; empty without truth."""
-        return list(self._state.history.validation)
-
-    @property
-    def balanced_validation_history(self) -> list[float | None]:
-        return list(self._state.history.balanced_validation)
-
-    @property
-    def change_history(self) -> list[float | None]:
-        """Fraction of the pool whose predicted class the n-th label changed."""
-        return list(self._state.history.change)
-
-    # -- the budget: per caller -------------------------------------------------------------
-    @property
-    def budget(self) -> int | None:
-        """The default budget (from the constructor); callers pass their own to the methods."""
-        return self._budget
-
-    def _resolve_budget(self, budget) -> int | None:
-        return self._budget if budget is None else check_budget(budget)
-
-    def budget_left(self, budget: int | None = None) -> int | None:
-        """Labels left within ``budget`` (None: the default budget; 0: no budget); None when
-        there is no budget."""
-        b = self._resolve_budget(budget)
-        return None if b is None else max(0, b - self.n_labeled)
-
-    # -- queries ----------------------------------------------------------------------------
-    def sync(self) -> bool:
-        """Apply the events other tabs or processes committed since the last call.
-
-        Returns True if anything changed. A project deleted meanwhile raises
-        :class:`~rlscore.storage.UnknownProjectError`; one deleted and created again under
-        the same name is reloaded from scratch.
-        """
-        with self._lock:
-            return self._replay.sync()
+    @claim_seconds.setter
+    def claim_seconds(self, seconds: float) -> None:
+        self._handout.claim_seconds = float(seconds)
 
     def query(
         self, budget: int | None = None, annotator: str | None = None
@@ -296,47 +181,7 @@ class LabelingSession:
             b = self._resolve_budget(budget)
             if b is not None and self.n_labeled >= b:
                 return None
-            if annotator is not None:
-                return self._claimed_query(str(annotator))
-            if self._query_cache is None or self._query_cache[0] != self._replay.version:
-                try:
-                    q = self.engine.next_query(exclude=self._state.log.skipped)
-                except NoCandidatesError:
-                    q = None
-                self._query_cache = (self._replay.version, q)
-            q = self._query_cache[1]
-            if q is not None and (self._query_time is None or self._query_time[0] != q[0]):
-                self._query_time = (q[0], time.monotonic())
-            return q
-
-    def _claimed_query(self, annotator: str) -> tuple[int, float] | None:
-        for _ in range(CLAIM_ATTEMPTS):
-            try:
-                point = claimed_point(
-                    self.store,
-                    self.project_name,
-                    self.engine,
-                    self._state.log,
-                    annotator,
-                    self.claim_seconds,
-                    self.overlap,
-                )
-            except ClaimContention:
-                # teammates took every candidate while we chose: choose again on the newer log
-                self.sync()
-                continue
-            return None if point is None else self._proposal(point)
-        # every sync brings the log closer to the database, so this means dozens of labels
-        # landed during one query: not "nothing left", say so
-        raise RuntimeError(
-            "the project changed faster than a point could be handed out (teammates labeling "
-            "very fast): ask for the next point again"
-        )
-
-    def _proposal(self, point: int) -> tuple[int, float]:
-        if self._query_time is None or self._query_time[0] != point:
-            self._query_time = (point, time.monotonic())
-        return point, float(np.asarray(self.engine.scores())[point])
+            return self._handout.propose(None if annotator is None else str(annotator))
 
     def query_batch(
         self, annotators: list[str], budget: int | None = None
@@ -352,11 +197,11 @@ class LabelingSession:
         """Labeled points waiting for ``annotator``'s own label under the overlap setting,
         oldest first (shown to them blind: a teammate's label would bias theirs)."""
         with self._lock:
-            return self.overlap.wanted_from(self._state.log, str(annotator))
+            return self._handout.waiting_for(str(annotator))
 
     def release(self, annotator: str) -> None:
         """Give back the points proposed to ``annotator`` (e.g. when they leave the project)."""
-        self.store.release_claims(self.project_name, str(annotator))
+        self._handout.release(str(annotator))
 
     def done(self, budget: int | None = None) -> bool:
         """True when there is nothing left to propose within ``budget`` (as :meth:`query`)."""
@@ -388,19 +233,10 @@ class LabelingSession:
                 raise ValueError(
                     f"label {label!r} is not one of the classes {self.project.classes}"
                 )
-            if seconds is None and self._query_time is not None and self._query_time[0] == i:
-                seconds = round(time.monotonic() - self._query_time[1], 3)
-            event = Event(
-                "label",
-                point=i,
-                label=label,
-                annotator=self.annotator if annotator is None else annotator,
-                seconds=seconds,
-                params=_event_params(self),
-            )
-            eid = self.store.append_event(self.project_name, event, unchanged_since=seen)
-            self.sync()
-            return eid
+            if seconds is None:
+                seconds = self._handout.seconds_shown(i)
+            who = self.annotator if annotator is None else annotator
+            return self._commit("label", i, who, seen, label=label, seconds=seconds)
 
     def skip(self, i: int, annotator: str | None = None, *, seen: int | None = None) -> int:
         """Do not propose point ``i`` again (it stays unlabeled). Returns the event id.
@@ -409,24 +245,17 @@ class LabelingSession:
         with self._lock:
             i = _check_point(self.project, i)
             self.sync()
-            log = self._state.log
-            labels = log.labels
             who = self.annotator if annotator is None else annotator
-            # under overlap, a teammate's labeled point waiting for this annotator may be
-            # skipped: it is then not proposed to them again
-            if i in labels and i not in self.overlap.wanted_from(log, who):
-                if seen is not None and log.label_events[i].id > seen:
-                    raise StaleActionError(i, [log.label_events[i]])
-                raise ValueError(
-                    f"point {i} is labeled ({labels[i]!r}): undo or relabel it instead of skipping"
-                )
-            eid = self.store.append_event(
-                self.project_name,
-                Event("skip", point=i, annotator=who, params=_event_params(self)),
-                unchanged_since=seen,
-            )
-            self.sync()
-            return eid
+            self._handout.check_skippable(i, who, seen)
+            return self._commit("skip", i, who, seen)
+
+    def _commit(self, kind: str, i: int, who: str, seen: int | None, **fields) -> int:
+        """Write a ``kind`` event on point ``i`` with the settings in effect (refused if the
+        point changed after ``seen``), then apply it."""
+        event = Event(kind, point=i, annotator=who, params=_event_params(self), **fields)
+        eid = self.store.append_event(self.project_name, event, unchanged_since=seen)
+        self.sync()
+        return eid
 
     def review(self, i: int, label, reviewer: str | None = None, *, seen: int | None = None) -> int:
         """Decide point ``i``'s final label as a reviewer; returns the event id.
@@ -469,15 +298,8 @@ class LabelingSession:
                 by=self.annotator if annotator is None else annotator,
             )
             self.sync()
-            log = self._state.log
-            if (
-                reverted is not None
-                and annotator is not None
-                and reverted.point not in log.labels
-                and reverted.point not in log.skipped
-            ):
-                # the annotator undid to look at that point again: show it to them next
-                self.store.claim(self.project_name, reverted.point, annotator, self.claim_seconds)
+            if reverted is not None and annotator is not None:
+                self._handout.show_again(reverted.point, annotator)
             return reverted
 
     def auto_label(self, n: int, annotator: str = "oracle", budget: int | None = None) -> int:
@@ -499,19 +321,6 @@ class LabelingSession:
                 done += 1
         return done
 
-    def progress(self) -> dict[str, int]:
-        """Points whose current label each annotator gave, most first."""
-        counts = self._state.log.labels_by()
-        return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
-
-    def last_action(self, annotator: str | None = None) -> Event | None:
-        """The label or skip :meth:`undo` would revert (of ``annotator`` when given)."""
-        return self._state.log.last_active(annotator)
-
-    def recent_labels(self, annotator: str, k: int = 5) -> list[Event]:
-        """The annotator's ``k`` most recent labels that still hold, newest first."""
-        return self._state.log.recent_labels(str(annotator), k)
-
     # -- parameters -----------------------------------------------------------------------
     def set_params(self, **kw) -> LabelingSession:
         """Change parameters; engine parameters rebuild the engine from the event log.
@@ -532,8 +341,8 @@ class LabelingSession:
                     setattr(self, key, type(getattr(self, key))(kw.pop(key)))
             if "overlap" in kw or "overlap_fraction" in kw:
                 k = kw.pop("overlap", self.overlap.k)
-                self.overlap = Overlap(k, kw.pop("overlap_fraction", self.overlap.fraction))
-                self._replay.update_rule(self.overlap.rule)
+                fraction = kw.pop("overlap_fraction", self.overlap.fraction)
+                self._handout.set_overlap(Overlap(k, fraction))
             if isinstance(kw.get("strategy"), str):
                 strategy_class(kw["strategy"])  # unknown name: error before touching state
             changed = {k: v for k, v in kw.items() if self.params.get(k, None) != v}
@@ -553,59 +362,6 @@ class LabelingSession:
             "overlap": self.overlap.k,
             "overlap_fraction": self.overlap.fraction,
         }
-
-    # -- diagnostics ----------------------------------------------------------------------
-    def validation_error(self, balanced: bool = False) -> float | None:
-        """Validation error of the current predictions (:mod:`rlscore.core.metrics`: the
-        unlabeled pool points against the truth).
-
-        ``balanced`` averages the per-class error rates. None without ground truth or when
-        every point is labeled.
-        """
-        if self.project.truth is None:
-            return None
-        history = self._state.history
-        return (history.balanced_validation if balanced else history.validation)[-1]
-
-    def loo_errors(self) -> dict:
-        """Exact LOO error of RLS on the labeled set (plain and balanced), at the session's
-        kernel, weights and λ (:mod:`rlscore.sessions.loo`); ``None`` values with fewer than
-        2 classes labeled."""
-        with self._lock:
-            if self._loo_cache is None or self._loo_cache[0] != self._replay.version:
-                st = self._state
-                result = loo_errors(
-                    st.engine, self.project.X, st.log.labels, st.lam, st.kernels.matrix
-                )
-                self._loo_cache = (self._replay.version, result)
-            return self._loo_cache[1]
-
-    def stopping(self) -> dict:
-        """Stopping indicator (:func:`rlscore.sessions.diagnostics.stopping_report`): never
-        settled before every class has a label."""
-        with self._lock:
-            labeled = set(self._state.log.labels.values())
-            return stopping_report(
-                self._state.history,
-                window=self.stop_window,
-                tolerance=self.stop_tolerance,
-                missing_classes=[c for c in self.project.classes if c not in labeled],
-                loo=self.loo_errors(),
-            )
-
-    # -- export ---------------------------------------------------------------------------
-    def export(self, fmt: str = "csv", *, include_features: bool = True) -> str:
-        """The current labels as CSV or JSON text (see :func:`export_labels`)."""
-        with self._lock:
-            return export_labels(
-                self.project, self._state.log, fmt, include_features=include_features
-            )
-
-    def __repr__(self) -> str:
-        return (
-            f"LabelingSession({self.project_name!r}, strategy={self.strategy_name!r}, "
-            f"labeled={self.n_labeled}/{self.project.n})"
-        )
 
 
 def _check_point(project: Project, i) -> int:

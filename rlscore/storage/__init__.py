@@ -3,7 +3,10 @@
 :class:`LabelStore` is the interface the sessions use. :func:`open_store` opens the one that
 ``$RLSCORE_DB`` (or its argument) names: a file path gives :class:`SQLiteLabelStore` (the
 embedded default, one machine), a ``postgresql://`` URL :class:`PostgresLabelStore`
-(several app servers on one database). Both are the same :class:`SQLLabelStore`.
+(several app servers on one database). Both are the same :class:`SQLLabelStore`, which runs
+its statements on an :class:`~rlscore.storage.connection.SQLConnection`, keeps projects in a
+:class:`~rlscore.storage.project_table.ProjectTable` and creates or migrates its tables with
+:mod:`rlscore.storage.schema`.
 """
 
 from __future__ import annotations
@@ -14,7 +17,8 @@ from pathlib import Path
 from rlscore.storage.base import LabelStore
 from rlscore.storage.events import EVENT_KINDS, Event, StaleActionError, UnknownProjectError
 from rlscore.storage.postgres import PostgresLabelStore, is_postgres_url
-from rlscore.storage.sql import SCHEMA_VERSION, SQLLabelStore
+from rlscore.storage.schema import SCHEMA_VERSION
+from rlscore.storage.sql import SQLLabelStore
 from rlscore.storage.sqlite import DEFAULT_DB, SQLiteLabelStore
 
 #: environment variable naming the label database: a file path or a PostgreSQL URL

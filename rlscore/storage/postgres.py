@@ -24,7 +24,9 @@ from urllib.parse import unquote
 import psycopg
 from psycopg.conninfo import conninfo_to_dict
 
-from rlscore.storage.sql import KIND_CHECK, SQLDialect, SQLLabelStore
+from rlscore.storage.connection import SQLDialect
+from rlscore.storage.schema import KIND_CHECK
+from rlscore.storage.sql import SQLLabelStore
 
 #: URL schemes :func:`~rlscore.storage.open_store` hands to :class:`PostgresLabelStore`
 URL_SCHEMES = ("postgresql://", "postgres://")
@@ -165,7 +167,7 @@ class PostgresLabelStore(SQLLabelStore):
         return self._conn.closed
 
     def _replace_kind_check(self) -> None:
-        self._run(
+        self._db.run(
             f"ALTER TABLE events DROP CONSTRAINT IF EXISTS events_kind_check, ADD {KIND_CHECK}"
         )
 

@@ -13,7 +13,9 @@ import sqlite3
 import time
 from pathlib import Path
 
-from rlscore.storage.sql import EVENT_TABLE_COLUMNS, SCHEMA_VERSION, SQLDialect, SQLLabelStore
+from rlscore.storage.connection import SQLDialect
+from rlscore.storage.schema import EVENT_TABLE_COLUMNS, SCHEMA_VERSION, table_ddl
+from rlscore.storage.sql import SQLLabelStore
 
 #: where the label database is when neither an argument nor ``$RLSCORE_DB`` says
 DEFAULT_DB = Path.home() / ".local" / "share" / "rlscore" / "labels.sqlite3"
@@ -83,16 +85,16 @@ class SQLiteLabelStore(SQLLabelStore):
     def _replace_kind_check(self) -> None:
         """SQLite cannot alter a CHECK constraint: rebuild the events table with the current
         one, keeping every row and id (inside the migration's transaction)."""
-        seq = self._run("SELECT seq FROM sqlite_sequence WHERE name = 'events'").fetchone()
-        self._run("ALTER TABLE events RENAME TO events_old")
-        self._run(self._ddl("events"))
+        seq = self._db.run("SELECT seq FROM sqlite_sequence WHERE name = 'events'").fetchone()
+        self._db.run("ALTER TABLE events RENAME TO events_old")
+        self._db.run(table_ddl(self.dialect, "events"))
         columns = EVENT_TABLE_COLUMNS
-        self._run(f"INSERT INTO events ({columns}) SELECT {columns} FROM events_old")
+        self._db.run(f"INSERT INTO events ({columns}) SELECT {columns} FROM events_old")
         # the old indexes go with the old table; the migration creates them again
-        self._run("DROP TABLE events_old")
+        self._db.run("DROP TABLE events_old")
         if seq is not None:  # ids of deleted events (deleted projects) stay used
-            self._run("DELETE FROM sqlite_sequence WHERE name = 'events'")
-            self._run("INSERT INTO sqlite_sequence (name, seq) VALUES ('events', ?)", seq)
+            self._db.run("DELETE FROM sqlite_sequence WHERE name = 'events'")
+            self._db.run("INSERT INTO sqlite_sequence (name, seq) VALUES ('events', ?)", seq)
 
 
 def _switch_to_wal(conn: sqlite3.Connection) -> str:
