@@ -71,7 +71,7 @@ with st.form("compare"):
         "Strategies",
         list(STRATEGY_LABELS),
         default=[
-            "arls" if project.n <= LOW_RANK_MIN_POOL else "arls-lowrank",
+            "arls-focused" if project.n <= LOW_RANK_MIN_POOL else "arls-lowrank",
             "uncertainty",
             "random",
         ],

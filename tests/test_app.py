@@ -86,10 +86,10 @@ def _open(project: str, annotator: str = "ada") -> AppTest:
 
 
 # -- rendering ------------------------------------------------------------------------------
-def test_first_run_opens_a_sample_with_an_arls_query(db):
+def test_first_run_opens_a_sample_with_a_focused_arls_query(db):
     at = _ok(_app().run())
     p = at.session_state["params"]
-    assert p["project"] in list_samples() and p["strategy"] == "arls"
+    assert p["project"] in list_samples() and p["strategy"] == "arls-focused"
     q = _query(at)
     with open_store(db) as store:
         n = store.load_project(p["project"]).n
@@ -241,7 +241,7 @@ def test_annotator_and_time_are_recorded(db):
     event = _log(db, "two_moons").label_events[q]
     assert event.annotator == "alice"
     assert event.seconds is not None and event.seconds >= 0
-    assert event.params["strategy"] == "arls" and event.params["sigma"] == 2.0
+    assert event.params["strategy"] == "arls-focused" and event.params["sigma"] == 2.0
 
 
 def test_parameter_changes_rebuild_the_engine_and_keep_the_labels(db):

@@ -262,8 +262,9 @@ def test_arls_refusal_names_the_strategies_that_fit(sixteen_gib):
     with pytest.raises(PoolTooLargeError, match=r"pool too large for 'arls'.*GiB") as err:
         check_pool_size(make_strategy("arls", sigma=1.0), 200_000, "arls")
     # the low-rank form of ARLS keeps n × m features instead of n × n matrices
-    # LGC keeps a sparse kNN graph (O(n k)): it fits too
-    assert advised(str(err.value)) == set(BASELINES) | {"arls-lowrank", "lgc"}
+    # LGC keeps a sparse kNN graph (O(n k)) and focused ARLS the kernel columns of the labeled
+    # points and its candidates: they fit too
+    assert advised(str(err.value)) == set(BASELINES) | {"arls-lowrank", "lgc", "arls-focused"}
     for name in advised(str(err.value)):  # never advise a strategy that is refused too
         check_pool_size(make_strategy(name, sigma=1.0), 200_000, name)
 
@@ -277,7 +278,7 @@ def test_graph_kernel_refusal_advises_a_vector_kernel(sixteen_gib, monkeypatch):
     monkeypatch.delitem(STRATEGIES, "lgc")
     with pytest.raises(PoolTooLargeError, match="vector kernel") as err:
         check_pool_size(make_strategy("uncertainty", kernel="graph"), 200_000, "uncertainty")
-    assert advised(str(err.value)) == {"random", "entropy", "arls-lowrank"}
+    assert advised(str(err.value)) == {"random", "entropy", "arls-lowrank", "arls-focused"}
 
 
 def test_nothing_fits_advises_a_subsample(monkeypatch):

@@ -27,7 +27,7 @@ def test_defaults_come_from_the_project_meta(store):
     s = project_settings(store, "moons")
     assert set(s) == set(SETTING_KEYS)
     assert s["sigma"] == float(project.meta.get("sigma") or 1.0)
-    assert s["strategy"] == "arls" and s["budget"] == 0 and s["lam_auto"] is False
+    assert s["strategy"] == "arls-focused" and s["budget"] == 0 and s["lam_auto"] is False
 
 
 def test_saved_settings_are_read_back_by_another_connection(store):
@@ -66,7 +66,7 @@ def test_invalid_settings_are_refused_and_nothing_is_saved(store, change, messag
 def test_a_saved_value_that_no_longer_validates_falls_back_and_says_so(store):
     store.save_settings("moons", {"strategy": "retired-strategy", "sigma": 2.5})
     s = project_settings(store, "moons")
-    assert s["strategy"] == "arls" and s["sigma"] == 2.5
+    assert s["strategy"] == "arls-focused" and s["sigma"] == 2.5
     assert "strategy" in s["ignored"]
 
 
@@ -76,9 +76,9 @@ def test_unknown_project(store):
 
 
 def test_a_large_pool_defaults_to_the_low_rank_form_with_subsampling():
-    assert default_settings(200, {})["strategy"] == "arls"
+    assert default_settings(200, {})["strategy"] == "arls-focused"
     small = default_settings(LOW_RANK_MIN_POOL, {})
-    assert small["strategy"] == "arls" and small["candidates"] == small["risk_sample"] == 0
+    assert small["strategy"] == "arls-focused" and small["candidates"] == small["risk_sample"] == 0
     large = default_settings(LOW_RANK_MIN_POOL + 1, {})
     assert large["strategy"] == "arls-lowrank"
     assert {k: large[k] for k in LOW_RANK_DEFAULTS} == LOW_RANK_DEFAULTS

@@ -81,7 +81,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--data", required=True, help="sample name or CSV/Parquet file with a 'label' column"
     )
-    p.add_argument("--strategy", default="arls", choices=sorted(STRATEGIES))
+    p.add_argument(
+        "--strategy",
+        default="arls-focused",
+        choices=sorted(STRATEGIES),
+        help="query strategy (default arls-focused: the best mean rank in "
+        "benchmarks/strategies.py; arls is the thesis's ARLS)",
+    )
     p.add_argument("--kernel", default="rbf", help="rbf, linear, polynomial or a graph kernel")
     p.add_argument("--sigma", type=float, help="RBF width (default: the sample's, else 1)")
     p.add_argument("--lam", type=float, help="regularisation λ (default: the sample's, else 1)")

@@ -2,7 +2,8 @@
 
 * :mod:`~rlscore.query.base` — the protocol (teach, undo, forget, next query);
 * :mod:`~rlscore.query.rls_pool` — the incremental RLS state over a pool;
-* :mod:`~rlscore.query.arls` — ARLS (SPEC §5); :mod:`~rlscore.query.arls_lowrank` — ARLS on
+* :mod:`~rlscore.query.arls` — ARLS (SPEC §5); :mod:`~rlscore.query.arls_focused` — ARLS's
+  expected risk on the most uncertain candidates; :mod:`~rlscore.query.arls_lowrank` — ARLS on
   low-rank features for large pools, its state in :mod:`~rlscore.query.feature_pool` (SPEC §7);
   :mod:`~rlscore.query.baselines` — random, margin and entropy queries;
   :mod:`~rlscore.query.klr_pool` — the KLR over a pool and MUQ;
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 from rlscore.query.aoptimal import AOptimalKLR, MaxEntropyKLR
 from rlscore.query.arls import ARLS
+from rlscore.query.arls_focused import FocusedARLS
 from rlscore.query.arls_lowrank import LowRankARLS
 from rlscore.query.base import NoCandidatesError, QueryStrategy
 from rlscore.query.baselines import EntropyQuery, RandomQuery, UncertaintyQuery
@@ -30,6 +32,7 @@ __all__ = [
     "STRATEGIES",
     "AOptimalKLR",
     "EntropyQuery",
+    "FocusedARLS",
     "KLRPoolStrategy",
     "LGCQuery",
     "LowRankARLS",

@@ -14,6 +14,7 @@ STRATEGIES: dict[str, tuple[str, dict]] = {
         {"class_weight": "balanced", "bias_corrected": True},
     ),
     "arls-lowrank": ("rlscore.query.arls_lowrank:LowRankARLS", {}),
+    "arls-focused": ("rlscore.query.arls_focused:FocusedARLS", {}),
     "aopt-klr": ("rlscore.query.aoptimal:AOptimalKLR", {}),
     "muq-klr": ("rlscore.query.aoptimal:MaxEntropyKLR", {}),
     "uncertainty": ("rlscore.query.baselines:UncertaintyQuery", {}),

@@ -156,11 +156,16 @@ class RLSPoolStrategy(QueryStrategy):
         int
             On the dense path ``8 (1 + c) n²``: the kernel and c covariances (ARLS: one, or T
             with balanced multiclass weights; a baseline with a graph kernel: none). On the
-            low-memory path ``8 n (min(l, n) + VECTORS_PER_CLASS · T)``.
+            low-memory path ``8 n (min(l, n) + v)`` with ``v`` the working vectors
+            (:meth:`_working_vectors`; the baselines: ``VECTORS_PER_CLASS · T``).
         """
         if self.needs_pool_kernel():
             return square_matrices_bytes(n, 1 + self._covariances(n_classes))
-        return vectors_bytes(n, min(n_labels, n) + VECTORS_PER_CLASS * n_classes)
+        return vectors_bytes(n, min(n_labels, n) + self._working_vectors(n_classes))
+
+    def _working_vectors(self, T: int) -> int:
+        """n-vectors the low-memory path holds at its peak besides the labeled columns."""
+        return VECTORS_PER_CLASS * T
 
     def _covariances(self, T: int) -> int:
         """Number of n × n covariances ``D``: none for the baselines, one per one-vs-all
@@ -178,7 +183,7 @@ class RLSPoolStrategy(QueryStrategy):
         if K is None and not self.needs_pool_kernel():
             # reject bad kernel parameters now, as building K would (a 1 × 1 kernel)
             kernel_matrix(X[:1], kernel=self.kernel, sigma=self.sigma, degree=self.degree)
-            count = VECTORS_PER_CLASS * T
+            count = self._working_vectors(T)
             require_memory(
                 vectors_bytes(n, count),
                 f"{name} on a pool of {n} points ({count} vectors of {n} float64)",
@@ -523,6 +528,10 @@ class _DenseKernel:
         """A new array ``K_LL``, (l, l)."""
         return self.K[np.ix_(L, L)]
 
+    def columns(self, idx: np.ndarray) -> np.ndarray:
+        """A new array ``K_{:idx}``, (n, b)."""
+        return self.K[:, idx]
+
     def dot(self, L: np.ndarray, C: np.ndarray) -> np.ndarray:
         """``K_{:L} C`` for (l, T') coefficients ``C``."""
         return self.K[:, L] @ C
@@ -561,12 +570,17 @@ class _LabeledColumns:
         for a in range(0, len(new), _COLUMNS_PER_BLOCK):
             self._append(new[a : a + _COLUMNS_PER_BLOCK])
 
-    def _append(self, idx: list[int]) -> None:
-        n = self._X.shape[0]
+    def columns(self, idx: np.ndarray) -> np.ndarray:
+        """A new array ``K_{:idx}``, (n, b), computed in O(n b d) as the pool kernel would be."""
         cols = kernel_matrix(self._X, self._X[idx], **self._params)  # (n, b)
         if self._params["kernel"] == "rbf":
             # as the pool kernel: exact ones on the diagonal (‖x − x‖² is not rounded)
             cols[idx, np.arange(len(idx))] = 1.0
+        return cols
+
+    def _append(self, idx: list[int]) -> None:
+        n = self._X.shape[0]
+        cols = self.columns(np.asarray(idx, dtype=np.intp))
         for k, j in enumerate(idx):
             slot = len(self._held)
             if slot % _COLUMNS_PER_BLOCK == 0:

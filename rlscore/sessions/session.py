@@ -67,9 +67,9 @@ class LabelingSession(SessionView):
     project
         Project name.
     strategy
-        Strategy name of :data:`rlscore.query.STRATEGIES` (``"arls"``, ``"arls-weighted"``,
-        ``"aopt-klr"``, ``"uncertainty"``, ``"entropy"``, ``"random"``) or a started-or-not
-        :class:`~rlscore.query.QueryStrategy` instance (cloned).
+        Strategy name of :data:`rlscore.query.STRATEGIES` (``"arls-focused"``, the default,
+        ``"arls"``, ``"arls-weighted"``, ``"aopt-klr"``, ``"uncertainty"``, ``"random"`` …) or a
+        started-or-not :class:`~rlscore.query.QueryStrategy` instance (cloned).
     kernel, sigma
         Pool kernel and RBF width (default: the project's recommended σ, else 1).
     lam
@@ -110,7 +110,7 @@ class LabelingSession(SessionView):
         self,
         store: LabelStore,
         project: str,
-        strategy: str | QueryStrategy = "arls",
+        strategy: str | QueryStrategy = "arls-focused",
         *,
         kernel: str = "rbf",
         sigma: float | None = None,

@@ -39,7 +39,8 @@ SETTING_KEYS = (
     "overlap_fraction",
 )
 #: tried in this order for a project's default strategy: the first whose memory fits the pool
-DEFAULT_STRATEGIES = ("arls", "arls-lowrank", "uncertainty", "random")
+#: (focused ARLS had the best mean AULC rank of benchmarks/strategies.py; see the README)
+DEFAULT_STRATEGIES = ("arls-focused", "arls-lowrank", "uncertainty", "random")
 #: pools above this many points default to the low-rank form of ARLS: exact ARLS costs
 #: O(n²) per query (0.1 s at n = 5000, growing fourfold per doubling) and 16 n² bytes
 LOW_RANK_MIN_POOL = 10_000

@@ -111,7 +111,7 @@ def test_label_with_buttons_keys_and_clicks_then_reload_and_crash(page, server, 
     path = artifacts / "compare.csv"
     info.value.save_as(path)
     rows = list(csv.DictReader(path.open()))
-    assert {r["strategy"] for r in rows} == {"arls", "uncertainty", "random"}
+    assert {r["strategy"] for r in rows} == {"arls-focused", "uncertainty", "random"}
     assert len(rows) == 3 * 3 * 21  # strategies × seeds × (queries + 1)
     page.screenshot(path=artifacts / "compare.png", full_page=True)
 
@@ -195,7 +195,7 @@ def test_upload_csv_label_it_and_export(page, server, artifacts):
     assert len(exported) == 1
     row = exported[0]
     assert row["point_id"] == f"p{q}" and row["index"] == str(q)
-    assert row["label"] == str(project.classes[1]) and row["strategy"] == "arls"
+    assert row["label"] == str(project.classes[1]) and row["strategy"] == "arls-focused"
     page.screenshot(path=artifacts / "data_export.png", full_page=True)
 
 

@@ -1,0 +1,230 @@
+"""Focused ARLS: ARLS's exact expected risk on the few most uncertain candidates, with an offset.
+
+ARLS (SPEC §5, :mod:`rlscore.query.arls`) scores every unlabeled point by the estimated risk
+of the pool after its label, ``Σ_y p̂(y|x_i)/w_y · R̂^w(f^{+(i,y)})``. Over the whole pool this
+favours points whose label makes the classifier *more confident* where it already predicts
+right: the clipped soft scores ``p̂ = (f + 1)/2`` call every point with ``|f| < 1`` uncertain,
+and normalised over T one-vs-all columns a point near a single label of its class (winner
+``f ≈ 0.5``, the T − 1 others ``≈ −0.3``) gets ``p̂`` of its own class near 0.2. On nine
+classes ARLS then spends queries on the centres of clusters it already classifies, and costs
+O(T² n²) per query. The margin ``f_(1) − f_(2)`` of the same RLS knows where the boundary is
+but not how many points a label there decides. Focused ARLS takes both:
+
+* **candidates** — the ``focus`` unlabeled points with the smallest margin (binary
+  ``|f|``, one-vs-all the gap between the two largest values; ties to the lowest pool index)
+  are scored by ARLS's expected risk, exactly (the rank-one lookahead of
+  :class:`~rlscore.query.arls.Lookahead`), and the lowest expected risk is queried;
+* **offset** (``fit_intercept``, SPEC §3) — RLS with an unpenalised offset ``b``: without it
+  every prediction decays to 0 away from the labels, which on data whose classes differ in
+  spread rather than location (ringnorm) leaves the RLS near chance while a model with an
+  offset (the peers' SVC) is right. With ``G = K_LL + λW^L``: ``b = 1ᵀG⁻¹y / 1ᵀG⁻¹1``,
+  ``c = G⁻¹(y − b1)``, ``f = K_{:L}c + b``. The lookahead stays exact and rank one: RLS with
+  an offset is the posterior mean of a Gaussian process with a flat prior on ``b``, whose
+  posterior covariance is ``D̃ = D + r rᵀ/(1ᵀG⁻¹1)`` with ``r = 1 − K_{:L}G⁻¹1`` (Rasmussen &
+  Williams 2006, §2.7), so a label (i, y) moves the predictions by
+  ``D̃_{:i}(y − f_i)/(D̃_ii + λ/w_y)``. The offset is fitted once every class has a label:
+  before, one class would give the constant ``f ≡ y`` and no point would look uncertain, so
+  the rare class would not be searched for (tested on a 1:100 pool in ``tests``). The
+  lookahead is that of the current model: a hypothetical label that completes the classes
+  does not switch the offset on inside the lookahead.
+* **the first query** — with no label every margin is 0: up to
+  :data:`COLD_START_CANDIDATES` points are scored, as thesis ARLS scores all.
+
+Cost. No n × n covariance is kept: for the c candidates the covariance rows are
+``D_{C:} = K_{C:} − K_{CL} G⁻¹ K_{L:}`` (one Cholesky per group of columns, O(l³ + n l c)),
+and the lookahead costs O(c T² n). With a vector kernel the strategy runs on the low-memory
+path of :mod:`~rlscore.query.rls_pool` (the kernel columns of the labeled points and of the
+candidates only, O(n (l + c T)) memory): nothing of size n². The measurements behind the
+defaults are in ``benchmarks/arls_ablation.py``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+import scipy.linalg
+
+from rlscore.core.encoding import ova_targets
+from rlscore.query.arls import Lookahead
+from rlscore.query.base import NoCandidatesError
+from rlscore.query.rls_pool import BLOCK_ELEMENTS, RLSPoolStrategy
+from rlscore.query.uncertainty import margin
+
+#: points scored for the first query, when no label ranks them yet (thesis ARLS scores all)
+COLD_START_CANDIDATES = 1000
+#: candidates scored per query by default (measured in benchmarks/arls_ablation.py)
+DEFAULT_FOCUS = 10
+
+
+class FocusedARLS(RLSPoolStrategy):
+    """ARLS's expected risk on the ``focus`` most uncertain points (module docstring).
+
+    Parameters as :class:`~rlscore.query.rls_pool.RLSPoolStrategy`, plus
+
+    focus : int
+        How many unlabeled points, those with the smallest margin of the current RLS, are
+        scored by their expected risk per query (≥ 1). With ``focus`` at least the
+        number of unlabeled points and no offset this is ARLS itself.
+    fit_intercept : bool
+        Fit an unpenalised offset per one-vs-all column (module docstring); the thesis's RLS
+        has none.
+
+    ``scores()`` is the expected risk of each candidate of the current state (NaN for every
+    other point); :meth:`next_query` draws the candidates among the points not excluded, so
+    an exclusion never empties the draw.
+    """
+
+    risk_name = "Expected errors on the pool"
+    risk_help = RLSPoolStrategy.risk_help
+    _keeps_covariance = False
+
+    def __init__(
+        self,
+        kernel: str = "rbf",
+        sigma: float = 1.0,
+        degree: int = 2,
+        lam: float = 1.0,
+        class_weight=None,
+        bias_corrected: bool | None = None,
+        clip: bool = True,
+        graph_k: int = 6,
+        graph_t: float = 1.0,
+        focus: int = DEFAULT_FOCUS,
+        fit_intercept: bool = True,
+    ):
+        super().__init__(
+            kernel=kernel,
+            sigma=sigma,
+            degree=degree,
+            lam=lam,
+            class_weight=class_weight,
+            bias_corrected=bias_corrected,
+            clip=clip,
+            graph_k=graph_k,
+            graph_t=graph_t,
+        )
+        self.focus = focus
+        self.fit_intercept = fit_intercept
+
+    def _start(self, X: np.ndarray, K: np.ndarray | None) -> None:
+        c = self.focus
+        if isinstance(c, bool) or not isinstance(c, int | np.integer) or c < 1:
+            raise ValueError(f"focus must be a positive integer, got {c!r}")
+        super()._start(X, K)
+        self._intercept = np.zeros(self._m.shape[1])
+
+    def _working_vectors(self, T: int) -> int:
+        # the candidates' kernel and covariance columns and the lookahead's buffer
+        return super()._working_vectors(T) + self.focus * (3 + T)
+
+    # -- queries ---------------------------------------------------------------------------
+    def candidate_indices(self, exclude: Iterable[int] = ()) -> np.ndarray:
+        """The points scored: the ``focus`` unlabeled points not in ``exclude`` with the
+        smallest margin (ties to the lowest index), in that order.
+
+        Without any label every margin is 0 and the pool order would decide: then up to
+        :data:`COLD_START_CANDIDATES` points are scored (all of them on a smaller pool, else a
+        fixed-seed sample), as thesis ARLS scores its first query.
+        """
+        self._check_started()
+        free = np.ones(self.n_pool_, dtype=bool)
+        free[self.labeled_] = False
+        free[[e for e in exclude if 0 <= e < self.n_pool_]] = False
+        idx = np.flatnonzero(free)
+        if not self.labeled_:
+            if idx.size <= COLD_START_CANDIDATES:
+                return idx
+            return np.sort(np.random.default_rng(0).choice(idx, COLD_START_CANDIDATES, False))
+        order = np.argsort(margin(self.decision_function())[idx], kind="stable")
+        return idx[order[: self.focus]]
+
+    def scores(self) -> np.ndarray:
+        """Expected risk of each candidate of the current state; NaN for every other point."""
+        return self._scored(())[1].copy()
+
+    def next_query(self, exclude: Iterable[int] | None = None) -> tuple[int, float]:
+        """The candidate with the lowest expected risk, the candidates drawn among the points
+        not in ``exclude``; ties to the lowest pool index."""
+        self._check_started()
+        ex = () if exclude is None else tuple(sorted({int(e) for e in exclude}))
+        cand, s = self._scored(ex)
+        if cand.size == 0:
+            raise NoCandidatesError("no candidate left: every point is labeled or skipped")
+        i = int(np.nanargmin(s))
+        return i, float(s[i])
+
+    def _scored(self, exclude: tuple) -> tuple[np.ndarray, np.ndarray]:
+        """The candidates and the scores of the current state (cached per state and exclusion)."""
+        self._check_started()
+        cache = self._scores_cache
+        if cache is not None and cache[0] == (self._version, exclude):
+            return cache[1]
+        cand = self.candidate_indices(exclude)
+        out = np.full(self.n_pool_, np.nan)
+        if cand.size:
+            lookahead = Lookahead(self)
+            step = max(1, BLOCK_ELEMENTS // (self.n_pool_ * lookahead.n_columns))
+            for a in range(0, cand.size, step):
+                idx = cand[a : a + step]
+                out[idx] = lookahead.expected_risks(idx, self.covariance_rows(idx))
+        self._scores_cache = ((self._version, exclude), (cand, out))
+        return cand, out
+
+    def covariance_rows(self, idx: np.ndarray) -> list[np.ndarray]:
+        """``D_{i:} = K_{i:} − K_{iL} G⁻¹ K_{L:}`` of the points ``idx``, one (b, n) array per
+        group of one-vs-all columns (``G = K_LL + λW^L`` with that group's weights)."""
+        idx = np.asarray(idx, dtype=np.intp)
+        KC = self._kernel.columns(idx)  # (n, b)
+        L = np.asarray(self.labeled_, dtype=np.intp)
+        if not L.size:
+            return [np.ascontiguousarray(KC.T) for _ in self._groups]
+        classes = self._label_positions()
+        rows = []
+        for cols in self._groups:
+            G = scipy.linalg.cho_factor(self._gram(L, classes, cols[0]))
+            B = scipy.linalg.cho_solve(G, KC[L])  # G⁻¹ K_{LC}, (l, b)
+            D = (KC - self._kernel.dot(L, B)).T
+            if self._offset_active(classes):
+                # the offset's flat prior adds r rᵀ/(1ᵀG⁻¹1), r = 1 − K_{:L} G⁻¹ 1
+                g = scipy.linalg.cho_solve(G, np.ones(L.size))
+                r = 1.0 - self._kernel.dot(L, g[:, None])[:, 0]
+                D += np.outer(r[idx], r / g.sum())
+            rows.append(np.ascontiguousarray(D))
+        return rows
+
+    # -- the offset --------------------------------------------------------------------------
+    def _offset_active(self, classes) -> bool:
+        """The offset is fitted once every class has a label: before, a column without a
+        positive label would be the constant −1 (and one class the constant ``f ≡ y``), so no
+        point would look uncertain and the classes not found yet would never be asked for."""
+        return self.fit_intercept and np.unique(np.asarray(classes)).size == self.classes_.size
+
+    def _predictions(self, labeled, classes) -> np.ndarray:
+        """``m = K_{:L} c + b`` with the unpenalised offset ``b`` (SPEC §3) when
+        ``fit_intercept`` and every class is labeled: ``b = 1ᵀG⁻¹y / 1ᵀG⁻¹1``,
+        ``c = G⁻¹(y − b1)`` per column."""
+        Tm = self._m.shape[1]
+        self._intercept = np.zeros(Tm)
+        if not self._offset_active(classes):
+            return super()._predictions(labeled, classes)
+        L = np.asarray(labeled, dtype=np.intp)
+        self._kernel.sync(L)
+        Y = ova_targets(classes, self.classes_.size)
+        coef = np.empty((L.size, Tm))
+        for cols in self._groups:
+            G = scipy.linalg.cho_factor(self._gram(L, classes, cols[0]))
+            g = scipy.linalg.cho_solve(G, np.ones(L.size))
+            self._intercept[cols] = g @ Y[:, cols] / g.sum()
+            coef[:, cols] = scipy.linalg.cho_solve(G, Y[:, cols] - self._intercept[cols])
+        return self._kernel.dot(L, coef) + self._intercept
+
+    @property
+    def intercept_(self) -> np.ndarray:
+        """The offsets ``b``, one per one-vs-all column (zeros without ``fit_intercept``)."""
+        return self._intercept.copy()
+
+    def decision_function_at(self, Z) -> np.ndarray:
+        """Decision values on new points ``Z``: ``k(Z, X_L) c + b``."""
+        f = super().decision_function_at(Z)
+        return f + (self._intercept[0] if f.ndim == 1 else self._intercept)
