@@ -24,11 +24,22 @@ Then, on M = 300 pools, fast vs exact on the same states: how often the chosen p
 and the accuracy gap after ``--queries`` queries of each mode's own trajectory.
 
 Run ``python benchmarks/aopt_speed.py`` (full) or ``--quick`` (M ≤ 500, 3 repeats).
+
+``--large`` measures the large-pool pieces instead (issue 10), on Gaussian pools in d
+dimensions (the hard case for a tree: no low intrinsic dimension):
+
+* the kNN graph: scikit-learn's ``algorithm="auto"`` search that ``knn_graph`` used before
+  (a kd-tree at d = 10) against ``knn_graph`` now (brute force above 7 features);
+* graph-kernel columns ``(I + tL̃)⁻¹[:, idx]`` by block CG on the sparse ``I + tL̃`` at
+  ``--large-n`` points, beside the dense inverse that the dense path needs (at n ≤ 4000);
+* one query of the low-rank A-optimal KLR (Nyström features, m landmarks, 200 candidates,
+  risk over every unlabeled point) at ``--large-n`` points.
 """
 
 from __future__ import annotations
 
 import argparse
+import time
 from functools import partial
 
 from harness import load_average, pin_blas, report_machine, timed
@@ -39,8 +50,10 @@ import numpy as np  # noqa: E402
 import scipy.linalg  # noqa: E402
 from sklearn.datasets import make_blobs  # noqa: E402
 
-from rlscore.core.kernels import graph_kernel  # noqa: E402
+from rlscore.core.graph_family import RegularizedGraphKernels  # noqa: E402
+from rlscore.core.kernels import graph_kernel, knn_graph, laplacian  # noqa: E402
 from rlscore.query import AOptimalKLR  # noqa: E402
+from rlscore.query.aoptimal_lowrank import LowRankAOptimalKLR  # noqa: E402
 
 LAM = 0.01
 
@@ -233,6 +246,111 @@ def agreement(classes, queries, pools, labels=None):
         )
 
 
+def _old_knn(X, k=6):
+    """The neighbour search knn_graph ran before: NearestNeighbors with algorithm="auto"."""
+    from sklearn.neighbors import NearestNeighbors
+
+    return NearestNeighbors(n_neighbors=k + 1).fit(X).kneighbors(X)
+
+
+def large_tables(n_large: int, repeats: int, graph_ts=(1.0,)) -> None:
+    rng = np.random.default_rng(0)
+    print("\nkNN graph (k = 6), Gaussian pools; seconds (median of repeats; 1 run at n ≥ 50 000)")
+    print(f"{'n':>7} {'d':>3} {'before (auto)':>14} {'knn_graph now':>14}")
+    for n, d in ((20_000, 3), (20_000, 10), (n_large, 10)):
+        X = rng.standard_normal((n, d))
+        reps = 1 if n >= 50_000 else repeats
+        warm = 0 if n >= 50_000 else 1
+        before = timed(lambda X=X: _old_knn(X), repeats=reps, warmup=warm)
+        now = timed(lambda X=X: knn_graph(X), repeats=reps, warmup=warm)
+        print(
+            f"{n:7d} {d:3d} {before:14.2f} {now:14.2f}   (load average {load_average()})",
+            flush=True,
+        )
+
+    print("\nGraph-kernel columns (I + tL̃)⁻¹[:, idx], k = 6, d = 10; seconds")
+    for n in (2000, 4000):
+        X = rng.standard_normal((n, 10))
+        Kinv = sp_identity_plus(X, 1.0)
+        t_inv = timed(lambda A=Kinv: np.linalg.inv(A), repeats=1, warmup=0)
+        print(
+            f"  n = {n:6d}: dense inverse of I + L̃ (what the dense path does) {t_inv:7.2f}"
+            f"   (load average {load_average()})",
+            flush=True,
+        )
+    X = rng.standard_normal((n_large, 10))
+    t0 = time.perf_counter()
+    fam = RegularizedGraphKernels(X, "graph", solver="cg")
+    graph_s = time.perf_counter() - t0
+    print(
+        f"  n = {n_large}: graph and Laplacian {graph_s:.1f} s; a dense K would take "
+        f"{8 * n_large**2 / 2**30:.0f} GiB"
+    )
+    idx = rng.choice(n_large, 50, replace=False)
+    for t in (1.0, 10.0):
+        sec = timed(lambda t=t: fam.columns(t, idx), repeats=1, warmup=0)
+        print(
+            f"  n = {n_large}: 50 columns at t = {t:g} by block CG {sec:7.2f} s"
+            f"   (load average {load_average()})",
+            flush=True,
+        )
+
+    X, y = make_pool(n_large, 3)
+    print("\nGraph A-optimal KLR with graph_solver='cg' (fast mode), T = 3, d = 8 blobs")
+    for t in graph_ts:
+        t0 = time.perf_counter()
+        s = AOptimalKLR(
+            lam=LAM, graph_t=t, graph_solver="cg", mode="fast", candidates=200, risk_points=1000
+        ).start(X, [0, 1, 2])
+        for c in range(3):
+            for i in np.flatnonzero(y == c)[:5]:
+                s.teach(int(i), c)
+        start_s = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        i, _ = s.next_query()
+        first = time.perf_counter() - t0
+        s.teach(i, int(y[i]))
+        t0 = time.perf_counter()
+        s.next_query()
+        second = time.perf_counter() - t0
+        print(
+            f"  n = {n_large}, t = {t:g}: graph + 15 labels {start_s:.1f} s; first query "
+            f"(200 candidates, 1000 risk points, their diagonal solved) {first:.1f} s; next "
+            f"query {second:.1f} s   (load average {load_average()})",
+            flush=True,
+        )
+
+    print("\nLow-rank A-optimal KLR, RBF on Nyström features (uniform landmarks), T = 3")
+    sigma = float(np.median(np.linalg.norm(X[:300, None] - X[None, :300], axis=-1)))
+    for m in (100, 200):
+        t0 = time.perf_counter()
+        s = LowRankAOptimalKLR(
+            sigma=sigma, lam=LAM, n_landmarks=m, mode="fast", candidates=200
+        ).start(X, [0, 1, 2])
+        for c in range(3):
+            for i in np.flatnonzero(y == c)[:5]:
+                s.teach(int(i), c)
+        start_s = time.perf_counter() - t0
+
+        def query(s=s):
+            s._cache = None
+            return s.next_query()
+
+        q = timed(query, repeats=1, warmup=0)
+        print(
+            f"  n = {n_large}, m = {m}: start + 15 labels {start_s:.1f} s, one query "
+            f"(200 candidates, risk over {n_large - 15} points) {q:.1f} s   "
+            f"(load average {load_average()})",
+            flush=True,
+        )
+
+
+def sp_identity_plus(X, t):
+    """Dense ``I + tL̃`` of the kNN graph of X (k = 6)."""
+    L = laplacian(knn_graph(X, connect=True), normalized=True)
+    return np.eye(X.shape[0]) + t * L.toarray()
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true")
@@ -241,8 +359,15 @@ def main(argv=None) -> None:
     ap.add_argument("--sizes", type=int, nargs="+", default=[250, 500, 1000, 2000])
     ap.add_argument("--queries", type=int, default=10)
     ap.add_argument("--pools", type=int, default=3)
+    ap.add_argument("--large", action="store_true", help="the large-pool pieces (issue 10)")
+    ap.add_argument("--large-n", type=int, default=100_000)
+    ap.add_argument("--large-t", type=float, nargs="+", default=[1.0], help="graph scales")
     args = ap.parse_args(argv)
     report_machine()
+    if args.large:
+        large_tables(args.large_n, args.repeats, args.large_t)
+        print(f"# load average at the end: {load_average()}")
+        return
     if args.quick:
         args.sizes, args.repeats, args.queries, args.pools = [250, 500], 3, 4, 1
     speed_table(args.sizes, (2, 3), args.labels, args.repeats)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
+from rlscore.query.klr_pool import klr_regime
 from rlscore.sessions.cold_start import cold_start_class
 from rlscore.storage import UnknownProjectError
 from rlscore.ui import actions, refresh
@@ -107,6 +108,7 @@ def query_panel_view() -> None:
         waiting = s.overlap_queue(annotator) if s.overlap.k > 1 else []
         progress = s.progress()
         last_mine = s.last_action(annotator)
+        regime = klr_regime(engine)
         selected = st.session_state.get("selected")
         if selected is not None and not 0 <= selected < project.n:
             selected = None
@@ -128,6 +130,8 @@ def query_panel_view() -> None:
     approximation = low_rank_note(p, project.n)
     if approximation:
         st.caption(md_text(approximation))
+    if regime:
+        st.info(md_text(regime))
     if s.overlap.k > 1:
         st.caption(md_text(s.overlap.describe()))
 

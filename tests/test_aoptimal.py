@@ -525,3 +525,36 @@ def test_tiny_lam_fails_with_a_message_naming_lam_in_start_and_next_query():
     s.rebuild()
     i, _ = s.next_query()
     assert i not in (0, 5)
+
+
+# -- large pools: graph kernel by conjugate-gradient columns, risk over a sample ---------------
+@pytest.mark.parametrize("classes", [(1, 2), (1, 2, 3)])
+def test_risk_points_sum_the_dense_risk_over_the_sample(classes):
+    X, y = _digits(12, classes)
+    s = AOptimalKLR(lam=LAM, risk_points=15, seed=4).start(X, list(classes))
+    _teach(s, y, [*_first_of_each(y), 5, 17])
+    K = graph_kernel(X).K
+    P = _proba(s._beta)
+    H_inv = np.linalg.inv(
+        _dense_hessian(np.linalg.inv(K), LAM, _fisher(P[s.labeled_]), np.asarray(s.labeled_))
+    )
+    sample = np.setdiff1d(s._risk_sample, s.labeled_)
+    assert s._risk_sample.size == 15
+    assert s.estimated_risk() == pytest.approx(_dense_risk(H_inv, P, sample), rel=1e-9)
+
+
+@pytest.mark.parametrize("mode", ["fast", "exact"])
+def test_cg_graph_solver_equals_the_dense_kernel(mode):
+    classes = (1, 2, 3)
+    X, y = _digits(15, classes)
+    kw = {"lam": LAM, "mode": mode, "risk_points": 25, "candidates": 12}
+    cg = AOptimalKLR(graph_solver="cg", **kw).start(X, list(classes))
+    dense = AOptimalKLR(**kw).start(X, list(classes))
+    assert not cg.needs_pool_kernel() and dense.needs_pool_kernel()
+    for s in (cg, dense):
+        _teach(s, y, [*_first_of_each(y), 7, 31])
+    np.testing.assert_allclose(cg.predict_proba(), dense.predict_proba(), atol=1e-8)
+    np.testing.assert_allclose(cg.estimated_risk(), dense.estimated_risk(), rtol=1e-7)
+    np.testing.assert_allclose(cg.scores(), dense.scores(), rtol=1e-6, equal_nan=True)
+    with pytest.raises(ValueError, match="graph_solver='cg' needs a regularized graph"):
+        AOptimalKLR(kernel="rbf", graph_solver="cg").start(X, list(classes))

@@ -140,3 +140,84 @@ def test_smallest_accepted_sigma_gives_a_finite_kernel(X):
     d = [np.linalg.norm(X[i] - X[j]) for i in range(len(X)) for j in range(i + 1, len(X))]
     with pytest.raises(ValueError, match=rf"about {np.median(d):.3g} here"):
         kernel_matrix(X, kernel="rbf", sigma=1e-200)
+
+
+# -- connected components and their bridges ------------------------------------------------------
+def _clusters(sizes, seed=0, spread=6.0):
+    """Tight Gaussian clusters far apart: a kNN graph with small k splits along them."""
+    rng = np.random.default_rng(seed)
+    centres = rng.normal(scale=spread, size=(len(sizes), 3))
+    return np.vstack(
+        [c + rng.normal(scale=0.3, size=(s, 3)) for c, s in zip(centres, sizes, strict=True)]
+    )
+
+
+def _brute_component_mst(X, B):
+    """Bridges by brute force: the MST of the complete graph over components whose edge
+    weight is the closest pair of points, from the full distance matrix."""
+    from scipy.sparse.csgraph import connected_components, minimum_spanning_tree
+
+    _, lab = connected_components(B, directed=False)
+    D = np.sqrt(((X[:, None] - X[None]) ** 2).sum(-1))
+    c = lab.max() + 1
+    W = np.zeros((c, c))
+    best = {}
+    for a in range(c):
+        for b in range(a + 1, c):
+            block = D[np.ix_(lab == a, lab == b)]
+            r, s = np.unravel_index(np.argmin(block), block.shape)
+            W[a, b] = block[r, s]
+            best[(a, b)] = (np.flatnonzero(lab == a)[r], np.flatnonzero(lab == b)[s])
+    T = minimum_spanning_tree(W).tocoo()
+    edges = {frozenset(best[(min(a, b), max(a, b))]) for a, b in zip(T.row, T.col, strict=True)}
+    return edges, float(T.data.sum())
+
+
+@pytest.mark.parametrize("small", [256, 1])  # 1: every component searches the points outside it
+@pytest.mark.parametrize("sizes", [(60, 9), (40, 12, 5, 3, 30), (25, 25, 25, 25)])
+def test_connect_adds_the_component_mst_of_closest_pairs(sizes, small, monkeypatch):
+    from scipy.sparse.csgraph import connected_components
+
+    from rlscore.core import graph_components
+    from rlscore.core.graph_components import component_bridges
+
+    monkeypatch.setattr(graph_components, "_SMALL_COMPONENT", small)
+
+    X = _clusters(sizes)
+    raw = knn_graph(X, k=2)
+    n_raw, _ = connected_components(raw, directed=False)
+    assert n_raw >= len(sizes)  # the data really are split
+    pairs, dist = component_bridges(X, raw)
+    edges, total = _brute_component_mst(X, raw)
+    assert {frozenset(p) for p in pairs.tolist()} == edges
+    assert dist.sum() == pytest.approx(total, rel=1e-12)
+    np.testing.assert_allclose(dist, np.linalg.norm(X[pairs[:, 0]] - X[pairs[:, 1]], axis=1))
+    joined = knn_graph(X, k=2, connect=True)
+    assert connected_components(joined, directed=False)[0] == 1
+    # exactly the kNN edges plus the bridges, both ways
+    added = (joined - raw).tocoo()
+    assert {frozenset((i, j)) for i, j in zip(added.row, added.col, strict=True)} == edges
+    assert (joined != joined.T).nnz == 0
+
+
+def test_connected_graph_is_left_alone_and_graph_kernels_connect_by_default(X):
+    from rlscore.core.graph_components import component_sizes
+
+    np.testing.assert_array_equal(
+        knn_graph(X, k=4, connect=True).toarray(), knn_graph(X, k=4).toarray()
+    )
+    Xs = _clusters((30, 8))
+    assert component_sizes(knn_graph(Xs, k=3)).tolist() == [30, 8]
+    g = graph_kernel(Xs, k=3)
+    assert component_sizes(g.B).tolist() == [38]
+    assert np.all(
+        g.K > 0
+    )  # connected: every pair interacts (the inverse of an irreducible M-matrix)
+    split = graph_kernel(Xs, k=3, connect=False)
+    assert np.sum(split.K == 0) > 0 or np.abs(split.K[:30, 30:]).max() < 1e-12
+
+
+def test_heat_weights_apply_to_bridges():
+    Xs = _clusters((20, 6))
+    B = knn_graph(Xs, k=2, weights="heat", heat_width=5.0, connect=True).tocoo()
+    np.testing.assert_allclose(B.data, np.exp(-((Xs[B.row] - Xs[B.col]) ** 2).sum(1) / 25.0))

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
-from sklearn.neighbors import NearestNeighbors
 
+from rlscore.core.graph_components import component_bridges, nearest_neighbors
 from rlscore.core.validation import check_matrix, check_positive
 
 VECTOR_KERNELS = ("linear", "polynomial", "rbf")
@@ -136,12 +136,21 @@ def knn_graph(
     metric: str = "euclidean",
     weights: str = "binary",
     heat_width: float = 1.0,
+    connect: bool = False,
 ) -> sp.csr_matrix:
     """Symmetric k-nearest-neighbour graph (Yajima §3.1).
 
     An edge joins ``i`` and ``j`` when either is among the other's ``k`` nearest neighbours.
     Weights are ``b_ij = 1`` (``"binary"``) or ``exp(-||x_i - x_j||² / heat_width²)``
-    (``"heat"``).
+    (``"heat"``). The search is exact (:func:`~rlscore.core.graph_components.nearest_neighbors`:
+    a kd-tree in up to 4 dimensions, scikit-learn's blocked brute force above).
+
+    ``connect=True`` adds, when the graph has several connected components, the ``c − 1``
+    bridges of a minimum spanning tree over the components (each a closest pair of points of
+    two components, weighted like any edge;
+    :func:`~rlscore.core.graph_components.component_bridges`).
+    The default ``False`` is the graph as Yajima defines it; the graph kernels
+    (:func:`graph_kernel`) connect by default.
     """
     X = check_matrix(X, "X", min_samples=2)
     n = X.shape[0]
@@ -151,8 +160,8 @@ def knn_graph(
         raise ValueError(f"graph metric must be 'euclidean' or 'cosine', got {metric!r}")
     if weights not in ("binary", "heat"):
         raise ValueError(f"graph weights must be 'binary' or 'heat', got {weights!r}")
-    nn = NearestNeighbors(n_neighbors=int(k) + 1, metric=metric).fit(X)
-    _, idx = nn.kneighbors(X)
+    search = nearest_neighbors(X, metric)
+    _, idx = search.kneighbors(X, n_neighbors=int(k) + 1)
     k = int(k)
     # drop each point itself; with duplicate points it need not come first in its own row
     not_self = idx != np.arange(n)[:, None]
@@ -160,6 +169,12 @@ def knn_graph(
     cols = np.take_along_axis(idx, order, axis=1).ravel()
     rows = np.repeat(np.arange(n), k)
     A = sp.csr_matrix((np.ones(rows.size), (rows, cols)), shape=(n, n))
+    if connect:
+        pairs, _ = component_bridges(X, A, metric=metric, search=search)
+        if pairs.size:
+            A = A + sp.csr_matrix(
+                (np.ones(pairs.shape[0]), (pairs[:, 0], pairs[:, 1])), shape=(n, n)
+            )
     A = ((A + A.T) > 0).astype(np.float64).tocsr()
     if weights == "heat":
         heat_width = check_positive(heat_width, "heat_width")
@@ -202,6 +217,7 @@ def graph_kernel(
     weights: str = "binary",
     heat_width: float = 1.0,
     t: float = 1.0,
+    connect: bool = True,
 ) -> GraphKernel:
     """Graph kernel over the pool ``X`` (SPEC §2).
 
@@ -215,12 +231,16 @@ def graph_kernel(
         The kNN graph (:func:`knn_graph`).
     t
         The kernel's scale parameter (``s`` for diffusion).
+    connect
+        Join the graph's connected components by their closest pairs first (default; see
+        :func:`knn_graph`). A disconnected graph makes the kernel block diagonal: labels in
+        one component say nothing about another.
     """
     kind = GRAPH_ALIASES.get(kind, kind)
     if kind not in GRAPH_KERNELS:
         raise ValueError(f"unknown graph kernel {kind!r}: choose one of {GRAPH_KERNELS}")
     t = check_positive(t, "graph_t")
-    B = knn_graph(X, k=k, metric=metric, weights=weights, heat_width=heat_width)
+    B = knn_graph(X, k=k, metric=metric, weights=weights, heat_width=heat_width, connect=connect)
     n = B.shape[0]
     eye = sp.identity(n, format="csr")
     normalized = kind in ("normalized_regularized", "diffusion")
@@ -256,8 +276,11 @@ def pool_kernel(
     graph_k: int = 6,
     graph_t: float = 1.0,
     graph_metric: str = "euclidean",
+    graph_connect: bool = True,
 ) -> np.ndarray:
     """Dense kernel matrix over a pool for any kernel name, vector or graph."""
     if is_graph_kernel(kernel):
-        return graph_kernel(X, kind=kernel, k=graph_k, metric=graph_metric, t=graph_t).K
+        return graph_kernel(
+            X, kind=kernel, k=graph_k, metric=graph_metric, t=graph_t, connect=graph_connect
+        ).K
     return kernel_matrix(X, kernel=kernel, sigma=sigma, degree=degree)

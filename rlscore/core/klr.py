@@ -56,6 +56,7 @@ __all__ = [
     "KLRConvergenceError",
     "KernelLogisticRegression",
     "fisher_blocks",
+    "log_losses",
     "newton_graph",
     "newton_representer",
     "probabilities",
@@ -105,8 +106,11 @@ def probabilities(F: np.ndarray) -> np.ndarray:
     return softmax(F, axis=-1)
 
 
-def _losses(F: np.ndarray, T: np.ndarray) -> np.ndarray:
-    """Negative log-likelihood of each row (binary: ``log(1 + e^f) − t f``), shape (...,)."""
+def log_losses(F: np.ndarray, T: np.ndarray) -> np.ndarray:
+    """Negative log-likelihood of each row (binary: ``log(1 + e^f) − t f``), shape (...,).
+
+    ``F`` are decision values (..., h'), ``T`` the 0/1 targets of the same shape.
+    """
     if F.shape[-1] == 1:
         return np.logaddexp(0.0, F[..., 0]) - T[..., 0] * F[..., 0]
     return -(log_softmax(F, axis=-1) * T).sum(axis=-1)
@@ -280,7 +284,7 @@ def newton_representer(
 
     def objective(a, Kb, Tb):
         F = Kb @ a
-        return 0.5 * lam * np.sum(a * F, axis=(-2, -1)) + _losses(F, Tb).sum(axis=-1)
+        return 0.5 * lam * np.sum(a * F, axis=(-2, -1)) + log_losses(F, Tb).sum(axis=-1)
 
     J = objective(alpha, K, T)
     grad = np.zeros(T.shape[0])
@@ -365,7 +369,7 @@ def newton_graph(
 
     def objective(b):
         pen = 0.5 * lam * float(np.sum(b * (K_inv @ b)))
-        return pen + float(_losses(b[labeled], T).sum())
+        return pen + float(log_losses(b[labeled], T).sum())
 
     J = objective(beta)
     grad = np.inf
@@ -426,6 +430,8 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
         ``(I + tL̃)⁻¹``), ``"regularized"``, ``"diffusion"``, ``"von_neumann"``.
     sigma, degree : RBF width (SPEC §1) and polynomial degree.
     graph_k, graph_t, graph_metric, graph_weights : the kNN graph and graph-kernel scale.
+    graph_connect : bool — join the graph's connected components by their closest pairs
+        (default; :func:`rlscore.core.kernels.knn_graph`).
     solver : ``"auto"``, ``"representer"`` or ``"sparse"``
         ``"sparse"`` (the default for the two regularized graph kernels) runs Newton on the
         sparse ``λK⁻¹ + Z``; ``"representer"`` runs Newton in ``α`` on the labeled points.
@@ -452,6 +458,7 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
         graph_t: float = 1.0,
         graph_metric: str = "euclidean",
         graph_weights: str = "binary",
+        graph_connect: bool = True,
         solver: str = "auto",
         unlabeled=None,
         tol: float = 1e-8,
@@ -465,6 +472,7 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
         self.graph_t = graph_t
         self.graph_metric = graph_metric
         self.graph_weights = graph_weights
+        self.graph_connect = graph_connect
         self.solver = solver
         self.unlabeled = unlabeled
         self.tol = tol
@@ -537,6 +545,7 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
             metric=self.graph_metric,
             weights=self.graph_weights,
             t=self.graph_t,
+            connect=self.graph_connect,
         )
         solver = self.solver
         if solver == "auto":

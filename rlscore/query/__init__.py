@@ -7,7 +7,8 @@
   low-rank features for large pools, its state in :mod:`~rlscore.query.feature_pool` (SPEC §7);
   :mod:`~rlscore.query.baselines` — random, margin and entropy queries;
   :mod:`~rlscore.query.klr_pool` — the KLR over a pool and MUQ;
-  :mod:`~rlscore.query.aoptimal` — A-optimal KLR (SPEC §6);
+  :mod:`~rlscore.query.aoptimal` — A-optimal KLR (SPEC §6), on low-rank features in
+  :mod:`~rlscore.query.aoptimal_lowrank`;
   :mod:`~rlscore.query.lgc` — local and global consistency on the kNN graph (SPEC §8);
 * :mod:`~rlscore.query.batch` — batch queries for several annotators
   (:meth:`QueryStrategy.next_queries <rlscore.query.base.QueryStrategy.next_queries>`);
@@ -17,6 +18,7 @@
 from __future__ import annotations
 
 from rlscore.query.aoptimal import AOptimalKLR, MaxEntropyKLR
+from rlscore.query.aoptimal_lowrank import LowRankAOptimalKLR
 from rlscore.query.arls import ARLS
 from rlscore.query.arls_focused import FocusedARLS
 from rlscore.query.arls_lowrank import LowRankARLS
@@ -35,6 +37,7 @@ __all__ = [
     "FocusedARLS",
     "KLRPoolStrategy",
     "LGCQuery",
+    "LowRankAOptimalKLR",
     "LowRankARLS",
     "MaxEntropyKLR",
     "NoCandidatesError",

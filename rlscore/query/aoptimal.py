@@ -42,11 +42,10 @@ from rlscore.core.klr import (
     LAM_SAFE,
     KLRConvergenceError,
     fisher_blocks,
-    fisher_factor,
     newton_representer,
     probabilities,
-    whitened_matrix,
 )
+from rlscore.core.klr_posterior import aoptimal_risk_terms, posterior_diag, woodbury_core
 from rlscore.query.klr_pool import KLRPoolStrategy, MaxEntropyKLR
 
 __all__ = ["AOptimalKLR", "MaxEntropyKLR", "aoptimal_risk_terms", "woodbury_core"]
@@ -70,78 +69,6 @@ def _singular_is_lam(lam: float):
         ) from err
 
 
-# -- the risk -----------------------------------------------------------------------------------
-def woodbury_core(K_LL: np.ndarray, P_L: np.ndarray, lam: float) -> np.ndarray:
-    """``G = R(λI + Rᵀ(K_LL⊗I)R)⁻¹Rᵀ`` (..., lh, lh, point-major), ``RRᵀ = Z̄`` the Fisher blocks.
-
-    Equal to ``(λZ̄⁻¹ + K_LL)⁻¹`` = ``K̄⁻¹`` of eq. 4.24 when ``Z̄`` is invertible (binary), and
-    well defined when it is not. Then ``H⁻¹ = (I⊗K − (I⊗K_{:L}) G (I⊗K_{L:})) / λ``.
-    ``P_L`` (..., l, h') are the labeled points' probabilities; leading axes of ``K_LL``
-    (..., l, l) and ``P_L`` are independent problems.
-    """
-    l, h = P_L.shape[-2], P_L.shape[-1]
-    lead = P_L.shape[:-2]
-    if l == 0:
-        return np.zeros((*lead, 0, 0))
-    R = fisher_factor(P_L)
-    W_inv = np.linalg.inv(whitened_matrix(K_LL, R, lam)).reshape(*lead, l, h, l * h)
-    # left: R_i W⁻¹[i, :]; right: (·)[:, j] R_jᵀ
-    Y = (R @ W_inv).reshape(*lead, l, h, l, h)
-    Y = np.moveaxis(Y, -2, -4).reshape(*lead, l, l * h, h)  # (j, (i, a), d)
-    G = Y @ np.swapaxes(R, -1, -2)  # (j, (i, a), e)
-    G = np.moveaxis(G.reshape(*lead, l, l, h, h), -4, -2)  # (i, a, j, e)
-    return G.reshape(*lead, l * h, l * h)
-
-
-def _posterior_diag(G, K_LU, k_UU, h, lam) -> np.ndarray:
-    """Diagonal blocks ``[H⁻¹]_jj`` (..., u, h, h) for the pool points U."""
-    lead, (l, u) = K_LU.shape[:-2], K_LU.shape[-2:]
-    post = np.zeros((*lead, u, h, h))
-    post[..., np.arange(h), np.arange(h)] = np.asarray(k_UU)[..., None]
-    if l:
-        # Q[a, e, j] = Σ_{i,i'} K_ij G[(i,a),(i',e)] K_i'j
-        Gt = np.swapaxes(G.reshape(*lead, l, h, l, h), -1, -2).reshape(*lead, l * h * h, l)
-        GK = (Gt @ K_LU).reshape(*lead, l, h * h, u)
-        Q = np.einsum("...iu,...iqu->...uq", K_LU, GK).reshape(*lead, u, h, h)
-        post -= Q
-    return post / lam
-
-
-def aoptimal_risk_terms(
-    K_LL: np.ndarray,
-    K_LU: np.ndarray,
-    k_UU: np.ndarray,
-    P_L: np.ndarray,
-    P_U: np.ndarray,
-    lam: float,
-) -> np.ndarray:
-    """Per-point A-optimal risk ``Σ_c q_jcᵀ H⁻¹ q_jc`` for the points U (SPEC §6 ✔).
-
-    Parameters
-    ----------
-    K_LL, K_LU, k_UU
-        Kernel among the labeled points, between labeled and U, and ``diag(K)`` on U.
-    P_L, P_U
-        Model probabilities (n, h') of the labeled points and of U: one column (positive
-        class) for binary, h columns for softmax. Leading axes (stacks of independent
-        problems) are allowed on every argument.
-    lam
-        Regularisation λ.
-
-    Returns
-    -------
-    ndarray (..., u)
-        ``(1/λ)(‖F_j‖²_F K_jj − tr(F_j² Q_j))``, ``Q_j = (I⊗k̄_j)ᵀ G (I⊗k̄_j)``, ``F_j`` the
-        Fisher block; for binary ``(σ_j(1 − σ_j))² [H⁻¹]_jj`` (eq. 4.23 with the 1/λ the paper
-        drops).
-    """
-    h = P_U.shape[-1]
-    G = woodbury_core(K_LL, P_L, lam)
-    post = _posterior_diag(G, K_LU, k_UU, h, lam)
-    F_U = fisher_blocks(P_U)
-    return np.einsum("...uab,...uab->...u", post, F_U @ F_U)
-
-
 # -- shared KLR pool state ----------------------------------------------------------------------
 class AOptimalKLR(KLRPoolStrategy):
     """A-optimal query selection with semi-supervised kernel logistic regression (SPEC §6).
@@ -156,6 +83,21 @@ class AOptimalKLR(KLRPoolStrategy):
     lam : float
         KLR regularisation λ (SPEC §6).
     graph_k, graph_t : kNN graph size and graph-kernel scale.
+    graph_connect : bool
+        Join the kNN graph's connected components by their closest pairs (default True;
+        :func:`rlscore.core.kernels.knn_graph`).
+    tune : ``"none"`` or ``"loo"``
+        Keep ``lam`` and ``graph_t``, or choose them after every label by the LOO log-loss of
+        the KLR over a (t, λ) grid (:mod:`rlscore.core.klr_tuning`; t only for the two
+        regularized graph kernels).
+    graph_solver : ``"dense"`` or ``"cg"``
+        Hold a regularized graph kernel as the n × n matrix (default), or solve for its
+        columns by conjugate gradients as they are needed (large pools: no n × n matrix;
+        use with ``candidates`` and ``risk_points``).
+    risk_points : int or None
+        Sum the risk over this many pool points drawn once (seeded by ``seed``), not over
+        every unlabeled point (None). With ``graph_solver="cg"`` this bounds the diagonal
+        entries to solve for.
     mode : ``"exact"``, ``"fast"`` or ``"auto"``
         Refit per candidate and label, or one warm-started Newton step (module docstring);
         ``"auto"`` is exact up to 400 pool points.
@@ -173,6 +115,11 @@ class AOptimalKLR(KLRPoolStrategy):
     ``estimated_risk()`` is the A-optimal risk of the current model.
     """
 
+    near_uniform_effect = (
+        "A-optimal acts as a graph-coverage rule now, picking the points of largest prior "
+        "variance (far from every label, at the edges of the graph) rather than those that "
+        "most reduce the classifier's uncertainty"
+    )
     risk_name = "Predictive variance (A-optimal)"
     risk_help = (
         "Sum over the unlabeled points of the squared-slope-weighted posterior variance "
@@ -192,6 +139,10 @@ class AOptimalKLR(KLRPoolStrategy):
         candidates: int | None = None,
         candidate_rule: str = "uncertainty",
         seed: int = 0,
+        graph_connect: bool = True,
+        tune: str = "none",
+        graph_solver: str = "dense",
+        risk_points: int | None = None,
     ):
         self.kernel = kernel
         self.sigma = sigma
@@ -203,6 +154,10 @@ class AOptimalKLR(KLRPoolStrategy):
         self.candidates = candidates
         self.candidate_rule = candidate_rule
         self.seed = seed
+        self.graph_connect = graph_connect
+        self.tune = tune
+        self.graph_solver = graph_solver
+        self.risk_points = risk_points
 
     def _start(self, X: np.ndarray, K: np.ndarray | None) -> None:
         if self.mode not in ("exact", "fast", "auto"):
@@ -219,7 +174,20 @@ class AOptimalKLR(KLRPoolStrategy):
             raise ValueError(
                 f"candidate_rule must be 'uncertainty' or 'random', got {self.candidate_rule!r}"
             )
+        if self.risk_points is not None and (
+            isinstance(self.risk_points, bool)
+            or not isinstance(self.risk_points, int | np.integer)
+            or self.risk_points < 1
+        ):
+            raise ValueError(
+                f"risk_points must be None or a positive integer, got {self.risk_points!r}"
+            )
         super()._start(X, K)
+        n = self.n_pool_
+        self._risk_sample = None
+        if self.risk_points is not None and self.risk_points < n:
+            rng = np.random.default_rng([int(self.seed), n])
+            self._risk_sample = np.sort(rng.choice(n, size=int(self.risk_points), replace=False))
 
     @property
     def resolved_mode(self) -> str:
@@ -230,11 +198,10 @@ class AOptimalKLR(KLRPoolStrategy):
 
     # -- risk of the current model --------------------------------------------------------------
     def _risk_terms(self, L, P, U) -> np.ndarray:
-        K = self._K
         return aoptimal_risk_terms(
-            K[np.ix_(L, L)],
-            K[np.ix_(L, U)],
-            self._diagK[U],
+            self._K.block(L, L),
+            self._K.block(L, U),
+            self._K.diagonal(U),
             P[L],
             P[U],
             self._lam,
@@ -244,7 +211,14 @@ class AOptimalKLR(KLRPoolStrategy):
         """A-optimal risk of the current KLR over the unlabeled pool (eq. 4.23 / 5.29)."""
         self._check_started()
         with _singular_is_lam(self._lam):
-            return float(self._risk_terms(self._L, self._P, self._unlabeled()).sum())
+            return float(self._risk_terms(self._L, self._P, self._risk_set()).sum())
+
+    def _risk_set(self) -> np.ndarray:
+        """The unlabeled points the risk sums over: all, or those of the risk sample."""
+        U = self._unlabeled()
+        if self._risk_sample is None:
+            return U
+        return U[np.isin(U, self._risk_sample)]
 
     # -- scores ---------------------------------------------------------------------------------
     def candidate_set(self) -> np.ndarray:
@@ -272,6 +246,7 @@ class AOptimalKLR(KLRPoolStrategy):
             tuple(self._codes),
             tuple(cands.tolist()),
             tuple(sorted(self.get_params().items())),
+            (self._lam, self._t),
         )
         if self._cache is not None and self._cache[0] == key:
             return self._cache[1].copy()
@@ -303,25 +278,30 @@ class AOptimalKLR(KLRPoolStrategy):
         return self._fast_label_risks(np.asarray(cands, dtype=np.int64))
 
     def _scoring_context(self, cands: np.ndarray):
-        """Shared inputs of both scorers: K, λ, h, T, L, U, candidates' positions in U, K_LU."""
-        U = self._unlabeled()
+        """Shared inputs of both scorers: the kernel's blocks, λ, h, T, L, the risk set U,
+        each candidate's position in U (−1 when outside it), K_LU."""
+        U = self._risk_set()
         L = self._L
+        pos = np.searchsorted(U, cands)
+        inside = pos < U.size
+        inside[inside] = U[pos[inside]] == cands[inside]
+        pos_in_U = np.where(inside, pos, -1)
         return (
-            self._K,
+            self._K.block,
             self._lam,
             self._h,
             self.classes_.size,
             L,
             U,
-            np.searchsorted(U, cands),
-            self._K[np.ix_(L, U)],
+            pos_in_U,
+            self._K.block(L, U),
         )
 
     def _exact_label_risks(self, cands: np.ndarray) -> np.ndarray:
         # every (candidate, label) refit is an independent problem: solve them as stacks
-        K, lam, h, n_classes, L, U, pos_in_U, K_LU = self._scoring_context(cands)
+        block, lam, h, n_classes, L, U, pos_in_U, K_LU = self._scoring_context(cands)
         l, u = len(L), U.size
-        K_LL = K[np.ix_(L, L)]
+        K_LL = block(L, L)
         T_c = np.stack(
             [ova_targets([*self._codes, c], n_classes, negative=0.0) for c in range(n_classes)]
         )
@@ -333,12 +313,12 @@ class AOptimalKLR(KLRPoolStrategy):
             m = C.size
             K_LL2 = np.empty((m, l + 1, l + 1))
             K_LL2[:, :l, :l] = K_LL
-            K_LL2[:, :l, l] = K[np.ix_(L, C)].T
+            K_LL2[:, :l, l] = block(L, C).T
             K_LL2[:, l, :l] = K_LL2[:, :l, l]
-            K_LL2[:, l, l] = self._diagK[C]
+            K_LL2[:, l, l] = self._K.diagonal(C)
             K_LU2 = np.empty((m, l + 1, u))
             K_LU2[:, :l] = K_LU
-            K_LU2[:, l] = K[np.ix_(C, U)]
+            K_LU2[:, l] = block(C, U)
             # stack (candidate, label) pairs: problem b = r * n_classes + c
             KB = np.repeat(K_LL2, n_classes, axis=0)
             KUB = np.repeat(K_LU2, n_classes, axis=0)
@@ -348,11 +328,12 @@ class AOptimalKLR(KLRPoolStrategy):
             alpha, _ = newton_representer(KB, TB, lam, alpha0=alpha0)
             P_L = probabilities(KB @ alpha)
             P_U = probabilities(np.swapaxes(KUB, 1, 2) @ alpha)
-            terms = aoptimal_risk_terms(KB, KUB, self._diagK[U], P_L, P_U, lam).reshape(
+            terms = aoptimal_risk_terms(KB, KUB, self._K.diagonal(U), P_L, P_U, lam).reshape(
                 m, n_classes, u
             )
             # the candidate is labeled after the query: it leaves the sum over U
-            terms[np.arange(m), :, pos_in_U[s0 : s0 + chunk]] = 0.0
+            own = pos_in_U[s0 : s0 + chunk]
+            terms[np.flatnonzero(own >= 0), :, own[own >= 0]] = 0.0
             out[s0 : s0 + m] = terms.sum(axis=-1)
         return out
 
@@ -360,12 +341,14 @@ class AOptimalKLR(KLRPoolStrategy):
         # Σ = H⁻¹ is never formed: Σ_jk X = (K_jk X − Σ_i K_ij [G (I⊗K_Lk) X]_i) / λ is one
         # GEMM. Per-pair quantities are stored component-major, (h, …, m, u) planes, so the
         # small class axes are loops over contiguous planes rather than strided reductions.
-        K, lam, h, n_classes, L, U, pos_in_U, K_LU = self._scoring_context(cands)
+        block, lam, h, n_classes, L, U, pos_in_U, K_LU = self._scoring_context(cands)
         l, u = len(L), U.size
-        G = woodbury_core(K[np.ix_(L, L)], self._P[L], lam)
+        G = woodbury_core(block(L, L), self._P[L], lam)
         G_t = G.reshape(l, h, l, h).transpose(0, 1, 3, 2).reshape(l * h * h, l)
         # [H⁻¹]_jj as planes (h, h, 1, u)
-        post_U = np.moveaxis(_posterior_diag(G, K_LU, self._diagK[U], h, lam), 0, -1)[:, :, None]
+        post_U = np.moveaxis(posterior_diag(G, K_LU, self._K.diagonal(U), h, lam), 0, -1)[
+            :, :, None
+        ]
         beta_U = self._beta[U].T[:, None, :]  # (h, 1, u)
         eye = np.eye(h)
         out = np.empty((cands.size, n_classes))
@@ -373,9 +356,10 @@ class AOptimalKLR(KLRPoolStrategy):
         for s0 in range(0, cands.size, chunk):
             C = cands[s0 : s0 + chunk]
             m = C.size
-            own = (np.arange(m), pos_in_U[s0 : s0 + m])
-            K_CU = K[np.ix_(C, U)]
-            K_LC = K[np.ix_(L, C)]
+            own_pos = pos_in_U[s0 : s0 + m]
+            own = (np.flatnonzero(own_pos >= 0), own_pos[own_pos >= 0])
+            K_CU = block(C, U)
+            K_LC = block(L, C)
             Gk = np.moveaxis((G_t @ K_LC).reshape(l, h, h, m), -1, 0)  # (m, l, h, h)
 
             def sigma_times(Xk, K_CU=K_CU, Gk=Gk, m=m):
@@ -386,7 +370,7 @@ class AOptimalKLR(KLRPoolStrategy):
                     res -= (GX.reshape(-1, l) @ K_LU).reshape(res.shape)
                 return res / lam
 
-            S_kk = self._diagK[C][:, None, None] * eye
+            S_kk = self._K.diagonal(C)[:, None, None] * eye
             if l:
                 S_kk = S_kk - np.einsum("im,miab->mab", K_LC, Gk)
             S_kk /= lam

@@ -3,6 +3,13 @@
 :class:`KLRPoolStrategy` keeps a KLR over the pool up to date with the labels (the parallel of
 :class:`~rlscore.query.rls_pool.RLSPoolStrategy` for RLS); :class:`MaxEntropyKLR` is Yajima's
 most-uncertain query (MUQ, §6), scored by :func:`rlscore.query.uncertainty.entropy`.
+
+``tune="loo"`` chooses λ (and, for the two regularized graph kernels, the scale t) by the LOO
+log-loss rule of :mod:`rlscore.core.klr_tuning`, on the first s labels where s is the largest
+count of :data:`TUNE_AT` reached (a geometric schedule: a choice costs 0.5 s at 10 labels and
+5 s at 40, so it is not made after every label); ``tune="none"`` keeps the ``lam`` and
+``graph_t`` given. :func:`klr_regime` returns the note a user should see when
+the KLR is near uniform on the pool.
 """
 
 from __future__ import annotations
@@ -12,13 +19,46 @@ from collections.abc import Iterable
 import numpy as np
 
 from rlscore.core.encoding import ova_targets
-from rlscore.core.kernels import GRAPH_ALIASES, GRAPH_KERNELS, VECTOR_KERNELS, kernel_matrix
+from rlscore.core.graph_family import REGULARIZED, RegularizedGraphKernels
+from rlscore.core.kernel_blocks import DenseKernel, graph_kernel_at
+from rlscore.core.kernels import (
+    GRAPH_ALIASES,
+    GRAPH_KERNELS,
+    VECTOR_KERNELS,
+    kernel_matrix,
+    pool_kernel,
+)
 from rlscore.core.klr import newton_representer, probabilities
+from rlscore.core.klr_tuning import (
+    LAM_GRID,
+    T_GRID,
+    ConfidenceRegime,
+    KLRTuning,
+    confidence_regime,
+    tune_klr,
+)
 from rlscore.core.validation import check_matrix, check_positive
 from rlscore.query.base import QueryStrategy
 from rlscore.query.uncertainty import entropy
 
-__all__ = ["KLRPoolStrategy", "MaxEntropyKLR"]
+#: label counts at which ``tune="loo"`` chooses (t, λ) again: ×1.25 steps up to 100 labels,
+#: then the choice made on the first 100 is kept
+TUNE_AT = tuple(sorted({int(round(2 * 1.25**k)) for k in range(18)} | {100}))
+TUNE_AT = tuple(s for s in TUNE_AT if s <= 100)
+
+
+def tuned_prefix(n_labels: int) -> int:
+    """How many of the first labels ``tune="loo"`` chooses (t, λ) on with ``n_labels``."""
+    reached = [s for s in TUNE_AT if s <= n_labels]
+    return reached[-1] if reached else 0
+
+
+__all__ = ["TUNE_RULES", "KLRPoolStrategy", "MaxEntropyKLR", "klr_regime"]
+
+#: how λ and t are set: ``"none"`` (as given) or ``"loo"`` (LOO log-loss over a grid)
+TUNE_RULES = ("none", "loo")
+#: how a regularized graph kernel is held: ``"dense"`` (n × n) or ``"cg"`` (columns by CG)
+GRAPH_SOLVERS = ("dense", "cg")
 
 
 class KLRPoolStrategy(QueryStrategy):
@@ -29,17 +69,62 @@ class KLRPoolStrategy(QueryStrategy):
     :mod:`rlscore.core.klr` (any kernel; SPEC §6), warm-started from the previous
     coefficients. A failed fit (:class:`~rlscore.core.klr.KLRConvergenceError`) leaves the
     labels and the model as they were.
+
+    With ``tune="loo"`` the setting in use is ``lam_`` and ``graph_t_`` (the parameters
+    ``lam`` and ``graph_t`` until some class has two labels), ``tuning_`` the last
+    :class:`~rlscore.core.klr_tuning.KLRTuning`, and ``regime_`` the
+    :class:`~rlscore.core.klr_tuning.ConfidenceRegime` of the current model. Tuning t on a
+    regularized graph kernel builds its own kernels from the pool (a ``K`` passed to
+    ``start`` is not used) and keeps up to four n × n matrices, one per t visited.
+
+    The kernel is held as a kernel of :mod:`rlscore.core.kernel_blocks` (``_K``): an n × n
+    matrix, features, or — with ``graph_solver="cg"`` — the columns of ``(I + tL̃)⁻¹`` solved
+    by conjugate gradients as the labels and the scored candidates need them.
     """
 
-    _kernel_params = ("kernel", "sigma", "degree", "graph_k", "graph_t")
+    _kernel_params = (
+        "kernel",
+        "sigma",
+        "degree",
+        "graph_k",
+        "graph_t",
+        "graph_connect",
+        "graph_solver",
+        "tune",
+    )
+    #: what the note of :func:`klr_regime` says this strategy does when the KLR is near uniform
+    near_uniform_effect = "its uncertainty ranking then mostly follows graph distance to labels"
 
     def _start(self, X: np.ndarray, K: np.ndarray | None) -> None:
         self._lam = check_positive(self.lam, "lam")
         known = VECTOR_KERNELS + GRAPH_KERNELS + tuple(GRAPH_ALIASES)
         if self.kernel not in known:
             raise ValueError(f"unknown kernel {self.kernel!r}: choose one of {known}")
-        self._K = K if K is not None else self.pool_kernel(X)
-        self._diagK = np.diag(self._K).copy()
+        if self.tune not in TUNE_RULES:
+            raise ValueError(f"tune must be one of {TUNE_RULES}, got {self.tune!r}")
+        solver = self.get_params().get("graph_solver", "dense")
+        if solver not in GRAPH_SOLVERS:
+            raise ValueError(f"graph_solver must be one of {GRAPH_SOLVERS}, got {solver!r}")
+        if solver == "cg" and not self._regularized_graph():
+            raise ValueError(
+                f"graph_solver='cg' needs a regularized graph kernel {REGULARIZED} (or "
+                f"'graph'), got kernel={self.kernel!r}"
+            )
+        self._t = self._param_t()
+        self.tuning_: KLRTuning | None = None
+        self._tuned = None  # (labels and codes tuned on, their KLRTuning)
+        if self._tunes_t() or solver == "cg":
+            # the graph family serves every t (and, with CG, columns on demand)
+            family = RegularizedGraphKernels(
+                X,
+                GRAPH_ALIASES.get(self.kernel, self.kernel),
+                k=self.graph_k,
+                connect=self.graph_connect,
+                solver="cg" if solver == "cg" else "eigh",
+            )
+            self._K = graph_kernel_at(family, self._t)
+        else:
+            self._K = self._initial_kernel(X, K)
         T = self.classes_.size
         self._h = 1 if T == 2 else T
         self._L: list[int] = []
@@ -49,26 +134,115 @@ class KLRPoolStrategy(QueryStrategy):
         self._cache: tuple | None = None
         self._exclude: frozenset[int] = frozenset()
 
+    def _param_t(self) -> float | None:
+        """The ``graph_t`` parameter (None for a strategy without one)."""
+        t = self.get_params().get("graph_t")
+        return None if t is None else check_positive(t, "graph_t")
+
+    def _regularized_graph(self) -> bool:
+        return GRAPH_ALIASES.get(self.kernel, self.kernel) in REGULARIZED
+
+    def _tunes_t(self) -> bool:
+        return self.tune == "loo" and self._regularized_graph()
+
+    def _initial_kernel(self, X: np.ndarray, K: np.ndarray | None):
+        """The pool kernel (a kernel of :mod:`rlscore.core.kernel_blocks`) when no graph
+        family is used; subclasses may hold it as features."""
+        return DenseKernel(K if K is not None else self.pool_kernel(X))
+
+    def pool_kernel(self, X: np.ndarray) -> np.ndarray:
+        """The pool kernel from this strategy's kernel parameters (graph components joined
+        unless ``graph_connect=False``)."""
+        return pool_kernel(
+            X,
+            self.kernel,
+            sigma=self.sigma,
+            degree=self.degree,
+            graph_k=self.graph_k,
+            graph_t=self.graph_t,
+            graph_connect=self.graph_connect,
+        )
+
+    def needs_pool_kernel(self) -> bool:
+        # tuning t, or the CG solver, builds the graph kernels itself from the pool
+        return not (self._tunes_t() or self.get_params().get("graph_solver") == "cg")
+
     def _set_beta(self, beta: np.ndarray) -> None:
         self._beta = beta
         self._P = probabilities(beta)
 
-    def _fit(self, L: list[int], codes: list[int], alpha0: np.ndarray) -> np.ndarray:
-        T = ova_targets(codes, self.classes_.size, negative=0.0)
-        alpha, _ = newton_representer(self._K[np.ix_(L, L)], T, self._lam, alpha0=alpha0)
-        return alpha
+    def _setting_changed(self, lam: float, t: float) -> bool:
+        return (lam, t) != (self._lam, self._t)
+
+    def _tune(self, L: list[int], codes: list[int]) -> KLRTuning | None:
+        """The LOO log-loss choice of (t, λ) on the first :func:`tuned_prefix` of these labels
+        (None: keep the parameters); the same prefix gives the same choice, not recomputed."""
+        if self.tune != "loo" or not L:
+            return None
+        s = tuned_prefix(len(L))
+        key = (tuple(L[:s]), tuple(codes[:s]))
+        if self._tuned is not None and self._tuned[0] == key:
+            return self._tuned[1]
+        tuning = self._tune_on(L[:s], codes[:s]) if s else None
+        self._tuned = (key, tuning)
+        return tuning
+
+    def _tune_on(self, L: list[int], codes: list[int]) -> KLRTuning | None:
+        if self._tunes_t():
+            family = self._K.family
+            t_grid = T_GRID
+
+            def kernel_LL(t):
+                return family.columns(t, L)[L]
+        else:
+            t_grid = (None,)
+
+            def kernel_LL(t):
+                return self._K.block(L, L)
+
+        return tune_klr(kernel_LL, codes, self.classes_.size, t_grid=t_grid, lam_grid=LAM_GRID)
 
     def _refit(self, L: list[int], codes: list[int], alpha0: np.ndarray) -> None:
         # fit first, commit after: a failed Newton (KLRConvergenceError) leaves the state as
         # it was, and the base class then records nothing either
-        if L:
-            alpha = self._fit(L, codes, alpha0)
-            beta = self._K[:, L] @ alpha
+        tuning = self._tune(L, codes)
+        lam = float(self.lam) if tuning is None else tuning.lam
+        t = self._param_t() if tuning is None or tuning.t is None else tuning.t
+        kern = graph_kernel_at(self._K.family, t) if self._tunes_t() else self._K
+        if tuning is not None and len(tuning.alpha) == len(L):
+            alpha = tuning.alpha  # chosen on all the labels: its fit is this state's
+            beta = kern.columns(L) @ alpha
+        elif L:
+            if self._setting_changed(lam, t):
+                alpha0 = np.zeros_like(alpha0)  # the old coefficients belong to another setting
+            T = ova_targets(codes, self.classes_.size, negative=0.0)
+            alpha, _ = newton_representer(kern.block(L, L), T, lam, alpha0=alpha0)
+            beta = kern.columns(L) @ alpha
         else:
             alpha, beta = np.zeros((0, self._h)), np.zeros((self.n_pool_, self._h))
         self._L, self._codes, self._alpha = L, codes, alpha
+        self._lam, self._t, self.tuning_ = lam, t, tuning
+        self._K = kern
         self._set_beta(beta)
         self._cache = None
+
+    @property
+    def lam_(self) -> float:
+        """The λ of the current model (``lam``, or the tuned one)."""
+        self._check_started()
+        return self._lam
+
+    @property
+    def graph_t_(self) -> float | None:
+        """The graph-kernel scale of the current model (``graph_t``, or the tuned one)."""
+        self._check_started()
+        return self._t
+
+    @property
+    def regime_(self) -> ConfidenceRegime:
+        """How far from uniform the current KLR is on the unlabeled pool."""
+        self._check_started()
+        return confidence_regime(self.predict_proba()[self._unlabeled()])
 
     def _add(self, i: int, c: int) -> None:
         alpha0 = np.vstack([self._alpha, np.zeros((1, self._h))])
@@ -159,6 +333,9 @@ class MaxEntropyKLR(KLRPoolStrategy):
         lam: float = 0.1,
         graph_k: int = 6,
         graph_t: float = 1.0,
+        graph_connect: bool = True,
+        tune: str = "none",
+        graph_solver: str = "dense",
     ):
         self.kernel = kernel
         self.sigma = sigma
@@ -166,6 +343,9 @@ class MaxEntropyKLR(KLRPoolStrategy):
         self.lam = lam
         self.graph_k = graph_k
         self.graph_t = graph_t
+        self.graph_connect = graph_connect
+        self.tune = tune
+        self.graph_solver = graph_solver
 
     risk_name = "Expected errors on the unlabeled pool"
     risk_help = (
@@ -183,3 +363,29 @@ class MaxEntropyKLR(KLRPoolStrategy):
         self._check_started()
         U = self._unlabeled()
         return float(np.sum(1.0 - self.predict_proba()[U].max(axis=1)))
+
+
+def klr_regime(strategy) -> str | None:
+    """The note to show beside a KLR strategy whose model is near uniform, else None.
+
+    Near uniform (:func:`rlscore.core.klr_tuning.confidence_regime`): the mean largest class
+    probability over the unlabeled pool is less than a quarter of the way from chance (1/T)
+    to 1. Returns None for a strategy that is not a started :class:`KLRPoolStrategy`, and
+    before every class has a label (the KLR is uniform then by construction).
+    """
+    if not isinstance(strategy, KLRPoolStrategy) or not hasattr(strategy, "X_"):
+        return None
+    if len(set(strategy.labels_)) < strategy.classes_.size:
+        return None
+    regime = strategy.regime_
+    if not regime.near_uniform:
+        return None
+    if strategy.tune == "loo":
+        advice = "λ and t are chosen from the labels: more labels make it more confident."
+    else:
+        advice = "Smaller λ or a larger graph t makes it more confident."
+    return (
+        f"The KLR is near uniform on the unlabeled points (mean largest class probability "
+        f"{regime.mean_max_proba:.2f}; chance is {regime.chance:.2f}): "
+        f"{strategy.near_uniform_effect}. {advice}"
+    )

@@ -15,8 +15,11 @@ STRATEGIES: dict[str, tuple[str, dict]] = {
     ),
     "arls-lowrank": ("rlscore.query.arls_lowrank:LowRankARLS", {}),
     "arls-focused": ("rlscore.query.arls_focused:FocusedARLS", {}),
-    "aopt-klr": ("rlscore.query.aoptimal:AOptimalKLR", {}),
-    "muq-klr": ("rlscore.query.aoptimal:MaxEntropyKLR", {}),
+    # (t, λ) by the LOO log-loss of the labeled points (rlscore.core.klr_tuning): with the
+    # given ones the KLR stays near uniform on graph kernels (issue 13, reproduce_yajima.py)
+    "aopt-klr": ("rlscore.query.aoptimal:AOptimalKLR", {"tune": "loo"}),
+    "aopt-klr-lowrank": ("rlscore.query.aoptimal_lowrank:LowRankAOptimalKLR", {"tune": "loo"}),
+    "muq-klr": ("rlscore.query.aoptimal:MaxEntropyKLR", {"tune": "loo"}),
     "uncertainty": ("rlscore.query.baselines:UncertaintyQuery", {}),
     "entropy": ("rlscore.query.baselines:EntropyQuery", {}),
     "random": ("rlscore.query.baselines:RandomQuery", {}),

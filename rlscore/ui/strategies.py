@@ -18,6 +18,7 @@ STRATEGY_LABELS = {
     "arls-weighted": "ARLS, weighted & bias-corrected",
     "arls-lowrank": "ARLS, low-rank kernel (large pools)",
     "aopt-klr": "A-optimal KLR",
+    "aopt-klr-lowrank": "A-optimal KLR, low-rank kernel (large pools)",
     "muq-klr": "KLR, most uncertain (MUQ)",
     "uncertainty": "Uncertainty sampling",
     "entropy": "Entropy sampling",
@@ -39,7 +40,10 @@ STRATEGY_HELP = {
     "arls-lowrank": "Active RLS on a low-rank (Nyström) kernel: large pools without any "
     "n × n matrix.",
     "aopt-klr": "Kernel logistic regression; queries the point that most reduces the summed "
-    "predictive variance (A-optimal design, Yajima).",
+    "predictive variance (A-optimal design, Yajima). λ and the graph kernel's t are chosen "
+    "from the labels (leave-one-out log-loss); σ and λ in the sidebar are where it starts.",
+    "aopt-klr-lowrank": "A-optimal KLR on a low-rank (Nyström) kernel: large pools without any "
+    "n × n matrix.",
     "muq-klr": "Kernel logistic regression; queries the point whose predicted class "
     "probabilities have the largest entropy (Yajima's MUQ baseline).",
     "uncertainty": "RLS classifier; queries the point closest to its decision boundary.",

@@ -1,0 +1,120 @@
+"""A-optimal KLR on low-rank features: large pools without an n × n kernel (SPEC §6–§7).
+
+The kernel is the Nyström ``K̃ = ΦΦᵀ`` of :class:`~rlscore.core.lowrank.LowRankKernel`
+(``Φ`` n × m; the pool itself for a linear kernel with d < n), held as its features
+(:class:`~rlscore.core.kernel_blocks.FeatureKernel`): the KLR, its A-optimal risk and the
+candidates' scores are those of :class:`~rlscore.query.aoptimal.AOptimalKLR` on ``K̃``
+(Sherman–Morrison–Woodbury on the labeled points), with every kernel block a product of
+features. Memory is O(nm); a fast-mode query costs O(c·u·(m + l·h²)) for c candidates and
+u unlabeled points, so the default scores 200 candidates (the most uncertain ones).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rlscore.core.kernel_blocks import FeatureKernel
+from rlscore.core.kernels import VECTOR_KERNELS
+from rlscore.core.lowrank import LowRankKernel
+from rlscore.core.validation import check_matrix
+from rlscore.query.aoptimal import AOptimalKLR
+
+__all__ = ["LowRankAOptimalKLR"]
+
+
+class LowRankAOptimalKLR(AOptimalKLR):
+    """A-optimal query selection with KLR on Nyström features (no n × n matrix).
+
+    Parameters
+    ----------
+    kernel : {"rbf", "polynomial", "linear"}
+        A vector kernel (a graph kernel is an n × n inverse, not a low-rank map).
+    sigma, degree : RBF width (SPEC §1) and polynomial degree.
+    lam : float — KLR regularisation λ.
+    n_landmarks, landmarks, random_state
+        The Nyström features (:class:`~rlscore.core.lowrank.LowRankKernel`).
+    mode, candidates, candidate_rule, seed, risk_points
+        As :class:`~rlscore.query.aoptimal.AOptimalKLR` (``candidates=200`` by default).
+    tune : ``"none"`` or ``"loo"`` — λ by the LOO log-loss rule (:mod:`rlscore.core.klr_tuning`).
+
+    Attributes (after :meth:`start`)
+    --------------------------------
+    features_ : ndarray (n, m) — Φ, with ``K̃ = ΦΦᵀ``.
+    lowrank_ : LowRankKernel or None — the fitted feature map (None when Φ is the pool).
+    """
+
+    # the features are most of the state and replaying the labels is cheap: no snapshots
+    snapshot_worthy = False
+    _kernel_params = ("kernel", "sigma", "degree", "n_landmarks", "landmarks", "random_state")
+
+    def __init__(
+        self,
+        kernel: str = "rbf",
+        sigma: float = 1.0,
+        degree: int = 2,
+        lam: float = 0.1,
+        n_landmarks: int = 200,
+        landmarks: str = "uniform",
+        random_state: int | None = 0,
+        mode: str = "auto",
+        candidates: int | None = 200,
+        candidate_rule: str = "uncertainty",
+        seed: int = 0,
+        tune: str = "none",
+        risk_points: int | None = None,
+    ):
+        self.kernel = kernel
+        self.sigma = sigma
+        self.degree = degree
+        self.lam = lam
+        self.n_landmarks = n_landmarks
+        self.landmarks = landmarks
+        self.random_state = random_state
+        self.mode = mode
+        self.candidates = candidates
+        self.candidate_rule = candidate_rule
+        self.seed = seed
+        self.tune = tune
+        self.risk_points = risk_points
+
+    def needs_pool_kernel(self) -> bool:
+        """False: the features come from the pool, an n × n kernel is never used."""
+        return False
+
+    def _initial_kernel(self, X: np.ndarray, K: np.ndarray | None) -> FeatureKernel:
+        if self.kernel not in VECTOR_KERNELS:
+            raise ValueError(
+                f"{type(self).__name__} needs a vector kernel {VECTOR_KERNELS}, got "
+                f"{self.kernel!r} (a graph kernel is an n × n inverse, not a low-rank map)"
+            )
+        if self.kernel == "linear" and X.shape[1] < X.shape[0]:
+            self.lowrank_ = None
+            self.features_ = X  # K = XXᵀ exactly
+        else:
+            self.lowrank_ = LowRankKernel(
+                kernel=self.kernel,
+                sigma=self.sigma,
+                degree=int(self.degree),
+                n_landmarks=int(self.n_landmarks),
+                landmarks=self.landmarks,
+                random_state=self.random_state,
+            ).fit(X)
+            self.features_ = self.lowrank_.features_
+        return FeatureKernel(self.features_)
+
+    def transform(self, Z) -> np.ndarray:
+        """Features ``φ(z)`` of any points (n_z, m)."""
+        self._check_started()
+        Z = check_matrix(Z, "Z")
+        if Z.shape[1] != self.X_.shape[1]:
+            raise ValueError(f"Z has {Z.shape[1]} features but the pool has {self.X_.shape[1]}")
+        return Z if self.lowrank_ is None else self.lowrank_.transform(Z)
+
+    def decision_function_at(self, Z) -> np.ndarray:
+        """KLR decision values at new points ``Z``: ``φ(Z) Φ_Lᵀ α``."""
+        phi = self.transform(Z)
+        if self._L:
+            f = phi @ (self.features_[self._L].T @ self._alpha)
+        else:
+            f = np.zeros((phi.shape[0], self._h))
+        return f[:, 0] if self._h == 1 else f

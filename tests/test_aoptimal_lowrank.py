@@ -1,0 +1,75 @@
+"""Low-rank A-optimal KLR against the dense engine on K̃ = ΦΦᵀ."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_blobs
+
+from rlscore.core.lowrank import LowRankKernel
+from rlscore.query.aoptimal import AOptimalKLR
+from rlscore.query.aoptimal_lowrank import LowRankAOptimalKLR
+
+
+def _pool(n=120, T=3, seed=0):
+    X, blob = make_blobs(
+        n_samples=n, centers=2 * T, n_features=4, cluster_std=2.0, random_state=seed
+    )
+    return X, blob % T
+
+
+def _teach(s, y, idx):
+    for i in idx:
+        s.teach(int(i), int(y[i]))
+
+
+@pytest.mark.parametrize("T", [2, 3])
+@pytest.mark.parametrize("mode", ["fast", "exact"])
+def test_equals_the_dense_engine_on_the_nystrom_kernel(T, mode):
+    X, y = _pool(T=T)
+    lam, sigma = 0.05, 3.0
+    low = LowRankAOptimalKLR(sigma=sigma, lam=lam, n_landmarks=25, mode=mode, candidates=None)
+    low.start(X, list(range(T)))
+    phi = LowRankKernel(sigma=sigma, n_landmarks=25, random_state=0).fit(X).features_
+    np.testing.assert_array_equal(low.features_, phi)
+    dense = AOptimalKLR(kernel="rbf", sigma=sigma, lam=lam, mode=mode)
+    dense.start(X, list(range(T)), K=phi @ phi.T)
+    L = [int(np.flatnonzero(y == c)[0]) for c in range(T)] + [5, 17, 40]
+    _teach(low, y, L)
+    _teach(dense, y, L)
+    np.testing.assert_allclose(low.predict_proba(), dense.predict_proba(), atol=1e-10)
+    np.testing.assert_allclose(low.estimated_risk(), dense.estimated_risk(), rtol=1e-8)
+    np.testing.assert_allclose(low.scores(), dense.scores(), rtol=1e-8, equal_nan=True)
+    assert low.next_query() == pytest.approx(dense.next_query(), rel=1e-8)
+
+
+def test_all_landmarks_give_the_exact_rbf_strategy_and_predictions_at_new_points():
+    X, y = _pool(n=60, T=2)
+    low = LowRankAOptimalKLR(sigma=3.0, lam=0.1, n_landmarks=60, candidates=None).start(X, [0, 1])
+    exact = AOptimalKLR(kernel="rbf", sigma=3.0, lam=0.1).start(X, [0, 1])
+    L = [0, 1, 2, 3, 9]
+    _teach(low, y, L)
+    _teach(exact, y, L)
+    Z = X[:7] + 0.25
+    np.testing.assert_allclose(
+        low.decision_function_at(Z), exact.decision_function_at(Z), atol=1e-7
+    )
+    np.testing.assert_allclose(low.scores(), exact.scores(), rtol=1e-6, equal_nan=True)
+
+
+def test_no_pool_kernel_and_bad_kernel():
+    X, _ = _pool(n=40, T=2)
+    s = LowRankAOptimalKLR(n_landmarks=10)
+    assert not s.needs_pool_kernel()
+    with pytest.raises(ValueError, match="needs a vector kernel"):
+        LowRankAOptimalKLR(kernel="graph").start(X, [0, 1])
+
+
+def test_linear_kernel_uses_the_pool_as_features():
+    X, y = _pool(n=50, T=2)
+    s = LowRankAOptimalKLR(kernel="linear", lam=1.0, candidates=None).start(X, [0, 1])
+    assert s.lowrank_ is None and s.features_ is not None
+    d = AOptimalKLR(kernel="linear", lam=1.0).start(X, [0, 1])
+    _teach(s, y, [0, 1, 2])
+    _teach(d, y, [0, 1, 2])
+    np.testing.assert_allclose(s.scores(), d.scores(), rtol=1e-8, equal_nan=True)
