@@ -98,6 +98,38 @@ def test_scores_and_picks_equal_dense_arls_on_the_feature_kernel(T, class_weight
     assert low.risk_standard_error_ == 0.0
 
 
+@pytest.mark.parametrize("landmarks", ["uniform", "kmeans", "ic"])
+def test_every_point_a_landmark_gives_exact_arls(landmarks):
+    # K̃ = K when the landmarks span the pool: the low-rank path then adds nothing to the
+    # approximation (no subsampling, no numerical drift), so it scores and picks as dense ARLS
+    # on the exact kernel (built by the dense strategy from X) along the whole trajectory
+    X, y = pool(120, 2, seed=3)
+    low = LowRankARLS(sigma=SIGMA, lam=LAM, n_landmarks=120, landmarks=landmarks)
+    exact = ARLS(sigma=SIGMA, lam=LAM)
+    for q in (low.start(X, [0, 1]), exact.start(X, [0, 1])):
+        q.teach_many([3, 50, 77], y[[3, 50, 77]].tolist())
+    for _ in range(8):
+        np.testing.assert_allclose(low.scores(), exact.scores(), rtol=1e-6)
+        (i, _), (j, _) = low.next_query(), exact.next_query()
+        assert i == j
+        low.teach(j, int(y[j]))
+        exact.teach(j, int(y[j]))
+
+
+def test_the_default_landmarks_are_kmeans_centres():
+    # k-means centres agree with exact ARLS more often than uniform landmarks at the same m
+    # (benchmarks/large_pools.py --fidelity), hence the default: each landmark is the mean of
+    # the pool points nearest to it (Lloyd's fixed point), and none needs to be a pool point
+    X, _ = pool(400, 2)
+    q = LowRankARLS(sigma=SIGMA, lam=LAM, n_landmarks=12).start(X, [0, 1])
+    Z = q.lowrank_.landmarks_
+    assert q.landmarks == "kmeans" and Z.shape == (12, 2)
+    nearest = np.argmin(((X[:, None, :] - Z[None]) ** 2).sum(axis=2), axis=1)
+    means = np.array([X[nearest == k].mean(axis=0) for k in range(12)])
+    np.testing.assert_allclose(Z, means, atol=0.02)
+    assert not (X[:, None, :] == Z[None]).all(axis=2).any()
+
+
 @pytest.mark.parametrize(("T", "class_weight"), [*CASES, (3, {0: 2.0, 2: 0.5})])
 def test_predictions_and_P_equal_direct_solves(T, class_weight):
     X, y = pool(120, T, seed=1)

@@ -335,7 +335,8 @@ def test_large_pools_draw_a_bounded_sample_and_every_labeled_point():
     labels = {int(i): int(predicted[i]) for i in chosen[:500]}
     skipped = [int(i) for i in chosen[500:690]]
     query, selected = int(chosen[690]), int(chosen[691])
-    kwargs = dict(query=query, selected=selected, skipped=skipped)
+    # the sample alone (the density layer is tested below)
+    kwargs = dict(query=query, selected=selected, skipped=skipped, density=False)
     fig = figures.pool_figure(xy, [-1, 1], labels, predicted, confidence, **kwargs)
     assert len(fig.to_json()) < 3_000_000
     drawn = _drawn(fig)
@@ -359,6 +360,84 @@ def test_large_pools_draw_a_bounded_sample_and_every_labeled_point():
     # the same sample on every run
     again = figures.pool_figure(xy, [-1, 1], labels, predicted, confidence, **kwargs)
     assert _drawn(again) == drawn
+
+
+def _heatmaps(fig: go.Figure) -> list[go.Heatmap]:
+    return [t for t in fig.data if isinstance(t, go.Heatmap)]
+
+
+def test_a_million_points_send_a_density_grid_and_a_bounded_sample():
+    n = 1_000_000
+    rng = np.random.default_rng(8)
+    xy = rng.standard_t(3, size=(n, 2))  # heavy tails: cells from one point to thousands
+    predicted = np.where(xy[:, 0] > 0, 1, -1)
+    confidence = rng.uniform(0.5, 1.0, n)
+    chosen = rng.choice(n, 402, replace=False)
+    labels = {int(i): int(predicted[i]) for i in chosen[:300]}
+    skipped = [int(i) for i in chosen[300:400]]
+    query, selected = int(chosen[400]), int(chosen[401])
+    fig = figures.pool_figure(
+        xy, [-1, 1], labels, predicted, confidence, query=query, selected=selected,
+        skipped=skipped,
+    )  # fmt: skip
+    # the payload: the points of the scatter traces and the cells of one heatmap, whatever n
+    sent = sum(len(t.x) for t in fig.data if not isinstance(t, go.Heatmap))
+    assert sent == figures.DENSITY_SAMPLE + 300 + 100 + 2  # + the query's and selection's marks
+    (heat,) = _heatmaps(fig)
+    z = np.asarray(heat.z)
+    bins = geometry.DENSITY_BINS
+    assert z.shape == (bins, bins) and len(heat.x) == len(heat.y) == bins + 1
+    assert len(fig.to_json()) < 1_000_000
+    # every pool point is counted once, in the cell numpy puts it in
+    assert int(z.sum()) == n
+    ref, _, _ = np.histogram2d(xy[:, 0], xy[:, 1], bins=bins)
+    np.testing.assert_array_equal(z, ref.T)
+    # every labeled and skipped point, the query and the selected point are markers
+    drawn = _drawn(fig)
+    everything = {i for members in drawn.values() for i in members}
+    assert set(labels) | set(skipped) | {query, selected} <= everything
+    assert _indices(_trace(fig, "next query")) == [query]
+    assert _indices(_trace(fig, "labeled 1")) == sorted(i for i, c in labels.items() if c == 1)
+    meta = fig.layout.meta
+    assert meta["density_points"] == n and meta["unlabeled_drawn"] == figures.DENSITY_SAMPLE
+    note = figures.sampling_note(fig)
+    assert "1,000,000 pool points" in note and "5,000 of the 999,600" in note
+    assert heat.name in {t.name for t in fig.data if t.showlegend is not False}
+
+
+def test_the_density_layer_is_drawn_only_when_the_pool_is_sampled():
+    xy, predicted, confidence = _pool(n=300)
+    small = figures.pool_figure(xy, [-1, 1], {}, predicted, confidence)
+    assert not _heatmaps(small) and small.layout.meta["density_points"] is None
+    assert figures.sampling_note(small) is None
+    sampled = figures.pool_figure(xy, [-1, 1], {}, predicted, confidence, max_points=100)
+    (heat,) = _heatmaps(sampled)
+    assert int(np.asarray(heat.z).sum()) == 300
+    # over the density layer at most min(max_points, density_sample) unlabeled points
+    assert sum(len(m) for m in _drawn(sampled).values()) == 100
+    fewer = figures.pool_figure(xy, [-1, 1], {}, max_points=100, density_sample=30)
+    assert sum(len(m) for m in _drawn(fewer).values()) == 30
+    # asked for on a small pool: every point drawn, and the shading explained
+    forced = figures.pool_figure(xy, [-1, 1], {3: 1}, density=True, density_bins=7)
+    assert np.asarray(_heatmaps(forced)[0].z).shape == (7, 7)
+    assert sum(len(m) for m in _drawn(forced).values()) == 300
+    assert figures.sampling_note(forced).startswith("Shading: how many of the 300 pool points")
+    with pytest.raises(ValueError, match="density_sample"):
+        figures.pool_figure(xy, [-1, 1], {}, density=True, density_sample=-1)
+
+
+def test_the_density_shade_grows_with_the_log_of_the_count():
+    xy = np.array([[0.0, 0.0]] * 1000 + [[1.0, 1.0]] * 10 + [[0.0, 1.0]])
+    fig = figures.pool_figure(xy, [0, 1], {}, density=True, density_bins=2)
+    (heat,) = _heatmaps(fig)
+    np.testing.assert_array_equal(np.asarray(heat.z), [[1000, 0], [1, 10]])
+    stops = [(float(p), c) for p, c in heat.colorscale]
+    assert stops[0] == (0.0, "rgba(0,0,0,0)")  # an empty cell is transparent
+    # a cell of one point is shaded at 1/top, one of top^(1/2) halfway along the shades
+    positions = [p for p, _ in stops[1:]]
+    assert positions[0] == pytest.approx(1 / 1000) and positions[-1] == pytest.approx(1.0)
+    assert positions[len(positions) // 2] == pytest.approx(1000**0.5 / 1000)
+    assert heat.zmin == 0 and heat.zmax == 1000
 
 
 def test_the_sample_changes_by_one_point_when_a_point_is_labeled():

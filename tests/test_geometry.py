@@ -248,3 +248,41 @@ def test_interpolated_surface_never_raises(pool, one_feature):
         assert np.all(inside >= finite.min() - 1e-9) and np.all(inside <= finite.max() + 1e-9)
     else:
         assert inside.size == 0
+
+
+# -- density grid ---------------------------------------------------------------------------
+def test_density_grid_counts_match_numpy_histogram2d():
+    rng = np.random.default_rng(3)
+    xy = np.vstack([rng.normal(size=(5000, 2)) * [1.0, 40.0] + [7.0, -3.0], [[np.nan, 0.0]]])
+    xy[::97] = xy[0]  # duplicates, one of them the extremes' neighbour
+    x_edges, y_edges, counts = geometry.density_grid(xy, bins=37)
+    finite = xy[np.isfinite(xy).all(axis=1)]
+    ref, ex, ey = np.histogram2d(finite[:, 0], finite[:, 1], bins=37)
+    np.testing.assert_allclose(x_edges, ex, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(y_edges, ey, rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(counts, ref.T)  # rows over y, as a heatmap's z
+    assert counts.sum() == 5000 and counts.dtype == np.int64
+
+
+def test_density_grid_puts_points_on_an_edge_in_the_upper_cell():
+    # coordinates exactly on inner edges, the minimum and the maximum
+    xy = np.array([[0.0, 0.0], [0.25, 0.5], [0.5, 0.75], [1.0, 1.0], [0.75, 0.25], [0.1, 0.9]])
+    x_edges, y_edges, counts = geometry.density_grid(xy, bins=4)
+    expected = np.zeros((4, 4), dtype=int)
+    for x, y in xy:  # by hand: the cell whose lower edge is the last one ≤ the coordinate
+        ix = min(int(np.sum(x_edges[:-1] <= x)) - 1, 3)
+        iy = min(int(np.sum(y_edges[:-1] <= y)) - 1, 3)
+        expected[iy, ix] += 1
+    np.testing.assert_array_equal(counts, expected)
+    assert counts[0, 0] == 1 and counts[3, 3] == 1 and counts[2, 1] == 1 and counts[2, 2] == 0
+
+
+def test_density_grid_of_degenerate_pools():
+    x_edges, y_edges, counts = geometry.density_grid(np.full((9, 2), 2.5), bins=3)
+    np.testing.assert_allclose(x_edges, [2.5, 2.5 + 1 / 3, 2.5 + 2 / 3, 3.5])
+    assert counts[0, 0] == 9 and counts.sum() == 9
+    _, _, empty = geometry.density_grid(np.full((4, 2), np.nan), bins=2)
+    assert empty.sum() == 0
+    for bad in (0, 2.0, True):
+        with pytest.raises(ValueError, match="bins"):
+            geometry.density_grid(np.zeros((3, 2)), bins=bad)

@@ -28,7 +28,7 @@ import numpy as np
 
 from rlscore.core.encoding import ova_targets
 from rlscore.query.base import NoCandidatesError
-from rlscore.query.feature_pool import WORK_ELEMENTS, FeaturePoolStrategy
+from rlscore.query.feature_pool import DEFAULT_LANDMARKS, WORK_ELEMENTS, FeaturePoolStrategy
 from rlscore.query.rls_pool import pool_risk
 
 #: candidates whose lookahead is computed together (one BLAS product per block of pool points)
@@ -53,7 +53,8 @@ class LowRankARLS(FeaturePoolStrategy):
     n_landmarks : int
         Landmarks of the Nyström features (default 500).
     landmarks : str
-        Landmark rule of :class:`~rlscore.core.lowrank.LowRankKernel` (default ``"uniform"``).
+        Landmark rule of :class:`~rlscore.core.lowrank.LowRankKernel` (default ``"kmeans"``,
+        :data:`~rlscore.query.feature_pool.DEFAULT_LANDMARKS`).
     candidates : int or None
         Score only this many candidates (half the most uncertain by margin, half uniformly at
         random among the rest); None scores every unlabeled point. ``scores()`` is NaN for
@@ -85,7 +86,7 @@ class LowRankARLS(FeaturePoolStrategy):
         bias_corrected: bool | None = None,
         clip: bool = True,
         n_landmarks: int = 500,
-        landmarks: str = "uniform",
+        landmarks: str = DEFAULT_LANDMARKS,
         candidates: int | None = None,
         risk_sample: int | None = None,
         random_state: int | None = 0,

@@ -27,7 +27,13 @@ import pandas as pd
 import plotly
 import plotly.graph_objects as go
 
-from rlscore.viz.geometry import blank_flat, margin_surfaces, summarize_curves
+from rlscore.viz.geometry import (
+    DENSITY_BINS,
+    blank_flat,
+    density_grid,
+    margin_surfaces,
+    summarize_curves,
+)
 
 PALETTE = (
     "#1f77b4",
@@ -47,6 +53,13 @@ UNDECIDED = "#b0b0b0"
 WEBGL_MIN_POINTS = 1000
 #: at most this many unlabeled points are sent to the browser (see :func:`pool_figure`)
 MAX_POINTS = 20_000
+#: unlabeled points drawn over the density layer (see :func:`pool_figure`): enough to click and
+#: to show the predictions, few enough that the shading stays visible between them
+DENSITY_SAMPLE = 5_000
+#: the density layer's shade: transparent where a cell is empty, then light to dark grey-blue
+_DENSITY_LIGHT, _DENSITY_DARK = (110, 120, 140, 0.18), (35, 45, 70, 0.85)
+#: shades of the density layer: one per step of a logarithmic scale of the counts
+_DENSITY_SHADES = 8
 #: plotly >= 6 sends numpy arrays as binary typed arrays, older versions as JSON lists
 _TYPED_ARRAYS = int(plotly.__version__.split(".")[0]) >= 6
 # one template for every pool trace: user strings reach the hover label only as data
@@ -108,9 +121,17 @@ def sampling_note(fig: go.Figure) -> str | None:
         None when every point is drawn.
     """
     meta = fig.layout.meta
-    if not isinstance(meta, Mapping) or meta.get("unlabeled_drawn") == meta.get("unlabeled_total"):
+    if not isinstance(meta, Mapping):
         return None
-    return (
+    shading = ""
+    if meta.get("density_points") is not None:
+        shading = (
+            f"Shading: how many of the {meta['density_points']:,} pool points fall in each "
+            "cell (darker: more, on a logarithmic scale). "
+        )
+    if meta.get("unlabeled_drawn") == meta.get("unlabeled_total"):
+        return shading.rstrip() or None
+    return shading + (
         f"Showing a random {meta['unlabeled_drawn']:,} of the {meta['unlabeled_total']:,} "
         "unlabeled points (the same ones on every run); every labeled and skipped point, the "
         "query and the selected point are always shown."
@@ -136,6 +157,9 @@ def pool_figure(
     class_names: Mapping[str, str] | None = None,
     max_points: int | None = MAX_POINTS,
     sample_seed: int = 0,
+    density: bool | None = None,
+    density_bins: int = DENSITY_BINS,
+    density_sample: int = DENSITY_SAMPLE,
 ) -> go.Figure:
     """Scatter of the pool with labels, predictions, the next query and a decision boundary.
 
@@ -186,13 +210,25 @@ def pool_figure(
         Seed of the sample. Each point gets a fixed random priority and the sample is the
         unlabeled points of highest priority, so a new label changes the sample by at most
         one point instead of redrawing it.
+    density : bool, optional
+        Draw the density layer: a heatmap of how many pool points (all of them, labeled or
+        not) fall in each cell of a grid (:func:`rlscore.viz.geometry.density_grid`), under
+        the points, shaded on a logarithmic scale. The unlabeled points drawn over it are then
+        at most ``min(max_points, density_sample)``. Default: when the unlabeled points are
+        more than ``max_points``, i.e. when a sample alone would hide most of the pool.
+    density_bins : int
+        Cells per axis of the density layer (the browser gets ``density_bins²`` counts,
+        whatever the pool's size).
+    density_sample : int
+        At most this many unlabeled points drawn over the density layer.
 
     Returns
     -------
     plotly.graph_objects.Figure
         Every drawn point has its pool index as its ``customdata``. ``layout.meta`` holds
-        ``points_total``, ``points_drawn``, ``unlabeled_total`` and ``unlabeled_drawn``
-        (see :func:`sampling_note`).
+        ``points_total``, ``points_drawn``, ``unlabeled_total``, ``unlabeled_drawn`` and
+        ``density_points`` (the points counted by the density layer, None without it; see
+        :func:`sampling_note`).
     """
     xy = np.asarray(xy, dtype=float)
     n = xy.shape[0]
@@ -206,7 +242,16 @@ def pool_figure(
     is_skipped[np.asarray(list(skipped), dtype=int)] = True
     is_skipped &= ~is_labeled
     unlabeled = ~is_labeled & ~is_skipped
-    unlabeled &= _sample(unlabeled, (query, selected), max_points, sample_seed)
+    if isinstance(density_sample, bool) or not isinstance(density_sample, int | np.integer):
+        raise ValueError(f"density_sample must be an integer, got {density_sample!r}")
+    if density_sample < 0:
+        raise ValueError(f"density_sample must be non-negative, got {density_sample}")
+    if density is None:
+        density = max_points is not None and int(unlabeled.sum()) > max_points
+    quota = max_points
+    if density:
+        quota = density_sample if max_points is None else min(max_points, density_sample)
+    unlabeled &= _sample(unlabeled, (query, selected), quota, sample_seed)
     drawn = int(unlabeled.sum() + is_labeled.sum() + is_skipped.sum())
     if webgl is None:
         webgl = drawn > WEBGL_MIN_POINTS
@@ -217,6 +262,11 @@ def pool_figure(
         return _points(xy, members, color, size, name, opacity, decimals, webgl=webgl, **style)
 
     fig = go.Figure()
+    density_points = None
+    if density:
+        x_edges, y_edges, counts = density_grid(xy, density_bins)
+        density_points = int(counts.sum())
+        fig.add_trace(_density(x_edges, y_edges, counts))
     if grid is not None:
         xs, ys, F = grid
         surfaces = blank_flat(margin_surfaces(F))
@@ -292,6 +342,7 @@ def pool_figure(
             points_drawn=drawn,
             unlabeled_total=int(n - is_labeled.sum() - is_skipped.sum()),
             unlabeled_drawn=int(unlabeled.sum()),
+            density_points=density_points,
         ),
     )
     return fig
@@ -448,6 +499,34 @@ def _contour(
         hoverinfo="skip",
         name=name,
         showlegend=legend,
+    )
+
+
+def _density(x_edges: np.ndarray, y_edges: np.ndarray, counts: np.ndarray) -> go.Heatmap:
+    """The density layer: one heatmap cell per grid cell, its count as ``z``.
+
+    Shaded on a logarithmic scale (a piecewise-linear colour scale through the counts
+    ``top^(k/K)``), so a cell of one point is visible beside one of ten thousand; empty cells
+    are transparent. The counts themselves are sent (the hover label shows them).
+    """
+    top = max(int(counts.max()), 2)
+    stops = [[0.0, "rgba(0,0,0,0)"]]
+    for k in range(_DENSITY_SHADES + 1):
+        u = k / _DENSITY_SHADES
+        shade = [a + u * (b - a) for a, b in zip(_DENSITY_LIGHT, _DENSITY_DARK, strict=True)]
+        position = top**u / top  # a cell of count top^u: 1/top (one point) … 1
+        stops.append([position, "rgba({:.0f},{:.0f},{:.0f},{:.2f})".format(*shade)])
+    return go.Heatmap(
+        x=_compact(x_edges, _decimals(x_edges)),
+        y=_compact(y_edges, _decimals(y_edges)),
+        z=counts.astype(np.int32),
+        zmin=0,
+        zmax=top,
+        colorscale=stops,
+        showscale=False,
+        hovertemplate="%{z:,} pool points in this cell<extra></extra>",
+        name="pool density (all points)",
+        showlegend=True,
     )
 
 
