@@ -11,12 +11,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
+from rlscore.cli.database import add_db_argument, database_to_read
 from rlscore.sessions.agreement import project_agreement
 from rlscore.sessions.log import FINAL_RULES
-from rlscore.storage import DB_ENV, UnknownProjectError, default_db_path, open_store
-from rlscore.storage.postgres import is_postgres_url
+from rlscore.storage import UnknownProjectError, open_store
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -24,11 +23,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="python -m rlscore agreement",
         description="Print the inter-annotator agreement of a project.",
     )
-    parser.add_argument(
-        "--db",
-        default=None,
-        help=f"label database, a path or URL (default: ${DB_ENV}, else {default_db_path()})",
-    )
+    add_db_argument(parser)
     parser.add_argument("--project", required=True, help="project name")
     parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
     parser.add_argument(
@@ -45,15 +40,11 @@ def main(argv: list[str] | None = None) -> int:
     """Run the command; returns the exit status (0 ok, 1 unknown project or database, 2 a
     project without labels)."""
     args = build_parser().parse_args(argv)
-    # a URL goes to the store as given; a path must exist (opening would create it)
-    if (
-        args.db is not None
-        and not is_postgres_url(args.db)
-        and not Path(args.db).expanduser().is_file()
-    ):
-        print(f"error: no label database at {args.db}", file=sys.stderr)
+    db, error = database_to_read(args.db)
+    if error:
+        print(f"error: {error}", file=sys.stderr)
         return 1
-    with open_store(default_db_path() if args.db is None else args.db) as store:
+    with open_store(db) as store:
         try:
             report = project_agreement(store, args.project, rule=args.rule)
         except UnknownProjectError as exc:

@@ -11,10 +11,10 @@ import argparse
 import sys
 from pathlib import Path
 
+from rlscore.cli.database import add_db_argument, database_to_read
 from rlscore.sessions import LabelLog, export_labels
 from rlscore.sessions.export import EXPORT_FORMATS
-from rlscore.storage import DB_ENV, UnknownProjectError, default_db_path, open_store
-from rlscore.storage.postgres import is_postgres_url
+from rlscore.storage import UnknownProjectError, open_store
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -25,14 +25,7 @@ def build_parser() -> argparse.ArgumentParser:
             "and every annotator's), or list the projects."
         ),
     )
-    parser.add_argument(
-        "--db",
-        default=None,
-        help=(
-            f"label database: a SQLite file or a postgresql:// URL (default: ${DB_ENV}, "
-            f"else {default_db_path()})"
-        ),
-    )
+    add_db_argument(parser)
     parser.add_argument("--project", default=None, help="project name; omit to list projects")
     parser.add_argument("--format", choices=EXPORT_FORMATS, default="csv", dest="fmt")
     parser.add_argument(
@@ -49,9 +42,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Run the command; returns the exit status (0 ok, 1 unknown project or database)."""
     args = build_parser().parse_args(argv)
-    path = default_db_path() if args.db is None else args.db
-    if args.db is not None and not is_postgres_url(args.db) and not _exists(args.db):
-        print(f"error: no label database at {args.db}", file=sys.stderr)
+    path, error = database_to_read(args.db)
+    if error:
+        print(f"error: {error}", file=sys.stderr)
         return 1
     with open_store(path) as store:
         if args.project is None:
@@ -79,10 +72,6 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.buffer.write(data)
         sys.stdout.buffer.flush()
     return 0
-
-
-def _exists(path: str) -> bool:
-    return Path(path).expanduser().is_file()
 
 
 if __name__ == "__main__":

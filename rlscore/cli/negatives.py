@@ -10,12 +10,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
+from rlscore.cli.database import add_db_argument, database_to_read
 from rlscore.core.serialization import jsonable
 from rlscore.sessions.cold_start import DEFAULT_NEIGHBORS, project_proposal, proposal_table
-from rlscore.storage import DB_ENV, UnknownProjectError, default_db_path, open_store
-from rlscore.storage.postgres import is_postgres_url
+from rlscore.storage import UnknownProjectError, open_store
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -24,11 +23,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Propose reliable negatives (Graph-OCL) for a two-class project whose "
         "labels are all of one class.",
     )
-    parser.add_argument(
-        "--db",
-        default=None,
-        help=f"label database, a path or URL (default: ${DB_ENV}, else {default_db_path()})",
-    )
+    add_db_argument(parser)
     parser.add_argument("--project", required=True, help="project name")
     parser.add_argument(
         "--neighbors", type=int, default=DEFAULT_NEIGHBORS, help="k of the kNN graph"
@@ -42,14 +37,11 @@ def main(argv: list[str] | None = None) -> int:
     """Run the command; returns the exit status (0 ok, 1 unknown project or database, 2 the
     project is not in a positives-only start or no negative could be proposed)."""
     args = build_parser().parse_args(argv)
-    if (
-        args.db is not None
-        and not is_postgres_url(args.db)
-        and not Path(args.db).expanduser().is_file()
-    ):
-        print(f"error: no label database at {args.db}", file=sys.stderr)
+    db, error = database_to_read(args.db)
+    if error:
+        print(f"error: {error}", file=sys.stderr)
         return 1
-    with open_store(default_db_path() if args.db is None else args.db) as store:
+    with open_store(db) as store:
         try:
             project, proposal = project_proposal(
                 store, args.project, n_neighbors=args.neighbors, seed=args.seed
