@@ -64,3 +64,22 @@ def test_weighted_sessions_tune_lam_with_their_weights(store, strategy, class_we
     assert st["loo_balanced_error"] == pytest.approx(
         np.mean([np.mean(loo_pred[y == c] != c) for c in (-1, 1)])
     )
+
+
+def test_a_klr_strategys_automatic_lam_is_its_own_loo_rule(store):
+    """With lam="auto" a KLR strategy tunes (t, λ) itself (the RLS rule does not touch it);
+    with a number it keeps that λ. Reference: the strategy taught the same labels here."""
+    from rlscore.query import make_strategy
+
+    auto = session(store, strategy="aopt-klr", kernel="rbf", lam="auto")
+    assert auto.engine.tune == "loo"
+    auto.auto_label(12)
+    idx = list(auto.labels)
+    ref = make_strategy("aopt-klr", kernel="rbf", sigma=2.0, lam=0.5, tune="loo")
+    ref.start(auto.project.X, auto.project.classes)
+    for i in idx:
+        ref.teach(i, auto.labels[i])
+    assert auto.engine.lam_ == ref.lam_ and auto.lam_ == ref.lam_
+    np.testing.assert_allclose(auto.engine.predict_proba(), ref.predict_proba(), atol=1e-10)
+    fixed = session(open_store(store.path), strategy="aopt-klr", kernel="rbf", lam=0.3)
+    assert fixed.engine.tune == "none" and fixed.lam_ == 0.3

@@ -383,7 +383,10 @@ def klr_regime(strategy) -> str | None:
     if strategy.tune == "loo":
         advice = "λ and t are chosen from the labels: more labels make it more confident."
     else:
-        advice = "Smaller λ or a larger graph t makes it more confident."
+        advice = (
+            "Smaller λ or a larger graph t makes it more confident, or the automatic λ "
+            "(tune='loo'), which chooses both from the labels."
+        )
     return (
         f"The KLR is near uniform on the unlabeled points (mean largest class probability "
         f"{regime.mean_max_proba:.2f}; chance is {regime.chance:.2f}): "

@@ -8,7 +8,7 @@ from sklearn.base import clone
 
 from rlscore.core.kernels import VECTOR_KERNELS
 from rlscore.core.memory import memory_shortfall, square_matrices_bytes
-from rlscore.query import STRATEGIES, QueryStrategy, make_strategy
+from rlscore.query import STRATEGIES, QueryStrategy, make_strategy, strategy_class
 
 #: parameters of a session that define the engine (a change rebuilds it)
 ENGINE_PARAMS = ("strategy", "kernel", "sigma", "lam", "class_weight")
@@ -42,12 +42,24 @@ def make_engine(params: dict, lam: float) -> QueryStrategy:
     if params["class_weight"] is not None:  # None would override a strategy's default
         kw["class_weight"] = params["class_weight"]
     strategy = params["strategy"]
+    if uses_own_lam_rule(strategy):
+        # a KLR strategy's automatic λ is its own rule (t and λ by the LOO log-loss of the
+        # labels, rlscore.core.klr_tuning); a λ the user set is kept
+        kw["tune"] = "loo" if params.get("lam") == "auto" else "none"
     if isinstance(strategy, QueryStrategy):
         engine = clone(strategy)
         accepted = engine.get_params()
         engine.set_params(**{k: v for k, v in kw.items() if k in accepted})
         return engine
     return make_strategy(strategy, **kw)
+
+
+def uses_own_lam_rule(strategy: str | QueryStrategy) -> bool:
+    """Whether the strategy chooses λ itself (``tune``), so the session's automatic λ of
+    :mod:`rlscore.sessions.auto_lam` (RLS leave-one-out) does not apply to it."""
+    if isinstance(strategy, QueryStrategy):
+        return "tune" in strategy.get_params()
+    return "tune" in strategy_class(strategy)._get_param_names()
 
 
 def class_weight_of(engine: QueryStrategy) -> None | str | dict:

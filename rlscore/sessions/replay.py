@@ -24,6 +24,7 @@ from rlscore.sessions.engine import (
     make_engine,
     start_engine,
     strategy_name,
+    uses_own_lam_rule,
 )
 from rlscore.sessions.log import LabelLog, check_final_rule
 from rlscore.sessions.snapshots import SnapshotCache, snapshot_key
@@ -186,6 +187,7 @@ class Replay:
         """The only path by which events change the state (live, synced or replayed)."""
         started = time.perf_counter()
         st = self.state
+        own_rule = uses_own_lam_rule(st.engine)
         point, old, new = st.log.apply(event)
         self.version += 1
         if old == new and type(old) is type(new):
@@ -194,7 +196,7 @@ class Replay:
             st.engine.forget(point)
         if new is not None:
             st.engine.teach(point, new)
-        if self.params["lam"] == "auto" and new is not None and old is None:
+        if self.params["lam"] == "auto" and new is not None and old is None and not own_rule:
             st.lam = retune_lam(st.engine, st.lam, self.project.X, st.log.labels, st.kernels.matrix)
         self._record()
         self._snapshots.add_work(time.perf_counter() - started)

@@ -41,9 +41,12 @@ SETTING_KEYS = (
 #: tried in this order for a project's default strategy: the first whose memory fits the pool
 #: (focused ARLS had the best mean AULC rank of benchmarks/strategies.py; see the README)
 DEFAULT_STRATEGIES = ("arls-focused", "arls-lowrank", "uncertainty", "random")
-#: pools above this many points default to the low-rank form of ARLS: exact ARLS costs
-#: O(n²) per query (0.1 s at n = 5000, growing fourfold per doubling) and 16 n² bytes
-LOW_RANK_MIN_POOL = 10_000
+#: pools above this many points default to the low-rank form of ARLS. Below, focused ARLS runs
+#: on the exact kernel with no n × n state, but its query costs O(n·l) per candidate and it
+#: keeps the kernel column of every labeled point (8·n bytes per label): at this size, after
+#: 1000 labels, 0.7 s per query and 0.4 GB, the low-rank form's 0.5 s and 0.3 GB
+#: (benchmarks/focused_large.py)
+LOW_RANK_MIN_POOL = 50_000
 #: the low-rank form's defaults on a pool above :data:`LOW_RANK_MIN_POOL`: m landmarks, and
 #: the candidates scored and the points the risk is estimated on per query
 #: (``benchmarks/large_pools.py``: about a second per query at n = 100 000)
@@ -55,7 +58,7 @@ MAX_LANDMARKS = 5000
 
 def default_settings(n: int, meta: dict | None) -> dict:
     """The settings of a project nobody has changed: its recommended σ and λ (meta), an RBF
-    kernel, ARLS — on a low-rank kernel with candidate and risk subsampling above
+    kernel, focused ARLS — ARLS on a low-rank kernel with candidate and risk subsampling above
     :data:`LOW_RANK_MIN_POOL` points — or, for a pool neither fits, uncertainty sampling.
 
     Parameters

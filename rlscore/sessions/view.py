@@ -103,8 +103,9 @@ class SessionView:
 
     @property
     def lam_(self) -> float:
-        """The λ in effect (the automatic one when ``lam="auto"``)."""
-        return self._state.lam
+        """The λ in effect (the automatic one when ``lam="auto"``; a KLR's own choice)."""
+        engine_lam = getattr(self._state.engine, "lam_", None)
+        return float(engine_lam) if engine_lam is not None else self._state.lam
 
     @property
     def risk_name(self) -> str:

@@ -158,7 +158,8 @@ def learner_sidebar() -> dict:
     sb.toggle(
         "λ auto (LOO)",
         help="Choose λ by exact leave-one-out error on the labeled points "
-        "(re-chosen at 4, 8, 16, … labels).",
+        "(re-chosen at 4, 8, 16, … labels). KLR strategies choose λ, and a graph kernel's t, "
+        "by their leave-one-out log-loss instead.",
         **_bind(p, "lam_auto"),
     )
     sb.slider(

@@ -40,8 +40,9 @@ STRATEGY_HELP = {
     "arls-lowrank": "Active RLS on a low-rank (Nyström) kernel: large pools without any "
     "n × n matrix.",
     "aopt-klr": "Kernel logistic regression; queries the point that most reduces the summed "
-    "predictive variance (A-optimal design, Yajima). λ and the graph kernel's t are chosen "
-    "from the labels (leave-one-out log-loss); σ and λ in the sidebar are where it starts.",
+    "predictive variance (A-optimal design, Yajima). With the automatic λ, λ and the graph "
+    "kernel's t are chosen from the labels (leave-one-out log-loss); otherwise the sidebar's "
+    "λ is used, and with a large λ the KLR stays near uniform (the page says so).",
     "aopt-klr-lowrank": "A-optimal KLR on a low-rank (Nyström) kernel: large pools without any "
     "n × n matrix.",
     "muq-klr": "Kernel logistic regression; queries the point whose predicted class "
