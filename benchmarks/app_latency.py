@@ -1,7 +1,7 @@
 """Latency of the labeling app in a real browser: first page load and label → next query.
 
 For pools of 500, 2000 and 5000 points (``--sizes`` for others) with the project's default
-strategy — ARLS, on a low-rank kernel above 10 000 points — the script starts
+strategy — focused ARLS, low-rank ARLS above 50 000 points — the script starts
 ``streamlit run app.py`` on a fresh database, opens the Label page in headless Chromium
 (Playwright, Debian's chromium) as an annotator, and measures
 
@@ -166,7 +166,7 @@ def start_pool_server(
     with open_store(db) as store:
         ensure_sample_projects(store)
         store.create_project(project)
-        # the project's default strategy: ARLS, on a low-rank kernel above 10 000 points
+        # the project's default strategy: focused ARLS, low-rank ARLS above 50 000 points
         store.save_settings(project.name, {"sigma": SIGMA, "lam": LAM})
     server = StreamlitServer(db, workdir / f"server{n}.log", poll_seconds=poll).start()
     return server, project, f"{server.url}/?project={project.name}&annotator={ANNOTATOR}"
@@ -258,7 +258,7 @@ def p90(values: list[float]) -> float:
 def report(results: list[dict], clicks: int, label: str) -> None:
     med = statistics.median
     print()
-    print(f"{label}: ARLS (low-rank above 10 000 points), RBF σ = {SIGMA}, λ = {LAM}; "
+    print(f"{label}: focused ARLS (low-rank ARLS above 50 000 points), RBF σ = {SIGMA}, λ = {LAM}; "
           f"{clicks} clicks per pool; seconds")  # fmt: skip
     print(
         f"{'n':>6} | {'cold load':>9} | {'2nd tab':>7} | {'click→query med':>15} | "
