@@ -414,7 +414,8 @@ def test_every_strategy_and_kernel_renders_and_labels(db):
     at.button(key="auto").click()
     _ok(at.run())
     n = len(_log(db, "two_moons").labels)
-    for strategy in ("arls-weighted", "aopt-klr", "uncertainty", "entropy", "random", "arls"):
+    for strategy in ("arls-weighted", "aopt-klr", "muq-klr", "uncertainty", "entropy", "random",
+                     "lgc", "arls", "arls-focused"):  # fmt: skip
         at.selectbox(key="w_strategy").set_value(strategy)
         _ok(at.run())
         assert not at.error, [e.value for e in at.error]
