@@ -6,6 +6,8 @@ import numpy as np
 import pytest
 from sklearn.datasets import make_blobs
 
+from rlscore.core.kernel_blocks import FeatureKernel
+from rlscore.core.klr_posterior import FeaturePosterior, LabeledPosterior
 from rlscore.core.lowrank import LowRankKernel
 from rlscore.query.aoptimal import AOptimalKLR
 from rlscore.query.aoptimal_lowrank import LowRankAOptimalKLR
@@ -73,3 +75,51 @@ def test_linear_kernel_uses_the_pool_as_features():
     _teach(s, y, [0, 1, 2])
     _teach(d, y, [0, 1, 2])
     np.testing.assert_allclose(s.scores(), d.scores(), rtol=1e-8, equal_nan=True)
+
+
+@pytest.mark.parametrize("T", [2, 3])
+def test_feature_posterior_equals_the_w_space_inverse_and_the_labeled_woodbury(T):
+    """Σ over the pool three ways: the (hm × hm) inverse written here with numpy, Woodbury on
+    the labeled points of K = ΦΦᵀ, and FeaturePosterior (its diagonal and its products)."""
+    rng = np.random.default_rng(3)
+    n, m, lam = 70, 6, 0.2
+    h = 1 if T == 2 else T
+    phi = rng.normal(size=(n, m))
+    L = [1, 4, 9, 11, 30, 31, 50, 52, 60, 61]  # more labels than features (m = 6)
+    P = rng.dirichlet(np.ones(T), size=n)[:, 1:] if h == 1 else rng.dirichlet(np.ones(T), n)
+    U = np.setdiff1d(np.arange(n), L)
+    # w-space precision λI + Σ_i F_i ⊗ φ_iφ_iᵀ, F_i = diag(p) − ppᵀ (binary p(1 − p))
+    M = lam * np.eye(h * m)
+    for i in L:
+        p = P[i]
+        F = np.diag(p) - np.outer(p, p) if h > 1 else np.array([[p[0] * (1 - p[0])]])
+        M += np.kron(F, np.outer(phi[i], phi[i]))
+    S = np.linalg.inv(M)
+    Sigma = np.einsum("jm,ambn,kn->jakb", phi, S.reshape(h, m, h, m), phi)  # (n, h, n, h)
+    feature = FeaturePosterior(phi, L, U, P[L], lam)
+    labeled = LabeledPosterior(FeatureKernel(phi), L, U, P[L], lam)
+    want_diag = Sigma[U, :, U, :]
+    np.testing.assert_allclose(feature.diagonal(), want_diag, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(labeled.diagonal(), want_diag, rtol=1e-9, atol=1e-12)
+    C = U[[0, 5, 7]]
+    X = rng.normal(size=(C.size, h, 2))
+    want = np.einsum("jakb,kbr->arkj", Sigma[U][:, :, C], X)  # (h, r, c, u)
+    for posterior in (feature, labeled):
+        S_kk, times = posterior.at(C)
+        np.testing.assert_allclose(S_kk, Sigma[C, :, C, :], rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(times(X), want, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("T", [2, 3])
+def test_fast_scores_on_a_risk_sample_and_many_labels_equal_the_dense_engine(T):
+    """The risk sample (Φ_U gathered) and more labels than features (l > m)."""
+    X, y = _pool(n=150, T=T, seed=2)
+    kw = dict(sigma=3.0, lam=0.05, mode="fast", risk_points=50, seed=4)
+    low = LowRankAOptimalKLR(n_landmarks=12, candidates=30, **kw).start(X, list(range(T)))
+    dense = AOptimalKLR(kernel="rbf", candidates=30, **kw)
+    dense.start(X, list(range(T)), K=low.features_ @ low.features_.T)
+    L = [int(np.flatnonzero(y == c)[0]) for c in range(T)] + list(range(20, 40))
+    _teach(low, y, L)
+    _teach(dense, y, L)
+    np.testing.assert_allclose(low.estimated_risk(), dense.estimated_risk(), rtol=1e-8)
+    np.testing.assert_allclose(low.scores(), dense.scores(), rtol=1e-8, equal_nan=True)

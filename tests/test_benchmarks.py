@@ -74,6 +74,15 @@ def test_aopt_speed_dense_reference_equals_the_exact_mode(T):
     assert cands[np.argmin(dense)] == exact.next_query()[0]
 
 
+def test_aopt_speed_lowrank_table_agrees_on_both_posteriors(capsys):
+    # Woodbury on the m features and on the labeled points pick the same point
+    bench = load_benchmark("aopt_speed")
+    X, y = bench.make_pool(400, 3)
+    bench.lowrank_table(X, y, 400, label_counts=(15, 40), ms=(12,), risk_points=150)
+    rows = [r.split() for r in capsys.readouterr().out.splitlines() if r.startswith("    400")]
+    assert len(rows) == 2 and all(r[6] == "yes" and float(r[7]) < 1e-8 for r in rows), rows
+
+
 def test_lowrank_reproduction_runs_on_small_sets():
     from sklearn.datasets import load_digits
 

@@ -11,11 +11,20 @@ inverted) ``[H⁻¹]_jj = (K_jj I − (I⊗k̄_j)ᵀ G (I⊗k̄_j)) / λ`` with 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
+import scipy.linalg
 
 from rlscore.core.klr import fisher_blocks, fisher_factor, whitened_matrix
 
-__all__ = ["aoptimal_risk_terms", "posterior_diag", "woodbury_core"]
+__all__ = [
+    "FeaturePosterior",
+    "LabeledPosterior",
+    "aoptimal_risk_terms",
+    "posterior_diag",
+    "woodbury_core",
+]
 
 
 def woodbury_core(K_LL: np.ndarray, P_L: np.ndarray, lam: float) -> np.ndarray:
@@ -94,3 +103,145 @@ def aoptimal_risk_terms(
     post = posterior_diag(G, K_LU, k_UU, h, lam)
     F_U = fisher_blocks(P_U)
     return np.einsum("...uab,...uab->...u", post, F_U @ F_U)
+
+
+class LabeledPosterior:
+    """The posterior covariance ``Σ = H⁻¹`` of the pool values, by Woodbury on the labeled points.
+
+    ``Σ = (I⊗K − (I⊗K_{:L}) G (I⊗K_{L:})) / λ`` (:func:`woodbury_core`): any kernel held as
+    blocks (:mod:`rlscore.core.kernel_blocks`). A product ``Σ_{U,k} X`` costs O(u·(1 + l)·h)
+    per candidate column, so the cost of a query grows with the labels.
+
+    Parameters
+    ----------
+    kernel
+        ``block(rows, cols)`` and ``diagonal(idx)`` of the pool kernel.
+    L, U
+        The labeled points and the points the risk sums over.
+    P_L
+        The labeled points' probabilities (l, h').
+    lam
+        Regularisation λ.
+    """
+
+    def __init__(self, kernel, L, U, P_L: np.ndarray, lam: float):
+        self.kernel, self.L, self.U, self.lam = kernel, L, U, lam
+        self.h = P_L.shape[-1]
+        l, h = len(L), self.h
+        self.G = woodbury_core(kernel.block(L, L), P_L, lam)
+        self._G_t = self.G.reshape(l, h, l, h).transpose(0, 1, 3, 2).reshape(l * h * h, l)
+        self.K_LU = kernel.block(L, U)
+
+    def diagonal(self) -> np.ndarray:
+        """``[Σ]_jj`` for j in U, (u, h, h)."""
+        return posterior_diag(self.G, self.K_LU, self.kernel.diagonal(self.U), self.h, self.lam)
+
+    def at(self, C) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
+        """For the candidates ``C``: ``Σ_kk`` (c, h, h) and ``times(X)``, which maps ``X``
+        (c, h, r) to ``Σ_{jk} X_k`` for every k and j in U as planes (h, r, c, u)."""
+        L, lam, l, h = self.L, self.lam, len(self.L), self.h
+        K_CU = self.kernel.block(C, self.U)
+        K_LC = self.kernel.block(L, C)
+        m = len(C)
+        Gk = np.moveaxis((self._G_t @ K_LC).reshape(l, h, h, m), -1, 0)  # (c, l, h, h)
+        S_kk = self.kernel.diagonal(C)[:, None, None] * np.eye(h)
+        if l:
+            S_kk = S_kk - np.einsum("im,miab->mab", K_LC, Gk)
+
+        def times(Xk: np.ndarray) -> np.ndarray:
+            res = Xk.transpose(1, 2, 0)[..., None] * K_CU
+            if l:
+                GX = (Gk @ Xk[:, None]).transpose(2, 3, 0, 1)  # (h, r, c, l)
+                res -= (GX.reshape(-1, l) @ self.K_LU).reshape(res.shape)
+            return res / lam
+
+        return S_kk / lam, times
+
+
+class FeaturePosterior:
+    """The posterior covariance of the pool values when ``K = ΦΦᵀ`` (SPEC §7): Woodbury on m.
+
+    With ``β_c = Φ w_c`` and the prior ``(λ/2)Σ_c‖w_c‖²``, the Laplace posterior of ``w`` has
+    the (hm × hm) covariance ``S = (λI + Σ_{i∈L} F_i ⊗ φ_iφ_iᵀ)⁻¹`` and
+    ``Σ_{(j,a),(k,b)} = φ_jᵀ S_ab φ_k`` — the same matrix as :class:`LabeledPosterior` on
+    ``K = ΦΦᵀ`` (push-through identity). One O(l m² h² + m³ h³) factorisation per model, then
+    ``Σ_{U,k} X`` costs O(u·m·h) per candidate column whatever the number of labels: cheaper
+    than :class:`LabeledPosterior`'s O(u·(1 + l)·h) once l exceeds m.
+
+    Parameters
+    ----------
+    features
+        Φ (n, m).
+    L, U
+        The labeled points and the points the risk sums over (U may be most of the pool:
+        then Φ is read in place rather than copied).
+    P_L
+        The labeled points' probabilities (l, h').
+    lam
+        Regularisation λ.
+    """
+
+    #: rows of Φ read per block when the diagonal is summed (bounds the working memory)
+    ROW_BLOCK = 16_384
+
+    def __init__(self, features: np.ndarray, L, U, P_L: np.ndarray, lam: float):
+        self.features, self.U, self.lam = features, np.asarray(U, dtype=np.intp), lam
+        n, m = features.shape
+        h = self.h = P_L.shape[-1]
+        # most of the pool: multiply the whole Φ and keep the rows of U, not a copy of Φ_U
+        self._whole = self.U.size > n // 2
+        self._phi_U = features if self._whole else features[self.U]
+        phi_L = features[np.asarray(L, dtype=np.intp)]
+        F = fisher_blocks(P_L)
+        M = np.zeros((h, m, h, m))
+        for a in range(h):
+            for b in range(a, h):
+                M[a, :, b] = (phi_L * F[:, a, b, None]).T @ phi_L
+                M[b, :, a] = M[a, :, b].T
+        M = M.reshape(h * m, h * m)
+        M[np.diag_indices(h * m)] += lam
+        self._chol = scipy.linalg.cholesky(M, lower=True)
+        self.S = scipy.linalg.cho_solve((self._chol, True), np.eye(h * m))
+
+    def diagonal(self) -> np.ndarray:
+        """``[Σ]_jj`` for j in U, (u, h, h): ``‖(I⊗φ_j)ᵀ C⁻ᵀ‖²`` blocks, ``CCᵀ = S⁻¹``."""
+        h, m = self.h, self.features.shape[1]
+        # S = C⁻ᵀC⁻¹: the blocks are E_a E_bᵀ with E_a = φ_jᵀ (rows a·m… of C⁻ᵀ)
+        Cinv_t = scipy.linalg.solve_triangular(self._chol, np.eye(h * m), lower=True).T
+        rows = self.U if self._whole else np.arange(self.U.size)
+        out = np.empty((rows.size, h, h))
+        for s in range(0, rows.size, self.ROW_BLOCK):
+            phi = self._phi_U[rows[s : s + self.ROW_BLOCK]]
+            E = [phi @ Cinv_t[a * m : (a + 1) * m] for a in range(h)]
+            for a in range(h):
+                for b in range(a, h):
+                    out[s : s + phi.shape[0], a, b] = np.einsum("ij,ij->i", E[a], E[b])
+                    out[s : s + phi.shape[0], b, a] = out[s : s + phi.shape[0], a, b]
+        return out
+
+    def at(self, C) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
+        """As :meth:`LabeledPosterior.at`: ``Σ_kk`` (c, h, h) and ``times``."""
+        h, m = self.h, self.features.shape[1]
+        phi_C = self.features[np.asarray(C, dtype=np.intp)]  # (c, m)
+        c = phi_C.shape[0]
+        # SΦ[b] = S_{·b} φ_k for every k: (h·m, c)
+        S_phi = [self.S[:, b * m : (b + 1) * m] @ phi_C.T for b in range(h)]
+        S_kk = np.empty((c, h, h))
+        for a in range(h):
+            for b in range(h):
+                S_kk[:, a, b] = np.einsum("km,mk->k", phi_C, S_phi[b][a * m : (a + 1) * m])
+
+        def times(Xk: np.ndarray) -> np.ndarray:
+            # W_a = Σ_b S_ab φ_k X_kb (m, r, c), then one product with Φ_U per class a
+            r = Xk.shape[2]
+            W = np.zeros((h, m, r, c))
+            for b in range(h):
+                W += S_phi[b].reshape(h, m, 1, c) * Xk[:, b, :].T
+            out = np.empty((h, r * c, self.U.size))
+            for a in range(h):
+                product = self._phi_U @ W[a].reshape(m, r * c)  # (rows read, r·c)
+                # rows of U gathered whole (contiguous), then one transposed copy
+                out[a] = (product[self.U] if self._whole else product).T
+            return out.reshape(h, r, c, -1)
+
+        return S_kk, times

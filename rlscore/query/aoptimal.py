@@ -45,7 +45,7 @@ from rlscore.core.klr import (
     newton_representer,
     probabilities,
 )
-from rlscore.core.klr_posterior import aoptimal_risk_terms, posterior_diag, woodbury_core
+from rlscore.core.klr_posterior import LabeledPosterior, aoptimal_risk_terms, woodbury_core
 from rlscore.query.klr_pool import KLRPoolStrategy, MaxEntropyKLR
 
 __all__ = ["AOptimalKLR", "MaxEntropyKLR", "aoptimal_risk_terms", "woodbury_core"]
@@ -53,7 +53,7 @@ __all__ = ["AOptimalKLR", "MaxEntropyKLR", "aoptimal_risk_terms", "woodbury_core
 #: pools up to this size are scored exactly by mode="auto"
 AUTO_EXACT_MAX_POOL = 400
 #: cap on the floats of one chunk of candidates (bounds the memory of the batched scoring)
-_CHUNK_ELEMENTS = 2_000_000
+CHUNK_ELEMENTS = 2_000_000
 
 
 @contextmanager
@@ -120,6 +120,8 @@ class AOptimalKLR(KLRPoolStrategy):
         "variance (far from every label, at the edges of the graph) rather than those that "
         "most reduce the classifier's uncertainty"
     )
+    #: floats of one chunk of candidates' planes in the fast mode (bounds its memory)
+    _chunk_elements = CHUNK_ELEMENTS
     risk_name = "Predictive variance (A-optimal)"
     risk_help = (
         "Sum over the unlabeled points of the squared-slope-weighted posterior variance "
@@ -277,29 +279,19 @@ class AOptimalKLR(KLRPoolStrategy):
         self._check_started()
         return self._fast_label_risks(np.asarray(cands, dtype=np.int64))
 
-    def _scoring_context(self, cands: np.ndarray):
-        """Shared inputs of both scorers: the kernel's blocks, λ, h, T, L, the risk set U,
-        each candidate's position in U (−1 when outside it), K_LU."""
+    def _risk_positions(self, cands: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The risk set U and each candidate's position in it (−1 when outside it)."""
         U = self._risk_set()
-        L = self._L
         pos = np.searchsorted(U, cands)
         inside = pos < U.size
         inside[inside] = U[pos[inside]] == cands[inside]
-        pos_in_U = np.where(inside, pos, -1)
-        return (
-            self._K.block,
-            self._lam,
-            self._h,
-            self.classes_.size,
-            L,
-            U,
-            pos_in_U,
-            self._K.block(L, U),
-        )
+        return U, np.where(inside, pos, -1)
 
     def _exact_label_risks(self, cands: np.ndarray) -> np.ndarray:
         # every (candidate, label) refit is an independent problem: solve them as stacks
-        block, lam, h, n_classes, L, U, pos_in_U, K_LU = self._scoring_context(cands)
+        block, lam, h, n_classes, L = self._K.block, self._lam, self._h, self.classes_.size, self._L
+        U, pos_in_U = self._risk_positions(cands)
+        K_LU = block(L, U)
         l, u = len(L), U.size
         K_LL = block(L, L)
         T_c = np.stack(
@@ -307,7 +299,7 @@ class AOptimalKLR(KLRPoolStrategy):
         )
         out = np.empty((cands.size, n_classes))
         per_problem = n_classes * (l + 1) * (u + l + 1) * h * h
-        chunk = max(1, _CHUNK_ELEMENTS // per_problem)
+        chunk = max(1, CHUNK_ELEMENTS // per_problem)
         for s0 in range(0, cands.size, chunk):
             C = cands[s0 : s0 + chunk]
             m = C.size
@@ -337,63 +329,54 @@ class AOptimalKLR(KLRPoolStrategy):
             out[s0 : s0 + m] = terms.sum(axis=-1)
         return out
 
+    def _posterior(self, U: np.ndarray):
+        """The current model's posterior covariance over U (Woodbury on the labeled points)."""
+        return LabeledPosterior(self._K, self._L, U, self._P[self._L], self._lam)
+
     def _fast_label_risks(self, cands: np.ndarray) -> np.ndarray:
-        # Σ = H⁻¹ is never formed: Σ_jk X = (K_jk X − Σ_i K_ij [G (I⊗K_Lk) X]_i) / λ is one
-        # GEMM. Per-pair quantities are stored component-major, (h, …, m, u) planes, so the
-        # small class axes are loops over contiguous planes rather than strided reductions.
-        block, lam, h, n_classes, L, U, pos_in_U, K_LU = self._scoring_context(cands)
-        l, u = len(L), U.size
-        G = woodbury_core(block(L, L), self._P[L], lam)
-        G_t = G.reshape(l, h, l, h).transpose(0, 1, 3, 2).reshape(l * h * h, l)
-        # [H⁻¹]_jj as planes (h, h, 1, u)
-        post_U = np.moveaxis(posterior_diag(G, K_LU, self._K.diagonal(U), h, lam), 0, -1)[
-            :, :, None
-        ]
+        # Σ = H⁻¹ is never formed: the posterior object gives Σ_kk and the products Σ_{U,k} X.
+        # Per-pair quantities are stored component-major, (h, …, m, u) planes, so the small
+        # class axes are loops over contiguous planes rather than strided reductions.
+        h, n_classes = self._h, self.classes_.size
+        U, pos_in_U = self._risk_positions(cands)
+        u = U.size
+        posterior = self._posterior(U)
+        post_U = np.moveaxis(posterior.diagonal(), 0, -1)[:, :, None]  # (h, h, 1, u)
         beta_U = self._beta[U].T[:, None, :]  # (h, 1, u)
         eye = np.eye(h)
         out = np.empty((cands.size, n_classes))
-        chunk = max(1, _CHUNK_ELEMENTS // max(1, 4 * u * h * h))
+        # per label: the step v and the factor B of the variance update (h − 1 columns, or 1)
+        width = n_classes * max(h, 2)
+        chunk = max(1, self._chunk_elements // max(1, u * h * (width + 4)))
         for s0 in range(0, cands.size, chunk):
             C = cands[s0 : s0 + chunk]
             m = C.size
             own_pos = pos_in_U[s0 : s0 + m]
             own = (np.flatnonzero(own_pos >= 0), own_pos[own_pos >= 0])
-            K_CU = block(C, U)
-            K_LC = block(L, C)
-            Gk = np.moveaxis((G_t @ K_LC).reshape(l, h, h, m), -1, 0)  # (m, l, h, h)
-
-            def sigma_times(Xk, K_CU=K_CU, Gk=Gk, m=m):
-                """``Σ_jk X_k`` for every candidate k and j in U: planes (h, r, m, u)."""
-                res = Xk.transpose(1, 2, 0)[..., None] * K_CU
-                if l:
-                    GX = (Gk @ Xk[:, None]).transpose(2, 3, 0, 1)  # (h, r, m, l)
-                    res -= (GX.reshape(-1, l) @ K_LU).reshape(res.shape)
-                return res / lam
-
-            S_kk = self._K.diagonal(C)[:, None, None] * eye
-            if l:
-                S_kk = S_kk - np.einsum("im,miab->mab", K_LC, Gk)
-            S_kk /= lam
+            S_kk, sigma_times = posterior.at(C)
             # one Newton step from the warm start: Δβ = −Σ_{:k}(I + F_k Σ_kk)⁻¹(p_k − t)
             D = np.linalg.inv(eye + fisher_blocks(self._P[C]) @ S_kk)
+            columns = []
             for c in range(n_classes):
                 g = self._P[C] - ova_targets(np.full(m, c), n_classes, negative=0.0)
                 v = np.einsum("mab,mb->ma", D, g)
                 beta_own = self._beta[C] - np.einsum("mab,mb->ma", S_kk, v)
                 F_own = fisher_blocks(probabilities(beta_own))
                 A = np.linalg.solve(eye + F_own @ S_kk, F_own)  # F'(I + Σ_kk F')⁻¹
-                P_new = _planes_probabilities(beta_U - sigma_times(v[:, :, None])[:, 0])
+                columns += [v[:, :, None], _low_rank_factor(A)]
+            # every label's Σ_{U,k} products at once: one pass over the kernel or features
+            sizes = np.cumsum([0] + [x.shape[2] for x in columns])
+            products = sigma_times(np.concatenate(columns, axis=2))
+            for c in range(n_classes):
+                a0, a1, a2 = sizes[2 * c : 2 * c + 3]
+                P_new = _planes_probabilities(beta_U - products[:, a0])
                 # new variance blocks Σ_jj − (Σ_jk B)(Σ_jk B)ᵀ, A = BBᵀ, weighted by F'_j²
                 terms = _trace_fisher_sq(P_new, post_U)
-                Y = sigma_times(_low_rank_factor(A))
-                for r in range(Y.shape[1]):
-                    pY = sum(P_new[a] * Y[a, r] for a in range(h))
+                for r in range(a1, a2):
+                    Y = products[:, r]
+                    pY = sum(P_new[a] * Y[a] for a in range(h))
                     for a in range(h):
-                        FY = (
-                            P_new[a] * (Y[a, r] - pY)
-                            if h > 1
-                            else P_new[0] * (1 - P_new[0]) * Y[0, r]
-                        )
+                        FY = P_new[a] * (Y[a] - pY) if h > 1 else P_new[0] * (1 - P_new[0]) * Y[0]
                         terms -= FY * FY
                 terms[own] = 0.0
                 out[s0 : s0 + m, c] = terms.sum(axis=1)

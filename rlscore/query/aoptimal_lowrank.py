@@ -3,10 +3,14 @@
 The kernel is the Nyström ``K̃ = ΦΦᵀ`` of :class:`~rlscore.core.lowrank.LowRankKernel`
 (``Φ`` n × m; the pool itself for a linear kernel with d < n), held as its features
 (:class:`~rlscore.core.kernel_blocks.FeatureKernel`): the KLR, its A-optimal risk and the
-candidates' scores are those of :class:`~rlscore.query.aoptimal.AOptimalKLR` on ``K̃``
-(Sherman–Morrison–Woodbury on the labeled points), with every kernel block a product of
-features. Memory is O(nm); a fast-mode query costs O(c·u·(m + l·h²)) for c candidates and
-u unlabeled points, so the default scores 200 candidates (the most uncertain ones).
+candidates' scores are those of :class:`~rlscore.query.aoptimal.AOptimalKLR` on ``K̃``.
+The posterior covariance is taken by Woodbury on whichever is smaller: the l labeled points
+(:class:`~rlscore.core.klr_posterior.LabeledPosterior`, while ``l < m``) or the m features
+(:class:`~rlscore.core.klr_posterior.FeaturePosterior`, the (hm × hm) covariance of the
+primal weights), so a fast-mode query costs O(c·u·T·h²·min(l, m)) for c candidates, u risk
+points and T classes (h = 1 for two, T otherwise) and stops growing with the labels. Memory
+is O(nm); the default scores 200 candidates (the most uncertain ones), and ``risk_points``
+bounds u on large pools.
 """
 
 from __future__ import annotations
@@ -15,9 +19,11 @@ import numpy as np
 
 from rlscore.core.kernel_blocks import FeatureKernel
 from rlscore.core.kernels import VECTOR_KERNELS
+from rlscore.core.klr import fisher_blocks
+from rlscore.core.klr_posterior import FeaturePosterior
 from rlscore.core.lowrank import LowRankKernel
 from rlscore.core.validation import check_matrix
-from rlscore.query.aoptimal import AOptimalKLR
+from rlscore.query.aoptimal import CHUNK_ELEMENTS, AOptimalKLR
 
 __all__ = ["LowRankAOptimalKLR"]
 
@@ -43,6 +49,8 @@ class LowRankAOptimalKLR(AOptimalKLR):
     lowrank_ : LowRankKernel or None — the fitted feature map (None when Φ is the pool).
     """
 
+    # each chunk of candidates reads all of Φ once: larger chunks (64 MB of planes) amortise it
+    _chunk_elements = 8 * CHUNK_ELEMENTS
     # the features are most of the state and replaying the labels is cheap: no snapshots
     snapshot_worthy = False
     _kernel_params = ("kernel", "sigma", "degree", "n_landmarks", "landmarks", "random_state")
@@ -101,6 +109,26 @@ class LowRankAOptimalKLR(AOptimalKLR):
             ).fit(X)
             self.features_ = self.lowrank_.features_
         return FeatureKernel(self.features_)
+
+    def _posterior(self, U: np.ndarray):
+        """The posterior covariance by Woodbury on the m features (SPEC §7) once the labels
+        outnumber them, else on the labeled points: the smaller inner dimension of the
+        products (``benchmarks/aopt_speed.py --lowrank``). Kept for the current model."""
+        if len(self._L) < self.features_.shape[1]:
+            return super()._posterior(U)
+        key = (tuple(self._L), tuple(self._codes), self._lam, id(self.features_), U.size)
+        cached = getattr(self, "_posterior_cache", None)
+        if cached is None or cached[0] != key or not np.array_equal(cached[1].U, U):
+            P_L = self._P[self._L]
+            cached = (key, FeaturePosterior(self.features_, self._L, U, P_L, self._lam))
+            self._posterior_cache = cached
+        return cached[1]
+
+    def _risk_terms(self, L, P, U) -> np.ndarray:
+        if list(L) != list(self._L) or P is not self._P:
+            return super()._risk_terms(L, P, U)
+        F_U = fisher_blocks(P[U])
+        return np.einsum("uab,uab->u", self._posterior(U).diagonal(), F_U @ F_U)
 
     def transform(self, Z) -> np.ndarray:
         """Features ``φ(z)`` of any points (n_z, m)."""
