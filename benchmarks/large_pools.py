@@ -3,7 +3,9 @@
 Data: ``n`` points of a 10-dimensional standard normal, labels ``x₀ + sin(2x₁) + x₂x₃/2 > 0``
 (two classes, about balanced), RBF σ = 3, λ = 0.5, no class weights, 10 random labels taught
 first; ``rlscore.query.LowRankARLS`` with m = 500 landmarks of the engine's default rule
-(k-means centres; ``--landmarks`` another). Three parts:
+(k-means centres; ``--landmarks`` another), without and with ``refine = --refine`` (default 10:
+the 10 candidates of lowest low-rank score re-scored by exact ARLS's expected risk on the exact
+kernel, the best of them queried). Three parts:
 
 1. **n = 100 000**: the start (landmarks, features Φ), the time of one query right after a
    label (median of ``--repeats``, the label undone after each) for two settings — 200
@@ -14,9 +16,13 @@ first; ``rlscore.query.LowRankARLS`` with m = 500 landmarks of the engine's defa
    ``numpy.linalg.inv``, forms the whole (s × c) product ``Φ_S(I − P)Φ_Cᵀ`` at once and
    loops over the candidates and labels with its own risk function; it scores the same
    candidates on the same risk points, and the script checks the same pick and the largest
-   score difference.
-2. **n = 1 000 000** with 200 candidates and a risk sample of 20 000 points: start (one run),
-   query (median), teach, peak memory, and the same naive reference.
+   score difference. With ``refine`` the naive reference is exact ARLS on the shortlist from
+   the RBF kernel columns of the labeled points and the shortlist (numpy only). Each setting
+   also reports the peak traced memory of one query right after a label (*query GB*), and the
+   run the peak of start + labels + one query with refine off and then one with refine on.
+   The settings are measured again with 200 labels (a second start).
+2. **n = 1 000 000** with 200 candidates and a risk sample of 20 000 points, refine off and
+   on: start (one run), query (median), teach, peak memory, and the same naive references.
 3. **Exact vs low-rank** on n = 5000 (m = 500): dense ``ARLS`` on the exact RBF kernel and
    ``LowRankARLS`` with every candidate and the whole pool. Same pick: both are asked for
    their query on the same labeled set at each of 100 steps (the exact pick is taught to
@@ -25,12 +31,14 @@ first; ``rlscore.query.LowRankARLS`` with m = 500 landmarks of the engine's defa
    held-out test set of 2000 points every 10 labels; also the low-rank classifier's accuracy
    on the exact picks (same labels: the approximation's own effect on the classifier).
    Calibration: exact ARLS with λ × 1.001 against exact ARLS — how far a learning curve moves
-   when a few near-tied picks go the other way.
+   when a few near-tied picks go the other way. The same for ``LowRankARLS(refine=K)`` (its
+   classifier is the Nyström one, as without refine).
 
 ``--fidelity RULE:M …`` runs only part 3 for several landmark rules and m over ``--starts``
 starts (initial labels and landmarks), with dense ARLS on the Nyström kernel ``ΦΦᵀ`` standing in
 for ``LowRankARLS`` (the same scores, checked at the first query), and the start and query time
-of each at n = 100 000.
+of each at n = 100 000. Its refined side is the shortlist of that stand-in re-scored by dense
+exact ARLS (checked against ``LowRankARLS(refine=K)`` at the first query).
 
 BLAS is pinned to one thread; the machine and its load average are printed before and after,
 with the process's maximum resident set size.
@@ -72,6 +80,20 @@ def naive_risk(f: np.ndarray) -> float:
     return float(np.minimum(p, 1.0 - p).sum())
 
 
+def naive_expected(m_S, D_SC, m_C, s, n: int) -> np.ndarray:
+    """Expected risk on the risk points S (× n/|S|) after labeling each candidate: the
+    predictions ``m_S`` there, the candidates' covariance columns ``D_SC``, their predictions
+    ``m_C`` and ``s = D_ii + λ``."""
+    p_plus = np.clip((m_C + 1.0) / 2.0, 0.0, 1.0)
+    out = np.empty(len(m_C))
+    for k in range(len(m_C)):
+        expected = 0.0
+        for y, p in ((1.0, p_plus[k]), (-1.0, 1.0 - p_plus[k])):
+            expected += p * naive_risk(m_S + D_SC[:, k] * (y - m_C[k]) / s[k])
+        out[k] = expected * n / m_S.shape[0]
+    return out
+
+
 def naive_scores(phi, L, labels, cand, S, lam: float) -> np.ndarray:
     """Expected pool risk of labeling each candidate (binary, no weights), all at full size."""
     n, r = phi.shape
@@ -81,19 +103,29 @@ def naive_scores(phi, L, labels, cand, S, lam: float) -> np.ndarray:
     w = H_inv @ (phi_L.T @ y_L)  # primal RLS
     C = lam * H_inv  # I − P
     phi_S = phi if S is None else phi[S]
-    m_S = phi_S @ w
     phi_C = phi[cand]
-    m_C = phi_C @ w
-    p_plus = np.clip((m_C + 1.0) / 2.0, 0.0, 1.0)
     D_SC = phi_S @ (C @ phi_C.T)  # d_i on the risk points, every candidate at once
     s = np.einsum("ij,ij->i", phi_C @ C, phi_C) + lam
-    out = np.empty(len(cand))
-    for k in range(len(cand)):
-        expected = 0.0
-        for y, p in ((1.0, p_plus[k]), (-1.0, 1.0 - p_plus[k])):
-            expected += p * naive_risk(m_S + D_SC[:, k] * (y - m_C[k]) / s[k])
-        out[k] = expected * n / phi_S.shape[0]
-    return out
+    return naive_expected(phi_S @ w, D_SC, phi_C @ w, s, n)
+
+
+def naive_rbf(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    d2 = (A**2).sum(axis=1)[:, None] + (B**2).sum(axis=1)[None] - 2.0 * A @ B.T
+    return np.exp(-np.maximum(d2, 0.0) / (2.0 * SIGMA**2))
+
+
+def naive_exact_scores(X, L, labels, cand, S, lam: float) -> np.ndarray:
+    """Exact ARLS's expected pool risk of labeling each candidate (binary, no weights, the
+    RBF kernel), from the kernel columns of the labeled points and of the candidates."""
+    n = X.shape[0]
+    K_nL, K_nC = naive_rbf(X, X[L]), naive_rbf(X, X[cand])
+    G = K_nL[L] + lam * np.eye(len(L))
+    y_L = np.where(np.asarray(labels) == 1, 1.0, -1.0)
+    m = K_nL @ np.linalg.solve(G, y_L)
+    D = K_nC - K_nL @ np.linalg.solve(G, K_nC[L])  # covariance columns, (n, c)
+    s = D[cand, np.arange(len(cand))] + lam
+    rows = slice(None) if S is None else S
+    return naive_expected(m[rows], D[rows], m[cand], s, n)
 
 
 # -- measurement ------------------------------------------------------------------------------
@@ -111,12 +143,31 @@ def fresh_query_seconds(q, y: np.ndarray, repeats: int) -> float:
     return statistics.median(times[1:])
 
 
-def big_pool(n: int, landmarks: int, settings: list[tuple], args, start_repeats: int) -> dict:
-    """Start, query, teach and memory of LowRankARLS on one pool, with the naive reference."""
+def query_peak_gb(q, y: np.ndarray) -> float:
+    """Peak traced memory (GB) of one query right after a label, beyond the state held before
+    it (teach, query, undo; with refine, the new label's kernel column included)."""
+    free = np.setdiff1d(np.arange(q.n_pool_), q.labeled_)
+    i = int(np.random.default_rng(3).choice(free))
+    tracemalloc.start()
+    q.teach(i, int(y[i]))
+    q.next_query()
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    q.undo()
+    return peak / 1e9
+
+
+def big_pool(
+    n: int, landmarks: int, settings: list[tuple], args, start_repeats: int, labels: int
+) -> dict:
+    """Start, query, teach and memory of LowRankARLS on one pool with ``labels`` random labels,
+    for each setting (candidates, risk sample, refine), with the naive references: the rows
+    of ``settings`` without refine, of ``refined`` with it."""
     X, y = make_pool(n)
-    L = np.random.default_rng(1).choice(n, SEED_LABELS, replace=False).tolist()
-    row = {"n": n, "m": landmarks, "rule": args.landmarks, "settings": []}
-    c0, s0 = settings[0]
+    L = np.random.default_rng(1).choice(n, labels, replace=False).tolist()
+    row = {"n": n, "m": landmarks, "rule": args.landmarks, "labels": labels}
+    row["settings"], row["refined"] = [], []
+    c0, s0, _ = settings[0]
 
     def make(candidates, risk_sample):
         return LowRankARLS(
@@ -128,7 +179,8 @@ def big_pool(n: int, landmarks: int, settings: list[tuple], args, start_repeats:
             risk_sample=risk_sample,
         )
 
-    # one traced run: start + labels + one query (numpy's buffers are traced)
+    # one traced run: start + labels + one query, then one refined query (numpy's buffers
+    # are traced; the refined peak includes the exact side's kernel columns)
     tracemalloc.start()
     tic = time.perf_counter()
     q = make(c0, s0).start(X, [0, 1])
@@ -136,7 +188,12 @@ def big_pool(n: int, landmarks: int, settings: list[tuple], args, start_repeats:
     q.teach_many(L, y[L].tolist())
     q.next_query()
     row["peak_gb"] = tracemalloc.get_traced_memory()[1] / 1e9
+    tracemalloc.reset_peak()
+    q.set_params(refine=args.refine)
+    q.next_query()
+    row["peak_refine_gb"] = tracemalloc.get_traced_memory()[1] / 1e9
     tracemalloc.stop()
+    q.set_params(refine=None)
     row["r"] = q.features_.shape[1]
     if start_repeats > 1:
         row["start_s"] = timed(lambda: make(c0, s0).start(X, [0, 1]), start_repeats, warmup=0)
@@ -149,29 +206,46 @@ def big_pool(n: int, landmarks: int, settings: list[tuple], args, start_repeats:
     q.teach(j, int(y[j]))
     row["teach_s"] = time.perf_counter() - tic
     q.undo()
-    for candidates, risk_sample in settings:
-        q.set_params(candidates=candidates, risk_sample=risk_sample)
-        out = {"candidates": candidates, "risk_sample": risk_sample}
-        out["query_s"] = fresh_query_seconds(q, y, args.repeats)
-        i, score = q.next_query()
-        cand = q.candidate_indices()
-        S = q.risk_points()
-        mine = q.scores()[cand]
-        tracemalloc.start()
-        ref = naive_scores(q.features_, q.labeled_, q.labels_, cand, S, LAM)
-        out["naive_peak_gb"] = tracemalloc.get_traced_memory()[1] / 1e9
-        tracemalloc.stop()
-        out["naive_s"] = timed(
-            lambda c=cand, s=S: naive_scores(q.features_, q.labeled_, q.labels_, c, s, LAM),
-            repeats=3,
-            warmup=0,
-        )
-        out["max_diff"] = float(np.max(np.abs(ref - mine)))
-        out["same"] = bool(cand[int(np.argmin(ref))] == i)
-        out["se"] = q.risk_standard_error_
-        out["score"] = score
-        row["settings"].append(out)
+    for setting in settings:
+        key = "settings" if setting[2] is None else "refined"
+        row[key].append(measure_setting(q, setting, y, args.repeats))
     return row
+
+
+def measure_setting(q, setting: tuple, y: np.ndarray, repeats: int) -> dict:
+    """Query time and memory of one setting (candidates, risk sample, refine), and its scores
+    against the naive reference (low-rank scores, or exact scores of the shortlist)."""
+    candidates, risk_sample, refine = setting
+    q.set_params(candidates=candidates, risk_sample=risk_sample, refine=refine)
+    out = {"candidates": candidates, "risk_sample": risk_sample, "refine": refine}
+    out["query_s"] = fresh_query_seconds(q, y, repeats)
+    out["query_gb"] = query_peak_gb(q, y)
+    i, score = q.next_query()
+    S = q.risk_points()
+    if refine is None:
+        cand = q.candidate_indices()
+        mine = q.scores()[cand]
+
+        def naive(c=cand, s=S):
+            return naive_scores(q.features_, q.labeled_, q.labels_, c, s, LAM)
+    else:
+        refined = q.refined_scores()
+        cand = np.flatnonzero(~np.isnan(refined))
+        mine = refined[cand]
+
+        def naive(c=cand, s=S):
+            return naive_exact_scores(q.X_, q.labeled_, q.labels_, c, s, LAM)
+
+    tracemalloc.start()
+    ref = naive()
+    out["naive_peak_gb"] = tracemalloc.get_traced_memory()[1] / 1e9
+    tracemalloc.stop()
+    out["naive_s"] = timed(naive, repeats=3, warmup=0)
+    out["max_diff"] = float(np.max(np.abs(ref - mine)))
+    out["same"] = bool(cand[int(np.argmin(ref))] == i)
+    out["se"] = q.risk_standard_error_
+    out["score"] = score
+    return out
 
 
 #: a low-rank pick counts as a near tie when its exact score is within this of the exact best
@@ -248,64 +322,102 @@ def curve_gap(a: list[float], b: list[float]) -> float:
     return 100.0 * float(np.max(np.abs(np.subtract(a, b))))
 
 
-def compare_exact(n: int, landmarks: int, rule: str, steps: int, n_test: int) -> dict:
+def compare_exact(n: int, landmarks: int, rule: str, steps: int, n_test: int, refine: int) -> dict:
     """Same picks on the exact trajectory, both learning curves (every 10 labels), and a
-    calibration: exact ARLS with λ nudged by :data:`LAM_NUDGE` against exact ARLS."""
+    calibration: exact ARLS with λ nudged by :data:`LAM_NUDGE` against exact ARLS; for
+    ``LowRankARLS`` without and with ``refine``."""
     X, y, X_test, y_test = fidelity_pool(n, n_test)
     init = np.random.default_rng(6).choice(n, 4, replace=False).tolist()
     every = max(1, steps // 10)
     accuracy = test_accuracy(X_test, y_test)
     ref = exact_reference(X, y, accuracy, init, steps, every)
+    out = {"n": n, "m": landmarks, "rule": rule, "steps": steps}
+    out["labels"] = [len(init) + k * every for k in range(len(ref["curve"]))]
+    out["curve_exact"] = ref["curve"]
+    sides = {}
+    for side, k in (("low", None), ("refined", refine)):
 
-    def low_rank():
-        q = LowRankARLS(sigma=SIGMA, lam=LAM, n_landmarks=landmarks, landmarks=rule)
-        q.start(X, [0, 1]).teach_many(init, y[init].tolist())
-        return q
+        def low_rank(k=k):
+            q = LowRankARLS(sigma=SIGMA, lam=LAM, n_landmarks=landmarks, landmarks=rule, refine=k)
+            q.start(X, [0, 1]).teach_many(init, y[init].tolist())
+            return q
 
-    low = low_rank()
-    tic = time.perf_counter()
-    followed = follow_exact(low, ref, y, accuracy, every)
-    query_s = (time.perf_counter() - tic) / steps
-    curve_low = own_curve(low_rank(), y, accuracy, steps, every)
+        tic = time.perf_counter()
+        followed = follow_exact(low_rank(), ref, y, accuracy, every)
+        curve = own_curve(low_rank(), y, accuracy, steps, every)
+        gaps = [100.0 * abs(a - b) for a, b in zip(ref["curve"], curve, strict=True)]
+        sides[side] = {
+            "same": int(followed["same"]),
+            "near": int(followed["near"]),
+            "curve": curve,
+            "curve_same_labels": followed["same_labels_curve"],
+            "max_gap": max(gaps),
+            "mean_gap": statistics.mean(gaps),
+            "same_labels_gap": curve_gap(ref["curve"], followed["same_labels_curve"]),
+            # every query of both runs (2 × steps) and their labels
+            "query_s": (time.perf_counter() - tic) / (2 * steps),
+        }
+    # the pure low-rank side at the top level (as before refine), the refined one beside
+    out.update(sides["low"])
+    out["refined"] = {"refine": refine, **sides["refined"]}
     nudged_lam = LAM * (1 + LAM_NUDGE)
     nudged = ARLS(sigma=SIGMA, lam=nudged_lam).start(X, [0, 1])
     nudged.teach_many(init, y[init].tolist())
     calibration = follow_exact(nudged, ref, y, accuracy, every)
     nudged_curve = exact_reference(X, y, accuracy, init, steps, every, nudged_lam)["curve"]
-    gaps = [100.0 * abs(a - b) for a, b in zip(ref["curve"], curve_low, strict=True)]
-    return {
-        "n": n,
-        "m": landmarks,
-        "rule": rule,
-        "steps": steps,
-        "same": int(followed["same"]),
-        "near": int(followed["near"]),
-        "labels": [len(init) + k * every for k in range(len(ref["curve"]))],
-        "curve_exact": ref["curve"],
-        "curve_low": curve_low,
-        "curve_same_labels": followed["same_labels_curve"],
-        "max_gap": max(gaps),
-        "mean_gap": statistics.mean(gaps),
-        "same_labels_gap": curve_gap(ref["curve"], followed["same_labels_curve"]),
-        "query_s": query_s,
-        "nudged_same": int(calibration["same"]),
-        "nudged_gap": curve_gap(ref["curve"], nudged_curve),
-    }
+    out["nudged_same"] = int(calibration["same"])
+    out["nudged_gap"] = curve_gap(ref["curve"], nudged_curve)
+    return out
 
 
-def fidelity_sweep(configs: list[tuple[str, int]], starts: int, n: int, n_test: int, steps: int):
-    """Exact vs low-rank ARLS for several landmark rules and m, over several starts.
+class RefinedStandIn:
+    """``LowRankARLS(refine=k)`` from two dense strategies taught the same labels: ``low``
+    (ARLS on K̃ = ΦΦᵀ) gives the low-rank scores and the classifier, ``exact`` (ARLS on the
+    exact kernel) the exact scores of the k lowest of them, the best of which is queried."""
+
+    def __init__(self, low: ARLS, exact: ARLS, k: int) -> None:
+        self.low, self.exact, self.k = low, exact, k
+
+    @property
+    def labeled_(self) -> list[int]:
+        return self.low.labeled_
+
+    def dual_coef(self) -> np.ndarray:
+        return self.low.dual_coef()
+
+    def shortlist(self) -> np.ndarray:
+        s = self.low.scores()
+        scored = np.flatnonzero(~np.isnan(s))
+        return scored[np.argsort(s[scored], kind="stable")[: self.k]]
+
+    def next_query(self) -> tuple[int, float]:
+        short, exact = self.shortlist(), self.exact.scores()
+        i = int(short[np.argmin(exact[short])])
+        return i, float(exact[i])
+
+    def teach(self, i: int, label) -> None:
+        self.low.teach(i, label)
+        self.exact.teach(i, label)
+
+
+def fidelity_sweep(
+    configs: list[tuple[str, int]], starts: int, n: int, n_test: int, steps: int, refine: int
+):
+    """Exact vs low-rank ARLS for several landmark rules and m, over several starts, without
+    and with ``refine``.
 
     Each start draws its own 4 initial labels and its own landmarks (``random_state`` = the
     start). The low-rank side is dense ``ARLS`` on the Nyström kernel ``K̃ = ΦΦᵀ`` of the
     features ``LowRankKernel`` builds (``LowRankARLS`` gives the same scores to 1e-8,
     ``tests/test_arls_lowrank.py``, and this function checks it at the first query of the first
     start): a query costs 0.1–0.3 s instead of 3–6 s with every candidate on the whole pool.
-    Calibration row: exact ARLS with λ nudged by :data:`LAM_NUDGE`.
+    The refined side is :class:`RefinedStandIn` (checked against ``LowRankARLS(refine=k)``
+    at the same first query). Calibration row: exact ARLS with λ nudged by :data:`LAM_NUDGE`.
     """
     X, y, X_test, y_test = fidelity_pool(n, n_test)
     every = max(1, steps // 10)
     exact_acc = test_accuracy(X_test, y_test)
+    K_exact = ARLS(sigma=SIGMA, lam=LAM).pool_kernel(X)
     rows: dict[str, dict] = {}
 
     def record(name: str, followed: dict, curve: list[float], ref: dict) -> None:
@@ -333,41 +445,60 @@ def fidelity_sweep(configs: list[tuple[str, int]], starts: int, n: int, n_test: 
             K_low = phi @ phi.T
             accuracy = nystrom_accuracy(lowrank.transform(X_test) @ phi.T, y_test)
 
-            def dense(K_low=K_low, init=init):
-                q = ARLS(sigma=SIGMA, lam=LAM).start(X, [0, 1], K=K_low)
+            def dense(K=K_low, init=init):
+                q = ARLS(sigma=SIGMA, lam=LAM).start(X, [0, 1], K=K)
                 q.teach_many(init, y[init].tolist())
                 return q
 
+            def refined(dense=dense):
+                return RefinedStandIn(dense(), dense(K_exact), refine)
+
             if start == 0 and (rule, m) == configs[0]:
-                check_dense_equals_low_rank(dense(), X, y, init, rule, m)
+                check_stand_ins(dense(), refined(), X, y, init, rule, m, refine)
             followed = follow_exact(dense(), ref, y, accuracy, every)
             curve = own_curve(dense(), y, accuracy, steps, every)
             record(f"{rule}, m = {m}", followed, curve, ref)
+            followed = follow_exact(refined(), ref, y, accuracy, every)
+            curve = own_curve(refined(), y, accuracy, steps, every)
+            record(f"{rule}, m = {m}, refine {refine}", followed, curve, ref)
     mean_exact = np.mean(exact_curves, axis=0)
     for row in rows.values():
         row["mean_curve_gap"] = curve_gap(mean_exact, np.mean(row["curves"], axis=0))
     return rows
 
 
-def check_dense_equals_low_rank(dense, X, y, init, rule: str, m: int) -> None:
+def check_stand_ins(dense, refined, X, y, init, rule: str, m: int, refine: int) -> None:
     """Print the largest relative difference of the first query's scores: dense ARLS on
-    ``K̃ = ΦΦᵀ`` against ``LowRankARLS`` (every candidate, whole pool) with the same landmarks."""
-    low = LowRankARLS(sigma=SIGMA, lam=LAM, n_landmarks=m, landmarks=rule, random_state=0)
+    ``K̃ = ΦΦᵀ`` against ``LowRankARLS`` (every candidate, whole pool) with the same landmarks,
+    and the refined stand-in's exact scores against ``LowRankARLS(refine=k)``'s."""
+    low = LowRankARLS(
+        sigma=SIGMA, lam=LAM, n_landmarks=m, landmarks=rule, random_state=0, refine=refine
+    )
     low.start(X, [0, 1]).teach_many(init, y[init].tolist())
     a, b = dense.scores(), low.scores()
     ok = ~np.isnan(a)
     diff = float(np.max(np.abs(a[ok] - b[ok]) / np.abs(a[ok])))
     same = int(np.nanargmin(a)) == int(np.nanargmin(b))
+    short = refined.shortlist()
+    mine = low.refined_scores()
+    ref = refined.exact.scores()[short]
+    refined_diff = float(np.max(np.abs(mine[short] - ref) / ref))
+    refined_same = refined.next_query()[0] == low.next_query()[0]
+    same_short = set(short) == set(np.flatnonzero(~np.isnan(mine)))
     print(
         f"check: dense ARLS on K̃ = ΦΦᵀ vs LowRankARLS ({rule}, m = {m}), first query: largest "
-        f"relative score difference {diff:.1e}, same pick: {'yes' if same else 'NO'}",
+        f"relative score difference {diff:.1e}, same pick: {'yes' if same else 'NO'}; refine "
+        f"{refine}: same shortlist {'yes' if same_short else 'NO'}, "
+        f"largest relative exact-score difference {refined_diff:.1e}, same pick: "
+        f"{'yes' if refined_same else 'NO'}",
         flush=True,
     )
 
 
-def cost_at(n: int, rule: str, m: int, repeats: int, sample: int) -> dict:
+def cost_at(n: int, rule: str, m: int, repeats: int, sample: int, refine: int) -> dict:
     """Start (one run) and query time (median, right after a label) of ``LowRankARLS`` on the
-    ``n``-point pool of parts 1–2: 200 candidates, whole-pool risk and ``sample`` risk points."""
+    ``n``-point pool of parts 1–2: 200 candidates, whole-pool risk and ``sample`` risk points,
+    without and with ``refine``."""
     X, y = make_pool(n)
     L = np.random.default_rng(1).choice(n, SEED_LABELS, replace=False).tolist()
     tic = time.perf_counter()
@@ -375,9 +506,13 @@ def cost_at(n: int, rule: str, m: int, repeats: int, sample: int) -> dict:
     q.start(X, [0, 1])
     start_s = time.perf_counter() - tic
     q.teach_many(L, y[L].tolist())
-    full = fresh_query_seconds(q, y, repeats)
-    q.set_params(risk_sample=sample)
-    return {"start_s": start_s, "query_full_s": full, "query_s": fresh_query_seconds(q, y, repeats)}
+    out = {"start_s": start_s}
+    for key, k in (("plain", None), ("refined", refine)):
+        q.set_params(refine=k, risk_sample=None)
+        full = fresh_query_seconds(q, y, repeats)
+        q.set_params(risk_sample=sample)
+        out[key] = {"query_full_s": full, "query_s": fresh_query_seconds(q, y, repeats)}
+    return out
 
 
 def print_sweep(
@@ -393,7 +528,7 @@ def print_sweep(
         f"{sample} risk points)"
     )
     header = (
-        f"{'low-rank side':<24} {'same %':>7} {'near %':>7} {'same-lab':>9} {'own':>6} "
+        f"{'low-rank side':<28} {'same %':>7} {'near %':>7} {'same-lab':>9} {'own':>6} "
         f"{'avg':>6} {'start s':>8} {'query s':>13}"
     )
     print(header)
@@ -406,7 +541,7 @@ def print_sweep(
             else f"{'':>8} {'':>13}"
         )
         print(
-            f"{name:<24} {100 * np.mean(row['same']) / steps:>7.1f} "
+            f"{name:<28} {100 * np.mean(row['same']) / steps:>7.1f} "
             f"{100 * np.mean(row['near']) / steps:>7.1f} {np.mean(row['labels_gap']):>9.2f} "
             f"{np.mean(row['gap']):>6.2f} {row['mean_curve_gap']:>6.2f} {timing}",
             flush=True,
@@ -421,23 +556,26 @@ def goal(ok: bool) -> str:
 def print_big(row: dict) -> None:
     runs = f"median of {row['start_runs']}" if row["start_runs"] > 1 else "one run"
     print(
-        f"n = {row['n']}, m = {row['m']} {row['rule']} landmarks (r = {row['r']} features): start "
-        f"{row['start_s']:.2f} s ({runs}), "
-        f"teach {row['teach_s']:.3f} s, peak traced memory {row['peak_gb']:.2f} GB "
-        "(start + labels + one query)"
+        f"n = {row['n']}, m = {row['m']} {row['rule']} landmarks (r = {row['r']} features), "
+        f"{row['labels']} labels: start {row['start_s']:.2f} s ({runs}), teach "
+        f"{row['teach_s']:.3f} s, peak traced memory {row['peak_gb']:.2f} GB (start + labels + "
+        f"one query), {row['peak_refine_gb']:.2f} GB with one refined query after it"
     )
     header = (
-        f"{'candidates':>10} {'risk pts':>9} {'query s':>8} {'naive s':>8} {'naive GB':>9} "
-        f"{'max|Δscore|':>12} {'same pick':>9} {'score':>10} {'SE':>8}"
+        f"{'candidates':>10} {'risk pts':>9} {'refine':>6} {'query s':>8} {'query GB':>9} "
+        f"{'naive s':>8} {'naive GB':>9} {'max|Δscore|':>12} {'same pick':>9} {'score':>10} "
+        f"{'SE':>8}"
     )
     print(header)
     print("-" * len(header))
-    for o in row["settings"]:
+    for o in row["settings"] + row["refined"]:
         pts = "all" if o["risk_sample"] is None else str(o["risk_sample"])
+        refine = "off" if o["refine"] is None else str(o["refine"])
         print(
-            f"{o['candidates']:>10} {pts:>9} {o['query_s']:>8.3f} {o['naive_s']:>8.3f} "
-            f"{o['naive_peak_gb']:>9.2f} {o['max_diff']:>12.1e} "
-            f"{'yes' if o['same'] else 'NO':>9} {o['score']:>10.1f} {o['se']:>8.1f}",
+            f"{o['candidates']:>10} {pts:>9} {refine:>6} {o['query_s']:>8.3f} "
+            f"{o['query_gb']:>9.3f} {o['naive_s']:>8.3f} {o['naive_peak_gb']:>9.2f} "
+            f"{o['max_diff']:>12.1e} {'yes' if o['same'] else 'NO':>9} {o['score']:>10.1f} "
+            f"{o['se']:>8.1f}",
             flush=True,
         )
 
@@ -450,6 +588,12 @@ def main(argv=None) -> dict:
         "--landmarks", default=LowRankARLS().landmarks, help="landmark rule (engine default)"
     )
     p.add_argument(
+        "--refine",
+        type=int,
+        default=10,
+        help="candidates re-scored by exact ARLS on the refined side (LowRankARLS(refine=K))",
+    )
+    p.add_argument(
         "--fidelity",
         nargs="+",
         metavar="RULE:M",
@@ -460,85 +604,99 @@ def main(argv=None) -> dict:
     args = p.parse_args(argv)
     if args.quick:
         sizes = {"100k": 3000, "1M": 6000, "exact": 300}
-        landmarks, steps, n_test, sample, start_repeats = 40, 10, 300, 1000, 1
+        landmarks, steps, n_test, sample, start_repeats, many = 40, 10, 300, 1000, 1, 40
         args.repeats = 2
     else:
         sizes = {"100k": 100_000, "1M": 1_000_000, "exact": 5000}
-        landmarks, steps, n_test, sample, start_repeats = 500, 100, 2000, 20_000, 3
+        landmarks, steps, n_test, sample, start_repeats, many = 500, 100, 2000, 20_000, 3, 200
+    K = args.refine
     report_machine()
-    print(f"d = {D}, RBF σ = {SIGMA}, λ = {LAM}, no class weights, {SEED_LABELS} labels first")
+    print(
+        f"d = {D}, RBF σ = {SIGMA}, λ = {LAM}, no class weights, {SEED_LABELS} labels first; "
+        f"refined side: refine = {K}"
+    )
     out = {}
     if args.fidelity:
         configs = [(c.split(":")[0], int(c.split(":")[1])) for c in args.fidelity]
         if args.quick:
             configs = [(rule, min(m, landmarks)) for rule, m in configs]
-        rows = fidelity_sweep(configs, args.starts, sizes["exact"], n_test, steps)
-        costs = {
-            f"{rule}, m = {m}": cost_at(sizes["100k"], rule, m, 3, sample) for rule, m in configs
-        }
+        rows = fidelity_sweep(configs, args.starts, sizes["exact"], n_test, steps, K)
+        costs = {}
+        for rule, m in configs:
+            c = cost_at(sizes["100k"], rule, m, 3, sample, K)
+            costs[f"{rule}, m = {m}"] = {"start_s": c["start_s"], **c["plain"]}
+            costs[f"{rule}, m = {m}, refine {K}"] = {"start_s": c["start_s"], **c["refined"]}
         print_sweep(rows, costs, args.starts, sizes["exact"], steps, sizes["100k"], sample)
         print(f"load average at the end: {load_average()}")
         return {"fidelity": rows, "costs": costs}
-    out["100k"] = big_pool(
-        sizes["100k"], landmarks, [(200, None), (200, sample)], args, start_repeats
-    )
+    big = [(200, None, None), (200, None, K), (200, sample, None), (200, sample, K)]
+    out["100k"] = big_pool(sizes["100k"], landmarks, big, args, start_repeats, SEED_LABELS)
     print_big(out["100k"])
-    out["1M"] = big_pool(sizes["1M"], landmarks, [(200, sample)], args, 1)
+    out["100k-many"] = big_pool(sizes["100k"], landmarks, big, args, 1, many)
+    print_big(out["100k-many"])
+    settings = [(200, sample, None), (200, sample, K)]
+    out["1M"] = big_pool(sizes["1M"], landmarks, settings, args, 1, SEED_LABELS)
     print_big(out["1M"])
-    ex = out["exact"] = compare_exact(sizes["exact"], landmarks, args.landmarks, steps, n_test)
+    ex = out["exact"] = compare_exact(sizes["exact"], landmarks, args.landmarks, steps, n_test, K)
     print(
-        f"exact ARLS vs LowRankARLS, n = {ex['n']}, m = {ex['m']} {ex['rule']} landmarks: same "
-        f"pick on {ex['same']} of {ex['steps']} steps (on the exact trajectory); near tie (the "
-        f"low-rank pick's exact score within {NEAR_TIE:g} relative of the exact best) on "
-        f"{ex['near']}; low-rank query {ex['query_s']:.2f} s (every candidate, whole pool)"
+        f"exact ARLS vs LowRankARLS, n = {ex['n']}, m = {ex['m']} {ex['rule']} landmarks, every "
+        f"candidate, whole pool; same pick and near tie (the low-rank pick's exact score within "
+        f"{NEAR_TIE:g} relative of the exact best) of {ex['steps']} steps on the exact trajectory"
     )
-    print(f"{'labels':>6} {'exact acc':>10} {'low-rank acc':>13} {'same labels':>12}")
-    curves = (ex["labels"], ex["curve_exact"], ex["curve_low"], ex["curve_same_labels"])
+    for o, name in ((ex, "refine off"), (ex["refined"], f"refine {K}")):
+        print(
+            f"  {name:<10}: same pick {o['same']}, near tie {o['near']}, query "
+            f"{o['query_s']:.2f} s (with its label); learning curve (own picks): largest gap "
+            f"{o['max_gap']:.1f} points, mean {o['mean_gap']:.1f}; on the exact picks: "
+            f"largest gap {o['same_labels_gap']:.1f}"
+        )
+    print(f"{'labels':>6} {'exact acc':>10} {'low-rank acc':>13} {'refined acc':>12}")
+    curves = (ex["labels"], ex["curve_exact"], ex["curve"], ex["refined"]["curve"])
     for k, a, b, c in zip(*curves, strict=True):
         print(f"{k:>6} {a:>10.3f} {b:>13.3f} {c:>12.3f}")
     print(
-        f"learning curves (each its own picks): largest gap {ex['max_gap']:.1f} points, mean "
-        f"{ex['mean_gap']:.1f} (test set of {n_test} points); on the same labels (the exact "
-        f"picks): largest gap {ex['same_labels_gap']:.1f}"
-    )
-    print(
-        f"calibration, exact ARLS with λ × (1 + {LAM_NUDGE:g}): same pick on {ex['nudged_same']} "
-        f"of {ex['steps']}, learning curve (its own picks) within {ex['nudged_gap']:.1f} points "
-        "of exact ARLS"
+        f"(test set of {n_test} points) calibration, exact ARLS with λ × (1 + {LAM_NUDGE:g}): "
+        f"same pick on {ex['nudged_same']} of {ex['steps']}, learning curve (its own picks) "
+        f"within {ex['nudged_gap']:.1f} points of exact ARLS"
     )
     print(
         "median query: right after a label (taught, queried, undone), "
         f"{args.repeats} repeats after a warm-up; naive: median of 3"
     )
     if not args.quick:
-        a, b = out["100k"], out["1M"]
-        q_full, q_sample = (o["query_s"] for o in a["settings"])
-        print("goals:")
-        print(f"  n = 100 000 start ≤ 30 s: {goal(a['start_s'] <= 30)} ({a['start_s']:.2f} s)")
-        print(
-            f"  n = 100 000 query ≤ 1 s, 200 candidates, whole-pool risk: "
-            f"{goal(q_full <= 1)} ({q_full:.3f} s)"
-        )
-        print(
-            f"  n = 100 000 query ≤ 1 s, 200 candidates, {sample} risk points: "
-            f"{goal(q_sample <= 1)} ({q_sample:.3f} s)"
-        )
-        print(
-            f"  n = 100 000 peak memory ≤ 2 GB: {goal(a['peak_gb'] <= 2)} ({a['peak_gb']:.2f} GB)"
-        )
-        q_big = b["settings"][0]["query_s"]
-        print(f"  n = 1 000 000 query ≤ 3 s: {goal(q_big <= 3)} ({q_big:.3f} s)")
-        print(
-            f"  n = 1 000 000 peak memory ≤ 8 GB: {goal(b['peak_gb'] <= 8)} ({b['peak_gb']:.2f} GB)"
-        )
-        print(f"  same pick ≥ 90 of 100 steps: {goal(ex['same'] >= 90)} ({ex['same']})")
-        print(
-            f"  learning curves within 1 point: {goal(ex['max_gap'] <= 1.0)} "
-            f"(largest gap {ex['max_gap']:.1f})"
-        )
+        print_goals(out, sample, K)
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6  # kB on Linux
     print(f"process max RSS {rss:.2f} GB; load average at the end: {load_average()}")
     return out
+
+
+def print_goals(out: dict, sample: int, K: int) -> None:
+    a, b, ex = out["100k"], out["1M"], out["exact"]
+    q = {(o["risk_sample"], o["refine"]): o["query_s"] for o in a["settings"] + a["refined"]}
+    print("goals:")
+    print(f"  n = 100 000 start ≤ 30 s: {goal(a['start_s'] <= 30)} ({a['start_s']:.2f} s)")
+    for pts, name in ((None, "whole-pool risk"), (sample, f"{sample} risk points")):
+        for k in (None, K):
+            t = q[(pts, k)]
+            label = "" if k is None else f", refine {k}"
+            print(
+                f"  n = 100 000 query ≤ 1 s, 200 candidates, {name}{label}: "
+                f"{goal(t <= 1)} ({t:.3f} s)"
+            )
+    for key, name in (("peak_gb", "refine off"), ("peak_refine_gb", f"refine {K}")):
+        print(f"  n = 100 000 peak memory ≤ 2 GB, {name}: {goal(a[key] <= 2)} ({a[key]:.2f} GB)")
+    for o in b["settings"] + b["refined"]:
+        label = "refine off" if o["refine"] is None else f"refine {o['refine']}"
+        t = o["query_s"]
+        print(f"  n = 1 000 000 query ≤ 3 s, {label}: {goal(t <= 3)} ({t:.3f} s)")
+    for key, name in (("peak_gb", "refine off"), ("peak_refine_gb", f"refine {K}")):
+        print(f"  n = 1 000 000 peak memory ≤ 8 GB, {name}: {goal(b[key] <= 8)} ({b[key]:.2f} GB)")
+    for o, name in ((ex, "refine off"), (ex["refined"], f"refine {K}")):
+        print(f"  same pick ≥ 90 of 100 steps, {name}: {goal(o['same'] >= 90)} ({o['same']})")
+        print(
+            f"  learning curves within 1 point, {name}: {goal(o['max_gap'] <= 1.0)} "
+            f"(largest gap {o['max_gap']:.1f})"
+        )
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ from test_app import REPO, TIMEOUT, _button, _log, _ok, _plain, _query
 from rlscore.data.projects import Project
 from rlscore.sessions.settings import project_settings
 from rlscore.storage import open_store
+from rlscore.ui.store import low_rank_params
 
 #: the threshold lowered for the test (the app's is 50 000: a pool that size is slow here)
 THRESHOLD = 10_000
@@ -52,6 +53,8 @@ def test_a_large_pool_runs_the_low_rank_form_says_so_and_takes_the_users_m(db):
     assert p["project"] == "big" and p["strategy"] == "arls-lowrank"
     assert f"Pool of {N:,} points: low-rank kernel of 500 uniform landmarks" in _captions(at)
     assert "500 candidates scored per query" in _captions(at)
+    assert "the 10 best re-scored on the exact kernel" in _captions(at)
+    assert at.number_input(key="w_refine").value == 10
 
     q = _query(at)
     _button(at, "label", 1).click()
@@ -66,3 +69,28 @@ def test_a_large_pool_runs_the_low_rank_form_says_so_and_takes_the_users_m(db):
     assert "low-rank kernel of 60 uniform landmarks" in _captions(at)
     assert at.session_state["params"]["n_landmarks"] == 60
     assert _log(db, "big").labels == {q: "yes"}  # the rebuild kept the label
+
+
+def test_a_large_pool_runs_a_optimal_klr_on_a_risk_sample(db):
+    """A-optimal KLR's low-rank form takes the sidebar's risk sample (its ``risk_points``)."""
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=TIMEOUT)
+    at.query_params["annotator"] = "ada"
+    at.query_params["project"] = "big"
+    _ok(at.run())
+    at.selectbox(key="w_strategy").set_value("aopt-klr-lowrank")
+    _ok(at.run())
+    at.number_input(key="w_candidates").set_value(50)
+    _ok(at.run())
+    at.number_input(key="w_risk_sample").set_value(1500)
+    _ok(at.run())
+    p = at.session_state["params"]
+    assert p["strategy"] == "aopt-klr-lowrank"
+    assert low_rank_params(p) == {
+        "n_landmarks": 500, "landmarks": "uniform", "candidates": 50, "risk_points": 1500
+    }  # fmt: skip
+    assert "risk estimated on 1,500 points" in _captions(at)
+    q = _query(at)
+    _button(at, "label", 1).click()
+    _ok(at.run())
+    assert _log(db, "big").labels == {q: "yes"}
+    assert _query(at) != q

@@ -7,7 +7,10 @@
 * the subsampled lookahead: exactly k candidates, the pick among them, the risk estimate of a
   sample within 3 standard errors of the full-pool one, and the standard error itself against
   the spread of the estimate over many samples;
-* memory: a pool of 20 000 points never allocates anything near an n × n matrix.
+* memory: a pool of 20 000 points never allocates anything near an n × n matrix;
+* ``refine``: the pick and the exact scores of the low-rank shortlist against dense ARLS on the
+  exact kernel (whole pool) and a per-point risk written here (risk sample), the exact side in
+  step through undo, forget, relabel, rebuild and ``set_params``, its memory budget.
 """
 
 from __future__ import annotations
@@ -353,3 +356,211 @@ def test_bad_parameters_are_refused_before_any_work(param, value):
     X, _ = pool(30, 2)
     with pytest.raises(ValueError, match=param):
         LowRankARLS(**{param: value}).start(X, [0, 1])
+
+
+# -- refine: exact re-scoring of the low-rank shortlist -----------------------------------------
+def soft_probabilities_here(F: np.ndarray) -> np.ndarray:
+    """``p̂(c|z)`` of decision values F (n, T'), written from SPEC §1/§5: binary
+    ``p̂(+) = clip((f + 1)/2, 0, 1)``; one-vs-all clipped soft scores normalised per row,
+    uniform where all are clipped to 0."""
+    if F.shape[1] == 1:
+        p = np.clip((F[:, 0] + 1.0) / 2.0, 0.0, 1.0)
+        return np.column_stack([1.0 - p, p])
+    P = np.clip((F + 1.0) / 2.0, 0.0, 1.0)
+    total = P.sum(axis=1, keepdims=True)
+    uniform = np.full_like(P, 1.0 / P.shape[1])
+    return np.divide(P, total, out=uniform, where=total > 0.0)
+
+
+def point_risks_here(F: np.ndarray, inv_w: np.ndarray) -> np.ndarray:
+    """Per-point risk ``Σ_{l ≠ ĉ_z} p̂(l|z)/w_l`` (eq. 3.49), ĉ the sign or the argmax of F."""
+    P = soft_probabilities_here(F)
+    winner = (F[:, 0] > 0).astype(int) if F.shape[1] == 1 else np.argmax(F, axis=1)
+    weighted = P * inv_w
+    return weighted.sum(axis=1) - weighted[np.arange(F.shape[0]), winner]
+
+
+def exact_reference_scores(dense: ARLS, cand, S) -> np.ndarray:
+    """Exact ARLS's expected risk of each candidate summed over the risk points ``S`` (None:
+    the pool) × n/|S|, from dense ARLS's m, D = K − V and weights by the hypothetical
+    classifier of SPEC §5, ``f' = m + D_{:i}(y − m_i)/(D_ii + λ/a(y))``, one candidate and
+    label at a time."""
+    n = dense.n_pool_
+    m, D, W = dense.m_, dense.covariance_, dense.loss_weights_
+    D = np.broadcast_to(D, (m.shape[1], n, n)) if D.ndim == 2 else D
+    T = dense.classes_.size
+    inv_w = 1.0 / dense.weights_ if dense.class_weight is not None else np.ones(T)
+    points = np.arange(n) if S is None else np.asarray(S)
+    expectation = soft_probabilities_here(m) * inv_w
+    out = []
+    for i in cand:
+        score = 0.0
+        for y in range(T):
+            target = targets([y], T)[0]
+            F = np.empty((points.size, m.shape[1]))
+            for t in range(m.shape[1]):
+                step = (target[t] - m[i, t]) / (D[t, i, i] + LAM / W[t, y])
+                F[:, t] = m[points, t] + D[t, points, i] * step
+            score += expectation[i, y] * point_risks_here(F, inv_w).sum()
+        out.append(score * n / points.size)
+    return np.array(out)
+
+
+def shortlist(scores: np.ndarray, k: int) -> np.ndarray:
+    """The k candidates of lowest score (NaN never), sorted by index."""
+    scored = np.flatnonzero(~np.isnan(scores))
+    return np.sort(scored[np.argsort(scores[scored], kind="stable")[:k]])
+
+
+@pytest.mark.parametrize("risk_sample", [None, 70])
+@pytest.mark.parametrize(("T", "class_weight"), CASES)
+def test_refine_picks_exact_arls_best_among_the_low_rank_shortlist(T, class_weight, risk_sample):
+    # 10 landmarks on 150 points: K̃ is far from K, so the low-rank and exact orders differ
+    X, y = pool(150, T, seed=11)
+    classes = list(range(T))
+    params = dict(sigma=SIGMA, lam=LAM, class_weight=class_weight, n_landmarks=10)
+    k = 6
+    q = LowRankARLS(**params, risk_sample=risk_sample, refine=k).start(X, classes)
+    plain = LowRankARLS(**params, risk_sample=risk_sample).start(X, classes)
+    dense = ARLS(sigma=SIGMA, lam=LAM, class_weight=class_weight).start(X, classes)
+    for s in (q, plain, dense):
+        s.teach_many([3, 50, 77, 120], y[[3, 50, 77, 120]].tolist())
+    if risk_sample is None:  # the reference itself against dense ARLS on the whole pool
+        some = np.array([0, 1, 40, 99])
+        ref = exact_reference_scores(dense, some, None)
+        np.testing.assert_allclose(ref, dense.scores()[some], rtol=1e-10)
+    differs = 0
+    for _ in range(4):
+        short = shortlist(plain.scores(), k)
+        S = plain.risk_points()
+        assert (S is None) == (risk_sample is None)
+        np.testing.assert_array_equal(q.risk_points(), S)
+        if S is None:
+            ref = dense.scores()[short]
+        else:
+            ref = exact_reference_scores(dense, short, S)
+        i, score = q.next_query()
+        refined = q.refined_scores()
+        np.testing.assert_array_equal(np.flatnonzero(~np.isnan(refined)), short)
+        np.testing.assert_allclose(refined[short], ref, rtol=1e-8, atol=1e-8)
+        assert i == short[np.argmin(ref)] and score == pytest.approx(ref.min(), rel=1e-8)
+        # the low-rank scores, predictions and risk are those of refine=None
+        np.testing.assert_array_equal(q.scores(), plain.scores())
+        np.testing.assert_array_equal(q.decision_function(), plain.decision_function())
+        differs += i != plain.next_query()[0]
+        for s in (q, plain, dense):
+            s.teach(i, int(y[i]))
+    assert differs >= 1  # the refinement changed at least one pick: the test can tell
+
+
+def test_refined_standard_error_is_that_of_the_exact_sampled_score():
+    X, y = pool(400, 2, seed=12)
+    params = dict(sigma=SIGMA, lam=LAM, n_landmarks=12, risk_sample=90)
+    q = LowRankARLS(**params, refine=5).start(X, [0, 1])
+    L = [1, 2, 3, 4, 300]
+    q.teach_many(L, y[L].tolist())
+    dense = ARLS(sigma=SIGMA, lam=LAM).start(X, [0, 1])
+    dense.teach_many(L, y[L].tolist())
+    i, _ = q.next_query()
+    S = q.risk_points()
+    # the exact expected per-point risk g(z) of the pick on the sample, written here
+    per_point = np.array([exact_reference_scores(dense, [i], [z])[0] / 400 for z in S])
+    se = 400 * per_point.std(ddof=1) / np.sqrt(90) * np.sqrt(1 - 90 / 400)
+    assert q.risk_standard_error_ == pytest.approx(se, rel=1e-8)
+
+
+@pytest.mark.parametrize(("T", "class_weight"), [(2, None), (3, "balanced")])
+def test_undo_forget_and_set_params_keep_the_exact_side_in_step(T, class_weight):
+    X, y = pool(140, T, seed=13)
+    classes = list(range(T))
+    params = dict(sigma=SIGMA, lam=LAM, class_weight=class_weight, n_landmarks=10, refine=4)
+
+    def fresh(labeled, labels, **changes):
+        s = LowRankARLS(**{**params, **changes}).start(X, classes)
+        s.teach_many(labeled, labels)
+        return s
+
+    def assert_same(a, b):
+        np.testing.assert_allclose(a.refined_scores(), b.refined_scores(), rtol=1e-10)
+        assert a.next_query()[0] == b.next_query()[0]
+
+    q = fresh([], [])
+    for i in (4, 9, 30, 55, 71, 12, 100):
+        q.teach(i, int(y[i]))
+        q.next_query()  # the exact side follows every label
+    q.forget(30)
+    q.undo()
+    q.forget(9)
+    q.teach(9, (int(y[9]) + 1) % T)  # a relabel
+    assert_same(q, fresh(q.labeled_, q.labels_))
+    assert q.next_queries(3)[0] == q.next_query()  # a greedy batch leaves the engine as it was
+    assert_same(q, fresh(q.labeled_, q.labels_))
+    q.set_params(lam=0.1)
+    q.rebuild()
+    assert_same(q, fresh(q.labeled_, q.labels_, lam=0.1))
+    q.set_params(clip=False, refine=2)  # read at the next query, no rebuild needed
+    other = fresh(q.labeled_, q.labels_, lam=0.1, clip=False, refine=2)
+    refined = q.refined_scores()
+    short = np.flatnonzero(~np.isnan(refined))
+    assert short.size == 2
+    assert_same(q, other)
+    dense = ARLS(sigma=SIGMA, lam=0.1, class_weight=class_weight, clip=False)
+    dense.start(X, classes).teach_many(q.labeled_, q.labels_)
+    np.testing.assert_allclose(refined[short], dense.scores()[short], rtol=1e-8)
+    for _ in range(len(q.labeled_)):
+        q.undo()
+    assert_same(q, fresh([], [], lam=0.1, clip=False, refine=2))
+
+
+def test_refine_none_refines_nothing_and_bad_values_are_refused():
+    X, y = pool(120, 2, seed=14)
+    q = LowRankARLS(sigma=SIGMA, lam=LAM, n_landmarks=10).start(X, [0, 1])
+    q.teach_many([0, 1, 2], y[:3].tolist())
+    s = q.scores()
+    assert np.isnan(q.refined_scores()).all()
+    assert q.next_query() == (int(np.nanargmin(s)), float(np.nanmin(s)))
+    assert q.next_query(exclude=[int(np.nanargmin(s))])[0] != int(np.nanargmin(s))
+    assert q._exact.scorer_ is None  # no exact state without refine
+    for value in (0, -3, 2.5, True, "5"):
+        with pytest.raises(ValueError, match="refine"):
+            LowRankARLS(refine=value).start(X, [0, 1])
+
+
+def test_refine_respects_exclusions_and_the_candidate_draw():
+    X, y = pool(300, 2, seed=15)
+    q = LowRankARLS(sigma=SIGMA, lam=LAM, n_landmarks=12, candidates=30, refine=4)
+    q.start(X, [0, 1]).teach_many([5, 6, 7, 8], y[5:9].tolist())
+    i, score = q.next_query()
+    cand = q.candidate_indices()
+    assert i in cand and set(np.flatnonzero(~np.isnan(q.refined_scores()))) <= set(cand)
+    j, score_j = q.next_query(exclude=[i])
+    assert j != i and q.refined_scores()[j] == score_j  # the last query's scores
+    refined = q.refined_scores()
+    assert np.isnan(refined[i]) and np.count_nonzero(~np.isnan(refined)) == 4
+
+
+def test_refine_memory_stays_within_its_budget_on_20000_points():
+    n = 20_000
+    rng = np.random.default_rng(16)
+    X = rng.normal(size=(n, 10))
+    y = (X[:, 0] > 0).astype(int)
+    q = LowRankARLS(sigma=3.0, lam=LAM, n_landmarks=100, candidates=64, refine=8)
+    plain = LowRankARLS(sigma=3.0, lam=LAM, n_landmarks=100, candidates=64)
+    # the exact side adds one kernel column per label to the budget, nothing of size n²
+    assert q.memory_bytes(n, n_labels=10) - q.memory_bytes(n, n_labels=9) == 8 * n
+    extra = [q.memory_bytes(size) - plain.memory_bytes(size) for size in (n, 2 * n)]
+    assert 0 < extra[1] <= 2 * extra[0]
+    tracemalloc.start()
+    try:
+        q.start(X, [0, 1])
+        for i in (0, 1, 2, 3):
+            q.teach(i, int(y[i]))
+        i, _ = q.next_query()
+        q.teach(i, int(y[i]))
+        q.next_query()
+        q.forget(1)
+        q.next_query()
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak <= q.memory_bytes(n, n_labels=5), (peak, q.memory_bytes(n, n_labels=5))

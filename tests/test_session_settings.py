@@ -13,7 +13,9 @@ from rlscore.sessions.engine import make_engine
 from rlscore.sessions.settings import (
     LOW_RANK_DEFAULTS,
     LOW_RANK_MIN_POOL,
+    REFINE_MAX_POOL,
     SETTING_KEYS,
+    check_settings,
     default_settings,
     engine_settings,
     project_settings,
@@ -87,6 +89,15 @@ def test_a_large_pool_defaults_to_the_low_rank_form_with_subsampling():
     assert default_settings(2_000_000, {})["strategy"] == "arls-lowrank"
 
 
+def test_the_exact_re_score_is_on_by_default_up_to_its_pool_size():
+    assert default_settings(LOW_RANK_MIN_POOL + 1, {})["refine"] == 10
+    assert default_settings(REFINE_MAX_POOL, {})["refine"] == 10
+    assert default_settings(REFINE_MAX_POOL + 1, {})["refine"] == 0
+    assert default_settings(LOW_RANK_MIN_POOL, {})["refine"] == 0  # the exact kernel: no use
+    with pytest.raises(ValueError, match="refine must be a whole number ≥ 0"):
+        check_settings({"refine": -1})
+
+
 def test_a_pool_no_arls_form_fits_defaults_to_a_baseline(monkeypatch):
     # 2 GB free: the n × 500 features of 2 000 000 points (8 GB) do not fit either
     monkeypatch.setattr(rlscore.core.memory, "available_memory_bytes", lambda: 2 * 10**9)
@@ -96,15 +107,28 @@ def test_a_pool_no_arls_form_fits_defaults_to_a_baseline(monkeypatch):
 def test_low_rank_settings_reach_the_strategy_as_parameters(store):
     save_project_settings(
         store, "moons", {"strategy": "arls-lowrank", "n_landmarks": 40, "landmarks": "uniform",
-                         "candidates": 30, "risk_sample": 0}
+                         "candidates": 30, "risk_sample": 0, "refine": 5}
     )  # fmt: skip
     s = project_settings(store, "moons")
     assert engine_settings(s) == {
-        "n_landmarks": 40, "landmarks": "uniform", "candidates": 30, "risk_sample": None
+        "n_landmarks": 40, "landmarks": "uniform", "candidates": 30, "risk_sample": None,
+        "refine": 5, "risk_points": None,
     }  # fmt: skip
     engine = make_engine({**s, **engine_settings(s)}, s["lam"])
     params = engine.get_params()
     assert (params["n_landmarks"], params["candidates"], params["risk_sample"]) == (40, 30, None)
+    assert params["refine"] == 5
+
+
+def test_the_risk_sample_is_the_klr_strategies_risk_points(store):
+    save_project_settings(
+        store, "moons", {"strategy": "aopt-klr-lowrank", "n_landmarks": 30, "candidates": 20,
+                         "risk_sample": 50}
+    )  # fmt: skip
+    s = project_settings(store, "moons")
+    engine = make_engine({**s, **engine_settings(s)}, s["lam"])
+    params = engine.get_params()
+    assert (params["n_landmarks"], params["candidates"], params["risk_points"]) == (30, 20, 50)
 
 
 def test_the_command_line_shows_and_changes_settings(store, capsys):

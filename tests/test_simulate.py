@@ -14,6 +14,7 @@ import pytest
 from rlscore.cli.simulate import ProgressBar, main
 from rlscore.core.rls import RLSClassifier
 from rlscore.experiments import simulate
+from rlscore.query import make_strategy
 from rlscore.query.arls import ARLS
 
 SIGMA, LAM = 1.0, 0.3
@@ -192,6 +193,22 @@ def test_cli_on_a_sample_writes_json(tmp_path, capsys):
     assert record["validation"] == "1200 separate points"
     assert len(record["runs"][0]["steps"]) == 4
     assert "queries" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("strategy", ["arls-lowrank", "aopt-klr-lowrank"])
+def test_cli_takes_the_low_rank_options(tmp_path, strategy):
+    out = tmp_path / "run.json"
+    rc = main(["--data", "spheres", "--strategy", strategy, "--n-landmarks", "30",
+               "--risk-sample", "300", "--refine", "3", "--candidates", "40", "--queries", "2",
+               "--quiet", "--out", str(out)])  # fmt: skip
+    assert rc == 0
+    params = json.loads(out.read_text())["params"]
+    taken = make_strategy(strategy, **params).get_params()
+    assert taken["n_landmarks"] == 30 and taken["candidates"] == 40
+    if strategy == "arls-lowrank":
+        assert (taken["risk_sample"], taken["refine"]) == (300, 3)
+    else:
+        assert taken["risk_points"] == 300
 
 
 def test_cli_on_a_csv_with_a_validation_file(tmp_path, blobs):

@@ -103,7 +103,12 @@ def build_parser() -> argparse.ArgumentParser:
     low = p.add_argument_group("low-rank kernel (arls-lowrank, for pools of 10 000+ points)")
     low.add_argument("--n-landmarks", type=int, help="landmarks m of the Nyström kernel")
     low.add_argument("--landmarks", choices=list(LANDMARK_RULES), help="landmark rule")
-    low.add_argument("--risk-sample", type=int, help="estimate the risk on this many points")
+    low.add_argument(
+        "--risk-sample", type=int, help="estimate the risk on this many points (also aopt-klr)"
+    )
+    low.add_argument(
+        "--refine", type=int, help="re-score this many best candidates on the exact kernel"
+    )
     klr = p.add_argument_group("A-optimal KLR (aopt-klr, muq-klr)")
     klr.add_argument("--mode", choices=["auto", "exact", "fast"], help="refit per candidate or not")
     klr.add_argument("--candidate-rule", choices=["uncertainty", "random"])
@@ -141,9 +146,11 @@ def main(argv: list[str] | None = None) -> int:
         if args.unclipped:
             params["clip"] = False
         for name in ("mode", "candidates", "candidate_rule", "graph_k", "graph_t",
-                     "n_landmarks", "landmarks", "risk_sample"):  # fmt: skip
+                     "n_landmarks", "landmarks", "risk_sample", "refine"):  # fmt: skip
             if getattr(args, name) is not None:
                 params[name] = getattr(args, name)
+        if args.risk_sample is not None:
+            params["risk_points"] = args.risk_sample  # the KLR strategies' name for it
         if args.validation is None and validation is not None:
             probe = make_strategy(args.strategy, **params)
             if not can_predict_outside(probe):

@@ -18,6 +18,14 @@ Two subsamplings make a query on a million points affordable (SPEC §7):
 
 Both draws are seeded by ``random_state`` and the labeled set, so a state always queries the
 same point (a replayed session is reproduced).
+
+``refine = k`` re-scores the k candidates of lowest low-rank score by exact ARLS's expected risk
+(the exact kernel, on the same risk points) and queries the best of them
+(:mod:`~rlscore.query.arls_refined`): exact and low-rank ARLS's best candidates are near ties
+that K̃ at m = 500 does not resolve, while the exact best is nearly always among the few
+low-rank best. The lookahead below runs on any *posterior* — the features' (``d_i = Φ C φ_i``)
+or the exact one (:class:`~rlscore.query.arls_refined.ExactPosterior`) — which provides the
+predictions ``m``, their ``p̂`` and the covariance rows of a block of candidates.
 """
 
 from __future__ import annotations
@@ -27,9 +35,15 @@ from numbers import Integral
 import numpy as np
 
 from rlscore.core.encoding import ova_targets
+from rlscore.query.arls_refined import ExactPosterior
 from rlscore.query.base import NoCandidatesError
-from rlscore.query.feature_pool import DEFAULT_LANDMARKS, WORK_ELEMENTS, FeaturePoolStrategy
-from rlscore.query.rls_pool import pool_risk
+from rlscore.query.feature_pool import (
+    DEFAULT_LANDMARKS,
+    UNSUPPORTED_BYTES,
+    WORK_ELEMENTS,
+    FeaturePoolStrategy,
+)
+from rlscore.query.rls_pool import LABEL_BUDGET, pool_risk
 
 #: candidates whose lookahead is computed together (one BLAS product per block of pool points)
 CANDIDATE_BLOCK = 512
@@ -62,6 +76,13 @@ class LowRankARLS(FeaturePoolStrategy):
     risk_sample : int or None
         Estimate each hypothetical pool risk on this many uniformly drawn pool points; None
         (or at least n) uses the whole pool.
+    refine : int or None
+        Re-score this many candidates — those of lowest low-rank score — by exact ARLS's
+        expected risk (the exact kernel, SPEC §5; on the same risk points, so with
+        ``risk_sample`` the exact score is estimated on the same sample) and query the best of
+        them (:meth:`next_query`, :meth:`refined_scores`). The exact side keeps the kernel
+        columns of the labeled points, O(n l) memory (:meth:`memory_bytes`), and costs
+        O(n l k) per query on top of the lookahead. None (default): no exact re-scoring.
     random_state : int or None
         Seed of the landmarks and of both draws (None: fresh randomness at every query).
 
@@ -69,11 +90,22 @@ class LowRankARLS(FeaturePoolStrategy):
     ----------
     risk_standard_error_ : float
         After :meth:`next_query`: the standard error of the chosen candidate's score due to
-        the risk sample (0 without ``risk_sample``). The score is ``n · mean_{z∈S} g(z)``
-        with ``g(z) = Σ_y p̂(y|x_i)/w_y ρ_y(z)`` the candidate's expected per-point risk, so
-        ``SE = n · sd(g) / √s · √(1 − s/n)`` (sample standard deviation over S, finite-pool
-        correction for drawing without replacement). :meth:`standard_errors` gives it for
-        every scored candidate.
+        the risk sample (0 without ``risk_sample``; with ``refine``, of its exact score). The
+        score is ``n · mean_{z∈S} g(z)`` with ``g(z) = Σ_y p̂(y|x_i)/w_y ρ_y(z)`` the
+        candidate's expected per-point risk, so ``SE = n · sd(g) / √s · √(1 − s/n)`` (sample
+        standard deviation over S, finite-pool correction for drawing without replacement).
+        :meth:`standard_errors` gives it for every scored candidate.
+
+    Notes
+    -----
+    With ``refine`` the strategy's model stays the Nyström RLS: :meth:`decision_function`,
+    :meth:`class_probabilities`, :meth:`estimated_risk`, ``decision_function_at`` and
+    :meth:`scores` are those of ``refine=None``. The exact predictions exist (the exact side
+    keeps them), but one strategy reports one classifier: switching ``refine`` on or off
+    (``set_params``, no rebuild) changes which point is queried, never the predictions shown
+    or their risk, and the shortlist is drawn by the Nyström ``p̂`` it is scored with. Trained
+    on the same labels the two classifiers differ by 0.2–0.4 points of test accuracy at
+    m = 500 (``benchmarks/large_pools.py``).
     """
 
     def __init__(
@@ -89,6 +121,7 @@ class LowRankARLS(FeaturePoolStrategy):
         landmarks: str = DEFAULT_LANDMARKS,
         candidates: int | None = None,
         risk_sample: int | None = None,
+        refine: int | None = None,
         random_state: int | None = 0,
     ):
         super().__init__(
@@ -105,13 +138,38 @@ class LowRankARLS(FeaturePoolStrategy):
         )
         self.candidates = candidates
         self.risk_sample = risk_sample
+        self.refine = refine
 
     def _check_params(self, n: int) -> None:
         super()._check_params(n)
-        for name in ("candidates", "risk_sample"):
+        for name in ("candidates", "risk_sample", "refine"):
             v = getattr(self, name)
             if v is not None and (isinstance(v, bool) or not isinstance(v, Integral) or v < 1):
                 raise ValueError(f"{name} must be a positive integer or None, got {v!r}")
+
+    def _start(self, X: np.ndarray, K: np.ndarray | None) -> None:
+        super()._start(X, K)
+        # the exact side is built on the first refinement, with the parameters of this start
+        self._exact = ExactPosterior(self.get_params())
+        self._refined_cache: tuple | None = None
+
+    def memory_bytes(self, n: int, n_classes: int = 2, n_labels: int = LABEL_BUDGET) -> int:
+        """Bytes the strategy needs on a pool of ``n`` points (no n × n matrix).
+
+        :meth:`FeaturePoolStrategy.memory_bytes
+        <rlscore.query.feature_pool.FeaturePoolStrategy.memory_bytes>`, plus with ``refine``
+        the exact side: ``8 n (l + 8 T + b (3 + T))`` for the kernel columns of ``l =
+        min(n_labels, n)`` labeled points (by default
+        :data:`~rlscore.query.rls_pool.LABEL_BUDGET` = 500, the budget of every low-memory
+        strategy: 4 GB at a million points), its predictions and probabilities, and the rows
+        of one block of ``b`` ≤ ``refine`` candidates
+        (:data:`~rlscore.query.arls_refined.EXACT_BLOCK_ELEMENTS`).
+        """
+        own = super().memory_bytes(n, n_classes)
+        if self.refine is None or own >= UNSUPPORTED_BYTES:
+            return own
+        exact = ExactPosterior(self.get_params())
+        return own + exact.memory_bytes(n, n_classes, n_labels, self.refine)
 
     # -- queries ---------------------------------------------------------------------------
     def scores(self) -> np.ndarray:
@@ -128,9 +186,22 @@ class LowRankARLS(FeaturePoolStrategy):
         self._check_started()
         return self._latest()[1].copy()
 
+    def refined_scores(self) -> np.ndarray:
+        """Exact ARLS's expected risk (SPEC §5, the exact kernel) of the ``refine`` candidates
+        of lowest :meth:`scores`, on the same risk points; NaN for every other point (all NaN
+        with ``refine=None``). As :meth:`scores`, those of the last query in this state."""
+        self._check_started()
+        if self.refine is None:
+            return np.full(self.n_pool_, np.nan)
+        cache = self._refined_cache
+        if cache is None or cache[0] != self._refined_key():
+            self._refined((), self._scored(())[0])
+        return self._refined_cache[2][0].copy()
+
     def next_query(self, exclude=None) -> tuple[int, float]:
         """The best scored candidate not in ``exclude``, and its score; the candidates are
-        drawn among the points not excluded, so an exclusion never empties the draw."""
+        drawn among the points not excluded, so an exclusion never empties the draw. With
+        ``refine``: the candidate of lowest exact score among the shortlist, and that score."""
         self._check_started()
         ex = ()
         if exclude is not None:
@@ -144,6 +215,8 @@ class LowRankARLS(FeaturePoolStrategy):
             s, se = self._scored(ex)
         if np.isnan(s).all():
             raise NoCandidatesError("no candidate left: every point is labeled or skipped")
+        if self.refine is not None:
+            s, se = self._refined(ex, s)
         i = int(np.nanargmin(s))
         self.risk_standard_error_ = float(se[i])
         return i, float(s[i])
@@ -213,11 +286,34 @@ class LowRankARLS(FeaturePoolStrategy):
         cache = self._scores_cache
         if cache is not None and cache[0] == key and cache[1] == exclude:
             return cache[2]
-        n = self.n_pool_
         cand = self.candidate_indices(exclude)
-        S = self.risk_points()
+        out = self._estimates(cand, self.risk_points(), _FeaturePosterior(self))
+        self._scores_cache = (key, exclude, out)
+        return out
+
+    def _refined_key(self) -> tuple:
+        return (self._state_key(), self.refine)
+
+    def _refined(self, exclude: tuple, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Exact scores and standard errors (n,) of the ``refine`` lowest ``scores`` (the
+        low-rank ones of this state and exclusion; ties to the lowest index), cached."""
+        key = self._refined_key()
+        cache = self._refined_cache
+        if cache is not None and cache[0] == key and cache[1] == exclude:
+            return cache[2]
+        scored = np.flatnonzero(~np.isnan(scores))
+        best = scored[np.argsort(scores[scored], kind="stable")[: self.refine]]
+        exact = self._exact.follow(self)
+        out = self._estimates(np.sort(best), self.risk_points(), exact)
+        self._refined_cache = (key, exclude, out)
+        return out
+
+    def _estimates(self, cand: np.ndarray, S: np.ndarray | None, posterior) -> tuple:
+        """Scores of the candidates ``cand`` on the risk points ``S`` (None: the pool) under a
+        posterior, and their standard errors, as (n,) arrays NaN elsewhere."""
+        n = self.n_pool_
         s = n if S is None else S.size
-        total, squares = self._lookahead(cand, S)
+        total, squares = self._lookahead(cand, S, posterior)
         scores = np.full(n, np.nan)
         errors = np.full(n, np.nan)
         scores[cand] = total * (n / s)
@@ -227,90 +323,136 @@ class LowRankARLS(FeaturePoolStrategy):
             # sample variance of the per-point expected risk g over S, without replacement
             var = np.maximum(squares - total**2 / s, 0.0) / max(s - 1, 1)
             errors[cand] = n * np.sqrt(var / s * (1.0 - s / n))
-        self._scores_cache = (key, exclude, (scores, errors))
         return scores, errors
 
-    def _lookahead(self, cand: np.ndarray, S: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
-        """``Σ_{z∈S} g_i(z)`` and ``Σ_{z∈S} g_i(z)²`` for every candidate i, where
-        ``g_i(z) = Σ_y p̂(y|x_i)/w_y ρ(f^{+(i,y)}, z)`` and ρ is the per-point term of the
-        pool risk (:func:`~rlscore.query.rls_pool.pool_risk` applied to single points)."""
-        T = self.classes_.size
-        m, phi = self._m, self.features_
-        Tm = m.shape[1]
-        inv_w = self._risk_weights()
-        lam_w = self._lam / self._W  # λ/a_t(y), (T', T)
-        q = self.class_probabilities()[cand] * inv_w  # p̂(y|x_i)/w_y, (c, T)
-        targets = ova_targets(np.arange(T), T)  # (T, T')
-        group_of = np.empty(Tm, dtype=np.intp)
-        for g, cols in enumerate(self._groups):
-            group_of[cols] = g
-        n_points = self.n_pool_ if S is None else S.size
-        total = np.zeros(cand.size)
-        squares = np.zeros(cand.size)
-        for a in range(0, cand.size, CANDIDATE_BLOCK):
-            idx = cand[a : a + CANDIDATE_BLOCK]
-            b = idx.size
-            phi_c = phi[idx]  # (b, r)
-            R = [C @ phi_c.T for C in self._Cs]  # r_i = C φ_i, (r, b) per group
-            dii = np.column_stack([np.einsum("ij,ji->i", phi_c, Rg) for Rg in R])[:, group_of]
-            # α = (y − m_i)/s_i per label y and column t, (b, T')
-            alphas = [(targets[y] - m[idx]) / (dii + lam_w[:, y]) for y in range(T)]
-            step = max(1, WORK_ELEMENTS // (b * Tm))
-            for z in range(0, n_points, step):
-                rows = slice(z, z + step) if S is None else S[z : z + step]
-                m_rows = m[rows]
-                if S is None:
-                    # no sampling error to estimate: each classifier's risk summed over the
-                    # points at once (candidates × points, ARLS's layout), no per-point terms
-                    Dt = [Rg.T @ phi[rows].T for Rg in R]  # (b, p)
-                    for y in range(T):
-                        risk = self._summed_risks(Dt, alphas[y], m_rows, group_of)
-                        total[a : a + b] += q[a : a + b, y] * risk
-                    continue
-                Ds = [phi[rows] @ Rg for Rg in R]  # d_i on these pool points, (p, b)
-                g = np.zeros(Ds[0].shape)
+    def _lookahead(
+        self, cand: np.ndarray, S: np.ndarray | None, posterior=None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """:func:`_lookahead_sums` under the features' posterior (default) or ``posterior``."""
+        if posterior is None:
+            posterior = _FeaturePosterior(self)
+        return _lookahead_sums(self, cand, S, posterior)
+
+
+def _lookahead_sums(
+    strategy: LowRankARLS, cand: np.ndarray, S: np.ndarray | None, posterior
+) -> tuple[np.ndarray, np.ndarray]:
+    """``Σ_{z∈S} g_i(z)`` and ``Σ_{z∈S} g_i(z)²`` for every candidate i, where
+    ``g_i(z) = Σ_y p̂(y|x_i)/w_y ρ(f^{+(i,y)}, z)`` and ρ is the per-point term of the pool
+    risk (:func:`~rlscore.query.rls_pool.pool_risk` applied to single points).
+
+    ``posterior`` gives ``m``, ``p̂``, the covariance rows of a block of candidates and the
+    block size: the features' (:class:`_FeaturePosterior`) or the exact one
+    (:class:`~rlscore.query.arls_refined.ExactPosterior`); the weights and the risk are the
+    strategy's (the exact side is taught the same labels, so it has the same weights).
+    """
+    T = strategy.classes_.size
+    m = posterior.m
+    Tm = m.shape[1]
+    inv_w, clip = strategy._risk_weights(), strategy.clip
+    lam_w = strategy._lam / strategy._W  # λ/a_t(y), (T', T)
+    q = posterior.probabilities[cand] * inv_w  # p̂(y|x_i)/w_y, (c, T)
+    targets = ova_targets(np.arange(T), T)  # (T, T')
+    group_of = np.empty(Tm, dtype=np.intp)
+    for g, cols in enumerate(strategy._groups):
+        group_of[cols] = g
+    n_points = strategy.n_pool_ if S is None else S.size
+    total = np.zeros(cand.size)
+    squares = np.zeros(cand.size)
+    block = posterior.block_size
+    for a in range(0, cand.size, block):
+        idx = cand[a : a + block]
+        b = idx.size
+        cov = posterior.covariance(idx)
+        dii = cov.diagonal[:, group_of]
+        # α = (y − m_i)/s_i per label y and column t, (b, T')
+        alphas = [(targets[y] - m[idx]) / (dii + lam_w[:, y]) for y in range(T)]
+        step = max(1, WORK_ELEMENTS // (b * Tm))
+        for z in range(0, n_points, step):
+            rows = slice(z, z + step) if S is None else S[z : z + step]
+            m_rows = m[rows]
+            if S is None:
+                # no sampling error to estimate: each classifier's risk summed over the
+                # points at once (candidates × points, ARLS's layout), no per-point terms
+                Dt = cov.by_candidate(rows)  # (b, p)
                 for y in range(T):
-                    g += q[a : a + b, y] * self._point_risks(Ds, alphas[y], m_rows, group_of)
-                total[a : a + b] += g.sum(axis=0)
-                np.square(g, out=g)
-                squares[a : a + b] += g.sum(axis=0)
-        return total, squares
+                    risk = _summed_risks(Dt, alphas[y], m_rows, group_of, inv_w, clip)
+                    total[a : a + b] += q[a : a + b, y] * risk
+                continue
+            Ds = cov.by_point(rows)  # d_i on these pool points, (p, b)
+            g = np.zeros(Ds[0].shape)
+            for y in range(T):
+                g += q[a : a + b, y] * _point_risks(Ds, alphas[y], m_rows, group_of, inv_w, clip)
+            total[a : a + b] += g.sum(axis=0)
+            np.square(g, out=g)
+            squares[a : a + b] += g.sum(axis=0)
+    return total, squares
 
-    def _summed_risks(
-        self, Dt: list[np.ndarray], alpha: np.ndarray, m_rows: np.ndarray, group_of: np.ndarray
-    ) -> np.ndarray:
-        """Risk of each hypothetical classifier ``m + d_i α_i`` summed over the points (b,)."""
-        b, p = Dt[0].shape
-        inv_w = self._risk_weights()
-        if m_rows.shape[1] == 1:
-            F = Dt[0] * alpha[:, :1]
-            F += m_rows[:, 0]
-            return pool_risk(F, inv_w, clip=self.clip)
-        Tm = m_rows.shape[1]
-        F = np.empty((b, Tm, p))
-        for t in range(Tm):  # (f' + 1)/2 = d_i α/2 + (m + 1)/2
-            np.multiply(Dt[group_of[t]], 0.5 * alpha[:, t, None], out=F[:, t])
-        F += 0.5 * (m_rows.T[None] + 1.0)
-        return pool_risk(F, inv_w, clip=self.clip, halved=True)
 
-    def _point_risks(
-        self, Ds: list[np.ndarray], alpha: np.ndarray, m_rows: np.ndarray, group_of: np.ndarray
-    ) -> np.ndarray:
-        """Per-point risk ρ(z) of the hypothetical classifiers ``m + d_i α_i`` (p, b)."""
-        p, b = Ds[0].shape
-        inv_w = self._risk_weights()
-        if m_rows.shape[1] == 1:
-            F = Ds[0] * alpha[:, 0]
-            F += m_rows
-            # each (point, candidate) pair as its own one-point pool: the per-point risk
-            return pool_risk(F.reshape(-1, 1), inv_w, clip=self.clip).reshape(p, b)
-        Tm = m_rows.shape[1]
-        F = np.empty((p, b, Tm))
-        for t in range(Tm):  # (f' + 1)/2 = d_i α/2 + (m + 1)/2
-            np.multiply(Ds[group_of[t]], 0.5 * alpha[:, t], out=F[:, :, t])
-        F += 0.5 * (m_rows[:, None, :] + 1.0)
-        risk = pool_risk(F.reshape(-1, Tm, 1), inv_w, clip=self.clip, halved=True)
-        return risk.reshape(p, b)
+def _summed_risks(Dt, alpha, m_rows, group_of, inv_w, clip: bool) -> np.ndarray:
+    """Risk of each hypothetical classifier ``m + d_i α_i`` summed over the points (b,)."""
+    b, p = Dt[0].shape
+    if m_rows.shape[1] == 1:
+        F = Dt[0] * alpha[:, :1]
+        F += m_rows[:, 0]
+        return pool_risk(F, inv_w, clip=clip)
+    Tm = m_rows.shape[1]
+    F = np.empty((b, Tm, p))
+    for t in range(Tm):  # (f' + 1)/2 = d_i α/2 + (m + 1)/2
+        np.multiply(Dt[group_of[t]], 0.5 * alpha[:, t, None], out=F[:, t])
+    F += 0.5 * (m_rows.T[None] + 1.0)
+    return pool_risk(F, inv_w, clip=clip, halved=True)
+
+
+def _point_risks(Ds, alpha, m_rows, group_of, inv_w, clip: bool) -> np.ndarray:
+    """Per-point risk ρ(z) of the hypothetical classifiers ``m + d_i α_i`` (p, b)."""
+    p, b = Ds[0].shape
+    if m_rows.shape[1] == 1:
+        F = Ds[0] * alpha[:, 0]
+        F += m_rows
+        # each (point, candidate) pair as its own one-point pool: the per-point risk
+        return pool_risk(F.reshape(-1, 1), inv_w, clip=clip).reshape(p, b)
+    Tm = m_rows.shape[1]
+    F = np.empty((p, b, Tm))
+    for t in range(Tm):  # (f' + 1)/2 = d_i α/2 + (m + 1)/2
+        np.multiply(Ds[group_of[t]], 0.5 * alpha[:, t], out=F[:, :, t])
+    F += 0.5 * (m_rows[:, None, :] + 1.0)
+    risk = pool_risk(F.reshape(-1, Tm, 1), inv_w, clip=clip, halved=True)
+    return risk.reshape(p, b)
+
+
+class _FeaturePosterior:
+    """The Nyström state as the lookahead reads it: ``m``, its ``p̂`` and ``d_i = Φ C φ_i``
+    (the other posterior is :class:`~rlscore.query.arls_refined.ExactPosterior`)."""
+
+    block_size = CANDIDATE_BLOCK
+
+    def __init__(self, strategy: LowRankARLS) -> None:
+        self.m = strategy._m
+        self.probabilities = strategy.class_probabilities()
+        self._phi, self._Cs = strategy.features_, strategy._Cs
+
+    def covariance(self, idx: np.ndarray) -> _FeatureCovariance:
+        return _FeatureCovariance(self._phi, self._Cs, idx)
+
+
+class _FeatureCovariance:
+    """``d_i = Φ r_i``, ``r_i = C φ_i``, of a block of candidates on any pool points."""
+
+    def __init__(self, phi: np.ndarray, Cs: list[np.ndarray], idx: np.ndarray) -> None:
+        phi_c = phi[idx]  # (b, r)
+        self._phi = phi
+        self._R = [C @ phi_c.T for C in Cs]  # r_i = C φ_i, (r, b) per group
+        # d_ii = φ_iᵀ C φ_i, (b, groups)
+        self.diagonal = np.column_stack([np.einsum("ij,ji->i", phi_c, R) for R in self._R])
+
+    def by_point(self, points) -> list[np.ndarray]:
+        """``d_i`` on the pool points ``points``, (p, b) per group."""
+        return [self._phi[points] @ R for R in self._R]
+
+    def by_candidate(self, points) -> list[np.ndarray]:
+        """``d_i`` on the pool points ``points``, (b, p) per group."""
+        return [R.T @ self._phi[points].T for R in self._R]
 
 
 __all__ = ["LowRankARLS"]

@@ -20,9 +20,10 @@ from rlscore.sessions.engine import PoolTooLargeError, check_pool_size, make_eng
 from rlscore.sessions.overlap import Overlap
 from rlscore.storage import LabelStore
 
-#: the settings of a project, in the order the app shows them; ``n_landmarks`` … ``risk_sample``
-#: are the low-rank form's (``arls-lowrank``; ``candidates`` also A-optimal KLR's): 0 means
-#: "all"; ``overlap`` and ``overlap_fraction`` are the team's (:mod:`rlscore.sessions.overlap`)
+#: the settings of a project, in the order the app shows them; ``n_landmarks`` … ``refine``
+#: are the low-rank form's (``arls-lowrank``; ``candidates`` and ``risk_sample`` also A-optimal
+#: KLR's): 0 means "all" (``refine``: off); ``overlap`` and ``overlap_fraction`` are the
+#: team's (:mod:`rlscore.sessions.overlap`)
 SETTING_KEYS = (
     "strategy",
     "kernel",
@@ -35,6 +36,7 @@ SETTING_KEYS = (
     "landmarks",
     "candidates",
     "risk_sample",
+    "refine",
     "overlap",
     "overlap_fraction",
 )
@@ -51,7 +53,12 @@ LOW_RANK_MIN_POOL = 50_000
 #: the candidates scored and the points the risk is estimated on per query
 #: (``benchmarks/large_pools.py``: about a second per query at n = 100 000)
 LOW_RANK_DEFAULTS = {"n_landmarks": 500, "landmarks": "uniform", "candidates": 500,
-                     "risk_sample": 20_000}  # fmt: skip
+                     "risk_sample": 20_000, "refine": 10}  # fmt: skip
+#: pools up to this size re-score the low-rank form's 10 best candidates on the exact kernel
+#: (``refine``: the pick of exact ARLS on 100 of 100 steps at n = 5000, m = 500, against 64–78
+#: without; benchmarks/large_pools.py). It keeps a kernel column per label, 8·n bytes: above
+#: this size (1.6 MB per label) it is off by default, the sidebar switches it on
+REFINE_MAX_POOL = 200_000
 #: the largest m the settings accept (the r × r state and the n × m features grow with it)
 MAX_LANDMARKS = 5000
 
@@ -86,11 +93,14 @@ def default_settings(n: int, meta: dict | None) -> dict:
         "landmarks": LOW_RANK_DEFAULTS["landmarks"],
         "candidates": 0,
         "risk_sample": 0,
+        "refine": 0,
         "overlap": 1,
         "overlap_fraction": 1.0,
     }
     if n > LOW_RANK_MIN_POOL:
         settings.update(LOW_RANK_DEFAULTS)
+        if n > REFINE_MAX_POOL:
+            settings["refine"] = 0
     names = DEFAULT_STRATEGIES if n <= LOW_RANK_MIN_POOL else DEFAULT_STRATEGIES[1:]
     for name in names:
         settings["strategy"] = name
@@ -137,7 +147,12 @@ def check_settings(settings: dict) -> dict:
                 "class_weight must be none, 'balanced' or a mapping class -> weight, "
                 f"got {weight!r}"
             )
-    for key, meaning in (("budget", "none"), ("candidates", "all"), ("risk_sample", "all")):
+    for key, meaning in (
+        ("budget", "none"),
+        ("candidates", "all"),
+        ("risk_sample", "all"),
+        ("refine", "off"),
+    ):
         value = out.get(key, 0)
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise ValueError(f"{key} must be a whole number ≥ 0 (0: {meaning}), got {value!r}")
@@ -158,11 +173,14 @@ def check_settings(settings: dict) -> dict:
 
 def engine_settings(settings: dict) -> dict:
     """The low-rank settings as strategy parameters, 0 ("all") as None (a strategy ignores the
-    parameters it does not take: :func:`rlscore.query.make_strategy`)."""
-    return {
+    parameters it does not take: :func:`rlscore.query.make_strategy`). ``risk_sample`` is
+    also the KLR strategies' ``risk_points``: the same idea, the risk summed over a sample."""
+    out = {
         key: (settings.get(key) or None)
-        for key in ("n_landmarks", "landmarks", "candidates", "risk_sample")
+        for key in ("n_landmarks", "landmarks", "candidates", "risk_sample", "refine")
     }
+    out["risk_points"] = out["risk_sample"]
+    return out
 
 
 def project_settings(store: LabelStore, name: str) -> dict:
@@ -213,6 +231,7 @@ __all__ = [
     "DEFAULT_STRATEGIES",
     "LOW_RANK_DEFAULTS",
     "MAX_LANDMARKS",
+    "REFINE_MAX_POOL",
     "LOW_RANK_MIN_POOL",
     "SETTING_KEYS",
     "check_settings",

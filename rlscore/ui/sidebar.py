@@ -48,6 +48,7 @@ _CONVERT = {
     "n_landmarks": (_identity, int),
     "candidates": (_identity, int),
     "risk_sample": (_identity, int),
+    "refine": (_identity, int),
 }
 
 
@@ -217,11 +218,21 @@ def low_rank_controls(p: dict) -> None:
             help="Score only this many candidates: half the most uncertain, half at random.",
             **_bind(p, "candidates"),
         )
-    if "risk_sample" in taken:
+    if taken & {"risk_sample", "risk_points"}:
         sb.number_input(
             "Risk estimated on (points, 0 = the whole pool)",
             min_value=0,
             step=1000,
             help="Estimate each candidate's risk on this many randomly drawn pool points.",
             **_bind(p, "risk_sample"),
+        )
+    if "refine" in taken:
+        sb.number_input(
+            "Exact re-score of the best (0 = off)",
+            min_value=0,
+            step=5,
+            help="Score again, on the exact kernel, the candidates the low-rank kernel ranks "
+            "best, and ask the best of those: the point exact ARLS would ask (it keeps one "
+            "kernel column per label, 8 bytes per pool point).",
+            **_bind(p, "refine"),
         )

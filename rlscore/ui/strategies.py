@@ -75,6 +75,8 @@ def low_rank_note(p: dict, n: int) -> str | None:
         parts.append(f"{p['candidates']:,} candidates scored per query")
     if p.get("risk_sample") and p["risk_sample"] < n:
         parts.append(f"risk estimated on {p['risk_sample']:,} points")
+    if p.get("refine") and "refine" in strategy_parameters(p["strategy"]):
+        parts.append(f"the {p['refine']} best re-scored on the exact kernel")
     return f"Pool of {n:,} points: " + ", ".join(parts) + " — set in the sidebar."
 
 
