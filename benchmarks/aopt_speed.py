@@ -369,8 +369,7 @@ def lowrank_table(
                     risk_points=risk_points,
                 )
                 s.start(X, [0, 1, 2])
-                for i in L:
-                    s.teach(int(i), int(y[i]))
+                s.teach_many(L.tolist(), y[L].tolist())
 
                 def query(s=s):
                     s._cache = s._posterior_cache = None  # the factorisation is timed too

@@ -558,3 +558,69 @@ def test_cg_graph_solver_equals_the_dense_kernel(mode):
     np.testing.assert_allclose(cg.scores(), dense.scores(), rtol=1e-6, equal_nan=True)
     with pytest.raises(ValueError, match="graph_solver='cg' needs a regularized graph"):
         AOptimalKLR(kernel="rbf", graph_solver="cg").start(X, list(classes))
+
+
+def _three_blobs(n=90, seed=0):
+    rng = np.random.default_rng(seed)
+    centres = np.array([[0.0, 0.0], [3.0, 0.0], [0.0, 3.0]])
+    y = np.arange(n) % 3
+    return centres[y] + rng.normal(scale=1.0, size=(n, 2)), y
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: AOptimalKLR(kernel="rbf", sigma=1.5, lam=0.1, mode="fast"),
+        lambda: MaxEntropyKLR(kernel="rbf", sigma=1.5, lam=0.1, tune="loo"),
+    ],
+)
+def test_teach_many_fits_once_and_equals_teaching_one_label_at_a_time(make):
+    X, y = _three_blobs()
+    L = [0, 1, 2, 10, 11, 25, 40, 41, 62, 80]
+    one = make().start(X, [0, 1, 2])
+    for i in L:
+        one.teach(i, int(y[i]))
+    many = make().start(X, [0, 1, 2])
+    many.teach(L[0], int(y[L[0]]))
+    fits = []
+    refit = many._refit
+    many._refit = lambda *a: (fits.append(len(a[0])), refit(*a))[1]
+    many.teach_many(L[1:], y[L[1:]].tolist())
+    assert fits == [len(L)]
+    assert many.labeled_ == one.labeled_ and many.labels_ == one.labels_
+    np.testing.assert_allclose(many.predict_proba(), one.predict_proba(), atol=1e-7)
+    np.testing.assert_allclose(many.scores(), one.scores(), rtol=1e-5, equal_nan=True)
+
+
+def test_a_rebuild_fits_once_and_equals_a_fresh_start():
+    X, y = _three_blobs(seed=1)
+    L = [3, 4, 5, 20, 33, 47, 58]
+    s = AOptimalKLR(kernel="rbf", sigma=1.5, lam=0.1).start(X, [0, 1, 2])
+    s.teach_many(L, y[L].tolist())
+    s.set_params(lam=0.03)
+    s.rebuild()
+    fresh = AOptimalKLR(kernel="rbf", sigma=1.5, lam=0.03).start(X, [0, 1, 2])
+    for i in L:
+        fresh.teach(i, int(y[i]))
+    np.testing.assert_allclose(s.predict_proba(), fresh.predict_proba(), atol=1e-7)
+    np.testing.assert_allclose(s.scores(), fresh.scores(), rtol=1e-5, equal_nan=True)
+
+
+def test_teach_many_is_all_or_nothing():
+    X, y = _three_blobs(seed=2)
+    s = AOptimalKLR(kernel="rbf", sigma=1.5, lam=0.1).start(X, [0, 1, 2])
+    s.teach_many([0, 1, 2], y[[0, 1, 2]].tolist())
+    before = s.predict_proba()
+    with pytest.raises(ValueError, match="not one of the classes|unknown|class"):
+        s.teach_many([5, 6], [int(y[5]), "no such class"])
+    assert s.labeled_ == [0, 1, 2] and 5 not in s.labeled_
+    np.testing.assert_array_equal(s.predict_proba(), before)
+
+    def fail(*args):
+        raise KLRConvergenceError("no convergence")
+
+    s._refit = fail
+    with pytest.raises(KLRConvergenceError):
+        s.teach_many([5, 6], y[[5, 6]].tolist())
+    assert s.labeled_ == [0, 1, 2]
+    np.testing.assert_array_equal(s.predict_proba(), before)

@@ -245,8 +245,45 @@ class KLRPoolStrategy(QueryStrategy):
         return confidence_regime(self.predict_proba()[self._unlabeled()])
 
     def _add(self, i: int, c: int) -> None:
+        if getattr(self, "_batch", None) is not None:
+            self._batch.append((i, c))  # teach_many / a rebuild fit once at the end
+            return
         alpha0 = np.vstack([self._alpha, np.zeros((1, self._h))])
         self._refit([*self._L, i], [*self._codes, c], alpha0)
+
+    def teach_many(self, indices, labels) -> None:
+        """Teach several labels with one KLR fit (warm-started from the current coefficients)
+        instead of one Newton solve per label. All or nothing: if a label is refused or the
+        fit fails, the strategy is left as it was and the error raised."""
+        self._check_started()
+        # the label lists grow in place: keep copies, the rest is replaced, not mutated
+        saved = {**self.__dict__, "labeled_": list(self.labeled_), "labels_": list(self.labels_)}
+        try:
+            self._batch = []
+            for i, y in zip(indices, labels, strict=True):
+                self.teach(i, y)
+            self._fit_batch()
+        except Exception:
+            self.__dict__.clear()
+            self.__dict__.update(saved)
+            raise
+
+    def _replay(self, K: np.ndarray | None) -> None:
+        """Restart from the pool and the labels (after ``set_params``) with one fit."""
+        self._batch = []
+        try:
+            super()._replay(K)
+            self._fit_batch()
+        finally:
+            self._batch = None
+
+    def _fit_batch(self) -> None:
+        """Fit the KLR on the labels taught since the batch began (one refit)."""
+        batch, self._batch = self._batch, None
+        if batch:
+            alpha0 = np.vstack([self._alpha, np.zeros((len(batch), self._h))])
+            L = [*self._L, *(i for i, _ in batch)]
+            self._refit(L, [*self._codes, *(c for _, c in batch)], alpha0)
 
     def _remove(self, pos: int) -> None:
         L = self._L[:pos] + self._L[pos + 1 :]
