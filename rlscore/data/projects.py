@@ -83,6 +83,15 @@ class Project:
         """Number of points in the pool."""
         return int(self.X.shape[0])
 
+    @property
+    def class_names(self) -> dict[str, str]:
+        """Readable class names the project gives (``meta["class_names"]``), keyed by ``str(c)``."""
+        return dict((self.meta or {}).get("class_names") or {})
+
+    def class_text(self, c) -> str:
+        """The display text of class ``c``: its readable name if the project gives one."""
+        return self.class_names.get(str(plain_scalar(c))) or str(plain_scalar(c))
+
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.strip():
             raise ProjectInputError("the project needs a name (a non-empty text)")

@@ -80,6 +80,13 @@ def low_rank_note(p: dict, n: int) -> str | None:
     return f"Pool of {n:,} points: " + ", ".join(parts) + " — set in the sidebar."
 
 
+def risk_wording(strategy: str) -> tuple[str, str]:
+    """The name of the risk figure strategy ``strategy`` estimates, and one or two sentences
+    explaining it (the metric's label and help text on the pages)."""
+    cls = strategy_class(strategy)
+    return cls.risk_name, cls.risk_help
+
+
 def risk_chart_labels(strategies: Iterable[str]) -> tuple[str, dict[str, str]]:
     """Axis title and legend entries for the risk curves of several strategies.
 
