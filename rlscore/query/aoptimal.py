@@ -1,4 +1,5 @@
-"""A-optimal active learning for kernel logistic regression (Yajima & Sato §4–5, SPEC §6).
+"""A-optimal active learning for kernel logistic regression (Yajima & Sato §4–5,
+docs/mathematics.md §6).
 
 The model is the transductive KLR over the pool: ``β = K_{:L} α`` with the representer
 Newton of :mod:`rlscore.core.klr` (identical to Yajima's sparse formulation on graph kernels, and
@@ -10,7 +11,8 @@ variance of the class probabilities over the unlabeled pool,
 (binary: ``R = Σ_j (σ_j(1 − σ_j))² [H⁻¹]_jj``, eq. 4.23). It is evaluated without any
 M × M inverse by Sherman–Morrison–Woodbury with the stable symmetric form
 ``R(λI + Rᵀ(K_LL⊗I)R)⁻¹Rᵀ``, ``Z̄ = RRᵀ`` — the softmax Fisher blocks are singular, so
-``Z̄_M`` is never inverted (SPEC §6 corrects eqs. 5.28–5.30: off-diagonals are ``−σ^cσ^k``).
+``Z̄_M`` is never inverted (docs/mathematics.md §6 corrects eqs. 5.28–5.30: off-diagonals are
+``−σ^cσ^k``).
 
 A candidate ``k`` is scored by its expected risk ``Σ_c p̂(c|x_k) R(ω^{+(k,c)})``:
 
@@ -71,7 +73,8 @@ def _singular_is_lam(lam: float):
 
 # -- shared KLR pool state ----------------------------------------------------------------------
 class AOptimalKLR(KLRPoolStrategy):
-    """A-optimal query selection with semi-supervised kernel logistic regression (SPEC §6).
+    """A-optimal query selection with semi-supervised kernel logistic regression
+    (docs/mathematics.md §6).
 
     Parameters
     ----------
@@ -79,9 +82,9 @@ class AOptimalKLR(KLRPoolStrategy):
         ``"graph"`` (Yajima's ``(I + tL̃)⁻¹`` on a kNN graph of the pool), another graph kernel
         name (``"regularized"``, ``"normalized_regularized"``, ``"diffusion"``,
         ``"von_neumann"``) or a vector kernel (``"rbf"``, ``"linear"``, ``"polynomial"``).
-    sigma, degree : RBF width (SPEC §1) and polynomial degree.
+    sigma, degree : RBF width (docs/mathematics.md §1) and polynomial degree.
     lam : float
-        KLR regularisation λ (SPEC §6).
+        KLR regularisation λ (docs/mathematics.md §6).
     graph_k, graph_t : kNN graph size and graph-kernel scale.
     graph_connect : bool
         Join the kNN graph's connected components by their closest pairs (default True;
@@ -122,12 +125,6 @@ class AOptimalKLR(KLRPoolStrategy):
     )
     #: floats of one chunk of candidates' planes in the fast mode (bounds its memory)
     _chunk_elements = CHUNK_ELEMENTS
-    risk_name = "Predictive variance (A-optimal)"
-    risk_help = (
-        "Sum over the unlabeled points of the squared-slope-weighted posterior variance "
-        "(σ(1 − σ))² [H⁻¹]_jj of the KLR (Yajima eq. 4.23): smaller means a more certain "
-        "model. It is a variance, not a count of errors."
-    )
 
     def __init__(
         self,
@@ -136,7 +133,7 @@ class AOptimalKLR(KLRPoolStrategy):
         degree: int = 2,
         lam: float = 0.1,
         graph_k: int = 6,
-        graph_t: float = 1.0,
+        graph_t: float | None = None,
         mode: str = "auto",
         candidates: int | None = None,
         candidate_rule: str = "uncertainty",

@@ -1,4 +1,5 @@
-"""A-optimal KLR on low-rank features: large pools without an n × n kernel (SPEC §6–§7).
+"""A-optimal KLR on low-rank features: large pools without an n × n kernel
+(docs/mathematics.md §6–§7).
 
 The kernel is the Nyström ``K̃ = ΦΦᵀ`` of :class:`~rlscore.core.lowrank.LowRankKernel`
 (``Φ`` n × m; the pool itself for a linear kernel with d < n), held as its features
@@ -35,7 +36,7 @@ class LowRankAOptimalKLR(AOptimalKLR):
     ----------
     kernel : {"rbf", "polynomial", "linear"}
         A vector kernel (a graph kernel is an n × n inverse, not a low-rank map).
-    sigma, degree : RBF width (SPEC §1) and polynomial degree.
+    sigma, degree : RBF width (docs/mathematics.md §1) and polynomial degree.
     lam : float — KLR regularisation λ.
     n_landmarks, landmarks, random_state
         The Nyström features (:class:`~rlscore.core.lowrank.LowRankKernel`).
@@ -111,7 +112,8 @@ class LowRankAOptimalKLR(AOptimalKLR):
         return FeatureKernel(self.features_)
 
     def _posterior(self, U: np.ndarray):
-        """The posterior covariance by Woodbury on the m features (SPEC §7) once the labels
+        """The posterior covariance by Woodbury on the m features (docs/mathematics.md §7) once the
+        labels
         outnumber them, else on the labeled points: the smaller inner dimension of the
         products (``benchmarks/aopt_speed.py --lowrank``). Kept for the current model."""
         if len(self._L) < self.features_.shape[1]:

@@ -1,6 +1,7 @@
 """Focused ARLS: ARLS's exact expected risk on the few most uncertain candidates, with an offset.
 
-ARLS (SPEC §5, :mod:`rlscore.query.arls`) scores every unlabeled point by the estimated risk
+ARLS (docs/mathematics.md §5, :mod:`rlscore.query.arls`) scores every unlabeled point by the
+estimated risk
 of the pool after its label, ``Σ_y p̂(y|x_i)/w_y · R̂^w(f^{+(i,y)})``. Over the whole pool this
 favours points whose label makes the classifier *more confident* where it already predicts
 right: the clipped soft scores ``p̂ = (f + 1)/2`` call every point with ``|f| < 1`` uncertain,
@@ -14,7 +15,8 @@ but not how many points a label there decides. Focused ARLS takes both:
   ``|f|``, one-vs-all the gap between the two largest values; ties to the lowest pool index)
   are scored by ARLS's expected risk, exactly (the rank-one lookahead of
   :class:`~rlscore.query.arls.Lookahead`), and the lowest expected risk is queried;
-* **offset** (``fit_intercept``, SPEC §3) — RLS with an unpenalised offset ``b``: without it
+* **offset** (``fit_intercept``, docs/mathematics.md §3) — RLS with an unpenalised offset ``b``:
+  without it
   every prediction decays to 0 away from the labels, which on data whose classes differ in
   spread rather than location (ringnorm) leaves the RLS near chance while a model with an
   offset (the peers' SVC) is right. With ``G = K_LL + λW^L``: ``b = 1ᵀG⁻¹y / 1ᵀG⁻¹1``,
@@ -75,9 +77,9 @@ class FocusedARLS(RLSPoolStrategy):
     an exclusion never empties the draw.
     """
 
-    risk_name = "Expected errors on the pool"
-    risk_help = RLSPoolStrategy.risk_help
     _keeps_covariance = False
+    #: the offsets b, one per one-vs-all column (zeros until the offset is fitted)
+    _intercept: np.ndarray
 
     def __init__(
         self,
@@ -89,7 +91,7 @@ class FocusedARLS(RLSPoolStrategy):
         bias_corrected: bool | None = None,
         clip: bool = True,
         graph_k: int = 6,
-        graph_t: float = 1.0,
+        graph_t: float | None = None,
         focus: int = DEFAULT_FOCUS,
         fit_intercept: bool = True,
     ):
@@ -201,7 +203,7 @@ class FocusedARLS(RLSPoolStrategy):
         return self.fit_intercept and np.unique(np.asarray(classes)).size == self.classes_.size
 
     def _predictions(self, labeled, classes) -> np.ndarray:
-        """``m = K_{:L} c + b`` with the unpenalised offset ``b`` (SPEC §3) when
+        """``m = K_{:L} c + b`` with the unpenalised offset ``b`` (docs/mathematics.md §3) when
         ``fit_intercept`` and every class is labeled: ``b = 1ᵀG⁻¹y / 1ᵀG⁻¹1``,
         ``c = G⁻¹(y − b1)`` per column."""
         Tm = self._m.shape[1]

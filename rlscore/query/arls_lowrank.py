@@ -1,4 +1,5 @@
-"""ARLS on low-rank features: the lookahead of SPEC §5 for pools of 10⁵–10⁶ points (SPEC §7).
+"""ARLS on low-rank features: the lookahead of docs/mathematics.md §5 for pools of 10⁵–10⁶ points
+(docs/mathematics.md §7).
 
 The state (predictions ``m``, the r × r ``C = I − P`` per group of one-vs-all columns) is
 :class:`~rlscore.query.feature_pool.FeaturePoolStrategy`. For a candidate i and a label y the
@@ -8,7 +9,7 @@ candidates on s pool points are one product ``Φ_S C Φ_Cᵀ`` (s × c, O(s c r)
 blocks of at most 512 candidates × a few thousand pool points, so the memory stays
 O((s + c) r + block) and no n × n matrix is ever formed.
 
-Two subsamplings make a query on a million points affordable (SPEC §7):
+Two subsamplings make a query on a million points affordable (docs/mathematics.md §7):
 
 * ``candidates = k`` scores k candidates: the ⌊k/2⌋ with the smallest margin of the current
   predictions (``|m|`` for two classes, the gap between the two largest one-vs-all outputs
@@ -34,7 +35,7 @@ from numbers import Integral
 
 import numpy as np
 
-from rlscore.core.encoding import ova_targets
+from rlscore.query.arls import hypothetical_risks
 from rlscore.query.arls_refined import ExactPosterior
 from rlscore.query.base import NoCandidatesError
 from rlscore.query.feature_pool import (
@@ -43,7 +44,9 @@ from rlscore.query.feature_pool import (
     WORK_ELEMENTS,
     FeaturePoolStrategy,
 )
-from rlscore.query.rls_pool import LABEL_BUDGET, pool_risk
+from rlscore.query.rls_pool import LABEL_BUDGET
+from rlscore.query.uncertainty import margin
+from rlscore.query.weighted_rls import pool_risk
 
 #: candidates whose lookahead is computed together (one BLAS product per block of pool points)
 CANDIDATE_BLOCK = 512
@@ -53,7 +56,7 @@ _CANDIDATE_DRAW, _RISK_DRAW = 1, 2
 
 class LowRankARLS(FeaturePoolStrategy):
     """ARLS on low-rank (Nyström) features: the expected risk of every candidate without an
-    n × n matrix (SPEC §5, §7).
+    n × n matrix (docs/mathematics.md §5, §7).
 
     ``scores()[i] = Σ_y p̂(y|x_i)/w_y · R̂^w(f^{+(i,y)})`` (eqs. 3.48, 3.50) as
     :class:`~rlscore.query.arls.ARLS`; with ``candidates=None`` and ``risk_sample=None`` the
@@ -78,7 +81,7 @@ class LowRankARLS(FeaturePoolStrategy):
         (or at least n) uses the whole pool.
     refine : int or None
         Re-score this many candidates — those of lowest low-rank score — by exact ARLS's
-        expected risk (the exact kernel, SPEC §5; on the same risk points, so with
+        expected risk (the exact kernel, docs/mathematics.md §5; on the same risk points, so with
         ``risk_sample`` the exact score is estimated on the same sample) and query the best of
         them (:meth:`next_query`, :meth:`refined_scores`). The exact side keeps the kernel
         columns of the labeled points, O(n l) memory (:meth:`memory_bytes`), and costs
@@ -140,6 +143,12 @@ class LowRankARLS(FeaturePoolStrategy):
         self.risk_sample = risk_sample
         self.refine = refine
 
+    risk_standard_error_: float
+    #: the exact posterior of the labels, for ``refine`` (:mod:`~rlscore.query.arls_refined`)
+    _exact: ExactPosterior
+    #: (state key, exclusion, exact scores and standard errors) of the last refinement
+    _refined_cache: tuple | None
+
     def _check_params(self, n: int) -> None:
         super()._check_params(n)
         for name in ("candidates", "risk_sample", "refine"):
@@ -151,7 +160,7 @@ class LowRankARLS(FeaturePoolStrategy):
         super()._start(X, K)
         # the exact side is built on the first refinement, with the parameters of this start
         self._exact = ExactPosterior(self.get_params())
-        self._refined_cache: tuple | None = None
+        self._refined_cache = None
 
     def memory_bytes(self, n: int, n_classes: int = 2, n_labels: int = LABEL_BUDGET) -> int:
         """Bytes the strategy needs on a pool of ``n`` points (no n × n matrix).
@@ -187,7 +196,8 @@ class LowRankARLS(FeaturePoolStrategy):
         return self._latest()[1].copy()
 
     def refined_scores(self) -> np.ndarray:
-        """Exact ARLS's expected risk (SPEC §5, the exact kernel) of the ``refine`` candidates
+        """Exact ARLS's expected risk (docs/mathematics.md §5, the exact kernel) of the ``refine``
+        candidates
         of lowest :meth:`scores`, on the same risk points; NaN for every other point (all NaN
         with ``refine=None``). As :meth:`scores`, those of the last query in this state."""
         self._check_started()
@@ -237,7 +247,8 @@ class LowRankARLS(FeaturePoolStrategy):
         # a random order first, so ties of the margin (all 0 before any label) are broken
         # at random rather than towards the low indices
         order = rng.permutation(pool.size)
-        uncertain = order[np.argpartition(self._margins()[pool[order]], half)[:half]]
+        margins = margin(self.decision_function())
+        uncertain = order[np.argpartition(margins[pool[order]], half)[:half]]
         rest = np.ones(pool.size, dtype=bool)
         rest[uncertain] = False
         drawn = rng.choice(np.flatnonzero(rest), k - half, replace=False)
@@ -257,14 +268,6 @@ class LowRankARLS(FeaturePoolStrategy):
             return np.random.default_rng()
         words = [int(self.random_state), draw, *sorted(self.labeled_)]
         return np.random.default_rng(np.random.SeedSequence(words))
-
-    def _margins(self) -> np.ndarray:
-        """Uncertainty of the current predictions, smaller is more uncertain: ``|m|``, or the
-        gap between the two largest one-vs-all outputs."""
-        if self._m.shape[1] == 1:
-            return np.abs(self._m[:, 0])
-        top = np.partition(self._m, -2, axis=1)
-        return top[:, -1] - top[:, -2]
 
     def _state_key(self) -> tuple:
         """What the scores depend on besides an exclusion: the labels (through the version)
@@ -349,13 +352,10 @@ def _lookahead_sums(
     T = strategy.classes_.size
     m = posterior.m
     Tm = m.shape[1]
-    inv_w, clip = strategy._risk_weights(), strategy.clip
-    lam_w = strategy._lam / strategy._W  # λ/a_t(y), (T', T)
+    clip = strategy.clip
+    # 1/w_y (T,), λ/a_t(y) (T', T), targets (T, T'), the group of each column
+    inv_w, lam_w, targets, group_of = strategy.lookahead_terms()
     q = posterior.probabilities[cand] * inv_w  # p̂(y|x_i)/w_y, (c, T)
-    targets = ova_targets(np.arange(T), T)  # (T, T')
-    group_of = np.empty(Tm, dtype=np.intp)
-    for g, cols in enumerate(strategy._groups):
-        group_of[cols] = g
     n_points = strategy.n_pool_ if S is None else S.size
     total = np.zeros(cand.size)
     squares = np.zeros(cand.size)
@@ -376,7 +376,7 @@ def _lookahead_sums(
                 # points at once (candidates × points, ARLS's layout), no per-point terms
                 Dt = cov.by_candidate(rows)  # (b, p)
                 for y in range(T):
-                    risk = _summed_risks(Dt, alphas[y], m_rows, group_of, inv_w, clip)
+                    risk = hypothetical_risks(Dt, alphas[y], m_rows, group_of, inv_w, clip=clip)
                     total[a : a + b] += q[a : a + b, y] * risk
                 continue
             Ds = cov.by_point(rows)  # d_i on these pool points, (p, b)
@@ -387,21 +387,6 @@ def _lookahead_sums(
             np.square(g, out=g)
             squares[a : a + b] += g.sum(axis=0)
     return total, squares
-
-
-def _summed_risks(Dt, alpha, m_rows, group_of, inv_w, clip: bool) -> np.ndarray:
-    """Risk of each hypothetical classifier ``m + d_i α_i`` summed over the points (b,)."""
-    b, p = Dt[0].shape
-    if m_rows.shape[1] == 1:
-        F = Dt[0] * alpha[:, :1]
-        F += m_rows[:, 0]
-        return pool_risk(F, inv_w, clip=clip)
-    Tm = m_rows.shape[1]
-    F = np.empty((b, Tm, p))
-    for t in range(Tm):  # (f' + 1)/2 = d_i α/2 + (m + 1)/2
-        np.multiply(Dt[group_of[t]], 0.5 * alpha[:, t, None], out=F[:, t])
-    F += 0.5 * (m_rows.T[None] + 1.0)
-    return pool_risk(F, inv_w, clip=clip, halved=True)
 
 
 def _point_risks(Ds, alpha, m_rows, group_of, inv_w, clip: bool) -> np.ndarray:

@@ -1,15 +1,18 @@
 """The exact side of low-rank ARLS with ``refine``: exact ARLS's lookahead for a shortlist.
 
-Low-rank ARLS (:class:`~rlscore.query.arls_lowrank.LowRankARLS`, SPEC §7) scores its candidates
+Low-rank ARLS (:class:`~rlscore.query.arls_lowrank.LowRankARLS`, docs/mathematics.md §7) scores its
+candidates
 on the Nyström kernel ``K̃ = ΦΦᵀ``. Exact ARLS's best and second-best expected risks differ by a
 median of 4·10⁻⁵ of the score on the benchmark's pool (``benchmarks/large_pools.py``), far below
 what K̃ at m = 500 resolves: the two pick the same point on 64–78 of 100 steps, although every
 low-rank pick is within 10⁻³ of the exact best. With ``refine = k`` the k candidates of
-lowest low-rank score are scored again by the **exact** expected risk of SPEC §5, the quantity
+lowest low-rank score are scored again by the **exact** expected risk of docs/mathematics.md §5, the
+quantity
 thesis ARLS computes for them, and the best of those is queried.
 
 The exact lookahead of a candidate i needs only the exact predictions ``m = K_{:L} c`` and its
-posterior covariance row ``d_i = K_{:i} − K_{:L}(K_LL + λW^L)⁻¹K_{Li}`` (SPEC §5). Both come from
+posterior covariance row ``d_i = K_{:i} − K_{:L}(K_LL + λW^L)⁻¹K_{Li}`` (docs/mathematics.md §5).
+Both come from
 :class:`~rlscore.query.arls_focused.FocusedARLS` without offset on its low-memory path
 (:meth:`~rlscore.query.arls_focused.FocusedARLS.covariance_rows`): the kernel columns of the
 labeled points and of a block of candidates, O(n (l + b)) memory, never an n × n matrix. The
@@ -37,7 +40,8 @@ EXACT_BLOCK_ELEMENTS = 1 << 24
 
 
 class ExactPosterior:
-    """The exact RLS posterior of a strategy's labels (SPEC §5), on the kernel columns only.
+    """The exact RLS posterior of a strategy's labels (docs/mathematics.md §5), on the kernel
+    columns only.
 
     Holds a :class:`~rlscore.query.arls_focused.FocusedARLS` (no offset: the thesis's RLS)
     started on the strategy's pool and, after :meth:`follow`, taught exactly its labels. The

@@ -14,7 +14,8 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from rlscore.core.confidence import predicted_index, soft_probabilities
-from rlscore.core.kernels import check_sigma, pool_kernel
+from rlscore.core.kernel_width import resolve_sigma
+from rlscore.core.kernels import pool_kernel
 from rlscore.core.validation import check_matrix
 from rlscore.query.batch import next_queries as batch_queries
 
@@ -39,15 +40,23 @@ class QueryStrategy(BaseEstimator):
     labels_ : list        — their labels, same order
     """
 
-    #: what :meth:`estimated_risk` measures, as shown to a user (each strategy names its own)
-    risk_name: str = "Estimated risk"
-    #: one or two sentences explaining :attr:`risk_name` (help text in the app)
-    risk_help: str = "The strategy's own estimate of the current classifier's risk on the pool."
     #: whether a disk snapshot of the started strategy saves work worth its size (a session
     #: then caches its state on disk: :mod:`rlscore.sessions.snapshots`)
     snapshot_worthy: bool = True
     #: parameters that change the pool kernel (a precomputed K is reused only if they are unchanged)
     _kernel_params: tuple[str, ...] = ("kernel", "sigma", "degree")
+
+    # set by start (class docstring)
+    X_: np.ndarray
+    classes_: np.ndarray
+    n_pool_: int
+    #: the RBF width in use (a rule such as ``"median"`` resolved on the pool); None without one
+    sigma_: float | None
+    labeled_: list[int]
+    labels_: list
+    #: the kernel passed to start, and the kernel parameters it was built with (rebuild)
+    _K_given: np.ndarray | None
+    _K_params: dict
 
     # -- lifecycle -------------------------------------------------------------------------
     def start(self, X, classes: Sequence, *, K: np.ndarray | None = None) -> QueryStrategy:
@@ -59,10 +68,8 @@ class QueryStrategy(BaseEstimator):
         if np.unique(classes).size != classes.size:
             raise ValueError(f"classes must be distinct, got {list(classes)!r}")
         n = X.shape[0]
-        params = self.get_params()
-        if params.get("kernel") == "rbf" and "sigma" in params:
-            # before any allocation, and also when K is given (a rebuild recomputes it)
-            check_sigma(params["sigma"], X)
+        # before any allocation, and also when K is given (a rebuild recomputes it)
+        self.sigma_ = self._width(X)
         if K is not None:
             K = np.asarray(K, dtype=np.float64)
             if K.shape != (n, n):
@@ -72,8 +79,8 @@ class QueryStrategy(BaseEstimator):
         self.X_ = X
         self.classes_ = classes
         self.n_pool_ = n
-        self.labeled_: list[int] = []
-        self.labels_: list = []
+        self.labeled_ = []
+        self.labels_ = []
         self._K_given = K
         self._K_params = self.kernel_params()
         self._start(X, K)
@@ -182,7 +189,7 @@ class QueryStrategy(BaseEstimator):
     def predict_proba(self) -> np.ndarray:
         """Class probabilities on the pool, (n, T): clipped soft scores normalised per row.
 
-        ``p̂ = clip((f + 1)/2, 0, 1)`` per one-vs-all classifier (SPEC §1, §4).
+        ``p̂ = clip((f + 1)/2, 0, 1)`` per one-vs-all classifier (docs/mathematics.md §1, §4).
         """
         return soft_probabilities(self.decision_function())
 
@@ -208,16 +215,24 @@ class QueryStrategy(BaseEstimator):
         parameter, unless it says otherwise (low-memory and low-rank strategies)."""
         return "kernel" in self.get_params()
 
+    def _width(self, X: np.ndarray) -> float | None:
+        """The RBF width on pool ``X``: ``sigma`` checked, a rule (``"median"``, ``"scale"``:
+        :mod:`rlscore.core.kernel_width`) resolved; None for a strategy or kernel without one."""
+        params = self.get_params()
+        if "sigma" not in params or params.get("kernel", "rbf") != "rbf":
+            return None
+        return resolve_sigma(params["sigma"], X)
+
     def pool_kernel(self, X: np.ndarray) -> np.ndarray:
         """The pool kernel from this strategy's kernel parameters."""
         params = self.get_params()
         return pool_kernel(
             X,
             params.get("kernel", "rbf"),
-            sigma=params.get("sigma", 1.0),
+            sigma=self._width(X) or 1.0,
             degree=params.get("degree", 2),
             graph_k=params.get("graph_k", 6),
-            graph_t=params.get("graph_t", 1.0),
+            graph_t=params.get("graph_t"),
         )
 
     def kernel_params(self) -> dict:

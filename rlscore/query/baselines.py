@@ -25,6 +25,8 @@ from rlscore.query.uncertainty import entropy, margin, random_rank
 
 
 class _Baseline(RLSPoolStrategy):
+    """A strategy without lookahead on the RLS state: no covariance kept (module docstring)."""
+
     _keeps_covariance = False
 
 
@@ -33,6 +35,9 @@ class RandomQuery(_Baseline):
 
     Parameters as :class:`~rlscore.query.rls_pool.RLSPoolStrategy`, plus ``seed`` (int or None).
     """
+
+    #: each point's position in the random order
+    _rank: np.ndarray
 
     def __init__(
         self,
@@ -44,7 +49,7 @@ class RandomQuery(_Baseline):
         bias_corrected: bool | None = None,
         clip: bool = True,
         graph_k: int = 6,
-        graph_t: float = 1.0,
+        graph_t: float | None = None,
         seed: int | None = 0,
     ):
         super().__init__(

@@ -1,6 +1,7 @@
 """Incremental (weighted, one-vs-all) RLS over a pool in low-rank features: never an n × n matrix.
 
-SPEC §7 "ARLS on features" (the rank-one algebra of SPEC §5 with ``K = ΦΦᵀ``). The pool's
+docs/mathematics.md §7 "ARLS on features" (the rank-one algebra of docs/mathematics.md §5 with
+``K = ΦΦᵀ``). The pool's
 features Φ (n × r) come from :class:`rlscore.core.lowrank.LowRankKernel` (Nyström, r ≤ the
 number of landmarks), or are the pool itself for the linear kernel when d < n. With the loss
 weights ``a`` of the labeled points (one vector per group of one-vs-all columns, as in
@@ -10,7 +11,8 @@ weights ``a`` of the labeled points (one vector per group of one-vs-all columns,
 
 (push-through identity), so the state kept is ``C = I − P = λ H⁻¹`` (r × r, one per group),
 the primal coefficients ``w = H⁻¹ Φ_Lᵀ diag(a) Y_L`` (r × T') and the predictions
-``m = Φ w`` (n × T'). In the notation of SPEC §5: ``d_i = Φ r_i`` with ``r_i = C φ_i``,
+``m = Φ w`` (n × T'). In the notation of docs/mathematics.md §5: ``d_i = Φ r_i`` with
+``r_i = C φ_i``,
 ``s_i = φ_iᵀ r_i + λ/w_{y_i}``. Teaching ``(i, y)`` is the rank-one update
 ``C ← C − r_i r_iᵀ/s_i`` (i.e. ``P ← P + r_i r_iᵀ/s_i``), ``w ← w + r_i (y − m_i)/s_i`` and
 ``m ← m + Φ r_i (y − m_i)/s_i``: O(r² + n r T') instead of O(n²). Removing a label (undo,
@@ -34,10 +36,8 @@ from rlscore.core.encoding import ova_targets
 from rlscore.core.kernels import VECTOR_KERNELS
 from rlscore.core.lowrank import LowRankKernel
 from rlscore.core.memory import require_memory, vectors_bytes
-from rlscore.core.validation import check_matrix, check_positive
-from rlscore.core.weighting import resolve_class_weight
-from rlscore.query.base import QueryStrategy
-from rlscore.query.rls_pool import VECTORS_PER_CLASS, RLSPoolStrategy
+from rlscore.core.validation import check_matrix
+from rlscore.query.weighted_rls import VECTORS_PER_CLASS, WeightedRLSStrategy
 
 #: the landmark rule by default: k-means centres make ARLS on the Nyström kernel pick the point
 #: exact ARLS picks more often than uniform landmarks at the same m (n = 5000, d = 10, 3 starts
@@ -61,13 +61,15 @@ FEATURE_MAP_ROWS = 16_384
 UNSUPPORTED_BYTES = 1 << 62
 
 
-class FeaturePoolStrategy(QueryStrategy):
-    """Incremental (weighted, one-vs-all) RLS over a pool in low-rank features (SPEC §7).
+class FeaturePoolStrategy(WeightedRLSStrategy):
+    """The weighted one-vs-all RLS state in low-rank features (docs/mathematics.md §7): low-rank
+    ARLS.
 
-    The state of ``LowRankARLS``; see the module docstring for the formulas. The weights
-    (none, a dict, ``"balanced"`` with one state per one-vs-all column for T ≥ 3 classes),
-    the risk and the probabilities follow :class:`~rlscore.query.rls_pool.RLSPoolStrategy`
-    exactly (the same code: its generic methods are reused below).
+    The implementation of :class:`~rlscore.query.weighted_rls.WeightedRLSStrategy` on the
+    features Φ; see the module docstring for the formulas. The weights (none, a dict,
+    ``"balanced"`` with one state per one-vs-all column for T ≥ 3 classes), the risk and the
+    probabilities are the shared state's, as for the dense
+    :class:`~rlscore.query.rls_pool.RLSPoolStrategy`.
 
     Parameters
     ----------
@@ -79,13 +81,13 @@ class FeaturePoolStrategy(QueryStrategy):
     degree : int
         Polynomial degree.
     lam : float
-        Regularisation λ > 0 in the convention ``(K_LL + λ A⁻¹) c = y`` (SPEC §1).
+        Regularisation λ > 0 in the convention ``(K_LL + λ A⁻¹) c = y`` (docs/mathematics.md §1).
     class_weight : None, "balanced" or dict
         As :class:`~rlscore.query.rls_pool.RLSPoolStrategy`.
     bias_corrected : bool or None
         Divide each class's term of the risk by its weight (eq. 3.49); None: when weighted.
     clip : bool
-        Clip the soft scores to [0, 1] in the probabilities of the risk (SPEC §5).
+        Clip the soft scores to [0, 1] in the probabilities of the risk (docs/mathematics.md §5).
     n_landmarks : int
         Landmarks of the Nyström features (r ≤ this).
     landmarks : str
@@ -102,12 +104,18 @@ class FeaturePoolStrategy(QueryStrategy):
         The fitted feature map (None when Φ is the pool itself).
     """
 
-    risk_name = RLSPoolStrategy.risk_name
-    risk_help = RLSPoolStrategy.risk_help
     # the n × r features are most of the state (4 GB at n = 10⁶, r = 500) and most of its
     # cost, while replaying the labels is one O(l r² + r³) build: no disk snapshots
     snapshot_worthy = False
     _kernel_params = ("kernel", "sigma", "degree", "n_landmarks", "landmarks", "random_state")
+
+    # the state in features (module docstring)
+    features_: np.ndarray
+    lowrank_: LowRankKernel | None
+    _coef: np.ndarray
+    _Cs: list[np.ndarray]
+    #: (kernel parameters, X, Φ, feature map) of the last features built, reused by a rebuild
+    _feature_cache: tuple | None = None
 
     def __init__(
         self,
@@ -122,32 +130,18 @@ class FeaturePoolStrategy(QueryStrategy):
         landmarks: str = DEFAULT_LANDMARKS,
         random_state: int | None = 0,
     ):
-        self.kernel = kernel
-        self.sigma = sigma
-        self.degree = degree
-        self.lam = lam
-        self.class_weight = class_weight
-        self.bias_corrected = bias_corrected
-        self.clip = clip
+        super().__init__(
+            kernel=kernel,
+            sigma=sigma,
+            degree=degree,
+            lam=lam,
+            class_weight=class_weight,
+            bias_corrected=bias_corrected,
+            clip=clip,
+        )
         self.n_landmarks = n_landmarks
         self.landmarks = landmarks
         self.random_state = random_state
-
-    # -- generic bookkeeping of RLSPoolStrategy, reused rather than copied: these read only
-    # the parameters, classes_, labels_, _class_weight, _W, _e and _m, which this state keeps
-    # with the same meaning
-    _weights_for = RLSPoolStrategy._weights_for
-    _set_weights = RLSPoolStrategy._set_weights
-    _label_positions = RLSPoolStrategy._label_positions
-    _build_from_labels = RLSPoolStrategy._build_from_labels
-    _risk_weights = RLSPoolStrategy._risk_weights
-    class_probabilities = RLSPoolStrategy.class_probabilities
-    estimated_risk = RLSPoolStrategy.estimated_risk
-    decision_function = RLSPoolStrategy.decision_function
-    predict_at = RLSPoolStrategy.predict_at
-    weights_ = RLSPoolStrategy.weights_
-    loss_weights_ = RLSPoolStrategy.loss_weights_
-    m_ = RLSPoolStrategy.m_
 
     # -- memory ----------------------------------------------------------------------------
     def needs_pool_kernel(self) -> bool:
@@ -186,11 +180,9 @@ class FeaturePoolStrategy(QueryStrategy):
         return pool + vectors_bytes(r, r * groups) + work + feature_map
 
     # -- state -----------------------------------------------------------------------------
-    def _start(self, X: np.ndarray, K: np.ndarray | None) -> None:
+    def _start_state(self, X: np.ndarray, K: np.ndarray | None) -> None:
         """Build the features (a given ``K`` is not used: the features come from ``X``)."""
         n, T = X.shape[0], self.classes_.size
-        self._lam = check_positive(self.lam, "lam")
-        self._class_weight = resolve_class_weight(self.class_weight, self.classes_)
         if self.kernel not in VECTOR_KERNELS:
             raise ValueError(
                 f"{type(self).__name__} needs a vector kernel {VECTOR_KERNELS}, got "
@@ -203,14 +195,9 @@ class FeaturePoolStrategy(QueryStrategy):
             f"({self._feature_map().max_features(n)} features per point at most)",
         )
         self.features_, self.lowrank_ = self._features(X)
-        self._W = None  # no weights yet (a restart must not compare with the old ones)
-        self._set_weights([])
         r = self.features_.shape[1]
-        self._m = np.zeros((n, 1 if T == 2 else T))
         self._coef = np.zeros((r, self._m.shape[1]))
         self._Cs = [np.eye(r) for _ in self._groups]  # P = 0: C = I − P = I
-        self._version = 0
-        self._scores_cache: tuple | None = None
 
     def _check_params(self, n: int) -> None:
         """Validate the parameters the subclasses add (called before any allocation)."""
@@ -224,7 +211,7 @@ class FeaturePoolStrategy(QueryStrategy):
         """Φ and its feature map, reused across a rebuild when neither X nor the feature
         parameters changed (a change of λ or of the weights keeps the features)."""
         key = repr(sorted(self.kernel_params().items()))
-        cached = getattr(self, "_feature_cache", None)
+        cached = self._feature_cache
         if cached is not None and cached[0] == key:
             X_old = cached[1]
             if X_old is X or (X_old.shape == X.shape and np.array_equal(X_old, X)):
@@ -259,24 +246,9 @@ class FeaturePoolStrategy(QueryStrategy):
             raise ValueError(f"Z has {Z.shape[1]} features, the pool has {self.X_.shape[1]}")
         return Z
 
-    def _replay(self, K: np.ndarray | None) -> None:
-        """Restart from the pool and the labels (after ``set_params``) with one build."""
-        labeled, labels = list(self.labeled_), list(self.labels_)
-        self.start(self.X_, self.classes_, K=K)
-        self.teach_many(labeled, labels)
-
-    def teach_many(self, indices, labels) -> None:
-        """Teach several labels with one O(l r² + r³) build of the state instead of one update
-        per label. If a label is refused, the ones before it stay taught."""
-        RLSPoolStrategy.teach_many(self, indices, labels)
-
-    def _add(self, i: int, c: int) -> None:
-        if getattr(self, "_replaying", False):
-            return  # teach_many builds the state once at the end
-        classes = [*self._label_positions(), c]
-        if self._set_weights(classes):
-            self._build([*self.labeled_, i], classes)
-            return
+    def _update(self, i: int, c: int) -> None:
+        """``C ← C − r_i r_iᵀ/s_i``, ``w ← w + r_i (y − m_i)/s_i``, ``m ← m + Φ r_i (y − m_i)/s_i``
+        per group of columns (module docstring)."""
         y = ova_targets([c], self.classes_.size)[0]
         phi = self.features_[i]
         delta = np.zeros_like(self._coef)
@@ -288,14 +260,6 @@ class FeaturePoolStrategy(QueryStrategy):
             C -= np.outer(u, u)  # entries u_a u_b: C stays exactly symmetric
         self._coef += delta
         self._m += self.features_ @ delta
-        self._version += 1
-
-    def _remove(self, pos: int) -> None:
-        classes = self._label_positions()
-        rest = self.labeled_[:pos] + self.labeled_[pos + 1 :]
-        rest_classes = classes[:pos] + classes[pos + 1 :]
-        self._set_weights(rest_classes)
-        self._build(rest, rest_classes)
 
     def _build(self, labeled, classes) -> None:
         """``C``, ``w`` and ``m`` from scratch: one r × r Cholesky factorisation per group."""
@@ -320,7 +284,6 @@ class FeaturePoolStrategy(QueryStrategy):
             Cs.append(0.5 * (C + C.T))
         self._Cs, self._coef = Cs, coef
         self._m = self.features_ @ coef
-        self._version += 1
 
     # -- public state ----------------------------------------------------------------------
     @property
@@ -330,7 +293,8 @@ class FeaturePoolStrategy(QueryStrategy):
 
     @property
     def P_(self) -> np.ndarray:
-        """``P = Φ_Lᵀ(Φ_LΦ_Lᵀ + λW^L)⁻¹Φ_L`` (SPEC §7): (r, r), or (T, r, r) one per column
+        """``P = Φ_Lᵀ(Φ_LΦ_Lᵀ + λW^L)⁻¹Φ_L`` (docs/mathematics.md §7): (r, r), or (T, r, r) one per
+        column
         for balanced multiclass weights (``V = Φ P Φᵀ``)."""
         r = self.features_.shape[1]
         if len(self._Cs) == 1:

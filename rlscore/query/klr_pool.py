@@ -66,7 +66,7 @@ class KLRPoolStrategy(QueryStrategy):
     the queries (:class:`MaxEntropyKLR` here, :class:`~rlscore.query.aoptimal.AOptimalKLR`).
 
     The model is the transductive KLR ``β = K_{:L} α`` fitted by the representer Newton of
-    :mod:`rlscore.core.klr` (any kernel; SPEC §6), warm-started from the previous
+    :mod:`rlscore.core.klr` (any kernel; docs/mathematics.md §6), warm-started from the previous
     coefficients. A failed fit (:class:`~rlscore.core.klr.KLRConvergenceError`) leaves the
     labels and the model as they were.
 
@@ -156,7 +156,7 @@ class KLRPoolStrategy(QueryStrategy):
         return pool_kernel(
             X,
             self.kernel,
-            sigma=self.sigma,
+            sigma=self._width(X) or 1.0,
             degree=self.degree,
             graph_k=self.graph_k,
             graph_t=self.graph_t,
@@ -316,7 +316,7 @@ class KLRPoolStrategy(QueryStrategy):
             raise ValueError(f"Z has {Z.shape[1]} features but the pool has {self.X_.shape[1]}")
         if self._L:
             Kz = kernel_matrix(
-                Z, self.X_[self._L], kernel=self.kernel, sigma=self.sigma, degree=self.degree
+                Z, self.X_[self._L], kernel=self.kernel, sigma=self.sigma_, degree=self.degree
             )
             f = Kz @ self._alpha
         else:
@@ -369,7 +369,7 @@ class MaxEntropyKLR(KLRPoolStrategy):
         degree: int = 2,
         lam: float = 0.1,
         graph_k: int = 6,
-        graph_t: float = 1.0,
+        graph_t: float | None = None,
         graph_connect: bool = True,
         tune: str = "none",
         graph_solver: str = "dense",
@@ -383,12 +383,6 @@ class MaxEntropyKLR(KLRPoolStrategy):
         self.graph_connect = graph_connect
         self.tune = tune
         self.graph_solver = graph_solver
-
-    risk_name = "Expected errors on the unlabeled pool"
-    risk_help = (
-        "Estimated number of misclassified unlabeled points: the sum over them of one minus "
-        "the largest KLR class probability."
-    )
 
     def scores(self) -> np.ndarray:
         self._check_started()

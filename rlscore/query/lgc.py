@@ -1,5 +1,6 @@
 """Local and Global Consistency as a query strategy: uncertainty sampling on the label
-distribution that LGC spreads over the pool's kNN graph (Sheng §3.2, Zhou et al. 2004, SPEC §8).
+distribution that LGC spreads over the pool's kNN graph (Sheng §3.2, Zhou et al. 2004,
+docs/mathematics.md §8).
 
 The model is :class:`rlscore.core.lgc.LGCClassifier` on the symmetric binary kNN graph ``W`` of
 the pool (``graph_k`` neighbours, as the graph kernels): ``S = D⁻¹W`` (or ``D^{-1/2}WD^{-1/2}``)
@@ -74,9 +75,9 @@ class LGCQuery(QueryStrategy):
     alpha : float
         0 < α < 1 (Sheng eq. 3.2): how far labels spread. Default 0.99, Zhou et al.'s choice
         for classification (labels reach the whole component); the ranking regime α ≈ 0.001
-        of SPEC §8 spreads them a few hops only.
+        of docs/mathematics.md §8 spreads them a few hops only.
     normalization : {"random_walk", "symmetric"}
-        ``S = D⁻¹W`` (Sheng eq. 3.5, SPEC §8: rows of ``F*`` sum to one) or
+        ``S = D⁻¹W`` (Sheng eq. 3.5, docs/mathematics.md §8: rows of ``F*`` sum to one) or
         ``S = D^{-1/2}WD^{-1/2}`` (Zhou et al.).
 
     Attributes (after :meth:`start`)
@@ -88,13 +89,6 @@ class LGCQuery(QueryStrategy):
     n_iter_ : int
         Conjugate-gradient iterations of the last solve.
     """
-
-    risk_name = "Expected errors"
-    risk_help = (
-        "The number of pool points LGC is expected to misclassify: the sum over unlabeled "
-        "points of 1 − the probability of their most probable class, the probabilities being "
-        "the label distribution spread over the kNN graph (Sheng eq. 3.5)."
-    )
 
     def __init__(
         self, graph_k: int = 6, alpha: float = 0.99, normalization: str = "random_walk"

@@ -1,6 +1,10 @@
-"""Incremental (weighted, one-vs-all) RLS over a pool: the state shared by ARLS and the baselines.
+"""The weighted one-vs-all RLS state on the pool kernel: ARLS, focused ARLS and the baselines.
 
-Paskov §3.3 and appendix A.4 (seed ``000``), SPEC §5. The state over the pool is
+Paskov §3.3 and appendix A.4 (seed ``000``), docs/mathematics.md §5. The implementation on the n × n
+kernel
+of :class:`~rlscore.query.weighted_rls.WeightedRLSStrategy` (the state every RLS strategy
+shares; the other implementation, on features, is :mod:`rlscore.query.feature_pool`). The
+state over the pool is
 
 * ``m = K_{:L}(K_LL + λW^L)⁻¹ Y_L`` — the RLS predictions on every pool point (n, or n × T
   one-vs-all columns), eq. 3.52;
@@ -44,69 +48,45 @@ from scipy.linalg.blas import dger, dsyrk
 from rlscore.core.encoding import ova_targets
 from rlscore.core.kernels import VECTOR_KERNELS, is_graph_kernel, kernel_matrix
 from rlscore.core.memory import require_memory, square_matrices_bytes, vectors_bytes
-from rlscore.core.validation import check_matrix, check_positive
-from rlscore.core.weighting import class_weight_table, column_groups, resolve_class_weight
-from rlscore.query.base import QueryStrategy
+from rlscore.core.validation import check_matrix
+from rlscore.query.weighted_rls import VECTORS_PER_CLASS, WeightedRLSStrategy, pool_risk
 
 #: float64 elements per working block of the risk pass (1 MiB: stays in the L2 cache)
 BLOCK_ELEMENTS = 1 << 17
 #: labels budgeted by :meth:`RLSPoolStrategy.memory_bytes` on the low-memory path (a labeled
 #: point costs one kernel column of ``8 n`` bytes there)
 LABEL_BUDGET = 500
-#: n-vectors per class the low-memory path holds at its peak besides the kernel columns: the
-#: predictions, the scores and the temporaries of the probabilities, the entropy and the risk
-#: (measured with ``tracemalloc`` in tests/test_low_memory.py)
-VECTORS_PER_CLASS = 8
 
 
-class RLSPoolStrategy(QueryStrategy):
-    """Incremental (weighted, one-vs-all) RLS over a pool: the state shared by ARLS and baselines.
+class RLSPoolStrategy(WeightedRLSStrategy):
+    """The weighted one-vs-all RLS state on the pool kernel: ARLS, focused ARLS, baselines.
 
-    Subclasses only define :meth:`scores`. See the module docstring for the state and SPEC §5
-    for the formulas. Subclasses without lookahead set ``_keeps_covariance = False``; with a
-    vector kernel and no given ``K`` they then run on the low-memory path (the kernel columns
-    of the labeled points only; :meth:`needs_pool_kernel`, :meth:`memory_bytes`).
+    The implementation of :class:`~rlscore.query.weighted_rls.WeightedRLSStrategy` that holds
+    the n × n kernel ``K`` and one covariance ``D = K − V`` per group of columns (module
+    docstring, docs/mathematics.md §5); subclasses only define :meth:`scores`. Subclasses without
+    lookahead
+    set ``_keeps_covariance = False``; with a vector kernel and no given ``K`` they then run on
+    the low-memory path (the kernel columns of the labeled points only;
+    :meth:`needs_pool_kernel`, :meth:`memory_bytes`).
 
     Parameters
     ----------
     kernel : str
         ``"linear"``, ``"polynomial"``, ``"rbf"`` or a graph kernel name (``rlscore.core.kernels``).
-    sigma : float
-        RBF width σ, ``k(x, z) = exp(-‖x − z‖²/(2σ²))``.
-    degree : int
-        Polynomial degree.
-    lam : float
-        Regularisation λ > 0 in the convention ``(K_LL + λ A⁻¹) c = y`` (SPEC §1).
-    class_weight : None, "balanced" or dict
-        Loss weights of the labeled points (Paskov's ``W^L``), by the rule of
-        :mod:`rlscore.core.weighting` (the same as ``RLSClassifier``). ``"balanced"`` computes
-        them from the ``l`` labels so far (all 1 until every class has a label): binary
-        ``l/(2l₊)``, ``l/(2l₋)``; for T ≥ 3 one-vs-all column t weighs its class ``l/(2l_t)``
-        and the others ``l/(2(l − l_t))``, one ``D`` per column. The state is rebuilt
-        whenever these weights change, in O(n² l) per ``D`` (BLAS ``syrk``) instead of the
-        O(n²) rank-one update. A dict maps classes to weights (missing classes get 1), used as
-        given in every column.
-    bias_corrected : bool or None
-        Divide each class's term of the risk by its *error* weight ``w_l`` (eqs. 3.49–3.50):
-        ``l/(T·l_l)`` for ``"balanced"`` (binary: the loss weights themselves), the dict's
-        weight, else 1 (see :attr:`weights_`). ``None`` means "when ``class_weight`` is set".
-    clip : bool
-        Clip the probability estimates ``p̂ = (f + 1)/2`` to [0, 1] (default, SPEC §1). ``False``
-        uses Paskov's raw asymptotic estimate; multiclass rows are then not normalised.
-    graph_k, graph_t : int, float
+    sigma, degree, lam, class_weight, bias_corrected, clip
+        As :class:`~rlscore.query.weighted_rls.WeightedRLSStrategy`. A change of the balanced
+        weights rebuilds the state in O(n² l) per ``D`` (BLAS ``syrk``) instead of the O(n²)
+        rank-one update.
+    graph_k, graph_t : int, float or None (None: the graph kernel's default scale)
         Neighbours and scale of graph kernels.
     """
 
-    risk_name = "Expected errors on the pool"
-    risk_help = (
-        "Estimated number of misclassified pool points: the sum over the pool of the "
-        "estimated probability that the prediction is wrong (Paskov eq. 3.47; with class "
-        "weights, each class's term divided by its weight, eq. 3.49)."
-    )
     _kernel_params = ("kernel", "sigma", "degree", "graph_k", "graph_t")
-    #: keep ``D = K − V`` (ARLS's lookahead needs it); without it every label refits ``m``
-    #: from scratch in O(l³ + nl) and the strategy holds only ``K``
-    _keeps_covariance = True
+
+    # the state on the pool kernel (module docstring)
+    _K: np.ndarray | None
+    _kernel: _DenseKernel | _LabeledColumns
+    _Ds: list[np.ndarray]
 
     def __init__(
         self,
@@ -118,15 +98,17 @@ class RLSPoolStrategy(QueryStrategy):
         bias_corrected: bool | None = None,
         clip: bool = True,
         graph_k: int = 6,
-        graph_t: float = 1.0,
+        graph_t: float | None = None,
     ):
-        self.kernel = kernel
-        self.sigma = sigma
-        self.degree = degree
-        self.lam = lam
-        self.class_weight = class_weight
-        self.bias_corrected = bias_corrected
-        self.clip = clip
+        super().__init__(
+            kernel=kernel,
+            sigma=sigma,
+            degree=degree,
+            lam=lam,
+            class_weight=class_weight,
+            bias_corrected=bias_corrected,
+            clip=clip,
+        )
         self.graph_k = graph_k
         self.graph_t = graph_t
 
@@ -174,22 +156,20 @@ class RLSPoolStrategy(QueryStrategy):
             return 0
         return T if isinstance(self.class_weight, str) and T > 2 else 1
 
-    # -- state -----------------------------------------------------------------------------
-    def _start(self, X: np.ndarray, K: np.ndarray | None) -> None:
+    # -- the state on the kernel -------------------------------------------------------------
+    def _start_state(self, X: np.ndarray, K: np.ndarray | None) -> None:
         n, T = X.shape[0], self.classes_.size
-        self._lam = check_positive(self.lam, "lam")
-        self._class_weight = resolve_class_weight(self.class_weight, self.classes_)
         name = type(self).__name__
         if K is None and not self.needs_pool_kernel():
             # reject bad kernel parameters now, as building K would (a 1 × 1 kernel)
-            kernel_matrix(X[:1], kernel=self.kernel, sigma=self.sigma, degree=self.degree)
+            kernel_matrix(X[:1], kernel=self.kernel, sigma=self.sigma_, degree=self.degree)
             count = self._working_vectors(T)
             require_memory(
                 vectors_bytes(n, count),
                 f"{name} on a pool of {n} points ({count} vectors of {n} float64)",
             )
             self._K = None
-            self._kernel = _LabeledColumns(X, self.kernel, self.sigma, self.degree)
+            self._kernel = _LabeledColumns(X, self.kernel, self.sigma_, self.degree)
         else:
             count = int(K is None) + self._covariances(T)
             require_memory(
@@ -198,68 +178,11 @@ class RLSPoolStrategy(QueryStrategy):
             )
             self._K = self.pool_kernel(X) if K is None else K
             self._kernel = _DenseKernel(self._K)
-        self._W = None  # no weights yet (a restart must not compare with the old ones)
-        self._set_weights([])
         # V = 0: D = K
         self._Ds = [np.array(self._K, order="C")] if self._keeps_covariance else []
-        self._m = np.zeros((n, 1 if T == 2 else T))
-        self._version = 0
-        self._scores_cache: tuple[int, np.ndarray] | None = None
 
-    def _weights_for(self, classes) -> tuple[np.ndarray, np.ndarray]:
-        """Loss weights (T', T) and error weights (T,) for the labeled classes (positions)."""
-        T = self.classes_.size
-        counts = np.bincount(np.asarray(classes, dtype=np.intp), minlength=T)
-        cw = self._class_weight
-        if isinstance(cw, str) and (counts == 0).any():
-            cw = None  # balanced weights start once every class has a label
-        return class_weight_table(counts, cw)
-
-    def _set_weights(self, classes) -> bool:
-        """Set the weights for ``classes``; whether they changed (then the state needs a build)."""
-        W, e = self._weights_for(classes)
-        if self._W is not None and np.array_equal(W, self._W) and np.array_equal(e, self._e):
-            return False
-        self._W, self._e = W, e
-        self._groups = column_groups(W)
-        return True
-
-    # -- batches ---------------------------------------------------------------------------
-    def teach_many(self, indices, labels) -> None:
-        """Teach several labels with one O(n² l) build of the state, instead of one update per
-        label (and, with ``"balanced"`` weights, one build per label). Use it to replay a
-        session. If a label is refused, the ones before it stay taught."""
-        self._replaying = True
-        try:
-            for i, y in zip(indices, labels, strict=True):
-                self.teach(i, y)
-        finally:
-            self._replaying = False
-            self._build_from_labels()
-
-    def _replay(self, K: np.ndarray | None) -> None:
-        """Restart from the pool and the labels (after ``set_params``) with one build."""
-        self._replaying = True
-        try:
-            super()._replay(K)
-        finally:
-            self._replaying = False
-        self._build_from_labels()
-
-    def _build_from_labels(self) -> None:
-        classes = self._label_positions()
-        self._set_weights(classes)
-        self._build(list(self.labeled_), classes)
-
-    # -- state updates -----------------------------------------------------------------------
-    def _add(self, i: int, c: int) -> None:
-        if getattr(self, "_replaying", False):
-            return  # teach_many / rebuild build the state once at the end
-        classes = [*self._label_positions(), c]
-        if self._set_weights(classes) or not self._keeps_covariance:
-            self._build([*self.labeled_, i], classes)
-            return
-        # eqs. 3.53 and 3.55 in terms of D = K - V, for each group of columns
+    def _update(self, i: int, c: int) -> None:
+        """Eqs. 3.53 and 3.55 in terms of ``D = K − V``, for each group of columns."""
         y = ova_targets([c], self.classes_.size)[0]
         for cols, D in zip(self._groups, self._Ds, strict=True):
             d = D[i].copy()
@@ -267,15 +190,10 @@ class RLSPoolStrategy(QueryStrategy):
             sel = _as_slice(cols)
             self._m[:, sel] += np.outer(d, (y[sel] - self._m[i, sel]) / s)
             _symmetric_rank_one(D, d / np.sqrt(s), -1.0)
-        self._version += 1
 
-    def _remove(self, pos: int) -> None:
-        classes = self._label_positions()
-        rest = self.labeled_[:pos] + self.labeled_[pos + 1 :]
-        rest_classes = classes[:pos] + classes[pos + 1 :]
-        if self._set_weights(rest_classes) or not self._keeps_covariance:
-            self._build(rest, rest_classes)
-            return
+    def _downdate(self, pos: int, classes: list[int], rest: list[int], rest_classes) -> None:
+        """Add ``u uᵀ/Gi_jj`` back to every ``D`` (``u = K_{:L} Gi e_j``) and recompute ``m``
+        from the remaining labels."""
         L = np.asarray(self.labeled_)
         e = np.zeros(L.size)
         e[pos] = 1.0
@@ -284,10 +202,6 @@ class RLSPoolStrategy(QueryStrategy):
             g = scipy.linalg.cho_solve(scipy.linalg.cho_factor(self._gram(L, classes, cols[0])), e)
             _symmetric_rank_one(D, (KL @ g) / np.sqrt(g[pos]), 1.0)
         self._m = self._predictions(rest, rest_classes)
-        self._version += 1
-
-    def _label_positions(self) -> list[int]:
-        return [self.class_index(y) for y in self.labels_]
 
     def _gram(self, L: np.ndarray, classes, t: int) -> np.ndarray:
         """``K_LL + λ W^L`` of one-vs-all column ``t``, ``W^L = diag(1/a_t(y))``."""
@@ -311,7 +225,6 @@ class RLSPoolStrategy(QueryStrategy):
     def _build(self, labeled, classes) -> None:
         """``m`` and every ``D = K − K_{:L} G⁻¹ K_{L:}`` from scratch (after a weight change)."""
         self._m = self._predictions(labeled, classes)
-        self._version += 1
         if not self._keeps_covariance:
             return
         # one D per group of columns; reuse the matrices already allocated
@@ -322,9 +235,9 @@ class RLSPoolStrategy(QueryStrategy):
         for cols, D in zip(self._groups, self._Ds, strict=True):
             D[...] = self._K
             if L.size:
-                self._downdate(D, L, self._gram(L, classes, cols[0]))
+                self._subtract_labeled(D, L, self._gram(L, classes, cols[0]))
 
-    def _downdate(self, D: np.ndarray, L: np.ndarray, G: np.ndarray) -> None:
+    def _subtract_labeled(self, D: np.ndarray, L: np.ndarray, G: np.ndarray) -> None:
         """``D ← D − K_{:L} G⁻¹ K_{L:}`` by BLAS ``syrk``, keeping D exactly symmetric."""
         R = scipy.linalg.cholesky(G)
         B = scipy.linalg.solve_triangular(R, self._K[L], trans="T")  # R⁻ᵀ K_{L:}
@@ -341,27 +254,6 @@ class RLSPoolStrategy(QueryStrategy):
             D[a:e, e:] = D[e:, a:e].T
 
     # -- public state ----------------------------------------------------------------------
-    @property
-    def weights_(self) -> np.ndarray:
-        """Current per-class weights ``w_l`` of the risk (eq. 3.49), in ``classes_`` order.
-
-        These are the error weights of :mod:`rlscore.core.weighting`: the loss weights
-        themselves without weights, with a dict and for two classes; ``l/(T·l_c)`` for
-        balanced multiclass weights, whose loss weights differ per column
-        (:attr:`loss_weights_`).
-        """
-        return self._e.copy()
-
-    @property
-    def loss_weights_(self) -> np.ndarray:
-        """Current loss weights, (T', T): entry ``[t, c]`` weighs a class-c label in column t."""
-        return self._W.copy()
-
-    @property
-    def m_(self) -> np.ndarray:
-        """RLS predictions on the pool, (n, 1) binary or (n, T) one-vs-all (eq. 3.52)."""
-        return self._m.copy()
-
     @property
     def V_(self) -> np.ndarray:
         """``V = K_{:L}(K_LL + λW^L)⁻¹K_{L:}`` (eq. 3.51), computed as ``K − D``: (n, n), or
@@ -389,10 +281,6 @@ class RLSPoolStrategy(QueryStrategy):
         Y = ova_targets(classes, self.classes_.size)
         return self._W[:, classes].T * (Y - self._m[L]) / self._lam
 
-    def decision_function(self) -> np.ndarray:
-        self._check_started()
-        return self._m[:, 0].copy() if self._m.shape[1] == 1 else self._m.copy()
-
     def decision_function_at(self, Z) -> np.ndarray:
         """Decision values on new points ``Z`` (vector kernels only): ``k(Z, X_L) c``."""
         self._check_started()
@@ -406,113 +294,10 @@ class RLSPoolStrategy(QueryStrategy):
             f = np.zeros((Z.shape[0], self._m.shape[1]))
         else:
             Kz = kernel_matrix(
-                Z, self.X_[self.labeled_], kernel=self.kernel, sigma=self.sigma, degree=self.degree
+                Z, self.X_[self.labeled_], kernel=self.kernel, sigma=self.sigma_, degree=self.degree
             )
             f = Kz @ self.dual_coef()
         return f[:, 0] if f.shape[1] == 1 else f
-
-    def predict_at(self, Z) -> np.ndarray:
-        """Predicted classes of new points ``Z``."""
-        f = self.decision_function_at(Z)
-        if f.ndim == 1:
-            return self.classes_[(f > 0).astype(int)]
-        return self.classes_[np.argmax(f, axis=1)]
-
-    # -- risk ------------------------------------------------------------------------------
-    def _risk_weights(self) -> np.ndarray:
-        """``1/w_l`` when the risk is bias-corrected (eq. 3.49), else ones."""
-        corrected = self.bias_corrected
-        if corrected is None:
-            corrected = self.class_weight is not None
-        return 1.0 / self._e if corrected else np.ones_like(self._e)
-
-    def class_probabilities(self) -> np.ndarray:
-        """``p̂(c | x)`` on the pool used by the risk, (n, T): clipped and normalised
-        (:meth:`predict_proba`), or Paskov's raw ``(f + 1)/2`` when ``clip=False``."""
-        if self.clip:
-            return self.predict_proba()
-        f = self.decision_function()
-        if f.ndim == 1:
-            return np.column_stack([(1.0 - f) / 2.0, (1.0 + f) / 2.0])
-        return (f + 1.0) / 2.0
-
-    def estimated_risk(self) -> float:
-        """``R̂(f) = Σ_z Σ_l p̂(l|z)/w_l δ(l, ĉ_z)`` of the current classifier (eqs. 3.47, 3.49)."""
-        self._check_started()
-        F = self._m.T[None].copy()  # (1, T', n)
-        if F.shape[1] == 1:
-            F = F[:, 0]
-        return float(pool_risk(F, self._risk_weights(), clip=self.clip)[0])
-
-
-def pool_risk(
-    F: np.ndarray, inv_w: np.ndarray, *, clip: bool = True, halved: bool = False
-) -> np.ndarray:
-    """Estimated risk ``Σ_z Σ_{l ≠ ĉ_z} p̂(l|z)/w_l`` of each row of classifiers (eq. 3.49).
-
-    Parameters
-    ----------
-    F : ndarray (b, n) binary or (b, T, n) one-vs-all
-        Decision values of ``b`` classifiers on the pool; **overwritten**.
-    inv_w : ndarray (T,)
-        ``1/w_l`` per class (ones for the unweighted risk 3.47).
-    clip : bool
-        ``p̂ = clip((f+1)/2, 0, 1)`` normalised per point (SPEC §5), or raw ``(f+1)/2``.
-    halved : bool
-        Multiclass only: ``F`` already holds ``(f + 1)/2`` (saves two passes).
-
-    Returns
-    -------
-    ndarray (b,)
-    """
-    if F.ndim == 2:
-        # binary: p̂(-) = (1-f)/2, p̂(+) = (1+f)/2; ĉ = +1 iff f > 0; the error term is
-        # (1 - |f|)/2 (floored at 0 when clipped) times 1/w of the class not predicted
-        n = F.shape[1]
-        weighted = inv_w[0] != inv_w[1]
-        positive = F > 0 if weighted else None
-        np.abs(F, out=F)
-        if clip:
-            np.minimum(F, 1.0, out=F)
-        if not weighted:
-            return inv_w[0] * 0.5 * (n - F.sum(axis=1))
-        np.subtract(1.0, F, out=F)
-        total = F.sum(axis=1)
-        np.multiply(F, positive, out=F)
-        return 0.5 * (inv_w[1] * total + (inv_w[0] - inv_w[1]) * F.sum(axis=1))
-    T = F.shape[1]
-    if not halved:
-        F += 1.0
-        F *= 0.5
-    weighted = inv_w.min() != inv_w.max()
-    # the winner ĉ = argmax_t F (first class on ties) and its p̂ (p̂ is increasing in f), by a
-    # loop over the few classes: numpy's argmax along a short middle axis is several times
-    # slower; the unweighted risk needs only the largest p̂, not ĉ
-    best = np.maximum(F[:, 0], F[:, 1])
-    winner = np.zeros(best.shape, dtype=np.intp) if weighted else None
-    if weighted:
-        winner[F[:, 1] > F[:, 0]] = 1
-    for t in range(2, T):
-        if weighted:
-            np.copyto(winner, t, where=F[:, t] > best)
-        np.maximum(best, F[:, t], out=best)
-    if clip:
-        np.clip(F, 0.0, 1.0, out=F)
-        np.clip(best, 0.0, 1.0, out=best)
-    total = F.sum(axis=1)
-    if weighted:
-        errors = np.tensordot(inv_w, F, axes=(0, 1)) - best * inv_w[winner]
-    else:
-        errors = (total - best) * inv_w[0]
-    if not clip:
-        return errors.sum(axis=1)
-    # all-clipped points get the uniform p̂ = 1/T
-    if weighted:
-        uniform = (inv_w.sum() - inv_w[winner]) / T
-    else:
-        uniform = np.full_like(errors, inv_w[0] * (T - 1) / T)
-    risk = np.divide(errors, total, out=uniform, where=total > 0.0)
-    return risk.sum(axis=1)
 
 
 class _DenseKernel:
@@ -642,3 +427,7 @@ def _symmetric_rank_one(D: np.ndarray, u: np.ndarray, sign: float) -> None:
     symmetric ``D`` stays exactly symmetric)."""
     # D is C-ordered: its transpose is the Fortran-ordered matrix dger updates in place
     dger(sign, u, u, a=D.T, overwrite_a=True)
+
+
+# pool_risk is defined with the shared state (rlscore.query.weighted_rls) and importable here
+__all__ = ["BLOCK_ELEMENTS", "LABEL_BUDGET", "RLSPoolStrategy", "matrix_rows", "pool_risk"]

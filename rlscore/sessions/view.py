@@ -107,17 +107,6 @@ class SessionView:
         engine_lam = getattr(self._state.engine, "lam_", None)
         return float(engine_lam) if engine_lam is not None else self._state.lam
 
-    @property
-    def risk_name(self) -> str:
-        """What :attr:`risk_history` measures, in the engine's words (e.g. a variance sum
-        for A-optimal KLR, an expected number of errors for ARLS)."""
-        return type(self.engine).risk_name
-
-    @property
-    def risk_help(self) -> str:
-        """One or two sentences explaining :attr:`risk_name`."""
-        return type(self.engine).risk_help
-
     # -- the log --------------------------------------------------------------------------
     @property
     def labels(self) -> dict[int, object]:
@@ -171,7 +160,8 @@ class SessionView:
     # -- histories and diagnostics --------------------------------------------------------
     @property
     def risk_history(self) -> list[float]:
-        """The engine's estimated risk (:attr:`risk_name`) with 0, 1, … labels."""
+        """The engine's estimated risk with 0, 1, … labels (what it measures depends on the
+        strategy: :attr:`strategy_name`; the UI words it by ``rlscore.ui.strategies``)."""
         return list(self._state.history.risk)
 
     @property

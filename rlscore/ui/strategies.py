@@ -1,8 +1,9 @@
 """What the pages call the query strategies and the risk figure each one estimates.
 
 Strategies estimate different things (ARLS an expected number of errors, A-optimal KLR a sum
-of predictive variances), so every chart and metric of a risk takes its name from the
-strategy class (``risk_name``, ``risk_help``) rather than saying "estimated risk".
+of predictive variances), so every chart and metric of a risk takes its name from
+:data:`RISK_WORDING` (:func:`risk_wording`) rather than saying "estimated risk". The wording
+lives here, with the pages; the strategies only compute the figure (``estimated_risk``).
 """
 
 from __future__ import annotations
@@ -10,7 +11,52 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterable
 
-from rlscore.query import make_strategy, strategy_class
+from rlscore.query import STRATEGIES, QueryStrategy, make_strategy, strategy_class
+
+#: what the RLS strategies' ``estimated_risk`` measures (one RLS state: one figure)
+_RLS_RISK = (
+    "Expected errors on the pool",
+    "Estimated number of misclassified pool points: the sum over the pool of the "
+    "estimated probability that the prediction is wrong (Paskov eq. 3.47; with class "
+    "weights, each class's term divided by its weight, eq. 3.49).",
+)
+_AOPTIMAL_RISK = (
+    "Predictive variance (A-optimal)",
+    "Sum over the unlabeled points of the squared-slope-weighted posterior variance "
+    "(σ(1 − σ))² [H⁻¹]_jj of the KLR (Yajima eq. 4.23): smaller means a more certain "
+    "model. It is a variance, not a count of errors.",
+)
+
+#: the wording of a strategy that is not registered (a QueryStrategy subclass of one's own)
+GENERIC_RISK = (
+    "Estimated risk",
+    "The strategy's own estimate of the current classifier's risk on the pool.",
+)
+
+#: strategy -> (name of the figure its ``estimated_risk`` returns, one or two sentences
+#: explaining it): the label and help text of the risk metric and charts
+RISK_WORDING: dict[str, tuple[str, str]] = {
+    "arls-focused": _RLS_RISK,
+    "arls": _RLS_RISK,
+    "arls-weighted": _RLS_RISK,
+    "arls-lowrank": _RLS_RISK,
+    "aopt-klr": _AOPTIMAL_RISK,
+    "aopt-klr-lowrank": _AOPTIMAL_RISK,
+    "muq-klr": (
+        "Expected errors on the unlabeled pool",
+        "Estimated number of misclassified unlabeled points: the sum over them of one minus "
+        "the largest KLR class probability.",
+    ),
+    "uncertainty": _RLS_RISK,
+    "entropy": _RLS_RISK,
+    "random": _RLS_RISK,
+    "lgc": (
+        "Expected errors",
+        "The number of pool points LGC is expected to misclassify: the sum over unlabeled "
+        "points of 1 − the probability of their most probable class, the probabilities being "
+        "the label distribution spread over the kNN graph (Sheng eq. 3.5).",
+    ),
+}
 
 STRATEGY_LABELS = {
     "arls-focused": "Focused ARLS (recommended)",
@@ -80,11 +126,30 @@ def low_rank_note(p: dict, n: int) -> str | None:
     return f"Pool of {n:,} points: " + ", ".join(parts) + " — set in the sidebar."
 
 
-def risk_wording(strategy: str) -> tuple[str, str]:
-    """The name of the risk figure strategy ``strategy`` estimates, and one or two sentences
-    explaining it (the metric's label and help text on the pages)."""
-    cls = strategy_class(strategy)
-    return cls.risk_name, cls.risk_help
+def risk_wording(strategy: str | QueryStrategy) -> tuple[str, str]:
+    """The name of the risk figure a strategy estimates, and one or two sentences explaining
+    it (the metric's label and help text on the pages; :data:`RISK_WORDING`).
+
+    Parameters
+    ----------
+    strategy
+        A strategy name of :data:`rlscore.query.STRATEGIES`, or a strategy instance: the
+        wording of the nearest registered class it derives from (e.g. a session's engine),
+        :data:`GENERIC_RISK` if none.
+
+    Raises
+    ------
+    ValueError
+        ``strategy`` is a name that is not registered.
+    """
+    if isinstance(strategy, str):
+        strategy_class(strategy)  # an unknown name gets the registry's message
+        return RISK_WORDING[strategy]
+    for cls in type(strategy).__mro__:
+        for name in STRATEGIES:
+            if strategy_class(name) is cls:
+                return RISK_WORDING[name]
+    return GENERIC_RISK
 
 
 def risk_chart_labels(strategies: Iterable[str]) -> tuple[str, dict[str, str]]:
@@ -105,7 +170,7 @@ def risk_chart_labels(strategies: Iterable[str]) -> tuple[str, dict[str, str]]:
         curves are then not comparable with each other.
     """
     strategies = list(dict.fromkeys(strategies))
-    risk = {name: strategy_class(name).risk_name for name in strategies}
+    risk = {name: risk_wording(name)[0] for name in strategies}
     if len(set(risk.values())) <= 1:
         return next(iter(risk.values()), "estimated risk"), {name: name for name in strategies}
     return "each strategy's own risk estimate", {n: f"{n}: {r}" for n, r in risk.items()}
