@@ -1,12 +1,23 @@
 """rlscore — active learning with regularized least squares and kernel logistic regression.
 
 The engine behind the rlscore labeling app: kernels, RLS with exact leave-one-out, confidence
-estimates, and query strategies (ARLS, A-optimal KLR, baselines) under one protocol.
+estimates, and query strategies (ARLS, A-optimal KLR, baselines) under one protocol. The
+estimators follow scikit-learn's API: RLS, kernel logistic regression, LGC label spreading,
+Graph-OCL (positive-unlabeled), BDLDA and the specified-error classifier; those with an RBF
+kernel read their width off the data unless given one (``sigma="median"``,
+:mod:`rlscore.core.kernel_width`).
 """
 
 from rlscore.core import confidence
+from rlscore.core.bdlda import BDLDA
+from rlscore.core.error_rates import SpecifiedErrorClassifier
+from rlscore.core.graph_ocl import GraphOCL
+from rlscore.core.kernel_width import SIGMA_RULES, median_sigma, scale_sigma
 from rlscore.core.kernels import graph_kernel, kernel_matrix, pool_kernel
 from rlscore.core.klr import KernelLogisticRegression
+from rlscore.core.lgc import LGCClassifier
+from rlscore.core.lowrank import LowRankKernel
+from rlscore.core.reduced_rls import ReducedRLSClassifier
 from rlscore.core.rls import RLSClassifier
 from rlscore.core.rls_path import RLSPath
 from rlscore.data.projects import Project, ProjectInputError, project_from_table, read_table
@@ -18,7 +29,12 @@ from rlscore.query import (
     STRATEGIES,
     AOptimalKLR,
     EntropyQuery,
+    FocusedARLS,
+    LGCQuery,
+    LowRankAOptimalKLR,
+    LowRankARLS,
     MaxEntropyKLR,
+    NoCandidatesError,
     QueryStrategy,
     RandomQuery,
     UncertaintyQuery,
@@ -45,43 +61,62 @@ from rlscore.storage import (
 __version__ = "0.1.0"
 
 __all__ = [
-    "ensure_sample_projects",
+    # estimators (scikit-learn API)
+    "BDLDA",
+    "GraphOCL",
+    "KernelLogisticRegression",
+    "LGCClassifier",
+    "LowRankKernel",
+    "RLSClassifier",
+    "RLSPath",
+    "ReducedRLSClassifier",
+    "SpecifiedErrorClassifier",
+    # kernels and the RBF width rules
+    "SIGMA_RULES",
+    "graph_kernel",
+    "kernel_matrix",
+    "median_sigma",
+    "pool_kernel",
+    "scale_sigma",
+    "confidence",
+    # query strategies
     "ARLS",
     "AOptimalKLR",
-    "KernelLogisticRegression",
-    "MaxEntropyKLR",
-    "STRATEGIES",
     "EntropyQuery",
+    "FocusedARLS",
+    "LGCQuery",
+    "LowRankAOptimalKLR",
+    "LowRankARLS",
+    "MaxEntropyKLR",
+    "NoCandidatesError",
+    "QueryStrategy",
     "RandomQuery",
+    "STRATEGIES",
     "UncertaintyQuery",
-    "simulate",
+    "make_strategy",
+    # projects, sample data, storage
     "Dataset",
     "Event",
     "LabelStore",
-    "LabelingSession",
+    "PostgresLabelStore",
     "Project",
     "ProjectInputError",
-    "QueryStrategy",
-    "RLSClassifier",
-    "RLSPath",
-    "Overlap",
-    "PostgresLabelStore",
     "SQLiteLabelStore",
-    "project_agreement",
     "StaleActionError",
-    "compare_strategies",
-    "confidence",
-    "export_labels",
-    "graph_kernel",
-    "kernel_matrix",
+    "ensure_sample_projects",
     "list_samples",
     "load_sample",
-    "make_strategy",
     "open_store",
-    "pool_kernel",
     "project_from_table",
-    "project_settings",
     "read_table",
+    # labeling sessions and experiments
+    "LabelingSession",
+    "Overlap",
+    "compare_strategies",
+    "export_labels",
+    "project_agreement",
+    "project_settings",
     "save_project_settings",
+    "simulate",
     "undo_last",
 ]

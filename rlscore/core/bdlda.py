@@ -1,7 +1,8 @@
 """Block-diagonal LDA with greedy feature blocks (BDLDA) and its treelet front end (T-BDLDA).
 
 Sheng, *Novel Algorithms for Large Scale Supervised and One Class Learning* (USC PhD, 2013),
-chapter 2 (seed 001; SPEC §8), after Pique-Regi & Ortega's BDLDA. Two classes A and B with a
+chapter 2 (seed 001; docs/mathematics.md §8), after Pique-Regi & Ortega's BDLDA. Two classes A and B
+with a
 common covariance K. Notation of the thesis: ``d = m_A − m_B``, ``J_K(w) = (dᵀw)²/(wᵀKw)``
 (eqs. 2.2, 2.5), maximised by ``ŵ = K⁻¹d`` with ``J = dᵀK⁻¹d = Δ²`` (2.3, 2.6), and the
 plug-in error of the LDA rule (2.8, ``Φ`` the standard normal cdf)::

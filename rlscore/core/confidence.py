@@ -1,6 +1,7 @@
 """Confidence estimates for RLS outputs and the data behind a reliability histogram.
 
-Paskov §3.2 (SPEC §4) gives three estimates of how sure a one-vs-all (OvA) RLS prediction is:
+Paskov §3.2 (docs/mathematics.md §4) gives three estimates of how sure a one-vs-all (OvA) RLS
+prediction is:
 
 * **soft** — ``p̂ = clip((f + 1)/2, 0, 1)`` of the winning OvA classifier (eq. 3.36, with the
   thesis's ``(f − 1)/2`` typo corrected);
@@ -260,7 +261,7 @@ def loo_confidence(
         ``"soft"`` or ``"gap"`` use the LOO decision values. ``"bayes"`` uses the LOO decision
         values as means and ``clf.loo_variance_`` as variances: the Gaussian-process predictive
         variance at ``x_i`` of the model trained without point i (exact, from the same
-        eigendecomposition; noise term λ as in SPEC §4).
+        eigendecomposition; noise term λ as in docs/mathematics.md §4).
 
     Returns
     -------

@@ -1,7 +1,8 @@
 """One-vs-all (OvA) encoding of class positions: the one encoder of the package.
 
 Class labels are turned into positions ``0 … T−1`` in the sorted ``classes_`` list; a position
-becomes one target column for two classes (the second class positive, SPEC §1) and one column
+becomes one target column for two classes (the second class positive, docs/mathematics.md §1) and
+one column
 per class otherwise. RLS and ARLS use ±1 targets; kernel logistic regression uses 0/1
 (``negative=0``, the softmax one-hot coding of Yajima §5).
 """

@@ -1,4 +1,4 @@
-"""Classifiers with specified error rates (Saketha Nath, ch. 2; SPEC §8).
+"""Classifiers with specified error rates (Saketha Nath, ch. 2; docs/mathematics.md §8).
 
 Positive class 1 (the second of the sorted labels, as in :class:`~rlscore.core.rls.RLSClassifier`),
 negative class 2, a classifier linear in a feature space ``f(x) = wᵀφ(x) − b`` and the class
@@ -46,6 +46,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from rlscore.core.kernel_width import DEFAULT_SIGMA, fitted_sigma
 from rlscore.core.kernels import VECTOR_KERNELS, kernel_matrix
 
 __all__ = [
@@ -324,7 +325,7 @@ class Certificate:
 
 @dataclass(frozen=True)
 class OffsetInterval:
-    """The offsets b for which ``f = wᵀφ − b`` meets both targets (SPEC §8 (b)).
+    """The offsets b for which ``f = wᵀφ − b`` meets both targets (docs/mathematics.md §8 (b)).
 
     ``low = wᵀμ₂ + κ₂σ₂`` (false positives ≤ η₂ needs ``b ≥ low``) and
     ``high = wᵀμ₁ − κ₁σ₁`` (false negatives ≤ η₁ needs ``b ≤ high``): the constraints of (2.3)
@@ -596,7 +597,8 @@ def rls_certificate(
     moments: Moments = "chebyshev",
     ridge: float = DEFAULT_RIDGE,
 ) -> Certificate:
-    """Worst-case false-negative / false-positive rates of a fitted RLS (SPEC §8 (a)).
+    """Worst-case false-negative / false-positive rates of a fitted RLS (docs/mathematics.md §8
+    (a)).
 
     Parameters
     ----------
@@ -908,8 +910,12 @@ class SpecifiedErrorClassifier(ClassifierMixin, BaseEstimator):
     kernel
         ``"linear"`` (solved in input space; ``w_``), ``"rbf"``, ``"polynomial"`` or
         ``"precomputed"`` (fit on the (n, n) kernel, predict on (m, n) kernel rows).
-    sigma, degree
-        Kernel parameters (:func:`~rlscore.core.kernels.kernel_matrix`).
+    sigma
+        RBF width σ, or a rule reading it off the training inputs: ``"median"`` (default), the
+        median distance between two points, or ``"scale"``, scikit-learn's ``gamma="scale"``
+        (:mod:`rlscore.core.kernel_width`).
+    degree
+        Polynomial degree (:func:`~rlscore.core.kernels.kernel_matrix`).
     solver
         ``"socp"`` (cvxpy + Clarabel, :func:`solve_socp`) or ``"iterative"`` (§2.3.1,
         :func:`solve_iterative`).
@@ -950,13 +956,15 @@ class SpecifiedErrorClassifier(ClassifierMixin, BaseEstimator):
         Solver diagnostics.
     X_fit_ : ndarray
         Training inputs (kernel path).
+    sigma_ : float or None
+        The RBF width used (None for the other kernels).
     """
 
     def __init__(
         self,
         eta: float | tuple[float, float] = (0.1, 0.1),
         kernel: str = "linear",
-        sigma: float = 1.0,
+        sigma: float | str = DEFAULT_SIGMA,
         degree: int = 2,
         solver: str = "socp",
         moments: str = "chebyshev",
@@ -982,7 +990,7 @@ class SpecifiedErrorClassifier(ClassifierMixin, BaseEstimator):
         return tags
 
     def _kernel(self, X: np.ndarray, Z: np.ndarray | None = None) -> np.ndarray:
-        return kernel_matrix(X, Z, kernel=self.kernel, sigma=self.sigma, degree=int(self.degree))
+        return kernel_matrix(X, Z, kernel=self.kernel, sigma=self.sigma_, degree=int(self.degree))
 
     def _check_params(self) -> np.ndarray:
         if self.kernel not in KERNELS:
@@ -1026,6 +1034,7 @@ class SpecifiedErrorClassifier(ClassifierMixin, BaseEstimator):
             )
         pos = _positive_mask(y, self.classes_[1])
         self.kappa_ = k
+        self.sigma_ = fitted_sigma(self.sigma, self.kernel, X)
         if self.kernel == "linear":
             Phi = X
         else:

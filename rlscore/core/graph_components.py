@@ -1,6 +1,7 @@
 """Connected components of a kNN graph, and the bridges that join them.
 
-A symmetric kNN graph (SPEC §2) often falls apart into a large component and a few small
+A symmetric kNN graph (docs/mathematics.md §2) often falls apart into a large component and a few
+small
 stray ones (a tight cluster of near-duplicates, an outlying group). A graph kernel
 ``(I + tL̃)⁻¹`` is then block diagonal: no label ever informs a stray component, its points
 keep the largest prior variance, and A-optimal selection spends queries there (measured on

@@ -1,6 +1,6 @@
 """The regularized graph kernels of one pool for any scale t, without an n × n inverse.
 
-SPEC §2: on a kNN graph with Laplacian ``L`` (or ``L̃``), the regularized kernel is
+docs/mathematics.md §2: on a kNN graph with Laplacian ``L`` (or ``L̃``), the regularized kernel is
 ``K_t = (I + tL)⁻¹`` (``"regularized"``) or ``(I + tL̃)⁻¹`` (``"normalized_regularized"``,
 Yajima's). Choosing t from the labels (:mod:`rlscore.core.klr_tuning`) needs ``K_t`` for
 several t, and a large pool cannot hold any ``K_t`` at all. What the KLR needs is columns:
@@ -21,7 +21,7 @@ from collections import OrderedDict
 import numpy as np
 import scipy.sparse as sp
 
-from rlscore.core.kernels import GRAPH_ALIASES, knn_graph, laplacian
+from rlscore.core.kernels import GRAPH_ALIASES, LAPLACIAN_DEFAULT_T, knn_graph, laplacian
 from rlscore.core.validation import check_positive
 
 __all__ = ["EIGH_MAX_POOL", "RegularizedGraphKernels", "block_cg"]
@@ -71,8 +71,14 @@ def block_cg(
     raise RuntimeError(f"conjugate gradients did not reach tol {tol:g} in {max_iter} iterations")
 
 
+def _scale(t: float | None) -> float:
+    """``t`` checked, or the Laplacian kernels' default scale for None."""
+    return LAPLACIAN_DEFAULT_T if t is None else check_positive(t, "graph_t")
+
+
 class RegularizedGraphKernels:
-    """``(I + tL)⁻¹`` or ``(I + tL̃)⁻¹`` on one pool's kNN graph, for any ``t > 0``.
+    """``(I + tL)⁻¹`` or ``(I + tL̃)⁻¹`` on one pool's kNN graph, for any ``t > 0`` (None:
+    the default :data:`~rlscore.core.kernels.LAPLACIAN_DEFAULT_T`).
 
     Parameters
     ----------
@@ -122,14 +128,19 @@ class RegularizedGraphKernels:
             self._eig = (np.maximum(mu, 0.0), V)
         return self._eig
 
-    def inverse(self, t: float) -> sp.csr_matrix:
+    @staticmethod
+    def scale(t: float | None) -> float:
+        """The scale in use for ``t``: ``t`` checked (> 0), or the default for None."""
+        return _scale(t)
+
+    def inverse(self, t: float | None) -> sp.csr_matrix:
         """The sparse ``K_t⁻¹ = I + tL``."""
-        t = check_positive(t, "graph_t")
+        t = _scale(t)
         return sp.csr_matrix(sp.identity(self.n, format="csr") + t * self.L)
 
-    def columns(self, t: float, idx) -> np.ndarray:
+    def columns(self, t: float | None, idx) -> np.ndarray:
         """``K_t[:, idx]`` (n, len(idx))."""
-        t = check_positive(t, "graph_t")
+        t = _scale(t)
         idx = np.asarray(idx, dtype=np.int64).reshape(-1)
         if self.solver_ == "eigh":
             mu, V = self._spectrum()
@@ -140,7 +151,7 @@ class RegularizedGraphKernels:
         X = block_cg(A, E, precond=A.diagonal())
         return X
 
-    def dense(self, t: float) -> np.ndarray:
+    def dense(self, t: float | None) -> np.ndarray:
         """The whole ``K_t`` (n × n; eigh solver only: a large pool cannot hold it)."""
         if self.solver_ != "eigh":
             raise ValueError(
@@ -148,12 +159,12 @@ class RegularizedGraphKernels:
                 "ask for columns"
             )
         mu, V = self._spectrum()
-        K = (V / (1.0 + check_positive(t, "graph_t") * mu)) @ V.T
+        K = (V / (1.0 + _scale(t) * mu)) @ V.T
         return 0.5 * (K + K.T)
 
-    def diagonal(self, t: float) -> np.ndarray:
+    def diagonal(self, t: float | None) -> np.ndarray:
         """``diag(K_t)`` (n,) (eigh solver only)."""
         if self.solver_ != "eigh":
             raise ValueError("diag(K_t) of the whole pool needs the eigh solver")
         mu, V = self._spectrum()
-        return (V * V) @ (1.0 / (1.0 + check_positive(t, "graph_t") * mu))
+        return (V * V) @ (1.0 / (1.0 + _scale(t) * mu))

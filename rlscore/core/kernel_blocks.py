@@ -3,7 +3,7 @@
 The KLR strategies (:mod:`rlscore.query.klr_pool`) need the kernel among the labeled points,
 between them (or scored candidates) and the pool, and its diagonal: never the whole n × n
 matrix at once. :class:`DenseKernel` slices a matrix; :class:`FeatureKernel` multiplies
-low-rank features (``K̃ = ΦΦᵀ``, SPEC §7), so a large pool costs O(nm) memory;
+low-rank features (``K̃ = ΦΦᵀ``, docs/mathematics.md §7), so a large pool costs O(nm) memory;
 :class:`GraphColumnsKernel` solves for the columns of a regularized graph kernel
 ``(I + tL̃)⁻¹`` as they are asked for (block CG, :mod:`rlscore.core.graph_family`) and keeps
 a bounded number of them.
@@ -137,7 +137,7 @@ def graph_kernel_at(family: RegularizedGraphKernels, t: float) -> DenseKernel | 
     Kept on the family (``family.kept``, the last :data:`MAX_KEPT_SCALES` scales asked for),
     so returning to a scale reuses its matrix or its solved columns.
     """
-    t = float(t)
+    t = family.scale(t)  # None: the family's default scale
     kept = family.kept
     if t in kept:
         kept.move_to_end(t)

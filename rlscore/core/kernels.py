@@ -1,6 +1,6 @@
 """Kernel functions: vector kernels and graph (Laplacian) kernels over a pool.
 
-Conventions follow SPEC §1–§2:
+Conventions follow docs/mathematics.md §1–§2:
 
 * RBF: ``k(x, z) = exp(-||x - z||² / (2σ²))`` (Paskov eq. 2.6). Yajima's ``t`` is ``σ√2``,
   scikit-learn's ``gamma`` is ``1 / (2σ²)``.
@@ -8,15 +8,21 @@ Conventions follow SPEC §1–§2:
   graph ``B``, its Laplacian ``L = D - B`` and normalised Laplacian
   ``L̃ = D^{-1/2} L D^{-1/2}``. For the two *regularized* kernels the inverse
   ``K⁻¹ = I + tL`` (or ``I + tL̃``) is sparse and is returned alongside ``K``.
+* The scale ``t`` of the three Laplacian kernels is any ``t > 0`` (default 1, Yajima's); the
+  von Neumann kernel ``(I − tB)⁻¹`` exists only for ``0 < t < 1/ρ(B)``, and ``ρ(B)`` is at
+  least the graph's smallest degree (≥ k), so its default is data-adaptive:
+  ``t = VON_NEUMANN_FRACTION / ρ(B)`` (:func:`default_graph_t`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from numbers import Real
 
 import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
+import scipy.sparse.linalg
 
 from rlscore.core.graph_components import component_bridges, nearest_neighbors
 from rlscore.core.validation import check_matrix, check_positive
@@ -27,6 +33,12 @@ GRAPH_KERNELS = ("regularized", "normalized_regularized", "diffusion", "von_neum
 SIGMA_MIN = 1e-150
 #: ``"graph"`` is shorthand for Yajima's default, the normalised regularized kernel.
 GRAPH_ALIASES = {"graph": "normalized_regularized"}
+#: the default scale t of the three Laplacian graph kernels (Yajima's experiments)
+LAPLACIAN_DEFAULT_T = 1.0
+#: the von Neumann kernel's default t, as a fraction of its upper bound 1/ρ(B): the weight of
+#: walks of length s then falls like 0.5^s relative to their number, so the kernel is dominated
+#: by short walks yet stays far from the singular ``I − B/ρ(B)``
+VON_NEUMANN_FRACTION = 0.5
 
 
 def _pair(X, Z):
@@ -88,7 +100,8 @@ def check_sigma(sigma, X=None) -> float:
                 hint = f" (about {np.median(d):.3g} here)"
         raise ValueError(
             f"sigma = {sigma:g} is too small: σ² underflows, use σ ≥ {SIGMA_MIN:g}; a useful σ "
-            f"is near the median distance between points{hint}"
+            f"is near the median distance between points{hint}; the estimators compute it "
+            'with sigma="median"'
         )
     return sigma
 
@@ -140,7 +153,8 @@ def knn_graph(
 ) -> sp.csr_matrix:
     """Symmetric k-nearest-neighbour graph (Yajima §3.1).
 
-    An edge joins ``i`` and ``j`` when either is among the other's ``k`` nearest neighbours.
+    An edge joins ``i`` and ``j`` when either is among the other's ``k`` nearest neighbours
+    (all ``n − 1`` others on a pool of ``n ≤ k`` points: the complete graph).
     Weights are ``b_ij = 1`` (``"binary"``) or ``exp(-||x_i - x_j||² / heat_width²)``
     (``"heat"``). The search is exact (:func:`~rlscore.core.graph_components.nearest_neighbors`:
     a kd-tree in up to 4 dimensions, scikit-learn's blocked brute force above).
@@ -154,15 +168,17 @@ def knn_graph(
     """
     X = check_matrix(X, "X", min_samples=2)
     n = X.shape[0]
-    if int(k) != k or not 1 <= k < n:
-        raise ValueError(f"graph_k must be an integer between 1 and n - 1 = {n - 1}, got {k!r}")
+    if isinstance(k, bool) or not isinstance(k, Real) or int(k) != k or k < 1:
+        raise ValueError(f"graph_k must be an integer ≥ 1, got {k!r}")
+    # a pool of n ≤ k points has only n − 1 other points: each is a neighbour of every
+    # point (the complete graph), which is the k-nearest-neighbour graph's limit
+    k = min(int(k), n - 1)
     if metric not in ("euclidean", "cosine"):
         raise ValueError(f"graph metric must be 'euclidean' or 'cosine', got {metric!r}")
     if weights not in ("binary", "heat"):
         raise ValueError(f"graph weights must be 'binary' or 'heat', got {weights!r}")
     search = nearest_neighbors(X, metric)
-    _, idx = search.kneighbors(X, n_neighbors=int(k) + 1)
-    k = int(k)
+    _, idx = search.kneighbors(X, n_neighbors=k + 1)
     # drop each point itself; with duplicate points it need not come first in its own row
     not_self = idx != np.arange(n)[:, None]
     order = np.argsort(~not_self, axis=1, kind="stable")[:, :k]
@@ -198,6 +214,55 @@ def laplacian(B: sp.spmatrix, normalized: bool = False) -> sp.csr_matrix:
     return sp.csr_matrix(s @ L @ s)
 
 
+def spectral_radius(B: sp.spmatrix) -> float:
+    """``ρ(B)``, the largest eigenvalue of a symmetric non-negative graph ``B``
+    (Perron–Frobenius: also its largest in absolute value)."""
+    B = sp.csr_matrix(B, dtype=np.float64)
+    if B.shape[0] <= 64:
+        return float(np.linalg.eigvalsh(B.toarray())[-1])
+    top = scipy.sparse.linalg.eigsh(B, k=1, which="LA", return_eigenvectors=False, tol=1e-10)
+    return float(top[0])
+
+
+def default_graph_t(kind: str, B: sp.spmatrix | None = None) -> float:
+    """The default scale t of graph kernel ``kind`` on the graph ``B``.
+
+    :data:`LAPLACIAN_DEFAULT_T` for the three Laplacian kernels; for the von Neumann kernel
+    ``(I − tB)⁻¹``, which needs ``t < 1/ρ(B)``, ``VON_NEUMANN_FRACTION / ρ(B)`` (``B``
+    required).
+    """
+    kind = GRAPH_ALIASES.get(kind, kind)
+    if kind != "von_neumann":
+        return LAPLACIAN_DEFAULT_T
+    if B is None:
+        raise ValueError("the von Neumann kernel's default t depends on the graph: pass B")
+    return VON_NEUMANN_FRACTION / spectral_radius(B)
+
+
+def check_graph_t(t: float | None, kind: str, B: sp.spmatrix) -> float:
+    """The scale t of graph kernel ``kind`` on ``B``: ``t`` itself, checked, or the default
+    (:func:`default_graph_t`) for None.
+
+    Raises
+    ------
+    ValueError
+        ``t`` ≤ 0, or, for the von Neumann kernel, ``t ≥ 1/ρ(B)`` (the message gives the bound
+        on this graph and the default).
+    """
+    if t is None:
+        return default_graph_t(kind, B)
+    t = check_positive(t, "graph_t")
+    if GRAPH_ALIASES.get(kind, kind) == "von_neumann":
+        rho = spectral_radius(B)
+        if t * rho >= 1.0:
+            raise ValueError(
+                f"the von Neumann kernel (I − tB)⁻¹ needs 0 < t < 1/ρ(B) = {1.0 / rho:.4g} on "
+                f"this pool's graph, got t = {t:g}; leave t at its default "
+                f"({VON_NEUMANN_FRACTION / rho:.4g} here, half the bound) or choose a smaller one"
+            )
+    return t
+
+
 @dataclass
 class GraphKernel:
     """A graph kernel over a pool, with its sparse inverse where one is known."""
@@ -207,6 +272,8 @@ class GraphKernel:
     kind: str
     B: sp.csr_matrix
     L: sp.csr_matrix
+    #: the scale in use (the default of :func:`default_graph_t` when none was given)
+    t: float = LAPLACIAN_DEFAULT_T
 
 
 def graph_kernel(
@@ -216,21 +283,22 @@ def graph_kernel(
     metric: str = "euclidean",
     weights: str = "binary",
     heat_width: float = 1.0,
-    t: float = 1.0,
+    t: float | None = None,
     connect: bool = True,
 ) -> GraphKernel:
-    """Graph kernel over the pool ``X`` (SPEC §2).
+    """Graph kernel over the pool ``X`` (docs/mathematics.md §2).
 
     Parameters
     ----------
     kind
         ``"regularized"`` ``(I + tL)⁻¹``; ``"normalized_regularized"`` ``(I + tL̃)⁻¹``
         (Yajima's experiments: k = 6, t = 1); ``"diffusion"`` ``exp(-(t/2) L̃)``;
-        ``"von_neumann"`` ``(I - tB)⁻¹`` with ``t < 1/ρ(B)``.
+        ``"von_neumann"`` ``(I - tB)⁻¹`` with ``0 < t < 1/ρ(B)``.
     k, metric, weights, heat_width
         The kNN graph (:func:`knn_graph`).
     t
-        The kernel's scale parameter (``s`` for diffusion).
+        The kernel's scale parameter (``s`` for diffusion); None: its default
+        (:func:`default_graph_t`: 1, or half of 1/ρ(B) for von Neumann).
     connect
         Join the graph's connected components by their closest pairs first (default; see
         :func:`knn_graph`). A disconnected graph makes the kernel block diagonal: labels in
@@ -239,8 +307,8 @@ def graph_kernel(
     kind = GRAPH_ALIASES.get(kind, kind)
     if kind not in GRAPH_KERNELS:
         raise ValueError(f"unknown graph kernel {kind!r}: choose one of {GRAPH_KERNELS}")
-    t = check_positive(t, "graph_t")
     B = knn_graph(X, k=k, metric=metric, weights=weights, heat_width=heat_width, connect=connect)
+    t = check_graph_t(t, kind, B)
     n = B.shape[0]
     eye = sp.identity(n, format="csr")
     normalized = kind in ("normalized_regularized", "diffusion")
@@ -252,14 +320,9 @@ def graph_kernel(
     elif kind == "diffusion":
         K = scipy.linalg.expm(-(t / 2.0) * L.toarray())
     else:
-        rho = float(np.max(np.abs(np.linalg.eigvalsh(B.toarray()))))
-        if t * rho >= 1.0:
-            raise ValueError(
-                f"von Neumann kernel needs t < 1/ρ(B) = {1.0 / rho:.4g}, got t = {t:g}"
-            )
         K = np.linalg.inv((eye - t * B).toarray())
     K = 0.5 * (K + K.T)
-    return GraphKernel(K=K, K_inv=K_inv, kind=kind, B=B, L=L)
+    return GraphKernel(K=K, K_inv=K_inv, kind=kind, B=B, L=L, t=t)
 
 
 def is_graph_kernel(kernel: str) -> bool:
@@ -274,11 +337,12 @@ def pool_kernel(
     sigma: float = 1.0,
     degree: int = 2,
     graph_k: int = 6,
-    graph_t: float = 1.0,
+    graph_t: float | None = None,
     graph_metric: str = "euclidean",
     graph_connect: bool = True,
 ) -> np.ndarray:
-    """Dense kernel matrix over a pool for any kernel name, vector or graph."""
+    """Dense kernel matrix over a pool for any kernel name, vector or graph (``graph_t``
+    None: the graph kernel's default scale, :func:`default_graph_t`)."""
     if is_graph_kernel(kernel):
         return graph_kernel(
             X, kind=kernel, k=graph_k, metric=graph_metric, t=graph_t, connect=graph_connect

@@ -1,7 +1,8 @@
 """Kernel logistic regression (KLR): supervised on vector kernels, transductive on graph kernels.
 
-Mathematics (SPEC §6; Yajima & Sato, seed 004, eqs. 2.8, 3.19, 5.26). With the pool values
-``β = f(X)`` and the λ of SPEC §1 the binary problem is
+Mathematics (docs/mathematics.md §6; Yajima & Sato, seed 004, eqs. 2.8, 3.19, 5.26). With the pool
+values
+``β = f(X)`` and the λ of docs/mathematics.md §1 the binary problem is
 
     min_β (λ/2) βᵀK⁻¹β + Σ_{j∈L} log(1 + exp(−y_j β_j)),
 
@@ -27,9 +28,9 @@ float ``y``, None for an object ``y``, or the value given as ``unlabeled``, e.g.
 scikit-learn's semi-supervised convention when −1 is not a class). ``transduction_`` holds the
 predicted labels of the pool and ``predict(X_pool)`` / ``predict_proba(X_pool)`` accept only
 that same pool. Vector kernels ignore unlabeled rows (they do not change the supervised
-optimum) and predict on any X. ``kernel="precomputed"`` takes the n × n training (or pool)
-kernel in ``fit`` and the (m × n) kernel between new points and the training points in
-``predict``.
+optimum; only the data-adaptive width ``sigma="median"`` reads them) and predict on any X.
+``kernel="precomputed"`` takes the n × n training (or pool) kernel in ``fit`` and the
+(m × n) kernel between new points and the training points in ``predict``.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from rlscore.core.encoding import ova_targets
+from rlscore.core.kernel_width import DEFAULT_SIGMA, fitted_sigma
 from rlscore.core.kernels import (
     GRAPH_ALIASES,
     GRAPH_KERNELS,
@@ -50,6 +52,7 @@ from rlscore.core.kernels import (
     is_graph_kernel,
     kernel_matrix,
 )
+from rlscore.core.missing_labels import labeled_indices
 from rlscore.core.validation import check_matrix, check_positive
 
 __all__ = [
@@ -119,7 +122,8 @@ def log_losses(F: np.ndarray, T: np.ndarray) -> np.ndarray:
 def fisher_blocks(P: np.ndarray) -> np.ndarray:
     """Per-point Fisher blocks (..., h', h'): ``diag(p) − ppᵀ``, binary ``p(1 − p)``.
 
-    The off-diagonal entries are ``−p^c p^k`` (SPEC §6: Yajima eq. 5.28 prints ``+``).
+    The off-diagonal entries are ``−p^c p^k`` (docs/mathematics.md §6: Yajima eq. 5.28 prints
+    ``+``).
     """
     if P.shape[-1] == 1:
         return (P * (1.0 - P))[..., None]
@@ -264,7 +268,7 @@ def newton_representer(
         0/1 targets (l, 1) for binary (1 = positive class) or one-hot (l, h) for softmax;
         (B, l, h') for a stack.
     lam
-        Regularisation λ (SPEC §6).
+        Regularisation λ (docs/mathematics.md §6).
     alpha0
         Warm start (zeros by default), shaped like ``T``.
 
@@ -401,20 +405,9 @@ def newton_graph(
 
 
 # -- the estimator ------------------------------------------------------------------------------
-def _unlabeled_mask(y: np.ndarray, unlabeled) -> np.ndarray:
-    if unlabeled is not None:
-        return np.array([v == unlabeled for v in y.tolist()], dtype=bool)
-    if y.dtype.kind == "f":
-        return np.isnan(y)
-    if y.dtype.kind == "O":
-        return np.array(
-            [v is None or (isinstance(v, float) and np.isnan(v)) for v in y], dtype=bool
-        )
-    return np.zeros(y.shape[0], dtype=bool)
-
-
 class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
-    """Kernel logistic regression, binary (logistic) or multiclass (softmax), SPEC §6.
+    """Kernel logistic regression, binary (logistic) or multiclass (softmax),
+    docs/mathematics.md §6.
 
     Minimises ``(λ/2)‖f‖²_K + Σ_labeled −log P(y_j | x_j)``; with a linear kernel this is
     scikit-learn's ``LogisticRegression(C=1/lam, fit_intercept=False)`` (multinomial for three
@@ -428,7 +421,13 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
         ``"rbf"`` (default), ``"linear"``, ``"polynomial"``, ``"precomputed"``, or a graph
         kernel on the pool: ``"graph"`` (= ``"normalized_regularized"``, Yajima's
         ``(I + tL̃)⁻¹``), ``"regularized"``, ``"diffusion"``, ``"von_neumann"``.
-    sigma, degree : RBF width (SPEC §1) and polynomial degree.
+    sigma : float or {"median", "scale"}
+        RBF width σ (docs/mathematics.md §1), or a rule reading it off the rows passed to ``fit``
+        (unlabeled
+        rows included): ``"median"`` (default), the median distance between two points;
+        ``"scale"``, scikit-learn's ``gamma="scale"`` (:mod:`rlscore.core.kernel_width`).
+    degree : int
+        Polynomial degree.
     graph_k, graph_t, graph_metric, graph_weights : the kNN graph and graph-kernel scale.
     graph_connect : bool — join the graph's connected components by their closest pairs
         (default; :func:`rlscore.core.kernels.knn_graph`).
@@ -436,7 +435,8 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
         ``"sparse"`` (the default for the two regularized graph kernels) runs Newton on the
         sparse ``λK⁻¹ + Z``; ``"representer"`` runs Newton in ``α`` on the labeled points.
     unlabeled : object or None
-        Marker of unlabeled points in ``y``; None means NaN (float y) or None (object y).
+        Marker of unlabeled points in ``y`` (:mod:`rlscore.core.missing_labels`): None or NaN
+        mean NaN (float y) or None/NaN (object y); e.g. ``-1`` for scikit-learn's convention.
     tol, max_iter : Newton stopping rule (largest gradient entry) and iteration cap.
 
     Attributes
@@ -446,16 +446,17 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
     labeled_ : ndarray — indices (into the rows passed to ``fit``) of the labeled points.
     transduction_ : ndarray — predicted labels of every row passed to ``fit``.
     n_iter_ : int — Newton steps taken.
+    sigma_ : float or None — the RBF width used (None for the other kernels).
     """
 
     def __init__(
         self,
         lam: float = 1.0,
         kernel: str = "rbf",
-        sigma: float = 1.0,
+        sigma: float | str = DEFAULT_SIGMA,
         degree: int = 2,
         graph_k: int = 6,
-        graph_t: float = 1.0,
+        graph_t: float | None = None,
         graph_metric: str = "euclidean",
         graph_weights: str = "binary",
         graph_connect: bool = True,
@@ -483,7 +484,7 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
         """Fit on ``X`` (samples, or the pool for graph kernels, or a kernel) and labels ``y``.
 
         Unlabeled rows (see ``unlabeled``) are allowed; graph kernels use them through the
-        graph, the other kernels ignore them.
+        graph, the other kernels ignore them (but for the RBF width rule, ``sigma``).
         """
         lam = check_positive(self.lam, "lam")
         tol = check_positive(self.tol, "tol")
@@ -506,8 +507,7 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
             y = y.ravel()
         if y.ndim != 1 or y.shape[0] != n:
             raise ValueError(f"y has shape {y.shape} but X has {n} rows: pass one label per row")
-        unl = _unlabeled_mask(y, self.unlabeled)
-        labeled = np.flatnonzero(~unl)
+        labeled = labeled_indices(y, self.unlabeled)
         if labeled.size == 0:
             raise ValueError("y has no labeled points: label at least one point of two classes")
         classes, codes = np.unique(y[labeled], return_inverse=True)
@@ -520,6 +520,7 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
         self.classes_ = classes
         self.labeled_ = labeled
         self.n_features_in_ = X.shape[1]
+        self.sigma_ = fitted_sigma(self.sigma, kernel, X)
         if is_graph_kernel(kernel):
             self._fit_graph(X, labeled, T, lam, tol)
         else:
@@ -574,7 +575,7 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
         self.transduction_ = self._labels_from(beta)
 
     def _vector_kernel(self, X, Z):
-        return kernel_matrix(X, Z, kernel=self.kernel, sigma=self.sigma, degree=self.degree)
+        return kernel_matrix(X, Z, kernel=self.kernel, sigma=self.sigma_, degree=self.degree)
 
     # -- prediction ----------------------------------------------------------------------------
     def _raw_decision(self, X) -> np.ndarray:

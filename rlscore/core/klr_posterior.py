@@ -1,6 +1,7 @@
 """The Laplace posterior of kernel logistic regression over a pool, without an n × n inverse.
 
-SPEC §6 (Yajima & Sato §4–5). At a KLR optimum the posterior precision of the pool values is
+docs/mathematics.md §6 (Yajima & Sato §4–5). At a KLR optimum the posterior precision of the pool
+values is
 ``H = λ(I⊗K⁻¹) + Z``, ``Z`` the Fisher blocks of the labeled points. Its inverse is needed on
 diagonal blocks only: the A-optimal risk (eq. 4.23 / 5.29) sums them over the unlabeled
 points, and the approximate leave-one-out of :mod:`rlscore.core.klr_tuning` reads them at
@@ -78,7 +79,7 @@ def aoptimal_risk_terms(
     P_U: np.ndarray,
     lam: float,
 ) -> np.ndarray:
-    """Per-point A-optimal risk ``Σ_c q_jcᵀ H⁻¹ q_jc`` for the points U (SPEC §6 ✔).
+    """Per-point A-optimal risk ``Σ_c q_jcᵀ H⁻¹ q_jc`` for the points U (docs/mathematics.md §6 ✔).
 
     Parameters
     ----------
@@ -159,7 +160,8 @@ class LabeledPosterior:
 
 
 class FeaturePosterior:
-    """The posterior covariance of the pool values when ``K = ΦΦᵀ`` (SPEC §7): Woodbury on m.
+    """The posterior covariance of the pool values when ``K = ΦΦᵀ`` (docs/mathematics.md §7):
+    Woodbury on m.
 
     With ``β_c = Φ w_c`` and the prior ``(λ/2)Σ_c‖w_c‖²``, the Laplace posterior of ``w`` has
     the (hm × hm) covariance ``S = (λI + Σ_{i∈L} F_i ⊗ φ_iφ_iᵀ)⁻¹`` and

@@ -20,7 +20,8 @@ Two LOO computations (:func:`loo_decision_values`):
 ``"auto"`` is exact up to :data:`EXACT_LOO_MAX_LABELS` labels.
 
 **The regime.** With a local graph kernel and few labels the KLR can stay near uniform on
-the pool (SPEC §7: mean largest probability 0.33–0.43 on 3 classes with ``(I + L̃)⁻¹``); the
+the pool (docs/mathematics.md §7: mean largest probability 0.33–0.43 on 3 classes with
+``(I + L̃)⁻¹``); the
 A-optimal risk then scales as 1/λ and ranks points by their prior variance ``K_kk``, a
 graph-coverage rule. :func:`confidence_regime` measures it: *near uniform* when the mean
 largest class probability over the unlabeled pool is less than

@@ -1,4 +1,4 @@
-"""Landmark rules for Nyström approximations (SPEC §7; Rifkin §7.6, Sheng ch. 4).
+"""Landmark rules for Nyström approximations (docs/mathematics.md §7; Rifkin §7.6, Sheng ch. 4).
 
 Every rule returns a :class:`LandmarkChoice`: the landmark points, their pool indices (when they
 are pool points), and one or more *groups* of landmarks with a mixture weight μ_r and a

@@ -1,10 +1,12 @@
 """Local and Global Consistency (LGC) label spreading: classification and ranking on a graph.
 
-Mathematics (SPEC §8; Sheng, seed 001, §3.2, after Zhou et al. 2004). With a symmetric
+Mathematics (docs/mathematics.md §8; Sheng, seed 001, §3.2, after Zhou et al. 2004). With a
+symmetric
 affinity ``W ≥ 0`` over the pool, degrees ``D = diag(W·1)`` and the initial label matrix
 ``Y`` (n × c),
 
-* ``S = D⁻¹W`` (``normalization="random_walk"``, Sheng eq. 3.5 / Algorithm 4 and SPEC §8) or
+* ``S = D⁻¹W`` (``normalization="random_walk"``, Sheng eq. 3.5 / Algorithm 4 and
+  docs/mathematics.md §8) or
   ``S = D^{-1/2} W D^{-1/2}`` (``"symmetric"``, Zhou's original and scikit-learn's
   ``LabelSpreading``; Sheng §3.2.2 discusses and rejects it for ranking because the rows of
   ``F*`` then no longer sum to one);
@@ -13,7 +15,8 @@ affinity ``W ≥ 0`` over the pool, degrees ``D = diag(W·1)`` and the initial l
 * classification takes each row's argmax, ranking sorts one column (Sheng Algorithm 4).
 
 ``Y`` holds one-hot rows for labeled points; unlabeled rows are ``1/c`` (``"uniform"``, Sheng
-§3.2.1 and SPEC §8) or ``0`` (``"zeros"``, Zhou's and scikit-learn's choice). The two differ
+§3.2.1 and docs/mathematics.md §8) or ``0`` (``"zeros"``, Zhou's and scikit-learn's choice). The two
+differ
 by the same vector added to every column of ``F*`` (``(1 − α)(I − αS)⁻¹ 1_U / c``), so the
 row argmax — the classification — is the same; rankings by one column are not.
 
@@ -32,7 +35,8 @@ returning ``W``) the two agree exactly. With ``kernel="knn", n_neighbors=m`` it 
 ignored, in-degrees): this equals our symmetrised (m − 1)-NN graph only when the (m − 1)-NN
 relation is mutual (``tests/test_lgc.py``).
 
-**Precision for small α.** Ranking uses α ≈ 0.001 (SPEC §8), where ``F*`` is ``(1 − α)Y``
+**Precision for small α.** Ranking uses α ≈ 0.001 (docs/mathematics.md §8), where ``F*`` is
+``(1 − α)Y``
 plus differences of order α. We therefore solve for ``H = S(I − αS)⁻¹Y`` (``(I − αS)H = SY``)
 and form ``F* = (1 − α)(Y + αH)`` (because ``(I − αS)⁻¹ = I + αS(I − αS)⁻¹``): the order of
 two points with the same initial row is the order of ``H``, which keeps one more order of α.
@@ -72,6 +76,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from rlscore.core.kernels import knn_graph
+from rlscore.core.missing_labels import labeled_indices
 from rlscore.core.validation import check_matrix
 
 __all__ = [
@@ -86,7 +91,6 @@ __all__ = [
     "one_class_log_scores",
     "propagation_matrix",
     "sheng_alpha_bound",
-    "unlabeled_mask",
 ]
 
 #: an affinity matrix: dense or scipy.sparse, (n, n), symmetric, non-negative
@@ -147,34 +151,6 @@ def check_affinity(W: Affinity) -> sp.csr_matrix:
     return W
 
 
-def unlabeled_mask(y: np.ndarray, unlabeled: object = None) -> np.ndarray:
-    """Boolean mask of the unlabeled entries of ``y`` (the convention of :mod:`rlscore.core.klr`).
-
-    Parameters
-    ----------
-    y
-        (n,) labels.
-    unlabeled
-        The marker of unlabeled points; None means NaN for a float ``y`` and None or NaN for an
-        object ``y`` (an integer ``y`` then has no unlabeled points). Pass ``-1`` for
-        scikit-learn's semi-supervised convention — not the default, because rlscore's binary
-        labels are ±1 (SPEC §1).
-    """
-    y = np.asarray(y)
-    if unlabeled is not None:
-        if isinstance(unlabeled, float) and math.isnan(unlabeled):
-            unlabeled = None  # NaN never equals itself: fall through to the NaN rule
-        else:
-            return np.array([v == unlabeled for v in y.tolist()], dtype=bool)
-    if y.dtype.kind == "f":
-        return np.isnan(y)
-    if y.dtype.kind == "O":
-        return np.array(
-            [v is None or (isinstance(v, float) and math.isnan(v)) for v in y], dtype=bool
-        )
-    return np.zeros(y.shape[0], dtype=bool)
-
-
 # -- the linear algebra -------------------------------------------------------------------------
 def _degrees(W: sp.csr_matrix) -> np.ndarray:
     return np.asarray(W.sum(axis=1)).ravel()
@@ -188,7 +164,7 @@ def propagation_matrix(W: Affinity, normalization: str = "random_walk") -> sp.cs
     W
         (n, n) symmetric non-negative affinity (dense or sparse).
     normalization
-        ``"random_walk"``: ``S = D⁻¹W`` (row stochastic; Sheng, SPEC §8);
+        ``"random_walk"``: ``S = D⁻¹W`` (row stochastic; Sheng, docs/mathematics.md §8);
         ``"symmetric"``: ``S = D^{-1/2} W D^{-1/2}`` (Zhou et al.). Rows of isolated points
         (degree 0) are zero.
     """
@@ -215,7 +191,8 @@ def initial_labels(
     n_classes
         Number of columns c ≥ 2 (a class may have no labeled point, as in Graph-OCL).
     unlabeled_init
-        ``"uniform"`` (``1/c``, Sheng and SPEC §8) or ``"zeros"`` (Zhou, scikit-learn).
+        ``"uniform"`` (``1/c``, Sheng and docs/mathematics.md §8) or ``"zeros"`` (Zhou,
+        scikit-learn).
     """
     _check_choice(unlabeled_init, "unlabeled_init", UNLABELED_INITS)
     codes = np.asarray(codes, dtype=np.intp).reshape(-1)
@@ -315,7 +292,7 @@ def lgc_solve(
     alpha
         0 < α < 1 (Sheng eq. 3.2).
     normalization
-        ``"random_walk"`` (``S = D⁻¹W``, default, SPEC §8) or ``"symmetric"``.
+        ``"random_walk"`` (``S = D⁻¹W``, default, docs/mathematics.md §8) or ``"symmetric"``.
     solver
         ``"cg"``: conjugate gradients on the symmetric form ``I − αD^{-1/2}WD^{-1/2}``
         (eigenvalues in [1 − α, 1 + α]); ``"direct"``: sparse LU of the same matrix.
@@ -509,12 +486,13 @@ class LGCClassifier(ClassifierMixin, BaseEstimator):
     alpha : float
         0 < α < 1 (Sheng eq. 3.2). Large α trusts the graph more; the thesis (§3.3) finds the
         accuracy sensitive to α when the labeled classes are unbalanced. Default 0.2
-        (scikit-learn's ``LabelSpreading``); rank with α ≈ 0.001 (SPEC §8, Sheng §3.4).
+        (scikit-learn's ``LabelSpreading``); rank with α ≈ 0.001 (docs/mathematics.md §8,
+        Sheng §3.4).
     normalization : {"random_walk", "symmetric"}
-        ``S = D⁻¹W`` (Sheng, SPEC §8; rows of ``F*`` sum to one with uniform init) or
+        ``S = D⁻¹W`` (Sheng, docs/mathematics.md §8; rows of ``F*`` sum to one with uniform init) or
         ``D^{-1/2}WD^{-1/2}`` (Zhou, scikit-learn).
     unlabeled_init : {"uniform", "zeros"}
-        Initial rows of unlabeled points: ``1/c`` (Sheng §3.2.1, SPEC) or 0 (Zhou,
+        Initial rows of unlabeled points: ``1/c`` (Sheng §3.2.1, docs/mathematics.md §8) or 0 (Zhou,
         scikit-learn). The argmax does not depend on it; rankings do.
     affinity : {"knn", "precomputed"}
         ``"precomputed"``: ``X`` is the (n, n) symmetric non-negative affinity ``W`` (dense or
@@ -527,9 +505,9 @@ class LGCClassifier(ClassifierMixin, BaseEstimator):
     tol : float
         CG relative residual.
     unlabeled : object or None
-        Marker of unlabeled points in ``y``: None means NaN (float ``y``) or None/NaN (object
-        ``y``), as in :class:`~rlscore.core.klr.KernelLogisticRegression`; pass ``-1`` for
-        scikit-learn's convention (only when −1 is not a class).
+        Marker of unlabeled points in ``y`` (:mod:`rlscore.core.missing_labels`): None or NaN
+        mean NaN (float ``y``) or None/NaN (object ``y``); pass ``-1`` for scikit-learn's
+        convention (only when −1 is not a class).
 
     Attributes
     ----------
@@ -621,8 +599,7 @@ class LGCClassifier(ClassifierMixin, BaseEstimator):
             y = y.ravel()
         if y.ndim != 1 or y.shape[0] != n:
             raise ValueError(f"y has shape {y.shape} but the pool has {n} points: one label each")
-        unl = unlabeled_mask(y, self.unlabeled)
-        labeled = np.flatnonzero(~unl)
+        labeled = labeled_indices(y, self.unlabeled)
         if labeled.size == 0:
             raise ValueError(
                 "y has no labeled points: mark unlabeled points with NaN/None (or the value "

@@ -1,6 +1,6 @@
 """Low-rank (Nyström) approximations of a vector kernel: features instead of an n × n matrix.
 
-SPEC §7 (Rifkin §7.6, Sheng ch. 4). Pick m landmark points Z; the Nyström kernel is
+docs/mathematics.md §7 (Rifkin §7.6, Sheng ch. 4). Pick m landmark points Z; the Nyström kernel is
 ``K̃ = K_nm K_mm⁺ K_mn`` and its features are ``Φ = K_nm K_mm^{-1/2}`` (n × m, with the
 pseudo-inverse square root: eigen-directions of ``K_mm`` below a relative cutoff are dropped),
 so ``K̃ = ΦΦᵀ``. RLS, its LOO path and ARLS then run in the m-dimensional primal
@@ -24,6 +24,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from rlscore.core.kernel_width import DEFAULT_SIGMA, fitted_sigma
 from rlscore.core.kernels import VECTOR_KERNELS, check_sigma, kernel_matrix
 from rlscore.core.landmarks import (
     DEFAULT_ETA,
@@ -38,7 +39,7 @@ from rlscore.core.landmarks import (
 )
 from rlscore.core.validation import check_matrix
 
-#: landmark rules (SPEC §7)
+#: landmark rules (docs/mathematics.md §7)
 LANDMARK_RULES = ("uniform", "kmeans", "ic", "ensemble", "boost")
 #: mixture weights of the ensemble rules
 MIXTURES = ("uniform", "exponential")
@@ -55,8 +56,11 @@ class LowRankKernel(BaseEstimator):
     ----------
     kernel : {"linear", "polynomial", "rbf"}
         The kernel to approximate (graph kernels are defined by an n × n inverse: no).
-    sigma : float
-        RBF width σ, ``k(x, z) = exp(-‖x − z‖²/(2σ²))``.
+    sigma : float or {"median", "scale"}
+        RBF width σ, ``k(x, z) = exp(-‖x − z‖²/(2σ²))``, or a rule reading it off the pool:
+        ``"median"`` (default), the median distance between two points, or ``"scale"``,
+        scikit-learn's ``gamma="scale"`` (:mod:`rlscore.core.kernel_width`); the width used
+        is ``sigma_`` (None for the other kernels).
     degree : int
         Polynomial degree.
     n_landmarks : int
@@ -114,7 +118,7 @@ class LowRankKernel(BaseEstimator):
     def __init__(
         self,
         kernel: str = "rbf",
-        sigma: float = 1.0,
+        sigma: float | str = DEFAULT_SIGMA,
         degree: int = 2,
         n_landmarks: int = 500,
         landmarks: str = "uniform",
@@ -181,8 +185,7 @@ class LowRankKernel(BaseEstimator):
         """Choose the landmarks on pool ``X`` and compute its features ``features_``."""
         X = check_matrix(X, "X", min_samples=1)
         m = self._check_params(X.shape[0])
-        if self.kernel == "rbf":
-            check_sigma(self.sigma, X)
+        self.sigma_ = fitted_sigma(self.sigma, self.kernel, X)
         rng = check_random_state(self.random_state)
         rule = self.landmarks
         if rule == "uniform":
@@ -191,7 +194,7 @@ class LowRankKernel(BaseEstimator):
             choice = kmeans_landmarks(X, m, self._kernel, rng)
         elif rule == "ic":
             diag = paired_kernel(
-                X, X, kernel=self.kernel, sigma=self.sigma, degree=int(self.degree)
+                X, X, kernel=self.kernel, sigma=self.sigma_, degree=int(self.degree)
             )
             choice = incomplete_cholesky(X, m, self._kernel, diag)
         elif rule == "ensemble":
@@ -245,7 +248,7 @@ class LowRankKernel(BaseEstimator):
         return out
 
     def _kernel(self, X: np.ndarray, Z: np.ndarray) -> np.ndarray:
-        return kernel_matrix(X, Z, kernel=self.kernel, sigma=self.sigma, degree=int(self.degree))
+        return kernel_matrix(X, Z, kernel=self.kernel, sigma=self.sigma_, degree=int(self.degree))
 
 
 def relative_frobenius_error(

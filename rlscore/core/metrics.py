@@ -2,7 +2,8 @@
 
 *Validation error* is the fraction of wrong predictions on a **validation set**: a held-out
 split when the data has one (the bundled samples), otherwise the pool points that are **not
-labeled** (a labeled point's answer is known, so counting it would flatter the learner). The
+labeled** (:func:`rlscore.core.missing_labels.unlabeled_mask`; a labeled point's answer is
+known, so counting it would flatter the learner). The
 *balanced* validation error averages the per-class error rates over the classes present in
 the validation set (= 1 − scikit-learn's balanced accuracy).
 """
@@ -13,14 +14,6 @@ import warnings
 
 import numpy as np
 from sklearn.metrics import accuracy_score, balanced_accuracy_score
-
-
-def unlabeled_mask(n: int, labeled) -> np.ndarray:
-    """(n,) booleans: True for the pool points that are not in ``labeled``."""
-    mask = np.ones(int(n), dtype=bool)
-    idx = np.fromiter((int(i) for i in labeled), dtype=np.intp)
-    mask[idx] = False
-    return mask
 
 
 def validation_errors(y_true, y_pred) -> tuple[float | None, float | None]:

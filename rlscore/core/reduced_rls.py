@@ -1,7 +1,8 @@
-"""Reduced RLS on m landmark points: Rifkin's *subset*, *rectangle* and *Nyström* (SPEC §7).
+"""Reduced RLS on m landmark points: Rifkin's *subset*, *rectangle* and *Nyström*
+(docs/mathematics.md §7).
 
 Rifkin, Yeo & Poggio §7.6 compare three ways of training RLS with m ≪ n points, in our λ
-(SPEC §1: full RLS solves ``(K + λI) c = y``):
+(docs/mathematics.md §1: full RLS solves ``(K + λI) c = y``):
 
 * **subset** — RLS on the m landmarks only: ``(K_mm + λI) c_m = y_m``, ``f(x) = k(x, Z) c_m``.
 * **rectangle** — coefficients only on the m landmarks, loss over all n points:
@@ -29,6 +30,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from rlscore.core.encoding import ova_targets
+from rlscore.core.kernel_width import DEFAULT_SIGMA
 from rlscore.core.kernels import VECTOR_KERNELS, kernel_matrix
 from rlscore.core.landmarks import inverse_sqrt
 from rlscore.core.lowrank import BLOCK_ENTRIES, LowRankKernel
@@ -82,14 +84,15 @@ class ReducedRLSClassifier(ClassifierMixin, BaseEstimator):
     """RLS classifier trained on m landmarks: Rifkin's subset, rectangle or Nyström method.
 
     Binary problems use targets ±1 (second class of ``classes_`` positive); more classes use
-    one-vs-all, one column of coefficients per class. λ follows SPEC §1.
+    one-vs-all, one column of coefficients per class. λ follows docs/mathematics.md §1.
 
     Parameters
     ----------
     method : {"rectangle", "subset", "nystrom"}
         See the module docstring.
     kernel, sigma, degree
-        The vector kernel, as in :class:`~rlscore.core.rls.RLSClassifier`.
+        The vector kernel, as in :class:`~rlscore.core.rls.RLSClassifier` (``sigma="median"``
+        by default: the width is read off the training inputs, ``sigma_``).
     lam : float
         Regularisation λ > 0.
     n_landmarks : int
@@ -111,13 +114,15 @@ class ReducedRLSClassifier(ClassifierMixin, BaseEstimator):
         The coefficients (T' = 1 for two classes).
     landmark_indices_ : ndarray (m,) or None
         Training indices of the landmarks.
+    sigma_ : float or None
+        The RBF width used (None for the other kernels).
     """
 
     def __init__(
         self,
         method: str = "rectangle",
         kernel: str = "rbf",
-        sigma: float = 1.0,
+        sigma: float | str = DEFAULT_SIGMA,
         degree: int = 2,
         lam: float = 1.0,
         n_landmarks: int = 500,
@@ -161,6 +166,7 @@ class ReducedRLSClassifier(ClassifierMixin, BaseEstimator):
             random_state=self.random_state,
         ).fit(X)  # fmt: skip
         self.landmark_indices_ = lr.landmark_indices_
+        self.sigma_ = lr.sigma_
         if self.method == "nystrom":
             self.basis_ = X
             self.coef_ = nystrom_rls(lr.features_, Y, lam)
@@ -192,7 +198,7 @@ class ReducedRLSClassifier(ClassifierMixin, BaseEstimator):
         return self.classes_[np.argmax(f, axis=1)]
 
     def _kernel(self, A: np.ndarray, B: np.ndarray) -> np.ndarray:
-        return kernel_matrix(A, B, kernel=self.kernel, sigma=self.sigma, degree=int(self.degree))
+        return kernel_matrix(A, B, kernel=self.kernel, sigma=self.sigma_, degree=int(self.degree))
 
 
 __all__ = [

@@ -1,7 +1,8 @@
 """Kernel RLS classifier: binary and one-vs-all, exact leave-one-out, automatic λ, weights.
 
 :class:`RLSClassifier` is the scikit-learn estimator over :class:`~rlscore.core.rls_path.RLSPath`
-(the λ path and the exact LOO mathematics, SPEC §3): λ follows SPEC §1, ``(K + λA⁻¹)c = y``;
+(the λ path and the exact LOO mathematics, docs/mathematics.md §3): λ follows
+docs/mathematics.md §1, ``(K + λA⁻¹)c = y``;
 class weights follow the one rule of :mod:`rlscore.core.weighting`; probabilities and
 confidences come from :mod:`rlscore.core.confidence`.
 """
@@ -21,7 +22,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from rlscore.core import confidence as _conf
 from rlscore.core.encoding import ova_targets
-from rlscore.core.kernels import VECTOR_KERNELS, check_sigma, kernel_matrix
+from rlscore.core.kernel_width import check_width, fitted_sigma
+from rlscore.core.kernels import VECTOR_KERNELS, kernel_matrix
 from rlscore.core.rls_path import DEFAULT_N_LAMS, LOO_ERRORS, RLSPath, RLSSolution
 from rlscore.core.validation import check_positive, check_sample_weight
 from rlscore.core.weighting import class_weight_table, resolve_class_weight
@@ -32,7 +34,7 @@ __all__ = ["KERNELS", "RLSClassifier", "RLSPath"]
 KERNELS = (*VECTOR_KERNELS, "precomputed")
 
 
-def _kernel_diag(X: np.ndarray, kernel: str, sigma: float, degree: int) -> np.ndarray:
+def _kernel_diag(X: np.ndarray, kernel: str, degree: int) -> np.ndarray:
     if kernel == "rbf":
         return np.ones(X.shape[0])
     sq = np.einsum("ij,ij->i", X, X)
@@ -53,7 +55,8 @@ class RLSClassifier(ClassifierMixin, BaseEstimator):
     """Kernel RLS classifier with exact leave-one-out, automatic λ and class weighting.
 
     Binary problems use one RLS with targets ±1 (second class of ``classes_`` positive);
-    multiclass problems use one-vs-all (Paskov §2.6). λ follows SPEC §1: ``(K + λA⁻¹)c = y``.
+    multiclass problems use one-vs-all (Paskov §2.6). λ follows docs/mathematics.md §1:
+    ``(K + λA⁻¹)c = y``.
 
     Parameters
     ----------
@@ -63,7 +66,12 @@ class RLSClassifier(ClassifierMixin, BaseEstimator):
         ``predict(K_test)`` with (m, n) kernel values against the training points).
     sigma
         RBF width σ ≥ 1e-150 (``1/(2σ²)`` must stay finite; see
-        :func:`~rlscore.core.kernels.check_sigma`).
+        :func:`~rlscore.core.kernels.check_sigma`), or a rule reading it off the training
+        inputs ``X`` (every row, whatever its sample weight): ``"median"``, the median
+        distance between two points, or ``"scale"``, scikit-learn's ``gamma="scale"``
+        (:mod:`rlscore.core.kernel_width`). The default stays 1: with a width read off ``X``,
+        a sample weight of 0 would no longer equal leaving the point out, nor an integer
+        weight duplicating it (``"median"`` is the default of the other RBF estimators).
     degree
         Polynomial degree (positive integer).
     lam
@@ -71,7 +79,8 @@ class RLSClassifier(ClassifierMixin, BaseEstimator):
         (:data:`DEFAULT_N_LAMS` geometric values between the smallest positive and the largest
         eigenvalue of M; Paskov §2.5, §4.1). One λ is shared by all OvA classifiers.
     class_weight
-        None, ``"balanced"`` (SPEC §1; one eigendecomposition per class in multiclass) or a
+        None, ``"balanced"`` (docs/mathematics.md §1; one eigendecomposition per class in
+        multiclass) or a
         dict class → weight.
     offset
         Fit an unpenalised offset b per classifier (Paskov 3.28–3.33).
@@ -102,6 +111,8 @@ class RLSClassifier(ClassifierMixin, BaseEstimator):
     y_fit_ : ndarray (n,)
         Training labels.
     n_features_in_ : int
+    sigma_ : float or None
+        The RBF width used (None for the other kernels).
 
     Notes
     -----
@@ -113,7 +124,7 @@ class RLSClassifier(ClassifierMixin, BaseEstimator):
     def __init__(
         self,
         kernel: str = "rbf",
-        sigma: float = 1.0,
+        sigma: float | str = 1.0,
         degree: int = 2,
         lam: float | str = 1.0,
         class_weight: None | str | dict = None,
@@ -143,7 +154,7 @@ class RLSClassifier(ClassifierMixin, BaseEstimator):
     def _check_params(self) -> None:
         if self.kernel not in KERNELS:
             raise ValueError(f"unknown kernel {self.kernel!r}: choose one of {KERNELS}")
-        check_positive(self.sigma, "sigma")
+        check_width(self.sigma)
         if (
             isinstance(self.degree, bool)
             or not isinstance(self.degree, Integral | Real)
@@ -162,7 +173,7 @@ class RLSClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"offset must be True or False, got {self.offset!r}")
 
     def _kernel(self, X: np.ndarray, Z: np.ndarray | None = None) -> np.ndarray:
-        return kernel_matrix(X, Z, kernel=self.kernel, sigma=self.sigma, degree=int(self.degree))
+        return kernel_matrix(X, Z, kernel=self.kernel, sigma=self.sigma_, degree=int(self.degree))
 
     # -- fitting -----------------------------------------------------------------------------
     def fit(self, X, y, sample_weight=None) -> RLSClassifier:
@@ -190,8 +201,7 @@ class RLSClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(
                 f"kernel='precomputed' needs the square (n, n) training kernel, got {X.shape}"
             )
-        if self.kernel == "rbf":
-            check_sigma(self.sigma, X)
+        self.sigma_ = fitted_sigma(self.sigma, self.kernel, X)
         counts = np.bincount(y_index, minlength=classes.size)
         W, e_class = class_weight_table(counts, resolve_class_weight(self.class_weight, classes))
         A = np.ascontiguousarray(W[:, y_index].T)  # (n, T'): each point's weight per column
@@ -228,7 +238,7 @@ class RLSClassifier(ClassifierMixin, BaseEstimator):
         if y_index is None:  # rebuilding after unpickling
             _, y_index = np.unique(self.y_fit_, return_inverse=True)
             A, e = self.sample_weights_, self._error_weights
-        params = (self.kernel, float(self.sigma), int(self.degree), bool(self.offset))
+        params = (self.kernel, self.sigma_, int(self.degree), bool(self.offset))
         key = _fingerprint(self.X_fit_, y_index, A, e, params=params)
         if getattr(self, "_path_key", None) != key:
             self._path = None  # free the old decomposition before building a new one
@@ -302,11 +312,12 @@ class RLSClassifier(ClassifierMixin, BaseEstimator):
         return self.classes_[_conf.predicted_index(F)]
 
     def predict_proba(self, X) -> np.ndarray:
-        """Clipped soft scores ``clip((f+1)/2, 0, 1)`` normalised per row, (m, T) (SPEC §4)."""
+        """Clipped soft scores ``clip((f+1)/2, 0, 1)`` normalised per row, (m, T)
+        (docs/mathematics.md §4)."""
         return _conf.soft_probabilities(self.decision_function(X))
 
     def predictive_variance(self, X, *, kernel_diag=None) -> np.ndarray:
-        """Gaussian-process variance of each OvA output (Paskov eq. 3.40, SPEC §4).
+        """Gaussian-process variance of each OvA output (Paskov eq. 3.40, docs/mathematics.md §4).
 
         ``σ_x² = k(x,x) + λ − k(x,X)(K + λA⁻¹)⁻¹k(X,x)`` with each classifier's own weights;
         with ``offset=True`` the uncertainty of the offset (flat prior) is added:
@@ -336,7 +347,7 @@ class RLSClassifier(ClassifierMixin, BaseEstimator):
             if kd.shape != (m,) or not np.all(np.isfinite(kd)):
                 raise ValueError(f"kernel_diag must be ({m},) finite values, got {kd.shape}")
         else:
-            kd = _kernel_diag(np.asarray(X, dtype=np.float64), self.kernel, self.sigma, self.degree)
+            kd = _kernel_diag(np.asarray(X, dtype=np.float64), self.kernel, self.degree)
         path = self._ensure_path()
         lam = self.lam_
         var = np.empty((m, path.T))
@@ -355,7 +366,7 @@ class RLSClassifier(ClassifierMixin, BaseEstimator):
     def confidence(
         self, X, method: Literal["soft", "gap", "bayes"] = "soft", *, kernel_diag=None
     ) -> np.ndarray:
-        """Confidence in the predicted label, (m,) in [0, 1] (Paskov §3.2, SPEC §4).
+        """Confidence in the predicted label, (m,) in [0, 1] (Paskov §3.2, docs/mathematics.md §4).
 
         Parameters
         ----------

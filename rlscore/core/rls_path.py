@@ -1,19 +1,22 @@
 """Kernel regularized least squares over a whole λ path, with exact leave-one-out.
 
-The mathematics is SPEC §1, §3 (Paskov ch. 2–3 and appendix A.2–A.3; Rifkin §7.7). In our λ
+The mathematics is docs/mathematics.md §1, §3 (Paskov ch. 2–3 and appendix A.2–A.3; Rifkin §7.7). In
+our λ
 convention RLS solves ``(K + λA⁻¹) c = y`` with per-point loss weights ``A = diag(a)``:
 
 * ``M = WKW`` with ``W = A^{1/2}``, ``G = M + λI``, ``d = G⁻¹Wy``, ``c = Wd`` (Paskov 3.21–3.26);
 * with an unpenalised offset: ``r = G⁻¹w``, ``b = zᵀr / wᵀr``, ``d = G⁻¹(z − bw)`` (3.31–3.32);
 * exact LOO residuals ``y_i − f_{S∖i}(x_i) = c_i / (a_i D_i)`` with ``D_i = [G⁻¹]_ii`` or
-  ``[G⁻¹]_ii − r_i²/wᵀr`` (3.27, 3.33, SPEC §3), equivalently ``(y_i − f_i) / (1 − H_ii)``.
+  ``[G⁻¹]_ii − r_i²/wᵀr`` (3.27, 3.33, docs/mathematics.md §3), equivalently
+  ``(y_i − f_i) / (1 − H_ii)``.
 
 :class:`RLSPath` does one symmetric eigendecomposition ``M = QΛQᵀ`` per distinct weight vector
 and then, for any λ, gives c, b, the exact LOO values, the LOO errors, Rifkin's LOO bound and
 GACV in O(n²) per λ: ``G⁻¹ = Q diag(1/(Λ+λ)) Qᵀ`` and ``diag(G⁻¹) = (Q∘Q)(1/(Λ+λ))``.
 Unweighted (or class-dict weighted) one-vs-all shares one decomposition across classes;
 balanced one-vs-all needs one per class. :meth:`RLSPath.from_features` builds the same path
-for ``K = ΦΦᵀ`` from a thin SVD of ``WΦ`` (SPEC §7: the linear kernel, low-rank features) in
+for ``K = ΦΦᵀ`` from a thin SVD of ``WΦ`` (docs/mathematics.md §7: the linear kernel, low-rank
+features) in
 O(nm²) once and O(nm) per λ, never forming an n × n matrix. The estimator built on it is
 :class:`rlscore.core.rls.RLSClassifier`.
 """
@@ -62,7 +65,7 @@ class RLSSolution:
         Exact leave-one-out decision values ``f_{S∖i}(x_i)``.
     loo_variance
         Gaussian-process predictive variance at ``x_i`` of the model trained without point i
-        (mean ``loo``; SPEC §4 with noise λ).
+        (mean ``loo``; docs/mathematics.md §4 with noise λ).
     gacv
         GACV approximations of the LOO values, ``y − (y − f)/(1 − tr(H)/n)``.
     """
@@ -161,7 +164,8 @@ class RLSPath:
     ) -> RLSPath:
         """The path of the kernel ``K = ΦΦᵀ`` without forming it (the primal path).
 
-        SPEC §7 (Rifkin §7.6): with ``WΦ = U S Vᵀ`` (one thin SVD per weight vector, O(nm²))
+        docs/mathematics.md §7 (Rifkin §7.6): with ``WΦ = U S Vᵀ`` (one thin SVD per weight vector,
+        O(nm²))
         ``M = U S² Uᵀ`` and ``G⁻¹ = U diag(1/(S² + λ)) Uᵀ + (I − UUᵀ)/λ``, so every λ costs
         O(nm) per target instead of O(n²). ``Φ`` is the data itself for the linear kernel and
         the low-rank features ``K_nm K_mm^{-1/2}`` for a Nyström kernel. The results equal
@@ -346,7 +350,8 @@ class RLSPath:
                 d += (dec.z_perp[:, :, None] - dec.w_perp[:, None, None] * bg[None]) / lams
             Cg = dec.w[:, None, None] * d
             coef[:, dec.cols] = Cg
-            # y − f = λ A⁻¹ c = λ d / w where w > 0 (SPEC §3); explicit for zero weights
+            # y − f = λ A⁻¹ c = λ d / w where w > 0 (docs/mathematics.md §3); explicit for zero
+            # weights
             pos = dec.w > 0
             Rg = np.empty_like(d)
             Rg[pos] = lams * d[pos] / dec.w[pos, None, None]
@@ -385,7 +390,8 @@ class RLSPath:
     def _loo_variance(self, dec, lams, H, D, R) -> np.ndarray:
         # The precision of the noisy targets is Σ⁻¹ = W G⁻¹ W (projected on the offset
         # complement with offset), so Var(y_i | y_{−i}) = 1/(a_i D_i) and, swapping the noise
-        # λ/a_i for the SPEC's λ, Var = λ + (λ/a_i)·H_ii/(1 − H_ii) with 1 − H_ii = λD_i.
+        # λ/a_i for the λ of docs/mathematics.md §1, Var = λ + (λ/a_i)·H_ii/(1 − H_ii) with
+        # 1 − H_ii = λD_i.
         var = np.empty((self.n, lams.size))
         pos = dec.a > 0
         omh = lams * D[pos]
@@ -408,7 +414,7 @@ class RLSPath:
         """LOO errors of a solution (the columns of :meth:`curve`).
 
         * ``loo_squared_error`` — ``Σ_t L_tᵀ A_t L_t / (nT)`` with ``L = y − f_{S∖i}``
-          (SPEC §3, averaged over the T columns);
+          (docs/mathematics.md §3, averaged over the T columns);
         * ``loo_classification_error`` — weighted fraction ``Σ e_i [wrong_i] / Σ e_i`` of LOO
           misclassifications (sign for one column, argmax for several);
         * ``loo_bound`` — Rifkin §7.7 bound, weighted the same way: point i counts when some

@@ -1,5 +1,5 @@
 """Class weighting: the one rule shared by :class:`~rlscore.core.rls.RLSClassifier` and the RLS
-query strategies (SPEC §1, Paskov 3.14–3.15 up to scale).
+query strategies (docs/mathematics.md §1, Paskov 3.14–3.15 up to scale).
 
 Weights are given per one-vs-all (OvA) column and per class: ``W[t, c]`` is the loss weight
 ``a_i`` of a point of class ``c`` in OvA classifier ``t`` (one column, the second class

@@ -25,7 +25,8 @@ from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 from sklearn.multiclass import OneVsRestClassifier
 
 from rlscore.core.bdlda import BDLDA
-from rlscore.core.metrics import unlabeled_mask, validation_errors
+from rlscore.core.metrics import validation_errors
+from rlscore.core.missing_labels import unlabeled_mask
 
 #: name -> (what the page calls it, a factory of the unfitted two-class-or-more classifier)
 EVALUATION_MODELS: dict[str, tuple[str, Callable[[], ClassifierMixin]]] = {

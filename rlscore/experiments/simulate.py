@@ -30,7 +30,8 @@ import numpy as np
 from sklearn.base import clone
 
 from rlscore.core.kernels import is_graph_kernel
-from rlscore.core.metrics import unlabeled_mask, validation_errors
+from rlscore.core.metrics import validation_errors
+from rlscore.core.missing_labels import unlabeled_mask
 from rlscore.core.serialization import jsonable
 from rlscore.core.validation import check_labels, check_matrix
 from rlscore.data.projects import sorted_values

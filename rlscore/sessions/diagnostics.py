@@ -15,7 +15,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from rlscore.core.metrics import unlabeled_mask, validation_errors
+from rlscore.core.metrics import validation_errors
+from rlscore.core.missing_labels import unlabeled_mask
 
 
 def class_codes(pred: np.ndarray, classes: Sequence) -> np.ndarray:
@@ -81,7 +82,7 @@ def stopping_report(
     missing_classes: list,
     loo: dict,
 ) -> dict:
-    """The stopping indicator (SPEC §5: the estimated risk alone misleads).
+    """The stopping indicator (docs/mathematics.md §5: the estimated risk alone misleads).
 
     Settled (``stable``) means: every class has a label, and the predictions on the pool
     changed for at most ``tolerance`` of the points over the last ``window`` labels. Without

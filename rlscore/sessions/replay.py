@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from rlscore.core.kernel_width import DEFAULT_SIGMA, resolve_sigma
 from rlscore.query import QueryStrategy
 from rlscore.sessions.auto_lam import initial_lam, retune_lam
 from rlscore.sessions.diagnostics import History, class_codes, pool_validation_errors
@@ -53,8 +54,9 @@ class Replay:
         Project name.
     params
         The session's parameters (:data:`rlscore.sessions.engine.ENGINE_PARAMS` and further
-        strategy parameters); ``sigma`` and ``lam`` None take the project's recommended
-        values (else 1). Change them with :meth:`update`.
+        strategy parameters); ``lam`` None takes the project's recommended λ (else 1),
+        ``sigma`` None its recommended σ (else the median distance between its points,
+        :mod:`rlscore.core.kernel_width`). Change them with :meth:`update`.
     snapshot_dir
         Directory of the snapshot cache, or None.
     rule
@@ -84,9 +86,11 @@ class Replay:
         self.project = store.load_project(project)
         meta = self.project.meta
         self.params = dict(params)
-        for name in ("sigma", "lam"):
-            if self.params.get(name) is None:
-                self.params[name] = float(meta.get(name) or 1.0)
+        if self.params.get("lam") is None:
+            self.params["lam"] = float(meta.get("lam") or 1.0)
+        if self.params.get("sigma") is None:
+            # a sample's tuned σ, else the data-adaptive default of every RBF estimator
+            self.params["sigma"] = resolve_sigma(meta.get("sigma") or DEFAULT_SIGMA, self.project.X)
         self._snapshot_dir = snapshot_dir
         self._snapshots = SnapshotCache(snapshot_dir)
         self._kernels = KernelCache()

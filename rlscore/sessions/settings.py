@@ -12,7 +12,9 @@ version) falls back to the project's default with the reason in ``"ignored"``.
 from __future__ import annotations
 
 import math
+from collections import OrderedDict
 
+from rlscore.core.kernel_width import DEFAULT_SIGMA, resolve_sigma
 from rlscore.core.kernels import GRAPH_KERNELS, VECTOR_KERNELS
 from rlscore.core.lowrank import LANDMARK_RULES
 from rlscore.query import STRATEGIES
@@ -28,6 +30,7 @@ SETTING_KEYS = (
     "strategy",
     "kernel",
     "sigma",
+    "graph_t",
     "lam",
     "lam_auto",
     "class_weight",
@@ -61,9 +64,13 @@ LOW_RANK_DEFAULTS = {"n_landmarks": 500, "landmarks": "uniform", "candidates": 5
 REFINE_MAX_POOL = 200_000
 #: the largest m the settings accept (the r × r state and the n × m features grow with it)
 MAX_LANDMARKS = 5000
+#: the default widths already computed, per project (name, creation time, shape): a page
+#: run reads the settings every time, the width needs the features
+_POOL_SIGMAS: OrderedDict[tuple, float] = OrderedDict()
+_POOL_SIGMAS_MAX = 64
 
 
-def default_settings(n: int, meta: dict | None) -> dict:
+def default_settings(n: int, meta: dict | None, sigma: float | None = None) -> dict:
     """The settings of a project nobody has changed: its recommended σ and λ (meta), an RBF
     kernel, focused ARLS — ARLS on a low-rank kernel with candidate and risk subsampling above
     :data:`LOW_RANK_MIN_POOL` points — or, for a pool neither fits, uncertainty sampling.
@@ -74,6 +81,9 @@ def default_settings(n: int, meta: dict | None) -> dict:
         Pool size.
     meta : dict or None
         The project's meta (recommended ``sigma``, ``lam``, ``class_weight``).
+    sigma : float or None
+        The width when the meta recommends none: :func:`project_settings` passes the median
+        distance between the pool's points (:mod:`rlscore.core.kernel_width`); None: 1.
 
     Returns
     -------
@@ -84,7 +94,8 @@ def default_settings(n: int, meta: dict | None) -> dict:
     settings = {
         "strategy": DEFAULT_STRATEGIES[0],
         "kernel": "rbf",
-        "sigma": float(meta.get("sigma") or 1.0),
+        "sigma": float(meta.get("sigma") or sigma or 1.0),
+        "graph_t": 0.0,
         "lam": float(meta.get("lam") or 0.5),
         "lam_auto": False,
         "class_weight": meta.get("class_weight") or None,
@@ -137,6 +148,11 @@ def check_settings(settings: dict) -> dict:
             if not (math.isfinite(value) and value > 0):
                 raise ValueError(f"{key} must be a positive number, got {value!r}")
             out[key] = float(value)
+    if "graph_t" in out:  # 0: the graph kernel's default (rlscore.core.kernels.default_graph_t)
+        t = out["graph_t"]
+        if isinstance(t, bool) or not isinstance(t, int | float) or not math.isfinite(t) or t < 0:
+            raise ValueError(f"graph_t must be a number ≥ 0 (0: the kernel's default), got {t!r}")
+        out["graph_t"] = float(t)
     if "lam_auto" in out:
         if not isinstance(out["lam_auto"], bool):
             raise ValueError(f"lam_auto must be true or false, got {out['lam_auto']!r}")
@@ -174,17 +190,39 @@ def check_settings(settings: dict) -> dict:
 def engine_settings(settings: dict) -> dict:
     """The low-rank settings as strategy parameters, 0 ("all") as None (a strategy ignores the
     parameters it does not take: :func:`rlscore.query.make_strategy`). ``risk_sample`` is
-    also the KLR strategies' ``risk_points``: the same idea, the risk summed over a sample."""
+    also the KLR strategies' ``risk_points``: the same idea, the risk summed over a sample.
+    ``graph_t`` 0 is the graph kernel's default scale (None)."""
     out = {
         key: (settings.get(key) or None)
-        for key in ("n_landmarks", "landmarks", "candidates", "risk_sample", "refine")
+        for key in ("n_landmarks", "landmarks", "candidates", "risk_sample", "refine", "graph_t")
     }
     out["risk_points"] = out["risk_sample"]
     return out
 
 
+def pool_sigma(store: LabelStore, summary: dict) -> float | None:
+    """The default σ of a project whose meta recommends none: the median distance between two
+    of its points (``sigma="median"``, :mod:`rlscore.core.kernel_width`); None if it has one.
+
+    A sample's tuned σ (meta ``sigma``) is kept. The width is computed once per project
+    (remembered by name, creation time and shape, so a project created again is measured
+    again).
+    """
+    if (summary.get("meta") or {}).get("sigma"):
+        return None
+    key = (summary["name"], summary.get("created"), summary["n"], summary.get("d"))
+    sigma = _POOL_SIGMAS.get(key)
+    if sigma is None:
+        sigma = resolve_sigma(DEFAULT_SIGMA, store.load_project(summary["name"]).X)
+        _POOL_SIGMAS[key] = sigma
+        while len(_POOL_SIGMAS) > _POOL_SIGMAS_MAX:
+            _POOL_SIGMAS.popitem(last=False)  # a page run of another tab may race: harmless
+    return sigma
+
+
 def project_settings(store: LabelStore, name: str) -> dict:
-    """The project's settings: the saved ones over :func:`default_settings`.
+    """The project's settings: the saved ones over :func:`default_settings`, whose σ is the
+    project's recommended one or else the data-adaptive width of :func:`pool_sigma`.
 
     Saved values that no longer validate are left out, and listed under the key
     ``"ignored"`` (setting -> reason) so a caller can say so.
@@ -192,7 +230,7 @@ def project_settings(store: LabelStore, name: str) -> dict:
     summary = next((s for s in store.project_summaries() if s["name"] == name), None)
     if summary is None:
         store.load_project(name)  # raises UnknownProjectError naming the projects
-    settings = default_settings(summary["n"], summary["meta"])
+    settings = default_settings(summary["n"], summary["meta"], pool_sigma(store, summary))
     saved = store.load_settings(name) or {}
     ignored = {}
     for key in SETTING_KEYS:
@@ -237,6 +275,7 @@ __all__ = [
     "check_settings",
     "default_settings",
     "engine_settings",
+    "pool_sigma",
     "project_settings",
     "save_project_settings",
 ]

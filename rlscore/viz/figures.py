@@ -27,6 +27,7 @@ import pandas as pd
 import plotly
 import plotly.graph_objects as go
 
+from rlscore.core.serialization import plain_scalar
 from rlscore.viz.geometry import (
     DENSITY_BINS,
     blank_flat,
@@ -104,6 +105,7 @@ def class_text(c: object, class_names: Mapping[str, str] | None = None) -> str:
     -------
     str
     """
+    c = plain_scalar(c)  # the key rule of Project.class_text: np.float64(1.0) is class "1"
     return plain_text((class_names or {}).get(str(c)) or c)
 
 
