@@ -25,6 +25,24 @@ import numpy as np
 import pandas as pd
 
 from rlscore.core.serialization import plain_scalar
+from rlscore.data.features import FeatureInputError, Progress
+from rlscore.data.features.embeddings import embedding_feature_names, embedding_matrix
+from rlscore.data.features.images import (
+    DEFAULT_SIZE,
+    image_pixel_features,
+    pixel_feature_names,
+    resolve_image_path,
+)
+from rlscore.data.features.text import TextFeatureSettings, build_text_features
+from rlscore.data.items import (
+    ItemColumn,
+    ItemInputError,
+    check_item_columns,
+    empty_text_rows,
+    item_columns_from_table,
+    item_texts,
+    rows_text,
+)
 
 #: encodings tried in order; latin-1 decodes any byte string, so it is the last resort
 CSV_ENCODINGS = ("utf-8-sig", "latin-1")
@@ -67,6 +85,10 @@ class Project:
     uid : int or None
         Set by the store: changes when a project is deleted and created again under the
         same name, so a cached session can tell that its pool is gone.
+    items : list of ItemColumn
+        What the annotator sees of each point (:mod:`rlscore.data.items`): text, image and
+        context columns, kept as uploaded (never standardised). Empty for a project that is
+        only its features.
     """
 
     name: str
@@ -77,6 +99,7 @@ class Project:
     classes: list
     meta: dict = field(default_factory=dict)
     uid: int | None = None
+    items: list[ItemColumn] = field(default_factory=list)
 
     @property
     def n(self) -> int:
@@ -124,14 +147,20 @@ class Project:
                     f"{self.classes!r}"
                 )
             self.truth = truth
+        try:
+            self.items = check_item_columns(self.items, n)
+        except ItemInputError as exc:
+            raise ProjectInputError(str(exc)) from None
+
+    @property
+    def texts(self) -> list[str] | None:
+        """The text item columns joined per point (what search reads), None without any."""
+        return item_texts(self.items)
 
 
 def _rows(mask: np.ndarray) -> str:
     """'rows 3, 7 and 9' style listing (1-based data rows, header excluded)."""
-    rows = (np.flatnonzero(mask) + 1).tolist()
-    shown = ", ".join(str(r) for r in rows[:_SHOWN])
-    more = f" and {len(rows) - _SHOWN} more" if len(rows) > _SHOWN else ""
-    return f"row{'s' if len(rows) > 1 else ''} {shown}{more}"
+    return rows_text(np.flatnonzero(mask))
 
 
 # -- reading files -------------------------------------------------------------------------
@@ -315,8 +344,24 @@ def project_from_table(
     *,
     source: str | None = None,
     description: str = "",
+    text_columns: list[str] | None = None,
+    image_column: str | None = None,
+    image_root: str | PathLike | None = None,
+    embedding_column: str | None = None,
+    context_columns: list[str] | None = None,
+    text_settings: TextFeatureSettings | dict | None = None,
+    image_size: tuple[int, int] = DEFAULT_SIZE,
+    progress: Progress | None = None,
 ) -> Project:
-    """Build a project from chosen columns of a table.
+    """Build a project from chosen columns of a table: its features and its items.
+
+    The features (what the learner uses) are, in this order: the numeric ``feature_columns``,
+    the vectors of ``embedding_column``, text features made from ``text_columns``
+    (:func:`~rlscore.data.features.text.build_text_features`) and, for an image project
+    without an embedding column, the images' downscaled grey pixels
+    (:func:`~rlscore.data.features.images.image_pixel_features`). The items (what the
+    annotator sees, :mod:`rlscore.data.items`) are the text columns, the image column and the
+    ``context_columns``, kept exactly as uploaded.
 
     Parameters
     ----------
@@ -325,8 +370,8 @@ def project_from_table(
     name
         Project name.
     feature_columns
-        Numeric columns forming the features; default: every column except the id and truth
-        columns.
+        Numeric columns forming the features; default: every column except the id, truth and
+        context columns when no text, image or embedding column is given, else none.
     id_column
         Column of unique point ids; default: the row number (0, 1, …).
     truth_column
@@ -336,19 +381,43 @@ def project_from_table(
         a dict renaming truth values (``{0: "cat", 1: "dog"}``), or a list of names given to
         the sorted distinct truth values in order.
     standardize
-        Centre each feature and scale it to unit variance (means and scales kept in meta).
+        Centre each numeric feature column and scale it to unit variance (means and scales
+        kept in meta; embeddings, text and pixel features are left as they are). Columns
+        whose values would overflow are scaled safely (divided by their largest magnitude
+        first).
     source, description
         Recorded in ``meta``.
+    text_columns
+        Columns holding texts to show and to build text features from (joined per row).
+    image_column
+        Column of image paths relative to ``image_root``.
+    image_root
+        The folder image paths are resolved in (required with ``image_column``); paths
+        leaving it are refused.
+    embedding_column
+        Column holding one vector per row (JSON list text, or lists in Parquet): the features
+        of the items (for an image project, instead of the pixel fallback).
+    context_columns
+        Further columns shown to the annotator as they are (e.g. a title, a date).
+    text_settings
+        :class:`~rlscore.data.features.text.TextFeatureSettings` or its dict form.
+    image_size
+        (width, height) of the pixel fallback's images.
+    progress
+        ``progress(fraction, message)`` while features are built (texts, images).
 
-    Constant features are dropped with a :class:`ProjectInputWarning` (they carry no
+    Constant numeric features are dropped with a :class:`ProjectInputWarning` (they carry no
     information and break standardisation); the dropped names are in ``meta["dropped"]``.
+    Rows with empty texts are named in a warning (their text features are zero).
 
     Raises
     ------
     ProjectInputError
         Naming the problem: unknown or duplicate columns, non-numeric feature, NaN or
-        infinite values (with row numbers), fewer than 2 rows, only constant features,
-        missing or duplicate ids, missing truth, a single class, bad class names.
+        infinite values (with row numbers), values whose scale overflows the kernel without
+        standardisation, fewer than 2 rows, only constant features, missing or duplicate ids,
+        missing truth, a single class, bad class names; bad text, image or embedding cells
+        (naming the column and the row).
     """
     if df is None or df.shape[1] == 0:
         raise ProjectInputError("the table has no columns: upload a file with a header row")
@@ -359,13 +428,24 @@ def project_from_table(
     for role, col in (("id", id_column), ("truth", truth_column)):
         if col is not None and col not in columns:
             raise ProjectInputError(f"{role} column {col!r} is not in the table: {columns}")
+    text_columns = [str(c) for c in text_columns or []]
+    context_columns = [str(c) for c in context_columns or []]
+    made_features = bool(text_columns) or image_column is not None or embedding_column is not None
     if feature_columns is None:
-        feature_columns = [c for c in columns if c not in (id_column, truth_column)]
+        skip = {id_column, truth_column, *context_columns}
+        feature_columns = [] if made_features else [c for c in columns if c not in skip]
     feature_columns = [str(c) for c in feature_columns]
-    if not feature_columns:
-        raise ProjectInputError("no feature columns chosen: choose at least one numeric column")
+    if not feature_columns and not made_features:
+        raise ProjectInputError(
+            "no feature columns chosen: choose at least one numeric column, or a text, image "
+            "or embedding column to build features from"
+        )
     _check_duplicate_columns(feature_columns, "the feature columns")
-    missing = [c for c in feature_columns if c not in columns]
+    missing = [
+        c
+        for c in [*feature_columns, *([embedding_column] if embedding_column else [])]
+        if c not in columns
+    ]
     if missing:
         raise ProjectInputError(f"feature columns {missing} are not in the table: {columns}")
     for role, col in (("id", id_column), ("truth", truth_column)):
@@ -374,6 +454,11 @@ def project_from_table(
                 f"the {role} column {col!r} is also chosen as a feature: remove it from the "
                 "features"
             )
+        if col is not None and (col in text_columns or col in (image_column, embedding_column)):
+            raise ProjectInputError(
+                f"the {role} column {col!r} is also chosen as an item or embedding column: "
+                "choose another column"
+            )
     n = df.shape[0]
     if n == 0:
         raise ProjectInputError("the table has no data rows: add at least 2 rows")
@@ -381,31 +466,22 @@ def project_from_table(
         raise ProjectInputError(
             "the table has only one data row: a pool needs at least 2 points to label"
         )
-
-    X = np.column_stack([_numeric_feature(df[c], c) for c in feature_columns])
-    meta: dict = {"description": description, "source": source, "warnings": []}
-    constant = np.ptp(X, axis=0) == 0
-    if constant.all():
+    if image_column is not None and image_root is None:
         raise ProjectInputError(
-            f"every feature column is constant ({', '.join(feature_columns)}): the points "
-            "cannot be told apart; choose columns whose values vary"
+            f"image column {image_column!r} needs an image root: the folder its paths are "
+            "relative to"
         )
-    if constant.any():
-        dropped = [c for c, k in zip(feature_columns, constant, strict=True) if k]
-        msg = (
-            f"constant feature column(s) {', '.join(map(repr, dropped))} carry no information "
-            "and were dropped"
-        )
-        warnings.warn(msg, ProjectInputWarning, stacklevel=2)
-        meta["warnings"].append(msg)
-        meta["dropped"] = dropped
-        X = X[:, ~constant]
-        feature_columns = [c for c, k in zip(feature_columns, constant, strict=True) if not k]
-    meta["standardized"] = bool(standardize)
-    if standardize:
-        mean, scale = X.mean(axis=0), X.std(axis=0)
-        X = (X - mean) / scale
-        meta["feature_mean"], meta["feature_scale"] = mean.tolist(), scale.tolist()
+
+    meta: dict = {"description": description, "source": source, "warnings": []}
+    try:
+        items = item_columns_from_table(df, text_columns, image_column, context_columns)
+        blocks, names = _feature_blocks(
+            df, feature_columns, standardize, meta, items, embedding_column, image_root,
+            text_settings, image_size, progress,
+        )  # fmt: skip
+    except (ItemInputError, FeatureInputError) as exc:
+        raise ProjectInputError(str(exc)) from None
+    X = np.column_stack(blocks)
 
     ids = _ids(df[id_column], id_column) if id_column is not None else [str(i) for i in range(n)]
     if truth_column is None:
@@ -417,12 +493,176 @@ def project_from_table(
     return Project(
         name=name,
         X=X,
-        feature_names=feature_columns,
+        feature_names=names,
         ids=ids,
         truth=truth,
         classes=classes,
         meta=meta,
+        items=items,
     )
+
+
+def _warn(meta: dict, msg: str) -> None:
+    warnings.warn(msg, ProjectInputWarning, stacklevel=3)
+    meta["warnings"].append(msg)
+
+
+def _feature_blocks(
+    df, feature_columns, standardize, meta, items, embedding_column, image_root,
+    text_settings, image_size, progress,
+) -> tuple[list[np.ndarray], list[str]]:  # fmt: skip
+    """The feature matrix's column blocks and names (see :func:`project_from_table`)."""
+    blocks: list[np.ndarray] = []
+    names: list[str] = []
+    # mean and scale of every feature column (0 and 1 where nothing was scaled), so the
+    # values as uploaded can be recovered (rlscore.data.items.raw_feature_values)
+    mean: list[float] = []
+    scale: list[float] = []
+    if feature_columns:
+        X, feature_columns = _numeric_block(df, feature_columns, standardize, meta)
+        blocks.append(X)
+        names += feature_columns
+        mean += meta.pop("_mean")
+        scale += meta.pop("_scale")
+
+    def add(block: np.ndarray, block_names: list[str]) -> None:
+        blocks.append(block)
+        names.extend(block_names)
+        mean.extend([0.0] * block.shape[1])
+        scale.extend([1.0] * block.shape[1])
+
+    if embedding_column is not None:
+        E = embedding_matrix(df[embedding_column], embedding_column)
+        add(E, embedding_feature_names(embedding_column, E.shape[1]))
+        meta["embedding_column"] = embedding_column
+    texts = item_texts(items)
+    if texts is not None:
+        for c in items:
+            empty = empty_text_rows(c) if c.kind == "text" else []
+            if len(empty):
+                _warn(
+                    meta,
+                    f"text column {c.name!r} is empty in {rows_text(empty)}: "
+                    + ("these rows get no text features" if len(items) == 1 else "shown empty"),
+                )
+        settings = (
+            text_settings
+            if isinstance(text_settings, TextFeatureSettings)
+            else TextFeatureSettings.from_dict(text_settings)
+        )
+        tf = build_text_features(texts, settings, progress)
+        add(tf.X, tf.feature_names)
+        meta["text_features"] = tf.summary()
+    image = next((c for c in items if c.kind == "image"), None)
+    if image is not None:
+        meta["image_root"] = str(image_root)
+        # the paths are checked even when an embedding gives the features
+        for row, value in enumerate(image.values):
+            resolve_image_path(image_root, value, image.name, row)
+        if embedding_column is None:
+            size = (int(image_size[0]), int(image_size[1]))
+            P = image_pixel_features(
+                image.values, image_root, column=image.name, size=size, progress=progress
+            )
+            add(P, pixel_feature_names(size))
+            meta["image_features"] = {"kind": "grey pixels", "size": list(size)}
+            meta["image_shape"] = [size[1], size[0]]
+        else:
+            meta["image_features"] = {"kind": "embedding", "column": embedding_column}
+    if not blocks:  # pragma: no cover - project_from_table refuses this case earlier
+        raise ProjectInputError("no features: choose a numeric, text, image or embedding column")
+    meta["standardized"] = bool(standardize)
+    if standardize:
+        meta["feature_mean"], meta["feature_scale"] = mean, scale
+    return blocks, names
+
+
+#: above this magnitude a feature's squared distances can overflow float64 (1e154² ≈ 1e308)
+OVERFLOW_LIMIT = 1e150
+
+
+def _numeric_block(
+    df: pd.DataFrame, feature_columns: list[str], standardize: bool, meta: dict
+) -> tuple[np.ndarray, list[str]]:
+    """The numeric feature columns, constant ones dropped, standardised if asked (safely)."""
+    X = np.column_stack([_numeric_feature(df[c], c) for c in feature_columns])
+    with np.errstate(over="ignore", invalid="ignore"):
+        constant = np.max(X, axis=0) == np.min(X, axis=0)
+    if constant.all():
+        raise ProjectInputError(
+            f"every feature column is constant ({', '.join(feature_columns)}): the points "
+            "cannot be told apart; choose columns whose values vary"
+        )
+    if constant.any():
+        dropped = [c for c, k in zip(feature_columns, constant, strict=True) if k]
+        _warn(
+            meta,
+            f"constant feature column(s) {', '.join(map(repr, dropped))} carry no information "
+            "and were dropped",
+        )
+        meta["dropped"] = dropped
+        X = X[:, ~constant]
+        feature_columns = [c for c, k in zip(feature_columns, constant, strict=True) if not k]
+    peak = np.max(np.abs(X), axis=0)
+    huge = peak > OVERFLOW_LIMIT
+    if huge.any() and not standardize:
+        cols = [c for c, k in zip(feature_columns, huge, strict=True) if k]
+        raise ProjectInputError(
+            f"feature column(s) {', '.join(map(repr, cols))} hold values as large as "
+            f"{peak[huge].max():.3g}: distances between points overflow; choose "
+            "'Standardise', or rescale the column(s)"
+        )
+    if not standardize:
+        meta["_mean"], meta["_scale"] = [0.0] * X.shape[1], [1.0] * X.shape[1]
+        return X, feature_columns
+    X, mean, scale = standardize_columns(X, feature_columns)
+    if huge.any():
+        cols = [c for c, k in zip(feature_columns, huge, strict=True) if k]
+        _warn(
+            meta,
+            f"feature column(s) {', '.join(map(repr, cols))} hold values as large as "
+            f"{peak[huge].max():.3g}: they were divided by their largest magnitude before "
+            "standardising, so the result is exact",
+        )
+    meta["_mean"], meta["_scale"] = mean.tolist(), scale.tolist()
+    return X, feature_columns
+
+
+def standardize_columns(
+    X: np.ndarray, names: list[str]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Centre and scale each column of ``X`` to unit variance without overflow.
+
+    Each column is first divided by its largest magnitude (exact for powers of two, and a
+    relative error of one rounding otherwise), so the squares in the variance cannot overflow
+    even for values near ±1e308; mean and scale are reported in the original units.
+
+    Returns
+    -------
+    Z, mean, scale
+        ``Z = (X − mean) / scale``.
+
+    Raises
+    ------
+    ProjectInputError
+        A column whose standardised values would not vary or would not be finite (named):
+        standardisation never silently zeroes a column.
+    """
+    peak = np.max(np.abs(X), axis=0)
+    peak[peak == 0] = 1.0
+    unit = X / peak
+    mu, sd = unit.mean(axis=0), unit.std(axis=0)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        Z = (unit - mu) / sd
+        mean, scale = mu * peak, sd * peak
+    bad = ~(np.isfinite(Z).all(axis=0) & (sd > 0) & np.isfinite(scale))
+    if bad.any():
+        cols = [c for c, k in zip(names, bad, strict=True) if k]
+        raise ProjectInputError(
+            f"feature column(s) {', '.join(map(repr, cols))} cannot be standardised (their "
+            "values do not vary measurably or their spread overflows): remove or rescale them"
+        )
+    return Z, mean, scale
 
 
 def _numeric_feature(s: pd.Series, col: str) -> np.ndarray:
@@ -550,5 +790,6 @@ __all__ = [
     "project_from_table",
     "read_table",
     "sorted_values",
+    "standardize_columns",
     "truth_values",
 ]

@@ -1,23 +1,37 @@
-"""Bundled sample datasets with ground truth (SPEC §9 stand-ins), seeded and reproducible.
+"""Bundled sample datasets with ground truth (docs/mathematics.md §9 stand-ins), seeded and
+reproducible.
 
 Each dataset has a *pool* (the points to label) and a held-out *validation* split, stored as
 CSV files (feature columns plus a ``label`` column) with a JSON metadata record in
 ``sample_data/``. :func:`load_sample` reads those files and falls back to the generators when
 the folder is absent (e.g. a non-editable install); ``python -m rlscore samples`` rewrites
 them.
+
+*Item samples* are real texts and images (:data:`ITEM_SAMPLES`): their CSV files hold the
+items (a text or an image path) and the label, written by ``sample_data/build_text_samples.py``
+(Debian package descriptions) and ``sample_data/build_image_samples.py`` (scikit-learn's digits
+as PNG files); their features are made on the spot (:mod:`rlscore.data.features`) from the pool
+and validation items together (unsupervised: no label is used), so both splits share one
+basis. They are listed only where their files are.
 """
 
 from __future__ import annotations
 
+import copy
 import json
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from sklearn.datasets import load_breast_cancer, load_digits, make_moons
 
+from rlscore.core.kernel_width import median_sigma
 from rlscore.core.serialization import jsonable
+from rlscore.data.features.images import image_pixel_features, pixel_feature_names
+from rlscore.data.features.text import TextFeatureSettings, build_text_features
+from rlscore.data.items import item_columns_from_table, item_texts
 from rlscore.data.projects import Project
 
 SAMPLE_DIR = Path(__file__).resolve().parents[2] / "sample_data"
@@ -29,7 +43,8 @@ class Dataset:
     """A labeled dataset: features ``X`` (n × d, float64), labels ``y`` and metadata.
 
     ``meta`` keys: ``description``, ``sigma`` and ``lam`` (recommended RBF width and
-    regularisation, SPEC §1 conventions), ``image_shape`` (``None`` or ``[rows, cols]``),
+    regularisation, docs/mathematics.md §1 conventions), ``image_shape`` (``None`` or
+    ``[rows, cols]``),
     ``classes``, ``class_names`` (label → readable name), ``source``, ``imbalance``,
     ``class_weight`` (recommended: ``None`` or ``"balanced"``).
     """
@@ -183,7 +198,89 @@ _META = {
 }
 
 
+#: samples of real items, features made on the spot (see the module's docstring)
+ITEM_SAMPLES = {
+    "debian_sections": {
+        "description": "Debian package descriptions (one line each) from 4 sections — games, "
+        "graphics, science, sound — 250 per section in the pool, 100 held out. Features: "
+        "TF-IDF of the words reduced to 100 dimensions by truncated SVD.",
+        "lam": 0.1,
+        "class_weight": None,
+        "items": {"text_columns": ["text"], "context_columns": ["package"]},
+        "text_features": {"n_components": 100},
+        "source": "Debian main Packages indexes (apt-cache dumpavail), built by "
+        "sample_data/build_text_samples.py",
+        "license": "descriptions from Debian main (DFSG-free packages' debian/control)",
+    },
+    "debian_games": {
+        "description": "Find the games: 40 game descriptions among 2000 Debian package "
+        "descriptions (2 %; label 1 = game). Validation set is balanced (200 + 200). A search "
+        "for 'game' finds seeds for the cold start.",
+        "lam": 0.1,
+        "class_weight": "balanced",
+        "class_names": {"-1": "other", "1": "game"},
+        "items": {"text_columns": ["text"], "context_columns": ["package"]},
+        "text_features": {"n_components": 100},
+        "source": "Debian main Packages indexes (apt-cache dumpavail), built by "
+        "sample_data/build_text_samples.py",
+        "license": "descriptions from Debian main (DFSG-free packages' debian/control)",
+    },
+    "digit_images": {
+        "description": "Handwritten digits 0–9 as PNG images (scikit-learn's digits, 32 × 32): "
+        "40 per digit in the pool, 20 held out. Features: the images' grey pixels at 8 × 8 "
+        "(the fallback for images without embeddings).",
+        "lam": 0.1,
+        "class_weight": None,
+        "items": {"image_column": "path"},
+        "image_root": "images",
+        "image_size": [8, 8],
+        "source": "sklearn.datasets.load_digits written as PNG by "
+        "sample_data/build_image_samples.py",
+        "license": "scikit-learn BSD-3-Clause; UCI Optical Recognition of Handwritten Digits, "
+        "CC BY 4.0 (Alpaydin & Kaynak 1998)",
+    },
+}
+
+
+def _item_frame(name: str, split: str) -> pd.DataFrame:
+    suffix = "" if split == "pool" else "_validation"
+    return pd.read_csv(SAMPLE_DIR / f"{name}{suffix}.csv", keep_default_na=False)
+
+
+def _image_root(name: str) -> Path:
+    return SAMPLE_DIR / ITEM_SAMPLES[name]["image_root"]
+
+
+@lru_cache(maxsize=8)
+def _item_features(name: str, sample_dir: Path) -> tuple[np.ndarray, np.ndarray, list, dict]:
+    """Pool and validation features of an item sample (one basis for both) and what the
+    project's meta records about them (``sample_dir`` keys the cache)."""
+    spec = ITEM_SAMPLES[name]
+    pool, val = _item_frame(name, "pool"), _item_frame(name, "validation")
+    n = pool.shape[0]
+    items = spec["items"]
+    if "text_columns" in items:
+        texts = [
+            *item_texts(item_columns_from_table(pool, items["text_columns"])),
+            *item_texts(item_columns_from_table(val, items["text_columns"])),
+        ]
+        tf = build_text_features(texts, TextFeatureSettings.from_dict(spec["text_features"]))
+        X, names, summary = tf.X, tf.feature_names, {"text_features": tf.summary()}
+    else:
+        column, size = items["image_column"], tuple(spec["image_size"])
+        root = _image_root(name)
+        paths = [*pool[column].astype(str), *val[column].astype(str)]
+        X = image_pixel_features(paths, root, column=column, size=size)
+        names = pixel_feature_names(size)
+        summary = {"image_features": {"kind": "grey pixels", "size": list(size)}}
+    return X[:n], X[n:], names, summary
+
+
 def _generate(name: str, split: str) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    if name in ITEM_SAMPLES:  # real items: the features are made from the bundled files
+        X_pool, X_val, names, _ = _item_features(name, SAMPLE_DIR)
+        y = _item_frame(name, split)["label"].to_numpy()
+        return (X_pool if split == "pool" else X_val).copy(), y, list(names)
     val = split == "validation"
     if name == "spheres":
         X, y = make_spheres(seed=1 if val else 0)
@@ -203,12 +300,34 @@ def _generate(name: str, split: str) -> tuple[np.ndarray, np.ndarray, list[str]]
 
 
 def list_samples() -> list[str]:
-    """Names of the bundled sample datasets."""
-    return list(_META)
+    """Names of the bundled sample datasets (item samples only where their files are)."""
+    return [*_META, *(k for k in ITEM_SAMPLES if (SAMPLE_DIR / f"{k}.csv").exists())]
+
+
+def _item_sample_meta(name: str) -> dict:
+    return copy.deepcopy(_item_sample_meta_cached(name, SAMPLE_DIR))
+
+
+@lru_cache(maxsize=8)
+def _item_sample_meta_cached(name: str, sample_dir: Path) -> dict:
+    spec = ITEM_SAMPLES[name]
+    X_pool, _, _, summary = _item_features(name, SAMPLE_DIR)
+    y = _item_frame(name, "pool")["label"].to_numpy()
+    classes, counts = np.unique(y, return_counts=True)
+    meta = {"name": name, "image_shape": None, "class_names": None, **spec, **summary}
+    meta["sigma"] = round(median_sigma(X_pool), 6)  # the median heuristic, fixed per sample
+    meta["classes"] = classes.tolist()
+    meta["class_counts"] = {str(c): int(k) for c, k in zip(classes, counts, strict=True)}
+    meta["imbalance"] = round(float(counts.max() / counts.min()), 2)
+    meta["n_pool"] = int(y.size)
+    meta["n_validation"] = int(_item_frame(name, "validation").shape[0])
+    return jsonable(meta)
 
 
 def sample_meta(name: str) -> dict:
     """The metadata record of a sample dataset (without loading it)."""
+    if name in ITEM_SAMPLES and name in list_samples():
+        return _item_sample_meta(name)
     if name not in _META:
         raise ValueError(f"unknown sample dataset {name!r}: choose one of {list_samples()}")
     path = SAMPLE_DIR / f"{name}.json"
@@ -240,7 +359,9 @@ def load_sample(name: str, split: str = "pool") -> Dataset:
         raise ValueError(f"split must be one of {SPLITS}, got {split!r}")
     meta = sample_meta(name)
     path = SAMPLE_DIR / (f"{name}.csv" if split == "pool" else f"{name}_validation.csv")
-    if path.exists():
+    if name in ITEM_SAMPLES:
+        X, y, features = _generate(name, split)
+    elif path.exists():
         df = pd.read_csv(path)
         y = df.pop("label").to_numpy()
         X, features = df.to_numpy(dtype=np.float64), list(df.columns)
@@ -250,9 +371,10 @@ def load_sample(name: str, split: str = "pool") -> Dataset:
 
 
 def write_samples(folder: Path = SAMPLE_DIR) -> None:
-    """(Re)generate every sample dataset's CSV files and metadata into ``folder``."""
+    """(Re)generate every generated sample dataset's CSV files and metadata into ``folder``
+    (item samples have their own build scripts in ``sample_data/``)."""
     folder.mkdir(parents=True, exist_ok=True)
-    for name in list_samples():
+    for name in _META:
         for split in SPLITS:
             X, y, features = _generate(name, split)
             df = pd.DataFrame(X, columns=features)
@@ -271,6 +393,18 @@ def project_from_sample(name: str) -> Project:
     meta = {k: v for k, v in dict(ds.meta).items() if k != "classes"}
     classes = ds.meta.get("classes") or sorted(set(np.asarray(ds.y).tolist()))
     meta.update({"source": f"sample:{name}", "standardized": False, "sample": name})
+    items = []
+    if name in ITEM_SAMPLES:
+        spec = ITEM_SAMPLES[name]["items"]
+        items = item_columns_from_table(
+            _item_frame(name, "pool"),
+            spec.get("text_columns"),
+            spec.get("image_column"),
+            spec.get("context_columns"),
+        )
+        meta.pop("items", None)
+        if "image_column" in spec:
+            meta["image_root"] = str(_image_root(name))
     return Project(
         name=name,
         X=ds.X,
@@ -279,6 +413,7 @@ def project_from_sample(name: str) -> Project:
         truth=np.asarray(ds.y),
         classes=list(classes),
         meta=jsonable(meta),
+        items=items,
     )
 
 

@@ -95,6 +95,7 @@ def export_rows(project: Project, log: LabelLog, *, include_features: bool = Tru
             "reviewer": e.annotator if point in log.reviews else None,
             "n_annotators": len(current),
             "annotations": [_annotation(a) for a in sorted(current.values(), key=_event_id)],
+            "items": {c.name: c.values[point] for c in project.items},
         }
         if include_features:
             row["features"] = dict(
@@ -110,12 +111,15 @@ def _event_id(e: Event) -> int:
 
 def _table(rows: list[dict], project: Project, include_features: bool) -> tuple[list, list]:
     """Header and rows of the flat (CSV, Parquet) export: the fixed columns, then
-    ``label[name]`` and ``seconds[name]`` per annotator, then the features."""
+    ``label[name]`` and ``seconds[name]`` per annotator, then the item columns, then the
+    features."""
     names = sorted({a["annotator"] for r in rows for a in r["annotations"]})
     header = list(FIXED_COLUMNS)
     for name in names:
         header += [f"label[{name}]", f"seconds[{name}]"]
-    # a feature named like another column gets a prefix so no column is overwritten
+    # an item or feature named like another column gets a prefix so nothing is overwritten
+    taken = set(header)
+    header += [f"item:{c.name}" if c.name in taken else c.name for c in project.items]
     taken = set(header)
     features = [f"feature:{f}" if f in taken else f for f in project.feature_names]
     if include_features:
@@ -127,6 +131,7 @@ def _table(rows: list[dict], project: Project, include_features: bool) -> tuple[
         for name in names:
             a = given.get(name, {})
             values += [a.get("label"), a.get("seconds")]
+        values += list(r["items"].values())
         if include_features:
             values += list(r["features"].values())
         table.append(values)
@@ -147,8 +152,10 @@ def export_labels(
     ``seconds`` spent, ``strategy``, ``kernel``, ``sigma``, ``lam`` in effect when it was
     given, how it was decided (``decided_by``, ``reviewer``, ``n_annotators``), every
     annotator's own label (CSV/Parquet: ``label[name]`` and ``seconds[name]`` columns;
-    JSON/JSONL: an ``annotations`` list with their times and settings), then the feature
-    values (CSV/Parquet: one column per feature; JSON: a ``features`` object).
+    JSON/JSONL: an ``annotations`` list with their times and settings), then the items the
+    annotator saw (CSV/Parquet: one column per item column, named as uploaded; JSON: an
+    ``items`` object), then the feature values (CSV/Parquet: one column per feature; JSON: a
+    ``features`` object).
 
     The CSV is safe to open in a spreadsheet: every text cell, header included, that a
     spreadsheet would run as a formula starts with ``'`` (:func:`csv_cell`); plain numbers

@@ -1,7 +1,8 @@
 """The projects table of a SQL label store: a :class:`~rlscore.data.projects.Project` as a row.
 
 A project's features are stored as one ``.npy`` byte string (float64, no pickle), its names,
-ids, classes, truth and metadata as JSON. :class:`ProjectTable` also resolves a project's
+ids, classes, truth, metadata and items (:mod:`rlscore.data.items`; NULL when it has none) as
+JSON. :class:`ProjectTable` also resolves a project's
 name to its ``uid``, the key of its events, claims and settings, and in a write transaction
 locks the project's row, which serialises the project's writers
 (:mod:`rlscore.storage.sql`).
@@ -16,6 +17,7 @@ import time
 import numpy as np
 
 from rlscore.core.serialization import plain_scalar
+from rlscore.data.items import ItemColumn
 from rlscore.data.projects import Project
 from rlscore.storage.connection import SQLConnection
 from rlscore.storage.events import UnknownProjectError
@@ -60,12 +62,13 @@ class ProjectTable:
             truth,
             json.dumps(project.meta),
             _npy_bytes(project.X),
+            json.dumps([c.to_dict() for c in project.items]) if project.items else None,
         )
         try:
             with self._db.write():
                 self._db.run(
                     "INSERT INTO projects (name, created, n, d, feature_names, ids, classes, "
-                    "truth, meta, X) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "truth, meta, X, items) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     row,
                 )
         except self._db.dialect.integrity_error:
@@ -77,12 +80,13 @@ class ProjectTable:
     def load(self, name: str) -> Project:
         """The stored project (with ``uid`` set); :class:`UnknownProjectError` if absent."""
         row = self._db.fetchone(
-            "SELECT uid, feature_names, ids, classes, truth, meta, X FROM projects WHERE name = ?",
+            "SELECT uid, feature_names, ids, classes, truth, meta, X, items FROM projects "
+            "WHERE name = ?",
             (name,),
         )
         if row is None:
             raise UnknownProjectError(self.unknown(name))
-        uid, feature_names, ids, classes, truth, meta, blob = row
+        uid, feature_names, ids, classes, truth, meta, blob, items = row
         return Project(
             name=name,
             X=np.load(io.BytesIO(blob), allow_pickle=False),
@@ -92,6 +96,7 @@ class ProjectTable:
             classes=json.loads(classes),
             meta=json.loads(meta),
             uid=int(uid),
+            items=[ItemColumn.from_dict(c) for c in json.loads(items)] if items else [],
         )
 
     def summaries(self) -> list[dict]:

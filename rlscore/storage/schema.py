@@ -3,7 +3,8 @@
 The schema is versioned in the table ``schema_info``. :func:`migrate` creates the tables of a
 new database, upgrades an older one one version at a time (one transaction), and refuses a
 database written by a newer rlscore. Version 1: projects and events; 2: events record what
-was seen, claims, per-project settings; 3: review events. The statements are written once,
+was seen, claims, per-project settings; 3: review events; 4: projects keep their items (what
+the annotator sees: texts, image paths, context values). The statements are written once,
 with the dialect's column types filled in by :func:`table_ddl`.
 """
 
@@ -15,8 +16,8 @@ from rlscore.storage.connection import SQLConnection, SQLDialect
 from rlscore.storage.events import EVENT_KINDS
 
 #: 1: projects and events; 2: events record what was seen, claims, per-project settings;
-#: 3: review events
-SCHEMA_VERSION = 3
+#: 3: review events; 4: projects keep their items (:mod:`rlscore.data.items`)
+SCHEMA_VERSION = 4
 
 
 def sql_list(values: Sequence[str]) -> str:
@@ -40,7 +41,8 @@ _TABLES = {
     classes TEXT NOT NULL,
     truth TEXT,
     meta TEXT NOT NULL,
-    X {blob} NOT NULL
+    X {blob} NOT NULL,
+    items TEXT
 )""",
     "events": """CREATE TABLE IF NOT EXISTS events (
     id {id_column},
@@ -147,6 +149,8 @@ def _upgrade_to(db: SQLConnection, version: int, replace_kind_check: Callable[[]
         db.run(f"ALTER TABLE events ADD COLUMN seen {db.dialect.integer}")
     elif version == 3:  # review events
         replace_kind_check()
+    elif version == 4:  # items (JSON, NULL for a project without them: all older projects)
+        db.run("ALTER TABLE projects ADD COLUMN items TEXT")
 
 
 __all__ = [

@@ -1,0 +1,79 @@
+"""Search over items (substring, regex, "more like this") and the map of the items."""
+
+import numpy as np
+import pytest
+from reference.features import nearest_by_sorting
+
+from rlscore.data.item_map import hover_texts, map_coordinates, snippet
+from rlscore.data.items import ItemColumn
+from rlscore.data.search import SearchError, more_like_this, search_texts
+
+TEXTS = ["A puzzle GAME", "arcade game for kids", "image viewer", "Gamepad driver", "chess"]
+
+
+def test_substring_search_ignores_case_and_reads_text_literally():
+    assert search_texts(TEXTS, "game").tolist() == [0, 1, 3]
+    assert search_texts(TEXTS, "game", case_sensitive=True).tolist() == [1]
+    assert search_texts(["a.b", "axb"], "a.b").tolist() == [0]  # "." is not a wildcard
+    assert search_texts(TEXTS, "game", candidates=np.array([3, 1])).tolist() == [1, 3]
+    assert search_texts(TEXTS, "game", limit=2).tolist() == [0, 1]
+    assert search_texts(TEXTS, "zebra").tolist() == []
+
+
+def test_regular_expressions():
+    assert search_texts(TEXTS, r"\bgame\b", regex=True).tolist() == [0, 1]
+    assert search_texts(TEXTS, r"^(chess|image)", regex=True).tolist() == [2, 4]
+
+
+@pytest.mark.parametrize(
+    "query, message",
+    [
+        ("(unclosed", r"not a valid regular expression: missing \), unterminated subpattern at "
+         r"position 0"),
+        ("[a-", "not a valid regular expression: unterminated character set at position 0"),
+        ("", "type something"),
+        ("x" * 501, "longer than 500"),
+    ],
+)  # fmt: skip
+def test_bad_searches_say_what_is_wrong(query, message):
+    with pytest.raises(SearchError, match=message):
+        search_texts(TEXTS, query, regex=True)
+
+
+def test_more_like_this_against_a_full_sort():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 7))
+    X[50] = X[3]  # a duplicate: distance 0, found first
+    X[60] = X[3] + 1e-3
+    for point in (3, 0, 199):
+        assert more_like_this(X, point, 15).tolist() == nearest_by_sorting(X, point, 15)
+    assert more_like_this(X, 3, 2).tolist() == [50, 60]
+    cands = np.arange(100, 200)
+    got = more_like_this(X, 3, 5, candidates=cands)
+    assert set(got) <= set(cands.tolist()) and 3 not in got
+    assert got.tolist() == [j for j in nearest_by_sorting(X, 3, 199) if j >= 100][:5]
+    with pytest.raises(SearchError, match="not in the pool of 200"):
+        more_like_this(X, 200)
+
+
+def test_map_is_the_first_two_principal_components():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(60, 5)) * [5, 3, 1, 0.5, 0.1]
+    Z = map_coordinates(X)
+    U, S, _ = np.linalg.svd(X - X.mean(axis=0), full_matrices=False)
+    ref = U[:, :2] * S[:2]
+    np.testing.assert_allclose(np.abs(Z), np.abs(ref), atol=1e-9)
+    assert np.all(Z[np.argmax(np.abs(Z), axis=0), [0, 1]] > 0)  # signs fixed
+    np.testing.assert_array_equal(
+        map_coordinates(X[:, :1]), np.column_stack([X[:, 0], 0 * X[:, 0]])
+    )
+
+
+def test_hover_texts_are_short_single_line_and_escaped():
+    assert snippet("<b>bold</b> &\n  more", 80) == "&lt;b&gt;bold&lt;/b&gt; &amp; more"
+    assert snippet("word " * 40, 20) == "word word word word…"
+    items = [ItemColumn("t", "text", ["<script>x</script>", "plain"])]
+    assert hover_texts(items, ["a", "b"]) == ["&lt;script&gt;x&lt;/script&gt;", "plain"]
+    images = [ItemColumn("p", "image", ["cats/<1>.png", "dogs\\2.png"])]
+    assert hover_texts(images, ["a", "b"]) == ["&lt;1&gt;.png", "2.png"]
+    assert hover_texts([], ["<id>", "b"]) == ["&lt;id&gt;", "b"]

@@ -1,0 +1,75 @@
+"""rlscore.data.upload: the truth column and features proposed for an uploaded table, and
+the preview of the project built from it (the Data page's form)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from rlscore.data.projects import Project
+from rlscore.data.upload import (
+    MAX_LISTED,
+    class_listing,
+    default_features,
+    guess_truth_column,
+    listed,
+    project_preview,
+)
+
+
+@pytest.mark.parametrize(
+    ("table", "expected"),
+    [
+        ({"w": [1.0, 2.0], "kind": ["cat", "dog"]}, "kind"),
+        ({"Label": [1, -1], "x": [0.5, 0.2]}, "Label"),  # any case
+        ({"x": [1.0, 2.0], "colour": ["red", "blue"]}, None),  # no label-like name
+        ({"y": [0.5, 1.5], "class": ["a", "b"]}, "y"),  # the first label-like column
+        ({"target_value": [1, 2], "kinds": ["a", "b"]}, None),  # whole names only
+        # 'y' with more distinct values than classes can be is a feature; 'truth' is next
+        ({"y": np.arange(MAX_LISTED + 1.0), "truth": [0, 1] * 10 + [0]}, "truth"),
+        ({"y": np.arange(MAX_LISTED + 0.0)}, "y"),  # exactly the limit: still classes
+    ],
+)
+def test_the_truth_column_guess(table, expected):
+    assert guess_truth_column(pd.DataFrame(table)) == expected
+
+
+def test_default_features_are_the_numeric_columns_left():
+    df = pd.DataFrame(
+        {"id": [1, 2], "w": [1.5, 2.0], "colour": ["r", "b"], "kind": [0, 1], "h": [3, 4]}
+    )
+    assert default_features(df) == ["id", "w", "kind", "h"]
+    assert default_features(df, exclude=("id", "kind")) == ["w", "h"]
+    assert default_features(df, exclude=(None, None)) == ["id", "w", "kind", "h"]
+
+
+def test_listed_shortens_long_lists():
+    assert listed([1, 2, 3]) == "1, 2, 3"
+    assert listed(range(5), limit=3) == "0, 1, 2 …"
+    assert listed([]) == ""
+
+
+def project(truth) -> Project:
+    rng = np.random.default_rng(0)
+    return Project(
+        "p", rng.normal(size=(5, 2)), ["a", "b"], [f"id{i}" for i in range(5)], truth,
+        ["cat", "dog"],
+    )  # fmt: skip
+
+
+def test_class_listing_counts_the_truth():
+    assert class_listing(project(np.array(["cat", "dog", "cat", "cat", "dog"]))) == (
+        "cat: 3, dog: 2"
+    )
+    assert class_listing(project(None)) == "cat, dog"
+
+
+def test_project_preview_rows_ids_and_truth():
+    p = project(np.array(["cat", "dog", "cat", "cat", "dog"]))
+    preview = project_preview(p, rows=3)
+    assert list(preview.index) == ["id0", "id1", "id2"]
+    assert list(preview.columns) == ["a", "b", "truth"]
+    np.testing.assert_array_equal(preview[["a", "b"]].to_numpy(), p.X[:3])
+    assert preview["truth"].tolist() == ["cat", "dog", "cat"]
+    assert "truth" not in project_preview(project(None)).columns
