@@ -1,12 +1,15 @@
 """Command line: ``python -m rlscore {simulate,labels,settings,agreement,negatives,samples} …``.
 
-Also installed as the ``rlscore`` script.
+Also installed as the ``rlscore`` script. Exit status 0 on success and 2 on any failure,
+which is reported as one ``error: …`` line on standard error (:mod:`rlscore.cli.errors`).
 """
 
 from __future__ import annotations
 
 import sys
 from importlib import import_module
+
+from rlscore.cli.errors import EXIT_FAILURE, run_command
 
 #: command -> (module with ``main(argv)``, one-line description)
 COMMANDS = {
@@ -26,9 +29,10 @@ def main(argv: list[str] | None = None) -> int:
         lines = [f"  {name:<10} {text}" for name, (_, text) in COMMANDS.items()]
         print("usage: python -m rlscore COMMAND [options]\n\ncommands:\n" + "\n".join(lines))
         if argv and argv[0] not in ("-h", "--help"):
-            print(f"\nerror: unknown command {argv[0]!r}", file=sys.stderr)
-            return 2
+            print(f"error: unknown command {argv[0]!r}", file=sys.stderr)
+            return EXIT_FAILURE
         return 0
     # imported on demand: `labels` need not pay for scikit-learn and the strategies
     module = import_module(COMMANDS[argv[0]][0])
-    return int(module.main(argv[1:]) or 0)
+    # every failure, whichever command, is one `error:` line and exit status 2
+    return run_command(module.main, argv[1:])

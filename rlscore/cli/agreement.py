@@ -12,10 +12,10 @@ import argparse
 import json
 import sys
 
-from rlscore.cli.database import add_db_argument, database_to_read
+from rlscore.cli.database import add_db_argument, open_existing_store
+from rlscore.cli.errors import CommandError, run_command
 from rlscore.sessions.agreement import project_agreement
 from rlscore.sessions.log import FINAL_RULES
-from rlscore.storage import UnknownProjectError, open_store
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -37,22 +37,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the command; returns the exit status (0 ok, 1 unknown project or database, 2 a
-    project without labels)."""
+    """Run the command; returns the exit status (0 ok, 2 any failure — an unknown project or
+    database, a project without labels — with one ``error:`` line)."""
+    return run_command(_run, sys.argv[1:] if argv is None else list(argv))
+
+
+def _run(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
-    db, error = database_to_read(args.db)
-    if error:
-        print(f"error: {error}", file=sys.stderr)
-        return 1
-    with open_store(db) as store:
-        try:
-            report = project_agreement(store, args.project, rule=args.rule)
-        except UnknownProjectError as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 1
+    with open_existing_store(args.db) as store:
+        report = project_agreement(store, args.project, rule=args.rule)
     if not report.ratings:
-        print(f"project {args.project!r} has no labels yet: nothing to compare", file=sys.stderr)
-        return 2
+        raise CommandError(f"project {args.project!r} has no labels yet: nothing to compare")
     print(json.dumps(report.to_dict(), indent=2) if args.json else report.to_text())
     return 0
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
-from rlscore.cli.database import add_db_argument, database_to_read
+from rlscore.cli.database import add_db_argument, open_existing_store
+from rlscore.cli.errors import run_command
+from rlscore.cli.output import output_file
 from rlscore.sessions import LabelLog, export_labels
 from rlscore.sessions.export import EXPORT_FORMATS
-from rlscore.storage import UnknownProjectError, open_store
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -40,33 +40,30 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the command; returns the exit status (0 ok, 1 unknown project or database)."""
+    """Run the command; returns the exit status (0 ok, 2 any failure: one ``error:`` line)."""
+    return run_command(_run, sys.argv[1:] if argv is None else list(argv))
+
+
+def _run(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
-    path, error = database_to_read(args.db)
-    if error:
-        print(f"error: {error}", file=sys.stderr)
-        return 1
-    with open_store(path) as store:
+    output = None if args.output is None else output_file(args.output, "--output")
+    with open_existing_store(args.db) as store:
         if args.project is None:
             names = store.list_projects()
             if not names:
-                print(f"no projects in {args.db or path}")
+                print(f"no projects in {store.location}")
             for name in names:
                 n_labels = len(LabelLog(store.events(name)).labels)
                 n_points = store.load_project(name).n
                 print(f"{name}\t{n_labels} labeled of {n_points}")
             return 0
-        try:
-            project = store.load_project(args.project)
-            events = store.events(args.project)
-        except UnknownProjectError as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 1
+        project = store.load_project(args.project)
+        events = store.events(args.project)
     data = export_labels(project, events, args.fmt, include_features=not args.no_features)
     if isinstance(data, str):
         data = (data if data.endswith("\n") else data + "\n").encode("utf-8")
-    if args.output is not None:
-        Path(args.output).expanduser().write_bytes(data)
+    if output is not None:
+        output.write_bytes(data)
     else:
         sys.stdout.flush()
         sys.stdout.buffer.write(data)

@@ -11,10 +11,10 @@ import argparse
 import json
 import sys
 
-from rlscore.cli.database import add_db_argument, database_to_read
+from rlscore.cli.database import add_db_argument, open_existing_store
+from rlscore.cli.errors import run_command
 from rlscore.core.serialization import jsonable
 from rlscore.sessions.cold_start import DEFAULT_NEIGHBORS, project_proposal, proposal_table
-from rlscore.storage import UnknownProjectError, open_store
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -34,24 +34,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the command; returns the exit status (0 ok, 1 unknown project or database, 2 the
-    project is not in a positives-only start or no negative could be proposed)."""
+    """Run the command; returns the exit status (0 ok, 2 any failure — an unknown project or
+    database, a project not in a positives-only start, no negative proposed — with one
+    ``error:`` line)."""
+    return run_command(_run, sys.argv[1:] if argv is None else list(argv))
+
+
+def _run(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
-    db, error = database_to_read(args.db)
-    if error:
-        print(f"error: {error}", file=sys.stderr)
-        return 1
-    with open_store(db) as store:
-        try:
-            project, proposal = project_proposal(
-                store, args.project, n_neighbors=args.neighbors, seed=args.seed
-            )
-        except UnknownProjectError as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 1
-        except ValueError as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 2
+    with open_existing_store(args.db) as store:
+        project, proposal = project_proposal(
+            store, args.project, n_neighbors=args.neighbors, seed=args.seed
+        )
     rows = proposal_table(project, proposal)
     if args.json:
         out = {

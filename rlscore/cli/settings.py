@@ -12,8 +12,9 @@ import argparse
 import json
 import sys
 
+from rlscore.cli.database import add_db_argument, open_existing_store
+from rlscore.cli.errors import CommandError, run_command
 from rlscore.sessions.settings import SETTING_KEYS, project_settings, save_project_settings
-from rlscore.storage import DB_ENV, UnknownProjectError, default_db_path, open_store
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -21,9 +22,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="python -m rlscore settings",
         description="Print a project's labeling settings as JSON, or change them with --set.",
     )
-    parser.add_argument(
-        "--db", default=None, help=f"label database (default: ${DB_ENV}, else {default_db_path()})"
-    )
+    add_db_argument(parser)
     parser.add_argument("--project", required=True, help="project name")
     parser.add_argument(
         "--set",
@@ -38,7 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _parse(assignment: str) -> tuple[str, object]:
     key, sep, text = assignment.partition("=")
     if not sep:
-        raise ValueError(f"--set takes KEY=VALUE, got {assignment!r}")
+        raise CommandError(f"--set takes KEY=VALUE, got {assignment!r}")
     try:
         value = json.loads(text)
     except json.JSONDecodeError:
@@ -47,20 +46,22 @@ def _parse(assignment: str) -> tuple[str, object]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the command; returns the exit status (0 ok, 1 unknown project or invalid value)."""
+    """Run the command; returns the exit status (0 ok, 2 any failure — an unknown project or
+    database, an invalid value — with one ``error:`` line)."""
+    return run_command(_run, sys.argv[1:] if argv is None else list(argv))
+
+
+def _run(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
-    with open_store(default_db_path() if args.db is None else args.db) as store:
-        try:
-            if args.set:
-                changes = dict(_parse(a) for a in args.set)
-                unknown = sorted(set(changes) - set(SETTING_KEYS))
-                if unknown:
-                    raise ValueError(f"unknown setting(s) {unknown}: choose from {SETTING_KEYS}")
-                save_project_settings(store, args.project, changes)
-            settings = project_settings(store, args.project)
-        except (UnknownProjectError, ValueError) as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 1
+    changes = dict(_parse(a) for a in args.set)
+    unknown = sorted(set(changes) - set(SETTING_KEYS))
+    if unknown:
+        raise CommandError(f"unknown setting(s) {unknown}: choose from {list(SETTING_KEYS)}")
+    # the database must exist: a mistyped --db does not become a new, empty one
+    with open_existing_store(args.db) as store:
+        if changes:
+            save_project_settings(store, args.project, changes)
+        settings = project_settings(store, args.project)
     print(json.dumps(settings, indent=2))
     return 0
 

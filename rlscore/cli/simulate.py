@@ -9,8 +9,11 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
+from rlscore.cli.output import output_file
 from rlscore.core.lowrank import LANDMARK_RULES
+from rlscore.data.features.text import ANALYZERS
 from rlscore.data.projects import project_from_table, read_table
 from rlscore.data.samples import list_samples, load_sample
 from rlscore.experiments.simulate import SimulationResult, can_predict_outside, simulate
@@ -46,8 +49,13 @@ class ProgressBar:
         self.stream.flush()
 
 
-def _load_data(spec: str):
-    """(X, y, validation-or-None, meta) from a sample name or a CSV/Parquet path."""
+def _load_data(args: argparse.Namespace):
+    """(X, y, validation-or-None, meta) from a sample name or a CSV/Parquet path.
+
+    With a validation file and item columns (texts, images, embeddings), the features of the
+    pool and of the validation rows are built together, so both are in one basis.
+    """
+    spec = args.data
     if spec in list_samples():
         pool = load_sample(spec, "pool")
         val = load_sample(spec, "validation")
@@ -58,19 +66,68 @@ def _load_data(spec: str):
             f"--data {spec!r} is neither a sample ({', '.join(list_samples())}) "
             "nor an existing file"
         )
-    X, y, names = _read_labeled_table(path)
-    return X, y, None, {"feature_names": names}
+    df = _read_labeled_table(path, args.truth)
+    n = df.shape[0]
+    options = _item_options(args)
+    if not any(options.values()):  # a numeric table: every other column is a feature
+        options["feature_columns"] = [c for c in map(str, df.columns) if c != args.truth]
+    val_path = _validation_file(args.validation)
+    if val_path is not None:
+        val = _read_labeled_table(val_path, args.truth)
+        missing = [c for c in df.columns if c not in val.columns]
+        if missing:
+            raise ValueError(f"{val_path.name} lacks the columns {missing} of {path.name}")
+        df = pd.concat([df, val[list(df.columns)]], ignore_index=True)
+    project = project_from_table(df, path.stem, truth_column=args.truth, **options)
+    X, y = project.X, np.asarray(project.truth)
+    validation = None if val_path is None else (X[n:], y[n:])
+    return X[:n], y[:n], validation, {"feature_names": project.feature_names}
 
 
-def _read_labeled_table(path: Path, feature_names: list[str] | None = None):
+def _item_options(args: argparse.Namespace) -> dict:
+    """The keyword arguments of :func:`project_from_table` the item options give."""
+    if args.image_column is not None and args.image_root is None:
+        raise ValueError("--image-column needs --image-root: the folder the image paths are in")
+    options = {
+        "text_columns": args.text_column,
+        "image_column": args.image_column,
+        "image_root": args.image_root,
+        "embedding_column": args.embedding_column,
+    }
+    settings = {
+        "analyzer": args.text_analyzer,
+        "n_components": args.text_dimension,
+        "vocabulary_size": args.vocabulary_size,
+    }
+    settings = {k: v for k, v in settings.items() if v is not None}
+    if settings:
+        options["text_settings"] = settings
+    return options
+
+
+def _read_labeled_table(path: Path, truth: str):
     df = read_table(path, path.name)
-    if "label" not in df.columns:
+    if truth not in df.columns:
         raise ValueError(
-            f"{path.name} has no 'label' column (columns: {list(df.columns)}): the simulation "
-            "needs the true label of every point"
+            f"{path.name} has no {truth!r} column (columns: {list(df.columns)}): the "
+            "simulation needs the true label of every point (name the column with --truth)"
         )
-    project = project_from_table(df, path.stem, feature_columns=feature_names, truth_column="label")
-    return project.X, np.asarray(project.truth), project.feature_names
+    return df
+
+
+def _validation_file(value: str | None) -> Path | None:
+    """The validation file ``--validation`` names, None for a fraction or nothing."""
+    if value is None:
+        return None
+    try:
+        float(value)
+        return None
+    except ValueError:
+        pass
+    path = Path(value)
+    if not path.exists():
+        raise ValueError(f"--validation {value!r} is neither a fraction nor an existing file")
+    return path
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -79,8 +136,26 @@ def build_parser() -> argparse.ArgumentParser:
         description="Run a query strategy against known labels and record the learning curve.",
     )
     p.add_argument(
-        "--data", required=True, help="sample name or CSV/Parquet file with a 'label' column"
+        "--data", required=True, help="sample name or CSV/Parquet file with a truth column"
     )
+    p.add_argument("--truth", default="label", help="the file's truth column (default: label)")
+    items = p.add_argument_group(
+        "items (a --data file): features made from texts, images or embeddings"
+    )
+    items.add_argument(
+        "--text-column",
+        action="append",
+        help="column of texts: TF-IDF + truncated SVD features (repeat for several columns)",
+    )
+    items.add_argument("--image-column", help="column of image paths relative to --image-root")
+    items.add_argument("--image-root", help="folder the image paths are relative to")
+    items.add_argument(
+        "--embedding-column",
+        help="column holding one vector per row (JSON list text, or lists in Parquet)",
+    )
+    items.add_argument("--text-analyzer", choices=list(ANALYZERS), help="default: word")
+    items.add_argument("--text-dimension", type=int, help="dimension of the text features (100)")
+    items.add_argument("--vocabulary-size", type=int, help="terms kept (default 20000)")
     p.add_argument(
         "--strategy",
         default="arls-focused",
@@ -132,9 +207,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        X, y, validation, meta = _load_data(args.data)
-        if args.validation is not None:
-            validation = _parse_validation(args.validation, meta.get("feature_names"))
+        if args.out is not None:  # before the run: a missing folder must not cost a simulation
+            output_file(args.out, "--out")
+        X, y, validation, meta = _load_data(args)
+        if args.validation is not None and _validation_file(args.validation) is None:
+            validation = float(args.validation)
         params = {
             "kernel": args.kernel,
             "sigma": args.sigma if args.sigma is not None else meta.get("sigma", 1.0),
@@ -181,18 +258,6 @@ def main(argv: list[str] | None = None) -> int:
         Path(args.out).write_text(json.dumps(out, indent=1) + "\n")
         print(f"wrote {args.out}")
     return 0
-
-
-def _parse_validation(value: str, feature_names):
-    try:
-        return float(value)
-    except ValueError:
-        pass
-    path = Path(value)
-    if not path.exists():
-        raise ValueError(f"--validation {value!r} is neither a fraction nor an existing file")
-    X_val, y_val, _ = _read_labeled_table(path, feature_names)
-    return X_val, y_val
 
 
 def summary_table(result: SimulationResult, rows: int = 10) -> str:
