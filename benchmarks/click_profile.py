@@ -75,7 +75,7 @@ RECORDER = """(panel) => {
 #: parts of the server's work, by a frame every sample of that part has (first match wins)
 PARTS = [
     ("label callback (engine: label, next query)", "(rlscore/ui/actions.py"),
-    ("query panel", "query_panel_view ("),
+    ("query panel", "query_panel ("),
     ("pool plot fragment", "pool_plot ("),
     ("figures fragment", "below_the_fold ("),
     ("script run, other (page setup, sidebar)", "script_runner.py"),

@@ -24,10 +24,11 @@ the session.
 
 **Labels bound to what was shown.** Two rules keep a label on the point its annotator saw:
 
-* *claims* — :meth:`LabelingSession.query` with an ``annotator`` reserves the proposed point
-  for that annotator in the database (:meth:`~rlscore.storage.base.LabelStore.claim`, with an
-  expiry renewed while it is shown), so two annotators, in any tab on any server, are shown
-  different points, and one annotator sees the same query after a reload;
+* *claims* — :meth:`LabelingSession.query` reserves the proposed point for its annotator (the
+  session's own unless the call names another) in the database
+  (:meth:`~rlscore.storage.base.LabelStore.claim`, with an expiry renewed while it is shown),
+  so two annotators, in any tab on any server, are shown different points, and one annotator
+  sees the same query after a reload;
 * *the version seen* — :meth:`~LabelingSession.label` and :meth:`~LabelingSession.skip` take
   ``seen``, the newest event id of the log when the point was put on screen
   (:attr:`~LabelingSession.last_event_id`). The store refuses, in the same transaction as the
@@ -47,6 +48,7 @@ import numpy as np
 from rlscore.core.serialization import plain_scalar
 from rlscore.data.projects import Project
 from rlscore.query import QueryStrategy, strategy_class
+from rlscore.sessions.dwell import check_dwell
 from rlscore.sessions.handout import CLAIM_SECONDS, Handout
 from rlscore.sessions.overlap import Overlap
 from rlscore.sessions.replay import Replay
@@ -54,7 +56,7 @@ from rlscore.sessions.review import review_point
 from rlscore.sessions.snapshots import default_snapshot_dir
 from rlscore.sessions.undo import undo_last
 from rlscore.sessions.view import SessionView, check_budget
-from rlscore.storage import Event, LabelStore
+from rlscore.storage import Event, LabelStore, UnknownProjectError
 
 
 class LabelingSession(SessionView):
@@ -71,13 +73,15 @@ class LabelingSession(SessionView):
         ``"arls"``, ``"arls-weighted"``, ``"aopt-klr"``, ``"uncertainty"``, ``"random"`` …) or a
         started-or-not :class:`~rlscore.query.QueryStrategy` instance (cloned).
     kernel, sigma
-        Pool kernel and RBF width (default: the project's recommended σ, else 1).
+        Pool kernel and RBF width (default: the project's recommended σ, else the median
+        distance between its points, :mod:`rlscore.core.kernel_width`).
     lam
         Regularisation λ, or ``"auto"`` (:mod:`rlscore.sessions.auto_lam`).
     class_weight
         ``None`` (the strategy's default), ``"balanced"`` or a dict (strategies that take it).
     annotator
-        Name written with every event.
+        Name written with every event, and for whom :meth:`query` claims its point unless
+        told another.
     budget
         Default maximum number of labels for callers that pass none to :meth:`query`,
         :meth:`done`, :meth:`budget_left` and :meth:`auto_label` (None or 0: no budget).
@@ -88,8 +92,7 @@ class LabelingSession(SessionView):
         Directory for snapshots of the state (default: ``<database>.snapshots/`` next to the
         database; ``False`` for none); see :mod:`rlscore.sessions.snapshots`.
     claim_seconds
-        How long a point proposed to an annotator stays reserved for them
-        (:meth:`query` with ``annotator``).
+        How long a point proposed to an annotator stays reserved for them (:meth:`query`).
     overlap, overlap_fraction
         Annotators per point, and the share of the pool that asks for them
         (:class:`~rlscore.sessions.overlap.Overlap`): with ``overlap > 1`` a point one
@@ -164,24 +167,34 @@ class LabelingSession(SessionView):
         self._handout.claim_seconds = float(seconds)
 
     def query(
-        self, budget: int | None = None, annotator: str | None = None
+        self, budget: int | None = None, annotator: str | None = None, *, claim: bool = True
     ) -> tuple[int, float] | None:
         """The proposed next point and its score (lower is better), skipped points excluded.
 
         None once ``budget`` labels are reached (None: the default budget; 0: no budget) or
-        no unlabeled, unskipped point is left. The engine's proposal is cached until the
-        state changes.
+        no unlabeled, unskipped point is left.
 
-        With ``annotator``, the point is claimed for that annotator in the store: their own
-        unexpired claim on an open point is proposed again (a reload shows the same query),
-        points other annotators hold are passed over, and the claim is renewed for
-        ``claim_seconds``.
+        The point is claimed in the store for ``annotator`` (default: the session's
+        :attr:`annotator`), so two sessions on one store, in any process, are shown different
+        points: their own unexpired claim on an open point is proposed again (a reload shows
+        the same query), points other annotators hold are passed over, and the claim is
+        renewed for ``claim_seconds``.
+
+        ``claim=False`` only asks the engine for its next query (cached until the state
+        changes), whoever holds it, and writes nothing to the store.
         """
+        if not claim and annotator is not None:
+            raise ValueError(
+                f"query(annotator={annotator!r}, claim=False): a query for an annotator is "
+                "claimed for them; drop annotator to ask without claiming"
+            )
         with self._lock:
             b = self._resolve_budget(budget)
             if b is not None and self.n_labeled >= b:
                 return None
-            return self._handout.propose(None if annotator is None else str(annotator))
+            if not claim:
+                return self._handout.propose(None)
+            return self._handout.propose(str(self.annotator if annotator is None else annotator))
 
     def query_batch(
         self, annotators: list[str], budget: int | None = None
@@ -205,7 +218,7 @@ class LabelingSession(SessionView):
 
     def done(self, budget: int | None = None) -> bool:
         """True when there is nothing left to propose within ``budget`` (as :meth:`query`)."""
-        return self.query(budget) is None
+        return self.query(budget, claim=False) is None
 
     # -- writing events -------------------------------------------------------------------
     def label(
@@ -216,6 +229,8 @@ class LabelingSession(SessionView):
         annotator: str | None = None,
         *,
         seen: int | None = None,
+        shown_at: float | None = None,
+        project_uid: int | None = None,
     ) -> int:
         """Label point ``i``: the event is committed first, then the engine updated.
 
@@ -225,9 +240,19 @@ class LabelingSession(SessionView):
         it since, nothing is written and :class:`~rlscore.storage.StaleActionError` says
         who (confirm a relabel by calling again with ``seen=error.newest_id``). Returns the
         event id.
+
+        ``shown_at`` is when the point was first put on screen (:func:`time.monotonic` of
+        this process): an action less than the minimum dwell after it
+        (:mod:`rlscore.sessions.dwell`) is refused with
+        :class:`~rlscore.sessions.dwell.TooSoonError`. ``project_uid`` is the
+        :attr:`~rlscore.data.projects.Project.uid` of the project the point was shown from:
+        if the project was deleted (and perhaps created again) since,
+        :class:`~rlscore.storage.UnknownProjectError` is raised and nothing is written.
         """
         with self._lock:
             i = _check_point(self.project, i)
+            check_dwell(i, shown_at)
+            self._check_project(project_uid)
             label = plain_scalar(label)
             if label not in self.project.classes:
                 raise ValueError(
@@ -238,16 +263,37 @@ class LabelingSession(SessionView):
             who = self.annotator if annotator is None else annotator
             return self._commit("label", i, who, seen, label=label, seconds=seconds)
 
-    def skip(self, i: int, annotator: str | None = None, *, seen: int | None = None) -> int:
+    def skip(
+        self,
+        i: int,
+        annotator: str | None = None,
+        *,
+        seen: int | None = None,
+        shown_at: float | None = None,
+        project_uid: int | None = None,
+    ) -> int:
         """Do not propose point ``i`` again (it stays unlabeled). Returns the event id.
 
-        ``seen`` as in :meth:`label`."""
+        ``seen``, ``shown_at`` and ``project_uid`` as in :meth:`label`."""
         with self._lock:
             i = _check_point(self.project, i)
+            check_dwell(i, shown_at)
+            self._check_project(project_uid)
             self.sync()
             who = self.annotator if annotator is None else annotator
             self._handout.check_skippable(i, who, seen)
             return self._commit("skip", i, who, seen)
+
+    def _check_project(self, uid: int | None) -> None:
+        """Refuse an action meant for the project of uid ``uid`` if this session's project
+        is another one: deleted, or deleted and created again under the same name."""
+        if uid is None:
+            return
+        if int(uid) != self.project.uid or self.store.project_uid(self.project_name) != uid:
+            raise UnknownProjectError(
+                f"project {self.project_name!r} was deleted after this point was shown: "
+                "nothing was saved"
+            )
 
     def _commit(self, kind: str, i: int, who: str, seen: int | None, **fields) -> int:
         """Write a ``kind`` event on point ``i`` with the settings in effect (refused if the
@@ -298,8 +344,10 @@ class LabelingSession(SessionView):
                 by=self.annotator if annotator is None else annotator,
             )
             self.sync()
-            if reverted is not None and annotator is not None:
-                self._handout.show_again(reverted.point, annotator)
+            who = self.annotator if annotator is None else annotator
+            if reverted is not None and reverted.annotator == who:
+                # their own action undone: the point is their next query (as query() claims)
+                self._handout.show_again(reverted.point, who)
             return reverted
 
     def auto_label(self, n: int, annotator: str = "oracle", budget: int | None = None) -> int:

@@ -9,20 +9,30 @@ callback (the old button is gone: dropped) or runs with the old point and versio
 session refuses if that point changed since (:class:`~rlscore.storage.StaleActionError`). So
 one press is one action, on the point that was shown.
 
-A refused action is never silent: a repeated press of the same annotator is reported as
-ignored; another annotator's newer label is shown with a choice, "relabel anyway" (a new label
-whose ``seen`` is that annotator's event) or "keep theirs".
+Each label and skip also carries the project it was shown from (name and
+:attr:`~rlscore.data.projects.Project.uid`) and the moment its point was first drawn in the
+tab (:class:`ShownPoint`): an action whose project was deleted, re-created or is no longer the
+tab's project is refused, and so is one that arrives less than the minimum dwell after its
+point appeared (:mod:`rlscore.sessions.dwell`). Nothing is ever written to another project.
+
+Every outcome says what happened: a saved label or skip is reported as saved; "ignored" is
+said only when this tab already applied an action on the same point and version (a second
+press really arrived); the same annotator's different decision from another tab, and another
+annotator's newer label, are shown with a choice, "relabel anyway" (a new label whose
+``seen`` is the conflicting event) or "keep"; a refusal always says why.
 """
 
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from typing import Any
 
 import streamlit as st
 
+from rlscore.sessions.dwell import TooSoonError
 from rlscore.sessions.undo import undo_last
-from rlscore.storage import StaleActionError
+from rlscore.storage import StaleActionError, UnknownProjectError
 from rlscore.ui.errors import user_message
 from rlscore.ui.flash import flash
 from rlscore.ui.refresh import request_page_run
@@ -32,6 +42,34 @@ from rlscore.viz.figures import clicked_index
 
 _CONFLICT = "conflict"
 _SHOWN = "shown"
+#: (project uid, point, seen) -> (event id, kind, label) of the actions this tab applied
+_APPLIED = "applied_actions"
+_APPLIED_KEPT = 50
+#: (project, uid) this tab's Label page last showed
+_SHOWN_PROJECT = "shown_project"
+
+
+@dataclass(frozen=True)
+class ShownPoint:
+    """A point as one tab showed it: what a label or skip button is bound to.
+
+    Attributes
+    ----------
+    project, uid
+        The project's name and uid when the point was drawn.
+    point
+        Pool index.
+    seen
+        Newest event id of the log the view was built from.
+    shown_at
+        :func:`time.monotonic` when the point was first drawn in this tab.
+    """
+
+    project: str
+    uid: int | None
+    point: int
+    seen: int
+    shown_at: float | None
 
 
 def widget_key(kind: str, point: int | None, seen: int, extra: Any = "") -> str:
@@ -39,78 +77,207 @@ def widget_key(kind: str, point: int | None, seen: int, extra: Any = "") -> str:
     return f"{kind}_{extra}_{point}_{seen}"
 
 
-def mark_shown(project: str, point: int) -> None:
-    """Remember when ``point`` was first put on screen in this tab (for seconds spent)."""
+def mark_shown(project: str, uid: int | None, point: int, seen: int) -> ShownPoint:
+    """Remember when ``point`` was first put on screen in this tab (the minimum dwell and
+    the seconds spent count from then); returns what its buttons are bound to."""
     shown = st.session_state.get(_SHOWN)
-    if not shown or shown[0] != (project, point):
-        st.session_state[_SHOWN] = ((project, point), time.monotonic())
+    if not shown or shown[0] != (project, uid, point):
+        shown = ((project, uid, point), time.monotonic())
+        st.session_state[_SHOWN] = shown
+    return ShownPoint(project, uid, int(point), int(seen), shown[1])
 
 
-def _seconds_on(project: str, point: int) -> float | None:
-    shown = st.session_state.get(_SHOWN)
-    if shown and shown[0] == (project, point):
-        return round(time.monotonic() - shown[1], 3)
-    return None
+def mark_shown_project(project: str, uid: int | None) -> None:
+    """Record that this tab's Label page shows ``project`` (uid ``uid``)."""
+    st.session_state[_SHOWN_PROJECT] = (project, uid)
+
+
+def project_gone_under_tab(tab_project: str | None, uid_now: int | None) -> str | None:
+    """The project this tab showed, if it was deleted (or deleted and created again) while
+    the tab was open and the page fell back to another one; else None.
+
+    ``tab_project`` is the tab's project before this run resolved it (a project the
+    annotator chose in the sidebar is already set then: not "under the tab"); ``uid_now``
+    that name's uid in the store now (None: no such project).
+    """
+    shown = st.session_state.get(_SHOWN_PROJECT)
+    if shown is None or tab_project != shown[0] or uid_now == shown[1]:
+        return None
+    return shown[0]
+
+
+def continue_with(project: str) -> None:
+    """Callback: the annotator saw that their project is gone and labels ``project`` now."""
+    st.session_state.pop(_SHOWN_PROJECT, None)
+    st.session_state.pop(_SHOWN, None)
+    st.session_state["project"] = project
+
+
+def _seconds_on(shown: ShownPoint) -> float | None:
+    if shown.shown_at is None:
+        return None
+    return round(time.monotonic() - shown.shown_at, 3)
 
 
 def _class_text(handle: SessionHandle, label) -> str:
-    names = (handle.session.project.meta or {}).get("class_names") or {}
-    return names.get(str(label)) or str(label)
+    return md_text(handle.session.project.class_text(label))
 
 
-def _refused(handle: SessionHandle, exc: StaleActionError, annotator: str, label) -> None:
-    """Report a stale action: a repeated press of one's own, or another annotator's change."""
+def _applied(shown: ShownPoint) -> tuple | None:
+    return st.session_state.get(_APPLIED, {}).get((shown.uid, shown.point, shown.seen))
+
+
+def _record(shown: ShownPoint, event_id: int, kind: str, label=None) -> None:
+    applied = st.session_state.setdefault(_APPLIED, {})
+    applied[(shown.uid, shown.point, shown.seen)] = (int(event_id), kind, label)
+    while len(applied) > _APPLIED_KEPT:
+        applied.pop(next(iter(applied)))
+
+
+def _done_text(handle: SessionHandle, kind: str, label) -> str:
+    if kind == "label":
+        return f"labeled it **{_class_text(handle, label)}**"
+    return "skipped it" if kind == "skip" else "undid a label on it"
+
+
+def _refused(
+    handle: SessionHandle, exc: StaleActionError, annotator: str, shown: ShownPoint | None, label
+) -> None:
+    """Report a stale action truthfully: a second press of this tab on the same point and
+    version, the same annotator's decision from another tab, or another annotator's."""
+    if shown is None:  # not a label or skip of a point shown: nothing to offer
+        flash("warning", f"Not saved: {user_message(exc)}")
+        return
     newest = exc.events[-1]
     point = f"#{exc.point}"
-    if newest.annotator == annotator:
+    mine = _applied(shown)
+    this_tab = mine is not None and mine[0] == newest.id
+    if this_tab:
+        # this tab applied an action on this very point and version: a second one arrived
+        if newest.kind != "label" or label is None or label == newest.label:
+            flash(
+                "info",
+                f"Ignored a repeated press on point {point}: your first press "
+                f"{_done_text(handle, newest.kind, newest.label)}, and that is saved.",
+            )
+            return
+    if newest.annotator == annotator and newest.kind == "label" and newest.label == label:
         flash(
             "info",
-            f"Ignored a repeated action on point {point}: you "
-            f"{'labeled' if newest.kind == 'label' else 'changed'} it a moment ago.",
+            f"Point {point} is already labeled **{_class_text(handle, label)}** by you "
+            "(in another tab); nothing changed.",
         )
         return
-    who = md_text(newest.annotator or "another annotator")
-    if newest.kind == "label":
-        done = f"labeled it **{md_text(_class_text(handle, newest.label))}**"
-    elif newest.kind == "skip":
-        done = "skipped it"
-    else:
-        done = "undid a label on it"
+    who = "you" if newest.annotator == annotator else md_text(newest.annotator or "someone")
+    if newest.annotator == annotator:
+        who += " (a moment ago, in this tab)" if this_tab else " (in another tab)"
     st.session_state[_CONFLICT] = {
+        "project": shown.project,
+        "uid": shown.uid,
         "point": exc.point,
         "label": label,
-        "text": f"Not saved: {who} {done} after point {point} was shown to you.",
+        "text": f"Not saved: {who} {_done_text(handle, newest.kind, newest.label)} "
+        f"after point {point} was shown here.",
         "newest": exc.newest_id,
     }
 
 
-def _run(handle: SessionHandle, annotator: str, action, label=None) -> None:
+def _refusal_text(exc: Exception, shown: ShownPoint | None) -> str:
+    """Why an action was not applied, in words for the annotator."""
+    if isinstance(exc, TooSoonError):
+        return (
+            f"Press ignored: point #{exc.point} had been on screen for "
+            f"{exc.dwell * 1000:.0f} ms (less than {exc.min_dwell * 1000:.0f} ms); nothing "
+            "was saved."
+        )
+    if isinstance(exc, UnknownProjectError) and shown is not None:
+        return (
+            f"Not saved: project {md_text(shown.project)} was deleted after point "
+            f"#{shown.point} was shown; nothing was written to any project."
+        )
+    return f"Not saved: {user_message(exc)}"
+
+
+def _run(
+    handle: SessionHandle,
+    annotator: str,
+    action,
+    label=None,
+    shown: ShownPoint | None = None,
+):
     st.session_state.pop(_CONFLICT, None)
+    result = None
     with handle.lock:
         try:
-            action()
+            result = action()
         except StaleActionError as exc:
-            _refused(handle, exc, annotator, label)
+            _refused(handle, exc, annotator, shown, label)
         except Exception as exc:  # shown, never raised into the page
-            flash("warning", f"Not saved: {user_message(exc)}")
+            kind = "info" if isinstance(exc, TooSoonError) else "warning"
+            flash(kind, _refusal_text(exc, shown))
     st.session_state.pop("selected", None)
+    return result
 
 
-def label(handle: SessionHandle, annotator: str, point: int, value, seen: int) -> None:
-    """Callback: label ``point`` as ``value``, as shown at version ``seen``."""
+def _bound_elsewhere(handle: SessionHandle, shown: ShownPoint) -> str | None:
+    """Why an action bound to ``shown`` cannot apply in this tab now (None: it can)."""
+    tab_project = st.session_state.get("project")
+    if handle.session.project_name != shown.project or (
+        tab_project is not None and tab_project != shown.project
+    ):
+        return (
+            f"Not saved: the button was for project {md_text(shown.project)}, and this tab "
+            f"now shows {md_text(tab_project or handle.session.project_name)}."
+        )
+    return None
+
+
+def label(handle: SessionHandle, annotator: str, shown: ShownPoint, value) -> None:
+    """Callback: label the point ``shown`` as ``value``."""
+    if (why := _bound_elsewhere(handle, shown)) is not None:
+        flash("warning", why)
+        return
     s = handle.session
-    seconds = _seconds_on(s.project_name, point)
-    _run(
+    eid = _run(
         handle,
         annotator,
-        lambda: s.label(point, value, seconds=seconds, annotator=annotator, seen=seen),
+        lambda: s.label(
+            shown.point,
+            value,
+            seconds=_seconds_on(shown),
+            annotator=annotator,
+            seen=shown.seen,
+            shown_at=shown.shown_at,
+            project_uid=shown.uid,
+        ),
         value,
+        shown,
     )
+    if eid is not None:
+        _record(shown, eid, "label", value)
+        flash("success", f"Saved: point #{shown.point} labeled **{_class_text(handle, value)}**.")
 
 
-def skip(handle: SessionHandle, annotator: str, point: int, seen: int) -> None:
-    """Callback: skip ``point``, as shown at version ``seen``."""
-    _run(handle, annotator, lambda: handle.session.skip(point, annotator, seen=seen))
+def skip(handle: SessionHandle, annotator: str, shown: ShownPoint) -> None:
+    """Callback: skip the point ``shown``."""
+    if (why := _bound_elsewhere(handle, shown)) is not None:
+        flash("warning", why)
+        return
+    eid = _run(
+        handle,
+        annotator,
+        lambda: handle.session.skip(
+            shown.point,
+            annotator,
+            seen=shown.seen,
+            shown_at=shown.shown_at,
+            project_uid=shown.uid,
+        ),
+        shown=shown,
+    )
+    if eid is not None:
+        _record(shown, eid, "skip")
+        flash("success", f"Saved: point #{shown.point} skipped.")
 
 
 def undo(handle: SessionHandle, annotator: str, expected: int) -> None:
@@ -138,7 +305,9 @@ def relabel_recent(
     value = st.session_state.get(recent_key(event_id))
     if value is None or value == shown:  # cleared, or the label it has: nothing to change
         return
-    label(handle, annotator, point, value, seen)
+    project = handle.session.project
+    # a deliberate change of a label already seen: no dwell (the list is not a new point)
+    label(handle, annotator, ShownPoint(project.name, project.uid, point, seen, None), value)
     request_page_run()
 
 
@@ -192,7 +361,8 @@ def relabel_anyway(handle: SessionHandle, annotator: str) -> None:
     """Callback: the annotator confirms their label over the other annotator's."""
     c = st.session_state.pop(_CONFLICT, None)
     if c is not None:
-        label(handle, annotator, c["point"], c["label"], c["newest"])
+        shown = ShownPoint(c["project"], c["uid"], c["point"], c["newest"], None)
+        label(handle, annotator, shown, c["label"])
 
 
 def keep_theirs() -> None:
@@ -201,12 +371,16 @@ def keep_theirs() -> None:
 
 
 __all__ = [
+    "ShownPoint",
     "auto_label",
+    "continue_with",
     "deselect",
     "keep_theirs",
     "label",
     "mark_shown",
+    "mark_shown_project",
     "pending_conflict",
+    "project_gone_under_tab",
     "relabel_anyway",
     "recent_key",
     "relabel_recent",

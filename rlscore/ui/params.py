@@ -130,3 +130,25 @@ def log_position(value: float, bounds: tuple[float, float]) -> float:
     float
     """
     return min(max(round(math.log10(value), 2), bounds[0]), bounds[1])
+
+
+def slider_value(position: float, value: float, bounds: tuple[float, float]) -> float:
+    """The value a log₁₀ slider at ``position`` stands for, next to a setting ``value``.
+
+    An untouched slider (at ``value``'s own :func:`log_position`) keeps the exact setting,
+    which may lie outside the slider's range; a moved one stands for ``10**position``.
+
+    Parameters
+    ----------
+    position : float
+        The slider's position (log₁₀).
+    value : float
+        The setting the slider started from.
+    bounds : (float, float)
+        The slider's range in log₁₀.
+
+    Returns
+    -------
+    float
+    """
+    return value if position == log_position(value, bounds) else float(10**position)

@@ -100,11 +100,17 @@ def install_view_refresh() -> None:
     )
 
 
-def marker(view: str, state: str) -> None:
+def marker(view: str, state: str, point: str | None = None) -> None:
     """Write an invisible marker saying which ``state`` the ``view`` (``"panel"`` or one of
-    :data:`REFRESH_KEYS`) shows; ``state`` starts with the log version (``"<seen>|…"``)."""
+    :data:`REFRESH_KEYS`) shows; ``state`` starts with the log version (``"<seen>|…"``).
+
+    ``point``: the panel's marker also names the point its buttons act on
+    (``"<project uid>:<point>"``, empty when none), so the page's key guard knows when a new
+    point is drawn (:mod:`rlscore.ui.keys`)."""
+    extra = "" if point is None else f" data-rls-point='{html.escape(point)}'"
     st.html(
-        f"<span data-rls-view='{html.escape(view)}' data-rls-state='{html.escape(state)}'></span>"
+        f"<span data-rls-view='{html.escape(view)}' "
+        f"data-rls-state='{html.escape(state)}'{extra}></span>"
     )
 
 

@@ -7,6 +7,7 @@ a decision on a point that changed after it was shown is refused and said so.
 
 from __future__ import annotations
 
+import math
 from datetime import UTC, datetime
 
 import streamlit as st
@@ -58,6 +59,12 @@ def apply_overlap(k_key: str, fraction_key: str) -> None:
         flash("success", f"Saved: {int(k)} annotator(s) per point on {float(fraction):.0%}.")
 
 
+def measure_text(value: float) -> str:
+    """An agreement measure as shown in a metric: three decimals, or "—" when undefined
+    (NaN: too few points labeled twice)."""
+    return "—" if math.isnan(value) else f"{value:.3f}"
+
+
 def _when(ts: float | None) -> str:
     return "" if ts is None else datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d %H:%M:%S")
 
@@ -92,4 +99,4 @@ def audit_table(trail: list[Decision], class_text) -> list[dict]:
     ]
 
 
-__all__ = ["apply_overlap", "audit_table", "decide", "ratings_table", "undo_mine"]
+__all__ = ["apply_overlap", "audit_table", "decide", "measure_text", "ratings_table", "undo_mine"]

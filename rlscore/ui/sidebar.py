@@ -10,7 +10,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from rlscore.core.kernels import GRAPH_KERNELS, VECTOR_KERNELS
+from rlscore.core.kernels import (
+    GRAPH_KERNELS,
+    LAPLACIAN_DEFAULT_T,
+    VECTOR_KERNELS,
+    VON_NEUMANN_FRACTION,
+    is_graph_kernel,
+)
 from rlscore.core.lowrank import LANDMARK_RULES
 from rlscore.data.samples import list_samples
 from rlscore.sessions.settings import MAX_LANDMARKS
@@ -35,6 +41,13 @@ from rlscore.ui.text import md_text
 KERNELS = VECTOR_KERNELS + GRAPH_KERNELS
 
 
+def kernels_for(strategy: str) -> tuple[str, ...]:
+    """The kernels the sidebar offers with ``strategy``: all of :data:`KERNELS`, but only the
+    vector kernels for a low-rank strategy (one taking ``n_landmarks``: a graph kernel is an
+    n × n inverse, not a low-rank map)."""
+    return VECTOR_KERNELS if "n_landmarks" in strategy_parameters(strategy) else KERNELS
+
+
 def _identity(value):
     return value
 
@@ -43,6 +56,7 @@ def _identity(value):
 _CONVERT = {
     "sigma": (lambda v: log_position(v, SIGMA_LOG_RANGE), lambda x: float(10**x)),
     "lam": (lambda v: log_position(v, LAM_LOG_RANGE), lambda x: float(10**x)),
+    "graph_t": (float, float),
     "class_weight": (lambda v: v or "none", lambda w: None if w == "none" else w),
     "budget": (_identity, int),
     "n_landmarks": (_identity, int),
@@ -50,6 +64,17 @@ _CONVERT = {
     "risk_sample": (_identity, int),
     "refine": (_identity, int),
 }
+
+
+def graph_t_text(kernel: str, t: float) -> str:
+    """What the graph-kernel scale setting ``t`` (0: the kernel's default) means for
+    ``kernel``, in words for the sidebar (docs/mathematics.md §2)."""
+    if kernel == "von_neumann":
+        bound = "the von Neumann kernel (I − tB)⁻¹ needs t < 1/ρ(B), ρ(B) ≥ k on a kNN graph"
+        if t:
+            return f"t = {t:g}; {bound}"
+        return f"t = default, {VON_NEUMANN_FRACTION:g}/ρ(B) of this pool's graph; {bound}"
+    return f"t = {t:g}" if t else f"t = default ({LAPLACIAN_DEFAULT_T:g})"
 
 
 def _bind(p: dict, name: str) -> dict:
@@ -121,7 +146,8 @@ def annotator_input() -> str | None:
 
 
 def learner_sidebar() -> dict:
-    """Sidebar controls for the project's strategy, kernel, σ, λ, class weights and budget.
+    """Sidebar controls for the project's strategy, kernel, σ or the graph kernel's t, λ, class
+    weights and budget.
 
     Changes are saved for the project (every annotator, tab and server sees them).
 
@@ -140,13 +166,37 @@ def learner_sidebar() -> dict:
         help=STRATEGY_HELP.get(p["strategy"]),
         **_bind(p, "strategy"),
     )
+    offered = kernels_for(p["strategy"])
+    if p["kernel"] not in offered:
+        # kept selectable (a widget must show its value), and said why it cannot work
+        offered = (*offered, p["kernel"])
+        sb.warning(
+            f"{STRATEGY_LABELS.get(p['strategy'], p['strategy'])} works with a vector kernel "
+            f"({', '.join(VECTOR_KERNELS)}) only: choose one."
+        )
     sb.selectbox(
         "Kernel",
-        list(KERNELS),
+        list(offered),
         help="Graph kernels (regularized, diffusion, …) are built on a 6-nearest-neighbour "
         "graph of the pool.",
         **_bind(p, "kernel"),
     )
+    graph = is_graph_kernel(p["kernel"])
+    sb.number_input(
+        "Graph kernel t (0 = default)",
+        min_value=0.0,
+        step=0.1,
+        format="%g",
+        disabled=not graph,
+        help="The graph kernel's scale: (I + tL)⁻¹, (I + tL̃)⁻¹, exp(−(t/2)L̃) take any t > 0 "
+        f"(default {LAPLACIAN_DEFAULT_T:g}); the von Neumann kernel (I − tB)⁻¹ only "
+        f"0 < t < 1/ρ(B) (default {VON_NEUMANN_FRACTION:g}/ρ(B), ρ(B) the largest eigenvalue "
+        "of the pool's graph). KLR strategies with λ auto choose t of the two regularized "
+        "kernels themselves.",
+        **_bind(p, "graph_t"),
+    )
+    if graph:
+        sb.caption(graph_t_text(p["kernel"], p["graph_t"]))
     sb.slider(
         "σ (log₁₀)",
         *SIGMA_LOG_RANGE,
@@ -191,7 +241,8 @@ def learner_sidebar() -> dict:
 
 
 def low_rank_controls(p: dict) -> None:
-    """The low-rank kernel's controls, for the strategies that take them (SPEC §7)."""
+    """The low-rank kernel's controls, for the strategies that take them
+    (docs/mathematics.md §7)."""
     sb, taken = st.sidebar, strategy_parameters(p["strategy"])
     if "n_landmarks" in taken:
         sb.number_input(

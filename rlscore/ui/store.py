@@ -20,6 +20,7 @@ import streamlit as st
 
 from rlscore.data.samples import ensure_sample_projects
 from rlscore.sessions import LabelingSession
+from rlscore.sessions.project_overview import ProjectOverview
 from rlscore.sessions.settings import engine_settings
 from rlscore.storage import LabelStore, open_store
 from rlscore.ui.strategies import strategy_parameters
@@ -50,6 +51,17 @@ def _store(path: str | None) -> LabelStore:
 def get_store() -> LabelStore:
     """The label store for this server (opened once, sample projects created on first use)."""
     return _store(db_path())
+
+
+@st.cache_resource(show_spinner=False)
+def _overview(path: str | None) -> ProjectOverview:
+    return ProjectOverview(_store(path))
+
+
+def get_overview() -> ProjectOverview:
+    """The overview of the store's projects, shared by every tab: each run of the Data page
+    reads only the events committed since the last one."""
+    return _overview(db_path())
 
 
 @st.cache_resource(max_entries=2, show_spinner="Building the kernel and the query engine…")

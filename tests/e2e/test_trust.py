@@ -20,7 +20,7 @@ from urllib.parse import quote, urlsplit
 import numpy as np
 import pytest
 from app_page import choose, heading_number, rerun, settle, stored, wait_text
-from conftest import RUN_COUNTER, TIMEOUT_MS
+from browser_context import RUN_COUNTER, TIMEOUT_MS
 from playwright.sync_api import Page, expect
 
 from rlscore.core.kernels import GRAPH_KERNELS
@@ -291,6 +291,8 @@ def test_project_deleted_while_another_tab_labels_it(page, fresh_page, server, a
     settle(page)
     page.screenshot(path=artifacts / "project_deleted.png", full_page=True)
     assert_no_crash(page, server)
+    # the tab's buttons stay inert until the annotator chooses to go on (issue 27, item 2)
+    rerun(page, page.get_by_role("button", name="Label two_moons").click)
     assert_usable(page, server)
 
 
