@@ -10,8 +10,13 @@ from __future__ import annotations
 import streamlit as st
 
 from rlscore.experiments.compare import compare_strategies, held_out_validation
+from rlscore.experiments.compare_runs import (
+    final_summary,
+    run_defaults,
+    simulation_settings,
+    uses_low_rank,
+)
 from rlscore.experiments.model_curves import EVALUATION_MODELS, MIN_PER_CLASS
-from rlscore.sessions.settings import LOW_RANK_MIN_POOL, engine_settings
 from rlscore.ui.errors import report_errors
 from rlscore.ui.flash import show_flash
 from rlscore.ui.navigation import enter_through_app
@@ -23,10 +28,6 @@ from rlscore.ui.text import md_text
 from rlscore.viz import figures
 
 enter_through_app("compare")
-
-#: defaults of the form, lowered for a small pool (a default above the maximum is an error)
-DEFAULT_QUERIES = 20
-DEFAULT_INIT = 2
 
 project_selector()
 p = params()
@@ -47,14 +48,8 @@ if project.n < 2:
     st.warning(f"Project **{md_text(project.name)}** has a single point: nothing to compare.")
     st.stop()
 
-settings = {
-    "kernel": p["kernel"],
-    "sigma": p["sigma"],
-    "lam": p["lam"],
-    "class_weight": p["class_weight"],
-    # m, landmark rule, candidates and risk sample, for the strategies that take them
-    **engine_settings(p),
-}
+settings = simulation_settings(p)
+defaults = run_defaults(project.n)
 st.caption(
     "An oracle answers every query with the true label; the error is measured as the run "
     f"reports below. Settings from the session: kernel {p['kernel']}, "
@@ -62,7 +57,7 @@ st.caption(
     + (" (fixed: the automatic λ is not re-tuned during simulations)" if p["lam_auto"] else "")
     + f", class weights {p['class_weight'] or 'none'}."
 )
-if project.n > LOW_RANK_MIN_POOL:
+if uses_low_rank(project.n):
     approximation = low_rank_note({**p, "strategy": "arls-lowrank"}, project.n)
     st.caption(f"ARLS, low-rank kernel: {md_text(approximation)}")
 
@@ -70,26 +65,22 @@ with st.form("compare"):
     chosen = st.multiselect(
         "Strategies",
         list(STRATEGY_LABELS),
-        default=[
-            "arls-focused" if project.n <= LOW_RANK_MIN_POOL else "arls-lowrank",
-            "uncertainty",
-            "random",
-        ],
+        default=list(defaults.strategies),
         format_func=STRATEGY_LABELS.__getitem__,
     )
     c1, c2, c3 = st.columns(3)
     queries = c1.number_input(
         "Queries N",
         min_value=1,
-        max_value=project.n - 1,
-        value=min(DEFAULT_QUERIES, project.n - 1),
+        max_value=defaults.max_queries,
+        value=defaults.queries,
     )
-    seeds = c2.number_input("Seeds K", min_value=1, max_value=50, value=3)
+    seeds = c2.number_input("Seeds K", min_value=1, max_value=50, value=defaults.seeds)
     init = c3.number_input(
         "Random initial labels",
         min_value=0,
-        max_value=project.n - 2,
-        value=min(DEFAULT_INIT, project.n - 2),
+        max_value=defaults.max_init,
+        value=defaults.init,
         help="Drawn per seed before the first query, so deterministic strategies differ "
         "between seeds.",
     )
@@ -175,12 +166,8 @@ if model is not None:
         f"{md_text(model_name)} refitted after every query on the labels of each run; no "
         f"value until the labels hold {MIN_PER_CLASS} points of each of two classes or more."
     )
-final = table[table.step == table.step.max()]
 st.subheader("After the last query")
-columns = ["validation_error", "balanced_error", "estimated_risk", "seconds"]
-if model is not None:
-    columns[2:2] = ["model_error", "model_balanced_error"]
-st.dataframe(final.groupby("strategy")[columns].agg(["mean", "std"]).round(4))
+st.dataframe(final_summary(table, with_model=model is not None))
 st.download_button(
     "Download results (CSV)",
     table.to_csv(index=False),

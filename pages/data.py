@@ -1,9 +1,12 @@
 """Data page: create a project from a CSV/Parquet upload, export labels, delete projects.
 
 Layout and wiring only: reading, validation, storage and export live in
-:mod:`rlscore.data.projects`, :mod:`rlscore.storage` and :mod:`rlscore.sessions`; the shared
-wiring in :mod:`rlscore.ui`. Names from the uploaded file and the store (file, project, column
-and class names) are shown as text (:func:`rlscore.ui.text.md_text`), never as Markdown.
+:mod:`rlscore.data.projects`, :mod:`rlscore.storage` and :mod:`rlscore.sessions`; the columns
+proposed for an upload and its preview in :mod:`rlscore.data.upload`; the table of projects is
+:class:`rlscore.sessions.project_overview.ProjectOverview` (each run reads only new events);
+the shared wiring in :mod:`rlscore.ui`. Names from the uploaded file and the store (file,
+project, column and class names) are shown as text (:func:`rlscore.ui.text.md_text`), never
+as Markdown.
 """
 
 from __future__ import annotations
@@ -22,38 +25,31 @@ from rlscore.data.projects import (
     read_table,
     truth_values,
 )
-from rlscore.sessions import LabelLog, export_labels
+from rlscore.data.upload import (
+    MAX_PREVIEW_ROWS,
+    class_listing,
+    default_features,
+    guess_truth_column,
+    listed,
+    project_preview,
+)
+from rlscore.sessions import export_labels
 from rlscore.storage import UnknownProjectError
 from rlscore.ui.errors import report_errors
 from rlscore.ui.flash import flash, show_flash
 from rlscore.ui.navigation import enter_through_app
-from rlscore.ui.store import get_store
+from rlscore.ui.store import get_overview, get_store
 from rlscore.ui.text import md_text
 
 enter_through_app("data")
 
 NO_ID = "(row number)"
 NO_TRUTH = "(none)"
-TRUTH_GUESSES = ("label", "labels", "class", "kind", "category", "target", "y", "truth")
-MAX_PREVIEW_ROWS = 200
-#: values listed in a label or caption (a truth column's values, a project's classes)
-MAX_LISTED = 20
 
 
 @st.cache_data(show_spinner=False, max_entries=4)
 def load_table(data: bytes, filename: str) -> pd.DataFrame:
     return read_table(data, filename)
-
-
-def listed(values: list) -> str:
-    """The first :data:`MAX_LISTED` values, comma-separated (plain text, not escaped)."""
-    return ", ".join(map(str, values[:MAX_LISTED])) + (" …" if len(values) > MAX_LISTED else "")
-
-
-def looks_like_truth(column: pd.Series) -> bool:
-    """Whether a column named like a label column holds few enough values to be classes
-    (a 200 000-row feature called ``y`` is not a truth column)."""
-    return column.nunique() <= MAX_LISTED
 
 
 def delete_project(name: str) -> None:
@@ -97,9 +93,7 @@ if upload is not None:
         name = st.text_input("Project name", value=Path(upload.name).stem, key="project_name")
         left, right = st.columns(2)
         id_column = left.selectbox("Id column", [NO_ID, *columns], key="id_column")
-        guess = next(
-            (c for c in columns if c.lower() in TRUTH_GUESSES and looks_like_truth(df[c])), None
-        )
+        guess = guess_truth_column(df)
         truth_options = [NO_TRUTH, *columns]
         truth_column = right.selectbox(
             "Ground-truth column (optional: enables auto-labeling and validation error)",
@@ -109,15 +103,10 @@ if upload is not None:
         )
         id_column = None if id_column == NO_ID else id_column
         truth_column = None if truth_column == NO_TRUTH else truth_column
-        numeric = [
-            c
-            for c in columns
-            if c not in (id_column, truth_column) and pd.api.types.is_numeric_dtype(df[c])
-        ]
         features = st.multiselect(
             "Feature columns",
             [c for c in columns if c not in (id_column, truth_column)],
-            default=numeric,
+            default=default_features(df, exclude=(id_column, truth_column)),
             key="features",
         )
         if truth_column is not None:
@@ -155,22 +144,11 @@ if upload is not None:
             for text in project.meta.get("warnings", []):
                 st.warning(md_text(text))
             st.subheader("Preview")
-            classes = project.classes[: MAX_LISTED + 1]  # listed() adds "…" past MAX_LISTED
-            if project.truth is not None:
-                counts = pd.Series(project.truth).value_counts()
-                classes = [f"{c}: {counts.get(c, 0)}" for c in classes]
             st.caption(
                 f"{project.n} points × {len(project.feature_names)} features; "
-                f"{len(project.classes)} classes: {md_text(listed(classes))}"
+                f"{len(project.classes)} classes: {md_text(class_listing(project))}"
             )
-            preview = pd.DataFrame(
-                project.X[:MAX_PREVIEW_ROWS],
-                columns=project.feature_names,
-                index=project.ids[:MAX_PREVIEW_ROWS],
-            )
-            if project.truth is not None:
-                preview["truth"] = project.truth[:MAX_PREVIEW_ROWS]
-            st.dataframe(preview)
+            st.dataframe(project_preview(project))
         clicked = st.button(
             "Create project", type="primary", disabled=project is None, key="create"
         )
@@ -190,36 +168,20 @@ if upload is not None:
 
 # -- existing projects ---------------------------------------------------------------------
 st.header("Projects")
-summaries = store.project_summaries()
-rows = []
-logs = {}  # project -> its labels, read once per run
-for s in summaries:
-    try:
-        log = logs[s["name"]] = LabelLog(store.events(s["name"]))
-    except UnknownProjectError:  # deleted since the list was read (another tab)
-        continue
-    rows.append(
-        {
-            "project": s["name"],
-            "points": s["n"],
-            "features": s["d"],
-            "classes": listed(s["classes"]),
-            "labeled": len(log.labels),
-            "ground truth": "yes" if s["has_truth"] else "no",
-            "source": s["meta"].get("source") or "",
-        }
-    )
+overview = get_overview()
+rows = overview.rows()  # reads only the events committed since the last run
 st.dataframe(pd.DataFrame(rows), hide_index=True)
 
-if logs:
+if rows:
     # option labels are plain text: names are shown as typed
-    chosen = st.selectbox("Project", list(logs), key="chosen")
+    chosen = st.selectbox("Project", [r["project"] for r in rows], key="chosen")
     try:
         project = store.load_project(chosen)
     except UnknownProjectError:
         st.info(f"Project '{md_text(chosen)}' was just deleted (in another tab).")
         st.stop()
-    n_labels = len(logs[chosen].labels)
+    n_labels = overview.n_labeled(chosen)
+    events = overview.events(chosen)  # the labels as counted above
     st.subheader("Export labels")
     st.caption(
         f"{n_labels} labeled points: point id, index, the final label and how it was decided "
@@ -236,7 +198,7 @@ if logs:
         column.download_button(
             f"Download labels ({fmt.upper()})",
             # built on click, not on every run of the page (four formats of every label)
-            data=functools.partial(export_labels, project, logs[chosen], fmt),
+            data=functools.partial(export_labels, project, events, fmt),
             file_name=f"{chosen}_labels.{fmt}",
             mime=mime,
             key=f"export_{fmt}",

@@ -45,12 +45,7 @@ overlap = Overlap(p["overlap"], p["overlap_fraction"])
 log = LabelLog(events, rule=overlap.rule)
 seen = log.last_id
 mark_shown_version(name, seen)
-names = (project.meta or {}).get("class_names") or {}
-
-
-def class_text(c) -> str:
-    return names.get(str(c)) or str(c)
-
+class_text = project.class_text
 
 st.subheader(f"Review · {md_text(name)}")
 st.caption(md_text(overlap.describe()))
@@ -71,10 +66,8 @@ with report_errors("Computing the agreement"):
     report = log_agreement(log)
     m1, m2, m3 = st.columns(3)
     m1.metric("Points with ≥ 2 labels", report.n_points_overlap)
-    m2.metric("Fleiss' κ", "—" if report.fleiss_kappa != report.fleiss_kappa else
-              f"{report.fleiss_kappa:.3f}")  # fmt: skip
-    m3.metric("Krippendorff's α", "—" if report.krippendorff_alpha != report.krippendorff_alpha
-              else f"{report.krippendorff_alpha:.3f}")  # fmt: skip
+    m2.metric("Fleiss' κ", review.measure_text(report.fleiss_kappa))
+    m3.metric("Krippendorff's α", review.measure_text(report.krippendorff_alpha))
     if report.reason:
         st.caption(md_text(report.reason))
     data = report.to_dict()

@@ -1,27 +1,35 @@
 """Tune page: choose σ and λ by eye from exact leave-one-out curves on the labeled points.
 
 Layout and wiring only: the sliders and the "Apply" buttons share the top row; the candidate
-is fitted by :mod:`rlscore.core.rls`, the figures drawn by :mod:`rlscore.viz.figures`. A fit
-or a figure that fails is reported as a message (:mod:`rlscore.ui.errors`), never as a
-traceback, and the sliders stay usable.
+and its leave-one-out figures are :mod:`rlscore.experiments.tuning`'s tuning report, drawn by
+:mod:`rlscore.viz.figures`. A fit or a figure that fails is reported as a message
+(:mod:`rlscore.ui.errors`), never as a traceback, and the sliders stay usable.
 """
 
 from __future__ import annotations
 
 import logging
 
-import numpy as np
 import streamlit as st
 
-from rlscore.core.confidence import METHODS, loo_reliability
-from rlscore.core.error_rates import rls_certificate, rls_offset_interval
-from rlscore.core.kernels import VECTOR_KERNELS
-from rlscore.core.rls import RLSClassifier, RLSPath
+from rlscore.experiments.tuning import (
+    CONFIDENCE_METHODS,
+    TuningModel,
+    can_tune,
+    tuning_report,
+)
 from rlscore.ui import plane as pool_plane
 from rlscore.ui.errors import report_errors, user_message
 from rlscore.ui.flash import flash, show_flash
 from rlscore.ui.navigation import enter_through_app
-from rlscore.ui.params import LAM_LOG_RANGE, SIGMA_LOG_RANGE, log_position, params, update_params
+from rlscore.ui.params import (
+    LAM_LOG_RANGE,
+    SIGMA_LOG_RANGE,
+    log_position,
+    params,
+    slider_value,
+    update_params,
+)
 from rlscore.ui.sidebar import project_selector
 from rlscore.ui.store import get_session
 from rlscore.ui.text import md_text
@@ -61,11 +69,11 @@ with handle.lock:
     labels = s.labels
     lam_session = s.lam_
 
-kernel = p["kernel"] if p["kernel"] in VECTOR_KERNELS else "rbf"
-class_weight = p["class_weight"] or ("balanced" if p["strategy"] == "arls-weighted" else None)
+model = TuningModel.for_settings(p["strategy"], p["kernel"], p["class_weight"])
+kernel, class_weight = model.kernel, model.class_weight
 graph_note = (
     f" (the session's {p['kernel']} graph kernel lives on the pool only)"
-    if kernel != p["kernel"]
+    if model.replaces_graph_kernel
     else ""
 )
 st.caption(
@@ -89,41 +97,38 @@ log_sigma = c1.slider(
     *SIGMA_LOG_RANGE,
     step=0.05,
     key="tune_log_sigma",
-    disabled=kernel != "rbf",
+    disabled=not model.has_width,
 )
 log_lam = c2.slider("λ (log₁₀)", *LAM_LOG_RANGE, step=0.05, key="tune_log_lam")
 method = c3.radio(
     "Confidence",
-    METHODS,
+    CONFIDENCE_METHODS,
     horizontal=True,
     key="tune_method",
     help="soft: clipped (f+1)/2; gap: top two OvA scores; bayes: RLS as a "
     "Gaussian process (Paskov §3.2).",
 )
 # an untouched slider keeps the exact session value (which may lie outside the slider range)
-untouched_sigma = log_sigma == log_position(p["sigma"], SIGMA_LOG_RANGE)
-untouched_lam = log_lam == log_position(lam_session, LAM_LOG_RANGE)
-sigma = p["sigma"] if untouched_sigma else float(10**log_sigma)
-lam = lam_session if untouched_lam else float(10**log_lam)
+sigma = slider_value(log_sigma, p["sigma"], SIGMA_LOG_RANGE)
+lam = slider_value(log_lam, lam_session, LAM_LOG_RANGE)
 c1.caption(f"σ = {sigma:.4g} (session {p['sigma']:.4g})")
 c2.caption(f"λ = {lam:.4g} (session {lam_session:.4g})")
 
-idx = list(labels)
-y = np.asarray(list(labels.values()))
-enough = len(idx) >= 3 and len(set(y.tolist())) >= 2
-clf = curve = lam_auto = None
+enough = can_tune(labels)
+report = None
 if enough:
     with report_errors(f"Fitting RLS with σ = {sigma:.4g}, λ = {lam:.4g}"):
-        candidate = RLSClassifier(kernel=kernel, sigma=sigma, lam=lam, class_weight=class_weight)
-        candidate.fit(project.X[idx], y)
-        # the slider's whole range, the data's own grid (where auto λ is chosen), the markers
-        grid_lams = np.union1d(
-            np.union1d(np.logspace(*LAM_LOG_RANGE, 57), candidate.default_lams()),
-            [lam, lam_session],
+        # the curve spans the slider's whole range, the data's grid and both markers
+        report = tuning_report(
+            project.X,
+            labels,
+            sigma=sigma,
+            lam=lam,
+            model=model,
+            lam_range=LAM_LOG_RANGE,
+            marked=[lam_session],
         )
-        curve = candidate.loo_curve(grid_lams)
-        lam_auto = RLSPath.best_lam(candidate.loo_curve(), "classification")
-        clf = candidate  # only a candidate whose curves exist is drawn
+lam_auto = None if report is None else report.lam_auto
 
 c4.button(
     "Apply to session",
@@ -151,13 +156,14 @@ if not enough:
         "see leave-one-out curves."
     )
     st.stop()
-if clf is None:
+if report is None:
     st.info(
         "Move the σ or λ slider above (a larger λ is numerically safer): the leave-one-out "
         "curves are drawn again once the candidate can be fitted."
     )
     st.stop()
 
+clf = report.classifier
 fig = grid = conf = boundary = None
 with report_errors("Drawing the candidate"):
     left, right = st.columns(2, gap="medium")
@@ -165,29 +171,29 @@ with report_errors("Drawing the candidate"):
         st.subheader("Leave-one-out error vs λ")
         st.plotly_chart(
             figures.loo_curve_figure(
-                curve["lam"],
-                curve["loo_squared_error"],
-                curve["loo_classification_error"],
+                report.curve["lam"],
+                report.curve["loo_squared_error"],
+                report.curve["loo_classification_error"],
                 lam_current=lam,
                 lam_auto=lam_auto,
             ),
             key="loo_curve",
         )
         st.caption(
-            f"Exact LOO on {len(idx)} labeled points. Automatic λ = {lam_auto:.4g} (largest λ "
-            f"with the least LOO classification error). At λ = {lam:.4g}: squared "
+            f"Exact LOO on {len(labels)} labeled points. Automatic λ = {lam_auto:.4g} (largest "
+            f"λ with the least LOO classification error). At λ = {lam:.4g}: squared "
             f"{clf.loo_squared_error_:.3g}, classification {clf.loo_classification_error_:.1%}."
         )
     with right:
         plane = pool_plane.projection(handle)
-        conf = clf.confidence(project.X, method)
+        conf = report.confidence(project.X, method)
         grid = None
         if not plane.is_pca:
             grid = grid_surface(plane.xy, clf.decision_function, 70, one_feature=plane.one_feature)
         st.subheader("Decision boundary of the candidate")
         fig = figures.pool_figure(
             plane.xy,
-            [c.item() if hasattr(c, "item") else c for c in clf.classes_],
+            report.classes,
             labels,
             clf.predict(project.X),
             conf,
@@ -195,7 +201,7 @@ with report_errors("Drawing the candidate"):
             grid=grid,
             confidence_contours=True,
             height=420,
-            class_names=(project.meta or {}).get("class_names") or None,
+            class_names=project.class_names or None,
         )
         boundary = st.empty()  # drawn below, with the offsets meeting the error-rate targets
         if plane.is_pca:
@@ -204,34 +210,28 @@ with report_errors("Drawing the candidate"):
             st.caption(note)
 
 
-class_names = (project.meta or {}).get("class_names") or {}
 band = None
 with report_errors("Certifying the candidate's error rates"):
     st.subheader("Error-rate targets")
-    binary = len(clf.classes_) == 2
-    if not binary:
+    positive = None  # two classes: the second one
+    if not report.binary:
         # one-vs-rest: the chosen class is class 1, every other class class 2 (its own RLS column)
         positive = st.selectbox(
             "Class (one vs rest)",
-            [c.item() if hasattr(c, "item") else c for c in clf.classes_],
-            format_func=lambda c: str(class_names.get(str(c)) or c),
+            report.classes,
+            format_func=project.class_text,
             key="tune_ovr_class",
             help="Error-rate targets are for two classes: the certificate and the offsets are "
             "those of this class's one-vs-rest classifier.",
         )
-        rest = "the other classes"
-    else:
-        positive = clf.classes_[1]
-    if min(np.sum(y == c) for c in clf.classes_) < 2:
+    if not report.certifiable:
         st.info("Label at least 2 points of each class to certify the candidate's error rates.")
     else:
-        if binary:
-            negative, positive_text = (
-                f"class {md_text(class_names.get(str(c)) or c)}" for c in clf.classes_
-            )
+        positive_text = f"class {md_text(project.class_text(report.positive_class(positive)))}"
+        if report.binary:
+            negative = f"class {md_text(project.class_text(report.classes[0]))}"
         else:
-            negative = rest
-            positive_text = f"class {md_text(class_names.get(str(positive)) or positive)}"
+            negative = "the other classes"
         e1, e2, e3 = st.columns([1, 1, 1.6], gap="medium")
         eta_fn = e1.number_input(
             "η₁: false-negative target",
@@ -262,10 +262,9 @@ with report_errors("Certifying the candidate's error rates"):
             help="Chebyshev–Cantelli bounds hold for every distribution with the classes' "
             "means and covariances; Gaussian ones only for Gaussian classes (smaller).",
         )
-        ovr = {"positive": positive}
-        cert = rls_certificate(clf, moments=moments, **ovr)
+        cert = report.certificate(moments, positive)
         b_now = cert.b + 0.0  # no "-0" for an RLS without intercept
-        interval = rls_offset_interval(clf, (eta_fn, eta_fp), moments=moments, **ovr)
+        interval = report.offset_interval((eta_fn, eta_fp), moments, positive)
         m1, m2, m3 = st.columns([1, 1, 1.6], gap="medium")
         m1.metric(f"Worst-case false negatives ({positive_text})", f"{cert.false_negative:.4g}")
         m2.metric(f"Worst-case false positives ({negative})", f"{cert.false_positive:.4g}")
@@ -289,10 +288,9 @@ with report_errors("Certifying the candidate's error rates"):
                 )
             )
             band = (interval.low, interval.high, cert.b)
-            if grid is not None and not binary:
+            if grid is not None:
                 # the chosen class's own one-vs-rest decision values
-                column = int(np.flatnonzero(clf.classes_ == positive)[0])
-                grid = (grid[0], grid[1], grid[2][..., column])
+                grid = report.class_decision_grid(grid, positive)
         else:
             st.warning(interval.message)
 
@@ -317,8 +315,10 @@ with report_errors("Drawing the candidate"):
             st.plotly_chart(figures.confidence_histogram(conf), key="confidence_hist")
         with h2:
             st.subheader("Reliability (exact LOO, labeled points)")
-            table = loo_reliability(clf, method=method, bins=10)
-            st.plotly_chart(figures.reliability_figure(table), key="reliability")
+            st.plotly_chart(
+                figures.reliability_figure(report.reliability(method, bins=10)),
+                key="reliability",
+            )
             st.caption(
                 "Accuracy of each labeled point's leave-one-out prediction per confidence bin: "
                 "it should increase with confidence."
