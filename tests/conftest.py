@@ -13,10 +13,14 @@ import sys
 from collections.abc import Iterator
 
 import pytest
-from pg_cluster import INSTALL_HINT, PostgresCluster, find_bindir
-from test_session_replay import moons_store
 
-from rlscore.storage import SQLLabelStore
+# the references and helpers the test modules import keep pytest's detailed assertion messages
+pytest.register_assert_rewrite("reference", "support")
+
+from pg_cluster import INSTALL_HINT, PostgresCluster, find_bindir  # noqa: E402
+from support.sessions import moons_store  # noqa: E402
+
+from rlscore.storage import SQLLabelStore  # noqa: E402
 
 #: the label store backends every test of ``db_target`` or ``store`` runs on
 BACKENDS = ("sqlite", "postgres")
@@ -37,6 +41,14 @@ def keep_main_module():
     main = sys.modules["__main__"]
     yield
     sys.modules["__main__"] = main
+
+
+@pytest.fixture(autouse=True)
+def scripted_presses(request, monkeypatch):
+    """AppTest clicks arrive the instant a page is drawn, as no person's can: outside the
+    browser tests (tests/e2e) the minimum dwell (rlscore.sessions.dwell) is off."""
+    if "e2e" not in request.path.parts:
+        monkeypatch.setenv("RLSCORE_MIN_DWELL_MS", "0")
 
 
 @pytest.fixture(scope="session")

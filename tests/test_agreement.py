@@ -448,15 +448,14 @@ def test_cli_latest_rule(db, capsys):
 
 
 def test_cli_errors(db, tmp_path, capsys):
-    assert main(["--db", str(db), "--project", "nope"]) == 1
+    assert main(["--db", str(db), "--project", "nope"]) == 2
     assert "no project named 'nope'" in capsys.readouterr().err
     assert main(["--db", str(db), "--project", "empty"]) == 2
     assert "'empty' has no labels yet" in capsys.readouterr().err
-    assert main(["--db", str(tmp_path / "missing.sqlite3"), "--project", "team"]) == 1
+    assert main(["--db", str(tmp_path / "missing.sqlite3"), "--project", "team"]) == 2
     assert "no label database" in capsys.readouterr().err
     assert not (tmp_path / "missing.sqlite3").exists()
-    with pytest.raises(SystemExit):
-        main(["--db", str(db)])  # --project is required
+    assert main(["--db", str(db)]) == 2  # --project is required (argparse's usage error)
 
 
 def test_project_agreement_follows_the_projects_rule(db):

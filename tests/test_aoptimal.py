@@ -200,9 +200,10 @@ def test_fast_mode_equals_one_dense_newton_step(classes):
 
 
 # -- fast mode against an independent exact reference ------------------------------------------
-# Written from SPEC §6 with numpy only (shares no code with rlscore.query / rlscore.core.klr):
+# Written from docs/mathematics.md §6 with numpy only (shares no code with rlscore.query
+# / rlscore.core.klr):
 # KLR refitted to convergence by Newton in the representer coefficients for every candidate
-# and label, then the risk by the SPEC's formula
+# and label, then the risk by the formula of docs/mathematics.md §6
 # qᵀH⁻¹q = (1/λ)(‖s‖²K_jj − (s⊗k̄_j)ᵀ(λI + Z̄(I⊗K_LL))⁻¹Z̄(s⊗k̄_j)), class-major ordering.
 def _ref_targets(codes, T):
     codes = np.asarray(codes)

@@ -8,8 +8,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from reference.simulation import oracle_run
 from streamlit.testing.v1 import AppTest
-from test_app_data_page import BOLD_NAME, IMAGE_NAME, assert_shown_as_text, plain
+from support.markdown import BOLD_NAME, IMAGE_NAME, assert_shown_as_text, plain
 
 from rlscore.data.projects import Project
 from rlscore.data.samples import ensure_sample_projects, load_sample
@@ -28,6 +29,9 @@ def moons():
 
 
 def test_table_matches_independent_simulations(moons):
+    """Every row is what a plain oracle loop (tests/reference/simulation.py, which shares no
+    code with simulate(), the function compare_strategies runs) records for that strategy,
+    seed and step."""
     X, y = moons
     params = {"sigma": 2.0, "lam": 0.1, "kernel": "rbf"}
     calls = []
@@ -38,17 +42,14 @@ def test_table_matches_independent_simulations(moons):
     assert list(table.columns) == list(COLUMNS)
     assert len(table) == 2 * 2 * 5  # strategies × seeds × (queries + 1)
     for name in ("arls", "random"):
-        ref = simulate(X, y, name, queries=4, seeds=2, init=2, params=params)
-        part = table[table.strategy == name]
-        for run in ref.runs:
-            rows = part[part.seed == run.seed].sort_values("step")
-            assert rows["index"].iloc[1:].astype(int).tolist() == [s.index for s in run.steps[1:]]
-            np.testing.assert_allclose(
-                rows["validation_error"], [s.validation_error for s in run.steps]
-            )
-            np.testing.assert_allclose(
-                rows["estimated_risk"], [s.estimated_risk for s in run.steps]
-            )
+        for seed in (0, 1):
+            ref = oracle_run(X, y, name, params, seed=seed, queries=4, init=2)
+            rows = table[(table.strategy == name) & (table.seed == seed)].sort_values("step")
+            assert rows["step"].tolist() == list(range(5))
+            for column in ("index", "score"):  # no query before step 1
+                np.testing.assert_allclose(rows[column].iloc[1:], [r[column] for r in ref[1:]])
+            for column in ("n_labels", "estimated_risk", "validation_error", "balanced_error"):
+                np.testing.assert_allclose(rows[column], [r[column] for r in ref], err_msg=column)
     # progress counts every query of every strategy, ending at the total
     assert calls[-1] == (16, 16)
     assert [d for d, _ in calls] == sorted(d for d, _ in calls)

@@ -1,93 +1,24 @@
 """The Data page in Streamlit's AppTest: upload, validate, create, export, delete.
 
-Also the helpers the page tests share to check that user strings are shown as text:
-:func:`markdown_texts` (every string of a page Streamlit renders as Markdown), :func:`plain`
-(CommonMark's reading of backslash escapes) and :func:`assert_shown_as_text`.
+User strings are checked to be shown as text with ``tests/support/markdown.py``.
 """
 
 import csv
 import io
-import re
-import string
 import tomllib
 from pathlib import Path
 
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
-from streamlit.testing.v1.element_tree import AlertBase, HeadingBase, Markdown, Table, Toast
+from support.markdown import BOLD_NAME, IMAGE_NAME, assert_shown_as_text, plain
 
 from rlscore.data.samples import list_samples
 from rlscore.storage import Event, SQLiteLabelStore, open_store
-from rlscore.ui.text import WORD_JOINER
 
 REPO = Path(__file__).resolve().parent.parent
 PAGE = str(REPO / "pages" / "data.py")
 CSV = b"id;w;h;colour;kind\np1;1,5;2;red;cat\np2;3;4;blue;dog\np3;5;1;red;cat\np4;0;7;red;dog\n"
-#: a name that would show a remote image if rendered as Markdown, and one that would be bold
-IMAGE_NAME = "![x](http://example.invalid/t.png)"
-BOLD_NAME = "**bold**"
-#: characters that start Markdown links, images, emphasis, code or HTML: always escaped
-_ACTIVE = set("[]()*_`!<>~")
-
-
-def markdown_texts(at: AppTest) -> list[str]:
-    """Every string on the page (main and sidebar) that Streamlit renders as Markdown:
-    headings, captions, Markdown, alerts, toasts, widget and metric labels, radio options and
-    table cells."""
-    texts = []
-    for node in [*at.main, *at.sidebar]:
-        if isinstance(node, Markdown | HeadingBase | AlertBase | Toast):
-            texts.append(node.value)
-        elif isinstance(node, Table):
-            df = node.value
-            texts += [str(v) for v in [*df.columns, *df.index, *df.to_numpy().ravel()]]
-        proto = getattr(node, "proto", None)
-        if isinstance(getattr(proto, "label", None), str):
-            texts.append(proto.label)
-        if node.type == "radio":
-            texts += list(proto.options)
-    return texts
-
-
-def plain(md: str) -> str:
-    """The text CommonMark shows for ``md``'s backslash escapes and numeric character
-    references (an escaped ASCII punctuation character is shown as itself)."""
-    return re.sub(
-        r"\\([" + re.escape(string.punctuation) + r"])|&#(\d+);",
-        lambda m: m.group(1) or chr(int(m.group(2))),
-        md.replace(WORD_JOINER, ""),  # invisible: md_text's guard against automatic links
-    )
-
-
-def _escaped(name: str) -> re.Pattern:
-    """``name`` as Markdown that shows it literally: every active character escaped, other
-    punctuation escaped or not."""
-    parts = []
-    for c in name:
-        reference = re.escape(f"&#{ord(c)};")  # md_text writes ":", "@" as references
-        if c in _ACTIVE:
-            parts.append(rf"(?:\\{re.escape(c)}|{reference})")
-        elif c in string.punctuation:
-            parts.append(rf"(?:\\?{re.escape(c)}|{reference})")
-        else:
-            parts.append(re.escape(c))
-    return re.compile("".join(parts))
-
-
-def assert_shown_as_text(at: AppTest, *names: str) -> None:
-    """Every occurrence of each name in the page's Markdown is escaped, and each name is shown
-    at least once."""
-    texts = [t.replace(WORD_JOINER, "") for t in markdown_texts(at)]
-    for text in texts:
-        assert "](http" not in text and "**bold" not in text, text
-    for name in names:
-        shown = 0
-        for text in texts:
-            n = plain(text).count(name)
-            assert len(_escaped(name).findall(text)) == n, (name, text)
-            shown += n
-        assert shown, f"{name!r} is not shown"
 
 
 @pytest.fixture
@@ -219,6 +150,38 @@ def test_delete_needs_confirmation(db):
     assert "Deleted project 'spheres'" in at.success[0].value
     assert "spheres" not in store.list_projects()
     assert "spheres" not in projects_table(at)["project"].tolist()
+
+
+def test_each_run_reads_only_the_new_events(db, monkeypatch):
+    """The projects table folds every project's log once, then only what was added: counted
+    by the events the store hands out, not by time."""
+    read = []
+    events = SQLiteLabelStore.events
+
+    def counted(store, name, after_id=0):
+        out = events(store, name, after_id)
+        read.extend(out)
+        return out
+
+    at = run_page()  # the sample projects exist from here on
+    store = open_store(db)
+    for i in range(6):
+        store.append_event("spheres", Event("label", i, 1, "ann"))
+    store.append_event("spheres", Event("undo", None, None, "ann"))
+    monkeypatch.setattr(SQLiteLabelStore, "events", counted)
+    at.run()
+    table = projects_table(at)
+    assert table.loc[table["project"] == "spheres", "labeled"].item() == 5
+    assert len(read) == 7  # the new events, each once
+    at.run()
+    at.run()
+    assert len(read) == 7  # nothing new: nothing read
+    store.append_event("two_moons", Event("label", 3, 1, "ann"))
+    at.run()
+    assert [e.point for e in read[7:]] == [3]
+    table = projects_table(at)
+    assert table.loc[table["project"] == "two_moons", "labeled"].item() == 1
+    assert not at.exception
 
 
 # -- user strings are shown as text ---------------------------------------------------------

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
-from test_app import REPO, TIMEOUT, _button, _log, _ok, _plain, _query
+from support.app import REPO, TIMEOUT, button, ok, plain_markdown, query_point, stored_log
 
 from rlscore.data.projects import Project
 from rlscore.sessions.settings import project_settings
@@ -41,14 +41,14 @@ def db(tmp_path, monkeypatch):
 
 
 def _captions(at: AppTest) -> str:
-    return " ".join(_plain(c.value) for c in at.caption)
+    return " ".join(plain_markdown(c.value) for c in at.caption)
 
 
 def test_a_large_pool_runs_the_low_rank_form_says_so_and_takes_the_users_m(db):
     at = AppTest.from_file(str(REPO / "app.py"), default_timeout=TIMEOUT)
     at.query_params["annotator"] = "ada"
     at.query_params["project"] = "big"
-    _ok(at.run())
+    ok(at.run())
     p = at.session_state["params"]
     assert p["project"] == "big" and p["strategy"] == "arls-lowrank"
     assert f"Pool of {N:,} points: low-rank kernel of 500 uniform landmarks" in _captions(at)
@@ -56,19 +56,19 @@ def test_a_large_pool_runs_the_low_rank_form_says_so_and_takes_the_users_m(db):
     assert "the 10 best re-scored on the exact kernel" in _captions(at)
     assert at.number_input(key="w_refine").value == 10
 
-    q = _query(at)
-    _button(at, "label", 1).click()
-    _ok(at.run())
-    assert _log(db, "big").labels == {q: "yes"}
-    assert _query(at) != q
+    q = query_point(at)
+    button(at, "label", 1).click()
+    ok(at.run())
+    assert stored_log(db, "big").labels == {q: "yes"}
+    assert query_point(at) != q
 
     at.number_input(key="w_n_landmarks").set_value(60)
-    _ok(at.run())
+    ok(at.run())
     with open_store(db) as store:
         assert project_settings(store, "big")["n_landmarks"] == 60
     assert "low-rank kernel of 60 uniform landmarks" in _captions(at)
     assert at.session_state["params"]["n_landmarks"] == 60
-    assert _log(db, "big").labels == {q: "yes"}  # the rebuild kept the label
+    assert stored_log(db, "big").labels == {q: "yes"}  # the rebuild kept the label
 
 
 def test_a_large_pool_runs_a_optimal_klr_on_a_risk_sample(db):
@@ -76,21 +76,21 @@ def test_a_large_pool_runs_a_optimal_klr_on_a_risk_sample(db):
     at = AppTest.from_file(str(REPO / "app.py"), default_timeout=TIMEOUT)
     at.query_params["annotator"] = "ada"
     at.query_params["project"] = "big"
-    _ok(at.run())
+    ok(at.run())
     at.selectbox(key="w_strategy").set_value("aopt-klr-lowrank")
-    _ok(at.run())
+    ok(at.run())
     at.number_input(key="w_candidates").set_value(50)
-    _ok(at.run())
+    ok(at.run())
     at.number_input(key="w_risk_sample").set_value(1500)
-    _ok(at.run())
+    ok(at.run())
     p = at.session_state["params"]
     assert p["strategy"] == "aopt-klr-lowrank"
     assert low_rank_params(p) == {
         "n_landmarks": 500, "landmarks": "uniform", "candidates": 50, "risk_points": 1500
     }  # fmt: skip
     assert "risk estimated on 1,500 points" in _captions(at)
-    q = _query(at)
-    _button(at, "label", 1).click()
-    _ok(at.run())
-    assert _log(db, "big").labels == {q: "yes"}
-    assert _query(at) != q
+    q = query_point(at)
+    button(at, "label", 1).click()
+    ok(at.run())
+    assert stored_log(db, "big").labels == {q: "yes"}
+    assert query_point(at) != q

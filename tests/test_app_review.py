@@ -15,6 +15,7 @@ from rlscore.data.samples import ensure_sample_projects
 from rlscore.sessions import LabelLog
 from rlscore.sessions.settings import project_settings, save_project_settings
 from rlscore.storage import Event, open_store
+from rlscore.ui.review import measure_text
 
 REPO = Path(__file__).resolve().parents[1]
 PROJECT = "two_moons"
@@ -134,3 +135,10 @@ def test_with_overlap_a_teammates_point_is_asked_blind_on_the_label_page(db):
     drawn = {t["name"]: _points(t["customdata"]) for t in spec["data"] if "customdata" in t}
     assert 7 in drawn["unlabeled (undecided)"] and 7 in drawn["next query"]
     assert not any(7 in v for k, v in drawn.items() if k.startswith(("labeled", "predicted")))
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"), [(float("nan"), "—"), (0.0, "0.000"), (-0.12345, "-0.123"), (1.0, "1.000")]
+)
+def test_agreement_measures_show_three_decimals_or_a_dash(value, shown):
+    assert measure_text(value) == shown

@@ -11,16 +11,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
-from test_app_data_page import BOLD_NAME, IMAGE_NAME, assert_shown_as_text, markdown_texts, plain
+from support.markdown import BOLD_NAME, IMAGE_NAME, assert_shown_as_text, markdown_texts, plain
+from support.tune_page import label_some, run_page
 
 from rlscore.core.klr import KLRConvergenceError
 from rlscore.core.rls import RLSClassifier
 from rlscore.data.projects import Project
 from rlscore.data.samples import ensure_sample_projects, load_sample
 from rlscore.sessions.settings import project_settings
-from rlscore.storage import Event, open_store
+from rlscore.storage import open_store
+from rlscore.ui.params import LAM_LOG_RANGE, slider_value
 
-PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "tune.py")
 TOP_ROW = {"tune_log_sigma", "tune_log_lam", "tune_method", "apply", "apply_auto"}
 
 
@@ -29,25 +30,6 @@ def db(tmp_path, monkeypatch) -> Path:
     path = tmp_path / "labels.sqlite3"
     monkeypatch.setenv("RLSCORE_DB", str(path))
     return path
-
-
-def label_some(db: Path, name: str = "two_moons", per_class: int = 4) -> None:
-    """Label the first ``per_class`` points of each class with the truth (as annotators do)."""
-    with open_store(db) as store:
-        ensure_sample_projects(store)
-        project = store.load_project(name)
-        for c in project.classes:
-            for i in np.flatnonzero(project.truth == c)[:per_class]:
-                store.append_event(name, Event("label", int(i), c, "ann"))
-
-
-def run_page(project: str | None = None) -> AppTest:
-    at = AppTest.from_file(PAGE, default_timeout=120)
-    if project is not None:
-        at.query_params["project"] = project
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
 
 
 def keys(block) -> set[str]:
@@ -185,3 +167,16 @@ def test_names_are_shown_as_text(db):
     assert_shown_as_text(at, IMAGE_NAME)
     assert not any(BOLD_NAME in t for t in markdown_texts(at))
     assert "loo_curve" in keys(at.main)
+
+
+@pytest.mark.parametrize(
+    ("position", "setting", "expected"),
+    [
+        (-4.0, 1e-6, 1e-6),  # untouched at the range's end: the exact setting, outside it
+        (-0.52, 0.3, 0.3),  # untouched inside the range (log₁₀ 0.3 rounds to -0.52)
+        (-0.5, 0.3, 10**-0.5),  # moved
+        (-3.95, 1e-6, 10**-3.95),  # moved away from the end
+    ],
+)
+def test_a_slider_stands_for_the_setting_until_moved(position, setting, expected):
+    assert slider_value(position, setting, LAM_LOG_RANGE) == pytest.approx(expected, rel=1e-12)

@@ -1,4 +1,5 @@
-"""Error-rate targets on the Tune page (SPEC §8, Saketha Nath ch. 2) and their figure function.
+"""Error-rate targets on the Tune page (docs/mathematics.md §8, Saketha Nath ch. 2) and their figure
+function.
 
 The page's certificate and interval of offsets are compared with
 :mod:`rlscore.core.error_rates` computed here on the same labeled points, σ and λ.
@@ -12,14 +13,16 @@ from pathlib import Path
 import numpy as np
 import plotly.graph_objects as go
 import pytest
-from test_app_data_page import plain
-from test_app_tune import label_some, run_page
+from support.markdown import plain
+from support.tune_page import label_some, run_page
 
 from rlscore.core.error_rates import INFEASIBLE, rls_certificate, rls_offset_interval
-from rlscore.core.kernels import VECTOR_KERNELS
 from rlscore.core.rls import RLSClassifier
 from rlscore.data.projects import Project
-from rlscore.storage import open_store
+from rlscore.data.samples import ensure_sample_projects
+from rlscore.experiments.tuning import TuningModel
+from rlscore.sessions.settings import save_project_settings
+from rlscore.storage import Event, open_store
 from rlscore.viz import figures
 
 LOG_SIGMA, LOG_LAM = -0.35, -1.2  # a candidate unlike the session's, set on the sliders
@@ -42,15 +45,15 @@ def candidate_page(db, project: str = "two_moons", log_sigma: float = LOG_SIGMA)
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     p = at.session_state["params"]
-    kernel = p["kernel"] if p["kernel"] in VECTOR_KERNELS else "rbf"
-    class_weight = p["class_weight"] or ("balanced" if p["strategy"] == "arls-weighted" else None)
+    # the page's rule for the session's kernel and weights (tests/test_tuning_report.py)
+    model = TuningModel.for_settings(p["strategy"], p["kernel"], p["class_weight"])
     with open_store(db) as store:
         proj = store.load_project(project)
     # the labels written by label_some (the order of the points does not change the fit)
     labels = {int(i): c for c in proj.classes for i in np.flatnonzero(proj.truth == c)[:4]}
     idx = list(labels)
     clf = RLSClassifier(
-        kernel=kernel, sigma=10**log_sigma, lam=10**LOG_LAM, class_weight=class_weight
+        kernel=model.kernel, sigma=10**log_sigma, lam=10**LOG_LAM, class_weight=model.class_weight
     ).fit(proj.X[idx], np.asarray(list(labels.values())))
     return at, clf
 
@@ -80,6 +83,42 @@ def test_the_certificate_is_the_candidates(db, moments):
     captions = [plain(c.value) for c in at.caption]
     assert any("optimistic" in c and f"b = {cert.b + 0.0:.4g}" in c for c in captions)
     assert not at.error
+
+
+def test_the_weighted_strategy_certifies_a_balanced_candidate(db):
+    """With the weighted ARLS strategy and unequal classes, the candidate is RLS with balanced
+    class weights (written out here, not taken from the page's rule): its certificate is not
+    the unweighted one."""
+    with open_store(db) as store:
+        ensure_sample_projects(store)
+        save_project_settings(store, "two_moons", {"strategy": "arls-weighted"})
+        proj = store.load_project("two_moons")
+        labels = {
+            int(i): c
+            for c, k in zip(proj.classes, (7, 3), strict=True)
+            for i in np.flatnonzero(proj.truth == c)[:k]
+        }
+        for i, c in labels.items():
+            store.append_event("two_moons", Event("label", i, c, "ann"))
+    at = run_page("two_moons")
+    at.slider(key="tune_log_sigma").set_value(LOG_SIGMA)
+    at.slider(key="tune_log_lam").set_value(LOG_LAM)
+    at.run()
+    set_targets(at, 0.2, 0.2)
+    assert any("class weights balanced" in c.value for c in at.caption)
+    idx, y = list(labels), np.asarray(list(labels.values()))
+    fitted = {
+        weights: rls_certificate(
+            RLSClassifier(sigma=10**LOG_SIGMA, lam=10**LOG_LAM, class_weight=weights).fit(
+                proj.X[idx], y
+            )
+        )
+        for weights in ("balanced", None)
+    }
+    shown = metric_values(at)
+    fn = next(v for k, v in shown.items() if k.startswith("Worst-case false negatives"))
+    assert fn == pytest.approx(fitted["balanced"].false_negative, rel=1e-3, abs=1e-12)
+    assert fn != pytest.approx(fitted[None].false_negative, rel=1e-3, abs=1e-12)
 
 
 def test_feasible_targets_show_the_interval_and_draw_it(db):

@@ -1,8 +1,11 @@
 """The package's floors, read from the source: imports only go downward and never in a circle.
 
-Floors (README "Layout"): ``core`` (math) → ``query`` (strategies) → ``data``, ``storage`` →
-``sessions`` → ``experiments``, ``viz``, ``cli`` → ``ui`` (Streamlit). Every import counts,
-also those inside functions: a lazy import is still a dependency.
+Floors (docs/architecture.md): ``core`` (math) → ``query`` (strategies) → ``data``, ``storage``
+→ ``sessions`` → ``experiments``, ``viz``, ``cli`` → ``ui`` (Streamlit). Every import counts,
+also those inside functions: a lazy import is still a dependency. The top-level package
+``rlscore`` re-exports every floor, so inside the package it counts as the top floor:
+``from rlscore import LabelingSession`` in ``rlscore/core`` is an upward import (import the
+defining module instead). Relative imports are resolved against the importing module.
 """
 
 from __future__ import annotations
@@ -32,33 +35,96 @@ def _module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def _imports(path: Path) -> set[str]:
-    """Absolute names of the rlscore modules (or packages) that a file imports."""
+#: the floor of the top-level package: ``import rlscore`` runs ``rlscore/__init__.py``, which
+#: imports every floor
+TOP = max(FLOOR.values()) + 1
+
+
+def imported_modules(source: str, module: str, is_package: bool = False) -> set[str]:
+    """Absolute names of the rlscore modules (or packages) that ``source``, the text of
+    ``module``, imports anywhere: at the top, inside functions or classes, relative or not."""
     found = set()
-    for node in ast.walk(ast.parse(path.read_text())):
+    package = module if is_package else module.rpartition(".")[0]
+    for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
-            found.update(a.name for a in node.names if a.name.startswith("rlscore"))
-        elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("rlscore"):
-            found.add(node.module)
+            found.update(a.name for a in node.names if a.name.split(".")[0] == "rlscore")
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:  # "from ..sessions import x" in rlscore.core.klr
+                parent = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                base = ".".join([*parent, *([base] if base else [])])
+            if base.split(".")[0] != "rlscore":
+                continue
+            found.add(base)
             # "from rlscore.query import arls" imports the submodule rlscore.query.arls
-            found.update(f"{node.module}.{a.name}" for a in node.names)
+            found.update(f"{base}.{a.name}" for a in node.names)
     return found
+
+
+def _imports(path: Path) -> set[str]:
+    return imported_modules(path.read_text(), _module_name(path), path.name == "__init__.py")
 
 
 MODULES = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
 GRAPH = {name: {m for m in _imports(path) if m in MODULES} for name, path in MODULES.items()}
 
 
-def _floor(module: str) -> int | None:
+def floor(module: str) -> int | None:
+    """The floor of an rlscore module; the top-level package is above every floor."""
     parts = module.split(".")
+    if parts == ["rlscore"]:
+        return TOP
     return FLOOR.get(parts[1]) if len(parts) > 1 else None
 
 
-@pytest.mark.parametrize("module", sorted(m for m in MODULES if _floor(m) is not None))
+def upward_imports(source: str, module: str, modules=None) -> list[str]:
+    """The imports of ``source`` (the text of ``module``) that go to a higher floor than
+    ``module``'s; ``modules``: the names that exist (default: the package's modules)."""
+    known = MODULES if modules is None else modules
+    mine = floor(module)
+    return sorted(
+        m for m in imported_modules(source, module) if m in known and (floor(m) or 0) > mine
+    )
+
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if floor(m) not in (None, TOP)))
 def test_imports_only_go_down(module):
-    mine = _floor(module)
-    upward = sorted(m for m in GRAPH[module] if (_floor(m) or 0) > mine)
-    assert not upward, f"{module} (floor {mine}) imports higher floors: {upward}"
+    upward = upward_imports(MODULES[module].read_text(), module)
+    assert not upward, f"{module} (floor {floor(module)}) imports higher floors: {upward}"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "from rlscore import LabelingSession",
+        "import rlscore",
+        "import rlscore.sessions.session",
+        "from rlscore.sessions import session",
+        "from rlscore.ui import text",
+        "from ..sessions import LabelingSession",
+        "from .. import LabelingSession",
+    ],
+)
+@pytest.mark.parametrize("where", ["top", "function", "method"])
+def test_the_checker_flags_upward_imports_written_any_way(line, where):
+    """The case issue 21 found (``from rlscore import LabelingSession`` inside a function of
+    ``rlscore/core``) and its relatives, checked on a source string: a checker that reads only
+    module-level or only ``rlscore.<floor>`` imports misses some of them."""
+    body = {
+        "top": line,
+        "function": f"def f():\n    {line}\n    return 1",
+        "method": f"class C:\n    def m(self):\n        if True:\n            {line}",
+    }[where]
+    assert upward_imports(body, "rlscore.core.klr"), f"not flagged: {line!r} ({where})"
+
+
+def test_the_checker_lets_downward_and_sideways_imports_pass():
+    source = (
+        "import numpy\nfrom rlscore.core import kernels\nfrom . import rls\n"
+        "def f():\n    from rlscore.core.rls import RLSClassifier\n    from .kernels import x\n"
+    )
+    assert upward_imports(source, "rlscore.core.klr") == []
+    assert upward_imports("from rlscore.core import rls", "rlscore.sessions.session") == []
 
 
 def test_every_subpackage_has_a_floor():

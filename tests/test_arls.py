@@ -1,4 +1,5 @@
-"""ARLS (SPEC §5) against naive refits, from-scratch state, and Paskov's Spheres result."""
+"""ARLS (docs/mathematics.md §5) against naive refits, from-scratch state, and Paskov's Spheres
+result."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_arls_reference import (
+from reference.arls import (
     naive_fit,
     naive_proba,
     naive_risk,
@@ -16,6 +17,7 @@ from test_arls_reference import (
 )
 
 import rlscore.core.memory
+import rlscore.query.arls
 from rlscore.core.kernels import rbf_kernel
 from rlscore.core.rls import RLSClassifier
 from rlscore.data.samples import load_sample
@@ -318,14 +320,42 @@ def test_make_strategy_builds_the_weighted_variant():
     assert q.class_weight == "balanced" and q.bias_corrected is True
 
 
-def test_scores_are_cached_until_the_state_changes():
+def test_scores_are_cached_until_the_state_changes(monkeypatch):
+    """scores() computes the lookahead once per state (counted): a second call is served
+    from the cache, as a copy; teach, forget and undo each invalidate it, and the scores
+    computed then equal those of a strategy taught the same labels from scratch."""
     X, y, _ = pool()
+    computed = []
+
+    class CountingLookahead(rlscore.query.arls.Lookahead):
+        def __init__(self, strategy):
+            computed.append(strategy._version)
+            super().__init__(strategy)
+
+    monkeypatch.setattr(rlscore.query.arls, "Lookahead", CountingLookahead)
     q = ARLS(sigma=SIGMA, lam=LAM).start(X, [-1, 1])
-    s1 = q.scores()
-    s1[0] = 123.0  # the caller's copy: the cache is not affected
-    assert q.scores()[0] != 123.0
-    q.teach(0, int(y[0]))
-    assert np.isnan(q.scores()[0])
+    s1, s2 = q.scores(), q.scores()
+    s1[0] = s2[1] = 123.0  # the callers' copies: the cache is not affected
+    assert 123.0 not in q.scores()[:2]
+    assert len(computed) == 1  # the second and third calls were served from the cache
+    for change in ("teach", "teach", "forget", "undo"):
+        before = len(computed)
+        if change == "teach":
+            i = len(q.labeled_) * 7
+            q.teach(i, int(y[i]))
+        elif change == "forget":
+            q.forget(q.labeled_[0])
+        else:
+            q.undo()
+        fresh = ARLS(sigma=SIGMA, lam=LAM).start(X, [-1, 1])
+        for i, label in zip(q.labeled_, q.labels_, strict=True):
+            fresh.teach(i, label)
+        expected = fresh.scores()
+        first, again = q.scores(), q.scores()
+        assert len(computed) == before + 2, change  # q once after the change, fresh once
+        np.testing.assert_allclose(first, expected, rtol=1e-10, atol=1e-12, err_msg=change)
+        np.testing.assert_array_equal(again, first)
+        assert np.isnan(first[q.labeled_]).all()
 
 
 # -- Paskov §4.3, fig. 4-7 -----------------------------------------------------------------

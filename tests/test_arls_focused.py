@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_arls_reference import naive_fit, naive_proba, naive_risk, spec_weights
+from reference.arls import naive_fit, spec_weights
+from reference.arls_focused import naive_fit_offset, naive_focused_scores
 
 from rlscore.core.kernels import rbf_kernel
 from rlscore.query import ARLS, FocusedARLS, NoCandidatesError, make_strategy
@@ -19,59 +20,6 @@ def pool(n=40, seed=5):
     y_bin = np.where(X[:, 0] - 0.4 * X[:, 1] > 0.3, 1, -1)
     y_multi = np.digitize(X[:, 0] + 0.3 * X[:, 1], [-0.9, 0.8])  # classes 0, 1, 2
     return X, y_bin, y_multi
-
-
-def naive_fit_offset(K, labeled, cls, lam, W, T, Kz=None) -> np.ndarray:
-    """RLS with an unpenalised offset by its KKT system, per column:
-    ``[[K_LL + λA⁻¹, 1], [1ᵀ, 0]] [c; b] = [y; 0]``; values ``K_{:L} c + b`` on the pool
-    (or on the points of ``Kz``, (m, n) kernel rows against the pool)."""
-    Kz = K if Kz is None else Kz
-    W = np.broadcast_to(np.asarray(W, dtype=float), (1 if T == 2 else T, T))
-    if not labeled:
-        return np.zeros((Kz.shape[0], W.shape[0]))
-    L, c_idx = np.asarray(labeled), np.asarray(cls)
-    Y = np.array([[1.0 if (T == 2 and c == 1) or (T > 2 and t == c) else -1.0
-                   for t in range(W.shape[0])] for c in c_idx])  # fmt: skip
-    out = np.zeros((Kz.shape[0], W.shape[0]))
-    for t in range(W.shape[0]):
-        l = L.size
-        A = np.zeros((l + 1, l + 1))
-        A[:l, :l] = K[np.ix_(L, L)] + lam * np.diag(1.0 / W[t, c_idx])
-        A[:l, l] = A[l, :l] = 1.0
-        sol = np.linalg.solve(A, np.r_[Y[:, t], 0.0])
-        out[:, t] = Kz[:, L] @ sol[:l] + sol[l]
-    return out
-
-
-def naive_margins(f: np.ndarray) -> np.ndarray:
-    """|f| for one column; the gap between the two largest values otherwise."""
-    if f.shape[1] == 1:
-        return np.abs(f[:, 0])
-    top = np.sort(f, axis=1)
-    return top[:, -1] - top[:, -2]
-
-
-def naive_focused_scores(K, labeled, cls, k, exclude, W, inv_w, T, offset):
-    """The k unlabeled, not excluded points of smallest margin (ties: lowest index), each
-    scored by refitting RLS with every hypothetical label (eq. 3.50); NaN elsewhere. The
-    offset only once every class is labeled (for the current fit and its refits alike); with
-    no label every free point is scored."""
-    n = K.shape[0]
-    fit = naive_fit_offset if offset and len(set(cls)) == T else naive_fit
-    f = fit(K, labeled, cls, LAM, W, T)
-    P = naive_proba(f, True, T)
-    free = [i for i in range(n) if i not in labeled and i not in exclude]
-    mg = naive_margins(f)
-    chosen = sorted(free, key=lambda i: (mg[i], i))[:k] if labeled else free
-    out = np.full(n, np.nan)
-    for i in chosen:
-        out[i] = sum(
-            P[i, c]
-            * inv_w[c]
-            * naive_risk(fit(K, [*labeled, i], [*cls, c], LAM, W, T), inv_w, True, T)
-            for c in range(T)
-        )
-    return out
 
 
 CASES = [
@@ -100,7 +48,7 @@ def test_scores_and_queries_equal_naive_refits(T, class_weight, given_kernel, of
         W, w = spec_weights(cls, classes, class_weight)
         inv_w = 1.0 / w if class_weight is not None else np.ones(T)
         exclude = () if step % 2 == 0 else tuple(q.candidate_indices()[:2])
-        ref = naive_focused_scores(K, q.labeled_, cls, 6, exclude, W, inv_w, T, offset)
+        ref = naive_focused_scores(K, q.labeled_, cls, 6, exclude, W, inv_w, T, offset, LAM)
         fit = naive_fit_offset if offset and len(set(cls)) == T else naive_fit
         np.testing.assert_allclose(q.m_, fit(K, q.labeled_, cls, LAM, W, T), atol=1e-10)
         f_new = naive_fit_offset(K, q.labeled_, cls, LAM, W, T, rbf_kernel(Z, X, sigma=SIGMA))
@@ -121,7 +69,7 @@ def test_no_label_scores_every_point_and_one_class_fits_no_offset():
     X, y_bin, _ = pool(n=15)
     K = rbf_kernel(X, sigma=SIGMA)
     q = FocusedARLS(sigma=SIGMA, lam=LAM, focus=4).start(X, [-1, 1])
-    ref = naive_focused_scores(K, [], [], 4, (), np.ones(2), np.ones(2), 2, True)
+    ref = naive_focused_scores(K, [], [], 4, (), np.ones(2), np.ones(2), 2, True, LAM)
     assert np.isfinite(ref).all()
     np.testing.assert_allclose(q.scores(), ref, atol=1e-12)
     arls = ARLS(sigma=SIGMA, lam=LAM).start(X, [-1, 1])
@@ -132,7 +80,7 @@ def test_no_label_scores_every_point_and_one_class_fits_no_offset():
     np.testing.assert_allclose(
         q.decision_function(), naive_fit(K, [3], [1], LAM, np.ones(2), 2)[:, 0]
     )
-    ref = naive_focused_scores(K, [3], [1], 4, (), np.ones(2), np.ones(2), 2, True)
+    ref = naive_focused_scores(K, [3], [1], 4, (), np.ones(2), np.ones(2), 2, True, LAM)
     np.testing.assert_allclose(q.scores(), ref, atol=1e-10, equal_nan=True)
     # both classes: the offset comes in
     q.teach(int(np.flatnonzero(y_bin == -1)[0]), -1)

@@ -1,4 +1,4 @@
-"""ARLS on low-rank features (SPEC §7) against independent references.
+"""ARLS on low-rank features (docs/mathematics.md §7) against independent references.
 
 * dense :class:`~rlscore.query.arls.ARLS` on the precomputed kernel ``K = ΦΦᵀ`` of the same
   features: same scores (1e-8) and picks, binary and 3 classes, with and without weights;
@@ -44,7 +44,8 @@ def targets(codes, T: int) -> np.ndarray:
 
 
 def loss_weights(codes, T: int, class_weight, t: int) -> np.ndarray:
-    """Weights ``a`` of the labeled points in one-vs-all column t (SPEC §1), written here."""
+    """Weights ``a`` of the labeled points in one-vs-all column t (docs/mathematics.md §1), written
+    here."""
     codes = np.asarray(codes)
     if class_weight is None:
         return np.ones(codes.size)
@@ -360,7 +361,7 @@ def test_bad_parameters_are_refused_before_any_work(param, value):
 
 # -- refine: exact re-scoring of the low-rank shortlist -----------------------------------------
 def soft_probabilities_here(F: np.ndarray) -> np.ndarray:
-    """``p̂(c|z)`` of decision values F (n, T'), written from SPEC §1/§5: binary
+    """``p̂(c|z)`` of decision values F (n, T'), written from docs/mathematics.md §1/§5: binary
     ``p̂(+) = clip((f + 1)/2, 0, 1)``; one-vs-all clipped soft scores normalised per row,
     uniform where all are clipped to 0."""
     if F.shape[1] == 1:
@@ -383,7 +384,8 @@ def point_risks_here(F: np.ndarray, inv_w: np.ndarray) -> np.ndarray:
 def exact_reference_scores(dense: ARLS, cand, S) -> np.ndarray:
     """Exact ARLS's expected risk of each candidate summed over the risk points ``S`` (None:
     the pool) × n/|S|, from dense ARLS's m, D = K − V and weights by the hypothetical
-    classifier of SPEC §5, ``f' = m + D_{:i}(y − m_i)/(D_ii + λ/a(y))``, one candidate and
+    classifier of docs/mathematics.md §5, ``f' = m + D_{:i}(y − m_i)/(D_ii + λ/a(y))``, one
+    candidate and
     label at a time."""
     n = dense.n_pool_
     m, D, W = dense.m_, dense.covariance_, dense.loss_weights_

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_arls_reference import naive_fit, naive_proba
+from reference.arls import naive_fit, naive_proba
 
 from rlscore.core.kernels import rbf_kernel
 from rlscore.query import make_strategy

@@ -12,6 +12,7 @@ import copy
 
 import numpy as np
 import pytest
+from reference.batch import brute_force
 
 from rlscore.query import (
     ARLS,
@@ -58,20 +59,6 @@ def started(name: str, T: int = 2, n: int = 60, labels: int = 4):
     for i in (first + rest)[:labels]:
         q.teach(i, y[i].item())
     return q
-
-
-def brute_force(q, k: int, exclude=()) -> list[tuple[int, float]]:
-    """Greedy batch by hand: query a deep copy, teach it the believed label, repeat."""
-    c = copy.deepcopy(q)
-    out: list[tuple[int, float]] = []
-    for _ in range(k):
-        try:
-            i, s = c.next_query(exclude)
-        except NoCandidatesError:
-            break
-        out.append((i, s))
-        c.teach(i, c.classes_[int(np.argmax(c.predict_proba()[i]))].item())
-    return out
 
 
 def assert_same_state(before, after, path: str = "state") -> None:

@@ -1,4 +1,4 @@
-"""BDLDA (Sheng ch. 2, SPEC §8) against independent computations.
+"""BDLDA (Sheng ch. 2, docs/mathematics.md §8) against independent computations.
 
 Plain LDA (scikit-learn, and numpy written here) for one block, a diagonal LDA written here for
 blocks of size one, the Jacobi decorrelation of a 2 × 2 covariance against ``eigh``, and the

@@ -1,12 +1,10 @@
-"""Confidence estimates (SPEC §4) against direct formulas, Monte Carlo and refits."""
+"""Confidence estimates (docs/mathematics.md §4) against direct formulas, Monte Carlo and refits."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from scipy.integrate import trapezoid
-from scipy.stats import norm
-from test_rls_reference import (
+from reference.rls import (
     balanced,
     brute_loo,
     brute_loo_variance,
@@ -15,6 +13,8 @@ from test_rls_reference import (
     make_problem,
     ova,
 )
+from scipy.integrate import trapezoid
+from scipy.stats import norm
 
 from rlscore.core.confidence import (
     bayes_confidence,
@@ -34,7 +34,8 @@ from rlscore.core.rls import RLSClassifier
 
 # -- from-scratch references (numpy/scipy only; none of rlscore.core.confidence) --------------
 def bayes_by_grid(mu, sd, points=20001):
-    """``P(i wins) = ∫ N(u; μ_i, σ_i²) Π_{j≠i} Φ((u − μ_j)/σ_j) du`` (SPEC §4) per row, by the
+    """``P(i wins) = ∫ N(u; μ_i, σ_i²) Π_{j≠i} Φ((u − μ_j)/σ_j) du`` (docs/mathematics.md §4) per
+    row, by the
     trapezoid rule on a uniform grid spanning every class's μ ± 12σ (the integrand is smooth
     and its tails are below 1e-30 there, so the rule converges far beyond 1e-9)."""
     mu, sd = np.atleast_2d(mu), np.atleast_2d(sd)
@@ -49,7 +50,8 @@ def bayes_by_grid(mu, sd, points=20001):
 
 
 def confidence_by_hand(F, var, method):
-    """Confidence in the predicted class (argmax of F; sign for one column), SPEC §4."""
+    """Confidence in the predicted class (argmax of F; sign for one column),
+    docs/mathematics.md §4."""
     F = np.asarray(F, dtype=float)
     if F.ndim == 1:  # binary: p̂(+1) and p̂(−1) = 1 − p̂(+1)
         p = np.clip((F + 1) / 2, 0, 1) if method != "bayes" else norm.cdf(F / np.sqrt(var))
@@ -217,7 +219,8 @@ def test_loo_reliability_uses_brute_force_loo_predictions(method):
     L = np.column_stack([brute_loo(K, Y[:, t], np.ones(20), 0.4, True) for t in range(3)])
     conf, ok = loo_confidence(clf, y, method)
     np.testing.assert_array_equal(ok, np.argmax(L, axis=1) == y)
-    # expected confidences from the refitted LOO values by the SPEC's formulas, not the helpers
+    # expected confidences from the refitted LOO values by the formulas of docs/mathematics.md §4,
+    # not the helpers
     var = np.repeat(brute_loo_variance(K, np.ones(20), 0.4, True)[:, None], 3, axis=1)
     expected = confidence_by_hand(L, var, method)
     np.testing.assert_allclose(conf, expected, atol=1e-8)
@@ -230,8 +233,10 @@ def test_loo_reliability_uses_brute_force_loo_predictions(method):
     [(3, None, False), (3, "balanced", True), (4, "balanced", False), (2, "balanced", True)],
 )
 def test_confidence_and_probabilities_of_the_estimator_from_direct_solves(T, weighting, offset):
-    # μ from the KKT solve, σ² from the direct GP formula with each column's own SPEC weights,
-    # probabilities by the SPEC's formulas (grid quadrature for the multiclass integral)
+    # μ from the KKT solve, σ² from the direct GP formula with each column's own weights
+    # (docs/mathematics.md §1),
+    # probabilities by the formulas of docs/mathematics.md §4 (grid quadrature for the multiclass
+    # integral)
     X, y, K = make_problem(34 + T, n=30, T=T)
     clf = RLSClassifier(lam=0.3, class_weight=weighting, offset=offset).fit(X, y)
     Y = ova(y, T)

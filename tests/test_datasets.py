@@ -1,4 +1,5 @@
-"""Sample datasets: the bundled files equal their seeded generators and have what SPEC §9 needs."""
+"""Sample datasets: the bundled files equal their seeded generators and have what
+docs/mathematics.md §9 needs."""
 
 import numpy as np
 import pytest

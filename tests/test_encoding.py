@@ -1,4 +1,4 @@
-"""The one-vs-all encoder (SPEC §1): targets written out by hand."""
+"""The one-vs-all encoder (docs/mathematics.md §1): targets written out by hand."""
 
 from __future__ import annotations
 

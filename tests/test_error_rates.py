@@ -1,4 +1,5 @@
-"""Classifiers with specified error rates (Saketha Nath ch. 2, SPEC §8) against references.
+"""Classifiers with specified error rates (Saketha Nath ch. 2, docs/mathematics.md §8) against
+references.
 
 References shared with nothing in :mod:`rlscore.core.error_rates`: explicit feature maps with
 numpy means and covariances (``np.cov``), held-out error rates on large samples drawn from
@@ -8,11 +9,11 @@ solvers (cvxpy + Clarabel, the numpy ellipsoid-distance iteration) against each 
 
 from __future__ import annotations
 
-import itertools
 import warnings
 
 import numpy as np
 import pytest
+from reference.error_rates import brute_certificate, poly2_features
 from scipy.stats import norm
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
@@ -52,26 +53,6 @@ def two_classes(seed=0, n=150, d=3, shift=3.0):
     X = np.r_[rng.normal(size=(n, d)) @ A1.T + mu1, rng.normal(size=(n, d)) @ A2.T]
     y = np.r_[np.ones(n), -np.ones(n)]
     return X, y
-
-
-def brute_certificate(Phi, y, w, b, ridge, moments):
-    """Worst-case rates from explicit features: numpy means and (1/m) covariances + ρI."""
-    S = [np.cov(Phi[y == c], rowvar=False, bias=True) for c in (1, -1)]
-    rho = ridge * (np.trace(S[0]) + np.trace(S[1])) / 2
-    out = []
-    for c, Si, sign in zip((1, -1), S, (1, -1), strict=True):
-        mu = Phi[y == c].mean(axis=0)
-        r = sign * (w @ mu - b) / np.sqrt(w @ (Si + rho * np.eye(len(w))) @ w)
-        out.append(norm.sf(r) if moments == "gaussian" else (1 / (1 + r * r) if r > 0 else 1.0))
-    return np.array(out)
-
-
-def poly2_features(X):
-    """Explicit feature map of ``(1 + x·z)²``: [1, √2 x_i, x_i², √2 x_i x_j (i < j)]."""
-    n, d = X.shape
-    pairs = list(itertools.combinations(range(d), 2))
-    cross = [np.sqrt(2) * X[:, i] * X[:, j] for i, j in pairs]
-    return np.column_stack([np.ones(n), np.sqrt(2) * X, X**2, *cross])
 
 
 # ----------------------------------------------------------------------------- (a) certificate

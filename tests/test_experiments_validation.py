@@ -7,7 +7,7 @@ predictions on the unlabeled points counted by hand.
 
 import numpy as np
 import pytest
-from test_session_replay import moons_store, moons_subset, session
+from support.sessions import moons_store, moons_subset, session
 
 from rlscore.core.rls import RLSClassifier
 from rlscore.experiments.compare import held_out_validation

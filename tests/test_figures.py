@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 
 import numpy as np
@@ -172,10 +173,36 @@ def test_clicked_index_reads_plotly_points():
     assert figures.clicked_index({"customdata": "nope"}) is None
 
 
-def test_pool_figure_serialises():
+def _json_array(value) -> np.ndarray:
+    """An array of a figure's JSON as the browser reads it: a plotly >= 6 typed array
+    (``{"dtype", "bdata"[, "shape"]}``, base64 of the raw bytes) or a plain JSON list."""
+    if isinstance(value, dict):
+        raw = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
+        shape = value.get("shape")
+        return raw.reshape([int(k) for k in str(shape).split(",")]) if shape else raw
+    return np.asarray(value)
+
+
+@pytest.mark.parametrize("offset", [0.0, 1e5])
+def test_pool_figure_serialises(offset):
+    """The figure's JSON, decoded independently of plotly: every pool point once, at its
+    coordinates (to 5 significant digits of the extent, also far from 0, where float32 would
+    not hold them), with its own index; the labeled point and the query where they belong."""
     xy, predicted, confidence = _pool()
+    xy = xy + offset
     fig = figures.pool_figure(xy, [-1, 1], {1: -1}, predicted, confidence, query=2)
-    assert '"customdata"' in fig.to_json()
+    traces = {t["name"]: t for t in json.loads(fig.to_json())["data"] if "customdata" in t}
+    tolerance = 1e-4 * np.ptp(xy, axis=0)
+    drawn = []
+    for name, t in traces.items():
+        index = _json_array(t["customdata"]).astype(int)
+        at = np.column_stack([_json_array(t["x"]), _json_array(t["y"])])
+        assert np.all(np.abs(at - xy[index]) <= tolerance), name
+        if name != "next query":
+            drawn += index.tolist()
+    assert sorted(drawn) == list(range(len(xy)))
+    assert _json_array(traces["labeled -1"]["customdata"]).tolist() == [1]
+    assert _json_array(traces["next query"]["customdata"]).tolist() == [2]
 
 
 # -- other figures --------------------------------------------------------------------------

@@ -10,63 +10,11 @@ than l, only the l samples with the highest F*_{i2} are kept".
 
 from __future__ import annotations
 
-import math
-from decimal import Decimal, localcontext
-
 import numpy as np
 import pytest
+from reference.graph_ocl import brute_cosine, brute_knn, brute_negatives
 
 from rlscore.core.graph_ocl import GraphOCL, spy_count
-
-
-def _brute_knn(X, k):
-    """Symmetric kNN graph: an edge when either point is among the other's k nearest."""
-    d2 = ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1)
-    np.fill_diagonal(d2, np.inf)
-    W = np.zeros_like(d2)
-    nearest = np.argsort(d2, axis=1)[:, :k]
-    W[np.repeat(np.arange(len(X)), k), nearest.ravel()] = 1.0
-    return np.maximum(W, W.T)
-
-
-def _brute_cosine(X):
-    """Sheng eq. 3.42/3.46 for the linear kernel: cosine similarity, self-similarity dropped."""
-    U = X / np.linalg.norm(X, axis=1, keepdims=True)
-    W = np.maximum(U @ U.T, 0.0)
-    np.fill_diagonal(W, 0.0)
-    return W
-
-
-def _decimal_F2(W, labeled, alpha, digits=100):
-    """Second column of F* by the iteration of Sheng eq. 3.2 in ``digits``-digit decimals."""
-    n = W.shape[0]
-    with localcontext() as ctx:
-        ctx.prec = digits
-        a = Decimal(repr(alpha))
-        rows = []
-        for i in range(n):
-            js = np.flatnonzero(W[i])
-            w = [Decimal(repr(float(W[i, j]))) for j in js]
-            deg = sum(w)
-            rows.append([(int(j), wj / deg) for j, wj in zip(js, w, strict=True)])
-        half = Decimal(1) / 2
-        Y = [Decimal(0) if i in labeled else half for i in range(n)]
-        F = list(Y)
-        # the error after t steps is below α^t (‖αS‖∞ = α, |F| ≤ 1)
-        steps = math.ceil(digits * math.log(10) / -math.log(alpha)) + 2
-        for _ in range(steps):
-            F = [a * sum(s * F[j] for j, s in row) + (1 - a) * Y[i] for i, row in enumerate(rows)]
-    return F
-
-
-def _brute_negatives(W, positives, spies, alpha):
-    labeled = set(np.setdiff1d(positives, spies).tolist())
-    F2 = _decimal_F2(W, labeled, alpha)
-    unlabeled = np.setdiff1d(np.arange(W.shape[0]), positives)
-    top_spy = max(F2[s] for s in spies)
-    above = [int(i) for i in unlabeled if F2[i] > top_spy]
-    kept = sorted(above, key=lambda i: -F2[i])[: positives.size]  # stable: ties by index
-    return np.array(kept), len(above), F2
 
 
 def _two_blobs(n_pos=60, n_neg=60, d=2, gap=3.0, seed=0):
@@ -96,9 +44,9 @@ def test_reliable_negatives_equal_the_brute_force_rule(alpha, seed, spy_fraction
     positives = np.flatnonzero(mask)
     assert model.spies_.size == spy_count(positives.size, spy_fraction)
     assert set(model.spies_) <= set(positives)
-    W = _brute_knn(X, 6)
+    W = brute_knn(X, 6)
     np.testing.assert_array_equal(model.affinity_.toarray(), W)
-    kept, n_above, F2 = _brute_negatives(W, positives, model.spies_, alpha)
+    kept, n_above, F2 = brute_negatives(W, positives, model.spies_, alpha)
     assert model.n_below_spies_ == n_above
     # same points in the same order (most negative first)
     np.testing.assert_array_equal(model.reliable_negatives_, kept)
@@ -118,9 +66,9 @@ def test_reliable_negatives_with_the_thesis_cosine_affinity():
     truth = np.r_[np.ones(40, bool), np.zeros(40, bool)]
     mask = _label(truth, 0.25, 3)
     model = GraphOCL(affinity="kernel", kernel="linear", random_state=0).fit(X, mask)
-    W = _brute_cosine(X)
+    W = brute_cosine(X)
     np.testing.assert_allclose(model.affinity_.toarray(), W, atol=1e-12)
-    kept, n_above, _ = _brute_negatives(W, np.flatnonzero(mask), model.spies_, 0.001)
+    kept, n_above, _ = brute_negatives(W, np.flatnonzero(mask), model.spies_, 0.001)
     assert model.n_below_spies_ == n_above
     np.testing.assert_array_equal(model.reliable_negatives_, kept)
     assert truth[model.reliable_negatives_].mean() < 0.2  # mostly true negatives

@@ -1,4 +1,4 @@
-"""Kernels against direct per-pair formulas and the graph definitions of SPEC §2."""
+"""Kernels against direct per-pair formulas and the graph definitions of docs/mathematics.md §2."""
 
 import numpy as np
 import pytest
@@ -121,7 +121,8 @@ def test_pool_kernel_dispatch(X):
         (lambda X: kernel_matrix(X, X[:, :2]), "same columns"),
         (lambda X: kernel_matrix(X[:, 0]), "2-D array"),
         (lambda X: kernel_matrix(np.where(X > 2, np.nan, X)), "NaN"),
-        (lambda X: graph_kernel(X, k=100), "graph_k"),
+        (lambda X: graph_kernel(X, k=0), "graph_k"),
+        (lambda X: graph_kernel(X, k=2.5), "graph_k"),
         (lambda X: graph_kernel(X, kind="von_neumann", t=5.0), "t < 1/ρ"),
         (lambda X: graph_kernel(X, kind="heat"), "unknown graph kernel"),
         (lambda X: kernel_matrix(X, kernel="polynomial", degree=0), "degree"),

@@ -199,7 +199,8 @@ def test_rbf_kernel_tunes_lambda_only():
     s = AOptimalKLR(kernel="rbf", sigma=30.0, tune="loo").start(X, [3, 8])
     assert s.needs_pool_kernel()
     _teach(s, y, _labeled(y, 8))
-    assert s.tuning_.t is None and s.graph_t_ == 1.0
+    # no graph: no scale is tuned, and graph_t keeps its default (None)
+    assert s.tuning_.t is None and s.graph_t_ is None
 
 
 def test_near_uniform_note():

@@ -60,13 +60,12 @@ def test_json_without_features(db, capsys):
 def test_empty_project_and_errors(db, tmp_path, capsys):
     assert main(["--db", str(db), "--project", "empty"]) == 0
     assert capsys.readouterr().out.startswith("point_id,index,label")
-    assert main(["--db", str(db), "--project", "nope"]) == 1
+    assert main(["--db", str(db), "--project", "nope"]) == 2
     assert "no project named 'nope'" in capsys.readouterr().err
-    assert main(["--db", str(tmp_path / "missing.sqlite3")]) == 1
+    assert main(["--db", str(tmp_path / "missing.sqlite3")]) == 2
     assert "no label database" in capsys.readouterr().err
     assert not (tmp_path / "missing.sqlite3").exists()
-    with pytest.raises(SystemExit):
-        main(["--db", str(db), "--format", "xml"])
+    assert main(["--db", str(db), "--format", "xml"]) == 2  # argparse's usage error
 
 
 def test_db_from_environment(db, monkeypatch, capsys):

@@ -1,4 +1,5 @@
-"""Nyström features and landmark rules (SPEC §7) against references written here with numpy.
+"""Nyström features and landmark rules (docs/mathematics.md §7) against references written here with
+numpy.
 
 The references never call rlscore: kernels are written out (``_rbf``), pseudo-inverses are
 ``numpy.linalg.pinv``, Frobenius norms are ``numpy.linalg.norm`` of the full matrix.

@@ -1,4 +1,5 @@
-"""Rifkin's subset / rectangle / Nyström RLS (SPEC §7) against direct numpy solves written here."""
+"""Rifkin's subset / rectangle / Nyström RLS (docs/mathematics.md §7) against direct numpy solves
+written here."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""RLS and its exact leave-one-out against brute-force refits (SPEC §1, §3)."""
+"""RLS and its exact leave-one-out against brute-force refits (docs/mathematics.md §1, §3)."""
 
 from __future__ import annotations
 
@@ -7,10 +7,9 @@ import pickle
 import numpy as np
 import pandas as pd
 import pytest
-from sklearn.kernel_ridge import KernelRidge
-from sklearn.linear_model import Ridge
-from test_rls_reference import (
+from reference.rls import (
     balanced,
+    brute_force_auto_lam,
     brute_loo,
     brute_loo_variance,
     default_grid,
@@ -20,6 +19,8 @@ from test_rls_reference import (
     make_problem,
     ova,
 )
+from sklearn.kernel_ridge import KernelRidge
+from sklearn.linear_model import Ridge
 
 from rlscore.core.kernels import linear_kernel, rbf_kernel
 from rlscore.core.rls import RLSClassifier
@@ -70,7 +71,7 @@ def test_loo_errors_equal_brute_force(offset):
     Y = ova(y, 3)
     L = np.column_stack([brute_loo(K, Y[:, t], A[:, t], lam, offset) for t in range(3)])
     sq = np.sum(A * (Y - L) ** 2) / (20 * 3)
-    e = 20 / (3 * np.bincount(y)[y])  # SPEC §1 balanced point weights
+    e = 20 / (3 * np.bincount(y)[y])  # docs/mathematics.md §1 balanced point weights
     wrong = np.argmax(L, axis=1) != y
     assert abs(clf.loo_squared_error_ - sq) < TOL
     assert abs(clf.loo_classification_error_ - e @ wrong / e.sum()) < 1e-12
@@ -105,35 +106,6 @@ def test_lambda_path_equals_direct_solves_at_every_lambda(offset):
         )
 
 
-def brute_force_auto_lam(K, Y, A, e, grid, error, offset=False):
-    """The largest λ of ``grid`` minimising the LOO error, every LOO value from a refit.
-
-    ``Y`` (n, T') ±1 targets, ``A`` (n, T') loss weights, ``e`` (n,) error weights. Squared
-    error ``Σ A (Y − L)² / (n T')``; classification error ``Σ e_i [wrong_i] / Σ e_i`` (sign for
-    one column, argmax otherwise). n refits per λ and per column, nothing from the engine.
-
-    Ties: the caller checks that every error is either within 1e-13 of the minimum (an exact
-    tie, computed in another order) or more than 1e-8 above it, so the set of minimisers does
-    not depend on a tolerance.
-    """
-    n, cols = Y.shape
-    errs = []
-    for lam in grid:
-        L = np.column_stack([brute_loo(K, Y[:, t], A[:, t], lam, offset) for t in range(cols)])
-        if error == "squared":
-            errs.append(np.sum(A * (Y - L) ** 2) / (n * cols))
-        else:
-            if cols == 1:
-                wrong = (L[:, 0] > 0) != (Y[:, 0] > 0)
-            else:
-                wrong = np.argmax(L, axis=1) != np.argmax(Y, axis=1)
-            errs.append(e @ wrong / e.sum())
-    errs = np.array(errs)
-    gap = errs - errs.min()
-    assert np.all((gap < 1e-13) | (gap > 1e-8)), "a near-tie: the choice would be arbitrary"
-    return grid[gap < 1e-13].max(), errs
-
-
 @pytest.mark.parametrize(
     ("T", "weighting", "error", "offset"),
     [
@@ -157,7 +129,8 @@ def test_auto_lambda_is_largest_minimiser_of_brute_force_scan(T, weighting, erro
     X, y, K = make_problem(8, n=n, T=T, sigma=0.8)
     y[:3] = (y[:3] + 1) % T  # label noise: the minimum is not at the smallest λ
     cw, A = _weights(weighting, y, T)
-    # SPEC §1 error weights: n/(T·n_{y_i}) when balanced, the class's weight for a dict, else 1
+    # docs/mathematics.md §1 error weights: n/(T·n_{y_i}) when balanced, the class's weight for a
+    # dict, else 1
     if weighting == "balanced":
         e = n / (T * np.bincount(y, minlength=T)[y])
     elif weighting == "dict":

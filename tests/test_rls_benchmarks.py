@@ -13,7 +13,7 @@ import types
 
 import numpy as np
 import pytest
-from test_benchmarks import load_benchmark as _load
+from support.benchmarks import load_benchmark as _load
 
 
 def _arls_args(budget, candidates=30):

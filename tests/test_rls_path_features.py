@@ -1,4 +1,5 @@
-"""The primal λ path (``RLSPath.from_features``, SPEC §7) against the dense path on the same
+"""The primal λ path (``RLSPath.from_features``, docs/mathematics.md §7) against the dense path on
+the same
 kernel ``ΦΦᵀ`` and against brute-force refits without each point."""
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_rls_reference import balanced, brute_loo, brute_loo_variance, direct_solve, ova
+from reference.rls import balanced, brute_loo, brute_loo_variance, direct_solve, ova
 
 from rlscore.core.confidence import bayes_probabilities
 from rlscore.core.kernels import kernel_matrix
@@ -66,7 +66,8 @@ def _K(p):
 
 
 def _weights(p):
-    """SPEC §1 loss weights A (n, T') and error weights e (n,), written out (not the fit's)."""
+    """docs/mathematics.md §1 loss weights A (n, T') and error weights e (n,), written out (not the
+    fit's)."""
     y, T, n = p["y"], p["T"], p["y"].size
     sw = np.ones(n) if p["sample_weight"] is None else p["sample_weight"]
     if p["class_weight"] == "balanced":
@@ -157,9 +158,10 @@ def test_probabilities_are_distributions(p):
     assert P.shape == (5, p["T"])
     np.testing.assert_allclose(P.sum(axis=1), 1.0)
     assert np.all((P >= 0) & (P <= 1))
-    # SPEC §1/§4: p̂ = clip((f + 1)/2, 0, 1) per OvA column (binary: [1 − p̂, p̂]), rows
+    # docs/mathematics.md §1/§4: p̂ = clip((f + 1)/2, 0, 1) per OvA column (binary: [1 − p̂, p̂]),
+    # rows
     # normalised, uniform where every column is clipped to 0; f from direct solves with the
-    # SPEC's weights (not the estimator's decision_function)
+    # the weights of docs/mathematics.md §1 (not the estimator's decision_function)
     K = _K(p)
     Kt = kernel_matrix(Xt, p["X"], kernel=p["kernel"], sigma=p["sigma"])
     Y = ova(p["y"], p["T"])

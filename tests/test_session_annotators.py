@@ -9,7 +9,7 @@ import sqlite3
 
 import numpy as np
 import pytest
-from test_session_replay import moons_store, session
+from support.sessions import moons_store, session
 
 from rlscore.sessions import LabelLog
 from rlscore.storage import Event, StaleActionError, open_store
@@ -213,7 +213,7 @@ def test_a_version_1_database_opens_and_upgrades_in_place(tmp_path):
     con.commit()
     con.close()
     with open_store(path) as store:
-        assert store.schema_version == SCHEMA_VERSION == 3
+        assert store.schema_version == SCHEMA_VERSION == 4
         (e,) = store.events("moons")
         assert (e.point, e.label, e.annotator, e.seen) == (3, 1, "old", None)
         s = session(store)

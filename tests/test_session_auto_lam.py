@@ -6,7 +6,7 @@ independently on the labeled points (what the Tune page shows).
 
 import numpy as np
 import pytest
-from test_session_replay import assert_same_state, session
+from support.sessions import assert_same_state, session
 
 from rlscore.core.rls import RLSClassifier
 from rlscore.sessions.auto_lam import AUTO_LAM_MILESTONES

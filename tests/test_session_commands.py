@@ -1,8 +1,11 @@
 """Labeling sessions: the commands (label, skip, undo, the oracle) and the per-caller budget."""
 
-import pytest
-from test_session_replay import moons_subset, session
+import types
 
+import pytest
+from support.sessions import moons_subset, session
+
+import rlscore.sessions.handout
 from rlscore.storage import open_store
 
 
@@ -99,10 +102,24 @@ def test_invalid_label_and_point(store):
     assert store.events("moons") == []
 
 
-def test_seconds_measured_for_the_query(store):
+def test_seconds_measured_for_the_query(store, monkeypatch):
+    """The time on a proposed point runs from its first proposal to the label (a clock the
+    test moves: nothing depends on how fast the machine is), to the millisecond; a point
+    that was not proposed gets no time."""
+    now = [1000.0]
+    monkeypatch.setattr(
+        rlscore.sessions.handout, "time", types.SimpleNamespace(monotonic=lambda: now[0])
+    )
     s = session(store)
     i, _ = s.query()
+    now[0] += 4.0
+    assert s.query()[0] == i  # proposed again (a rerun): the clock keeps running from 1000
+    now[0] += 8.0004
     s.label(i, 1)
-    assert store.events("moons")[0].seconds >= 0
+    assert store.events("moons")[0].seconds == 12.0
+    j, _ = s.query()
+    now[0] += 0.25
+    s.label(j, 1)
+    assert store.events("moons")[1].seconds == 0.25
     s.label(0 if i else 1, 1)  # not the proposed point, no time given
-    assert store.events("moons")[1].seconds is None
+    assert store.events("moons")[2].seconds is None

@@ -8,7 +8,7 @@ from datetime import datetime
 import numpy as np
 import pandas as pd
 import pytest
-from test_session_replay import scripted_history, session
+from support.sessions import scripted_history, session
 
 from rlscore.data.projects import Project
 from rlscore.sessions import LabelLog, export_labels

@@ -9,7 +9,7 @@ from collections import Counter
 import numpy as np
 import pandas as pd
 import pytest
-from test_session_replay import assert_same_state, session
+from support.sessions import assert_same_state, session
 
 from rlscore.sessions import LabelingSession, LabelLog, export_labels
 from rlscore.sessions.overlap import Overlap
@@ -238,9 +238,7 @@ def test_query_batch_is_one_greedy_batch_of_distinct_points(store):
 def test_a_point_labeled_after_the_last_sync_is_never_handed_out(store):
     """Bob's session has not seen ada's label (no sync since): its engine still proposes the
     point, the claim is refused in the database, and bob gets the next candidate."""
-    from test_session_replay import session as make
-
-    ada, bob = make(store), make(store)
+    ada, bob = session(store), session(store)
     p, _ = bob.engine.next_query()
     ada.label(p, 1, annotator="ada")  # ada's claim was never taken: a click in the plot
     assert p not in bob.labels  # bob's view is behind

@@ -2,97 +2,27 @@
 
 References used here are independent of the session's incremental path: a strategy started
 from scratch and taught the final labels, and sessions reopened from the database
-(bit-for-bit equality). The helpers at the top are shared by the other ``test_session_*``
-files.
+(bit-for-bit equality). The project, store and session helpers are in
+``tests/support/sessions.py``.
 """
 
 import json
-import multiprocessing as mp
 import signal
 import subprocess
 import sys
 
 import numpy as np
 import pytest
+from support.races import run_processes
+from support.sessions import assert_same_state, moons_subset, scripted_history, session
+from support.stores import BARRIER_SECONDS
 
 import rlscore.core.memory
-from rlscore.data.projects import Project
-from rlscore.data.samples import ensure_sample_projects, project_from_sample
+from rlscore.data.samples import ensure_sample_projects
 from rlscore.query import make_strategy
 from rlscore.query.base import QueryStrategy
 from rlscore.sessions import LabelingSession, PoolTooLargeError
 from rlscore.storage import UnknownProjectError, open_store
-
-
-def moons_subset(name="moons", n=90) -> Project:
-    """A small imbalanced two-moons pool (keeps each test fast)."""
-    full = project_from_sample("two_moons")
-    rng = np.random.default_rng(1)
-    idx = np.sort(
-        np.concatenate(
-            [
-                rng.choice(np.flatnonzero(full.truth == -1), n - 12, replace=False),
-                rng.choice(np.flatnonzero(full.truth == 1), 12, replace=False),
-            ]
-        )
-    )
-    return Project(
-        name=name,
-        X=full.X[idx],
-        feature_names=full.feature_names,
-        ids=[f"m{i}" for i in idx],
-        truth=full.truth[idx],
-        classes=[-1, 1],
-        meta={"sigma": 2.0, "lam": 0.5},
-    )
-
-
-def moons_store(tmp_path, target=None):
-    """A label database holding :func:`moons_subset` as project ``"moons"``: the SQLite file
-    ``labels.sqlite3`` in ``tmp_path``, or ``target`` (a path or a PostgreSQL URL)."""
-    s = open_store(tmp_path / "labels.sqlite3" if target is None else target)
-    s.create_project(moons_subset())
-    return s
-
-
-def session(store, **kw) -> LabelingSession:
-    return LabelingSession(store, kw.pop("project", "moons"), kw.pop("strategy", "arls"), **kw)
-
-
-def assert_same_state(a: LabelingSession, b: LabelingSession) -> None:
-    """Bit-for-bit the same labels, engine state, histories and next query."""
-    assert a.labels == b.labels and list(a.labels) == list(b.labels)
-    assert a.skipped == b.skipped
-    assert a.engine.labeled_ == b.engine.labeled_ and a.engine.labels_ == b.engine.labels_
-    np.testing.assert_array_equal(a.engine.decision_function(), b.engine.decision_function())
-    np.testing.assert_array_equal(a.engine.scores(), b.engine.scores())
-    assert a.risk_history == b.risk_history
-    assert a.validation_history == b.validation_history
-    assert a.change_history == b.change_history
-    assert a.lam_ == b.lam_
-    assert a.query() == b.query()
-
-
-def scripted_history(s: LabelingSession) -> None:
-    """Labels, a relabel, skips, undos of each kind, clicks on non-query points."""
-    truth = s.project.truth
-    for _ in range(4):
-        i, _score = s.query()
-        s.label(i, truth[i])
-    q = s.query()[0]
-    s.skip(q)
-    s.label(5, 1)  # a clicked point, not the query
-    s.label(5, -1)  # relabel
-    s.undo()  # reverts the relabel: 5 is +1 again
-    assert s.labels[5] == 1
-    s.label(7, truth[7])
-    s.undo()
-    s.skip(11)
-    s.undo()  # un-skips 11
-    for _ in range(3):
-        i, _score = s.query()
-        s.label(i, truth[i], seconds=2.5)
-
 
 # -- core semantics --------------------------------------------------------------------------
 
@@ -184,31 +114,36 @@ def test_sync_picks_up_other_tabs(store):
 
 
 def test_two_processes_labeling_the_same_project_lose_nothing(store):
-    ctx = mp.get_context("spawn")
-    barrier = ctx.Barrier(2)
+    """Two processes label in turns (a barrier between turns, so every label of one lands
+    between two labels of the other, never all of one first): after each of its labels a
+    process's session holds every label made so far, the other's included, and the log
+    alternates between them."""
     halves = {"left": list(range(0, 40, 2)), "right": list(range(1, 40, 2))}
-    procs = [
-        ctx.Process(target=_label_points, args=(str(store.path), name, pts, barrier))
-        for name, pts in halves.items()
-    ]
-    for p in procs:
-        p.start()
-    for p in procs:
-        p.join(timeout=300)
-        assert p.exitcode == 0
+    problems = run_processes(
+        _label_in_turns, {name: (str(store.path), pts) for name, pts in halves.items()}
+    )
+    assert problems == {"left": [], "right": []}
+    assert [e.annotator for e in store.events("moons")] == ["left", "right"] * 20
     s = session(store)
     assert set(s.labels) == set(range(40))
     assert all(s.labels[i] == s.project.truth[i] for i in range(40))
-    annotators = {e.annotator for e in store.events("moons")}
-    assert annotators == {"left", "right"}
 
 
-def _label_points(path, name, points, barrier):
+def _label_in_turns(path, points, name, barrier, out):
+    """Round k: "left" labels its k-th point, then "right" its own; each checks its view."""
     s = LabelingSession(open_store(path), "moons", "arls", annotator=name)
-    barrier.wait()
-    for i in points:
-        s.sync()  # as a Streamlit rerun would
-        s.label(i, s.project.truth[i])
+    mine = 0 if name == "left" else 1
+    problems = []
+    for k, i in enumerate(points):
+        for turn in (0, 1):
+            barrier.wait(BARRIER_SECONDS)
+            if turn != mine:
+                continue
+            s.label(i, s.project.truth[i])
+            so_far = set(range(2 * k + mine + 1))  # both processes' points up to this one
+            if set(s.labels) != so_far or set(s.engine.labeled_) != so_far:
+                problems.append((i, sorted(so_far ^ set(s.labels))))
+    out.put((name, problems))
 
 
 # -- parameters -------------------------------------------------------------------------------

@@ -112,7 +112,7 @@ def test_low_rank_settings_reach_the_strategy_as_parameters(store):
     s = project_settings(store, "moons")
     assert engine_settings(s) == {
         "n_landmarks": 40, "landmarks": "uniform", "candidates": 30, "risk_sample": None,
-        "refine": 5, "risk_points": None,
+        "refine": 5, "graph_t": None, "risk_points": None,
     }  # fmt: skip
     engine = make_engine({**s, **engine_settings(s)}, s["lam"])
     params = engine.get_params()
@@ -138,7 +138,7 @@ def test_the_command_line_shows_and_changes_settings(store, capsys):
     shown = json.loads(capsys.readouterr().out)
     assert (shown["sigma"], shown["strategy"], shown["lam_auto"]) == (1.25, "entropy", True)
     assert project_settings(store, "moons")["strategy"] == "entropy"
-    assert cli(["settings", "--db", db, "--project", "moons", "--set", "sigma=-3"]) == 1
+    assert cli(["settings", "--db", db, "--project", "moons", "--set", "sigma=-3"]) == 2
     assert "sigma must be a positive number" in capsys.readouterr().err
-    assert cli(["settings", "--db", db, "--project", "moons", "--set", "colour=red"]) == 1
-    assert cli(["settings", "--db", db, "--project", "nope"]) == 1
+    assert cli(["settings", "--db", db, "--project", "moons", "--set", "colour=red"]) == 2
+    assert cli(["settings", "--db", db, "--project", "nope"]) == 2

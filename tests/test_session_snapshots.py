@@ -6,7 +6,7 @@ Reference: the same session replayed in full from the event log (``snapshots=Fal
 import pickle
 
 import pytest
-from test_session_replay import (
+from support.sessions import (
     assert_same_state,
     moons_subset,
     scripted_history,

@@ -7,20 +7,17 @@ Every test taking ``store`` or ``db_target`` runs on both backends (tests/confte
 
 import io
 import json
-import multiprocessing as mp
-import queue
 import signal
 import sqlite3
 import subprocess
 import sys
-import time
 from contextlib import closing
 
 import numpy as np
-import psycopg
 import pytest
+from support.races import claim_attempt, label_attempt, race, run_processes
+from support.stores import BARRIER_SECONDS, raw_sql, small_project
 
-from rlscore.data.projects import Project
 from rlscore.data.samples import ensure_sample_projects, list_samples
 from rlscore.storage import (
     DB_ENV,
@@ -32,33 +29,6 @@ from rlscore.storage import (
     open_store,
 )
 from rlscore.storage.sqlite import SCHEMA_VERSION
-
-#: seconds a process of a multiprocess test waits for the others at a barrier
-BARRIER_SECONDS = 60
-
-
-def small_project(name="p", n=6, classes=(-1, 1), truth=True) -> Project:
-    rng = np.random.default_rng(0)
-    return Project(
-        name=name,
-        X=rng.normal(size=(n, 3)),
-        feature_names=["a", "b", "c"],
-        ids=[f"id{i}" for i in range(n)],
-        truth=np.array([classes[i % len(classes)] for i in range(n)]) if truth else None,
-        classes=list(classes),
-        meta={"description": "test", "sigma": 1.5, "lam": 0.3, "image_shape": None},
-    )
-
-
-def raw_sql(target: str, sql: str, params: tuple = ()) -> list[tuple]:
-    """Run ``sql`` (``?`` markers) on a connection of its own to the database ``target`` and
-    commit: what another program sees, or a change behind the store's back."""
-    if target.startswith("postgres"):
-        with psycopg.connect(target, autocommit=True) as con:
-            cur = con.execute(sql.replace("?", "%s"), params)
-            return cur.fetchall() if cur.description else []
-    with closing(sqlite3.connect(target)) as con, con:
-        return con.execute(sql, params).fetchall()
 
 
 @pytest.fixture
@@ -84,7 +54,7 @@ def test_sqlite_is_in_wal_mode(tmp_path):
 
 def test_newer_schema_is_refused(db_target):
     with open_store(db_target) as s:
-        assert s.schema_version == SCHEMA_VERSION == 3
+        assert s.schema_version == SCHEMA_VERSION == 4
     raw_sql(db_target, "UPDATE schema_info SET version = ?", (SCHEMA_VERSION + 1,))
     with pytest.raises(RuntimeError, match="newer than this rlscore"):
         open_store(db_target)
@@ -279,32 +249,6 @@ def test_two_connections_see_each_others_events(db_target):
     s2.close()
 
 
-def _run_processes(target, args_of: dict, timeout: float = 120) -> dict:
-    """Run ``target(*args, barrier, out)`` in one process per entry of ``args_of`` (spawned,
-    started together at a barrier); returns what each put on ``out``, by name."""
-    ctx = mp.get_context("spawn")
-    barrier, out = ctx.Barrier(len(args_of)), ctx.Queue()
-    procs = [
-        ctx.Process(target=target, args=(*args, name, barrier, out))
-        for name, args in args_of.items()
-    ]
-    for p in procs:
-        p.start()
-    results: dict = {}
-    deadline = time.monotonic() + timeout
-    while len(results) < len(procs):
-        try:
-            name, result = out.get(timeout=0.2)
-            results[name] = result
-        except queue.Empty:  # fail at once when a process died, not at the deadline
-            assert all(p.exitcode in (None, 0) for p in procs), [p.exitcode for p in procs]
-            assert time.monotonic() < deadline, f"no result after {timeout} s"
-    for p in procs:
-        p.join(timeout=timeout)
-        assert p.exitcode == 0
-    return results
-
-
 def _writer(target: str, n: int, name: str, barrier, out) -> None:
     store = open_store(target)
     barrier.wait(BARRIER_SECONDS)
@@ -325,7 +269,7 @@ def test_concurrent_writers_in_two_processes_lose_nothing(db_target):
     with open_store(db_target) as s:
         s.create_project(small_project())
     n = 60
-    complete = _run_processes(_writer, {w: (db_target, n) for w in ("A", "B")})
+    complete = run_processes(_writer, {w: (db_target, n) for w in ("A", "B")})
     assert complete == {"A": True, "B": True}
     with open_store(db_target) as s:
         ev = s.events("p")
@@ -347,60 +291,24 @@ def _opener(target: str, name: str, barrier, out) -> None:
 
 
 def test_two_processes_creating_the_tables_at_once(db_target):
-    _run_processes(_opener, {w: (db_target,) for w in ("A", "B")})
+    run_processes(_opener, {w: (db_target,) for w in ("A", "B")})
     with open_store(db_target) as s:
         assert s.list_projects() == ["A", "B"] and s.schema_version == SCHEMA_VERSION
 
 
-def _contender(target: str, rounds: int, attempt, name: str, barrier, out) -> None:
-    """One process of a race: each round, every process reads the newest event id, then
-    calls ``attempt(store, round, name, seen)`` at the same moment; puts the list of what
-    ``attempt`` returned (True: it won) on ``out``."""
-    store = open_store(target)
-    won = []
-    for k in range(rounds):
-        barrier.wait(BARRIER_SECONDS)
-        seen = store.last_event_id("p")
-        barrier.wait(BARRIER_SECONDS)  # all decided on the same state
-        won.append(attempt(store, k, name, seen))
-        barrier.wait(BARRIER_SECONDS)  # all tried before any lets go of its claim
-        store.release_claims("p", name)
-    store.close()
-    out.put((name, won))
-
-
-def _claim(store, k: int, name: str, seen: int) -> bool:
-    return store.claim("p", k % 6, name, ttl=60)
-
-
-def _label(store, k: int, name: str, seen: int) -> bool:
-    kind = "review" if k % 3 == 2 else "label"
-    try:
-        store.append_event("p", Event(kind, k % 6, 1, name), unchanged_since=seen)
-    except StaleActionError:
-        return False
-    return True
-
-
-def race(target: str, attempt, rounds: int = 20) -> None:
-    """Two processes race ``rounds`` times (:func:`_contender`): exactly one wins each."""
-    with open_store(target) as s:
-        s.create_project(small_project())
-    won = _run_processes(_contender, {w: (target, rounds, attempt) for w in ("A", "B")})
-    assert [a + b for a, b in zip(won["A"], won["B"], strict=True)] == [1] * rounds
-
-
 def test_claims_hold_across_processes(db_target):
-    """Two processes claim the same point at the same moment, many times: exactly one wins."""
-    race(db_target, _claim)
+    """Two processes claim the same point, the second while the first is between its look-up
+    of the point's claim and its commit (tests/support/races.py): the first wins, every time."""
+    race(db_target, claim_attempt)
 
 
 def test_the_stale_check_is_atomic_across_processes(db_target):
-    """Two processes label (or review) the same point, decided on the same state, at the
-    same moment: exactly one of the two is committed, the other is refused as stale."""
-    race(db_target, _label)
+    """Two processes label (or review) the same point, decided on the same state, the second
+    while the first is between its stale check and its commit (tests/support/races.py): the
+    first is committed, the second refused as stale, every time."""
+    race(db_target, label_attempt)
     with open_store(db_target) as s:
-        assert len(s.events("p")) == 20
+        assert [e.annotator for e in s.events("p")] == ["A"] * 6
 
 
 def test_committed_events_survive_kill_9(db_target):
@@ -516,7 +424,7 @@ def test_old_sqlite_files_upgrade_to_version_3_keeping_every_event(tmp_path, ver
     before = raw_sql(path, f"SELECT {columns} FROM events ORDER BY id")
     assert [row[0] for row in before] == [1, 2, 4, 5]  # 3 and 6 went with project "gone"
     with open_store(path) as store:
-        assert store.schema_version == SCHEMA_VERSION == 3
+        assert store.schema_version == SCHEMA_VERSION == 4
         assert raw_sql(path, f"SELECT {columns} FROM events ORDER BY id") == before
         indexes = {r[0] for r in raw_sql(path, "SELECT name FROM sqlite_master WHERE type='index'")}
         assert {"events_by_project", "events_by_target", "events_by_point"} <= indexes
@@ -533,5 +441,5 @@ def test_old_sqlite_files_upgrade_to_version_3_keeping_every_event(tmp_path, ver
         assert store.claim("p", 3, "ann", 60) and store.claims("p")[3][0] == "ann"
         store.save_settings("p", {"lam": 0.1})
     with open_store(path) as store:  # opening again changes nothing
-        assert store.schema_version == 3 and len(store.events("p")) == 6
+        assert store.schema_version == SCHEMA_VERSION and len(store.events("p")) == 6
         assert store.load_settings("p") == {"lam": 0.1}

@@ -9,13 +9,15 @@ import time
 import numpy as np
 import psycopg
 import pytest
-from test_session_replay import moons_store, session
-from test_storage import _label, race, raw_sql, small_project
+from support.races import label_attempt, race
+from support.sessions import moons_store, session
+from support.stores import raw_sql, small_project
 
 import rlscore.sessions.snapshots
 from rlscore.sessions.snapshots import default_snapshot_dir
 from rlscore.storage import (
     DB_ENV,
+    SCHEMA_VERSION,
     Event,
     PostgresLabelStore,
     default_db_path,
@@ -38,7 +40,7 @@ def test_open_store_takes_both_url_schemes_and_the_environment(pg_url, monkeypat
     monkeypatch.setenv(DB_ENV, pg_url)
     assert default_db_path() == pg_url  # a URL is not a path: kept as it is
     with open_store() as s:
-        assert isinstance(s, PostgresLabelStore) and s.schema_version == 3
+        assert isinstance(s, PostgresLabelStore) and s.schema_version == SCHEMA_VERSION
 
 
 @pytest.mark.parametrize(
@@ -125,6 +127,7 @@ def test_a_database_of_schema_version_2_is_upgraded(store, pg_url):
         "ALTER TABLE events DROP CONSTRAINT events_kind_check, ADD CONSTRAINT "
         "events_kind_check CHECK (kind IN ('label', 'skip', 'undo'))",
     )
+    raw_sql(pg_url, "ALTER TABLE projects DROP COLUMN items")  # added by version 4
     raw_sql(pg_url, "UPDATE schema_info SET version = 2")
     with pytest.raises(psycopg.errors.CheckViolation):
         raw_sql(
@@ -132,7 +135,8 @@ def test_a_database_of_schema_version_2_is_upgraded(store, pg_url):
             "INSERT INTO events (project_uid, kind, timestamp) VALUES (1, 'review', 0)",
         )
     with open_store(pg_url) as again:
-        assert again.schema_version == 3 and [e.id for e in again.events("p")] == [label]
+        assert again.schema_version == SCHEMA_VERSION
+        assert [e.id for e in again.events("p")] == [label]
         again.append_event("p", Event("review", 0, -1, "rev"))
 
 
@@ -144,7 +148,7 @@ def test_writers_are_isolated_whatever_the_server_default(pg_url):
     raw_sql(
         pg_url, f"ALTER DATABASE {dbname} SET default_transaction_isolation TO 'repeatable read'"
     )
-    race(pg_url, _label)
+    race(pg_url, label_attempt)
 
 
 def test_snapshots_go_to_a_cache_folder_per_database(pg_url, tmp_path, monkeypatch):

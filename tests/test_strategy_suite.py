@@ -159,7 +159,7 @@ def test_quick_run_records_curves_that_an_independent_rls_reproduces(tmp_path, c
 
 @pytest.mark.filterwarnings("ignore:.*probability.*:FutureWarning")
 def test_modal_runs_through_the_compatibility_shim_and_fits_the_shared_svc():
-    pytest.importorskip("modAL")
+    """modAL is a test dependency (pyproject's ``test`` extras): this runs in CI, never skips."""
     bench = load_benchmark("strategies")
     X, y = suite.DATASETS["iris"]()
     protocol = suite.Protocol(queries=2, seeds=(0,))

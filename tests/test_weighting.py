@@ -1,4 +1,5 @@
-"""One class-weighting rule (SPEC §1) for RLSClassifier and ARLS, with hand-computed numbers.
+"""One class-weighting rule (docs/mathematics.md §1) for RLSClassifier and ARLS, with hand-computed
+numbers.
 
 Label vector used throughout: ``y = [0, 0, 0, 1, 1, 2]`` (n = 6, counts 3, 2, 1). Balanced:
 

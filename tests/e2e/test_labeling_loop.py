@@ -22,7 +22,7 @@ from app_page import (
     stored,
     wait_text,
 )
-from conftest import new_context
+from browser_context import new_context
 from playwright.sync_api import expect
 
 from rlscore.sessions.settings import project_settings

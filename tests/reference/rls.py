@@ -1,0 +1,156 @@
+"""Independent brute-force references for RLS (imported by the RLS and confidence tests).
+
+Nothing here uses an eigendecomposition or the ``W = A^{1/2}`` substitution of
+:mod:`rlscore.core.rls`: weighted (offset) RLS is solved from its KKT system
+``[[K + λA⁻¹, 1], [1ᵀ, 0]] [c; b] = [y; 0]`` (without offset: ``(K + λA⁻¹)c = y``), and
+leave-one-out values come from refitting on the n − 1 other points with their weights
+unchanged (docs/mathematics.md §1). ``tests/test_rls_reference.py`` checks these references against
+the
+objective's gradient, so the other tests compare against something known to be right.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rlscore.core.kernels import rbf_kernel
+
+
+def direct_solve(K, y, a, lam, offset):
+    """Minimiser of ``(y − Kc − b1)ᵀA(y − Kc − b1) + λcᵀKc`` from the KKT system; a > 0."""
+    n = K.shape[0]
+    S = K + lam * np.diag(1.0 / a)
+    if not offset:
+        return np.linalg.solve(S, y), 0.0
+    B = np.zeros((n + 1, n + 1))
+    B[:n, :n] = S
+    B[:n, n] = B[n, :n] = 1.0
+    sol = np.linalg.solve(B, np.append(y, 0.0))
+    return sol[:n], sol[n]
+
+
+def brute_loo(K, y, a, lam, offset):
+    """``f_{S∖i}(x_i)`` for every i by refitting on the other n − 1 points."""
+    n = K.shape[0]
+    out = np.empty(n)
+    for i in range(n):
+        keep = np.arange(n) != i
+        c, b = direct_solve(K[np.ix_(keep, keep)], y[keep], a[keep], lam, offset)
+        out[i] = K[i, keep] @ c + b
+    return out
+
+
+def gp_variance(K_train, k_x, k_xx, a, lam, offset):
+    """Direct Gaussian-process variance ``k(x,x) + λ − kᵀ(K + λA⁻¹)⁻¹k`` (+ offset term).
+
+    The offset term is the flat-prior basis-function correction of Rasmussen & Williams §2.7:
+    ``(1 − 1ᵀΣ⁻¹k)² / (1ᵀΣ⁻¹1)``.
+    """
+    S_inv = np.linalg.inv(K_train + lam * np.diag(1.0 / a))
+    var = k_xx + lam - np.einsum("ij,jk,ik->i", k_x, S_inv, k_x)
+    if offset:
+        one = np.ones(K_train.shape[0])
+        var = var + (1.0 - k_x @ S_inv @ one) ** 2 / (one @ S_inv @ one)
+    return var
+
+
+def brute_loo_variance(K, a, lam, offset):
+    """GP variance at ``x_i`` of the model trained on the other n − 1 points."""
+    n = K.shape[0]
+    out = np.empty(n)
+    for i in range(n):
+        keep = np.arange(n) != i
+        out[i] = gp_variance(
+            K[np.ix_(keep, keep)], K[i, keep][None, :], np.array([K[i, i]]), a[keep], lam, offset
+        )[0]
+    return out
+
+
+def hat_matrix(K, a, lam, offset):
+    """``H`` with ``f = H y``, column by column from direct solves (f is linear in y)."""
+    n = K.shape[0]
+    H = np.empty((n, n))
+    for j in range(n):
+        c, b = direct_solve(K, np.eye(n)[j], a, lam, offset)
+        H[:, j] = K @ c + b
+    return H
+
+
+def eigen_range(K, a):
+    """Smallest and largest eigenvalue of ``M = diag(√a) K diag(√a)`` (``eigvalsh``).
+
+    The test problems are well conditioned: every eigenvalue exceeds 1e-9 of the largest
+    (asserted), so "the smallest positive eigenvalue" of Paskov §2.5 is simply the smallest
+    one and no rounding threshold is involved.
+    """
+    w = np.sqrt(a)
+    ev = np.linalg.eigvalsh(w[:, None] * K * w[None, :])
+    assert ev[0] > 1e-9 * ev[-1], "ill-conditioned test problem: the grid's lower end is unclear"
+    return ev[0], ev[-1]
+
+
+def default_grid(K, a, num=50):
+    """Paskov §2.5 grid: geometric from the smallest to the largest eigenvalue of M."""
+    lo, hi = eigen_range(K, a)
+    return np.geomspace(lo, hi, num)
+
+
+def ova(y_index, T):
+    """±1 one-vs-all targets: (n, 1) for T = 2 (class 1 positive), else (n, T)."""
+    if T == 2:
+        return np.where(y_index == 1, 1.0, -1.0)[:, None]
+    Y = -np.ones((y_index.size, T))
+    Y[np.arange(y_index.size), y_index] = 1.0
+    return Y
+
+
+def balanced(y_index, T):
+    """docs/mathematics.md §1 balanced OvA weights, written out from the formulas."""
+    n = y_index.size
+    counts = np.bincount(y_index, minlength=T)
+    if T == 2:
+        return np.array([n / (2 * counts[k]) for k in y_index])[:, None]
+    A = np.empty((n, T))
+    for t in range(T):
+        for i in range(n):
+            A[i, t] = n / (2 * counts[t]) if y_index[i] == t else n / (2 * (n - counts[t]))
+    return A
+
+
+def make_problem(seed, n=24, d=2, T=2, sigma=1.0):
+    """A small random pool with every class present, its RBF kernel and labels."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = np.concatenate([np.arange(T), rng.integers(0, T, n - T)])
+    rng.shuffle(y)
+    X += y[:, None] * 0.7  # some signal
+    return X, y, rbf_kernel(X, sigma=sigma)
+
+
+def brute_force_auto_lam(K, Y, A, e, grid, error, offset=False):
+    """The largest λ of ``grid`` minimising the LOO error, every LOO value from a refit.
+
+    ``Y`` (n, T') ±1 targets, ``A`` (n, T') loss weights, ``e`` (n,) error weights. Squared
+    error ``Σ A (Y − L)² / (n T')``; classification error ``Σ e_i [wrong_i] / Σ e_i`` (sign for
+    one column, argmax otherwise). n refits per λ and per column, nothing from the engine.
+
+    Ties: the caller checks that every error is either within 1e-13 of the minimum (an exact
+    tie, computed in another order) or more than 1e-8 above it, so the set of minimisers does
+    not depend on a tolerance.
+    """
+    n, cols = Y.shape
+    errs = []
+    for lam in grid:
+        L = np.column_stack([brute_loo(K, Y[:, t], A[:, t], lam, offset) for t in range(cols)])
+        if error == "squared":
+            errs.append(np.sum(A * (Y - L) ** 2) / (n * cols))
+        else:
+            if cols == 1:
+                wrong = (L[:, 0] > 0) != (Y[:, 0] > 0)
+            else:
+                wrong = np.argmax(L, axis=1) != np.argmax(Y, axis=1)
+            errs.append(e @ wrong / e.sum())
+    errs = np.array(errs)
+    gap = errs - errs.min()
+    assert np.all((gap < 1e-13) | (gap > 1e-8)), "a near-tie: the choice would be arbitrary"
+    return grid[gap < 1e-13].max(), errs

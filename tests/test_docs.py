@@ -1,0 +1,78 @@
+"""The documentation stays in the repository and its links and citations resolve.
+
+Docstrings and comments cite the mathematics as ``docs/mathematics.md §N``; a citation of a
+section that does not exist, or of a file outside the repository (the old ``SPEC``), fails
+here, and so does a relative link in the Markdown documents that points at nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+MATHEMATICS = REPO / "docs" / "mathematics.md"
+#: the trees whose text may cite the mathematics (the docs themselves are checked below)
+CITING = ("rlscore", "benchmarks", "tests", "pages", "sample_data")
+MARKDOWN = [REPO / "README.md", REPO / "CONTRIBUTING.md", REPO / "CHANGELOG.md"] + sorted(
+    (REPO / "docs").glob("*.md")
+)
+
+
+def _sources() -> list[Path]:
+    files = [REPO / "app.py"]
+    for top in CITING:
+        files += [p for p in (REPO / top).rglob("*.py") if "artifacts" not in p.parts]
+    return files
+
+
+def _sections() -> set[str]:
+    """The section numbers of docs/mathematics.md: its headings ``## §N. …``."""
+    return set(re.findall(r"^## §(\d+)\.", MATHEMATICS.read_text(encoding="utf-8"), re.M))
+
+
+def test_every_cited_section_of_the_mathematics_exists():
+    sections = _sections()
+    assert sections == {str(k) for k in range(1, 10)}, sections
+    cite = re.compile(r"docs/mathematics\.md,?\s+((?:§\d+[–,\s]*(?:and\s+)?)+)")
+    missing = []
+    n = 0
+    for path in _sources():
+        text = path.read_text(encoding="utf-8")
+        for m in cite.finditer(text):
+            for k in re.findall(r"§(\d+)", m.group(1)):
+                n += 1
+                if k not in sections:
+                    missing.append(f"{path.relative_to(REPO)}: §{k}")
+    assert n > 50, f"only {n} citations found: is the pattern still the one the code uses?"
+    assert not missing, missing
+
+
+@pytest.mark.parametrize("marker", ["SPEC §", "SPEC's", "../shared/", "SPEC.md"])
+def test_no_source_cites_a_document_outside_the_repository(marker):
+    offenders = [
+        f"{p.relative_to(REPO)}:{i}"
+        for p in _sources() + MARKDOWN
+        for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+        if marker in line and p.resolve() != Path(__file__).resolve()
+    ]
+    assert not offenders, offenders
+
+
+def test_relative_links_of_the_markdown_documents_resolve():
+    broken = []
+    for doc in MARKDOWN:
+        for target in re.findall(r"\]\(([^)\s]+)\)", doc.read_text(encoding="utf-8")):
+            if re.match(r"[a-z]+:", target) or target.startswith("#"):
+                continue
+            if not (doc.parent / target.split("#", 1)[0]).exists():
+                broken.append(f"{doc.relative_to(REPO)} → {target}")
+    assert not broken, broken
+
+
+def test_the_readme_stays_short_and_its_image_small():
+    assert len((REPO / "README.md").read_text(encoding="utf-8").splitlines()) <= 300
+    image = REPO / "docs" / "images" / "label-page.png"
+    assert image.stat().st_size < 300_000
