@@ -11,7 +11,7 @@ to one thread, over **every** unlabeled candidate (no subsampling, no extrapolat
 * ``exact``: the engine's query in ``mode="exact"`` (a full KLR refit per candidate and label);
 * ``dense``: the baseline, written here with numpy/scipy only and sharing no code with the
   engine: for every candidate and label, KLR refitted by damped Newton in the representer
-  coefficients (dense (l·h)² systems), then the A-optimal risk of SPEC §6 in its
+  coefficients (dense (l·h)² systems), then the A-optimal risk of docs/mathematics.md §6 in its
   Sherman–Morrison–Woodbury form (a Cholesky solve for binary, an LU solve of the (l·h)²
   system for softmax; never an inverse of the hM × hM Hessian);
 * ``pick``: ``exact=dense`` when the exact engine and the baseline choose the same point (and
@@ -146,7 +146,8 @@ def dense_fit(K_LL: np.ndarray, codes: np.ndarray, T: int, tol: float = 1e-10) -
 
 
 def dense_risk(K: np.ndarray, L: np.ndarray, alpha: np.ndarray, T: int) -> float:
-    """A-optimal risk (SPEC §6, eqs. 4.23 / 5.29) over the unlabeled points, by SMW."""
+    """A-optimal risk (docs/mathematics.md §6, eqs. 4.23 / 5.29) over the unlabeled points, by
+    SMW."""
     U = np.setdiff1d(np.arange(K.shape[0]), L)
     P = dense_probabilities(K[:, L] @ alpha)
     K_LL, K_LU, l = K[np.ix_(L, L)], K[np.ix_(L, U)], len(L)

@@ -1,6 +1,7 @@
 """Ablation of ARLS (issue 13): what focusing on uncertain candidates and an offset bring.
 
-Thesis ARLS (``arls``: the expected risk of every unlabeled point, SPEC §5) against focused
+Thesis ARLS (``arls``: the expected risk of every unlabeled point, docs/mathematics.md §5) against
+focused
 ARLS (``arls-focused``: the same exact expected risk on the ``c`` unlabeled points with the
 smallest margin, for several ``c``), without and with the unpenalised offset of its RLS
 (``fit_intercept``), beside the uncertainty (smallest margin) and random baselines of the

@@ -5,12 +5,14 @@ For each pool (2-D points in a 60 × 60 box, labels from a smooth function; RBF 
 and times one query of
 
 * **ARLS** (``rlscore.query.ARLS.next_query``: the expected risk of every candidate from the
-  O(n) rank-one lookahead, SPEC §5), each right after a label (taught, then undone), median
+  O(n) rank-one lookahead, docs/mathematics.md §5), each right after a label (taught, then undone),
+  median
   of ``--repeats`` queries after a warm-up;
 * **naive ARLS**, written here with numpy/scipy only and sharing no code with the engine: for
   every unlabeled candidate i and every label c it refits RLS on L ∪ {i} from scratch
   (its own RBF kernel, a Cholesky factorisation of ``K_{L+i} + λI`` per candidate, one solve
-  per label), predicts the pool, computes the SPEC's pool risk of that classifier, and takes
+  per label), predicts the pool, computes the pool risk of docs/mathematics.md §5 of that
+  classifier, and takes
   the expectation over the current model's ``p̂(c | x_i)``; median of ``--naive-repeats`` (≥ 3)
   calls after one traced call. Where a full run would take minutes (``n · max(l, 50)`` above
   10⁶) it scores ``--naive-candidates`` random candidates and the time is extrapolated

@@ -62,7 +62,8 @@ def make_engine(model: str, dataset: str) -> Callable[[], QueryStrategy]:
     meta = load_sample(dataset).meta
     if model == "ARLS":
         return lambda: ARLS(sigma=meta["sigma"], lam=meta["lam"], class_weight=meta["class_weight"])
-    # Yajima's graph kernel; t = 10 keeps the KLR confident away from the labels (SPEC §7)
+    # Yajima's graph kernel; t = 10 keeps the KLR confident away from the labels
+    # (docs/mathematics.md §7)
     return lambda: AOptimalKLR(kernel="graph", lam=0.1, graph_t=10.0, mode="exact")
 
 

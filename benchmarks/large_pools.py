@@ -1,4 +1,4 @@
-"""ARLS on low-rank features for pools of 10⁵–10⁶ points (issue 10, SPEC §7).
+"""ARLS on low-rank features for pools of 10⁵–10⁶ points (issue 10, docs/mathematics.md §7).
 
 Data: ``n`` points of a 10-dimensional standard normal, labels ``x₀ + sin(2x₁) + x₂x₃/2 > 0``
 (two classes, about balanced), RBF σ = 3, λ = 0.5, no class weights, 10 random labels taught

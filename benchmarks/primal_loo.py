@@ -1,4 +1,4 @@
-"""Benchmark: the linear-kernel exact LOO curve over 50 λ in the primal (SPEC §7).
+"""Benchmark: the linear-kernel exact LOO curve over 50 λ in the primal (docs/mathematics.md §7).
 
 For d = 20 features and n = 1000 … 100 000 points (a noisy linear rule, targets ±1, no
 offset, no weights) and the same 50 λ everywhere, one run prints side by side:

@@ -1,4 +1,4 @@
-"""Reproduce the low-rank claims of Rifkin §7.6 and Sheng §4.4 (SPEC §7).
+"""Reproduce the low-rank claims of Rifkin §7.6 and Sheng §4.4 (docs/mathematics.md §7).
 
 **(a) Rifkin, Yeo & Poggio, figs. 7.2–7.3** (usps, faces; ROC curves, ten runs): at equal m,
 *rectangle* beats *subset* beats *Nyström* (Nyström = the approximate kernel in place of K for

@@ -1,4 +1,4 @@
-"""Reproduce Saketha Nath ch. 2, classifiers with specified error rates (SPEC §8).
+"""Reproduce Saketha Nath ch. 2, classifiers with specified error rates (docs/mathematics.md §8).
 
 **What the seed gives.** The seed text stops at the end of §2.4: §2.5 (experiments, tables
 2.1 "performance of the novel biased classifiers", 2.2 "comparison of error with biased
@@ -21,7 +21,8 @@ of :mod:`rlscore.core.error_rates`).
 Tables: (1) test FN/FP rates against the targets, Chebyshev and Gaussian κ, linear and RBF;
 (2) the same classifiers beside SVM, a cost-weighted ("biased") SVM (class weights η₂ : η₁) and
 RLS whose offset is put in the middle of the interval of offsets meeting the targets
-(SPEC §8 (b)); (3) solver time of the SOCP (cvxpy + Clarabel) and the iterative algorithm on the
+(docs/mathematics.md §8 (b)); (3) solver time of the SOCP (cvxpy + Clarabel) and the iterative
+algorithm on the
 same moments, median of repeats, with their agreement; (4) the iterative algorithm's steps
 against the ridge (the condition number of the covariances).
 
@@ -167,7 +168,8 @@ def table_compare(sets, splits: int, eta) -> list[dict]:
     print(f"\n## (2) Beside SVM and RLS at η = {eta} (thesis tables 2.2–2.3 stand-in)")
     print("SER = specified-error classifier (SOCP); SVC C = 1, σ as above; biased SVC: class "
           f"weights η₂ : η₁ = {eta[1]}:{eta[0]} (positive : negative); RLS: automatic λ, offset "
-          "moved to the middle of its certified interval (SPEC §8 (b)); the error is the "
+          "moved to the middle of its certified interval (docs/mathematics.md §8 (b)); "
+          "the error is the "
           "plain test error")  # fmt: skip
     print(f"{'set':>13} {'method':>22} | {'feasible':>8} | {'error':>13} | {'FN':>13} | "
           f"{'FP':>13} | thesis")  # fmt: skip

@@ -1,4 +1,5 @@
-"""Reproduce Paskov's ARLS and weighting experiments (SPEC §9; seed 000, §4.1 and §4.3).
+"""Reproduce Paskov's ARLS and weighting experiments (docs/mathematics.md §9; seed 000, §4.1
+and §4.3).
 
 * **Spheres** (fig. 4-7): 1200 points, 20 in each of 60 discs; RBF σ = 1.7, λ = 0.5. Paper:
   ARLS reaches 100 % validation accuracy after exactly 60 queries, one per sphere (its centre);
@@ -323,7 +324,9 @@ def table_html(rows) -> str:
 
 
 def main(argv=None) -> None:
-    p = argparse.ArgumentParser(description="Reproduce Paskov's ARLS experiments (SPEC §9).")
+    p = argparse.ArgumentParser(
+        description="Reproduce Paskov's ARLS experiments (docs/mathematics.md §9)."
+    )
     p.add_argument("--quick", action="store_true", help="fewer seeds and queries")
     p.add_argument("--seeds", type=int, help="random runs (default 10, quick 3)")
     p.add_argument("--out", default="reproduce_paskov.html", help="HTML report path")

@@ -1,4 +1,4 @@
-"""Reproduce Sheng §2.3.1, Table 2.1 (simulated data): BDLDA and T-BDLDA (SPEC §8).
+"""Reproduce Sheng §2.3.1, Table 2.1 (simulated data): BDLDA and T-BDLDA (docs/mathematics.md §8).
 
 **Thesis settings** (seed 001, §2.3.1 and the caption of Table 2.1): two Gaussian classes
 ``N(μ_A, K)``, ``N(μ_B, K)``, ``μ_A = 0``; 𝓛 = 5, MaxGrow = 3, MaxFeature = 20, 𝒩 = 5;

@@ -1,7 +1,8 @@
 """Reproduce Yajima & Sato §6: A-optimal KLR vs random (RQ) and most-uncertain (MUQ) queries,
 in the paper's fixed setting and with t and λ chosen from the labels.
 
-Protocol (seed 004 §6, SPEC §9): 100 random points per class (a fixed pool per data set), a
+Protocol (seed 004 §6, docs/mathematics.md §9): 100 random points per class (a fixed pool per data
+set), a
 symmetric kNN graph with k = 6 on Euclidean distances, b_ij = 1, the kernel ``(I + tL̃)⁻¹``,
 one random initial label per class, 15 queries, 10 trials that change the initial labels (and
 the random queries). After every query: accuracy of the semi-supervised KLR over the whole

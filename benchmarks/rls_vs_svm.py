@@ -1,4 +1,4 @@
-"""Benchmark: Rifkin's claim that RLS classification ≈ SVM accuracy (SPEC §9).
+"""Benchmark: Rifkin's claim that RLS classification ≈ SVM accuracy (docs/mathematics.md §9).
 
 Rifkin, Yeo & Poggio compare RLSC and the SVM on usps / 20newsgroups, which are not available
 offline; here the stand-ins are scikit-learn's bundled sets: digits "4 vs rest", digits
