@@ -6,7 +6,10 @@ A command never creates or converts a database: opening a missing SQLite file wo
 it, and opening an empty file or another program's SQLite database would write the label
 tables into it. So a SQLite file is first checked without writing anything — it exists, is
 a file, starts with the SQLite header, and (read through a ``mode=ro`` connection) holds the
-label tables at this rlscore's schema version — and only then opened as a store.
+label tables at this rlscore's schema version — and only then opened as a store. Both
+SQLite and PostgreSQL are opened with ``open_store(..., create=False)``, which refuses a
+database without the label tables at this schema version before any table is created: a
+reachable but empty PostgreSQL database stays empty.
 """
 
 from __future__ import annotations
@@ -116,19 +119,21 @@ def open_existing_store(db: str | None) -> SQLLabelStore:
     CommandError
         A SQLite file that is missing, a folder, empty, not a SQLite file, not an rlscore
         database or of another schema version (:func:`sqlite_problem`); a PostgreSQL URL
-        that is invalid or whose server cannot be reached (the message names host and port
-        and leaves out the password).
+        that is invalid, whose server cannot be reached (the message names host and port
+        and leaves out the password) or whose database is not a label database at this
+        schema version (opened with ``create=False``: an empty database stays empty).
     """
     target = database_target(db)
-    if is_postgres_url(target):
-        try:
-            return open_store(target)
-        except (ConnectionError, ValueError) as exc:
-            raise CommandError(one_line(exc)) from None
-    problem = sqlite_problem(target)
-    if problem is not None:
-        raise CommandError(problem)
-    return open_store(target)
+    if not is_postgres_url(target):
+        # the file is checked first without even connecting (connecting could write a
+        # journal mode into a file that is not ours)
+        problem = sqlite_problem(target)
+        if problem is not None:
+            raise CommandError(problem)
+    try:
+        return open_store(target, create=False)
+    except (ConnectionError, ValueError) as exc:  # NotALabelDatabaseError is a ValueError
+        raise CommandError(one_line(exc)) from None
 
 
 __all__ = [

@@ -17,7 +17,7 @@ from pathlib import Path
 from rlscore.storage.base import LabelStore
 from rlscore.storage.events import EVENT_KINDS, Event, StaleActionError, UnknownProjectError
 from rlscore.storage.postgres import PostgresLabelStore, is_postgres_url
-from rlscore.storage.schema import SCHEMA_VERSION
+from rlscore.storage.schema import SCHEMA_VERSION, NotALabelDatabaseError
 from rlscore.storage.sql import SQLLabelStore
 from rlscore.storage.sqlite import DEFAULT_DB, SQLiteLabelStore
 
@@ -34,8 +34,9 @@ def default_db_path() -> Path | str:
     return env if is_postgres_url(env) else Path(env).expanduser()
 
 
-def open_store(target: str | os.PathLike | None = None) -> SQLLabelStore:
-    """Open (creating the tables if needed) the label store ``target`` names.
+def open_store(target: str | os.PathLike | None = None, *, create: bool = True) -> SQLLabelStore:
+    """Open (creating the tables if needed, unless ``create=False``) the label store
+    ``target`` names.
 
     Parameters
     ----------
@@ -43,6 +44,11 @@ def open_store(target: str | os.PathLike | None = None) -> SQLLabelStore:
         A ``postgresql://`` or ``postgres://`` URL (:class:`PostgresLabelStore`), or the
         path of a SQLite file (:class:`SQLiteLabelStore`, created with its folder if
         missing); None: :func:`default_db_path`.
+    create
+        False: the read-only open of a command that only reads. A database that does not
+        already hold the label tables at :data:`SCHEMA_VERSION` is refused before any table
+        is created or converted (an empty PostgreSQL database stays empty, a missing SQLite
+        file is not created).
 
     Returns
     -------
@@ -54,11 +60,14 @@ def open_store(target: str | os.PathLike | None = None) -> SQLLabelStore:
         An invalid PostgreSQL URL.
     ConnectionError
         The PostgreSQL server cannot be reached (the message leaves out the password).
+    NotALabelDatabaseError
+        With ``create=False``: not a label database at this schema version (a
+        :class:`ValueError`).
     """
     target = default_db_path() if target is None else target
     if is_postgres_url(target):
-        return PostgresLabelStore(target)
-    return SQLiteLabelStore(target)
+        return PostgresLabelStore(target, create=create)
+    return SQLiteLabelStore(target, create=create)
 
 
 __all__ = [
@@ -68,6 +77,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "Event",
     "LabelStore",
+    "NotALabelDatabaseError",
     "PostgresLabelStore",
     "SQLLabelStore",
     "SQLiteLabelStore",

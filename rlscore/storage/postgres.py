@@ -97,11 +97,16 @@ class PostgresLabelStore(SQLLabelStore):
         ``$PGPASSWORD`` than in the URL.
     connect_timeout
         Whole seconds to wait for the server when the URL has no ``connect_timeout``.
+    create
+        False: only open a database that already holds the label tables at this schema
+        version (see :class:`~rlscore.storage.sql.SQLLabelStore`).
 
     Raises
     ------
     ValueError
-        ``url`` is not a valid PostgreSQL URL.
+        ``url`` is not a valid PostgreSQL URL; with ``create=False``, a database that is not
+        a label database at this schema version
+        (:class:`~rlscore.storage.schema.NotALabelDatabaseError`).
     ConnectionError
         The server cannot be reached or refuses the connection (the message names the
         URL without its password, and libpq's reason).
@@ -119,7 +124,7 @@ class PostgresLabelStore(SQLLabelStore):
 
     dialect = POSTGRES
 
-    def __init__(self, url: str, *, connect_timeout: int = CONNECT_TIMEOUT):
+    def __init__(self, url: str, *, connect_timeout: int = CONNECT_TIMEOUT, create: bool = True):
         self.location = redact(url)
         if not is_postgres_url(url):
             raise ValueError(
@@ -143,7 +148,7 @@ class PostgresLabelStore(SQLLabelStore):
             for k, v in {"connect_timeout": connect_timeout, "application_name": "rlscore"}.items()
             if k not in params
         }
-        super().__init__()
+        super().__init__(create=create)
         info = self._conn.info
         name = re.sub(r"[^A-Za-z0-9._-]+", "_", f"{info.host}-{info.port}-{info.dbname}")
         self.snapshot_dir = snapshot_root() / name.strip("_")

@@ -2,7 +2,8 @@
 
 The schema is versioned in the table ``schema_info``. :func:`migrate` creates the tables of a
 new database, upgrades an older one one version at a time (one transaction), and refuses a
-database written by a newer rlscore. Version 1: projects and events; 2: events record what
+database written by a newer rlscore; :func:`require_current` (the read-only open) only checks
+the version, writing nothing. Version 1: projects and events; 2: events record what
 was seen, claims, per-project settings; 3: review events; 4: projects keep their items (what
 the annotator sees: texts, image paths, context values). The statements are written once,
 with the dialect's column types filled in by :func:`table_ddl`.
@@ -101,6 +102,47 @@ def stored_version(db: SQLConnection) -> int | None:
     return None if row is None else int(row[0])
 
 
+class NotALabelDatabaseError(ValueError):
+    """A database opened read-only (``create=False``) that is not an rlscore label database
+    at this rlscore's schema version: it is left as it is."""
+
+
+def require_current(db: SQLConnection, location: str) -> None:
+    """Check, without writing anything, that the database holds the label tables at
+    :data:`SCHEMA_VERSION` (the read-only open: nothing is created or converted).
+
+    Parameters
+    ----------
+    db
+        The connection to the database.
+    location
+        Where the database is (named in the error).
+
+    Raises
+    ------
+    NotALabelDatabaseError
+        No ``schema_info`` (an empty database or another program's), or another version.
+    """
+    version = stored_version(db)
+    if version == SCHEMA_VERSION:
+        return
+    if version is None:
+        raise NotALabelDatabaseError(
+            f"{location} is not an rlscore label database (it has no schema_info table); "
+            "start the app on it once to create the tables"
+        )
+    if version > SCHEMA_VERSION:
+        raise NotALabelDatabaseError(
+            f"{location} has schema version {version}, newer than this rlscore's "
+            f"({SCHEMA_VERSION}): upgrade rlscore"
+        )
+    raise NotALabelDatabaseError(
+        f"{location} has schema version {version}, older than this rlscore's "
+        f"({SCHEMA_VERSION}): open it once with the app to upgrade it (a read-only open "
+        "does not change a database)"
+    )
+
+
 def migrate(db: SQLConnection, location: str, replace_kind_check: Callable[[], None]) -> None:
     """Create the tables, or upgrade an older database in place (one transaction).
 
@@ -158,7 +200,9 @@ __all__ = [
     "EVENT_TABLE_COLUMNS",
     "KIND_CHECK",
     "SCHEMA_VERSION",
+    "NotALabelDatabaseError",
     "migrate",
+    "require_current",
     "sql_list",
     "stored_version",
     "table_ddl",

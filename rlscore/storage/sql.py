@@ -33,7 +33,13 @@ from rlscore.storage.base import LabelStore
 from rlscore.storage.connection import SQLConnection, SQLDialect
 from rlscore.storage.events import EVENT_KINDS, Event, StaleActionError
 from rlscore.storage.project_table import ProjectTable
-from rlscore.storage.schema import EVENT_COLUMNS, SCHEMA_VERSION, migrate, sql_list
+from rlscore.storage.schema import (
+    EVENT_COLUMNS,
+    SCHEMA_VERSION,
+    migrate,
+    require_current,
+    sql_list,
+)
 
 #: the kinds of event an undo can revert
 UNDOABLE_KINDS = ("label", "skip", "review")
@@ -45,6 +51,14 @@ class SQLLabelStore(LabelStore):
     One connection per store object, shared by threads under a lock (Streamlit reruns run
     in threads); separate processes and servers each open their own store.
 
+    Parameters
+    ----------
+    create
+        True: create the tables of a new database and upgrade an older one; False (the
+        read-only open of the commands that only read): refuse, with
+        :class:`~rlscore.storage.schema.NotALabelDatabaseError`, a database that is not a
+        label database at this schema version, without creating or converting anything.
+
     Attributes
     ----------
     location : str
@@ -55,11 +69,14 @@ class SQLLabelStore(LabelStore):
     dialect: ClassVar[SQLDialect]
     location: str
 
-    def __init__(self) -> None:
+    def __init__(self, *, create: bool = True) -> None:
         self._db = SQLConnection(self.dialect, self._connect, self._connection_lost)
         self._projects = ProjectTable(self._db)
         try:
-            migrate(self._db, self.location, self._replace_kind_check)
+            if create:
+                migrate(self._db, self.location, self._replace_kind_check)
+            else:  # read-only open: refuse, before any DDL, what is not already a label database
+                require_current(self._db, self.location)
         except BaseException:
             self._db.conn.close()
             raise

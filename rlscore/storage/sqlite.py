@@ -14,7 +14,12 @@ import time
 from pathlib import Path
 
 from rlscore.storage.connection import SQLDialect
-from rlscore.storage.schema import EVENT_TABLE_COLUMNS, SCHEMA_VERSION, table_ddl
+from rlscore.storage.schema import (
+    EVENT_TABLE_COLUMNS,
+    SCHEMA_VERSION,
+    NotALabelDatabaseError,
+    table_ddl,
+)
 from rlscore.storage.sql import SQLLabelStore
 
 #: where the label database is when neither an argument nor ``$RLSCORE_DB`` says
@@ -49,7 +54,11 @@ class SQLiteLabelStore(SQLLabelStore):
     Parameters
     ----------
     path
-        Database file; its directory is created if needed.
+        Database file; its directory is created if needed (not with ``create=False``).
+    create
+        False: only open a file that already holds the label tables at this schema version
+        (see :class:`~rlscore.storage.sql.SQLLabelStore`); a missing file is refused, not
+        created.
 
     Attributes
     ----------
@@ -60,11 +69,14 @@ class SQLiteLabelStore(SQLLabelStore):
 
     dialect = SQLITE
 
-    def __init__(self, path: str | os.PathLike):
+    def __init__(self, path: str | os.PathLike, *, create: bool = True):
         self.path = Path(path).expanduser()
         self.location = str(self.path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        super().__init__()
+        if create:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        elif not self.path.is_file():  # connecting would create it
+            raise NotALabelDatabaseError(f"no label database at {self.path}")
+        super().__init__(create=create)
 
     def _connect(self) -> sqlite3.Connection:
         conn = sqlite3.connect(

@@ -1,0 +1,119 @@
+"""Four annotators on two app servers over one PostgreSQL database, in Chromium: every click's
+notice says what the database holds (issue 27, item 3).
+
+Each round, every annotator (two per server) clicks a label button once the point has been on
+screen for the minimum dwell (measured by the page's own draw times); the four clicks are sent
+before any answer is read, so the servers' runs overlap. Then each page's notice about its
+point is read. At the end, every notice is checked against the stored events (read through a
+store of the test's own): "Saved: point #N labeled X" has exactly one label event by that
+annotator on N with X; a refusal has none from that click; no click is without a notice.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+import pytest
+from app_page import heading_number, open_app, settle
+from browser_context import new_context
+from playwright.sync_api import expect
+from streamlit_server import StreamlitServer
+
+from rlscore.storage import open_store
+
+POLL = 1.0
+MIN_DWELL_MS = 200
+ROUNDS = 5
+#: one element per alert (stAlertContainer sits inside stAlert: matching both counts it twice)
+ALERT = '[data-testid="stAlert"]'
+FRESH = '[data-testid="stElementContainer"][data-stale="false"]'
+#: how long a click may go unanswered (a loaded machine is slow; 20 s is the issue's "nothing")
+ANSWER_MS = 20_000
+SAVED = re.compile(r"Saved: point #(\d+) labeled (\S+?)\.")
+#: the point the page drew last has been on screen for at least the dwell (plus a margin)
+DWELLED = """([point, ms]) => {
+  const t = window.__rlscoreDrawTimes || [];
+  if (!t.length) return false;
+  const last = t[t.length - 1];
+  return last.point.endsWith(':' + point) && Date.now() - last.at >= ms;
+}"""
+
+
+@pytest.fixture
+def two_servers(pg_url, artifacts):
+    servers = [
+        StreamlitServer(pg_url, artifacts / f"notices{k}.log", poll_seconds=POLL) for k in (1, 2)
+    ]
+    try:
+        for s in servers:
+            s.start()
+        yield servers
+    finally:
+        for s in servers:
+            s.stop()
+
+
+def fresh_label_button(page, text: str):
+    return page.locator(FRESH).get_by_role(
+        "button", name=re.compile(rf"^{re.escape(text)}( Shortcut \d)?$")
+    )
+
+
+def click_after_dwell(page, label: str) -> tuple[int, int]:
+    """Click ``label`` on the point shown once it has been drawn ≥ the dwell ago; returns
+    (the point, the count of finished runs before the click)."""
+    settle(page)
+    point = heading_number(page, "Next query:")
+    page.wait_for_function(DWELLED, arg=[point, MIN_DWELL_MS + 50], timeout=ANSWER_MS)
+    runs = page.evaluate("window.__runs")
+    fresh_label_button(page, label).click(timeout=ANSWER_MS)
+    return point, runs
+
+
+def notice_about(page, point: int, runs: int) -> list[str]:
+    """The texts of the alerts that name ``#point`` once the click's run has finished."""
+    page.wait_for_function(f"window.__runs > {runs}", timeout=ANSWER_MS)
+    settle(page)
+    about = page.locator(ALERT).filter(has_text=re.compile(rf"#{point}\b"))
+    expect(about.first).to_be_visible(timeout=ANSWER_MS)
+    return [t.strip() for t in about.all_inner_texts()]
+
+
+def test_every_click_notice_matches_the_database(browser, two_servers, pg_url):
+    one, two = two_servers
+    team = {"ada": one, "bob": one, "cy": two, "dee": two}
+    pages = {}
+    try:
+        for name in team:
+            pages[name] = new_context(browser).new_page()
+        for name, server in team.items():
+            open_app(pages[name], f"{server.url}/?project=two_moons", 0, annotator=name)
+        clicks = []  # (annotator, point, label, notices)
+        for r in range(ROUNDS):
+            sent = {}
+            for k, name in enumerate(team):
+                label = "1" if (r + k) % 2 else "-1"
+                sent[name] = (*click_after_dwell(pages[name], label), label)
+            for name, (point, runs, label) in sent.items():
+                clicks.append((name, point, label, notice_about(pages[name], point, runs)))
+        with open_store(pg_url) as store:
+            events = [e for e in store.events("two_moons") if e.kind == "label"]
+        stored = Counter((e.annotator, e.point, str(e.label)) for e in events)
+        saved = Counter()
+        for name, point, label, notices in clicks:
+            said = [m for t in notices if (m := SAVED.search(t))]
+            assert notices, (name, point)  # no click without a notice
+            if said:
+                assert len(said) == 1, notices
+                assert int(said[0].group(1)) == point and said[0].group(2) == label, notices
+                assert not any("Ignored" in t or "Not saved" in t for t in notices), notices
+                saved[(name, point, label)] += 1
+            else:  # a refusal: nothing of this click's is stored
+                assert (name, point, label) not in stored, (name, point, notices)
+        # every saved notice has exactly its event, and every event its saved notice
+        assert saved == stored, (saved, stored)
+        print(f"{len(clicks)} clicks, {sum(saved.values())} saved, notices: {clicks}")
+    finally:
+        for page in pages.values():
+            page.context.close()
