@@ -4,9 +4,13 @@ Layout and wiring only: reading, validation, storage and export live in
 :mod:`rlscore.data.projects`, :mod:`rlscore.storage` and :mod:`rlscore.sessions`; the columns
 proposed for an upload and its preview in :mod:`rlscore.data.upload`; the table of projects is
 :class:`rlscore.sessions.project_overview.ProjectOverview` (each run reads only new events);
-the shared wiring in :mod:`rlscore.ui`. Names from the uploaded file and the store (file,
-project, column and class names) are shown as text (:func:`rlscore.ui.text.md_text`), never
-as Markdown.
+the shared wiring in :mod:`rlscore.ui`. The form chooses a project's items (text columns,
+one image column under the server's ``$RLSCORE_IMAGE_ROOT``, context columns) and features
+(numeric columns, an embedding column, text features and their settings), and offers the
+fixes of :mod:`rlscore.data.table_fixes` when the table needs them; the proposals, the fixes
+and the text features' caption are :mod:`rlscore.data.upload`'s. Names from the uploaded
+file and the store (file, project, column and class names) are shown as text
+(:func:`rlscore.ui.text.md_text`), never as Markdown.
 """
 
 from __future__ import annotations
@@ -18,6 +22,10 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
+from rlscore.data.features import FeatureInputError
+from rlscore.data.features.images import IMAGE_ROOT_ENV, server_image_root
+from rlscore.data.features.text import TextFeatureSettings
+from rlscore.data.items import ItemInputError
 from rlscore.data.projects import (
     ProjectInputError,
     parse_class_names,
@@ -25,13 +33,24 @@ from rlscore.data.projects import (
     read_table,
     truth_values,
 )
+from rlscore.data.table_fixes import TableFixError
 from rlscore.data.upload import (
+    ANALYZER_CHOICES,
     MAX_PREVIEW_ROWS,
+    MISSING_FIXES,
+    apply_fixes,
+    categorical_columns,
     class_listing,
+    columns_with_missing_values,
     default_features,
+    fixed_features,
+    guess_image_column,
+    guess_text_columns,
     guess_truth_column,
     listed,
     project_preview,
+    text_feature_caption,
+    text_settings,
 )
 from rlscore.sessions import export_labels
 from rlscore.storage import UnknownProjectError
@@ -40,11 +59,15 @@ from rlscore.ui.flash import flash, show_flash
 from rlscore.ui.navigation import enter_through_app
 from rlscore.ui.store import get_overview, get_store
 from rlscore.ui.text import md_text
+from rlscore.ui.upload_form import feature_progress
 
 enter_through_app("data")
 
 NO_ID = "(row number)"
 NO_TRUTH = "(none)"
+NO_IMAGE = "(no image column)"
+NO_EMBEDDING = "(no embedding column)"
+DEFAULT_TEXT = TextFeatureSettings()
 
 
 @st.cache_data(show_spinner=False, max_entries=4)
@@ -103,12 +126,61 @@ if upload is not None:
         )
         id_column = None if id_column == NO_ID else id_column
         truth_column = None if truth_column == NO_TRUTH else truth_column
+        roles = (id_column, truth_column)
+
+        st.subheader("Items: what the annotator sees")
+        text_columns = st.multiselect(
+            "Text columns (shown, and text features built from them)",
+            [c for c in columns if c not in roles],
+            default=guess_text_columns(df, exclude=roles),
+            key="text_columns",
+        )
+        image_guess = guess_image_column(df, exclude=(*roles, *text_columns))
+        image_options = [NO_IMAGE, *(c for c in columns if c not in (*roles, *text_columns))]
+        image_column = st.selectbox(
+            "Image column (paths relative to the server's image folder)",
+            image_options,
+            index=image_options.index(image_guess) if image_guess else 0,
+            key="image_column",
+        )
+        image_column = None if image_column == NO_IMAGE else image_column
+        items = {*roles, *text_columns, image_column}
+        context_columns = st.multiselect(
+            "Context columns (shown as they are)",
+            [c for c in columns if c not in items],
+            key="context_columns",
+        )
+
+        st.subheader("Features: what the learner uses")
+        embedding_options = [NO_EMBEDDING, *(c for c in columns if c not in items)]
+        embedding_column = st.selectbox(
+            "Embedding column (one vector per row: a JSON list or a Parquet list)",
+            embedding_options,
+            key="embedding_column",
+        )
+        embedding_column = None if embedding_column == NO_EMBEDDING else embedding_column
+        used = {*items, embedding_column}
         features = st.multiselect(
             "Feature columns",
-            [c for c in columns if c not in (id_column, truth_column)],
-            default=default_features(df, exclude=(id_column, truth_column)),
+            [c for c in columns if c not in used],
+            default=default_features(df, exclude=used),
             key="features",
         )
+        settings = None
+        if text_columns:
+            st.caption(
+                "Text features: TF-IDF of the text columns reduced to a dense basis (truncated "
+                "SVD); the variance it keeps is shown below once built."
+            )
+            a, b, c = st.columns(3)
+            analyzer = a.selectbox("Text analyzer", list(ANALYZER_CHOICES), key="text_analyzer")
+            vocabulary = b.number_input(
+                "Vocabulary size", 1, 1_000_000, DEFAULT_TEXT.vocabulary_size, 1000,
+                key="text_vocabulary",
+            )  # fmt: skip
+            dimension = c.number_input(
+                "Dimension", 1, 1000, DEFAULT_TEXT.n_components, 10, key="text_dimension"
+            )
         if truth_column is not None:
             shown = md_text(listed(truth_values(df, truth_column)))
             names_text = st.text_input(
@@ -124,21 +196,62 @@ if upload is not None:
         standardize = st.checkbox(
             "Standardise features (zero mean, unit variance)", key="standardize"
         )
+
+        # fixes for real tables: offered only when the table needs them
+        chosen_columns = [c for c in [*features, *text_columns, *context_columns] if c]
+        with_missing = columns_with_missing_values(df, chosen_columns)
+        categorical = categorical_columns(df, exclude=(*used, *text_columns, *context_columns))
+        missing_fix, one_hot = MISSING_FIXES[0], []
+        if with_missing or categorical:
+            st.subheader("Fixes")
+        if with_missing:
+            missing_fix = st.radio(
+                f"Missing values in {md_text(listed(with_missing))}",
+                MISSING_FIXES,
+                horizontal=True,
+                key="missing_fix",
+            )
+        if categorical:
+            one_hot = st.multiselect(
+                "One-hot encode categorical columns (one 0/1 feature per category)",
+                categorical,
+                key="one_hot",
+            )
+
         project = None
         try:
-            with warnings.catch_warnings():
+            image_root = server_image_root() if image_column is not None else None
+            if image_column is not None and image_root is None:
+                raise ProjectInputError(
+                    f"image column {image_column!r} needs the server's image folder: start "
+                    f"the server with {IMAGE_ROOT_ENV}=/path/to/images (the folder the paths "
+                    "are relative to)"
+                )
+            if text_columns:
+                settings = text_settings(analyzer, vocabulary, dimension)
+            table, notes = apply_fixes(df, missing_fix, chosen_columns, one_hot)
+            for note in notes:
+                st.info(md_text(note))
+            with warnings.catch_warnings(), feature_progress() as progress:
                 warnings.simplefilter("ignore")  # shown from meta["warnings"] below
                 project = project_from_table(
-                    df,
+                    table,
                     name,
-                    features,
+                    fixed_features(table, features, one_hot),
                     id_column=id_column,
                     truth_column=truth_column,
                     class_names=parse_class_names(names_text),
                     standardize=standardize,
                     source=upload.name,
+                    text_columns=text_columns,
+                    image_column=image_column,
+                    image_root=image_root,
+                    embedding_column=embedding_column,
+                    context_columns=context_columns,
+                    text_settings=settings,
+                    progress=progress,
                 )
-        except ProjectInputError as exc:
+        except (ProjectInputError, FeatureInputError, ItemInputError, TableFixError) as exc:
             st.error(md_text(exc))
         if project is not None:
             for text in project.meta.get("warnings", []):
@@ -148,6 +261,9 @@ if upload is not None:
                 f"{project.n} points × {len(project.feature_names)} features; "
                 f"{len(project.classes)} classes: {md_text(class_listing(project))}"
             )
+            described = text_feature_caption(project)
+            if described is not None:
+                st.caption(md_text(described))
             st.dataframe(project_preview(project))
         clicked = st.button(
             "Create project", type="primary", disabled=project is None, key="create"
@@ -180,6 +296,9 @@ if rows:
     except UnknownProjectError:
         st.info(f"Project '{md_text(chosen)}' was just deleted (in another tab).")
         st.stop()
+    described = text_feature_caption(project)
+    if described is not None:
+        st.caption(md_text(described))
     n_labels = overview.n_labeled(chosen)
     events = overview.events(chosen)  # the labels as counted above
     st.subheader("Export labels")
