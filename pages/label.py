@@ -11,7 +11,7 @@ from __future__ import annotations
 import streamlit as st
 
 from rlscore.storage import UnknownProjectError
-from rlscore.ui import actions, query_panel, refresh
+from rlscore.ui import actions, query_panel, refresh, search_panel
 from rlscore.ui.errors import report_errors
 from rlscore.ui.flash import show_flash
 from rlscore.ui.keys import install_key_guard
@@ -95,5 +95,7 @@ with panel_col:
     panel_fragment()
 with plot_col:
     plot_fragment()
+with report_errors("Finding items"):
+    search_panel.search_panel(handle, annotator)
 figures_fragment()
 follow_teammates(annotator)

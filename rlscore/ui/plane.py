@@ -1,13 +1,17 @@
 """The pool's picture for a cached session: its 2-D projection and the decision surface.
 
 Both are kept in the session handle's cache (:class:`rlscore.ui.store.SessionHandle`), the
-projection for the session's life, the surface until the labels or the engine change.
+projection for the session's life, the surface until the labels or the engine change. A
+project of texts or images is drawn as a map of its items
+(:func:`rlscore.data.item_map.map_coordinates`) whose hovers are escaped snippets
+(:func:`rlscore.data.item_map.hover_texts`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from rlscore.data.item_map import hover_texts, map_coordinates
 from rlscore.ui.store import SessionHandle
 from rlscore.viz.geometry import (
     PlaneProjection,
@@ -18,12 +22,33 @@ from rlscore.viz.geometry import (
 )
 
 
+def _has_items(handle: SessionHandle) -> bool:
+    return any(c.kind in ("text", "image") for c in handle.session.project.items)
+
+
 def projection(handle: SessionHandle) -> PlaneProjection:
-    """The 2-D coordinates of the session's pool (computed once per session)."""
+    """The 2-D coordinates of the session's pool (computed once per session): the items' map
+    for a project of texts or images, else the features or their PCA projection."""
     if "projection" not in handle.cache:
         project = handle.session.project
-        handle.cache["projection"] = plane_projection(project.X, project.feature_names)
+        if _has_items(handle):
+            xy = map_coordinates(project.X)
+            plane = PlaneProjection(xy, ("map axis 1", "map axis 2"), project.X.shape[1] > 2)
+        else:
+            plane = plane_projection(project.X, project.feature_names)
+        handle.cache["projection"] = plane
     return handle.cache["projection"]
+
+
+def hovers(handle: SessionHandle) -> list[str] | None:
+    """One escaped hover text per point for a project of texts or images, else None
+    (computed once per session)."""
+    if not _has_items(handle):
+        return None
+    if "hovers" not in handle.cache:
+        project = handle.session.project
+        handle.cache["hovers"] = hover_texts(project.items, list(project.ids))
+    return handle.cache["hovers"]
 
 
 def decision_grid(

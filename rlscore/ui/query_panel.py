@@ -241,6 +241,7 @@ def pool_plot(handle: SessionHandle, p: dict, annotator: str, show_contours: boo
             confidence_contours=show_contours,
             height=430,
             class_names=s.project.class_names,
+            hover=pool_plane.hovers(handle),
         )
         key = f"pool_{st.session_state.get('plot_gen', 0)}"
         st.plotly_chart(
@@ -250,7 +251,12 @@ def pool_plot(handle: SessionHandle, p: dict, annotator: str, show_contours: boo
             selection_mode="points",
             config={"displaylogo": False, "scrollZoom": True},
         )
-        if plane.is_pca:
+        if plane.is_pca and pool_plane.hovers(handle) is not None:
+            what = (
+                f"Map of the items: PCA projection of their {s.project.X.shape[1]} features "
+                "(no boundary drawn); hover a point for its text or image name"
+            )
+        elif plane.is_pca:
             what = f"PCA projection of the {s.project.X.shape[1]} features (no boundary drawn)"
         elif grid is None:
             what = "No boundary yet: it is drawn (black line, f = 0) after the first label"

@@ -162,6 +162,7 @@ def pool_figure(
     density: bool | None = None,
     density_bins: int = DENSITY_BINS,
     density_sample: int = DENSITY_SAMPLE,
+    hover: Sequence[str] | None = None,
 ) -> go.Figure:
     """Scatter of the pool with labels, predictions, the next query and a decision boundary.
 
@@ -221,6 +222,10 @@ def pool_figure(
     density_bins : int
         Cells per axis of the density layer (the browser gets ``density_bins²`` counts,
         whatever the pool's size).
+    hover : sequence of str, optional
+        One hover text per pool point (e.g. an item's snippet,
+        :func:`rlscore.data.item_map.hover_texts`), already HTML-escaped: plotly reads
+        hover text as HTML.
     density_sample : int
         At most this many unlabeled points drawn over the density layer.
 
@@ -260,8 +265,18 @@ def pool_figure(
 
     decimals = (_decimals(xy[:, 0]), _decimals(xy[:, 1]))
 
-    def points(members, color, size, name, opacity=1.0, **style):
-        return _points(xy, members, color, size, name, opacity, decimals, webgl=webgl, **style)
+    def points(members, color, size, name, opacity=1.0, extra=None, **style):
+        texts = None
+        if hover is not None:
+            members = np.asarray(members, dtype=int)
+            texts = [hover[m] for m in members]
+            if extra is not None:
+                texts = [f"{t} · {e}" for t, e in zip(texts, extra, strict=True)]
+        elif extra is not None:
+            texts = extra
+        return _points(
+            xy, members, color, size, name, opacity, decimals, webgl=webgl, hover=texts, **style
+        )
 
     fig = go.Figure()
     density_points = None
@@ -304,7 +319,7 @@ def pool_figure(
                     7,
                     f"predicted {class_text(c, class_names)}",
                     opacity=0.2 + 0.7 * strength,
-                    hover=[f"p={v:.2f}" for v in conf[members]],
+                    extra=[f"p={v:.2f}" for v in conf[members]],
                 )
             )
     if is_skipped.any():
