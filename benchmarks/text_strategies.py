@@ -66,8 +66,18 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--tasks", default=",".join(TASKS))
     p.add_argument("--out", type=Path)
     args = p.parse_args(argv)
-    for task in TASKS:
-        strategy_suite.DATASETS[task] = text_task(task)
+    # the suite's runner reads its data sets from its table: the text tasks join it for this
+    # run only, so a caller in the same process (the tests) keeps the suite's own eleven
+    added = {task: text_task(task) for task in TASKS}
+    strategy_suite.DATASETS.update(added)
+    try:
+        return _run(args)
+    finally:
+        for task in added:
+            strategy_suite.DATASETS.pop(task, None)
+
+
+def _run(args: argparse.Namespace) -> int:
     protocol = Protocol(queries=args.queries, seeds=tuple(range(args.seeds)))
     strategies, tasks = args.strategies.split(","), args.tasks.split(",")
     print(report_machine(), f"samples from {SAMPLE_DIR}", sep="\n", flush=True)

@@ -76,3 +76,14 @@ def test_the_readme_stays_short_and_its_image_small():
     assert len((REPO / "README.md").read_text(encoding="utf-8").splitlines()) <= 300
     image = REPO / "docs" / "images" / "label-page.png"
     assert image.stat().st_size < 300_000
+
+
+def test_the_architecture_page_lists_every_module_and_page():
+    """docs/architecture.md names every module of the package and every page, so a newcomer
+    finds each one on its floor (a new module without a line there fails here)."""
+    text = (REPO / "docs" / "architecture.md").read_text(encoding="utf-8")
+    files = [p for p in (REPO / "rlscore").rglob("*.py") if p.name != "__init__.py"]
+    files += sorted((REPO / "pages").glob("*.py"))
+    missing = [p.relative_to(REPO).as_posix() for p in files]
+    missing = [m for m in missing if f"`{m}`" not in text]
+    assert not missing, f"docs/architecture.md does not list {missing}"
