@@ -50,7 +50,8 @@ def test_every_cited_section_of_the_mathematics_exists():
     assert not missing, missing
 
 
-@pytest.mark.parametrize("marker", ["SPEC §", "SPEC's", "../shared/", "SPEC.md"])
+# the markers are spelled in two pieces so that this file does not itself cite outside the repo
+@pytest.mark.parametrize("marker", ["SPEC §", "SPEC's", "../" + "shared/", "SPEC" + ".md"])
 def test_no_source_cites_a_document_outside_the_repository(marker):
     offenders = [
         f"{p.relative_to(REPO)}:{i}"
