@@ -48,6 +48,26 @@ def artifacts(request) -> Path:
     return path
 
 
+#: teammate poll of the two-server tests (seconds)
+TEAM_POLL_SECONDS = 1.0
+
+
+@pytest.fixture
+def two_servers(pg_url, artifacts):
+    """Two app servers on one PostgreSQL database (a team), polling for teammates' labels."""
+    servers = [
+        StreamlitServer(pg_url, artifacts / f"server{k}.log", poll_seconds=TEAM_POLL_SECONDS)
+        for k in (1, 2)
+    ]
+    try:
+        for s in servers:
+            s.start()
+        yield servers
+    finally:
+        for s in servers:
+            s.stop()
+
+
 @pytest.fixture
 def server(tmp_path, artifacts):
     srv = StreamlitServer(tmp_path / "labels.sqlite3", artifacts / "server.log")

@@ -14,15 +14,12 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-import pytest
 from app_page import heading_number, open_app, settle
 from browser_context import new_context
 from playwright.sync_api import expect
-from streamlit_server import StreamlitServer
 
 from rlscore.storage import open_store
 
-POLL = 1.0
 MIN_DWELL_MS = 200
 ROUNDS = 5
 #: one element per alert (stAlertContainer sits inside stAlert: matching both counts it twice)
@@ -38,20 +35,6 @@ DWELLED = """([point, ms]) => {
   const last = t[t.length - 1];
   return last.point.endsWith(':' + point) && Date.now() - last.at >= ms;
 }"""
-
-
-@pytest.fixture
-def two_servers(pg_url, artifacts):
-    servers = [
-        StreamlitServer(pg_url, artifacts / f"notices{k}.log", poll_seconds=POLL) for k in (1, 2)
-    ]
-    try:
-        for s in servers:
-            s.start()
-        yield servers
-    finally:
-        for s in servers:
-            s.stop()
 
 
 def fresh_label_button(page, text: str):

@@ -9,14 +9,11 @@ from __future__ import annotations
 import re
 import time
 
-import pytest
 from app_page import open_app, rerun, stored
 from browser_context import new_context
 from playwright.sync_api import expect
-from streamlit_server import StreamlitServer
 
 #: the Label page's poll interval in these servers (seconds)
-POLL = 1.0
 #: the elements of the current script run: a poll may start a run that briefly keeps the
 #: previous run's buttons on the page, faded
 FRESH = '[data-testid="stElementContainer"][data-stale="false"]'
@@ -27,20 +24,6 @@ def fresh_label_button(page, text: str):
     return page.locator(FRESH).get_by_role(
         "button", name=re.compile(rf"^{re.escape(text)}( Shortcut \d)?$")
     )
-
-
-@pytest.fixture
-def two_servers(pg_url, artifacts):
-    servers = [
-        StreamlitServer(pg_url, artifacts / f"server{k}.log", poll_seconds=POLL) for k in (1, 2)
-    ]
-    try:
-        for s in servers:
-            s.start()
-        yield servers
-    finally:
-        for s in servers:
-            s.stop()
 
 
 def test_a_label_on_one_server_shows_on_the_other_by_its_poll(browser, two_servers, pg_url):
