@@ -25,15 +25,26 @@ pinned to one thread; the machine and its load average are printed before and af
 The earlier comparison with scikit-activeml is gone: the package is not installed in the
 project's environment (and is not a dependency), so it could not be kept cheap and honest.
 
-Run ``python benchmarks/arls_speed.py`` (full) or ``--quick`` (small pools, a few seconds).
+**The memory-bandwidth floor** (``--floor``, issue 25). A query must read every covariance
+``D`` once (``8 n²`` bytes per covariance: one, or T with balanced multiclass weights); the
+floor is the time of a plain read of the same bytes in the same process (``np.add.reduce``
+over the covariance), timed interleaved with the queries. Printed per pool: the query (right
+after a label, as above) and the floor in process CPU time and wall time (medians of
+``--repeats``), their ratio, and the blocked numpy pass the fused one replaced
+(``tests/reference/arls_blocked.py``, on the same state) for comparison.
+
+Run ``python benchmarks/arls_speed.py`` (full) or ``--quick`` (small pools, a few seconds);
+``python benchmarks/arls_speed.py --floor [--repeats 7]`` for the floor table only.
 """
 
 from __future__ import annotations
 
 import argparse
 import statistics
+import sys
 import time
 import tracemalloc
+from pathlib import Path
 
 from harness import load_average, pin_blas, report_machine, timed
 
@@ -200,6 +211,83 @@ def run_case(n: int, T: int, l: int, args) -> dict:
     return row
 
 
+def floor_case(n: int, T: int, class_weight, l: int, repeats: int) -> dict:
+    """Query vs the read floor of its covariances, interleaved; CPU and wall medians (ms)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+    from reference.arls_blocked import blocked_arls_scores, state_of
+
+    X, y, classes = make_pool(n, T)
+    L = sorted(np.random.default_rng(1).choice(n, l, replace=False).tolist())
+    q = ARLS(sigma=SIGMA, lam=LAM, class_weight=class_weight).start(X, classes)
+    q.teach_many(L, y[L].tolist())
+    free = np.setdiff1d(np.arange(n), q.labeled_)
+    picks = np.random.default_rng(2).choice(free, repeats + 1, replace=False).tolist()
+    Ds = list(q._Ds)  # the covariances a query reads (one per group of columns)
+    nbytes = sum(D.nbytes for D in Ds)
+    cpu = {"query": [], "floor": [], "blocked": []}
+    wall = {"query": [], "floor": [], "blocked": []}
+
+    def clock(key, fn, keep):
+        c0, w0 = time.process_time(), time.perf_counter()
+        out = fn()
+        if keep:
+            cpu[key].append(time.process_time() - c0)
+            wall[key].append(time.perf_counter() - w0)
+        return out
+
+    same = True
+    for r, i in enumerate(picks):  # round 0 is the warm-up (and compiles the kernel)
+        q.teach(i, y[i].item())
+        clock("floor", lambda: [np.add.reduce(D, axis=None) for D in Ds], r > 0)
+        fused = clock("query", lambda: q.next_query() and q.scores(), r > 0)
+        if r < 2:  # the replaced pass is slow: two rounds check agreement, all time it
+            blocked = clock("blocked", lambda: blocked_arls_scores(state_of(q)), r > 0)
+            scale = max(1.0, float(np.nanmax(np.abs(blocked))))
+            same &= bool(np.nanmax(np.abs(fused - blocked)) <= 1e-10 * scale)
+        q.undo()
+    med = {k: 1e3 * statistics.median(v) for k, v in cpu.items()}
+    medw = {k: 1e3 * statistics.median(v) for k, v in wall.items()}
+    return {"n": n, "T": T, "weights": class_weight or "none", "l": l, "mb": nbytes / 2**20,
+            "cpu": med, "wall": medw, "same": same}  # fmt: skip
+
+
+def main_floor(repeats: int, quick: bool) -> None:
+    report_machine()
+    cases = [(2000, 2, None), (5000, 2, None), (2000, 2, "balanced"), (5000, 2, "balanced"),
+             (2000, 3, None), (2000, 3, "balanced")]  # fmt: skip
+    if quick:
+        cases = [(300, 2, None), (300, 3, "balanced")]
+    print(
+        f"ARLS query vs the memory-bandwidth floor (a plain read of the covariances it must "
+        f"read, np.add.reduce, same process); RBF σ = {SIGMA}, λ = {LAM}, 100 labels; medians "
+        f"of {repeats} interleaved rounds; times in ms (CPU = process time, the figure to "
+        "read on a shared machine)"
+    )
+    header = (
+        f"{'n':>5} {'T':>2} {'weights':>8} {'MB read':>8} {'query CPU':>10} {'floor CPU':>10} "
+        f"{'ratio':>6} {'query wall':>11} {'floor wall':>11} {'ratio':>6} {'GB/s':>5} "
+        f"{'blocked CPU':>12} {'= blocked':>10}"
+    )
+    print(header)
+    print("-" * len(header))
+    for n, T, cw in cases:
+        r = floor_case(n, T, cw, 100 if not quick else 20, repeats)
+        c, w = r["cpu"], r["wall"]
+        print(
+            f"{n:>5} {T:>2} {r['weights']:>8} {r['mb']:>8.0f} {c['query']:>10.2f} "
+            f"{c['floor']:>10.2f} {c['query'] / c['floor']:>5.2f}× {w['query']:>11.2f} "
+            f"{w['floor']:>11.2f} {w['query'] / w['floor']:>5.2f}× "
+            f"{r['mb'] * 2**20 / 1e6 / c['floor']:>5.1f} {c['blocked']:>12.2f} "
+            f"{'yes' if r['same'] else 'NO':>10}",
+            flush=True,
+        )
+    print(
+        "GB/s: the floor's read bandwidth (CPU time). blocked: the numpy pass the fused one "
+        "replaced (tests/reference/arls_blocked.py), median of 1 timed round; '= blocked': "
+        f"scores equal to 1e-10.\nLoad average at the end: {load_average()}"
+    )
+
+
 def main(argv=None) -> list[dict]:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--quick", action="store_true", help="small pools only (a few seconds)")
@@ -211,7 +299,11 @@ def main(argv=None) -> list[dict]:
         default=200,
         help="candidates the naive reference scores above the budget (time extrapolated)",
     )
+    p.add_argument("--floor", action="store_true", help="the query vs its read floor only")
     args = p.parse_args(argv)
+    if args.floor:
+        main_floor(max(args.repeats, 5), args.quick)
+        return []
     if args.naive_repeats < 3:
         p.error("--naive-repeats must be at least 3")
     if args.quick:

@@ -19,6 +19,7 @@ from reference.kernel_ridge import reference_f, reference_scores, sk_kernel
 
 import rlscore.core.kernels
 import rlscore.core.memory
+import rlscore.query.rls_pool
 from rlscore.data.projects import Project, project_from_table, read_table
 from rlscore.query import STRATEGIES, make_strategy
 from rlscore.sessions import LabelingSession, PoolTooLargeError
@@ -171,14 +172,15 @@ def test_a_200k_pool_fits_in_tens_of_megabytes(name, monkeypatch):
     X = rng.normal(size=(n, 2))
     y = np.where(X[:, 0] + 0.3 * X[:, 1] > 0, 1, -1)
     entries = []
-    rbf = rlscore.core.kernels.rbf_kernel
+    # the low-memory path computes its columns from the pool's kept norms (issue 25)
+    columns = rlscore.query.rls_pool.checked_kernel_matrix
 
-    def counting_rbf(X, Z=None, sigma=1.0):
-        K = rbf(X, Z, sigma=sigma)
+    def counting_rbf(X, Z, **params):
+        K = columns(X, Z, **params)
         entries.append(K.size)
         return K
 
-    monkeypatch.setattr(rlscore.core.kernels, "rbf_kernel", counting_rbf)
+    monkeypatch.setattr(rlscore.query.rls_pool, "checked_kernel_matrix", counting_rbf)
     tracemalloc.start()
     try:
         q = make_strategy(name, sigma=1.0, lam=0.5).start(X, [-1, 1])

@@ -41,6 +41,10 @@ LAPLACIAN_DEFAULT_T = 1.0
 VON_NEUMANN_FRACTION = 0.5
 
 
+#: float64 elements per block of :func:`squared_distances_from_norms` (512 KiB, in cache)
+_NORM_BLOCK = 1 << 16
+
+
 def _pair(X, Z):
     X = check_matrix(X, "X")
     Z = X if Z is None else check_matrix(Z, "Z")
@@ -51,21 +55,42 @@ def _pair(X, Z):
     return X, Z
 
 
+def squared_norms(X: np.ndarray) -> np.ndarray:
+    """``‖x‖²`` of every row (what :func:`squared_distances` adds; keep it for many calls)."""
+    return (X * X).sum(1)
+
+
 def squared_distances(X: np.ndarray, Z: np.ndarray | None = None) -> np.ndarray:
     """Pairwise squared Euclidean distances, clipped at 0 against rounding."""
     X, Z = _pair(X, Z)
-    d = (X * X).sum(1)[:, None] + (Z * Z).sum(1)[None, :] - 2.0 * (X @ Z.T)
-    np.maximum(d, 0.0, out=d)
+    d = squared_distances_from_norms(X, Z, squared_norms(X), squared_norms(Z))
     if Z is X:
         # exact zeros on the diagonal keep K_ii = 1 for RBF
         np.fill_diagonal(d, 0.0)
     return d
 
 
+def squared_distances_from_norms(
+    X: np.ndarray, Z: np.ndarray, x_norms: np.ndarray, z_norms: np.ndarray
+) -> np.ndarray:
+    """:func:`squared_distances` of checked float64 points with their :func:`squared_norms`
+    given (no validation, no diagonal fix): a pool's norms are computed once, not per call."""
+    d = X @ Z.T
+    d *= -2.0
+    # ‖x‖² + ‖z‖² − 2x·z added in place, a block of rows at a time (the same rounding as
+    # the whole expression, without three more n × b temporaries)
+    rows = max(1, _NORM_BLOCK // max(1, d.shape[1]))
+    for a in range(0, d.shape[0], rows):
+        block = d[a : a + rows]
+        np.add(block, np.add(x_norms[a : a + rows, None], z_norms[None, :]), out=block)
+    np.maximum(d, 0.0, out=d)
+    return d
+
+
 def linear_kernel(X: np.ndarray, Z: np.ndarray | None = None) -> np.ndarray:
     """Linear kernel ``x·z``."""
     X, Z = _pair(X, Z)
-    return X @ Z.T
+    return checked_kernel_matrix(X, Z, kernel="linear")
 
 
 def polynomial_kernel(X: np.ndarray, Z: np.ndarray | None = None, degree: int = 2) -> np.ndarray:
@@ -73,7 +98,7 @@ def polynomial_kernel(X: np.ndarray, Z: np.ndarray | None = None, degree: int = 
     if int(degree) != degree or degree < 1:
         raise ValueError(f"degree must be a positive integer, got {degree!r}")
     X, Z = _pair(X, Z)
-    return (1.0 + X @ Z.T) ** int(degree)
+    return checked_kernel_matrix(X, Z, kernel="polynomial", degree=degree)
 
 
 def check_sigma(sigma, X=None) -> float:
@@ -110,9 +135,50 @@ def rbf_kernel(X: np.ndarray, Z: np.ndarray | None = None, sigma: float = 1.0) -
     """Gaussian kernel ``exp(-||x - z||² / (2σ²))`` (Paskov eq. 2.6)."""
     X, Z = _pair(X, Z)
     sigma = check_sigma(sigma, X)
-    d = squared_distances(X, None if Z is X else Z)
-    d *= -1.0 / (2.0 * sigma * sigma)
-    return np.exp(d, out=d)
+    if Z is X:
+        return checked_kernel_matrix(X, X, kernel="rbf", sigma=sigma, squared=squared_distances(X))
+    return checked_kernel_matrix(X, Z, kernel="rbf", sigma=sigma)
+
+
+def checked_kernel_matrix(
+    X: np.ndarray,
+    Z: np.ndarray,
+    *,
+    kernel: str,
+    sigma: float = 1.0,
+    degree: int = 2,
+    norms: tuple[np.ndarray, np.ndarray] | None = None,
+    squared: np.ndarray | None = None,
+) -> np.ndarray:
+    """The arithmetic of :func:`kernel_matrix` for inputs already checked (float64 finite
+    points with the same columns, a valid σ or degree): no validation per call, for a pool
+    whose points are checked once.
+
+    Parameters
+    ----------
+    X, Z : ndarray (n, d), (b, d)
+    kernel : str
+        ``"linear"``, ``"polynomial"`` or ``"rbf"``.
+    sigma, degree
+        The RBF width and the polynomial degree.
+    norms : (ndarray (n,), ndarray (b,)), optional
+        RBF: the rows' :func:`squared_norms`, when the caller keeps them.
+    squared : ndarray (n, b), optional
+        RBF: the squared distances themselves (overwritten).
+
+    Returns
+    -------
+    ndarray (n, b)
+    """
+    if kernel == "linear":
+        return X @ Z.T
+    if kernel == "polynomial":
+        return (1.0 + X @ Z.T) ** int(degree)
+    if squared is None:
+        x_norms, z_norms = (squared_norms(X), squared_norms(Z)) if norms is None else norms
+        squared = squared_distances_from_norms(X, Z, x_norms, z_norms)
+    squared *= -1.0 / (2.0 * sigma * sigma)
+    return np.exp(squared, out=squared)
 
 
 def kernel_matrix(

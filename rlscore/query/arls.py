@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rlscore.query.rls_pool import BLOCK_ELEMENTS, RLSPoolStrategy, matrix_rows
+from rlscore.query.rls_pool import RLSPoolStrategy
 from rlscore.query.weighted_rls import WeightedRLSStrategy, pool_risk
 
 
@@ -23,8 +23,9 @@ class ARLS(RLSPoolStrategy):
     """Active RLS: query the point minimising the expected estimated risk (docs/mathematics.md §5).
 
     ``scores()[i] = Σ_y p̂(y|x_i)/w_y · R̂^w(f^{+(i,y)})`` (eqs. 3.48, 3.50; ``w_y = 1`` unless
-    bias-corrected), computed for every candidate at once in O(T² n²) with numpy, block by
-    block (1 MiB blocks), from the rank-one hypothetical ``f' = m + d_i (y − m_i)/s_i``.
+    bias-corrected), computed for every candidate at once in O(T² n²) by one compiled pass
+    over the covariance (:mod:`rlscore.query.fused_risk`), from the rank-one hypothetical
+    ``f' = m + d_i (y − m_i)/s_i``.
     With balanced multiclass weights each one-vs-all column t moves along its own covariance:
     ``d_i = D_t[:, i]`` and ``s_i = D_t[i, i] + λ/a_t(y)``. The risk weights ``w_l`` are the
     error weights of :mod:`rlscore.core.weighting` (multiclass balanced: ``l/(T·l_l)``).
@@ -35,24 +36,25 @@ class ARLS(RLSPoolStrategy):
         self._check_started()
         if self._scores_cache is not None and self._scores_cache[0] == self._version:
             return self._scores_cache[1].copy()
-        n = self.n_pool_
-        lookahead = Lookahead(self)
-        out = np.full(n, np.nan)
-        unlabeled = np.setdiff1d(np.arange(n), self.labeled_)
-        step = max(1, BLOCK_ELEMENTS // (n * lookahead.n_columns))
-        for a in range(0, unlabeled.size, step):
-            idx = unlabeled[a : a + step]
-            out[idx] = lookahead.expected_risks(idx, [matrix_rows(D, idx) for D in self._Ds])
+        out = np.full(self.n_pool_, np.nan)
+        free = np.ones(self.n_pool_, dtype=bool)
+        free[self.labeled_] = False
+        unlabeled = np.flatnonzero(free)
+        if unlabeled.size:
+            # one fused pass: every covariance row is read once for all labels and columns
+            out[unlabeled] = Lookahead(self).expected_risks_at(self._Ds, unlabeled, unlabeled)
         self._scores_cache = (self._version, out)
         return out.copy()
 
 
 class Lookahead:
-    """The expected risk after one more label, for blocks of candidates (docs/mathematics.md §5).
+    """The expected risk after one more label, for candidates (docs/mathematics.md §5).
 
-    Holds what every block shares — the predictions ``m``, the expectation weights
+    Holds what every candidate shares — the predictions ``m``, the expectation weights
     ``p̂(y|x_i)/w_y``, ``λ/a_t(y)``, the one-vs-all targets and the column groups of the
-    strategy's current state — and a work buffer of :data:`BLOCK_ELEMENTS`.
+    strategy's current state. The risks are computed by the fused pass of
+    :mod:`rlscore.query.fused_risk` (each covariance entry read once for every label and
+    column).
 
     Parameters
     ----------
@@ -62,7 +64,6 @@ class Lookahead:
     """
 
     def __init__(self, strategy: WeightedRLSStrategy) -> None:
-        n = strategy.n_pool_
         # λ/a_t(y) (T', T), targets (T, T'), the group of each column
         self.inv_w, self.lam_w, self.targets, self.group_of = strategy.lookahead_terms()
         self.clip = strategy.clip
@@ -70,10 +71,6 @@ class Lookahead:
         self.q = strategy.class_probabilities() * self.inv_w
         self.m = strategy._m
         self.n_columns = self.m.shape[1]
-        self.shared = not self.group_of.any()  # one D for every column: no per-column work
-        self.half_m = 0.5 * (self.m.T[None] + 1.0)
-        step = max(1, BLOCK_ELEMENTS // (n * self.n_columns))
-        self.buffer = np.empty((step, n) if self.n_columns == 1 else (step, self.n_columns, n))
 
     def expected_risks(self, idx: np.ndarray, rows: list[np.ndarray]) -> np.ndarray:
         """``Σ_y p̂(y|x_i)/w_y · R̂^w(f^{+(i,y)})`` for the candidates ``idx``.
@@ -81,7 +78,7 @@ class Lookahead:
         Parameters
         ----------
         idx : ndarray (b,)
-            Pool indices of the candidates, b at most the buffer's rows.
+            Pool indices of the candidates.
         rows : list of ndarray (b, n)
             Their covariance rows ``d_i = D_{:i}``, one array per group of columns.
 
@@ -89,18 +86,41 @@ class Lookahead:
         -------
         ndarray (b,)
         """
-        T, m = self.targets.shape[0], self.m
-        diag = np.column_stack([r[np.arange(idx.size), idx] for r in rows])  # (b, groups)
-        dii = diag if self.shared else diag[:, self.group_of]  # (b, 1) or (b, T')
-        F = self.buffer[: idx.size]
-        total = np.zeros(idx.size)
-        for c in range(T):
-            alpha = (self.targets[c][None, :] - m[idx]) / (dii + self.lam_w[:, c])  # (b, T')
-            risk = hypothetical_risks(
-                rows, alpha, m, self.group_of, self.inv_w, clip=self.clip, out=F, half_m=self.half_m
-            )
-            total += self.q[idx, c] * risk
-        return total
+        return self.expected_risks_at(rows, np.arange(len(idx)), idx)
+
+    def expected_risks_at(
+        self, Ds: list[np.ndarray], rows: np.ndarray, idx: np.ndarray
+    ) -> np.ndarray:
+        """:meth:`expected_risks` with the covariance rows read in place (no copy).
+
+        Parameters
+        ----------
+        Ds : list of ndarray (r, n)
+            The covariances (or blocks of their rows), one per group of columns.
+        rows : ndarray (b,)
+            The row of each candidate in every array of ``Ds``.
+        idx : ndarray (b,)
+            Pool indices of the candidates.
+
+        Returns
+        -------
+        ndarray (b,)
+        """
+        # the compiled pass loads numba: imported when a lookahead first runs
+        from rlscore.query.fused_risk import fused_expected_risks
+
+        return fused_expected_risks(
+            Ds,
+            rows,
+            idx,
+            self.m,
+            self.targets,
+            self.lam_w,
+            self.q,
+            self.group_of,
+            self.inv_w,
+            clip=self.clip,
+        )
 
 
 def hypothetical_risks(

@@ -37,7 +37,11 @@ Cost. No n × n covariance is kept: for the c candidates the covariance rows are
 and the lookahead costs O(c T² n). With a vector kernel the strategy runs on the low-memory
 path of :mod:`~rlscore.query.rls_pool` (the kernel columns of the labeled points and of the
 candidates only, O(n (l + c T)) memory): nothing of size n². The measurements behind the
-defaults are in ``benchmarks/arls_ablation.py``.
+defaults are in ``benchmarks/arls_ablation.py``. Per query the O(n) work is a few passes: the
+candidates by a partition of the margins (:func:`smallest`, not a sort), their kernel rows
+from the pool's squared norms kept since ``start`` (no validation per query), all their
+covariance rows from one product with ``K_{L:}`` (the offset's ``r`` in the same product) and
+the fused lookahead (``benchmarks/focused_large.py --peers``).
 """
 
 from __future__ import annotations
@@ -46,11 +50,12 @@ from collections.abc import Iterable
 
 import numpy as np
 import scipy.linalg
+from scipy.linalg.blas import dger
 
 from rlscore.core.encoding import ova_targets
 from rlscore.query.arls import Lookahead
 from rlscore.query.base import NoCandidatesError
-from rlscore.query.rls_pool import BLOCK_ELEMENTS, RLSPoolStrategy
+from rlscore.query.rls_pool import RLSPoolStrategy
 from rlscore.query.uncertainty import margin
 
 #: points scored for the first query, when no label ranks them yet (thesis ARLS scores all)
@@ -138,8 +143,7 @@ class FocusedARLS(RLSPoolStrategy):
             if idx.size <= COLD_START_CANDIDATES:
                 return idx
             return np.sort(np.random.default_rng(0).choice(idx, COLD_START_CANDIDATES, False))
-        order = np.argsort(margin(self.decision_function())[idx], kind="stable")
-        return idx[order[: self.focus]]
+        return idx[smallest(margin(self.decision_function())[idx], self.focus)]
 
     def scores(self) -> np.ndarray:
         """Expected risk of each candidate of the current state; NaN for every other point."""
@@ -165,11 +169,9 @@ class FocusedARLS(RLSPoolStrategy):
         cand = self.candidate_indices(exclude)
         out = np.full(self.n_pool_, np.nan)
         if cand.size:
-            lookahead = Lookahead(self)
-            step = max(1, BLOCK_ELEMENTS // (self.n_pool_ * lookahead.n_columns))
-            for a in range(0, cand.size, step):
-                idx = cand[a : a + step]
-                out[idx] = lookahead.expected_risks(idx, self.covariance_rows(idx))
+            # all candidates at once: one kernel product and one solve for their rows (the
+            # fused lookahead needs no work buffer to bound)
+            out[cand] = Lookahead(self).expected_risks(cand, self.covariance_rows(cand))
         self._scores_cache = ((self._version, exclude), (cand, out))
         return cand, out
 
@@ -177,22 +179,28 @@ class FocusedARLS(RLSPoolStrategy):
         """``D_{i:} = K_{i:} − K_{iL} G⁻¹ K_{L:}`` of the points ``idx``, one (b, n) array per
         group of one-vs-all columns (``G = K_LL + λW^L`` with that group's weights)."""
         idx = np.asarray(idx, dtype=np.intp)
-        KC = self._kernel.columns(idx)  # (n, b)
+        KC = self._kernel.rows(idx)  # (b, n), C-ordered: each row contiguous
         L = np.asarray(self.labeled_, dtype=np.intp)
         if not L.size:
-            return [np.ascontiguousarray(KC.T) for _ in self._groups]
+            return [KC] + [KC.copy() for _ in self._groups[1:]]
         classes = self._label_positions()
+        offset = self._offset_active(classes)
+        KCL = np.ascontiguousarray(KC[:, L].T)  # K_{LC}, (l, b)
         rows = []
         for cols in self._groups:
             G = scipy.linalg.cho_factor(self._gram(L, classes, cols[0]))
-            B = scipy.linalg.cho_solve(G, KC[L])  # G⁻¹ K_{LC}, (l, b)
-            D = (KC - self._kernel.dot(L, B)).T
-            if self._offset_active(classes):
-                # the offset's flat prior adds r rᵀ/(1ᵀG⁻¹1), r = 1 − K_{:L} G⁻¹ 1
-                g = scipy.linalg.cho_solve(G, np.ones(L.size))
-                r = 1.0 - self._kernel.dot(L, g[:, None])[:, 0]
-                D += np.outer(r[idx], r / g.sum())
-            rows.append(np.ascontiguousarray(D))
+            B = scipy.linalg.cho_solve(G, KCL)  # G⁻¹ K_{LC}, (l, b)
+            if offset:  # and G⁻¹ 1: one product with K_{L:} serves both
+                B = np.column_stack([B, scipy.linalg.cho_solve(G, np.ones(L.size))])
+            BK = self._kernel.dot_rows(L, B)  # Bᵀ K_{L:}, (b, n) or (b + 1, n)
+            # D_{C:} = K_{C:} − K_{CL} G⁻¹ K_{L:} written over the product's first b rows (a
+            # C-ordered view): no further (b, n) array
+            D = np.subtract(KC, BK[: idx.size], out=BK[: idx.size])
+            if offset:
+                # the offset's flat prior adds r rᵀ/(1ᵀG⁻¹1), r = 1 − K_{:L} G⁻¹ 1, in place
+                r = 1.0 - BK[idx.size]
+                dger(1.0, r / B[:, idx.size].sum(), r[idx], a=D.T, overwrite_a=True)
+            rows.append(D)
         return rows
 
     # -- the offset --------------------------------------------------------------------------
@@ -230,3 +238,16 @@ class FocusedARLS(RLSPoolStrategy):
         """Decision values on new points ``Z``: ``k(Z, X_L) c + b``."""
         f = super().decision_function_at(Z)
         return f + (self._intercept[0] if f.ndim == 1 else self._intercept)
+
+
+def smallest(values: np.ndarray, k: int) -> np.ndarray:
+    """Positions of the ``k`` smallest values, smallest first, ties to the lowest position:
+    the first ``k`` of a stable argsort, by a partition in O(n) instead of a sort."""
+    if values.size <= k:
+        return np.argsort(values, kind="stable")
+    threshold = values[np.argpartition(values, k - 1)[:k]].max()
+    below = np.flatnonzero(values < threshold)
+    # the values equal to the threshold: the lowest positions fill the k places left
+    tied = np.flatnonzero(values == threshold)[: k - below.size]
+    chosen = np.union1d(below, tied)  # sorted by position
+    return chosen[np.argsort(values[chosen], kind="stable")]

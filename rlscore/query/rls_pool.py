@@ -25,9 +25,10 @@ from the remaining labels, so undo leaves the state equal to the never-labeled o
 Memory: ``K`` and one ``D`` are two n × n float64 matrices, i.e. ``16 n²`` bytes — 16 MB at
 n = 1000, 400 MB at 5000, 1.6 GB at 10 000, 6.4 GB at 20 000 (the largest pool for ``M`` bytes
 of free memory is about ``√(0.8 M / 16)``: 35 000 points in 24 GB). Balanced weights over
-T ≥ 3 classes need T matrices ``D``, i.e. ``8 (T + 1) n²`` bytes. The risk pass works in 1 MiB
-blocks on top of that. A pool needing more than 80 % of the available memory
-(``MemAvailable``) is refused with a ``MemoryError`` before anything is allocated.
+T ≥ 3 classes need T matrices ``D``, i.e. ``8 (T + 1) n²`` bytes. The risk pass reads ``D``
+in place (:mod:`rlscore.query.fused_risk`): nothing of size n² on top of that. A pool
+needing more than 80 % of the available memory (``MemAvailable``) is refused with a
+``MemoryError`` before anything is allocated.
 
 **Low-memory path.** Strategies that keep no covariance (the baselines of
 :mod:`rlscore.query.baselines`) refit ``m`` from ``K_{:L}`` and ``K_LL`` alone after every
@@ -46,12 +47,19 @@ import scipy.linalg
 from scipy.linalg.blas import dger, dsyrk
 
 from rlscore.core.encoding import ova_targets
-from rlscore.core.kernels import VECTOR_KERNELS, is_graph_kernel, kernel_matrix
+from rlscore.core.kernels import (
+    VECTOR_KERNELS,
+    checked_kernel_matrix,
+    is_graph_kernel,
+    kernel_matrix,
+    squared_norms,
+)
 from rlscore.core.memory import require_memory, square_matrices_bytes, vectors_bytes
 from rlscore.core.validation import check_matrix
 from rlscore.query.weighted_rls import VECTORS_PER_CLASS, WeightedRLSStrategy, pool_risk
 
-#: float64 elements per working block of the risk pass (1 MiB: stays in the L2 cache)
+#: float64 elements per working block (1 MiB: stays in the L2 cache): the mirroring of
+#: :meth:`RLSPoolStrategy._subtract_labeled` (ARLS's risk pass needs no block since issue 25)
 BLOCK_ELEMENTS = 1 << 17
 #: labels budgeted by :meth:`RLSPoolStrategy.memory_bytes` on the low-memory path (a labeled
 #: point costs one kernel column of ``8 n`` bytes there)
@@ -321,6 +329,14 @@ class _DenseKernel:
         """``K_{:L} C`` for (l, T') coefficients ``C``."""
         return self.K[:, L] @ C
 
+    def rows(self, idx: np.ndarray) -> np.ndarray:
+        """A new C-ordered array ``K_{idx:}``, (b, n)."""
+        return self.K[idx]
+
+    def dot_rows(self, L: np.ndarray, C: np.ndarray) -> np.ndarray:
+        """``Cᵀ K_{L:}``, (b, n) C-ordered, for (l, b) coefficients ``C``."""
+        return C.T @ self.K[L]
+
 
 class _LabeledColumns:
     """The kernel columns ``K_{:j}`` of the labeled points only (the low-memory path).
@@ -332,8 +348,11 @@ class _LabeledColumns:
     """
 
     def __init__(self, X: np.ndarray, kernel: str, sigma: float, degree: int) -> None:
-        self._X = X
+        # X and the parameters are checked once by start(); the pool's squared norms are
+        # kept, so a column costs one product with the pool instead of a pass over X per call
+        self._X = np.asarray(X, dtype=np.float64)
         self._params = {"kernel": kernel, "sigma": sigma, "degree": degree}
+        self._norms = squared_norms(self._X) if kernel == "rbf" else None
         self._blocks: list[np.ndarray] = []
         self._held: list[int] = []  # pool index of the column in each slot
         self._slot: dict[int, int] = {}  # pool index -> slot
@@ -357,11 +376,35 @@ class _LabeledColumns:
 
     def columns(self, idx: np.ndarray) -> np.ndarray:
         """A new array ``K_{:idx}``, (n, b), computed in O(n b d) as the pool kernel would be."""
-        cols = kernel_matrix(self._X, self._X[idx], **self._params)  # (n, b)
+        Z = self._X[idx]
+        norms = None if self._norms is None else (self._norms, self._norms[idx])
+        cols = checked_kernel_matrix(self._X, Z, norms=norms, **self._params)  # (n, b)
         if self._params["kernel"] == "rbf":
             # as the pool kernel: exact ones on the diagonal (‖x − x‖² is not rounded)
             cols[idx, np.arange(len(idx))] = 1.0
         return cols
+
+    def rows(self, idx: np.ndarray) -> np.ndarray:
+        """A new C-ordered array ``K_{idx:}``, (b, n): :meth:`columns` computed row-wise, so
+        that a candidate's row is contiguous for the lookahead."""
+        Z = self._X[idx]
+        norms = None if self._norms is None else (self._norms[idx], self._norms)
+        out = checked_kernel_matrix(Z, self._X, norms=norms, **self._params)  # (b, n)
+        if self._params["kernel"] == "rbf":
+            out[np.arange(len(idx)), idx] = 1.0
+        return out
+
+    def dot_rows(self, L: np.ndarray, C: np.ndarray) -> np.ndarray:
+        """``Cᵀ K_{L:}``, (b, n) C-ordered, for (l, b) coefficients ``C`` in the order of ``L``."""
+        by_slot = np.zeros((len(self._held), C.shape[1]))
+        by_slot[[self._slot[j] for j in L.tolist()]] = C
+        out = None  # the first product is the output: no zeroed (b, n) array to touch first
+        for b, block in enumerate(self._blocks):
+            rows = by_slot[b * _COLUMNS_PER_BLOCK : (b + 1) * _COLUMNS_PER_BLOCK]
+            # block is Fortran-ordered (n, 16): its transpose is a C-ordered (16, n) operand
+            product = rows.T @ block[:, : rows.shape[0]].T
+            out = product if out is None else np.add(out, product, out=out)
+        return np.zeros((C.shape[1], self._X.shape[0])) if out is None else out
 
     def _append(self, idx: list[int]) -> None:
         n = self._X.shape[0]

@@ -1,0 +1,107 @@
+"""ARLS's fused lookahead pass (issue 25) against the blocked numpy pass it replaced.
+
+``tests/reference/arls_blocked.py`` is a copy of the scoring code before the fused kernel:
+every score, the pick and the cached risks must equal it to 1e-10 on pools with two and
+three classes, class weights (a dict and balanced), unclipped probabilities and after undo,
+with candidate counts that do not fill the kernel's groups of rows.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from reference.arls_blocked import blocked_arls_scores, expected_risks, state_of
+
+from rlscore.query import ARLS
+from rlscore.query.arls import Lookahead
+from rlscore.query.fused_risk import ROWS
+
+SIGMA, LAM = 1.3, 0.3
+
+
+def pool(n: int, T: int, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 2)) * 1.8
+    if T == 2:
+        return X, np.where(X[:, 0] + 0.5 * X[:, 1] > 0.4, 1, -1), [-1, 1]
+    g = X[:, 0] - 0.3 * X[:, 1]
+    return X, np.digitize(g, np.quantile(g, np.linspace(0, 1, T + 1)[1:-1])), list(range(T))
+
+
+def assert_equal_to_blocked(q: ARLS) -> None:
+    ref = blocked_arls_scores(state_of(q))
+    got = q.scores()
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(ref))
+    scale = max(1.0, float(np.nanmax(np.abs(ref))))
+    np.testing.assert_allclose(got, ref, rtol=0, atol=1e-10 * scale, equal_nan=True)
+    i, score = q.next_query()
+    order = np.sort(ref[~np.isnan(ref)])
+    if order.size > 1 and order[1] - order[0] > 1e-9 * scale:  # a clear winner
+        assert i == int(np.nanargmin(ref))
+    assert score == pytest.approx(order[0], abs=1e-10 * scale)
+
+
+CASES = [
+    pytest.param(2, None, None, True, id="binary"),
+    pytest.param(2, None, None, False, id="binary-unclipped"),
+    pytest.param(2, {-1: 1.0, 1: 4.0}, True, True, id="binary-dict-weights"),
+    pytest.param(2, {-1: 0.5, 1: 3.0}, True, False, id="binary-dict-weights-unclipped"),
+    pytest.param(2, "balanced", True, True, id="binary-balanced"),
+    pytest.param(3, None, None, True, id="three-classes"),
+    pytest.param(3, None, None, False, id="three-classes-unclipped"),
+    pytest.param(3, {0: 1.0, 1: 2.5, 2: 0.7}, True, True, id="three-classes-dict-weights"),
+    pytest.param(3, "balanced", True, True, id="three-classes-balanced"),
+    pytest.param(3, "balanced", True, False, id="three-classes-balanced-unclipped"),
+    pytest.param(4, "balanced", None, True, id="four-classes-balanced"),
+]
+
+
+@pytest.mark.parametrize(("T", "class_weight", "bias_corrected", "clip"), CASES)
+@pytest.mark.parametrize("n", [37, 58])  # unlabeled counts of every remainder modulo ROWS
+def test_scores_equal_the_blocked_pass_through_teach_and_undo(
+    T, class_weight, bias_corrected, clip, n
+):
+    X, y, classes = pool(n, T, seed=n)
+    q = ARLS(
+        sigma=SIGMA, lam=LAM, class_weight=class_weight, bias_corrected=bias_corrected, clip=clip
+    ).start(X, classes)
+    assert_equal_to_blocked(q)  # the empty start
+    for c in classes:  # every class labeled: balanced weights are active
+        q.teach(int(np.flatnonzero(y == c)[0]), c)
+    for _ in range(ROWS + 1):
+        assert_equal_to_blocked(q)
+        i, _ = q.next_query()
+        q.teach(i, y[i].item())
+    assert_equal_to_blocked(q)
+    for _ in range(3):
+        q.undo()
+        assert_equal_to_blocked(q)
+
+
+def test_lookahead_on_copied_rows_equals_the_blocked_lookahead():
+    """``Lookahead.expected_risks`` (rows given as arrays, as focused ARLS passes them) on an
+    unordered subset of candidates equals the reference's per-block computation."""
+    X, y, classes = pool(45, 3, seed=4)
+    q = ARLS(sigma=SIGMA, lam=LAM, class_weight="balanced").start(X, classes)
+    for i in (0, 5, 9, 13, 21, 30):
+        q.teach(i, y[i].item())
+    idx = np.array([44, 3, 17, 2, 40])
+    rows = [D[idx] for D in q._Ds]
+    got = Lookahead(q).expected_risks(idx, rows)
+    ref = expected_risks(state_of(q), idx, rows)
+    np.testing.assert_allclose(got, ref, rtol=0, atol=1e-10 * max(1.0, np.abs(ref).max()))
+
+
+def test_the_fused_pass_reads_every_covariance_entry_it_needs():
+    """A covariance entry changed by hand changes the score of its candidate's row, and only
+    that one: the pass reads each row in full and no other row."""
+    X, y, classes = pool(30, 2, seed=1)
+    q = ARLS(sigma=SIGMA, lam=LAM).start(X, classes)
+    q.teach(0, y[0].item())
+    q.teach(1, y[1].item())
+    before = q.scores()
+    q._Ds[0][7, 29] += 0.5  # one entry of candidate 7's row (not symmetrised on purpose)
+    q._scores_cache = None
+    after = q.scores()
+    changed = np.flatnonzero(~np.isclose(after, before, rtol=0, atol=1e-12) & ~np.isnan(before))
+    assert changed.tolist() == [7]
