@@ -213,7 +213,7 @@ def test_a_version_1_database_opens_and_upgrades_in_place(tmp_path):
     con.commit()
     con.close()
     with open_store(path) as store:
-        assert store.schema_version == SCHEMA_VERSION == 4
+        assert store.schema_version == SCHEMA_VERSION == 5
         (e,) = store.events("moons")
         assert (e.point, e.label, e.annotator, e.seen) == (3, 1, "old", None)
         s = session(store)

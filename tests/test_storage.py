@@ -54,7 +54,7 @@ def test_sqlite_is_in_wal_mode(tmp_path):
 
 def test_newer_schema_is_refused(db_target):
     with open_store(db_target) as s:
-        assert s.schema_version == SCHEMA_VERSION == 4
+        assert s.schema_version == SCHEMA_VERSION == 5
     raw_sql(db_target, "UPDATE schema_info SET version = ?", (SCHEMA_VERSION + 1,))
     with pytest.raises(RuntimeError, match="newer than this rlscore"):
         open_store(db_target)
@@ -424,7 +424,7 @@ def test_old_sqlite_files_upgrade_to_version_3_keeping_every_event(tmp_path, ver
     before = raw_sql(path, f"SELECT {columns} FROM events ORDER BY id")
     assert [row[0] for row in before] == [1, 2, 4, 5]  # 3 and 6 went with project "gone"
     with open_store(path) as store:
-        assert store.schema_version == SCHEMA_VERSION == 4
+        assert store.schema_version == SCHEMA_VERSION == 5
         assert raw_sql(path, f"SELECT {columns} FROM events ORDER BY id") == before
         indexes = {r[0] for r in raw_sql(path, "SELECT name FROM sqlite_master WHERE type='index'")}
         assert {"events_by_project", "events_by_target", "events_by_point"} <= indexes

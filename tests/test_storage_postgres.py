@@ -9,6 +9,7 @@ import time
 import numpy as np
 import psycopg
 import pytest
+from support.access import drop_version_5
 from support.races import label_attempt, race
 from support.sessions import moons_store, session
 from support.stores import raw_sql, small_project
@@ -128,6 +129,7 @@ def test_a_database_of_schema_version_2_is_upgraded(store, pg_url):
         "events_kind_check CHECK (kind IN ('label', 'skip', 'undo'))",
     )
     raw_sql(pg_url, "ALTER TABLE projects DROP COLUMN items")  # added by version 4
+    drop_version_5(pg_url)
     raw_sql(pg_url, "UPDATE schema_info SET version = 2")
     with pytest.raises(psycopg.errors.CheckViolation):
         raw_sql(

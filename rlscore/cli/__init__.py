@@ -1,4 +1,5 @@
-"""Command line: ``python -m rlscore {simulate,labels,settings,agreement,negatives,samples} …``.
+"""Command line: ``python -m rlscore COMMAND …`` (``simulate``, ``labels``, ``settings``,
+``agreement``, ``negatives``, ``members``, ``samples``).
 
 Also installed as the ``rlscore`` script. Exit status 0 on success and 2 on any failure,
 which is reported as one ``error: …`` line on standard error (:mod:`rlscore.cli.errors`).
@@ -19,6 +20,7 @@ COMMANDS = {
     "samples": ("rlscore.cli.samples", "(re)write the bundled sample datasets"),
     "agreement": ("rlscore.cli.agreement", "inter-annotator agreement of a project's labels"),
     "negatives": ("rlscore.cli.negatives", "reliable negatives for a positives-only start"),
+    "members": ("rlscore.cli.members", "list, add or remove a project's members and roles"),
 }
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rlscore.sessions.log import LabelLog
+from rlscore.sessions.permissions import require
 from rlscore.storage import Event, LabelStore
 
 
@@ -44,7 +45,14 @@ def review_point(
     -------
     int
         The event id.
+
+    Raises
+    ------
+    PermissionDeniedError
+        ``reviewer`` is not a reviewer or owner of a project with members
+        (:mod:`rlscore.sessions.permissions`); nothing is written.
     """
+    require(store, project, reviewer, "review")
     event = Event("review", point=point, label=label, annotator=reviewer, params=params or {})
     return store.append_event(project, event, unchanged_since=seen)
 

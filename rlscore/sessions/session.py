@@ -51,6 +51,7 @@ from rlscore.query import QueryStrategy, strategy_class
 from rlscore.sessions.dwell import check_dwell
 from rlscore.sessions.handout import CLAIM_SECONDS, Handout
 from rlscore.sessions.overlap import Overlap
+from rlscore.sessions.permissions import require
 from rlscore.sessions.replay import Replay
 from rlscore.sessions.review import review_point
 from rlscore.sessions.snapshots import default_snapshot_dir
@@ -297,7 +298,10 @@ class LabelingSession(SessionView):
 
     def _commit(self, kind: str, i: int, who: str, seen: int | None, **fields) -> int:
         """Write a ``kind`` event on point ``i`` with the settings in effect (refused if the
-        point changed after ``seen``), then apply it."""
+        point changed after ``seen``, or if ``who`` lacks the role: a project with members
+        checks every action, :mod:`rlscore.sessions.permissions`), then apply it."""
+        action = "relabel" if kind == "label" and i in self._state.log.labels else kind
+        require(self.store, self.project_name, who, action)
         event = Event(kind, point=i, annotator=who, params=_event_params(self), **fields)
         eid = self.store.append_event(self.project_name, event, unchanged_since=seen)
         self.sync()

@@ -8,6 +8,7 @@ strategy that fails on the current labels), so Undo stays usable whatever happen
 from __future__ import annotations
 
 from rlscore.sessions.log import LabelLog
+from rlscore.sessions.permissions import require_undo
 from rlscore.storage import Event, LabelStore
 
 
@@ -56,6 +57,7 @@ def undo_last(
             "nothing undone: the last action changed after the page was drawn (Undo pressed twice?)"
         )
     who = by if by is not None else (annotator or "")
+    require_undo(store, project, who, target.annotator)  # own: annotator; others': reviewer
     try:
         store.append_event(project, Event("undo", target=target.id, annotator=who))
     except ValueError:  # undone by another caller in between: its undo is enough

@@ -35,8 +35,60 @@ class LabelStore(ABC):
         """Identity of the stored project of that name (None if absent); cheap."""
 
     @abstractmethod
-    def delete_project(self, name: str) -> None:
-        """Delete a project and all its events."""
+    def delete_project(self, name: str, *, by: str = "") -> None:
+        """Delete a project and all its events now, for good (recorded in the audit with
+        ``by``); :meth:`trash_project` is the recoverable deletion."""
+
+    # -- trash, members and audit (schema version 5) ---------------------------------------
+    @abstractmethod
+    def trash_project(self, name: str, *, by: str = "") -> int:
+        """Delete a project recoverably: it disappears from every list and lookup by name,
+        its events, settings and members stay until :meth:`purge_trash`; returns its uid."""
+
+    @abstractmethod
+    def trashed_projects(self) -> list[dict]:
+        """Trashed projects, newest first: ``uid``, ``name``, ``deleted``, ``deleted_by``,
+        ``members``."""
+
+    @abstractmethod
+    def restore_project(self, uid: int, *, by: str = "") -> str:
+        """Bring back a trashed project under its name (``ValueError`` if taken meanwhile);
+        returns the name."""
+
+    @abstractmethod
+    def purge_trash(self, before: float, *, by: str = "") -> list[str]:
+        """Delete for good the projects trashed before ``before`` (epoch seconds)."""
+
+    @abstractmethod
+    def members(self, name: str) -> dict[str, str]:
+        """Member -> role of a project (empty: no members, the open local mode)."""
+
+    @abstractmethod
+    def trashed_members(self, uid: int) -> dict[str, str]:
+        """Member -> role of a trashed project (who may restore it)."""
+
+    @abstractmethod
+    def set_member(self, name: str, member: str, role: str, *, by: str = "") -> str | None:
+        """Add ``member`` with ``role`` or change their role; returns the previous role.
+        ``ValueError`` for a first member who is not an owner or a last owner demoted."""
+
+    @abstractmethod
+    def remove_member(self, name: str, member: str, *, by: str = "") -> str:
+        """Remove a member; returns their role. ``ValueError`` for a non-member, or the last
+        owner while other members remain."""
+
+    @abstractmethod
+    def claim_unowned(self, user: str) -> list[str]:
+        """Make ``user`` the owner of every project if no project has members yet."""
+
+    @abstractmethod
+    def record_audit(self, name: str, action: str, actor: str, details: dict) -> int:
+        """Add a record to a project's audit; returns its id."""
+
+    @abstractmethod
+    def audit(self, name: str | None = None, *, uid: int | None = None) -> list:
+        """A project's audit records, oldest first (by name, or by uid for a trashed or
+        purged one)."""
 
     @abstractmethod
     def append_event(self, name: str, event: Event, *, unchanged_since: int | None = None) -> int:
@@ -88,8 +140,9 @@ class LabelStore(ABC):
         """The project's saved settings (a JSON object), None if never saved."""
 
     @abstractmethod
-    def save_settings(self, name: str, settings: dict) -> None:
-        """Replace the project's saved settings (JSON-serialisable values)."""
+    def save_settings(self, name: str, settings: dict, *, by: str = "") -> None:
+        """Replace the project's saved settings (JSON-serialisable values); a change is
+        recorded in the audit with ``by``."""
 
     def project_summaries(self) -> list[dict]:
         """One dict per project, without loading its features: ``name``, ``n``, ``d``,

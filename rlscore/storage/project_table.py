@@ -3,7 +3,8 @@
 A project's features are stored as one ``.npy`` byte string (float64, no pickle), its names,
 ids, classes, truth, metadata and items (:mod:`rlscore.data.items`; NULL when it has none) as
 JSON. :class:`ProjectTable` also resolves a project's
-name to its ``uid``, the key of its events, claims and settings, and in a write transaction
+name to its ``uid`` (of a live project: a trashed one, :mod:`rlscore.storage.access`, is
+found by no name), the key of its events, claims and settings, and in a write transaction
 locks the project's row, which serialises the project's writers
 (:mod:`rlscore.storage.sql`).
 """
@@ -21,6 +22,9 @@ from rlscore.data.items import ItemColumn
 from rlscore.data.projects import Project
 from rlscore.storage.connection import SQLConnection
 from rlscore.storage.events import UnknownProjectError
+
+#: the condition of a live (not trashed) project's row (:mod:`rlscore.storage.access`)
+LIVE = "deleted IS NULL"
 
 
 def _npy_bytes(X: np.ndarray) -> bytes:
@@ -45,7 +49,7 @@ class ProjectTable:
     def names(self) -> list[str]:
         """Names of the stored projects, sorted."""
         # sorted here: the database's collation may not sort as Python does
-        return sorted(r[0] for r in self._db.fetchall("SELECT name FROM projects"))
+        return sorted(r[0] for r in self._db.fetchall(f"SELECT name FROM projects WHERE {LIVE}"))
 
     def create(self, project: Project) -> None:
         """Store a new project; ``ValueError`` if the name is taken."""
@@ -81,7 +85,7 @@ class ProjectTable:
         """The stored project (with ``uid`` set); :class:`UnknownProjectError` if absent."""
         row = self._db.fetchone(
             "SELECT uid, feature_names, ids, classes, truth, meta, X, items FROM projects "
-            "WHERE name = ?",
+            f"WHERE name = ? AND {LIVE}",
             (name,),
         )
         if row is None:
@@ -102,7 +106,8 @@ class ProjectTable:
     def summaries(self) -> list[dict]:
         """One dict per project, sorted by name, without reading the features."""
         rows = self._db.fetchall(
-            "SELECT name, n, d, classes, truth IS NOT NULL, meta, created FROM projects"
+            "SELECT name, n, d, classes, truth IS NOT NULL, meta, created FROM projects "
+            f"WHERE {LIVE}"
         )
         return [
             {
@@ -119,14 +124,13 @@ class ProjectTable:
 
     def find_uid(self, name: str) -> int | None:
         """The project's uid, None if there is no project of that name."""
-        row = self._db.fetchone("SELECT uid FROM projects WHERE name = ?", (name,))
+        row = self._db.fetchone(f"SELECT uid FROM projects WHERE name = ? AND {LIVE}", (name,))
         return None if row is None else int(row[0])
 
-    def delete(self, name: str) -> None:
-        """Delete a project (its events, claims and settings go with it: ON DELETE CASCADE)."""
-        with self._db.write():
-            if self._db.run("DELETE FROM projects WHERE name = ?", (name,)).rowcount == 0:
-                raise UnknownProjectError(self.unknown(name))
+    def delete(self, uid: int) -> None:
+        """Delete a project's row (its events, claims, settings and members go with it: ON
+        DELETE CASCADE); in a write transaction."""
+        self._db.run("DELETE FROM projects WHERE uid = ?", (int(uid),))
 
     def unknown(self, name: str) -> str:
         """The message of :class:`UnknownProjectError` for ``name``."""
@@ -136,7 +140,7 @@ class ProjectTable:
     def uid(self, name: str, *, lock: bool = False) -> int:
         """The project's uid; with ``lock`` (in a write transaction) also the dialect's lock
         of its row, which serialises the project's writers until the commit."""
-        sql = "SELECT uid FROM projects WHERE name = ?"
+        sql = f"SELECT uid FROM projects WHERE name = ? AND {LIVE}"
         if lock:  # inside a write transaction, which holds the connection's lock
             row = self._db.run(sql + self._db.dialect.lock_row, (name,)).fetchone()
         else:
@@ -156,4 +160,4 @@ class ProjectTable:
         return self._info[uid]
 
 
-__all__ = ["ProjectTable"]
+__all__ = ["LIVE", "ProjectTable"]

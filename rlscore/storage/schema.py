@@ -5,7 +5,8 @@ new database, upgrades an older one one version at a time (one transaction), and
 database written by a newer rlscore; :func:`require_current` (the read-only open) only checks
 the version, writing nothing. Version 1: projects and events; 2: events record what
 was seen, claims, per-project settings; 3: review events; 4: projects keep their items (what
-the annotator sees: texts, image paths, context values). The statements are written once,
+the annotator sees: texts, image paths, context values); 5: members with roles, the audit, and
+the trash of deleted projects (:mod:`rlscore.storage.access`). The statements are written once,
 with the dialect's column types filled in by :func:`table_ddl`.
 """
 
@@ -13,12 +14,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from rlscore.storage.access import AUDIT_ACTIONS, ROLES
 from rlscore.storage.connection import SQLConnection, SQLDialect
 from rlscore.storage.events import EVENT_KINDS
 
 #: 1: projects and events; 2: events record what was seen, claims, per-project settings;
-#: 3: review events; 4: projects keep their items (:mod:`rlscore.data.items`)
-SCHEMA_VERSION = 4
+#: 3: review events; 4: projects keep their items (:mod:`rlscore.data.items`); 5: members,
+#: audit, trash (:mod:`rlscore.storage.access`)
+SCHEMA_VERSION = 5
 
 
 def sql_list(values: Sequence[str]) -> str:
@@ -43,7 +46,10 @@ _TABLES = {
     truth TEXT,
     meta TEXT NOT NULL,
     X {blob} NOT NULL,
-    items TEXT
+    items TEXT,
+    deleted {real},
+    deleted_name TEXT,
+    deleted_by TEXT
 )""",
     "events": """CREATE TABLE IF NOT EXISTS events (
     id {id_column},
@@ -70,12 +76,31 @@ _TABLES = {
     settings TEXT NOT NULL,
     updated {real} NOT NULL
 )""",
+    "members": f"""CREATE TABLE IF NOT EXISTS members (
+    project_uid {{integer}} NOT NULL REFERENCES projects(uid) ON DELETE CASCADE,
+    member TEXT NOT NULL,
+    role TEXT NOT NULL CHECK (role IN ({sql_list(ROLES)})),
+    added {{real}} NOT NULL,
+    added_by TEXT NOT NULL DEFAULT '',
+    PRIMARY KEY (project_uid, member)
+)""",
+    # no foreign key: the record of a deletion outlives the project
+    "audit": f"""CREATE TABLE IF NOT EXISTS audit (
+    id {{id_column}},
+    project_uid {{integer}} NOT NULL,
+    project TEXT NOT NULL,
+    action TEXT NOT NULL CHECK (action IN ({sql_list(AUDIT_ACTIONS)})),
+    actor TEXT NOT NULL DEFAULT '',
+    timestamp {{real}} NOT NULL,
+    details TEXT NOT NULL DEFAULT '{{{{}}}}'
+)""",
 }
 _INDEXES = (
     "CREATE INDEX IF NOT EXISTS events_by_project ON events (project_uid, id)",
     "CREATE INDEX IF NOT EXISTS events_by_target ON events (target)",
     "CREATE INDEX IF NOT EXISTS events_by_point ON events (project_uid, point, id)",
     "CREATE INDEX IF NOT EXISTS claims_by_annotator ON claims (project_uid, annotator)",
+    "CREATE INDEX IF NOT EXISTS audit_by_project ON audit (project_uid, id)",
 )
 #: what the store reads of an event (:meth:`~rlscore.storage.sql.SQLLabelStore.events`)
 EVENT_COLUMNS = "id, kind, point, label, target, annotator, timestamp, seconds, params, seen"
@@ -193,6 +218,10 @@ def _upgrade_to(db: SQLConnection, version: int, replace_kind_check: Callable[[]
         replace_kind_check()
     elif version == 4:  # items (JSON, NULL for a project without them: all older projects)
         db.run("ALTER TABLE projects ADD COLUMN items TEXT")
+    elif version == 5:  # the trash (members and audit are new tables, created afterwards)
+        for column, kind in (("deleted", db.dialect.real), ("deleted_name", "TEXT"),
+                             ("deleted_by", "TEXT")):  # fmt: skip
+            db.run(f"ALTER TABLE projects ADD COLUMN {column} {kind}")
 
 
 __all__ = [

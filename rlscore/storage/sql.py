@@ -2,7 +2,8 @@
 
 :class:`SQLLabelStore` holds everything that does not depend on the database: projects, the
 event log (validation, the ``unchanged_since`` stale check, undo targets), claims, settings
-and summaries. It runs its statements on an :class:`~rlscore.storage.connection.SQLConnection`
+and summaries (members, the audit and the trash: :mod:`rlscore.storage.access`). It runs its
+statements on an :class:`~rlscore.storage.connection.SQLConnection`
 and creates or migrates the versioned schema with :mod:`rlscore.storage.schema`. What does
 depend on the database is a :class:`~rlscore.storage.connection.SQLDialect` (placeholders,
 column types, how a write transaction begins and locks) and three methods: connecting,
@@ -29,6 +30,7 @@ import numpy as np
 
 from rlscore.core.serialization import jsonable, plain_scalar
 from rlscore.data.projects import Project
+from rlscore.storage.access import AccessTables, AuditRecord
 from rlscore.storage.base import LabelStore
 from rlscore.storage.connection import SQLConnection, SQLDialect
 from rlscore.storage.events import EVENT_KINDS, Event, StaleActionError
@@ -72,6 +74,7 @@ class SQLLabelStore(LabelStore):
     def __init__(self, *, create: bool = True) -> None:
         self._db = SQLConnection(self.dialect, self._connect, self._connection_lost)
         self._projects = ProjectTable(self._db)
+        self._access = AccessTables(self._db, self._projects)
         try:
             if create:
                 migrate(self._db, self.location, self._replace_kind_check)
@@ -133,8 +136,46 @@ class SQLLabelStore(LabelStore):
     def project_uid(self, name: str) -> int | None:
         return self._projects.find_uid(name)
 
-    def delete_project(self, name: str) -> None:
-        self._projects.delete(name)
+    def delete_project(self, name: str, *, by: str = "") -> None:
+        self._access.delete(name, by)
+
+    # -- trash, members and audit: rlscore.storage.access ------------------------------------
+    def trash_project(self, name: str, *, by: str = "") -> int:
+        return self._access.trash(name, by)
+
+    def trashed_projects(self) -> list[dict]:
+        return self._access.trashed()
+
+    def restore_project(self, uid: int, *, by: str = "") -> str:
+        return self._access.restore(uid, by)
+
+    def purge_trash(self, before: float, *, by: str = "") -> list[str]:
+        return self._access.purge(before, by)
+
+    def members(self, name: str) -> dict[str, str]:
+        return self._access.members(self._projects.uid(name))
+
+    def trashed_members(self, uid: int) -> dict[str, str]:
+        return self._access.members(uid)
+
+    def set_member(self, name: str, member: str, role: str, *, by: str = "") -> str | None:
+        return self._access.set_member(name, member, role, by)
+
+    def remove_member(self, name: str, member: str, *, by: str = "") -> str:
+        return self._access.remove_member(name, member, by)
+
+    def claim_unowned(self, user: str) -> list[str]:
+        return self._access.claim_unowned(user)
+
+    def record_audit(self, name: str, action: str, actor: str, details: dict) -> int:
+        with self._db.write():
+            uid = self._projects.uid(name, lock=True)
+            return self._access.record(uid, name, action, actor, details)
+
+    def audit(self, name: str | None = None, *, uid: int | None = None) -> list[AuditRecord]:
+        if (name is None) == (uid is None):
+            raise ValueError("audit() takes a project's name or its uid (a deleted one's)")
+        return self._access.audit(self._projects.uid(name) if uid is None else uid)
 
     # -- events -----------------------------------------------------------------------------
     def append_event(self, name: str, event: Event, *, unchanged_since: int | None = None) -> int:
@@ -296,10 +337,26 @@ class SQLLabelStore(LabelStore):
         row = self._db.fetchone("SELECT settings FROM settings WHERE project_uid = ?", (uid,))
         return None if row is None else json.loads(row[0])
 
-    def save_settings(self, name: str, settings: dict) -> None:
+    def save_settings(self, name: str, settings: dict, *, by: str = "") -> None:
+        """Replace the project's saved settings; a change is recorded in the audit (with
+        ``by``, who made it), in the same transaction."""
         text = json.dumps(jsonable(settings))
         with self._db.write():
             uid = self._projects.uid(name, lock=True)
+            row = self._db.run(
+                "SELECT settings FROM settings WHERE project_uid = ?", (uid,)
+            ).fetchone()
+            old = {} if row is None else json.loads(row[0])
+            new = json.loads(text)
+            changed = {
+                k: [old.get(k), new.get(k)]
+                for k in sorted({*old, *new})
+                if old.get(k) != new.get(k)
+            }
+            if row is not None and not changed:
+                return  # saved again unchanged: nothing to write or record
+            if changed:
+                self._access.record(uid, name, "settings", by, changed)
             self._db.run(
                 "INSERT INTO settings (project_uid, settings, updated) VALUES (?, ?, ?) "
                 "ON CONFLICT (project_uid) DO UPDATE SET settings = excluded.settings, "
