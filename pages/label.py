@@ -11,7 +11,7 @@ from __future__ import annotations
 import streamlit as st
 
 from rlscore.storage import UnknownProjectError
-from rlscore.ui import actions, query_panel, refresh, search_panel
+from rlscore.ui import actions, query_panel, refresh, search_panel, stopping_panel
 from rlscore.ui.errors import report_errors
 from rlscore.ui.flash import show_flash
 from rlscore.ui.keys import install_key_guard
@@ -86,8 +86,10 @@ def plot_fragment() -> None:
 
 @st.fragment
 def figures_fragment() -> None:
-    """Your recent labels and the learner's figures: refreshed just after the panel."""
+    """Your recent labels, the learner's figures and when to stop: refreshed just after the
+    panel."""
     query_panel.below_the_fold(handle, p, annotator)
+    stopping_panel.stopping_panel(handle, p)
 
 
 panel_col, plot_col = st.columns([2, 3], gap="medium")

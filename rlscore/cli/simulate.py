@@ -12,12 +12,14 @@ import numpy as np
 import pandas as pd
 
 from rlscore.cli.output import output_file
+from rlscore.core.kernel_width import DEFAULT_SIGMA
 from rlscore.core.lowrank import LANDMARK_RULES
 from rlscore.data.features.text import ANALYZERS
 from rlscore.data.projects import project_from_table, read_table
 from rlscore.data.samples import list_samples, load_sample
 from rlscore.experiments.simulate import SimulationResult, can_predict_outside, simulate
 from rlscore.query import STRATEGIES, make_strategy
+from rlscore.sessions.accuracy_estimate import DEFAULT_STOP_RULE, STOP_RULE_PARAMS
 
 
 class ProgressBar:
@@ -69,7 +71,10 @@ def _load_data(args: argparse.Namespace):
     df = _read_labeled_table(path, args.truth)
     n = df.shape[0]
     options = _item_options(args)
-    if not any(options.values()):  # a numeric table: every other column is a feature
+    if args.feature_column is not None:
+        options["feature_columns"] = args.feature_column
+    elif not any(options.get(k) for k in ("text_columns", "image_column", "embedding_column")):
+        # a numeric table: every other column is a feature
         options["feature_columns"] = [c for c in map(str, df.columns) if c != args.truth]
     val_path = _validation_file(args.validation)
     if val_path is not None:
@@ -89,6 +94,7 @@ def _item_options(args: argparse.Namespace) -> dict:
     if args.image_column is not None and args.image_root is None:
         raise ValueError("--image-column needs --image-root: the folder the image paths are in")
     options = {
+        "standardize": STANDARDIZE[args.standardize],
         "text_columns": args.text_column,
         "image_column": args.image_column,
         "image_root": args.image_root,
@@ -103,6 +109,10 @@ def _item_options(args: argparse.Namespace) -> dict:
     if settings:
         options["text_settings"] = settings
     return options
+
+
+#: ``--standardize`` -> project_from_table's ``standardize`` (auto: decided from the data)
+STANDARDIZE = {"auto": None, "yes": True, "no": False}
 
 
 def _read_labeled_table(path: Path, truth: str):
@@ -140,7 +150,21 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--truth", default="label", help="the file's truth column (default: label)")
     items = p.add_argument_group(
-        "items (a --data file): features made from texts, images or embeddings"
+        "items (a --data file): features made from texts, images or embeddings, as "
+        "rlscore.data.project_from_table makes them"
+    )
+    items.add_argument(
+        "--feature-column",
+        action="append",
+        help="numeric feature column (repeat for several; default: every column but the "
+        "truth when no text, image or embedding column is given, else none)",
+    )
+    items.add_argument(
+        "--standardize",
+        choices=list(STANDARDIZE),
+        default="auto",
+        help="standardise the numeric feature columns (auto: when their spreads differ "
+        "more than 10-fold)",
     )
     items.add_argument(
         "--text-column",
@@ -164,7 +188,11 @@ def build_parser() -> argparse.ArgumentParser:
         "benchmarks/strategies.py; arls is the thesis's ARLS)",
     )
     p.add_argument("--kernel", default="rbf", help="rbf, linear, polynomial or a graph kernel")
-    p.add_argument("--sigma", type=float, help="RBF width (default: the sample's, else 1)")
+    p.add_argument(
+        "--sigma",
+        type=float,
+        help="RBF width (default: the sample's, else the median distance between two points)",
+    )
     p.add_argument("--lam", type=float, help="regularisation λ (default: the sample's, else 1)")
     p.add_argument("--degree", type=int, default=2, help="polynomial degree")
     p.add_argument(
@@ -199,6 +227,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--out", help="write the records as JSON to this file")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_stop_arguments(p)
     return p
 
 
@@ -214,7 +243,8 @@ def main(argv: list[str] | None = None) -> int:
             validation = float(args.validation)
         params = {
             "kernel": args.kernel,
-            "sigma": args.sigma if args.sigma is not None else meta.get("sigma", 1.0),
+            # a file's width is read off its points (docs/mathematics.md §1)
+            "sigma": args.sigma if args.sigma is not None else meta.get("sigma", DEFAULT_SIGMA),
             "lam": args.lam if args.lam is not None else meta.get("lam", 1.0),
             "degree": args.degree,
         }
@@ -248,11 +278,13 @@ def main(argv: list[str] | None = None) -> int:
             validation=validation,
             params=params,
             progress=bar,
+            **stop_options(args),
         )
     except (ValueError, MemoryError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     print(summary_table(result))
+    print(stop_summary(result))
     if args.out:
         out = {"data": args.data, **result.to_dict()}
         Path(args.out).write_text(json.dumps(out, indent=1) + "\n")
@@ -277,4 +309,58 @@ def summary_table(result: SimulationResult, rows: int = 10) -> str:
             f"{k:>8} {err[k]:>8.4f} ± {err_sd[k]:<5.3f}{bal[k]:>8.4f} ± {bal_sd[k]:<5.3f}"
             f"{risk[k]:>10.2f} {secs[k]:>8.4f}"
         )
+    return "\n".join(lines)
+
+
+# -- issue 24: the stop rule's point and the accuracy estimate there ---------------------------
+def add_stop_arguments(p: argparse.ArgumentParser) -> None:
+    """``--stop-rule``, ``--until-stop`` and ``--audit-every``."""
+    stop = p.add_argument_group("stopping (docs/mathematics.md, 'Knowing when to stop')")
+    stop.add_argument(
+        "--stop-rule",
+        default=DEFAULT_STOP_RULE,
+        choices=[*STOP_RULE_PARAMS, "none"],
+        help=f"report where this rule stops each run (default {DEFAULT_STOP_RULE})",
+    )
+    stop.add_argument("--until-stop", action="store_true", help="end each run when the rule fires")
+    stop.add_argument(
+        "--audit-every",
+        type=int,
+        default=0,
+        help="every k-th query drawn uniformly at random: an unbiased accuracy (0: none)",
+    )
+
+
+def stop_options(args: argparse.Namespace) -> dict:
+    """The keyword arguments of :func:`simulate` the stopping options give."""
+    rule = None if args.stop_rule == "none" else args.stop_rule
+    if args.until_stop and rule is None:
+        raise ValueError("--until-stop needs a --stop-rule")
+    return {"stop_rule": rule, "until_stop": args.until_stop, "audit_every": args.audit_every}
+
+
+def stop_summary(result: SimulationResult) -> str:
+    """One line per run: where the stop rule fired and the accuracy estimate there."""
+    lines = []
+    for run in result.runs:
+        for rule, stop in (run.stop or {}).items():
+            e = stop["estimate"]
+            where = (
+                f"stops at {stop['n_labels']} labels (query {stop['step']})"
+                if stop["step"] is not None
+                else f"did not fire within {e['n_labels']} labels"
+            )
+            parts = [f"seed {run.seed}: {rule} {where}"]
+            if e["loo_accuracy"] is not None:
+                lo, hi = e["loo_interval"]
+                parts.append(f"LOO accuracy {e['loo_accuracy']:.3f} [{lo:.3f}, {hi:.3f}]")
+            if e["audit_accuracy"] is not None:
+                lo, hi = e["audit_interval"]
+                parts.append(
+                    f"audit {e['audit_accuracy']:.3f} [{lo:.3f}, {hi:.3f}] "
+                    f"({e['audit_labels']} labels)"
+                )
+            if e["truth_accuracy"] is not None:
+                parts.append(f"validation accuracy {e['truth_accuracy']:.3f}")
+            lines.append(", ".join(parts))
     return "\n".join(lines)

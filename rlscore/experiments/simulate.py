@@ -14,6 +14,11 @@ From Python::
                       validation=(X_val, y_val))
     mean, sd = result.curve("validation_error")
 
+With ``stop_rule`` a run also records what the stopping rules and the accuracy estimate
+read (:mod:`rlscore.sessions.accuracy_estimate`) and reports in :attr:`Run.stop` where the
+rule fired and the estimate there; ``until_stop`` ends the run at that point (``queries`` is
+then a cap), and ``audit_every`` makes every k-th query a uniform random audit draw.
+
 From the command line (``python -m rlscore simulate --help``, :mod:`rlscore.cli.simulate`)::
 
     python -m rlscore simulate --data spheres --strategy arls --sigma 1.7 --lam 0.5 \\
@@ -36,6 +41,16 @@ from rlscore.core.serialization import jsonable
 from rlscore.core.validation import check_labels, check_matrix
 from rlscore.data.projects import sorted_values
 from rlscore.query import STRATEGIES, NoCandidatesError, QueryStrategy, make_strategy
+from rlscore.sessions.accuracy_estimate import (
+    STOP_RULE_PARAMS,
+    StopCurves,
+    accuracy_estimate,
+    audit_draw,
+    audit_due,
+    first_stop,
+    learner_state,
+    stop_set,
+)
 
 #: ``progress(done, total)`` — called after every query (``done`` counts queries over all seeds)
 ProgressCallback = Callable[[int, int], None]
@@ -56,6 +71,7 @@ class Step:
     validation_error: float | None  # None: no point left to measure on (every one labeled)
     balanced_error: float | None
     seconds: float  # next_query + teach
+    audit: bool = False  # drawn uniformly at random from the unlabeled pool (audit_every)
 
 
 @dataclass
@@ -65,6 +81,9 @@ class Run:
     seed: int
     init: list[int]
     steps: list[Step] = field(default_factory=list)
+    #: with ``stop_rule``: per rule, where it fired (``step``, ``n_labels``; None: it did
+    #: not) and the accuracy estimate there, or at the last step when it did not fire
+    stop: dict | None = None
 
 
 @dataclass
@@ -110,12 +129,15 @@ def simulate(
     *,
     queries: int,
     seeds: int | Iterable[int] = 1,
-    init: int = 0,
+    init: int | Sequence[int] = 0,
     validation=None,
     params: dict | None = None,
     classes: Sequence | None = None,
     K: np.ndarray | None = None,
     progress: ProgressCallback | None = None,
+    stop_rule: str | Sequence[str] | None = None,
+    until_stop: bool = False,
+    audit_every: int = 0,
 ) -> SimulationResult:
     """Simulate labeling the pool ``X`` with an oracle that knows ``y``.
 
@@ -132,8 +154,9 @@ def simulate(
     seeds : int or iterable of int
         Number of runs (seeds 0 … seeds − 1) or the seeds themselves. A seed draws the initial
         labels and is passed to strategies that take a ``seed`` (random selection).
-    init : int
-        Random initial labels per run, drawn uniformly from the pool before the first query.
+    init : int or sequence of int
+        Random initial labels per run, drawn uniformly from the pool before the first query;
+        or the pool indices of the initial labels, the same for every run.
     validation : None, float or (X_val, y_val)
         Where the error is measured: ``None`` — the pool points not labeled yet, against
         their true labels (transductive); a fraction in (0, 1) — that share of the pool held
@@ -146,6 +169,15 @@ def simulate(
         Precomputed pool kernel (otherwise computed once and shared by the runs).
     progress : callable(done, total)
         Called after every query, e.g. to drive a progress bar.
+    stop_rule : str, sequence of str or None
+        Rules of :data:`rlscore.sessions.accuracy_estimate.STOP_RULE_PARAMS`: record the
+        curves they read and report each one's stop in :attr:`Run.stop` (None: not tracked).
+    until_stop : bool
+        End each run when the (first) ``stop_rule`` fires (``queries`` is then the most it
+        may take).
+    audit_every : int
+        Every ``audit_every``-th query is drawn uniformly at random from the unlabeled pool
+        instead of by the strategy (0: none); its step is marked ``audit``.
 
     Returns
     -------
@@ -154,8 +186,21 @@ def simulate(
     X = check_matrix(X, "X", min_samples=2)
     y = check_labels(y, X.shape[0], "y")
     queries = _check_count(queries, "queries", minimum=1)
+    chosen = None
+    if isinstance(init, Sequence | np.ndarray):
+        chosen = np.asarray(init, dtype=np.intp)
+        init = int(chosen.size)
     init = _check_count(init, "init", minimum=0)
     seed_list = _seed_list(seeds)
+    audit_every = _check_count(audit_every, "audit_every", minimum=0)
+    if until_stop and stop_rule is None:
+        raise ValueError("until_stop needs a stop_rule: the rule whose stop ends the run")
+    rules = [stop_rule] if isinstance(stop_rule, str) else list(stop_rule or [])
+    for rule in rules:
+        if rule not in STOP_RULE_PARAMS:
+            raise ValueError(
+                f"stop rule {rule!r} is unknown: choose one of {list(STOP_RULE_PARAMS)}"
+            )
     classes = _classes(y, classes)
     if K is not None and isinstance(validation, float):
         raise ValueError("a precomputed K cannot be combined with a validation fraction")
@@ -177,7 +222,11 @@ def simulate(
         if "seed" in q.get_params():
             q.set_params(seed=seed)
         q.start(X, classes, K=K)
-        start = np.random.default_rng(seed).choice(X.shape[0], size=init, replace=False)
+        start = (
+            np.random.default_rng(seed).choice(X.shape[0], size=init, replace=False)
+            if chosen is None
+            else chosen
+        )
         if hasattr(q, "teach_many"):  # one build instead of one update per label
             q.teach_many([int(i) for i in start], [y[i] for i in start])
         else:
@@ -185,10 +234,25 @@ def simulate(
                 q.teach(int(i), y[i])
         run = Run(seed=int(seed), init=[int(i) for i in start])
         run.steps.append(_record(q, 0, None, None, None, 0.0, X_val, y_val))
+        tracker = _StopTracker(X, y, classes, K, rules) if rules else None
+        audit_rng = np.random.default_rng([int(seed), 24])  # its own stream: audits only
+        fired = tracker is not None and tracker.update(q, run.steps[-1], None)
         for t in range(1, queries + 1):
+            if until_stop and fired:
+                done += queries - t + 1
+                if progress is not None:
+                    progress(done, total)
+                break
             tic = time.perf_counter()
+            audit = audit_due(t, audit_every)
             try:
-                i, score = q.next_query()
+                if audit:
+                    unlabeled = np.flatnonzero(unlabeled_mask(X.shape[0], q.labeled_))
+                    if unlabeled.size == 0:
+                        raise NoCandidatesError("every point is labeled")
+                    i, score = audit_draw(unlabeled, audit_rng), None
+                else:
+                    i, score = q.next_query()
             except NoCandidatesError:
                 done += queries - t + 1
                 if progress is not None:
@@ -196,10 +260,14 @@ def simulate(
                 break
             q.teach(i, y[i])
             seconds = time.perf_counter() - tic
-            run.steps.append(_record(q, t, i, y[i], score, seconds, X_val, y_val))
+            run.steps.append(_record(q, t, i, y[i], score, seconds, X_val, y_val, audit))
+            if tracker is not None:
+                fired = tracker.update(q, run.steps[-1], (i, y[i]) if audit else None)
             done += 1
             if progress is not None:
                 progress(done, total)
+        if tracker is not None:
+            run.stop = tracker.report()
         runs.append(run)
     return SimulationResult(
         strategy=name,
@@ -211,7 +279,7 @@ def simulate(
     )
 
 
-def _record(q, t, i, label, score, seconds, X_val, y_val) -> Step:
+def _record(q, t, i, label, score, seconds, X_val, y_val, audit=False) -> Step:
     """The state after query ``t``; ``X_val`` None: measured on the unlabeled pool points."""
     if X_val is None:
         unlabeled = unlabeled_mask(y_val.size, q.labeled_)
@@ -228,7 +296,64 @@ def _record(q, t, i, label, score, seconds, X_val, y_val) -> Step:
         validation_error=error,
         balanced_error=balanced,
         seconds=float(seconds),
+        audit=bool(audit),
     )
+
+
+class _StopTracker:
+    """The curves of one run for its stopping rule and accuracy estimate
+    (:class:`~rlscore.sessions.accuracy_estimate.StopCurves`)."""
+
+    def __init__(self, X, y, classes, K, rules: list[str]) -> None:
+        self.X, self.y, self.classes, self.K = X, y, list(classes), K
+        self.rules = rules
+        self.stop = stop_set(X.shape[0])
+        self.curves = StopCurves()
+        self.model = None  # the labeled RLS before the newest label (audit predictions)
+        self.model_index: list[int] = []  # its training points (a graph kernel's columns)
+        self.fired: dict[str, int | None] = dict.fromkeys(rules)
+
+    def update(self, q: QueryStrategy, step: Step, audit) -> bool:
+        """Record the state after ``step``; ``audit`` the (point, label) of an audit query.
+        Returns whether the first rule has fired."""
+        correct = None
+        if audit is not None and self.model is not None:
+            i, label = audit
+            Z = self.K[np.ix_([i], self.model_index)] if self._on_pool() else self.X[[i]]
+            correct = bool(self.model.predict(Z)[0] == label)
+        labels = {int(i): self.y[i] for i in q.labeled_}
+        lam = getattr(q, "lam_", None) or q.get_params().get("lam", 1.0)  # or "auto"
+        state = learner_state(q, self.X, labels, lam, self.classes, self.stop, self.K)
+        self.model, self.model_index = state.model, list(labels)
+        truth = None if step.validation_error is None else 1.0 - step.validation_error
+        seen = len(set(labels.values()))
+        self.curves.append(
+            state,
+            risk=step.estimated_risk,
+            classes_seen=seen,
+            audit_correct=correct,
+            truth_accuracy=truth,
+        )
+        last = len(self.curves) - 1
+        for rule, fired in self.fired.items():
+            if fired is None:
+                self.fired[rule] = first_stop(self.curves, rule, len(self.classes), last)
+        return self.fired[self.rules[0]] is not None
+
+    def _on_pool(self) -> bool:
+        return self.model is not None and self.model.kernel == "precomputed"
+
+    def report(self) -> dict:
+        """Per rule: where it fired and the estimate there (or at the last step)."""
+        out = {}
+        for rule, fired in self.fired.items():
+            t = len(self.curves) - 1 if fired is None else fired
+            out[rule] = {
+                "step": fired,
+                "n_labels": None if fired is None else self.curves.n_labels[t],
+                "estimate": accuracy_estimate(self.curves, t).as_dict(),
+            }
+        return jsonable(out)
 
 
 def can_predict_outside(q: QueryStrategy) -> bool:

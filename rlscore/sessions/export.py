@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 
 from rlscore.data.projects import Project
+from rlscore.sessions.accuracy_estimate import export_estimate
 from rlscore.sessions.log import LabelLog
 from rlscore.storage import Event
 
@@ -144,6 +145,7 @@ def export_labels(
     fmt: str = "csv",
     *,
     include_features: bool = True,
+    estimate: bool = False,
 ) -> str | bytes:
     """The labels of a project as CSV, JSON, JSON Lines (text) or Parquet (bytes).
 
@@ -172,16 +174,23 @@ def export_labels(
         One of :data:`EXPORT_FORMATS`.
     include_features
         Add the feature values of each point (as stored, i.e. standardised if the project is).
+    estimate
+        Add the accuracy estimate at export time to every record (:func:`_add_estimate`).
     """
     if fmt not in EXPORT_FORMATS:
         raise ValueError(f"export format must be one of {EXPORT_FORMATS}, got {fmt!r}")
     log = events if isinstance(events, LabelLog) else LabelLog(events)
     rows = export_rows(project, log, include_features=include_features)
+    extra = _add_estimate(rows, project, log) if estimate else []
     if fmt == "json":
         return json.dumps(rows, indent=2, ensure_ascii=False)
     if fmt == "jsonl":
         return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
     header, table = _table(rows, project, include_features)
+    header, table = (
+        header + extra,
+        [v + [r[c] for c in extra] for v, r in zip(table, rows, strict=True)],
+    )
     if fmt == "parquet":
         return _parquet_bytes(header, table)
     buf = io.StringIO()
@@ -192,6 +201,19 @@ def export_labels(
     for values in table:
         writer.writerow([csv_cell("" if v is None else v) for v in values])
     return buf.getvalue()
+
+
+def _add_estimate(rows: list[dict], project: Project, log: LabelLog) -> list[str]:
+    """Issue 24: the accuracy estimate at export time (the labeled RLS's exact leave-one-out
+    accuracy and its interval, :func:`rlscore.sessions.accuracy_estimate.export_estimate`),
+    the same in every record; returns the columns added."""
+    order = log.label_order()
+    labels = {i: log.labels[i] for i in order}
+    params = log.label_events[order[-1]].params if order else {}
+    values = export_estimate(project.X, labels, params)
+    for row in rows:
+        row.update(values)
+    return list(values)
 
 
 def _parquet_bytes(header: list, table: list) -> bytes:

@@ -20,12 +20,14 @@ from rlscore.core.lowrank import LANDMARK_RULES
 from rlscore.query import STRATEGIES
 from rlscore.sessions.engine import PoolTooLargeError, check_pool_size, make_engine
 from rlscore.sessions.overlap import Overlap
+from rlscore.sessions.permissions import require
 from rlscore.storage import LabelStore
 
 #: the settings of a project, in the order the app shows them; ``n_landmarks`` … ``refine``
 #: are the low-rank form's (``arls-lowrank``; ``candidates`` and ``risk_sample`` also A-optimal
 #: KLR's): 0 means "all" (``refine``: off); ``overlap`` and ``overlap_fraction`` are the
-#: team's (:mod:`rlscore.sessions.overlap`)
+#: team's (:mod:`rlscore.sessions.overlap`); ``until_stop``: the budget is "until the stop rule
+#: fires" (:mod:`rlscore.sessions.accuracy_estimate`), with ``budget`` as a cap
 SETTING_KEYS = (
     "strategy",
     "kernel",
@@ -35,6 +37,7 @@ SETTING_KEYS = (
     "lam_auto",
     "class_weight",
     "budget",
+    "until_stop",
     "n_landmarks",
     "landmarks",
     "candidates",
@@ -100,6 +103,7 @@ def default_settings(n: int, meta: dict | None, sigma: float | None = None) -> d
         "lam_auto": False,
         "class_weight": meta.get("class_weight") or None,
         "budget": 0,
+        "until_stop": False,
         "n_landmarks": LOW_RANK_DEFAULTS["n_landmarks"],
         "landmarks": LOW_RANK_DEFAULTS["landmarks"],
         "candidates": 0,
@@ -153,9 +157,9 @@ def check_settings(settings: dict) -> dict:
         if isinstance(t, bool) or not isinstance(t, int | float) or not math.isfinite(t) or t < 0:
             raise ValueError(f"graph_t must be a number ≥ 0 (0: the kernel's default), got {t!r}")
         out["graph_t"] = float(t)
-    if "lam_auto" in out:
-        if not isinstance(out["lam_auto"], bool):
-            raise ValueError(f"lam_auto must be true or false, got {out['lam_auto']!r}")
+    for key in ("lam_auto", "until_stop"):
+        if key in out and not isinstance(out[key], bool):
+            raise ValueError(f"{key} must be true or false, got {out[key]!r}")
     if "class_weight" in out:
         weight = out["class_weight"]
         if weight not in (None, "balanced") and not isinstance(weight, dict):
@@ -245,7 +249,9 @@ def project_settings(store: LabelStore, name: str) -> dict:
     return settings
 
 
-def save_project_settings(store: LabelStore, name: str, changes: dict) -> dict:
+def save_project_settings(
+    store: LabelStore, name: str, changes: dict, *, user: str | None = None
+) -> dict:
     """Validate ``changes`` and save them over the project's current settings.
 
     Returns
@@ -258,10 +264,11 @@ def save_project_settings(store: LabelStore, name: str, changes: dict) -> dict:
     ValueError
         An invalid setting (nothing is saved).
     """
+    require(store, name, user, "settings")  # an owner's, once the project has members
     changes = check_settings(changes)
     settings = {k: v for k, v in project_settings(store, name).items() if k in SETTING_KEYS}
     settings.update(changes)
-    store.save_settings(name, settings)
+    store.save_settings(name, settings, by=user or "")
     return settings
 
 

@@ -1,0 +1,169 @@
+"""What the Label page's stopping panel shows: the accuracy estimate along the labels, the
+strategy's risk beside it, and the stop rule's verdict (:mod:`~rlscore.sessions.accuracy_estimate`).
+
+The curves are recorded along the session's label order, one entry per number of labels (as
+the session's histories are): entry ``n`` is the labeled RLS of the first ``n`` labels. They
+are kept per session and extended label by label; an undo or a relabel recomputes from the
+first label that changed, so the cost of a label is one RLS fit on the labels so far.
+
+A long history recorded at once (a reload after hundreds of labels) is fitted on a sparse
+grid of label counts (at most :data:`MAX_REBUILD_FITS` fits) except its last
+:data:`DENSE_TAIL` counts, which the rules read: a stop that happened in the sparse part is
+then reported where the rule holds again, later than it first did.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from dataclasses import dataclass
+
+import numpy as np
+
+from rlscore.core.kernels import is_graph_kernel
+from rlscore.sessions.accuracy_estimate import (
+    DEFAULT_STOP_RULE,
+    STOP_RULE_PARAMS,
+    AccuracyEstimate,
+    LearnerState,
+    StopCurves,
+    StopDecision,
+    accuracy_estimate,
+    learner_state,
+    stop_decision,
+    stop_set,
+)
+from rlscore.sessions.view import SessionView
+
+#: the most RLS fits one rebuild of the curves makes before its dense tail
+MAX_REBUILD_FITS = 100
+#: the last label counts always fitted: every comparison the rules make at the last step
+DENSE_TAIL = 4 * max(p.get("lag", 1) for p in STOP_RULE_PARAMS.values()) + 1
+
+
+@dataclass(frozen=True)
+class StoppingView:
+    """The panel's state at ``n_labels`` labels (``seen``: the log version it reflects).
+
+    ``labels``, ``loo``, ``loo_low``, ``loo_high``, ``truth`` and ``risk`` are curves over the
+    number of labels (NaN where not defined); ``estimate`` and ``decision`` are at the last.
+    ``reason`` says why there is no estimate (None when there is one).
+    """
+
+    seen: int
+    n_labels: int
+    labels: np.ndarray
+    loo: np.ndarray
+    loo_low: np.ndarray
+    loo_high: np.ndarray
+    truth: np.ndarray
+    risk: np.ndarray
+    estimate: AccuracyEstimate | None
+    decision: StopDecision | None
+    rule: str
+    reason: str | None
+
+
+class _Tracker:
+    """The recorded curves of one session, and the label prefix each entry was fitted on."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.setting: tuple | None = None
+        self.prefix: list[tuple[int, object]] = []
+        self.curves = StopCurves()
+
+
+_TRACKERS: weakref.WeakKeyDictionary[SessionView, _Tracker] = weakref.WeakKeyDictionary()
+_TRACKERS_LOCK = threading.Lock()
+
+
+def _tracker(session: SessionView) -> _Tracker:
+    with _TRACKERS_LOCK:
+        tracker = _TRACKERS.get(session)
+        if tracker is None:
+            tracker = _TRACKERS[session] = _Tracker()
+        return tracker
+
+
+def stopping_view(session: SessionView, rule: str = DEFAULT_STOP_RULE) -> StoppingView:
+    """The stopping panel's state of ``session`` now (call it under the session's lock, as
+    the UI does with its other views)."""
+    project = session.project
+    labels = session.labels
+    order = list(labels.items())
+    risk_history = session.risk_history
+    truth_history = session.validation_history
+    seen = session.last_event_id
+    engine = session.engine
+    if is_graph_kernel(engine.get_params().get("kernel", "rbf")):
+        return _empty(seen, len(order), rule, "a graph kernel: no leave-one-out estimate here")
+    tracker = _tracker(session)
+    with tracker.lock:
+        setting = (repr(sorted(engine.get_params().items())), float(session.lam_))
+        if setting != tracker.setting:  # another learner: every entry is refitted
+            tracker.setting, tracker.prefix, tracker.curves = setting, [], StopCurves()
+        same = 0
+        while same < min(len(order), len(tracker.prefix)) and _equal(
+            order[same], tracker.prefix[same]
+        ):
+            same += 1
+        keep = min(same + 1, len(tracker.curves))  # entry n needs the first n labels
+        tracker.curves.truncate(keep)
+        del tracker.prefix[same:]
+        tracker.prefix.extend(order[same:])
+        stop = stop_set(project.n)
+        classes = list(project.classes)
+        start, end = len(tracker.curves), len(order) + 1
+        dense_from = max(start, end - DENSE_TAIL)
+        stride = max(1, -(-(dense_from - start) // MAX_REBUILD_FITS))
+        for n in range(start, end):
+            prefix = dict(order[:n])
+            if n < dense_from and (n - start) % stride:
+                state = LearnerState(None, n, None, None)  # off the sparse grid: not fitted
+            else:
+                state = learner_state(engine, project.X, prefix, session.lam_, classes, stop)
+            truth = truth_history[n] if n < len(truth_history) else None
+            tracker.curves.append(
+                state,
+                risk=risk_history[n] if n < len(risk_history) else None,
+                classes_seen=len(set(prefix.values())),
+                truth_accuracy=None if truth is None else 1.0 - truth,
+            )
+        curves = tracker.curves
+        loo = curves.loo_accuracy()
+        low, high = np.full(loo.shape, np.nan), np.full(loo.shape, np.nan)
+        for t in range(len(curves)):
+            interval = accuracy_estimate(curves, t).loo_interval
+            if interval is not None:
+                low[t], high[t] = interval
+        return StoppingView(
+            seen=seen,
+            n_labels=len(order),
+            labels=np.asarray(curves.n_labels),
+            loo=loo,
+            loo_low=low,
+            loo_high=high,
+            truth=_floats(curves.truth_accuracy),
+            risk=_floats(curves.risk),
+            estimate=accuracy_estimate(curves),
+            decision=stop_decision(curves, len(classes), rule),
+            rule=rule,
+            reason=None if not np.isnan(loo[-1]) else "label a few points of two classes first",
+        )
+
+
+def _equal(a: tuple[int, object], b: tuple[int, object]) -> bool:
+    return a[0] == b[0] and a[1] == b[1]
+
+
+def _floats(values) -> np.ndarray:
+    return np.asarray([np.nan if v is None else float(v) for v in values], dtype=np.float64)
+
+
+def _empty(seen: int, n: int, rule: str, reason: str) -> StoppingView:
+    none = np.zeros(0)
+    return StoppingView(seen, n, none, none, none, none, none, none, None, None, rule, reason)
+
+
+__all__ = ["StoppingView", "stopping_view"]

@@ -1,0 +1,67 @@
+"""The Label page says when to stop (issue 24), in Chromium: on the two-moons sample (a
+truth column), "keep going" with a number of labels while the stop rule has not fired, then
+"you can stop" with the accuracy estimate and its interval once it has.
+
+The labels are given through the API (the oracle's, as ``auto_label`` gives them) between
+page loads, to reach the stop quickly; what the page must say is computed independently
+from the same labels (:func:`rlscore.sessions.stopping_view.stopping_view` on a session of
+this test's own).
+"""
+
+from __future__ import annotations
+
+import re
+
+from app_page import open_app, wait_text
+from playwright.sync_api import expect
+
+from rlscore.data.samples import ensure_sample_projects
+from rlscore.sessions import LabelingSession
+from rlscore.sessions.settings import project_settings
+from rlscore.sessions.stopping_view import stopping_view
+from rlscore.storage import open_store
+
+PROJECT = "two_moons"
+
+
+def _session(store) -> LabelingSession:
+    """A session with the project's settings (those the app uses)."""
+    p = project_settings(store, PROJECT)
+    return LabelingSession(
+        store, PROJECT, p["strategy"], kernel=p["kernel"], sigma=p["sigma"], lam=p["lam"],
+        class_weight=p["class_weight"], snapshots=False,
+    )  # fmt: skip
+
+
+def test_the_stop_message_and_the_estimate_appear(server, page):
+    with open_store(server.db) as store:
+        ensure_sample_projects(store)
+        s = _session(store)
+        s.auto_label(12)
+        early = stopping_view(s)
+    assert not early.decision.stop and early.decision.more_labels
+    open_app(page, f"{server.url}/?project={PROJECT}", 12)
+    panel = page.locator(".st-key-stopping_panel")
+    expect(panel.get_by_text(re.compile(r"^Keep going"))).to_be_visible()
+    expect(panel.get_by_text(f"about {early.decision.more_labels} more labels")).to_be_visible()
+
+    with open_store(server.db) as store:
+        s = _session(store)
+        while not (view := stopping_view(s)).decision.stop and s.n_labeled < 200:
+            s.auto_label(1)
+        n = s.n_labeled
+    assert view.decision.stop, "the stop rule never fired within 200 labels"
+    page.reload()
+    wait_text(page, f"Labeled {n} of 220")
+    expect(
+        panel.get_by_text(re.compile(r"^You can stop: the confidence-drop rule"))
+    ).to_be_visible()
+    estimate = view.estimate
+    lo, hi = estimate.loo_interval
+    expect(panel.get_by_text("Accuracy estimate (leave-one-out)")).to_be_visible()
+    expect(panel.get_by_text(f"{estimate.loo:.0%}", exact=True).first).to_be_visible()
+    expect(panel.get_by_text(f"95% interval {lo:.0%} – {hi:.0%} over {n} labels")).to_be_visible()
+    expect(panel.get_by_text(f"{estimate.truth:.0%}", exact=True).first).to_be_visible()
+    expect(panel.locator(".js-plotly-plot")).to_be_visible()
+    panel.get_by_text("Why: the evidence").click()
+    expect(panel.get_by_text(re.compile(r"^Confidence drop \(Vlachos 2008\)"))).to_be_visible()
