@@ -136,7 +136,11 @@ with left:
     st.subheader("Learning curves (validation error)")
     st.plotly_chart(
         figures.learning_curves_figure(
-            table, "validation_error", x="n_labels", y_title="error (mean ± sd)"
+            table,
+            "validation_error",
+            x="n_labels",
+            y_title="error (mean ± sd)",
+            names=STRATEGY_LABELS,
         ),
         key="learning",
     )
@@ -158,7 +162,7 @@ if model is not None:
     st.subheader(f"{model_name} on each strategy's labels (validation error)")
     st.plotly_chart(
         figures.learning_curves_figure(
-            table, "model_error", x="n_labels", y_title="error (mean ± sd)"
+            table, "model_error", x="n_labels", y_title="error (mean ± sd)", names=STRATEGY_LABELS
         ),
         key="model_learning",
     )
@@ -167,7 +171,7 @@ if model is not None:
         f"value until the labels hold {MIN_PER_CLASS} points of each of two classes or more."
     )
 st.subheader("After the last query")
-st.dataframe(final_summary(table, with_model=model is not None))
+st.dataframe(final_summary(table, with_model=model is not None, names=STRATEGY_LABELS))
 st.download_button(
     "Download results (CSV)",
     table.to_csv(index=False),

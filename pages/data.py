@@ -23,6 +23,7 @@ import pandas as pd
 import streamlit as st
 
 from rlscore.data.features import FeatureInputError
+from rlscore.data.features.image_urls import image_urls_allowed
 from rlscore.data.features.images import IMAGE_ROOT_ENV, server_image_root
 from rlscore.data.features.text import TextFeatureSettings
 from rlscore.data.items import ItemInputError
@@ -38,6 +39,7 @@ from rlscore.data.upload import (
     ANALYZER_CHOICES,
     MAX_PREVIEW_ROWS,
     MISSING_FIXES,
+    STANDARDIZE_CHOICES,
     apply_fixes,
     categorical_columns,
     class_listing,
@@ -138,7 +140,8 @@ if upload is not None:
         image_guess = guess_image_column(df, exclude=(*roles, *text_columns))
         image_options = [NO_IMAGE, *(c for c in columns if c not in (*roles, *text_columns))]
         image_column = st.selectbox(
-            "Image column (paths relative to the server's image folder)",
+            "Image column (paths relative to the server's image folder"
+            + (", or http(s) URLs)" if image_urls_allowed() else ")"),
             image_options,
             index=image_options.index(image_guess) if image_guess else 0,
             key="image_column",
@@ -193,9 +196,14 @@ if upload is not None:
                 value="-1, 1",
                 key="class_names_free",
             )
-        standardize = st.checkbox(
-            "Standardise features (zero mean, unit variance)", key="standardize"
-        )
+        standardize = STANDARDIZE_CHOICES[
+            st.radio(
+                "Standardise numeric features (zero mean, unit variance)",
+                list(STANDARDIZE_CHOICES),
+                horizontal=True,
+                key="standardize",
+            )
+        ]
 
         # fixes for real tables: offered only when the table needs them
         chosen_columns = [c for c in [*features, *text_columns, *context_columns] if c]
@@ -221,7 +229,7 @@ if upload is not None:
         project = None
         try:
             image_root = server_image_root() if image_column is not None else None
-            if image_column is not None and image_root is None:
+            if image_column is not None and image_root is None and not image_urls_allowed():
                 raise ProjectInputError(
                     f"image column {image_column!r} needs the server's image folder: start "
                     f"the server with {IMAGE_ROOT_ENV}=/path/to/images (the folder the paths "
@@ -252,7 +260,8 @@ if upload is not None:
                     progress=progress,
                 )
         except (ProjectInputError, FeatureInputError, ItemInputError, TableFixError) as exc:
-            st.error(md_text(exc))
+            # one line per refused row when a message lists several (each line plain text)
+            st.error("  \n".join(md_text(line) for line in str(exc).splitlines()))
         if project is not None:
             for text in project.meta.get("warnings", []):
                 st.warning(md_text(text))

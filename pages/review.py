@@ -95,19 +95,23 @@ for point in queue[:SHOWN_POINTS]:
             cols = st.columns(len(project.classes))
             for col, c in zip(cols, project.classes, strict=True):
                 col.button(
-                    class_text(c),
+                    md_text(class_text(c)),
                     key=f"decide_{point}_{c}_{seen}",
                     on_click=review.decide,
                     args=(name, point, c, reviewer, seen, class_text(c)),
                     disabled=not reviewer,
                     width="stretch",
-                    help=f"Final label of point #{point}: {class_text(c)}",
+                    help=f"Final label of point #{point}: {md_text(class_text(c))}",
                 )
 
 st.markdown("### Decisions (audit trail)")
 trail = audit_trail(events)
 if trail:
-    st.dataframe(review.audit_table(trail, class_text), hide_index=True)
+    st.dataframe(
+        review.audit_table(trail, class_text, project),
+        hide_index=True,
+        column_config=review.AUDIT_COLUMNS,
+    )
 else:
     st.caption("No decision yet.")
 mine = log.last_active(reviewer) if reviewer else None

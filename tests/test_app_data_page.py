@@ -74,7 +74,7 @@ def test_upload_preview_and_create(db):
     # 'colour' is text: not offered as a default feature
     assert at.multiselect(key="features").value == ["w", "h"]
     at.text_input(key="class_names").input("kitty, doggy")
-    at.checkbox(key="standardize").check()
+    at.radio(key="standardize").set_value("yes")
     at.run()
     assert not at.error
     preview = at.dataframe[1].value  # [0] is the raw table

@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 from PIL import Image
 from reference.features import tfidf_dense
+from support.access import drop_version_5
 from support.stores import raw_sql
 
 from rlscore.data.items import ItemColumn, item_values, raw_feature_values
@@ -136,7 +137,7 @@ def test_values_that_overflow_are_refused_or_standardised_exactly():
         {"huge": [1e308, -1e308, 0.0, 5e307], "ok": [1.0, 2, 3, 4], "y": [0, 1, 0, 1]}
     )
     with pytest.raises(ProjectInputError, match=r"'huge' hold values as large as 1e\+308"):
-        project_from_table(df, "o", truth_column="y")
+        project_from_table(df, "o", truth_column="y", standardize=False)
     with pytest.warns(ProjectInputWarning, match="'huge'"):
         p = project_from_table(df, "o", truth_column="y", standardize=True)
     # the same standardisation computed in a scale where nothing overflows
@@ -172,9 +173,10 @@ def test_items_are_stored_and_an_old_database_opens(db_target):
     # the database as rlscore wrote it before items (schema 3): it opens and keeps everything
     raw_sql(db_target, "DELETE FROM projects WHERE name = 'reviews'")
     raw_sql(db_target, "ALTER TABLE projects DROP COLUMN items")
+    drop_version_5(db_target)
     raw_sql(db_target, "UPDATE schema_info SET version = 3")
     with open_store(db_target) as store:
-        assert store.schema_version == SCHEMA_VERSION == 4
+        assert store.schema_version == SCHEMA_VERSION == 5
         assert store.load_project("plain").items == [] and store.list_projects() == ["plain"]
         store.create_project(p)
         assert store.load_project("reviews").texts == SENTENCES

@@ -77,3 +77,14 @@ def test_hover_texts_are_short_single_line_and_escaped():
     images = [ItemColumn("p", "image", ["cats/<1>.png", "dogs\\2.png"])]
     assert hover_texts(images, ["a", "b"]) == ["&lt;1&gt;.png", "2.png"]
     assert hover_texts([], ["<id>", "b"]) == ["&lt;id&gt;", "b"]
+
+
+def test_an_image_url_hover_shows_its_file_name_without_credentials_or_query():
+    urls = [
+        "https://user:secret@example.org/img/cat.png?token=abc#frag",
+        "http://example.org/dog.jpg",
+        "http://[::1/x.png",
+    ]
+    hovers = hover_texts([ItemColumn("u", "image", urls)], ["a", "b", "c"])
+    assert hovers == ["cat.png", "dog.jpg", ""]
+    assert not any(s in h for h in hovers for s in ("secret", "token", "abc", "user"))

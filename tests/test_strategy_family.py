@@ -275,13 +275,13 @@ def test_the_ui_words_every_strategy_and_one_state_has_one_wording():
 def test_risk_chart_labels_read_the_ui_table():
     assert risk_chart_labels(["arls", "random"]) == (
         "Expected errors on the pool",
-        {"arls": "arls", "random": "random"},
+        {"arls": "ARLS (active RLS, thesis)", "random": "Random"},
     )
     title, names = risk_chart_labels(["arls", "aopt-klr"])
     assert title == "each strategy's own risk estimate"
     assert names == {
-        "arls": "arls: Expected errors on the pool",
-        "aopt-klr": "aopt-klr: Predictive variance (A-optimal)",
+        "arls": "ARLS (active RLS, thesis): Expected errors on the pool",
+        "aopt-klr": "A-optimal KLR: Predictive variance (A-optimal)",
     }
 
 

@@ -61,7 +61,10 @@ def _run(argv: list[str]) -> int:
     print(proposal.describe())
     print(f"{'rank':>4}  {'point':>7}  id")
     for r in rows:
-        print(f"{r['rank']:>4}  {r['point']:>7}  {r['id']}")
+        print(
+            f"{r['rank']:>4}  {r['point']:>7}  {r['id']}"
+            + (f"  {r['item']}" if "item" in r else "")
+        )
     return 0
 
 

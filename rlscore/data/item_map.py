@@ -13,10 +13,12 @@ from __future__ import annotations
 import html
 import re
 from pathlib import PurePosixPath
+from urllib.parse import urlsplit
 
 import numpy as np
 from sklearn.decomposition import PCA
 
+from rlscore.data.features.image_urls import is_url
 from rlscore.data.items import ItemColumn
 
 #: characters of text shown in a hover
@@ -56,8 +58,20 @@ def hover_texts(items: list[ItemColumn], ids: list[str], chars: int = SNIPPET_CH
         return [snippet(t, chars) for t in text.values]
     image = next((c for c in items if c.kind == "image"), None)
     if image is not None:
-        return [snippet(PurePosixPath(str(p).replace("\\", "/")).name, chars) for p in image.values]
+        return [snippet(image_name(p), chars) for p in image.values]
     return [snippet(i, chars) for i in ids]
 
 
-__all__ = ["SNIPPET_CHARS", "hover_texts", "map_coordinates", "snippet"]
+def image_name(value: object) -> str:
+    """An image cell's file name, as a hover may show it: a URL's user, password, query and
+    fragment (where tokens travel) are left out."""
+    text = str(value)
+    if is_url(text):
+        try:
+            text = urlsplit(text.strip()).path
+        except ValueError:
+            return ""
+    return PurePosixPath(text.replace("\\", "/")).name
+
+
+__all__ = ["SNIPPET_CHARS", "hover_texts", "image_name", "map_coordinates", "snippet"]

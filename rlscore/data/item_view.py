@@ -4,7 +4,9 @@ project without items, its feature values as uploaded.
 This is the non-UI half of the Label and Review pages' point view
 (:func:`rlscore.ui.point_view.show_point` draws it). An image is read only from a file under
 the project's image root (``meta["image_root"]``) or the server's (``$RLSCORE_IMAGE_ROOT``),
-through :func:`rlscore.data.features.images.resolve_image_path`; a cell that cannot be shown
+or from an http(s) URL if the server allows it (``$RLSCORE_ALLOW_IMAGE_URLS``), through
+:func:`rlscore.data.features.images.load_image` (same checks and pixel cap as when the
+project was made: the files may have changed since); a cell that cannot be shown
 becomes a message naming the column and the row, never an exception, so one broken file never
 stops the labeling loop.
 """
@@ -16,12 +18,9 @@ from pathlib import Path
 
 from PIL import Image
 
-from rlscore.data.features.images import (
-    FeatureInputError,
-    open_image,
-    resolve_image_path,
-    server_image_root,
-)
+from rlscore.data.features import FeatureInputError
+from rlscore.data.features.image_urls import is_url, shown_url
+from rlscore.data.features.images import load_image, server_image_root
 from rlscore.data.items import item_values, raw_feature_values
 from rlscore.data.projects import Project
 
@@ -70,17 +69,14 @@ def image_root(project: Project) -> Path | None:
 
 def _image(project: Project, column: str, value, point: int) -> ShownItem:
     try:
-        root = image_root(project)
-        if root is None:
-            raise FeatureInputError(
-                f"image column {column!r}: the project has no image root and "
-                "$RLSCORE_IMAGE_ROOT is not set"
-            )
-        im = open_image(resolve_image_path(root, str(value), column, point), column, point)
+        # no root (a project of URLs): load_image refuses a file path with a message
+        im = load_image(str(value), image_root(project), column, point)
     except FeatureInputError as exc:
         return ShownItem(column, "error", str(exc))
     im.thumbnail((MAX_SHOWN_SIDE, MAX_SHOWN_SIDE))
-    return ShownItem(column, "image", str(value), im)
+    # a URL is named without its user-info and query (they may hold credentials)
+    name = shown_url(str(value)) if is_url(str(value)) else str(value)
+    return ShownItem(column, "image", name, im)
 
 
 def shown_items(project: Project, point: int) -> list[ShownItem]:

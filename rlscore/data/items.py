@@ -137,9 +137,10 @@ def text_column(s: pd.Series, column: str) -> ItemColumn:
     step = max(1, len(filled) // NUMERIC_PROBE)
     numeric = pd.to_numeric(pd.Series(filled[::step]), errors="coerce").notna().mean()
     if numeric >= MAX_NUMERIC_SHARE:
+        rows = np.flatnonzero(pd.to_numeric(pd.Series(texts), errors="coerce").notna())
         raise ItemInputError(
-            f"text column {column!r} holds numbers in {numeric:.0%} of its filled rows: use it "
-            "as a numeric feature or a context column, not as a text"
+            f"text column {column!r} holds numbers in {numeric:.0%} of its filled rows "
+            f"({rows_text(rows)}): use it as a numeric feature or a context column, not as a text"
         )
     return ItemColumn(name=column, kind="text", values=texts)
 
@@ -150,8 +151,15 @@ def empty_text_rows(column: ItemColumn) -> np.ndarray:
 
 
 def context_column(s: pd.Series, column: str) -> ItemColumn:
-    """A context item column: the values exactly as uploaded (plain scalars, None if missing)."""
+    """A context item column: the values exactly as uploaded (plain scalars, None if missing);
+    text longer than :data:`MAX_TEXT_CHARS` is refused, naming the rows."""
     values = [None if pd.isna(v) else plain_scalar(v) for v in s.tolist()]
+    too_long = [i for i, v in enumerate(values) if isinstance(v, str) and len(v) > MAX_TEXT_CHARS]
+    if too_long:
+        raise ItemInputError(
+            f"context column {column!r} has cells longer than {MAX_TEXT_CHARS:,} characters in "
+            f"{rows_text(too_long)}: shorten them, or check the file for an unclosed quote"
+        )
     return ItemColumn(name=column, kind="context", values=values)
 
 

@@ -27,11 +27,12 @@ import pandas as pd
 from rlscore.core.serialization import plain_scalar
 from rlscore.data.features import FeatureInputError, Progress
 from rlscore.data.features.embeddings import embedding_feature_names, embedding_matrix
+from rlscore.data.features.image_urls import image_urls_allowed
 from rlscore.data.features.images import (
     DEFAULT_SIZE,
+    check_images,
     image_pixel_features,
     pixel_feature_names,
-    resolve_image_path,
 )
 from rlscore.data.features.text import TextFeatureSettings, build_text_features
 from rlscore.data.items import (
@@ -263,7 +264,10 @@ def _sniff_delimiter(text: str, name: str) -> str:
         # the candidate giving the same number (> 1) of fields on every line wins
         best, best_fields = None, 1
         for cand in CSV_DELIMITERS:
-            counts = {len(row) for row in csv.reader(lines, delimiter=cand)}
+            try:
+                counts = {len(row) for row in csv.reader(lines, delimiter=cand)}
+            except csv.Error:  # a cell beyond the csv module's size limit: pandas reads it
+                continue
             if len(counts) == 1 and (fields := counts.pop()) > best_fields:
                 best, best_fields = cand, fields
         delimiter = best
@@ -286,10 +290,57 @@ def _sniff_delimiter(text: str, name: str) -> str:
     return delimiter
 
 
+def _utf8(cell: str) -> bool | None:
+    """Whether a cell decoded as Latin-1 is UTF-8 text with non-ASCII characters (True),
+    not UTF-8 at all (False), or plain ASCII (None: both encodings agree)."""
+    if cell.isascii():
+        return None
+    try:
+        cell.encode("latin-1").decode("utf-8")  # Latin-1 maps bytes 1:1: the cell's own bytes
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _check_one_encoding(df: pd.DataFrame, name: str) -> None:
+    """Refuse a table whose text cells mix UTF-8 and another encoding (``df`` was read from
+    the file decoded as Latin-1): read as one encoding, one of the two kinds of cells would
+    show garbled characters, silently. The message names a column and the rows of each kind."""
+    utf8: tuple[str, int] | None = None
+    other: dict[str, list[int]] = {}
+    for column in df.columns:
+        s = df[column]
+        if pd.api.types.is_numeric_dtype(s) or pd.api.types.is_bool_dtype(s):
+            continue
+        for row, cell in enumerate(s.tolist()):
+            kind = _utf8(cell) if isinstance(cell, str) else None
+            if kind is True and utf8 is None:
+                utf8 = (str(column), row)
+            elif kind is False:
+                other.setdefault(str(column), []).append(row)
+    if utf8 is None or not other:
+        return  # one encoding throughout (UTF-8 would have decoded): Latin-1 reads it right
+    column, rows = next(iter(other.items()))
+    more = len(other) - 1
+    raise ProjectInputError(
+        f"'{name}' mixes text encodings: column {column!r} is not UTF-8 in {rows_text(rows)}"
+        + (f" (and {more} more column{'s' if more > 1 else ''})" if more else "")
+        + f", while column {utf8[0]!r} is UTF-8 in {rows_text([utf8[1]])}: read as one "
+        "encoding, the other's accented letters would be garbled; save the file as UTF-8 "
+        "(a spreadsheet's 'CSV UTF-8') and upload it again"
+    )
+
+
 def _read_csv(data: bytes, name: str) -> pd.DataFrame:
-    text, _encoding = _decode(data, name)
+    text, encoding = _decode(data, name)
     delimiter = _sniff_delimiter(text, name)
-    header = next(csv.reader(io.StringIO(text), delimiter=delimiter), [])
+    try:
+        header = next(csv.reader(io.StringIO(text), delimiter=delimiter), [])
+    except csv.Error:  # a header cell beyond the csv module's size limit
+        raise ProjectInputError(
+            f"'{name}': the header row is too long to be column names: check that the first "
+            "row holds the column names and that its quotes are closed"
+        ) from None
     _check_duplicate_columns([h.strip() for h in header], name)
     try:
         df = pd.read_csv(io.StringIO(text), sep=delimiter, skipinitialspace=True)
@@ -303,6 +354,8 @@ def _read_csv(data: bytes, name: str) -> pd.DataFrame:
             "every row has one value per column"
         ) from None
     df.columns = [str(c).strip() for c in df.columns]
+    if encoding == "latin-1":
+        _check_one_encoding(df, name)
     if delimiter != ",":
         df = _convert_decimal_commas(df)
     return df
@@ -340,7 +393,7 @@ def project_from_table(
     id_column: str | None = None,
     truth_column: str | None = None,
     class_names: list | dict | None = None,
-    standardize: bool = False,
+    standardize: bool | None = None,
     *,
     source: str | None = None,
     description: str = "",
@@ -384,7 +437,11 @@ def project_from_table(
         Centre each numeric feature column and scale it to unit variance (means and scales
         kept in meta; embeddings, text and pixel features are left as they are). Columns
         whose values would overflow are scaled safely (divided by their largest magnitude
-        first).
+        first). ``None`` (the default) decides from the data (:func:`needs_scaling`): the
+        columns are standardised when their spreads differ more than :data:`SPREAD_RATIO`-fold
+        or their values would overflow, with a :class:`ProjectInputWarning` saying so. The
+        annotator is shown the values as uploaded either way
+        (:func:`rlscore.data.items.raw_feature_values`).
     source, description
         Recorded in ``meta``.
     text_columns
@@ -466,7 +523,7 @@ def project_from_table(
         raise ProjectInputError(
             "the table has only one data row: a pool needs at least 2 points to label"
         )
-    if image_column is not None and image_root is None:
+    if image_column is not None and image_root is None and not image_urls_allowed():
         raise ProjectInputError(
             f"image column {image_column!r} needs an image root: the folder its paths are "
             "relative to"
@@ -550,15 +607,16 @@ def _feature_blocks(
             if isinstance(text_settings, TextFeatureSettings)
             else TextFeatureSettings.from_dict(text_settings)
         )
-        tf = build_text_features(texts, settings, progress)
+        try:
+            tf = build_text_features(texts, settings, progress)
+        except FeatureInputError as exc:  # say which columns the texts came from
+            names = ", ".join(repr(c.name) for c in items if c.kind == "text")
+            raise FeatureInputError(f"text column(s) {names}: {exc}") from None
         add(tf.X, tf.feature_names)
         meta["text_features"] = tf.summary()
     image = next((c for c in items if c.kind == "image"), None)
     if image is not None:
-        meta["image_root"] = str(image_root)
-        # the paths are checked even when an embedding gives the features
-        for row, value in enumerate(image.values):
-            resolve_image_path(image_root, value, image.name, row)
+        meta["image_root"] = None if image_root is None else str(image_root)
         if embedding_column is None:
             size = (int(image_size[0]), int(image_size[1]))
             P = image_pixel_features(
@@ -567,11 +625,13 @@ def _feature_blocks(
             add(P, pixel_feature_names(size))
             meta["image_features"] = {"kind": "grey pixels", "size": list(size)}
             meta["image_shape"] = [size[1], size[0]]
-        else:
+        else:  # the images are checked even when the embedding gives the features
+            check_images(image.values, image_root, column=image.name, progress=progress)
             meta["image_features"] = {"kind": "embedding", "column": embedding_column}
     if not blocks:  # pragma: no cover - project_from_table refuses this case earlier
         raise ProjectInputError("no features: choose a numeric, text, image or embedding column")
-    meta["standardized"] = bool(standardize)
+    standardize = bool(meta.pop("_standardized", False))
+    meta["standardized"] = standardize
     if standardize:
         meta["feature_mean"], meta["feature_scale"] = mean, scale
     return blocks, names
@@ -579,12 +639,50 @@ def _feature_blocks(
 
 #: above this magnitude a feature's squared distances can overflow float64 (1e154² ≈ 1e308)
 OVERFLOW_LIMIT = 1e150
+#: numeric features whose standard deviations differ more than this factor are standardised
+#: by default: a column with a tenth of another's spread makes about 1 % of the squared
+#: distances the RBF kernel sees, so unscaled it would be all but ignored
+SPREAD_RATIO = 10.0
+
+
+def column_spreads(X: np.ndarray) -> np.ndarray:
+    """The standard deviation of each column of ``X``, missing values (NaN) left out,
+    computed without overflow (each column divided by its largest magnitude first); NaN for
+    a column without values."""
+    X = np.asarray(X, dtype=np.float64)
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns: NaN is the answer
+        peak = np.nanmax(np.abs(X), axis=0)
+        safe = np.where(np.isfinite(peak) & (peak > 0), peak, 1.0)
+        return np.nanstd(X / safe, axis=0) * safe
+
+
+def needs_scaling(X: np.ndarray) -> bool:
+    """Whether numeric features should be standardised before an RBF kernel sees them.
+
+    True when the spreads of the varying columns (:func:`column_spreads`) differ more than
+    :data:`SPREAD_RATIO`-fold (penguins: body mass in grams beside bill depth in millimetres),
+    or a value exceeds :data:`OVERFLOW_LIMIT`; the default of :func:`project_from_table` and
+    of the Data page. With a data-adaptive σ (the median distance) the overall scale does not
+    matter, only the columns' scales relative to each other.
+    """
+    X = np.asarray(X, dtype=np.float64)
+    if X.size == 0:
+        return False
+    with np.errstate(invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        if np.nanmax(np.abs(X)) > OVERFLOW_LIMIT:
+            return True
+    spread = column_spreads(X)
+    spread = spread[np.isfinite(spread) & (spread > 0)]
+    return spread.size > 1 and float(spread.max()) > SPREAD_RATIO * float(spread.min())
 
 
 def _numeric_block(
-    df: pd.DataFrame, feature_columns: list[str], standardize: bool, meta: dict
+    df: pd.DataFrame, feature_columns: list[str], standardize: bool | None, meta: dict
 ) -> tuple[np.ndarray, list[str]]:
-    """The numeric feature columns, constant ones dropped, standardised if asked (safely)."""
+    """The numeric feature columns, constant ones dropped, standardised if asked or, with
+    ``standardize=None``, if :func:`needs_scaling` (safely)."""
     X = np.column_stack([_numeric_feature(df[c], c) for c in feature_columns])
     with np.errstate(over="ignore", invalid="ignore"):
         constant = np.max(X, axis=0) == np.min(X, axis=0)
@@ -605,6 +703,20 @@ def _numeric_block(
         feature_columns = [c for c, k in zip(feature_columns, constant, strict=True) if not k]
     peak = np.max(np.abs(X), axis=0)
     huge = peak > OVERFLOW_LIMIT
+    if standardize is None:
+        standardize = needs_scaling(X)
+        if standardize and not huge.any():
+            spread = column_spreads(X)
+            wide, narrow = int(np.argmax(spread)), int(np.argmin(spread))
+            _warn(
+                meta,
+                f"the numeric features were standardised (zero mean, unit variance): their "
+                f"spreads differ {spread[wide] / spread[narrow]:.3g}-fold "
+                f"({feature_columns[wide]!r} against {feature_columns[narrow]!r}), so unscaled "
+                f"{feature_columns[wide]!r} would decide every distance; the annotator still "
+                "sees the values as uploaded",
+            )
+    meta["_standardized"] = bool(standardize)
     if huge.any() and not standardize:
         cols = [c for c, k in zip(feature_columns, huge, strict=True) if k]
         raise ProjectInputError(
@@ -672,6 +784,8 @@ def _numeric_feature(s: pd.Series, col: str) -> np.ndarray:
     bad = values.isna().to_numpy() & s.notna().to_numpy()
     if bad.any():
         example = s[bad].iloc[0]
+        if isinstance(example, str) and len(example) > 40:  # a 10 MB cell stays out of it
+            example = example[:40] + "…"
         raise ProjectInputError(
             f"feature column {col!r} is not numeric ({example!r} in {_rows(bad)}): remove it "
             "from the feature columns, or encode it as numbers"
@@ -789,6 +903,9 @@ __all__ = [
     "parse_class_names",
     "project_from_table",
     "read_table",
+    "SPREAD_RATIO",
+    "column_spreads",
+    "needs_scaling",
     "sorted_values",
     "standardize_columns",
     "truth_values",

@@ -47,6 +47,13 @@ MAX_PREVIEW_ROWS = 200
 MISSING_FIXES = ("keep", "drop rows", "impute median", "impute mean")
 #: the text analyzers offered on the form, by the name shown
 ANALYZER_CHOICES = {"words": "word", "character n-grams": "char_wb"}
+#: standardisation offered on the form, by the name shown: the first (the default) lets
+#: project_from_table decide from the data (rlscore.data.projects.needs_scaling)
+STANDARDIZE_CHOICES = {
+    "automatic (when the columns' spreads differ)": None,
+    "yes": True,
+    "no": False,
+}
 
 
 def listed(values: Sequence, limit: int = MAX_LISTED) -> str:
@@ -111,6 +118,8 @@ def looks_like_text(column: pd.Series) -> bool:
         return False
     cells = _probe(column)
     if cells.empty or pd.to_numeric(cells, errors="coerce").notna().mean() >= 0.5:
+        return False
+    if looks_like_image_paths(column):  # long paths or URLs of pictures are not free text
         return False
     return float(cells.str.len().median()) >= MIN_TEXT_CHARS
 
@@ -259,6 +268,7 @@ __all__ = [
     "IMAGE_SUFFIXES",
     "MISSING_FIXES",
     "NOT_FEATURES",
+    "STANDARDIZE_CHOICES",
     "apply_fixes",
     "categorical_columns",
     "columns_with_missing_values",

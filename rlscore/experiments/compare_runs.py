@@ -72,7 +72,9 @@ def run_defaults(n: int) -> RunDefaults:
     )
 
 
-def final_summary(table: pd.DataFrame, with_model: bool = False) -> pd.DataFrame:
+def final_summary(
+    table: pd.DataFrame, with_model: bool = False, names: Mapping[str, str] | None = None
+) -> pd.DataFrame:
     """Mean and standard deviation per strategy, over the seeds, after the last query.
 
     Parameters
@@ -81,17 +83,24 @@ def final_summary(table: pd.DataFrame, with_model: bool = False) -> pd.DataFrame
         A table of :func:`~rlscore.experiments.compare.compare_strategies`.
     with_model : bool
         Include the evaluation model's errors (a run with a model).
+    names : mapping, optional
+        Strategy -> the name shown for it (the page passes the display names of
+        ``rlscore.ui.strategies``); a strategy not in it keeps its registry name.
 
     Returns
     -------
     pandas.DataFrame
-        One row per strategy; columns (figure, ``"mean"`` | ``"std"``), rounded to 4 digits.
+        One row per strategy, in the order they were run, indexed by its shown name (index
+        name ``"strategy"``); columns (figure, ``"mean"`` | ``"std"``), rounded to 4 digits.
     """
     columns = list(SUMMARY_COLUMNS)
     if with_model:
         columns[2:2] = MODEL_COLUMNS
     final = table[table.step == table.step.max()]
-    return final.groupby("strategy")[columns].agg(["mean", "std"]).round(4)
+    summary = final.groupby("strategy", sort=False)[columns].agg(["mean", "std"]).round(4)
+    if names is not None:
+        summary.index = pd.Index([names.get(s, s) for s in summary.index], name=summary.index.name)
+    return summary
 
 
 __all__ = [

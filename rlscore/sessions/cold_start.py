@@ -177,15 +177,28 @@ def confirm_negatives(
     return written, refused
 
 
+#: characters of a text shown in a printed proposal's ``item``
+ITEM_CHARS = 80
+
+
 def proposal_table(project: Project, proposal: NegativeProposal) -> Sequence[dict]:
-    """Rows (rank, point, id) of a proposal, for printing."""
-    return [
-        {"rank": r + 1, "point": i, "id": project.ids[i]} for r, i in enumerate(proposal.points)
-    ]
+    """Rows (rank, point, id) of a proposal, for printing; a text project's rows add ``item``,
+    the point's text on one line (cut at :data:`ITEM_CHARS` characters with "…"), so the
+    proposal can be read without opening the app."""
+    texts = project.texts
+    rows = []
+    for r, i in enumerate(proposal.points):
+        row = {"rank": r + 1, "point": i, "id": project.ids[i]}
+        if texts is not None:
+            line = " ".join(texts[i].split())
+            row["item"] = line if len(line) <= ITEM_CHARS else line[: ITEM_CHARS - 1] + "…"
+        rows.append(row)
+    return rows
 
 
 __all__ = [
     "DEFAULT_NEIGHBORS",
+    "ITEM_CHARS",
     "NegativeProposal",
     "cold_start_class",
     "confirm_negatives",

@@ -16,13 +16,15 @@ import streamlit as st
 from rlscore.sessions.cold_start import confirm_negatives, propose_negatives
 from rlscore.ui.errors import user_message
 from rlscore.ui.flash import flash
-from rlscore.ui.point_view import show_point
+from rlscore.ui.point_view import brief_text, show_point
 from rlscore.ui.store import SessionHandle
 from rlscore.ui.text import md_text
 
 _PROPOSAL = "negatives_proposal"
 #: proposed points per row
 PER_ROW = 4
+#: labeled positives listed (by point number) above the proposal
+SHOWN_POSITIVES = 8
 
 
 def _checkbox_key(seen: int, point: int) -> str:
@@ -66,6 +68,21 @@ def _confirm(handle: SessionHandle, annotator: str, text: Callable[[object], str
     flash("success" if written else "warning", message)
 
 
+def _show_positives(project, labels: dict) -> None:
+    """The positives the proposal starts from, each as its item (a text's snippet, an image's
+    name; the id for a project of features only), drawn as plain text."""
+    if not labels:
+        return
+    points = sorted(labels)[:SHOWN_POSITIVES]
+    more = len(labels) - len(points)
+    st.caption(
+        f"The {len(labels)} positives it starts from"
+        + (f" ({len(points)} shown)" if more else "")
+        + ":"
+    )
+    st.text("\n".join(f"#{i} · {brief_text(project, i)}" for i in points))
+
+
 def cold_start_panel(
     handle: SessionHandle,
     annotator: str,
@@ -100,6 +117,7 @@ def cold_start_panel(
             "ranks every point, and those ranked below all spies are proposed (at most as "
             "many as your positives). You confirm each one."
         )
+        _show_positives(project, labels)
         if kept is None:
             enough = len(labels) >= 2
             st.button(

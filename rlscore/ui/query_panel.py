@@ -4,15 +4,21 @@ What they show is computed below the UI (:mod:`rlscore.sessions.panel`); this mo
 out and binds every button to what it was drawn for (:mod:`rlscore.ui.actions`).
 
 The query panel always draws the same sequence of top-level elements (notices, header, notes,
-conflict, cold start, the point, its class buttons, Skip/Undo, the markers), whatever the
+conflict, the point, its class buttons, Skip/Undo, cold start, the markers), whatever the
 state: optional parts are containers that may stay empty. When a panel with fewer elements
 replaced a longer one, Streamlit kept the longer panel's tail on screen until the run ended
 — once a class button of the previous point stayed under Skip/Undo, and its shortcut key
 answered for a point no longer shown.
+
+At 1280 × 720 the point (a 600-character text scrolls in its box, a 400 × 400 image is drawn
+smaller: :func:`rlscore.ui.point_view.show_point`), its class buttons, Skip and Undo fit on the
+first screen: the headings are small (:data:`PANEL_CSS`), the cold-start helper comes after
+Skip/Undo, and class names wrap on their buttons instead of being cut.
 """
 
 from __future__ import annotations
 
+import numpy as np
 import streamlit as st
 
 from rlscore.core.serialization import plain_scalar
@@ -22,14 +28,15 @@ from rlscore.ui import plane as pool_plane
 from rlscore.ui.cold_start import cold_start_panel
 from rlscore.ui.errors import report_errors
 from rlscore.ui.flash import show_flash
-from rlscore.ui.point_view import show_point
+from rlscore.ui.point_view import show_brief, show_point
 from rlscore.ui.store import SessionHandle
 from rlscore.ui.strategies import STRATEGY_LABELS, low_rank_note, risk_wording
 from rlscore.ui.teammates import mark_shown_version
 from rlscore.ui.text import md_text
 from rlscore.viz import figures
+from rlscore.viz.geometry import blank_flat, margin_surfaces
 
-#: label buttons per row
+#: at most this many label buttons per row
 BUTTONS_PER_ROW = 5
 #: classes with a shortcut key (1–9)
 MAX_KEYS = 9
@@ -45,12 +52,53 @@ def selected_point() -> int | None:
     return st.session_state.get("selected")
 
 
-def key_legend(state: QueryPanelState) -> str:
-    """The class each shortcut key labels, class first (e.g. ``−1 ‹key 1› · 1 ‹key 2›``)."""
-    parts = [
-        f"**{md_text(text)}** ‹key {k + 1}›" for k, text in enumerate(state.class_texts[:MAX_KEYS])
-    ]
-    return " · ".join(parts)
+#: the query panel's own rules (constant: no user string is ever put in them). Class names
+#: wrap instead of being cut with "…"; the shortcut badge reads "key 1", so a class named "1"
+#: cannot be taken for its key; the panel's headings are smaller, so that the item, the class
+#: buttons, Skip and Undo fit at 1280 × 720.
+PANEL_CSS = """
+<style>
+[class*="st-key-label_"] button div[data-testid="stMarkdownContainer"],
+[class*="st-key-label_"] button p, .st-key-back button p {
+  white-space: normal; overflow: visible; text-overflow: clip; overflow-wrap: anywhere;
+}
+[class*="st-key-label_"] button { height: auto; }
+[class*="st-key-label_"] button kbd {
+  border: 1px solid currentColor; border-radius: 0.25rem; padding: 0 0.3rem;
+  white-space: nowrap; opacity: 0.9;
+}
+[class*="st-key-label_"] button kbd::before { content: "key\\00a0"; }
+.st-key-rls_panel_flash [data-testid="stAlertContainer"] { padding: 0.5rem 0.75rem; }
+.st-key-rls_panel_head h3, .st-key-rls_query_item h3 {
+  font-size: 1.25rem; padding: 0.25rem 0 0.2rem 0;
+}
+</style>
+"""
+#: what the ranking score in the panel is (it is not the risk figure below the plot)
+SCORE_HELP = (
+    "The query strategy's ranking score of this point: the point with the lowest score is "
+    "asked first. It is not the risk figure shown below the plot, which sums over the whole "
+    "pool."
+)
+
+
+def panel_style() -> None:
+    """Inject :data:`PANEL_CSS` (takes no room on the page)."""
+    st.html(PANEL_CSS)
+
+
+def prediction_text(predicted_text: str, confidence: float, score: float | None) -> str:
+    """The panel's caption of the learner's prediction (Markdown, the class escaped)."""
+    ranking = "" if score is None else f" · score {score:.3g}"
+    return f"Predicted **{md_text(predicted_text)}** (confidence {confidence:.2f}){ranking}"
+
+
+def buttons_per_row(class_texts: list[str]) -> int:
+    """Class buttons side by side: fewer when the names are long, so each name and its key
+    badge fit on one or two lines of a button in the query panel."""
+    longest = max((len(t) for t in class_texts), default=1)
+    fit = 3 if longest <= 5 else 2 if longest <= 12 else 1
+    return max(1, min(fit, BUTTONS_PER_ROW, len(class_texts)))
 
 
 def query_panel(handle: SessionHandle, p: dict, annotator: str) -> None:
@@ -65,15 +113,18 @@ def query_panel(handle: SessionHandle, p: dict, annotator: str) -> None:
             shown = actions.mark_shown(state.project, state.project_uid, state.target, state.seen)
     point_id = "" if state.target is None else f"{state.project_uid}:{state.target}"
 
-    with st.container():  # notices: the last action's outcome, bound to the point shown
+    panel_style()
+    # notices: the last action's outcome, bound to the point shown
+    with st.container(key="rls_panel_flash"):
         show_flash(with_point=point_id or None)
-    st.subheader(f"Label · {md_text(state.project)}")
-    st.progress(
-        min(state.n_labeled / max(state.goal, 1), 1.0),
-        text=f"Labeled {state.n_labeled} of {state.goal}",
-    )
-    team = ", ".join(f"{md_text(who or 'unnamed')} {k}" for who, k in state.progress.items())
-    st.caption(f"You ({md_text(annotator)}): {state.own_labels} labels · {team or '—'}")
+    with st.container(key="rls_panel_head", gap="xsmall"):
+        st.subheader(f"Label · {md_text(state.project)}")
+        st.progress(
+            min(state.n_labeled / max(state.goal, 1), 1.0),
+            text=f"Labeled {state.n_labeled} of {state.goal}",
+        )
+        team = ", ".join(f"{md_text(who or 'unnamed')} {k}" for who, k in state.progress.items())
+        st.caption(f"You ({md_text(annotator)}): {state.own_labels} labels · {team or '—'}")
     with st.container():
         approximation = low_rank_note(p, state.n)
         if approximation:
@@ -84,19 +135,9 @@ def query_panel(handle: SessionHandle, p: dict, annotator: str) -> None:
             st.caption(md_text(state.overlap_text))
     with st.container():
         _conflict(handle, annotator, state)
-    with st.container():
-        if state.cold_start_positive is not None:
-            cold_start_panel(
-                handle,
-                annotator,
-                state.cold_start_positive,
-                state.labels,
-                state.seen,
-                s.project.class_text,
-            )
-    with st.container():
+    with st.container(key="rls_query_item", gap="xsmall"):
         _point(s, p, state)
-    with st.container():
+    with st.container(gap="xsmall"):
         _class_buttons(handle, annotator, state, shown)
     b1, b2, b3 = st.columns(3)
     if shown is not None:
@@ -121,6 +162,17 @@ def query_panel(handle: SessionHandle, p: dict, annotator: str) -> None:
     )
     if state.picked:
         b3.button("Back to query", key="back", on_click=actions.deselect, width="stretch")
+    # below Skip/Undo, so the point and its buttons stay on the first screen
+    with st.container():
+        if state.cold_start_positive is not None:
+            cold_start_panel(
+                handle,
+                annotator,
+                state.cold_start_positive,
+                state.labels,
+                state.seen,
+                s.project.class_text,
+            )
     refresh.refresh_button(refresh.PANEL_REFRESH)
     refresh.marker("panel", view_state(state.seen), point=point_id)
 
@@ -157,22 +209,19 @@ def _point(s, p: dict, state: QueryPanelState) -> None:
         if state.waiting:
             source = f"a teammate labeled it; {state.overlap_k} annotators per point"
         st.caption(f"id {md_text(project.ids[target])} · {source}")
-    show_point(project, target)
+    show_point(project, target, compact=True)
     # a point waiting for this annotator's own label is shown blind: neither a teammate's
     # label nor the prediction trained on it
     if not state.blind:
-        score = ""
-        if state.score is not None:
-            score = f" · score {state.score:.3g} (the strategy's ranking: lowest asked first)"
         st.caption(
-            f"Predicted **{md_text(project.class_text(state.predicted))}** "
-            f"(confidence {state.confidence:.2f}){score}"
+            prediction_text(project.class_text(state.predicted), state.confidence, state.score),
+            help=SCORE_HELP if state.score is not None else None,
         )
     if state.label_shown is not None:
-        st.info(f"Point #{target} is labeled **{md_text(project.class_text(state.label_shown))}**.")
-        st.caption(f"Relabel as — {key_legend(state)}")
-    else:
-        st.caption(f"Label as — {key_legend(state)}")
+        st.info(
+            f"Point #{target} is labeled **{md_text(project.class_text(state.label_shown))}**: "
+            "a button below relabels it."
+        )
 
 
 def _class_buttons(
@@ -183,9 +232,10 @@ def _class_buttons(
 ) -> None:
     if shown is None:
         return
-    for row in range(0, len(state.classes), BUTTONS_PER_ROW):
-        cols = st.columns(min(BUTTONS_PER_ROW, len(state.classes)))
-        for k, c in enumerate(state.classes[row : row + BUTTONS_PER_ROW], start=row):
+    per_row = buttons_per_row(state.class_texts)
+    for row in range(0, len(state.classes), per_row):
+        cols = st.columns(per_row, gap="small")
+        for k, c in enumerate(state.classes[row : row + per_row], start=row):
             cols[k - row].button(
                 md_text(state.class_texts[k]),
                 key=actions.widget_key("label", state.target, state.seen, k),
@@ -258,16 +308,38 @@ def pool_plot(handle: SessionHandle, p: dict, annotator: str, show_contours: boo
             )
         elif plane.is_pca:
             what = f"PCA projection of the {s.project.X.shape[1]} features (no boundary drawn)"
-        elif grid is None:
-            what = "No boundary yet: it is drawn (black line, f = 0) after the first label"
-        elif plane.one_feature:
-            what = "One feature, against the pool index; black lines: where f = 0"
         else:
-            what = "Black line: decision boundary f = 0"
+            what = boundary_caption(grid, plane.one_feature)
         st.caption(f"{what}. Star: the next query. Click any point to label it instead.")
         if note := figures.sampling_note(fig):
             st.caption(note)
         refresh.marker("refresh_plot", view_state(view.seen))
+
+
+def boundary_caption(grid: tuple | None, one_feature: bool = False) -> str:
+    """What the pool plot's caption says of the boundary: only a line that is drawn.
+
+    ``grid`` is the ``(xs, ys, F)`` passed to :func:`rlscore.viz.figures.pool_figure` (None:
+    none). A line is drawn where a surface of
+    :func:`~rlscore.viz.geometry.margin_surfaces` changes sign on the grid (flat parts
+    blanked, :func:`~rlscore.viz.geometry.blank_flat`, as the figure does): black for two
+    classes, one colour per class for more. Before that (no label yet, or labels of one
+    class only) the caption says that no boundary is drawn yet.
+    """
+    surfaces = None if grid is None else blank_flat(margin_surfaces(grid[2]))
+    drawn = surfaces is not None and any(
+        np.nanmin(z, initial=np.inf) < 0 < np.nanmax(z, initial=-np.inf) for z in surfaces
+    )
+    if not drawn:
+        return (
+            "No boundary yet: a line is drawn where the learner's decision changes "
+            "(f = 0), once the labels make one"
+        )
+    if len(surfaces) > 1:
+        return "Coloured lines: where each class's region ends (f = 0)"
+    if one_feature:
+        return "One feature, against the pool index; black lines: where f = 0"
+    return "Black line: decision boundary f = 0"
 
 
 def recent_labels(handle: SessionHandle, annotator: str) -> int:
@@ -281,8 +353,9 @@ def recent_labels(handle: SessionHandle, annotator: str) -> int:
     if recent:
         st.markdown("**Your recent labels** — change any of them:")
         for e in recent:
-            c1, c2 = st.columns([1, 4], vertical_alignment="center")
-            c1.caption(f"#{e.point} · id {md_text(project.ids[e.point])}")
+            c1, c2 = st.columns([3, 2], vertical_alignment="center")
+            with c1:  # the item, as in the panel: a text's snippet or an image's thumbnail
+                show_brief(project, e.point)
             c2.segmented_control(
                 f"Label of point #{e.point}",
                 classes,
@@ -382,9 +455,12 @@ def below_the_fold(handle: SessionHandle, p: dict, annotator: str) -> None:
 __all__ = [
     "BUTTONS_PER_ROW",
     "below_the_fold",
-    "key_legend",
+    "boundary_caption",
+    "buttons_per_row",
     "learner_figures",
+    "panel_style",
     "pool_plot",
+    "prediction_text",
     "project_gone_notice",
     "query_panel",
     "recent_labels",

@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 
 import streamlit as st
 
+from rlscore.data.projects import Project
 from rlscore.sessions.log import LabelLog
 from rlscore.sessions.review import Decision, review_point
 from rlscore.sessions.undo import undo_last
@@ -19,6 +20,7 @@ from rlscore.storage import StaleActionError
 from rlscore.ui.errors import user_message
 from rlscore.ui.flash import flash
 from rlscore.ui.params import update_params
+from rlscore.ui.point_view import brief_text, thumbnail, thumbnail_url
 from rlscore.ui.store import get_store
 from rlscore.ui.text import md_text
 
@@ -83,20 +85,53 @@ def ratings_table(log: LabelLog, point: int, class_text) -> list[dict]:
     ]
 
 
-def audit_table(trail: list[Decision], class_text) -> list[dict]:
-    """The review decisions, newest first: who, when, which point and label, and status."""
-    return [
-        {
+def audit_table(trail: list[Decision], class_text, project: Project | None = None) -> list[dict]:
+    """The review decisions, newest first: who, when, which point and label, and status.
+
+    With ``project``, each row also shows the decided item as the Label page's recent labels
+    do: its one-line text (``item``, plain text in the table) and, for a project of images, a
+    thumbnail (``image``: a ``data:`` URL, drawn by :data:`AUDIT_COLUMNS`)."""
+    rows = []
+    images = project is not None and _has_images(project)
+    for d in trail:
+        row = {
             "when (UTC)": _when(d.event.timestamp),
             "reviewer": d.event.annotator or "unnamed",
             "point": d.event.point,
-            "label": class_text(d.event.label),
-            "status": "holds"
-            if d.holds
-            else f"undone by {d.undone_by.annotator or 'unnamed'} {_when(d.undone_by.timestamp)}",
         }
-        for d in trail
-    ]
+        if project is not None:
+            if images:
+                row["image"] = thumbnail_url(thumbnail(project, d.event.point))
+            row["item"] = brief_text(project, d.event.point)
+        row["label"] = class_text(d.event.label)
+        row["status"] = (
+            "holds"
+            if d.holds
+            else f"undone by {d.undone_by.annotator or 'unnamed'} {_when(d.undone_by.timestamp)}"
+        )
+        rows.append(row)
+    return rows
 
 
-__all__ = ["apply_overlap", "audit_table", "decide", "measure_text", "ratings_table", "undo_mine"]
+def _has_images(project: Project) -> bool:
+    return bool(project.meta.get("image_shape")) or any(
+        c.kind == "image" for c in project.items or []
+    )
+
+
+#: how :func:`audit_table`'s item columns are drawn in ``st.dataframe``
+AUDIT_COLUMNS = {
+    "image": st.column_config.ImageColumn("image", width="small"),
+    "item": st.column_config.TextColumn("item", width="medium"),
+}
+
+
+__all__ = [
+    "AUDIT_COLUMNS",
+    "apply_overlap",
+    "audit_table",
+    "decide",
+    "measure_text",
+    "ratings_table",
+    "undo_mine",
+]

@@ -166,11 +166,12 @@ def risk_chart_labels(strategies: Iterable[str]) -> tuple[str, dict[str, str]]:
         The common risk name when every strategy estimates the same figure, else a title
         saying that each curve is its strategy's own estimate.
     names : dict
-        Strategy -> legend entry; the risk name is added when the figures differ, as their
-        curves are then not comparable with each other.
+        Strategy -> legend entry: its display name (:data:`STRATEGY_LABELS`), with the risk
+        name added when the figures differ, as their curves are then not comparable.
     """
     strategies = list(dict.fromkeys(strategies))
     risk = {name: risk_wording(name)[0] for name in strategies}
+    shown = {name: STRATEGY_LABELS.get(name, name) for name in strategies}
     if len(set(risk.values())) <= 1:
-        return next(iter(risk.values()), "estimated risk"), {name: name for name in strategies}
-    return "each strategy's own risk estimate", {n: f"{n}: {r}" for n, r in risk.items()}
+        return next(iter(risk.values()), "estimated risk"), shown
+    return "each strategy's own risk estimate", {n: f"{shown[n]}: {r}" for n, r in risk.items()}

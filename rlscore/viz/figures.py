@@ -798,7 +798,7 @@ def learning_curves_figure(
                 line=dict(width=0),
                 hoverinfo="skip",
                 showlegend=False,
-                name=plain_text(f"{name} ± sd"),
+                name=plain_text(f"{(names or {}).get(name, name)} ± sd"),
             )
         )
         fig.add_trace(

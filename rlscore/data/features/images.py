@@ -1,4 +1,5 @@
-"""Images under a project root: safe path resolution, and downscaled grey pixels as features.
+"""Images under a project root (or, if the server allows it, at http(s) URLs): safe
+resolution, checks of every cell, and downscaled grey pixels as features.
 
 An image item is a path *relative to the project's image root*, a folder chosen by whoever
 starts the server (never by the uploader). :func:`resolve_image_path` refuses every path that
@@ -6,7 +7,15 @@ could leave the root: absolute paths, ``..`` components, URLs, and symlinks whos
 outside it (the path is resolved before the check). :func:`open_image` opens a file with
 Pillow, refusing files that are not images and images with more than ``max_pixels`` pixels
 (read from the header before any pixel is decoded: a decompression bomb never reaches
-memory; Pillow's own guard is caught too).
+memory; Pillow's own guard is caught too). A cell may be an ``http(s)://`` URL only when the
+server is started with ``RLSCORE_ALLOW_IMAGE_URLS=1`` (:mod:`~rlscore.data.features.
+image_urls`: time limit, byte cap, cache); its bytes are decoded under the same pixel cap.
+:func:`load_image` is the one entry point for a cell of either kind.
+
+A project is made only if *every* cell of its image column can be read: :func:`check_images`
+and :func:`image_pixel_features` look at all the rows and refuse the column with one message
+listing the refused rows (up to :data:`MAX_LISTED`) and the reason for each, rather than
+making a project that silently lacks rows.
 
 Features. If the uploader gives an embedding column (:mod:`~rlscore.data.features.
 embeddings`), those are the features. Otherwise :func:`image_pixel_features` is the documented
@@ -18,8 +27,8 @@ differ in shape or brightness at a glance; for photographs, upload embeddings.
 
 from __future__ import annotations
 
+import io
 import os
-import re
 from os import PathLike
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
@@ -27,16 +36,35 @@ import numpy as np
 from PIL import Image, UnidentifiedImageError
 
 from rlscore.data.features import FeatureInputError, Progress, report
+from rlscore.data.features.image_urls import (
+    ALLOW_URLS_ENV,
+    URLRefused,
+    fetch_image_bytes,
+    image_urls_allowed,
+    is_url,
+    shown_url,
+)
 from rlscore.data.items import rows_text
 
 #: environment variable naming the folder image projects' paths are read from, set by whoever
 #: starts the server (an uploader can only name files inside it)
 IMAGE_ROOT_ENV = "RLSCORE_IMAGE_ROOT"
-#: images with more pixels than this are refused (a 400 × 400 image has 160 000)
+#: images with more pixels than this are refused (a 400 × 400 image has 160 000); below
+#: Pillow's own guard (``Image.MAX_IMAGE_PIXELS``), so this message is the one shown
 MAX_IMAGE_PIXELS = 40_000_000
 #: side of the grey fallback features (16 × 16 = 256 features)
 DEFAULT_SIZE = (16, 16)
-_URL = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
+#: at most this many refused rows are listed (with their reasons) in one message
+MAX_LISTED = 8
+
+
+class _Refused(Exception):
+    """One cell refused; the reason, without the column and the row."""
+
+
+def _cell(text: str, limit: int = 60) -> str:
+    """A cell as quoted in a message: cut to ``limit`` characters, with "…" when cut."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _where(column: str, row: int | None) -> str:
@@ -60,6 +88,106 @@ def server_image_root(environ: dict | None = None) -> Path | None:
     return root
 
 
+def _resolve(root: str | PathLike | None, text: str) -> Path:
+    """The file ``text`` names under ``root``, or :class:`_Refused`."""
+    if root is None:
+        raise _Refused(
+            f"{_cell(text)!r} is a file path, but there is no image root to read it from: start "
+            f"the server with {IMAGE_ROOT_ENV}=/path/to/images"
+        )
+    root_path = Path(root).resolve()
+    if not root_path.is_dir():
+        raise _Refused(f"the image root {str(root)!r} is not an existing folder")
+    if is_url(text):
+        raise _Refused(
+            f"{shown_url(text, 60)!r} is a URL: images are read only from files under the "
+            "project's image root"
+        )
+    if "\x00" in text:
+        raise _Refused(f"{_cell(text)!r} contains a NUL character: it is not a file path")
+    win = PureWindowsPath(text)
+    if PurePosixPath(text).is_absolute() or win.is_absolute() or win.drive:
+        raise _Refused(
+            f"{_cell(text)!r} is an absolute path: give paths relative to the image root"
+        )
+    parts = PurePosixPath(text.replace("\\", "/")).parts
+    if ".." in parts:
+        raise _Refused(f"{_cell(text)!r} contains '..': paths must stay inside the image root")
+    try:
+        path = root_path.joinpath(*parts).resolve()
+        inside = path.is_relative_to(root_path)
+        exists = inside and path.is_file()
+    except (OSError, RuntimeError):  # a name too long, a symlink loop (RuntimeError < 3.13)
+        raise _Refused(f"{_cell(text)!r} cannot be resolved to a file") from None
+    if not inside:
+        raise _Refused(
+            f"{_cell(text)!r} leads outside the image root (through a symbolic link): only files "
+            "inside the root are read"
+        )
+    if not exists:
+        raise _Refused(f"no image file {_cell(text)!r} under the image root")
+    return path
+
+
+def _decode(source, name: str, max_pixels: int, *, decode: bool = True) -> Image.Image:
+    """Open ``source`` (a path or a binary file) with Pillow under the pixel cap, or
+    :class:`_Refused`; with ``decode=False`` only the header is read (and the file's structure
+    checked with ``verify``), no pixel is decoded. A refused file is closed at once."""
+    im = None
+    try:
+        im = Image.open(source)
+        width, height = im.size  # from the header: nothing decoded yet
+        if width * height > max_pixels:
+            reason = (
+                f"{name!r} has {width} × {height} pixels, more than the {max_pixels:,} allowed: "
+                "downscale the image"
+            )
+        elif decode:
+            im.load()
+            return im
+        else:
+            im.verify()
+            return im
+    except UnidentifiedImageError:
+        reason = f"{name!r} is not an image Pillow can read"
+    except Image.DecompressionBombError:  # Pillow's guard, in Image.open, over twice its limit
+        reason = (
+            f"{name!r} has too many pixels to decode safely (more than the {max_pixels:,} "
+            "allowed): downscale the image"
+        )
+    except (OSError, SyntaxError, ValueError) as exc:  # truncated or corrupt image data
+        reason = f"{name!r} could not be decoded ({exc})"
+    if im is not None:
+        im.close()
+    raise _Refused(reason)
+
+
+def _load(
+    value: str,
+    root: str | PathLike | None,
+    max_pixels: int,
+    allow_urls: bool | None,
+    *,
+    decode: bool = True,
+) -> Image.Image:
+    """One cell's image (a file under ``root``, or an allowed URL), or :class:`_Refused`."""
+    text = str(value).strip()
+    if is_url(text):
+        shown = shown_url(text, 60)
+        if not (image_urls_allowed() if allow_urls is None else allow_urls):
+            raise _Refused(
+                f"{shown!r} is a URL, and this server reads images only from files under its "
+                f"image root (whoever starts it can allow http(s) URLs with {ALLOW_URLS_ENV}=1)"
+            )
+        try:
+            data = fetch_image_bytes(text)
+        except URLRefused as exc:
+            raise _Refused(f"{shown!r} was not used: {exc}") from None
+        return _decode(io.BytesIO(data), shown, max_pixels, decode=decode)
+    path = _resolve(root, text)
+    return _decode(path, path.name, max_pixels, decode=decode)
+
+
 def resolve_image_path(
     root: str | PathLike, value: str, column: str = "image", row: int | None = None
 ) -> Path:
@@ -80,35 +208,10 @@ def resolve_image_path(
         An absolute path, a URL, a ``..`` component, a path (or symlink) resolving outside
         the root, or a file that does not exist.
     """
-    where = _where(column, row)
-    text = str(value).strip()
-    root_path = Path(root).resolve()
-    if not root_path.is_dir():
-        raise FeatureInputError(f"the image root {str(root)!r} is not an existing folder")
-    if _URL.match(text):
-        raise FeatureInputError(
-            f"{where}: {text[:60]!r} is a URL: images are read only from files under the "
-            "project's image root"
-        )
-    win = PureWindowsPath(text)
-    if PurePosixPath(text).is_absolute() or win.is_absolute() or win.drive:
-        raise FeatureInputError(
-            f"{where}: {text[:60]!r} is an absolute path: give paths relative to the image root"
-        )
-    parts = PurePosixPath(text.replace("\\", "/")).parts
-    if ".." in parts:
-        raise FeatureInputError(
-            f"{where}: {text[:60]!r} contains '..': paths must stay inside the image root"
-        )
-    path = root_path.joinpath(*parts).resolve()
-    if not path.is_relative_to(root_path):
-        raise FeatureInputError(
-            f"{where}: {text[:60]!r} leads outside the image root (through a symbolic link): "
-            "only files inside the root are read"
-        )
-    if not path.is_file():
-        raise FeatureInputError(f"{where}: no image file {text[:60]!r} under the image root")
-    return path
+    try:
+        return _resolve(root, str(value).strip())
+    except _Refused as exc:
+        raise FeatureInputError(f"{_where(column, row)}: {exc}") from None
 
 
 def open_image(
@@ -121,28 +224,95 @@ def open_image(
     FeatureInputError
         Naming the column and row.
     """
-    where = _where(column, row)
     try:
-        im = Image.open(path)
-        width, height = im.size  # from the header: nothing decoded yet
-        if width * height > max_pixels:
-            im.close()
-            raise FeatureInputError(
-                f"{where}: {path.name!r} has {width} × {height} pixels, more than the "
-                f"{max_pixels:,} allowed: downscale the image"
-            )
-        im.load()
-    except FeatureInputError:
-        raise
-    except UnidentifiedImageError:
-        raise FeatureInputError(f"{where}: {path.name!r} is not an image Pillow can read") from None
-    except Image.DecompressionBombError:
-        raise FeatureInputError(
-            f"{where}: {path.name!r} has too many pixels to decode safely: downscale the image"
-        ) from None
-    except OSError as exc:  # truncated or corrupt image data
-        raise FeatureInputError(f"{where}: {path.name!r} could not be decoded ({exc})") from None
-    return im
+        return _decode(path, Path(path).name, max_pixels)
+    except _Refused as exc:
+        raise FeatureInputError(f"{_where(column, row)}: {exc}") from None
+
+
+def load_image(
+    value: str,
+    root: str | PathLike | None,
+    column: str = "image",
+    row: int | None = None,
+    *,
+    max_pixels: int = MAX_IMAGE_PIXELS,
+    allow_urls: bool | None = None,
+) -> Image.Image:
+    """The decoded image of one cell: a file under ``root``, or an http(s) URL if allowed.
+
+    Parameters
+    ----------
+    value
+        The cell.
+    root
+        The image root (None: only URLs can be read).
+    column, row
+        Named in the error message (``row`` 0-based).
+    max_pixels
+        Larger images are refused before they are decoded.
+    allow_urls
+        Whether URLs are fetched; None reads ``$RLSCORE_ALLOW_IMAGE_URLS``.
+
+    Raises
+    ------
+    FeatureInputError
+        The cell cannot be read, naming the column, the row and the reason.
+    """
+    try:
+        return _load(value, root, max_pixels, allow_urls)
+    except _Refused as exc:
+        raise FeatureInputError(f"{_where(column, row)}: {exc}") from None
+
+
+def _refusal(column: str, problems: list[tuple[int, str]], n: int) -> FeatureInputError:
+    """One message for every refused row: a line per row (the first :data:`MAX_LISTED`)."""
+    if len(problems) == 1:
+        row, reason = problems[0]
+        return FeatureInputError(
+            f"{_where(column, row)}: {reason}. No project is made until every row's image can "
+            "be read: fix or remove this row."
+        )
+    listed = "".join(f"\n{rows_text([r])}: {reason}" for r, reason in problems[:MAX_LISTED])
+    more = len(problems) - MAX_LISTED
+    return FeatureInputError(
+        f"image column {column!r}: {len(problems)} of {n} rows cannot be read, and no project "
+        "is made until every row's image can be read: fix or remove these rows."
+        + listed
+        + (f"\n… and {more} more rows" if more > 0 else "")
+    )
+
+
+def check_images(
+    values: list[str],
+    root: str | PathLike | None,
+    *,
+    column: str = "image",
+    max_pixels: int = MAX_IMAGE_PIXELS,
+    allow_urls: bool | None = None,
+    progress: Progress | None = None,
+) -> None:
+    """Check that every cell names a readable image (path, header, pixel count, structure)
+    without decoding its pixels: what an image project whose features come from an
+    embedding needs.
+
+    Raises
+    ------
+    FeatureInputError
+        Listing every refused row (up to :data:`MAX_LISTED`) with its reason.
+    """
+    problems: list[tuple[int, str]] = []
+    step = max(1, len(values) // 100)
+    for row, value in enumerate(values):
+        try:
+            _load(value, root, max_pixels, allow_urls, decode=False).close()
+        except _Refused as exc:
+            problems.append((row, str(exc)))
+        if row % step == 0:
+            report(progress, row / len(values), f"checking images ({row:,} of {len(values):,})")
+    if problems:
+        raise _refusal(column, problems, len(values))
+    report(progress, 1.0, "images checked")
 
 
 def grey_pixels(im: Image.Image, size: tuple[int, int] = DEFAULT_SIZE) -> np.ndarray:
@@ -154,29 +324,41 @@ def grey_pixels(im: Image.Image, size: tuple[int, int] = DEFAULT_SIZE) -> np.nda
 
 def image_pixel_features(
     paths: list[str],
-    root: str | PathLike,
+    root: str | PathLike | None,
     *,
     column: str = "image",
     size: tuple[int, int] = DEFAULT_SIZE,
     max_pixels: int = MAX_IMAGE_PIXELS,
+    allow_urls: bool | None = None,
     progress: Progress | None = None,
 ) -> np.ndarray:
     """The fallback image features (see the module's docstring): (n, width · height).
 
+    Parameters
+    ----------
+    paths
+        The image cells: paths under ``root``, or http(s) URLs if allowed (``allow_urls``;
+        None reads ``$RLSCORE_ALLOW_IMAGE_URLS``).
+
     Raises
     ------
     FeatureInputError
-        The first path or file refused, naming the column and the row.
+        Listing every refused row (up to :data:`MAX_LISTED`) with its reason.
     """
     size = (int(size[0]), int(size[1]))
     X = np.empty((len(paths), size[0] * size[1]), dtype=np.float64)
+    problems: list[tuple[int, str]] = []
     step = max(1, len(paths) // 100)
     for row, value in enumerate(paths):
-        path = resolve_image_path(root, value, column, row)
-        with open_image(path, column, row, max_pixels) as im:
-            X[row] = grey_pixels(im, size)
+        try:
+            with _load(value, root, max_pixels, allow_urls) as im:
+                X[row] = grey_pixels(im, size)
+        except _Refused as exc:
+            problems.append((row, str(exc)))
         if row % step == 0:
             report(progress, row / len(paths), f"reading images ({row:,} of {len(paths):,})")
+    if problems:
+        raise _refusal(column, problems, len(paths))
     report(progress, 1.0, "image features ready")
     return X
 
@@ -190,8 +372,11 @@ __all__ = [
     "DEFAULT_SIZE",
     "IMAGE_ROOT_ENV",
     "MAX_IMAGE_PIXELS",
+    "MAX_LISTED",
+    "check_images",
     "grey_pixels",
     "image_pixel_features",
+    "load_image",
     "open_image",
     "pixel_feature_names",
     "resolve_image_path",
