@@ -2,7 +2,9 @@
 
 Each page is a file in ``pages/``; their shared wiring is :mod:`rlscore.ui`. Every page has a
 link of its own: ``/`` (Label), ``/tune``, ``/compare``, ``/review``, ``/data``, each also with
-``?project=<name>``. Layout and wiring only; the engine is ``rlscore``.
+``?project=<name>``. Before any page, :func:`rlscore.ui.auth.gate` asks for sign-in when it is
+configured (or applies the local mode's rules). Layout and wiring only; the engine is
+``rlscore``.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from rlscore.ui.auth import gate
 from rlscore.ui.navigation import follow_deep_link
 
 PAGES = Path(__file__).resolve().parent / "pages"
@@ -18,6 +21,8 @@ PAGES = Path(__file__).resolve().parent / "pages"
 st.set_page_config(page_title="rlscore", page_icon=":material/label:", layout="wide")
 # less empty space above the page, so the query and its buttons fit a 1280 × 720 screen
 st.html("<style>.block-container {padding-top: 2.2rem; padding-bottom: 2rem}</style>")
+# sign-in (or the local mode's rules) before any page: a visitor not let in sees no page
+gate()
 pages = [
     st.Page(PAGES / "label.py", title="Label", icon=":material/label:", default=True),
     st.Page(PAGES / "tune.py", title="Tune", icon=":material/tune:", url_path="tune"),
@@ -26,6 +31,7 @@ pages = [
     ),
     st.Page(PAGES / "review.py", title="Review", icon=":material/rate_review:", url_path="review"),
     st.Page(PAGES / "data.py", title="Data", icon=":material/database:", url_path="data"),
+    st.Page(PAGES / "admin.py", title="Admin", icon=":material/shield_person:", url_path="admin"),
 ]
 navigation = st.navigation(pages)
 follow_deep_link(pages)

@@ -1,11 +1,12 @@
 """The current view of a browser tab: which project, which annotator, and the project's settings.
 
-What belongs to the tab — the project shown and the annotator's name — lives in the address
-bar (``?project=…&annotator=…``) and in ``st.session_state``, so a reload or a shared link
-opens the same view. What belongs to the project — strategy, kernel, σ, λ, class weights,
-budget — lives in the label database (:mod:`rlscore.sessions.settings`), shared by every
-annotator, tab and server; :func:`params` reads it on every run, :func:`update_params` (the
-sidebar, Tune's "Apply") validates and saves it.
+What belongs to the tab — the project shown and, in local mode, the annotator's name — lives
+in the address bar (``?project=…&annotator=…``) and in ``st.session_state``, so a reload or a
+shared link opens the same view. With sign-in configured the annotator is the signed-in user
+(:mod:`rlscore.ui.auth`), never a typed name. What belongs to the project — strategy, kernel,
+σ, λ, class weights, budget — lives in the label database (:mod:`rlscore.sessions.settings`),
+shared by every annotator, tab and server; :func:`params` reads it on every run,
+:func:`update_params` (the sidebar, Tune's "Apply") validates and saves it.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import streamlit as st
 
 from rlscore.sessions.settings import SETTING_KEYS, project_settings, save_project_settings
 from rlscore.storage import UnknownProjectError
+from rlscore.ui.auth import current_user, sign_in_configured
 from rlscore.ui.store import get_store
 
 DEFAULT_PROJECT = "two_moons"
@@ -55,8 +57,11 @@ def clean_annotator(name: object) -> str | None:
 
 
 def current_annotator() -> str | None:
-    """The tab's annotator: chosen in this tab, else the link's ``?annotator=``; None until
-    the annotator has said who they are."""
+    """The tab's annotator: with sign-in, the signed-in user (:mod:`rlscore.ui.auth`; a
+    typed name or ``?annotator=`` counts for nothing); in local mode the name chosen in this
+    tab, else the link's ``?annotator=``. None until the annotator is known."""
+    if sign_in_configured():
+        return current_user()
     name = st.session_state.get("annotator") or clean_annotator(st.query_params.get("annotator"))
     if name:
         st.session_state["annotator"] = name
@@ -64,14 +69,20 @@ def current_annotator() -> str | None:
 
 
 def set_annotator(name: str) -> None:
-    """Label as ``name`` in this tab from now on (kept in the address bar)."""
-    st.session_state["annotator"] = clean_annotator(name)
+    """Label as ``name`` in this tab from now on (kept in the address bar); ignored when
+    sign-in is configured (the annotator is the signed-in user)."""
+    if not sign_in_configured():
+        st.session_state["annotator"] = clean_annotator(name)
 
 
 def sync_address_bar() -> None:
-    """Write the tab's project and annotator into the address bar (reload, bookmark, share)."""
+    """Write the tab's project and, in local mode, annotator into the address bar (reload,
+    bookmark, share); with sign-in, drop an ``?annotator=`` (it would mean nothing)."""
     wanted = {"project": st.session_state.get("project")}
-    if st.session_state.get("annotator"):
+    if sign_in_configured():
+        if "annotator" in st.query_params:
+            del st.query_params["annotator"]
+    elif st.session_state.get("annotator"):
         wanted["annotator"] = st.session_state["annotator"]
     for key, value in wanted.items():
         if value is not None and st.query_params.get(key) != value:
@@ -108,7 +119,7 @@ def update_params(**changes) -> None:
     """
     settings = {k: v for k, v in changes.items() if k in SETTING_KEYS}
     if settings:
-        save_project_settings(get_store(), current_project(), settings)
+        save_project_settings(get_store(), current_project(), settings, user=current_annotator())
     st.session_state.pop("selected", None)
 
 

@@ -127,3 +127,36 @@ def pytest_runtest_makereport(item, call):
     report = yield
     setattr(item, f"rep_{report.when}", report)
     return report
+
+
+#: the users of the test OpenID Connect provider: user name typed at its login form -> claims
+OIDC_USERS = {
+    "alice": {"email": "Alice@Example.org", "email_verified": True, "name": "Alice Archer"},
+    "bob": {"email": "bob@example.org", "email_verified": True, "name": "Bob Baker"},
+    # an address the provider does not vouch for: named by subject and issuer instead
+    "carol": {"email": "alice@example.org", "email_verified": False, "name": "Carol Chen"},
+}
+
+
+@pytest.fixture
+def oidc_provider():
+    """A throwaway OpenID Connect provider on 127.0.0.1 (tests/support/oidc_provider.py)."""
+    from support.oidc_provider import OIDCProvider
+
+    with OIDCProvider(OIDC_USERS) as provider:
+        yield provider
+
+
+@pytest.fixture
+def signed_in_server(tmp_path, artifacts, oidc_provider, monkeypatch):
+    """An app server with sign-in through :func:`oidc_provider` (its own secrets file and a
+    fresh label database)."""
+    from support.oidc_provider import secrets_toml
+
+    monkeypatch.delenv("RLSCORE_ALLOW_UNAUTHENTICATED", raising=False)
+    secrets = tmp_path / "secrets.toml"
+    srv = StreamlitServer(tmp_path / "labels.sqlite3", artifacts / "server.log", secrets=secrets)
+    secrets.write_text(secrets_toml(oidc_provider, srv.url))
+    srv.start()
+    yield srv
+    srv.stop()

@@ -53,6 +53,8 @@ class StreamlitServer:
         port: int | None = None,
         script: str = "app.py",
         poll_seconds: float = 0.0,
+        address: str = "127.0.0.1",
+        secrets: Path | None = None,
     ):
         # a postgresql:// URL stays a string; a SQLite file becomes a path
         self.db = db if "://" in str(db) else Path(db)
@@ -62,6 +64,10 @@ class StreamlitServer:
         self.log_path = Path(log)
         self.port = port or free_port()
         self.script = script
+        # the address the server binds (the tests always connect through 127.0.0.1) and the
+        # secrets file it reads instead of .streamlit/secrets.toml (sign-in tests)
+        self.address = address
+        self.secrets = secrets
         self.proc: subprocess.Popen | None = None
 
     @property
@@ -86,12 +92,14 @@ class StreamlitServer:
             "--server.port",
             str(self.port),
             "--server.address",
-            "127.0.0.1",
+            self.address,
             "--server.fileWatcherType",
             "none",
             "--browser.gatherUsageStats",
             "false",
         ]
+        if self.secrets is not None:
+            cmd += ["--secrets.files", str(self.secrets)]
         self._log = open(self.log_path, "ab")  # noqa: SIM115 - closed in stop()
         self.proc = subprocess.Popen(
             cmd, cwd=REPO, env=env, stdout=self._log, stderr=subprocess.STDOUT
