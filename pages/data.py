@@ -54,11 +54,14 @@ from rlscore.data.upload import (
     text_feature_caption,
     text_settings,
 )
-from rlscore.sessions import export_labels
+from rlscore.sessions import permissions
 from rlscore.storage import UnknownProjectError
+from rlscore.ui import admin, auth
 from rlscore.ui.errors import report_errors
 from rlscore.ui.flash import flash, show_flash
 from rlscore.ui.navigation import enter_through_app
+from rlscore.ui.roles import gate
+from rlscore.ui.sidebar import annotator_input
 from rlscore.ui.store import get_overview, get_store
 from rlscore.ui.text import md_text
 from rlscore.ui.upload_form import feature_progress
@@ -77,22 +80,7 @@ def load_table(data: bytes, filename: str) -> pd.DataFrame:
     return read_table(data, filename)
 
 
-def delete_project(name: str) -> None:
-    """Callback of "Delete project": delete ``name``, the project shown when it was clicked.
-
-    The project may have been deleted meanwhile (another tab); that is said, not raised.
-    """
-    if st.session_state.get("confirm_delete") != name:
-        return  # not confirmed for this project (the button is disabled then)
-    st.session_state["confirm_delete"] = ""
-    try:
-        get_store().delete_project(name)
-    except UnknownProjectError:
-        flash("info", f"Project '{md_text(name)}' was already deleted (in another tab).")
-    else:
-        flash("success", f"Deleted project '{md_text(name)}'.")
-
-
+user = annotator_input()
 st.title("Data")
 store = get_store()
 show_flash()
@@ -274,13 +262,25 @@ if upload is not None:
             if described is not None:
                 st.caption(md_text(described))
             st.dataframe(project_preview(project))
+        may_create = permissions.may_create_projects(user)
+        only_listed = (
+            f"This server lets only the users listed in {permissions.CREATORS_ENV} create "
+            "projects (ask its administrator)."
+        )
         clicked = st.button(
-            "Create project", type="primary", disabled=project is None, key="create"
+            "Create project",
+            type="primary",
+            disabled=project is None or not may_create,
+            key="create",
+            help=None if may_create else only_listed,
         )
         if clicked and project is not None:
             created = False
             with report_errors(f"Creating project '{md_text(project.name)}'"):
-                store.create_project(project)
+                # a signed-in creator owns the project; a typed name proves nothing, so in
+                # local mode the project stays open to every name
+                owner = user if auth.sign_in_configured() else None
+                permissions.create_project(store, project, owner)
                 created = True
             if created:
                 st.session_state["chosen"] = project.name  # show it in the export section
@@ -309,12 +309,13 @@ if rows:
     if described is not None:
         st.caption(md_text(described))
     n_labels = overview.n_labeled(chosen)
-    events = overview.events(chosen)  # the labels as counted above
     st.subheader("Export labels")
     st.caption(
         f"{n_labels} labeled points: point id, index, the final label and how it was decided "
         "(latest label, majority or review), every annotator's own label, timestamp, seconds "
-        "spent, strategy, kernel, σ, λ and the feature values."
+        "spent, strategy, kernel, σ, λ, the feature values and the accuracy estimate at "
+        "export time. Each download is recorded in the project's audit (who, when, which "
+        "format); the audit downloads beside it."
     )
     formats = {
         "csv": "text/csv",
@@ -322,28 +323,39 @@ if rows:
         "jsonl": "application/jsonl",
         "parquet": "application/vnd.apache.parquet",
     }
-    for column, (fmt, mime) in zip(st.columns(len(formats)), formats.items(), strict=True):
-        column.download_button(
-            f"Download labels ({fmt.upper()})",
-            # built on click, not on every run of the page (four formats of every label)
-            data=functools.partial(export_labels, project, events, fmt),
-            file_name=f"{chosen}_labels.{fmt}",
-            mime=mime,
-            key=f"export_{fmt}",
-        )
+    export_gate = gate(store, chosen, user, "export")
+    for part in ("labels", "audit"):
+        columns = st.columns(len(formats))
+        for column, (fmt, mime) in zip(columns, formats.items(), strict=True):
+            column.download_button(
+                f"Download {part} ({fmt.upper()})",
+                # built on click, not on every run of the page (four formats of every label)
+                data=functools.partial(admin.export_file, chosen, user, fmt, part),
+                file_name=f"{chosen}_{part}.{fmt}",
+                mime=mime,
+                key=f"export_{fmt}" if part == "labels" else f"export_{part}_{fmt}",
+                **export_gate,
+            )
 
     st.subheader("Delete project")
     st.caption(
-        f"Deletes '{md_text(chosen)}' and its {n_labels} labels for every annotator; this "
-        "cannot be undone: export the labels first."
+        f"Deletes '{md_text(chosen)}' and its {n_labels} labels for every annotator. It can "
+        f"be restored with its labels on the Admin page for {admin.grace_days()} (then it is "
+        "purged for good)."
     )
-    confirm = st.text_input(f"Type '{md_text(chosen)}' to confirm", key="confirm_delete")
+    delete_gate = gate(store, chosen, user, "delete")
+    confirm = st.text_input(
+        f"Type '{md_text(chosen)}' to confirm",
+        key="confirm_delete",
+        disabled=delete_gate["disabled"],
+    )
     # the project is bound to the button: a click deletes the one on screen, even if the
     # list changed meanwhile (another tab deleted or created projects)
     st.button(
         "Delete project",
-        disabled=confirm != chosen,
+        disabled=confirm != chosen or delete_gate["disabled"],
+        help=delete_gate["help"],
         key="delete",
-        on_click=delete_project,
-        args=(chosen,),
+        on_click=admin.delete_project,
+        args=(chosen, user),
     )

@@ -2,14 +2,17 @@
 
 Layout and wiring only: the log fold is :mod:`rlscore.sessions.log`, the agreement measures
 :mod:`rlscore.sessions.agreement`, decisions :mod:`rlscore.sessions.review`, the callbacks
-:mod:`rlscore.ui.review`. No query engine is built: the page reads the log alone.
+:mod:`rlscore.ui.review`. No query engine is built: the page reads the log alone. The
+agreement and decisions are a reviewer's (or owner's), the overlap setting an owner's, once
+the project has members: their buttons are disabled with the role needed, and the engine
+checks again (:mod:`rlscore.sessions.permissions`).
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
-from rlscore.sessions.agreement import log_agreement
+from rlscore.sessions.agreement import agreement_as
 from rlscore.sessions.log import LabelLog
 from rlscore.sessions.overlap import MAX_OVERLAP, Overlap
 from rlscore.sessions.review import audit_trail, review_queue
@@ -19,6 +22,7 @@ from rlscore.ui.flash import show_flash
 from rlscore.ui.navigation import enter_through_app
 from rlscore.ui.params import params
 from rlscore.ui.point_view import show_point
+from rlscore.ui.roles import can, gate, needs
 from rlscore.ui.sidebar import annotator_input, project_selector
 from rlscore.ui.store import get_store
 from rlscore.ui.teammates import follow_teammates, mark_shown_version
@@ -59,24 +63,27 @@ with st.expander("Annotators per point", expanded=False):
     )  # fmt: skip
     c3.button(
         "Apply", on_click=review.apply_overlap, args=("overlap_k", "overlap_fraction"),
-        key="apply_overlap",
+        key="apply_overlap", **gate(store, name, reviewer, "settings"),
     )  # fmt: skip
 
-with report_errors("Computing the agreement"):
-    report = log_agreement(log)
-    m1, m2, m3 = st.columns(3)
-    m1.metric("Points with ≥ 2 labels", report.n_points_overlap)
-    m2.metric("Fleiss' κ", review.measure_text(report.fleiss_kappa))
-    m3.metric("Krippendorff's α", review.measure_text(report.krippendorff_alpha))
-    if report.reason:
-        st.caption(md_text(report.reason))
-    data = report.to_dict()
-    if data.get("pairwise"):
-        st.markdown("**Cohen's κ per pair of annotators**")
-        st.dataframe(data["pairwise"], hide_index=True)
-    if data.get("per_annotator"):
-        st.markdown("**Per annotator**")
-        st.dataframe(data["per_annotator"], hide_index=True)
+if can(store, name, reviewer, "agreement"):
+    with report_errors("Computing the agreement"):
+        report = agreement_as(store, name, reviewer, log=log)
+        m1, m2, m3 = st.columns(3)
+        m1.metric("Points with ≥ 2 labels", report.n_points_overlap)
+        m2.metric("Fleiss' κ", review.measure_text(report.fleiss_kappa))
+        m3.metric("Krippendorff's α", review.measure_text(report.krippendorff_alpha))
+        if report.reason:
+            st.caption(md_text(report.reason))
+        data = report.to_dict()
+        if data.get("pairwise"):
+            st.markdown("**Cohen's κ per pair of annotators**")
+            st.dataframe(data["pairwise"], hide_index=True)
+        if data.get("per_annotator"):
+            st.markdown("**Per annotator**")
+            st.dataframe(data["per_annotator"], hide_index=True)
+else:
+    st.info(f"The team's agreement: {needs('agreement')}")
 
 queue = review_queue(log)
 st.markdown(f"### Disagreements ({len(queue)})")
@@ -84,6 +91,7 @@ if not queue:
     st.caption("No point waits for a decision.")
 if queue and not reviewer:
     st.info("Enter your name in the sidebar to decide: each decision is recorded with it.")
+decide_gate = gate(store, name, reviewer, "review")
 for point in queue[:SHOWN_POINTS]:
     with st.container(border=True):
         st.markdown(f"**Point #{point}** · id {md_text(project.ids[point])}")
@@ -99,9 +107,10 @@ for point in queue[:SHOWN_POINTS]:
                     key=f"decide_{point}_{c}_{seen}",
                     on_click=review.decide,
                     args=(name, point, c, reviewer, seen, class_text(c)),
-                    disabled=not reviewer,
+                    disabled=not reviewer or decide_gate["disabled"],
                     width="stretch",
-                    help=f"Final label of point #{point}: {md_text(class_text(c))}",
+                    help=decide_gate["help"]
+                    or f"Final label of point #{point}: {md_text(class_text(c))}",
                 )
 
 st.markdown("### Decisions (audit trail)")
@@ -120,7 +129,7 @@ st.button(
     key=f"undo_review_{seen}",
     on_click=review.undo_mine,
     args=(name, reviewer, mine.id if mine else -1),
-    disabled=mine is None,
+    disabled=mine is None or not can(store, name, reviewer, "undo_own"),
     help="Reverts your own last decision, label or skip.",
 )
 follow_teammates(reviewer)

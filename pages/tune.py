@@ -30,8 +30,9 @@ from rlscore.ui.params import (
     slider_value,
     update_params,
 )
+from rlscore.ui.roles import gate
 from rlscore.ui.sidebar import project_selector
-from rlscore.ui.store import get_session
+from rlscore.ui.store import get_session, get_store
 from rlscore.ui.text import md_text
 from rlscore.viz import figures
 from rlscore.viz.geometry import grid_surface
@@ -130,6 +131,8 @@ if enough:
         )
 lam_auto = None if report is None else report.lam_auto
 
+# saving settings is an owner's once the project has members (checked again when applied)
+settings_gate = gate(get_store(), p["project"], p["annotator"], "settings")
 c4.button(
     "Apply to session",
     type="primary",
@@ -137,14 +140,16 @@ c4.button(
     args=(sigma, lam),
     key="apply",
     width="stretch",
+    **settings_gate,
 )
 auto_label = "Apply σ with automatic λ"
 c4.button(
     auto_label if lam_auto is None else f"{auto_label} = {lam_auto:.3g}",
     on_click=apply,
     args=(sigma, lam_auto),
-    disabled=lam_auto is None,
-    help="λ with the least leave-one-out classification error on the labeled points"
+    disabled=lam_auto is None or settings_gate["disabled"],
+    help=settings_gate["help"]
+    or "λ with the least leave-one-out classification error on the labeled points"
     + (" (shown once the candidate is fitted)" if lam_auto is None else ""),
     key="apply_auto",
     width="stretch",

@@ -4,6 +4,10 @@ Fleiss' κ and Krippendorff's α over the points labeled by two or more annotato
 of every pair, each annotator's labels, median seconds per label and agreement with the
 final label, and the disagreements no reviewer has decided yet
 (:mod:`rlscore.sessions.agreement`). Plain-text tables, or JSON with ``--json``.
+
+No role is checked: whoever can run this on the database's machine (or holds its PostgreSQL
+credentials) can read every label anyway, so shell access is an administrator's, as for
+``members``. The app's Review page shows the agreement to reviewers and owners only.
 """
 
 from __future__ import annotations

@@ -4,6 +4,9 @@ The same settings the app's sidebar and Tune page save for a project (strategy, 
 σ, λ, automatic λ, class weights, budget), stored in the label database for every annotator
 and server (:mod:`rlscore.sessions.settings`). Values are JSON (``--set sigma=1.7
 --set lam_auto=true --set class_weight='"balanced"'``); a bare word is taken as a string.
+
+Shell access to the database is an administrator's, as for ``members``: no role is checked,
+and a change is recorded in the project's audit as made by ``shell:<login name>``.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import sys
 
 from rlscore.cli.database import add_db_argument, open_existing_store
 from rlscore.cli.errors import CommandError, run_command
+from rlscore.cli.members import shell_actor
 from rlscore.sessions.settings import SETTING_KEYS, project_settings, save_project_settings
 
 
@@ -60,7 +64,9 @@ def _run(argv: list[str]) -> int:
     # the database must exist: a mistyped --db does not become a new, empty one
     with open_existing_store(args.db) as store:
         if changes:
-            save_project_settings(store, args.project, changes)
+            # shell access is an administrator's (as for members): no role is checked, and
+            # the change is recorded in the audit as shell:<login>
+            save_project_settings(store, args.project, changes, user=shell_actor(), checked=False)
         settings = project_settings(store, args.project)
     print(json.dumps(settings, indent=2))
     return 0

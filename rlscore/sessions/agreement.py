@@ -5,6 +5,11 @@ Built from the label log's fold (:class:`~rlscore.sessions.log.LabelLog`): each 
 points' final labels and the review decisions. The coefficients are those of
 :mod:`rlscore.core.agreement` over the points labeled by two or more annotators (the
 *overlap*); points labeled once say nothing about agreement and are left out of them.
+
+Who may read it: :func:`agreement_as` checks the *reviewer* role once the project has members
+(:mod:`rlscore.sessions.permissions`); the app reads it through that function. The
+``agreement`` command reads it unchecked (:func:`project_agreement`): shell access to the
+database is an administrator's, as for ``members``.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from rlscore.core.agreement import (
 )
 from rlscore.sessions.log import LabelLog
 from rlscore.sessions.overlap import Overlap
+from rlscore.sessions.permissions import require
 from rlscore.sessions.settings import project_settings
 from rlscore.storage import LabelStore
 
@@ -266,6 +272,29 @@ def project_agreement(store: LabelStore, name: str, rule: str | None = None) -> 
     return log_agreement(LabelLog(store.events(name), rule=rule))
 
 
+def agreement_as(
+    store: LabelStore,
+    name: str,
+    user: str | None,
+    *,
+    log: LabelLog | None = None,
+    rule: str | None = None,
+) -> AgreementReport:
+    """The agreement report of ``name`` as ``user`` may read it: a reviewer's or owner's
+    once the project has members (anyone's while it is open).
+
+    ``log`` is the project's log already folded by the caller (then ``rule`` is its fold's);
+    without it, :func:`project_agreement` with ``rule``.
+
+    Raises
+    ------
+    PermissionDeniedError
+        ``user`` lacks the reviewer role in a project with members; the message names it.
+    """
+    require(store, name, user, "agreement")
+    return project_agreement(store, name, rule) if log is None else log_agreement(log)
+
+
 def _json_number(x: float) -> float | None:
     return None if math.isnan(x) else float(x)
 
@@ -290,6 +319,7 @@ __all__ = [
     "AgreementReport",
     "AnnotatorRow",
     "PairRow",
+    "agreement_as",
     "agreement_report",
     "log_agreement",
     "project_agreement",

@@ -106,9 +106,11 @@ def export_project(
     fmt: str = "csv",
     *,
     include_features: bool = True,
+    estimate: bool = False,
 ) -> ProjectExport:
     """Export ``project``'s labels and audit as ``user`` (an owner, or anyone while the
-    project is open), and record the export in the audit.
+    project is open), and record the export in the audit. ``estimate`` adds the accuracy
+    estimate at export time (as :func:`~rlscore.sessions.export.export_labels`).
 
     Raises
     ------
@@ -120,10 +122,16 @@ def export_project(
     if fmt not in EXPORT_FORMATS:
         raise ValueError(f"export format must be one of {EXPORT_FORMATS}, got {fmt!r}")
     labels = export_labels(
-        store.load_project(project), store.events(project), fmt, include_features=include_features
+        store.load_project(project),
+        store.events(project),
+        fmt,
+        include_features=include_features,
+        estimate=estimate,
     )
     actor = "" if user is None or not str(user).strip() else member_id(str(user))
     details = {"format": fmt, "include_features": bool(include_features)}
+    if estimate:
+        details["estimate"] = True
     store.record_audit(project, "export", actor, details)
     return ProjectExport(labels, export_audit(project_audit(store, project), fmt))
 

@@ -15,7 +15,9 @@ from contextlib import contextmanager
 import numpy as np
 import streamlit as st
 
+from rlscore.sessions.permissions import PermissionDeniedError
 from rlscore.storage import StaleActionError, UnknownProjectError
+from rlscore.ui.flash import flash
 from rlscore.ui.text import md_text
 
 _LOG = logging.getLogger("rlscore.ui")
@@ -32,6 +34,8 @@ def user_message(exc: BaseException) -> str:
     -------
     str
     """
+    if isinstance(exc, PermissionDeniedError):  # names the role needed; nothing was written
+        return md_text(exc)
     if isinstance(exc, UnknownProjectError):
         return f"{md_text(exc)}. Choose another project in the sidebar."
     if isinstance(exc, StaleActionError):
@@ -68,4 +72,17 @@ def report_errors(what: str) -> Iterator[None]:
         st.error(f"{what} failed: {user_message(exc)}")
 
 
-__all__ = ["report_errors", "user_message"]
+@contextmanager
+def flash_errors(what: str) -> Iterator[None]:
+    """In a callback: run the block; on any exception flash ``what`` was not done and why (a
+    refused action names the role it needs), log the traceback. A callback's exception would
+    otherwise reach the page as a traceback."""
+    try:
+        yield
+    except Exception as exc:
+        if not isinstance(exc, PermissionDeniedError):
+            _LOG.exception("%s failed", what)
+        flash("warning", f"{what}: {user_message(exc)}")
+
+
+__all__ = ["flash_errors", "report_errors", "user_message"]

@@ -1,0 +1,97 @@
+"""Admin page: a project's members and roles, its audit trail, and deleted projects.
+
+Layout and wiring only: roles and their checks are :mod:`rlscore.sessions.permissions`, the
+audit :mod:`rlscore.sessions.audit`, the callbacks and tables :mod:`rlscore.ui.admin`.
+Buttons the user may not use are drawn disabled with the role they need
+(:mod:`rlscore.ui.roles`); the engine checks every action again. Names are shown as text.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from rlscore.sessions.permissions import ROLES, is_open, role_of
+from rlscore.ui import admin
+from rlscore.ui.errors import report_errors
+from rlscore.ui.flash import show_flash
+from rlscore.ui.navigation import enter_through_app
+from rlscore.ui.params import params
+from rlscore.ui.roles import gate
+from rlscore.ui.sidebar import annotator_input, project_selector
+from rlscore.ui.store import get_store
+from rlscore.ui.text import md_text
+
+enter_through_app("admin")
+
+project_selector()
+user = annotator_input()
+p = params()
+store = get_store()
+name = p["project"]
+st.title("Admin")
+show_flash()
+
+# -- members -------------------------------------------------------------------------------
+st.header(f"Members · {md_text(name)}")
+members = store.members(name)
+role = role_of(store, name, user)
+st.caption(
+    f"You: {md_text(user or 'nobody (type your name in the sidebar)')}"
+    f" · {md_text(role or 'not a member')}"
+)
+if is_open(store, name):
+    st.info(
+        "This project has no members: anyone may do anything in it (the local mode). Add an "
+        "owner first to check roles: owner (settings, members, delete, export), reviewer "
+        "(review decisions, agreement), annotator (label, skip, undo their own)."
+    )
+members_gate = gate(store, name, user, "members")
+for member, member_role in members.items():
+    c1, c2, c3, c4 = st.columns([3, 2, 1, 1], vertical_alignment="bottom")
+    c1.text(member)
+    st.session_state[admin.role_key(member)] = member_role
+    c2.selectbox("Role", ROLES, key=admin.role_key(member), label_visibility="collapsed",
+                 disabled=members_gate["disabled"])  # fmt: skip
+    c3.button("Change role", key=f"change_{member}", on_click=admin.change_role,
+              args=(name, user, member), **members_gate)  # fmt: skip
+    c4.button("Remove", key=f"remove_{member}", on_click=admin.remove_member,
+              args=(name, user, member), **members_gate)  # fmt: skip
+c1, c2, c3 = st.columns([3, 2, 2], vertical_alignment="bottom")
+c1.text_input("New member (name or e-mail address)", key=admin.NEW_MEMBER,
+              disabled=members_gate["disabled"])  # fmt: skip
+c2.selectbox("Role", ROLES, index=len(ROLES) - 1, key=admin.NEW_ROLE,
+             disabled=members_gate["disabled"])  # fmt: skip
+c3.button("Add member", key="add_member", on_click=admin.add_member, args=(name, user),
+          **members_gate)  # fmt: skip
+
+# -- audit ---------------------------------------------------------------------------------
+st.header("Audit trail")
+st.caption(
+    "Settings changes, membership changes, exports, deletions and restores, with who and "
+    "when. Review decisions are on the Review page."
+)
+with report_errors("Reading the audit"):
+    rows = admin.project_audit_table(store, name)
+    if rows:
+        st.dataframe(rows, hide_index=True, key="audit_table")
+    else:
+        st.caption("Nothing recorded yet.")
+
+# -- deleted projects ----------------------------------------------------------------------
+st.header("Deleted projects")
+deleted = []
+with report_errors("Listing the deleted projects"):
+    deleted = admin.deleted_projects(store, user)
+if not deleted:
+    st.caption("No deleted project waits in its grace period.")
+for i, (row, may_restore) in enumerate(deleted):
+    c1, c2 = st.columns([5, 1], vertical_alignment="center")
+    c1.text(
+        f"{row['project']} · deleted {row['deleted (UTC)']} UTC by {row['by']} · restorable "
+        f"until {row['restorable until (UTC)']} UTC · members: {row['members'] or 'none'}"
+    )
+    c2.button(
+        "Restore", key=f"restore_{i}_{row['project']}", on_click=admin.restore,
+        args=(row["project"], user), disabled=not may_restore,
+        help=None if may_restore else "Needs the owner role in that project.",
+    )  # fmt: skip

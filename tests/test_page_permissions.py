@@ -1,0 +1,226 @@
+"""Roles on the Data, Tune, Review and Label pages in Streamlit's AppTest.
+
+A project with an owner alice, an annotator bob and a reviewer carol. A button the user may
+not use is disabled with the role it needs; the same action forced (the page's callback called
+straight with the user, or the engine function) is refused with that role's message and
+writes nothing; what is allowed is written, and the audit names who did it. The database is
+read independently (``open_store``).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+from support.app import REPO, button, ok, query_point, stored_log
+from support.markdown import plain
+from support.sessions import moons_subset
+
+from rlscore.data.samples import ensure_sample_projects
+from rlscore.sessions import permissions
+from rlscore.sessions.settings import project_settings, save_project_settings
+from rlscore.storage import Event, open_store
+
+PROJECT = "moons"
+
+
+@pytest.fixture
+def db(tmp_path, monkeypatch) -> Path:
+    path = tmp_path / "labels.sqlite3"
+    monkeypatch.setenv("RLSCORE_DB", str(path))
+    with open_store(path) as store:
+        ensure_sample_projects(store)
+        store.create_project(moons_subset(PROJECT))
+        permissions.add_member(store, PROJECT, "alice", "owner", None)
+        permissions.add_member(store, PROJECT, "bob", "annotator", "alice")
+        permissions.add_member(store, PROJECT, "carol", "reviewer", "alice")
+        # a disagreement for the Review page: bob and alice differ on point 2
+        for point, label, who in [(0, 1, "bob"), (1, -1, "bob"), (2, 1, "bob"), (2, -1, "alice")]:
+            store.append_event(PROJECT, Event("label", point, label, who, seconds=1.0))
+    return path
+
+
+def page(path: str, user: str | None) -> AppTest:
+    """``pages/<path>`` through the app's navigation, as ``user``, on the project."""
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=120)
+    at.query_params["project"] = PROJECT
+    if user:
+        at.query_params["annotator"] = user
+    at.run()
+    at.switch_page(f"pages/{path}")
+    return ok(at.run())
+
+
+def data_page(user: str | None) -> AppTest:
+    at = page("data.py", user)
+    at.selectbox(key="chosen").select(PROJECT)
+    return ok(at.run())
+
+
+def messages(at: AppTest) -> str:
+    return " ".join(plain(a.value) for a in [*at.success, *at.info, *at.warning, *at.error])
+
+
+def _callback_script(module: str, name: str, args: tuple, state: dict) -> None:
+    """A Streamlit script calling a page callback straight (a crafted call), then showing
+    what it flashed."""
+    import importlib
+
+    import streamlit as st
+
+    from rlscore.ui.flash import show_flash
+
+    st.session_state.update(state)
+    result = getattr(importlib.import_module(module), name)(*args)
+    show_flash()
+    if isinstance(result, str):  # what a download would have given
+        st.text(result)
+
+
+def crafted(module: str, name: str, *args, **state) -> AppTest:
+    """Run callback ``module.name(*args)`` straight with widget values ``state``."""
+    at = AppTest.from_function(
+        _callback_script, args=(module, name, args, state), default_timeout=60
+    )
+    return ok(at.run())
+
+
+def audit_of(db: Path) -> list[tuple[str, str]]:
+    """(actor, action) of the project's audit, oldest first."""
+    with open_store(db) as store:
+        return [(r.actor, r.action) for r in store.audit(PROJECT)]
+
+
+def downloads(at: AppTest) -> list:
+    return list(at.get("download_button"))
+
+
+# -- bob, an annotator ----------------------------------------------------------------------
+def test_an_annotator_cannot_delete_or_export(db):
+    at = data_page("bob")
+    assert at.button(key="delete").disabled
+    assert "owner role" in at.button(key="delete").help
+    assert at.text_input(key="confirm_delete").disabled
+    exports = downloads(at)
+    assert len(exports) == 8 and all(b.proto.disabled for b in exports)
+    assert all("owner role" in b.proto.help for b in exports)
+    # forced: the callbacks called straight with bob
+    at = crafted("rlscore.ui.admin", "delete_project", PROJECT, "bob", confirm_delete=PROJECT)
+    assert "needs the owner role" in messages(at)
+    with open_store(db) as store:
+        assert PROJECT in store.list_projects()
+    at = crafted("rlscore.ui.admin", "export_file", PROJECT, "bob", "csv", "labels")
+    downloaded = at.text[0].value
+    assert "needs the owner role" in downloaded
+    assert downloaded.startswith("not exported: ") and downloaded.count("\n") <= 1  # no labels
+    assert ("bob", "export") not in audit_of(db)
+    with open_store(db) as store, pytest.raises(permissions.PermissionDeniedError, match="owner"):
+        permissions.delete_project(store, PROJECT, "bob")
+
+
+def test_an_annotator_cannot_save_settings(db):
+    before = project_settings(open_store(db), PROJECT)
+    at = page("tune.py", "bob")
+    assert at.button(key="apply").disabled and "owner role" in at.button(key="apply").help
+    at = page("review.py", "bob")
+    assert at.button(key="apply_overlap").disabled
+    # forced: the sidebar's callback of the σ slider, as bob (Tune's "Apply" saves alike,
+    # through rlscore.ui.params.update_params)
+    at = crafted(
+        "rlscore.ui.sidebar", "_changed", "sigma", w_sigma=0.2, annotator="bob", project=PROJECT
+    )
+    assert "needs the owner role" in messages(at)
+    assert project_settings(open_store(db), PROJECT) == before
+    with pytest.raises(permissions.PermissionDeniedError, match="owner role"):
+        save_project_settings(open_store(db), PROJECT, {"sigma": 1.5}, user="bob")
+
+
+# -- carol, a reviewer ----------------------------------------------------------------------
+def test_a_reviewer_decides_reviews_but_cannot_change_settings(db):
+    at = page("review.py", "carol")
+    decide = [b for b in at.button if b.key and b.key.startswith("decide_2_")]
+    assert decide and not any(b.disabled for b in decide)
+    assert at.button(key="apply_overlap").disabled
+    assert "owner role" in at.button(key="apply_overlap").help
+    ok(next(b for b in decide if b.key.startswith("decide_2_1_")).click().run())
+    assert stored_log(db, PROJECT).reviews[2].annotator == "carol"
+    before = project_settings(open_store(db), PROJECT)
+    at = crafted(
+        "rlscore.ui.review",
+        "apply_overlap",
+        "k",
+        "f",
+        k=2,
+        f=0.5,
+        annotator="carol",
+        project=PROJECT,
+    )
+    assert "needs the owner role" in messages(at)
+    assert project_settings(open_store(db), PROJECT) == before
+
+
+def test_an_annotator_cannot_decide_reviews_or_read_the_agreement(db):
+    at = page("review.py", "bob")
+    decide = [b for b in at.button if b.key and b.key.startswith("decide_")]
+    assert decide and all(b.disabled and "reviewer role" in b.help for b in decide)
+    assert "Needs the reviewer role" in messages(at)
+    assert not at.metric  # no agreement figures
+    at = crafted("rlscore.ui.review", "decide", PROJECT, 2, 1, "bob", 10**9, "1")
+    assert "needs the reviewer role" in messages(at)
+    assert 2 not in stored_log(db, PROJECT).reviews
+
+
+def test_an_annotator_labels_the_point_shown(db):
+    at = page("label.py", "bob")
+    point = query_point(at)
+    ok(button(at, "label", 1).click().run())  # class 1 of -1, 1
+    assert stored_log(db, PROJECT).annotations[point]["bob"].label == 1
+
+
+# -- an outsider ----------------------------------------------------------------------------
+def test_an_outsider_gets_no_point_on_the_label_page(db):
+    at = page("label.py", "mallory")
+    assert "'mallory' may not label points" in messages(at)
+    assert "needs the annotator role" in messages(at)
+    assert not [b for b in at.button if b.key and b.key.startswith("label_")]
+    with open_store(db) as store:
+        assert all(who != "mallory" for who, _ in store.claims(PROJECT).values())
+
+
+# -- alice, the owner -----------------------------------------------------------------------
+def test_the_owner_does_all_and_the_audit_names_her(db):
+    at = data_page("alice")
+    assert not any(b.proto.disabled for b in downloads(at))
+    at = crafted("rlscore.ui.admin", "export_file", PROJECT, "alice", "csv", "labels")
+    rows = list(csv.DictReader(io.StringIO(at.text[0].value)))
+    assert len(rows) == 3  # the labeled points, with the accuracy estimate at export time
+    assert all(r["accuracy_labels"] == "3" for r in rows)
+    at = crafted("rlscore.ui.admin", "export_file", PROJECT, "alice", "json", "audit")
+    assert '"action": "export"' in at.text[0].value  # the audit travels with the labels
+    at = page("tune.py", "alice")
+    assert not at.button(key="apply").disabled
+    ok(at.button(key="apply").click().run())
+    # the Admin page's audit trail shows each action with who did it
+    audit = page("admin.py", "alice").dataframe[0].value
+    shown = set(zip(audit["who"], audit["action"], strict=True))
+    assert {("alice", "export"), ("alice", "settings")} <= shown
+    assert any("with the accuracy estimate" in w for w in audit["what"])
+    at = data_page("alice")
+    at.text_input(key="confirm_delete").input(PROJECT)
+    ok(at.run())
+    ok(at.button(key="delete").click().run())
+    assert "restore it with its labels on the Admin page" in messages(at)
+    actions = audit_of_any(db)
+    assert ("alice", "export") in actions
+    assert ("alice", "settings") in actions
+    assert ("alice", "delete") in actions
+
+
+def audit_of_any(db: Path) -> list[tuple[str, str]]:
+    """(actor, action) of the audit of the deleted project PROJECT."""
+    with open_store(db) as store:
+        (trashed,) = [t for t in store.trashed_projects() if t["name"] == PROJECT]
+        return [(r.actor, r.action) for r in store.audit(uid=trashed["uid"])]

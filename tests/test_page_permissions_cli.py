@@ -1,0 +1,57 @@
+"""The team's agreement and the ``settings``/``agreement`` commands under roles.
+
+The app reads the agreement through :func:`rlscore.sessions.agreement.agreement_as` (a
+reviewer's or owner's once the project has members); the commands are a shell
+administrator's: no role checked, a settings change audited as ``shell:<login>``. The
+reference for the agreement is the unchecked report of the same log.
+"""
+
+from __future__ import annotations
+
+import getpass
+import json
+
+import pytest
+from support.stores import small_project
+
+from rlscore.cli import main
+from rlscore.sessions import permissions
+from rlscore.sessions.agreement import agreement_as, project_agreement
+from rlscore.sessions.settings import project_settings
+from rlscore.storage import Event, open_store
+
+
+@pytest.fixture
+def db(tmp_path) -> str:
+    path = str(tmp_path / "labels.sqlite3")
+    with open_store(path) as store:
+        store.create_project(small_project("P"))
+        for who, labels in {"bob": [1, 1, -1], "carol": [1, -1, -1]}.items():
+            for point, label in enumerate(labels):
+                store.append_event("P", Event("label", point, label, who, seconds=1.0))
+        permissions.add_member(store, "P", "alice", "owner", None)
+        permissions.add_member(store, "P", "bob", "annotator", "alice")
+        permissions.add_member(store, "P", "carol", "reviewer", "alice")
+    return path
+
+
+def test_the_agreement_is_a_reviewers(db):
+    with open_store(db) as store:
+        reference = project_agreement(store, "P").to_dict()
+        for user in ("alice", "carol"):
+            assert agreement_as(store, "P", user).to_dict() == reference
+        for user in ("bob", "mallory", None):
+            with pytest.raises(permissions.PermissionDeniedError, match="reviewer role"):
+                agreement_as(store, "P", user)
+
+
+def test_the_commands_act_as_the_shells_administrator(db, capsys):
+    assert main(["agreement", "--db", db, "--project", "P", "--json"]) == 0
+    with open_store(db) as store:
+        assert json.loads(capsys.readouterr().out) == project_agreement(store, "P").to_dict()
+    assert main(["settings", "--db", db, "--project", "P", "--set", "sigma=1.7"]) == 0
+    with open_store(db) as store:
+        assert project_settings(store, "P")["sigma"] == 1.7
+        (record,) = [r for r in store.audit("P") if r.action == "settings"]
+    assert record.actor == f"shell:{getpass.getuser()}"
+    assert record.details["sigma"][1] == 1.7
