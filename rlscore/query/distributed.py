@@ -1,0 +1,475 @@
+"""Query passes over a pool held as row blocks of features by other processes (a cluster).
+
+The strategies on low-rank features (docs/mathematics.md §7) touch the whole pool only through
+sums and top-k's over its rows, with one small state shared by every row: the primal
+coefficients ``w`` (r × T') and the r × r core ``C`` per group of one-vs-all columns
+(:mod:`~rlscore.query.feature_pool`). So a pool split into blocks of rows is queried by
+sending that state to every block and combining what each returns:
+
+* the *summary pass* (:func:`block_summary`): the block's predictions ``m = Φ_p w``, its
+  part of the estimated risk (eq. 3.49, a sum over points) and its ``k`` best rows by the
+  strategy's score (smallest margin, largest entropy);
+* the *rows pass* (:func:`block_rows`): the features of a few given rows (labeled points,
+  ARLS's candidates);
+* the *lookahead pass* (:func:`block_lookahead`): for ARLS's candidates, the block's part of
+  ``Σ_z g_i(z)`` and ``Σ_z g_i(z)²`` (:mod:`~rlscore.query.arls_lowrank`), computed by the
+  same code as the in-memory engine.
+
+:class:`BlockQuery` is the client: it keeps the labels, the labeled rows' features and the
+state built from them (never an n-vector of the pool but the draws below), runs the passes
+through a ``map_blocks`` callable (``map_blocks(fn, *args)`` returns ``[fn(Φ_b, offset_b,
+*args) for every block b]`` in block order; :class:`rlscore.data.cluster_pool.ClusterPool`
+runs it on Dask workers) and finishes the query. Its picks and risks are those of the
+in-memory engine on the same features: :class:`~rlscore.query.arls_lowrank.LowRankARLS` and
+:class:`~rlscore.query.baselines.UncertaintyQuery`, :class:`~rlscore.query.baselines.EntropyQuery`,
+:class:`~rlscore.query.baselines.RandomQuery` with ``kernel="linear"`` on Φ (the same RLS:
+``K = ΦΦᵀ``). Its random draws are the in-memory engine's, made on the client from the seed,
+the labeled set and the pool size, so they do not depend on how the pool is split; they
+allocate O(n) integers for the duration of a draw (a permutation of the free points).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from rlscore.core.confidence import soft_probabilities
+from rlscore.query.arls_lowrank import (
+    _CANDIDATE_DRAW,
+    _RISK_DRAW,
+    CANDIDATE_BLOCK,
+    _lookahead_sums,
+)
+from rlscore.query.base import NoCandidatesError
+from rlscore.query.feature_pool import FeaturePoolStrategy
+from rlscore.query.uncertainty import entropy, margin
+from rlscore.query.weighted_rls import pool_risk
+
+#: strategies with a block pass
+BLOCK_STRATEGIES = ("arls-lowrank", "uncertainty", "entropy", "random")
+#: what the summary pass ranks the rows by, per strategy (None: no ranking)
+_RANKING = {"arls-lowrank": "margin", "uncertainty": "margin", "entropy": "entropy"}
+
+MapBlocks = Callable[..., list]
+
+
+# -- passes on one block (run where the block lives) -----------------------------------------
+def block_predictions(features: np.ndarray, coef: np.ndarray) -> np.ndarray:
+    """``m = Φ_p w`` of a block, (p, T')."""
+    return features @ coef
+
+
+def _decision(m: np.ndarray) -> np.ndarray:
+    return m[:, 0] if m.shape[1] == 1 else m
+
+
+def _probabilities(m: np.ndarray, clip: bool) -> np.ndarray:
+    """``p̂`` as :meth:`~rlscore.query.weighted_rls.WeightedRLSStrategy.class_probabilities`."""
+    f = _decision(m)
+    if clip:
+        return soft_probabilities(f)
+    if f.ndim == 1:
+        return np.column_stack([(1.0 - f) / 2.0, (1.0 + f) / 2.0])
+    return (f + 1.0) / 2.0
+
+
+def _local(indices: np.ndarray, offset: int, size: int) -> np.ndarray:
+    """The sorted global ``indices`` inside ``[offset, offset + size)``, as local rows."""
+    lo, hi = np.searchsorted(indices, [offset, offset + size])
+    return indices[lo:hi] - offset
+
+
+def block_summary(
+    features: np.ndarray,
+    offset: int,
+    coef: np.ndarray,
+    inv_w: np.ndarray,
+    clip: bool,
+    ranking: str | None,
+    k: int,
+    exclude: np.ndarray,
+) -> tuple[float, np.ndarray, np.ndarray]:
+    """The block's part of the estimated risk and its ``k`` best rows.
+
+    Parameters
+    ----------
+    features : ndarray (p, r)
+        The block's features Φ_p.
+    offset : int
+        Global index of its first row.
+    coef : ndarray (r, T')
+        Primal coefficients ``w``.
+    inv_w : ndarray (T,)
+        ``1/w_l`` of the risk.
+    clip : bool
+        The probabilities' rule.
+    ranking : {"margin", "entropy"} or None
+        Rank by the smallest margin, or by the largest entropy of ``p̂`` (score: minus it);
+        None: no rows.
+    k : int
+        Rows returned at most.
+    exclude : ndarray of int
+        Sorted global indices never returned (labeled and excluded points).
+
+    Returns
+    -------
+    (risk, indices, scores)
+        ``Σ_{z in block} Σ_l p̂(l|z)/w_l δ(l, ĉ_z)``; the global indices of the k best rows and
+        their scores, best first (ties to the lowest index).
+    """
+    m = block_predictions(features, coef)
+    F = m.T[None].copy()
+    risk = float(pool_risk(F[:, 0] if m.shape[1] == 1 else F, inv_w, clip=clip)[0])
+    if ranking is None or k < 1:
+        return risk, np.empty(0, dtype=np.intp), np.empty(0)
+    if ranking == "margin":
+        score = margin(_decision(m))
+    else:
+        score = -entropy(soft_probabilities(_decision(m)))
+    score[_local(exclude, offset, features.shape[0])] = np.inf
+    k = min(k, score.size)
+    best = np.argpartition(score, k - 1)[:k] if k < score.size else np.arange(score.size)
+    best = best[np.lexsort((best, score[best]))]
+    keep = np.isfinite(score[best])
+    return risk, best[keep] + offset, score[best[keep]]
+
+
+def block_rows(features: np.ndarray, offset: int, indices: np.ndarray) -> np.ndarray:
+    """The features of the sorted global ``indices`` that fall in this block, (q, r)."""
+    return features[_local(indices, offset, features.shape[0])]
+
+
+class _BlockCovariance:
+    """``d_i = Φ_p r_i`` of a block of candidates, with ``r_i = C φ_i`` made by the client."""
+
+    def __init__(self, features: np.ndarray, R: list[np.ndarray], diagonal: np.ndarray) -> None:
+        self._phi, self._R, self.diagonal = features, R, diagonal
+
+    def by_point(self, points) -> list[np.ndarray]:
+        return [self._phi[points] @ R for R in self._R]
+
+    def by_candidate(self, points) -> list[np.ndarray]:
+        return [R.T @ self._phi[points].T for R in self._R]
+
+
+class _BlockPosterior:
+    """The posterior of one block as :func:`~rlscore.query.arls_lowrank._lookahead_sums`
+    reads it: the block's rows first, then the c candidates (rows p … p + c − 1)."""
+
+    def __init__(self, features, m_block, m_cand, q_cand, R, diagonal, block_size) -> None:
+        self._p = features.shape[0]
+        self._phi, self._R, self._diagonal = features, R, diagonal
+        self.m = _Rows(m_block, m_cand)
+        self.probabilities = _Rows(None, q_cand, self._p)
+        self.block_size = block_size
+
+    def covariance(self, idx: np.ndarray) -> _BlockCovariance:
+        cols = idx - self._p
+        return _BlockCovariance(self._phi, [R[:, cols] for R in self._R], self._diagonal[cols])
+
+
+class _Rows:
+    """The block's rows ``0 … p − 1`` (slices and point indices) and the candidates' rows
+    ``p … p + c − 1`` (candidate indices) of one quantity, without stacking them."""
+
+    def __init__(self, block: np.ndarray | None, cand: np.ndarray, p: int | None = None) -> None:
+        self._block, self._cand = block, cand
+        self._p = block.shape[0] if p is None else p
+        self.shape = (self._p + cand.shape[0], cand.shape[1])
+
+    def __getitem__(self, idx):
+        if isinstance(idx, slice):
+            return self._block[idx]
+        idx = np.asarray(idx)
+        if idx.size and idx.min() >= self._p:
+            return self._cand[idx - self._p]
+        return self._block[idx]
+
+
+class _BlockStrategy:
+    """What :func:`~rlscore.query.arls_lowrank._lookahead_sums` reads of the strategy."""
+
+    def __init__(self, n_classes: int, clip: bool, terms: tuple, n_rows: int) -> None:
+        self.classes_ = np.arange(n_classes)
+        self.clip, self._terms, self.n_pool_ = clip, terms, n_rows
+
+    def lookahead_terms(self) -> tuple:
+        return self._terms
+
+
+def block_lookahead(
+    features: np.ndarray,
+    offset: int,
+    coef: np.ndarray,
+    cand: dict,
+    terms: tuple,
+    n_classes: int,
+    clip: bool,
+    risk_points: np.ndarray | None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The block's part of ``Σ_z g_i(z)`` and ``Σ_z g_i(z)²`` for every candidate i
+    (:func:`~rlscore.query.arls_lowrank._lookahead_sums`, the in-memory engine's code).
+
+    ``cand`` holds the candidates' ``m`` (c, T'), ``p̂/…`` inputs ``q`` (c, T), ``R`` (one
+    (r, c) array per group), ``diagonal`` (c, groups) and ``block_size``; ``terms`` is
+    :meth:`~rlscore.query.weighted_rls.WeightedRLSStrategy.lookahead_terms`; ``risk_points``
+    the sorted global risk points (None: every row).
+    """
+    p = features.shape[0]
+    c = cand["m"].shape[0]
+    S = None if risk_points is None else _local(risk_points, offset, p)
+    if S is not None and S.size == 0:
+        return np.zeros(c), np.zeros(c)
+    posterior = _BlockPosterior(
+        features, block_predictions(features, coef), cand["m"], cand["q"], cand["R"],
+        cand["diagonal"], cand["block_size"],
+    )  # fmt: skip
+    strategy = _BlockStrategy(n_classes, clip, terms, p)
+    return _lookahead_sums(strategy, p + np.arange(c), S, posterior)
+
+
+# -- the client ------------------------------------------------------------------------------
+class _LabeledState(FeaturePoolStrategy):
+    """The RLS state in features of the labeled rows alone: started on their features (after
+    two zero rows, never labeled, so that a state without labels exists) with Φ given."""
+
+    def _features(self, X: np.ndarray) -> tuple[np.ndarray, None]:
+        return X, None  # the rows are features already
+
+
+class BlockQuery:
+    """A query strategy on features held as row blocks elsewhere (module docstring).
+
+    Parameters
+    ----------
+    map_blocks : callable
+        ``map_blocks(fn, *args)`` → ``[fn(Φ_b, offset_b, *args) for b in blocks]``.
+    n_pool : int
+        Rows of the pool (the blocks' rows in order).
+    classes : sequence
+        The session's classes (2 or more).
+    strategy : {"arls-lowrank", "uncertainty", "entropy", "random"}
+        The in-memory strategy reproduced.
+    lam, class_weight, bias_corrected, clip
+        As :class:`~rlscore.query.feature_pool.FeaturePoolStrategy`.
+    candidates, risk_sample, random_state
+        As :class:`~rlscore.query.arls_lowrank.LowRankARLS` (ARLS only).
+    seed : int or None
+        As :class:`~rlscore.query.baselines.RandomQuery` (random only).
+    """
+
+    def __init__(
+        self,
+        map_blocks: MapBlocks,
+        n_pool: int,
+        classes: Sequence,
+        strategy: str = "arls-lowrank",
+        *,
+        lam: float = 1.0,
+        class_weight=None,
+        bias_corrected: bool | None = None,
+        clip: bool = True,
+        candidates: int | None = None,
+        risk_sample: int | None = None,
+        random_state: int | None = 0,
+        seed: int | None = 0,
+    ) -> None:
+        if strategy not in BLOCK_STRATEGIES:
+            raise ValueError(f"unknown strategy {strategy!r}: choose one of {BLOCK_STRATEGIES}")
+        self._map = map_blocks
+        self.n_pool_ = int(n_pool)
+        self.strategy = strategy
+        self.candidates, self.risk_sample = candidates, risk_sample
+        self.random_state, self.seed = random_state, seed
+        self._params = dict(
+            kernel="linear", lam=lam, class_weight=class_weight,
+            bias_corrected=bias_corrected, clip=clip, random_state=random_state,
+        )  # fmt: skip
+        self.classes_ = np.asarray(list(classes))
+        self.labeled_: list[int] = []
+        self.labels_: list = []
+        self._rows = np.empty((0, 0))
+        self._state = self._build()
+        self._order = None
+        if strategy == "random":
+            # RandomQuery's order (rlscore.query.uncertainty.random_rank): a permutation of
+            # the pool fixed by the seed, whatever the blocks
+            self._order = np.random.default_rng(seed).permutation(self.n_pool_)
+        self._summary: tuple | None = None
+        self.risk_standard_error_ = 0.0
+
+    # -- labels ---------------------------------------------------------------------------
+    def teach(self, i: int, y) -> None:
+        """Teach label ``y`` at pool index ``i`` (the row's features are fetched once)."""
+        self.teach_many([i], [y])
+
+    def teach_many(self, indices, labels) -> None:
+        """Teach several labels with one fetch of their rows and one build."""
+        idx = [int(i) for i in indices]
+        if any(not 0 <= i < self.n_pool_ for i in idx) or len(set(idx)) < len(idx):
+            raise ValueError("indices must be distinct pool indices")
+        if set(idx) & set(self.labeled_):
+            raise ValueError("a point is labeled already")
+        unknown = [y for y in labels if y not in set(self.classes_.tolist())]
+        if unknown:
+            raise ValueError(
+                f"labels {unknown!r} are not among the classes {self.classes_.tolist()}"
+            )
+        new = self.rows(idx)
+        self._rows = new if not self.labeled_ else np.vstack([self._rows, new])
+        self.labeled_ += idx
+        self.labels_ += list(labels)
+        self._state = self._build()
+
+    def forget(self, i: int) -> None:
+        """Remove the label of point ``i`` (undo): the state is rebuilt from the others."""
+        pos = self.labeled_.index(int(i))
+        self._rows = np.delete(self._rows, pos, axis=0)
+        del self.labeled_[pos], self.labels_[pos]
+        self._state = self._build()
+
+    def _build(self) -> _LabeledState:
+        """The state of the labels: :class:`FeaturePoolStrategy` taught the labeled rows."""
+        r = self._rows.shape[1] if self.labeled_ else 1
+        pad = np.zeros((2, r))
+        X = np.vstack([pad, self._rows]) if self.labeled_ else pad
+        state = _LabeledState(**self._params).start(X, self.classes_)
+        if self.labeled_:
+            state.teach_many(range(2, 2 + len(self.labeled_)), self.labels_)
+        self._summary = None
+        return state
+
+    def rows(self, indices) -> np.ndarray:
+        """The features of pool rows ``indices`` (in that order), one pass over the blocks."""
+        idx = np.asarray(indices, dtype=np.intp)
+        order = np.argsort(idx, kind="stable")
+        parts = [p for p in self._map(block_rows, idx[order]) if p.size]
+        out = np.empty((idx.size, parts[0].shape[1]))
+        out[order] = np.vstack(parts)
+        return out
+
+    # -- passes ---------------------------------------------------------------------------
+    def _coef(self) -> np.ndarray:
+        if not self.labeled_:
+            return np.zeros((self._n_features(), self._state._m.shape[1]))
+        return self._state._coef
+
+    def _n_features(self) -> int:
+        if not hasattr(self, "_r"):
+            self._r = self.rows([0]).shape[1]
+        return self._r
+
+    def _summarize(self, exclude: np.ndarray, k: int) -> tuple[float, np.ndarray, np.ndarray]:
+        ranking = _RANKING.get(self.strategy)
+        inv_w = self._state._risk_weights()
+        parts = self._map(block_summary, self._coef(), inv_w, self._state.clip, ranking, k, exclude)
+        risk = float(sum(p[0] for p in parts))
+        idx = np.concatenate([p[1] for p in parts])
+        score = np.concatenate([p[2] for p in parts])
+        best = np.lexsort((idx, score))[:k]
+        return risk, idx[best], score[best]
+
+    def estimated_risk(self) -> float:
+        """``R̂(f)`` of the current classifier on the whole pool (eqs. 3.47, 3.49)."""
+        if self._summary is None:
+            self._summary = self._summarize(np.asarray(sorted(self.labeled_), np.intp), 0)
+        return self._summary[0]
+
+    def next_query(self, exclude=None) -> tuple[int, float]:
+        """The in-memory strategy's pick and score; the summary pass also gives the risk."""
+        ex = set() if exclude is None else {int(e) for e in exclude if 0 <= int(e) < self.n_pool_}
+        ex_only = tuple(sorted(ex))
+        out = np.asarray(sorted(ex | set(self.labeled_)), dtype=np.intp)
+        if out.size >= self.n_pool_:
+            raise NoCandidatesError("no candidate left: every point is labeled or skipped")
+        if self.strategy == "random":
+            self.estimated_risk()
+            free = ~np.isin(self._order, out)
+            pos = int(np.argmax(free))
+            return int(self._order[pos]), float(pos)
+        if self.strategy != "arls-lowrank":
+            risk, idx, score = self._summarize(out, 1)
+            self._summary = (risk, idx, score) if not ex else self._summary
+            return int(idx[0]), float(score[0])
+        return self._arls(out, ex_only)
+
+    # -- ARLS -----------------------------------------------------------------------------
+    def _rng(self, draw: int) -> np.random.Generator:
+        """:meth:`LowRankARLS._rng <rlscore.query.arls_lowrank.LowRankARLS._rng>`'s generator."""
+        if self.random_state is None:
+            return np.random.default_rng()
+        words = [int(self.random_state), draw, *sorted(self.labeled_)]
+        return np.random.default_rng(np.random.SeedSequence(words))
+
+    def candidate_indices(self, out: np.ndarray) -> np.ndarray:
+        """LowRankARLS's candidates: the ⌊k/2⌋ smallest margins among the free points (from
+        the blocks) and k − ⌊k/2⌋ drawn among the other free points (on the client)."""
+        n_free = self.n_pool_ - out.size
+        k = self.candidates
+        if k is None or k >= n_free:
+            free = np.ones(self.n_pool_, dtype=bool)
+            free[out] = False
+            return np.flatnonzero(free)
+        half = k // 2
+        rng = self._rng(_CANDIDATE_DRAW)
+        rng.permutation(n_free)  # the in-memory draw's tie-break order: same generator state
+        risk, uncertain, _ = self._summarize(out, half)
+        if out.size == len(self.labeled_):
+            self._summary = (risk, uncertain, None)
+        taken = np.union1d(out, uncertain)
+        # position j among the points neither out nor uncertain: the j-th of the complement
+        pos = rng.choice(n_free - half, k - half, replace=False)
+        drawn = pos + np.searchsorted(taken - np.arange(taken.size), pos, side="right")
+        return np.sort(np.concatenate([uncertain, drawn]))
+
+    def risk_points(self) -> np.ndarray | None:
+        """LowRankARLS's risk points (sorted), None for the whole pool."""
+        s = self.risk_sample
+        if s is None or s >= self.n_pool_:
+            return None
+        return np.sort(self._rng(_RISK_DRAW).choice(self.n_pool_, s, replace=False))
+
+    def _arls(self, out: np.ndarray, ex: tuple) -> tuple[int, float]:
+        cand = self.candidate_indices(out)
+        if cand.size == 0:
+            raise NoCandidatesError("no candidate left: every point is labeled or skipped")
+        phi_c = self.rows(cand)
+        st = self._state
+        m_c = phi_c @ self._coef()
+        R = [C @ phi_c.T for C in st._Cs] if self.labeled_ else [phi_c.T.copy()]
+        diagonal = np.column_stack([np.einsum("ij,ji->i", phi_c, r) for r in R])
+        inv_w = st.lookahead_terms()[0]
+        payload = dict(
+            m=m_c, q=_probabilities(m_c, st.clip) * inv_w, R=R, diagonal=diagonal,
+            block_size=CANDIDATE_BLOCK,
+        )  # fmt: skip
+        S = self.risk_points()
+        parts = self._map(
+            block_lookahead, self._coef(), payload, st.lookahead_terms(),
+            self.classes_.size, st.clip, S,
+        )  # fmt: skip
+        total = np.sum([p[0] for p in parts], axis=0)
+        squares = np.sum([p[1] for p in parts], axis=0)
+        # LowRankARLS._estimates: the sum scaled to the pool, the sample's standard error
+        n = self.n_pool_
+        s = n if S is None else S.size
+        scores = total * (n / s)
+        if S is None:
+            errors = np.zeros_like(scores)
+        else:
+            var = np.maximum(squares - total**2 / s, 0.0) / max(s - 1, 1)
+            errors = n * np.sqrt(var / s * (1.0 - s / n))
+        best = int(np.argmin(scores))
+        self.risk_standard_error_ = float(errors[best])
+        return int(cand[best]), float(scores[best])
+
+
+__all__ = [
+    "BLOCK_STRATEGIES",
+    "BlockQuery",
+    "block_lookahead",
+    "block_predictions",
+    "block_rows",
+    "block_summary",
+]
