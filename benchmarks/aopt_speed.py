@@ -25,6 +25,14 @@ and the accuracy gap after ``--queries`` queries of each mode's own trajectory.
 
 Run ``python benchmarks/aopt_speed.py`` (full) or ``--quick`` (M ≤ 500, 3 repeats).
 
+``--interactive`` (issue 25.5) times one fast-mode query of the low-rank A-optimal KLR at
+``--large-n`` points (m = 500 Nyström features, 1000 labels, 200 candidates, the risk over a
+``--risk-points`` sample, 20 000 by default), T = 2 and 3: the engine beside the old path on
+the same state (one product with Φ_U per class and step column, the per-pair arithmetic as
+numpy planes, the diagonal from the (hm)² triangular inverse) and beside its own floor (the
+products with Φ_U's rows that it needs, timed alone), process CPU and wall time, medians
+of ``--repeats`` interleaved runs, same pick and largest relative score gap.
+
 ``--large`` measures the large-pool pieces instead (issue 10), on Gaussian pools in d
 dimensions (the hard case for a tree: no low intrinsic dimension):
 
@@ -55,6 +63,7 @@ from sklearn.datasets import make_blobs  # noqa: E402
 
 from rlscore.core.graph_family import RegularizedGraphKernels  # noqa: E402
 from rlscore.core.kernels import graph_kernel, knn_graph, laplacian  # noqa: E402
+from rlscore.core.klr_posterior import FeaturePosterior  # noqa: E402
 from rlscore.query import AOptimalKLR  # noqa: E402
 from rlscore.query.aoptimal_lowrank import LowRankAOptimalKLR  # noqa: E402
 
@@ -390,6 +399,107 @@ def lowrank_table(
             )
 
 
+class _OldFeaturePosterior(FeaturePosterior):
+    """The diagonal as the engine made it before issue 25.5: rows of the triangular inverse
+    of the full (hm × hm) precision's Cholesky factor (O(u·h²m²))."""
+
+    def diagonal(self) -> np.ndarray:
+        h, m = self.h, self.features.shape[1]
+        chol = scipy.linalg.cholesky(self._precision(self._F), lower=True)
+        Cinv_t = scipy.linalg.solve_triangular(chol, np.eye(h * m), lower=True).T
+        E = [self._phi_U @ Cinv_t[a * m : (a + 1) * m] for a in range(h)]
+        out = np.empty((self.U.size, h, h))
+        for a in range(h):
+            for b in range(h):
+                out[:, a, b] = np.einsum("ij,ij->i", E[a], E[b])
+        return out
+
+
+class OldPathKLR(LowRankAOptimalKLR):
+    """The baseline of :func:`interactive_table`: the same features and model scored as before
+    issue 25.5 — one product with Φ_U per class and step column, the per-pair arithmetic as
+    numpy planes (``AOptimalKLR._fast_label_risks``), the old diagonal."""
+
+    _fast_label_risks = AOptimalKLR._fast_label_risks
+
+    def _posterior(self, U):
+        return _OldFeaturePosterior(self.features_, self._L, U, self._P[self._L], self._lam)
+
+
+def interactive_table(
+    n: int, m: int, labels: int, risk_points: int, candidates: int, repeats: int, classes
+) -> None:
+    """Issue 25.5: one fast-mode query of the low-rank A-optimal KLR at ``n`` points, ``m``
+    landmarks, ``labels`` labels, the risk over ``risk_points`` points, beside the old path on
+    the same state and the floor of the new one (the products of Φ_U's rows with the
+    candidates' and the diagonal's columns it needs, timed alone), interleaved, process CPU
+    and wall seconds, medians of ``repeats``."""
+    print(
+        f"\nA-optimal KLR interactive (issue 25.5): n = {n}, m = {m}, {labels} labels, "
+        f"{candidates} candidates, risk over {risk_points} points; process CPU / wall s, "
+        f"medians of {repeats} interleaved repeats after a warm-up"
+    )
+    print(
+        f"{'T':>2} {'new CPU':>8} {'new wall':>9} {'floor CPU':>10} {'new/floor':>10} "
+        f"{'old CPU':>8} {'old wall':>9} {'old/new':>8} {'same':>5} {'Δscore':>8}  load"
+    )
+    for T in classes:
+        X, y = make_pool(n, T)
+        sigma = float(np.median(np.linalg.norm(X[:300, None] - X[None, :300], axis=-1)))
+        order = np.random.default_rng(1).permutation(n)
+        L = np.concatenate([np.flatnonzero(y == c)[:5] for c in range(T)])
+        L = np.concatenate([L, order[~np.isin(order, L)][: labels - L.size]])
+        kw = dict(
+            sigma=sigma,
+            lam=LAM,
+            n_landmarks=m,
+            mode="fast",
+            candidates=candidates,
+            risk_points=risk_points,
+        )
+        new = LowRankAOptimalKLR(**kw).start(X, list(range(T)))
+        new.teach_many(L.tolist(), y[L].tolist())
+        old = OldPathKLR(**kw)
+        # same pool, features and labels: share the fitted state instead of a second start
+        old.__dict__.update({k: v for k, v in new.__dict__.items() if k != "_posterior_cache"})
+
+        def query(s):
+            s._cache = s._posterior_cache = None  # the factorisation is timed too
+            return s.scores()
+
+        U = new._risk_set()
+        post = FeaturePosterior(new.features_, new._L, U, new._P[new._L], new._lam)
+        _, V = post.reduced_at(new.candidate_set())
+
+        def floor(post=post, V=V):
+            post.__dict__.pop("reduced_diagonal", None)  # a cached property: made again
+            _ = post.reduced_diagonal
+            for _ in post.reduced_blocks(V):
+                pass
+
+        runs = {"new": [], "old": [], "floor": []}
+        fns = {"new": partial(query, new), "old": partial(query, old), "floor": floor}
+        for f in fns.values():
+            f()  # warm-up (and numba's first compile)
+        for _ in range(repeats):
+            for name, f in fns.items():
+                c0, w0 = time.process_time(), time.perf_counter()
+                f()
+                runs[name].append((time.process_time() - c0, time.perf_counter() - w0))
+        med = {k: np.median(np.array(v), axis=0) for k, v in runs.items()}
+        sa, sb = new.scores(), old.scores()
+        ok = ~np.isnan(sa)
+        diff = float(np.max(np.abs(sa[ok] - sb[ok]) / np.abs(sb[ok])))
+        same = int(np.nanargmin(sa)) == int(np.nanargmin(sb))
+        print(
+            f"{T:2d} {med['new'][0]:8.2f} {med['new'][1]:9.2f} {med['floor'][0]:10.2f} "
+            f"{med['new'][0] / med['floor'][0]:9.2f}× {med['old'][0]:8.2f} {med['old'][1]:9.2f} "
+            f"{med['old'][0] / med['new'][0]:7.1f}× {'yes' if same else 'NO':>5} {diff:8.1e}"
+            f"  {load_average()}",
+            flush=True,
+        )
+
+
 def sp_identity_plus(X, t):
     """Dense ``I + tL̃`` of the kNN graph of X (k = 6)."""
     L = laplacian(knn_graph(X, connect=True), normalized=True)
@@ -415,8 +525,25 @@ def main(argv=None) -> None:
         "--labels-lowrank", type=int, nargs="+", default=[15, 300], help="--lowrank labels"
     )
     ap.add_argument("--risk-points", type=int, default=None, help="--lowrank risk sample")
+    ap.add_argument(
+        "--interactive",
+        action="store_true",
+        help="issue 25.5: one query at --large-n points, m = 500, 1000 labels, beside the old path",
+    )
     args = ap.parse_args(argv)
     report_machine()
+    if args.interactive:
+        interactive_table(
+            args.large_n,
+            m=500,
+            labels=1000,
+            risk_points=args.risk_points or 20_000,
+            candidates=200,
+            repeats=args.repeats,
+            classes=(2, 3),
+        )
+        print(f"# load average at the end: {load_average()}")
+        return
     if args.lowrank:
         lowrank_table(
             *make_pool(args.large_n, 3),

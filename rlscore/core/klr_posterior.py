@@ -12,6 +12,7 @@ inverted) ``[H⁻¹]_jj = (K_jj I − (I⊗k̄_j)ᵀ G (I⊗k̄_j)) / λ`` with 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 import numpy as np
@@ -168,7 +169,10 @@ class FeaturePosterior:
     ``Σ_{(j,a),(k,b)} = φ_jᵀ S_ab φ_k`` — the same matrix as :class:`LabeledPosterior` on
     ``K = ΦΦᵀ`` (push-through identity). One O(l m² h² + m³ h³) factorisation per model, then
     ``Σ_{U,k} X`` costs O(u·m·h) per candidate column whatever the number of labels: cheaper
-    than :class:`LabeledPosterior`'s O(u·(1 + l)·h) once l exceeds m.
+    than :class:`LabeledPosterior`'s O(u·(1 + l)·h) once l exceeds m. The fast-mode query
+    reads the blocks ``Σ_jk`` themselves off the softmax null vector (:attr:`reduced`,
+    :meth:`reduced_blocks`, :attr:`reduced_diagonal`: h' = h − 1 coordinates,
+    O(u·m·(c·h'² + m·h'(h'+1)/2)) per query for c candidates, the diagonal included).
 
     Parameters
     ----------
@@ -183,42 +187,112 @@ class FeaturePosterior:
         Regularisation λ.
     """
 
-    #: rows of Φ read per block when the diagonal is summed (bounds the working memory)
-    ROW_BLOCK = 16_384
+    #: floats of one block's product with Φ's rows (a few MB: stays near the cache)
+    PAIR_BLOCK_ELEMENTS = 1_000_000
 
     def __init__(self, features: np.ndarray, L, U, P_L: np.ndarray, lam: float):
         self.features, self.U, self.lam = features, np.asarray(U, dtype=np.intp), lam
-        n, m = features.shape
-        h = self.h = P_L.shape[-1]
+        n = features.shape[0]
+        self.h = P_L.shape[-1]
         # most of the pool: multiply the whole Φ and keep the rows of U, not a copy of Φ_U
         self._whole = self.U.size > n // 2
         self._phi_U = features if self._whole else features[self.U]
-        phi_L = features[np.asarray(L, dtype=np.intp)]
-        F = fisher_blocks(P_L)
-        M = np.zeros((h, m, h, m))
-        for a in range(h):
-            for b in range(a, h):
+        self._phi_L = features[np.asarray(L, dtype=np.intp)]
+        self._F = fisher_blocks(P_L)
+
+    def _precision(self, F: np.ndarray) -> np.ndarray:
+        """``λI + Σ_i F_i ⊗ φ_iφ_iᵀ`` for blocks F (l, g, g), (g·m, g·m)."""
+        m, g, phi_L = self.features.shape[1], F.shape[-1], self._phi_L
+        M = np.zeros((g, m, g, m))
+        for a in range(g):
+            for b in range(a, g):
                 M[a, :, b] = (phi_L * F[:, a, b, None]).T @ phi_L
                 M[b, :, a] = M[a, :, b].T
-        M = M.reshape(h * m, h * m)
-        M[np.diag_indices(h * m)] += lam
-        self._chol = scipy.linalg.cholesky(M, lower=True)
-        self.S = scipy.linalg.cho_solve((self._chol, True), np.eye(h * m))
+        M = M.reshape(g * m, g * m)
+        M[np.diag_indices(g * m)] += self.lam
+        return M
+
+    @functools.cached_property
+    def S(self) -> np.ndarray:
+        """The (h·m × h·m) posterior covariance of the primal weights (for :meth:`at`)."""
+        h, m = self.h, self.features.shape[1]
+        chol = scipy.linalg.cholesky(self._precision(self._F), lower=True)
+        return scipy.linalg.cho_solve((chol, True), np.eye(h * m))
+
+    @functools.cached_property
+    def basis(self) -> np.ndarray:
+        """``Q'`` (h, h'): orthonormal columns orthogonal to ``1`` (h' = h − 1), ``[[1]]`` for
+        binary. ``S = (Q⊗I) diag(I/λ, S')(Qᵀ⊗I)`` with ``Q = [1/√h, Q']`` (docs/mathematics.md
+        §7): the softmax Fisher blocks annihilate ``1``, so the risk sees ``S'`` only."""
+        h = self.h
+        if h == 1:
+            return np.ones((1, 1))
+        Q = np.linalg.qr(np.column_stack([np.ones(h), np.eye(h)[:, : h - 1]]))[0]
+        return np.ascontiguousarray(Q[:, 1:])
+
+    @functools.cached_property
+    def reduced(self) -> np.ndarray:
+        """``S'`` (h', m, h', m): the posterior covariance of the weights off the null
+        direction, ``(λI + Σ_i Q'ᵀF_iQ' ⊗ φ_iφ_iᵀ)⁻¹``."""
+        Qp, m = self.basis, self.features.shape[1]
+        g = Qp.shape[1]
+        M = self._precision(Qp.T @ self._F @ Qp)
+        S = scipy.linalg.cho_solve((scipy.linalg.cholesky(M, lower=True), True), np.eye(g * m))
+        return S.reshape(g, m, g, m)
+
+    def reduced_at(self, C) -> tuple[np.ndarray, np.ndarray]:
+        """For the candidates C: ``Σ_kk`` (c, h, h) and ``V`` (m, h', h', c) with
+        ``V[:, a, b, k] = S'_ab φ_k``, so that ``φ_jᵀ V[..., k]`` is the reduced block
+        ``S'_jk``."""
+        Sr, Qp, h = self.reduced, self.basis, self.h
+        phi_C = self.features[np.asarray(C, dtype=np.intp)]
+        V = np.einsum("ambn,kn->mabk", Sr, phi_C)
+        S_kk = Qp @ np.einsum("mabk,km->kab", V, phi_C) @ Qp.T
+        if h > 1:  # the null direction: (‖φ_k‖²/λ) q₀q₀ᵀ, q₀ = 1/√h
+            S_kk += (np.einsum("km,km->k", phi_C, phi_C) / (self.lam * h))[:, None, None]
+        return S_kk, np.ascontiguousarray(V)
+
+    def _row_blocks(self, width: int):
+        """Yield ``(start, stop, Φ rows)`` over blocks of U sized for a product ``width`` wide."""
+        rows = self.U if self._whole else np.arange(self.U.size)
+        step = max(1, self.PAIR_BLOCK_ELEMENTS // max(1, width))
+        for s in range(0, rows.size, step):
+            phi = self._phi_U[rows[s : s + step]]
+            yield s, s + phi.shape[0], phi
+
+    @functools.cached_property
+    def reduced_diagonal(self) -> np.ndarray:
+        """``S'_jj = [φ_jᵀ S'_ab φ_j]`` for j in U (u, h', h'): one product of Φ's rows with
+        the blocks ``S'_ab``, a ≤ b."""
+        Sr = self.reduced
+        g, m = Sr.shape[0], Sr.shape[1]
+        pairs = [(a, b) for a in range(g) for b in range(a, g)]
+        W = np.concatenate([Sr[a, :, b] for a, b in pairs], axis=1)
+        out = np.empty((self.U.size, g, g))
+        for s, e, phi in self._row_blocks(W.shape[1]):
+            G = phi @ W
+            for i, (a, b) in enumerate(pairs):
+                out[s:e, a, b] = np.einsum("ij,ij->i", G[:, i * m : (i + 1) * m], phi)
+                out[s:e, b, a] = out[s:e, a, b]
+        return out
+
+    def reduced_blocks(self, V: np.ndarray):
+        """Yield ``(start, stop, Z)`` over blocks of U's rows: ``Z`` (nb, h', h', c) the reduced
+        blocks ``S'_jk`` against the candidates of ``V`` (:meth:`reduced_at`), one product
+        with Φ's rows per block."""
+        m, g, c = V.shape[0], V.shape[1], V.shape[3]
+        W = V.reshape(m, g * g * c)
+        for s, e, phi in self._row_blocks(W.shape[1]):
+            yield s, e, (phi @ W).reshape(e - s, g, g, c)
 
     def diagonal(self) -> np.ndarray:
-        """``[Σ]_jj`` for j in U, (u, h, h): ``‖(I⊗φ_j)ᵀ C⁻ᵀ‖²`` blocks, ``CCᵀ = S⁻¹``."""
-        h, m = self.h, self.features.shape[1]
-        # S = C⁻ᵀC⁻¹: the blocks are E_a E_bᵀ with E_a = φ_jᵀ (rows a·m… of C⁻ᵀ)
-        Cinv_t = scipy.linalg.solve_triangular(self._chol, np.eye(h * m), lower=True).T
-        rows = self.U if self._whole else np.arange(self.U.size)
-        out = np.empty((rows.size, h, h))
-        for s in range(0, rows.size, self.ROW_BLOCK):
-            phi = self._phi_U[rows[s : s + self.ROW_BLOCK]]
-            E = [phi @ Cinv_t[a * m : (a + 1) * m] for a in range(h)]
-            for a in range(h):
-                for b in range(a, h):
-                    out[s : s + phi.shape[0], a, b] = np.einsum("ij,ij->i", E[a], E[b])
-                    out[s : s + phi.shape[0], b, a] = out[s : s + phi.shape[0], a, b]
+        """``[Σ]_jj`` for j in U, (u, h, h): ``Q' S'_jj Q'ᵀ + (‖φ_j‖²/(λh)) 11ᵀ`` (the second
+        term for softmax only, :attr:`basis`)."""
+        Qp, h = self.basis, self.h
+        out = Qp @ self.reduced_diagonal @ Qp.T
+        if h > 1:
+            for s, e, phi in self._row_blocks(self.features.shape[1]):
+                out[s:e] += (np.einsum("ij,ij->i", phi, phi) / (self.lam * h))[:, None, None]
         return out
 
     def at(self, C) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:

@@ -340,7 +340,6 @@ class AOptimalKLR(KLRPoolStrategy):
         posterior = self._posterior(U)
         post_U = np.moveaxis(posterior.diagonal(), 0, -1)[:, :, None]  # (h, h, 1, u)
         beta_U = self._beta[U].T[:, None, :]  # (h, 1, u)
-        eye = np.eye(h)
         out = np.empty((cands.size, n_classes))
         # per label: the step v and the factor B of the variance update (h − 1 columns, or 1)
         width = n_classes * max(h, 2)
@@ -351,16 +350,7 @@ class AOptimalKLR(KLRPoolStrategy):
             own_pos = pos_in_U[s0 : s0 + m]
             own = (np.flatnonzero(own_pos >= 0), own_pos[own_pos >= 0])
             S_kk, sigma_times = posterior.at(C)
-            # one Newton step from the warm start: Δβ = −Σ_{:k}(I + F_k Σ_kk)⁻¹(p_k − t)
-            D = np.linalg.inv(eye + fisher_blocks(self._P[C]) @ S_kk)
-            columns = []
-            for c in range(n_classes):
-                g = self._P[C] - ova_targets(np.full(m, c), n_classes, negative=0.0)
-                v = np.einsum("mab,mb->ma", D, g)
-                beta_own = self._beta[C] - np.einsum("mab,mb->ma", S_kk, v)
-                F_own = fisher_blocks(probabilities(beta_own))
-                A = np.linalg.solve(eye + F_own @ S_kk, F_own)  # F'(I + Σ_kk F')⁻¹
-                columns += [v[:, :, None], _low_rank_factor(A)]
+            columns = self._step_columns(C, S_kk)
             # every label's Σ_{U,k} products at once: one pass over the kernel or features
             sizes = np.cumsum([0] + [x.shape[2] for x in columns])
             products = sigma_times(np.concatenate(columns, axis=2))
@@ -378,6 +368,24 @@ class AOptimalKLR(KLRPoolStrategy):
                 terms[own] = 0.0
                 out[s0 : s0 + m, c] = terms.sum(axis=1)
         return out
+
+    def _step_columns(self, C: np.ndarray, S_kk: np.ndarray) -> list[np.ndarray]:
+        """Per label c: the Newton step ``v`` (m, h, 1) and the factor ``B`` (m, h, h − 1 or 1)
+        of the variance update ``A = BBᵀ`` for the candidates C, whose current posterior
+        blocks are ``S_kk`` (m, h, h); in label order ``[v_0, B_0, v_1, B_1, …]``."""
+        n_classes, m = self.classes_.size, C.size
+        eye = np.eye(self._h)
+        # one Newton step from the warm start: Δβ = −Σ_{:k}(I + F_k Σ_kk)⁻¹(p_k − t)
+        D = np.linalg.inv(eye + fisher_blocks(self._P[C]) @ S_kk)
+        columns = []
+        for c in range(n_classes):
+            g = self._P[C] - ova_targets(np.full(m, c), n_classes, negative=0.0)
+            v = np.einsum("mab,mb->ma", D, g)
+            beta_own = self._beta[C] - np.einsum("mab,mb->ma", S_kk, v)
+            F_own = fisher_blocks(probabilities(beta_own))
+            A = np.linalg.solve(eye + F_own @ S_kk, F_own)  # F'(I + Σ_kk F')⁻¹
+            columns += [v[:, :, None], _low_rank_factor(A)]
+        return columns
 
 
 def _planes_probabilities(B: np.ndarray) -> np.ndarray:

@@ -1,0 +1,225 @@
+"""The per-pair arithmetic of fast-mode A-optimal KLR in one compiled pass (numba).
+
+For every risk point j and candidate k, the one-Newton-step risk after labeling k with each
+class needs the posterior block ``Σ_jk`` times the candidate's step and variance factors
+(docs/mathematics.md §6, "The fast mode on the m features"), then the new probabilities at j
+and ``tr(F'_j² Σ_jj) − ‖F'_j Σ_jk B‖²``. Written as numpy operations this was a dozen
+passes over (classes × candidates × points) planes; here each pair's block is read once and
+every label's term is made in registers. The blocks come in the basis orthogonal to the
+softmax null vector ``1`` (h' = h − 1 coordinates, h' = h = 1 for two classes), which the
+risk does not see.
+
+The kernel compiles on first use (cached on disk by numba afterwards); this module is imported
+only when a fast-mode query runs on the m features.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+
+__all__ = ["accumulate_pair_risks"]
+
+# reassociation lets LLVM vectorise the small loops (the order of a float sum changes the last
+# bits only); no "nnan"/"ninf": NaN and inf keep their meaning
+_FASTMATH = {"reassoc", "contract", "nsz"}
+
+
+# exp of non-positive arguments in a loop LLVM vectorises (the libm call is scalar and was most
+# of the pass): Cody–Waite reduction x = n ln 2 + r, |r| ≤ ln 2 / 2, a degree-12 Taylor
+# polynomial (truncation < 2e-16 relative) and 2ⁿ from the exponent bits; below −700 the
+# argument is clamped (e⁻⁷⁰⁰ ≈ 1e-304 beside the 1 of the largest term)
+_LOG2E = 1.4426950408889634
+_LN2_HI = 0.693147180369123816490
+_LN2_LO = 1.90821492927058770002e-10
+_MAGIC = 6755399441055744.0  # 1.5 · 2⁵²: adding it leaves round(x) in the low bits
+_MAGIC_BITS = 0x4338000000000000
+_C = [1.0 / math.factorial(i) for i in range(13)]
+_C2, _C3, _C4, _C5, _C6, _C7, _C8, _C9, _C10, _C11, _C12 = _C[2:]
+
+
+# no "reassoc" here: it would fold the magic-number rounding and the two-part reduction away
+@numba.njit(cache=True, fastmath={"contract"}, nogil=True)
+def _exp_nonpositive(x, work):  # pragma: no cover
+    for i in range(x.size):
+        v = max(x[i], -700.0)
+        t = v * _LOG2E + _MAGIC
+        work[i] = t
+        n = t - _MAGIC
+        r = (v - n * _LN2_HI) - n * _LN2_LO
+        q = _C12
+        q = q * r + _C11
+        q = q * r + _C10
+        q = q * r + _C9
+        q = q * r + _C8
+        q = q * r + _C7
+        q = q * r + _C6
+        q = q * r + _C5
+        q = q * r + _C4
+        q = q * r + _C3
+        q = q * r + _C2
+        q = q * r + 1.0
+        x[i] = q * r + 1.0
+    bits = work.view(np.int64)
+    for i in range(x.size):
+        bits[i] = (bits[i] - _MAGIC_BITS + 1023) << 52
+    for i in range(x.size):
+        x[i] *= work[i]
+
+
+@numba.njit(cache=True, fastmath=_FASTMATH, nogil=True)
+def _accumulate(Z, Dp, beta, Xr, Qp, n_labels, own, out):  # pragma: no cover
+    # candidates are the innermost axis of every array: each loop below runs over the c
+    # candidates with unit stride, which LLVM vectorises (exp excepted)
+    nb, hp, c = Z.shape[0], Z.shape[1], Z.shape[3]
+    h = Qp.shape[0]
+    R = Xr.shape[1]
+    per_label = R // n_labels
+    N = np.empty((h, h))
+    Zf = np.empty((h, hp, c))
+    Y = np.empty((h, R, c))
+    flat = np.empty(h * c)
+    work = np.empty(h * c)
+    p = flat.reshape(h, c)
+    Np = np.empty((h, c))
+    term = np.empty(c)
+    for j in range(nb):
+        # N = Q' D'_j Q'ᵀ: the variance block at j without its 11ᵀ part (F 1 = 0)
+        for a in range(h):
+            for b in range(h):
+                s = 0.0
+                for e in range(hp):
+                    t = 0.0
+                    for f in range(hp):
+                        t += Dp[j, e, f] * Qp[b, f]
+                    s += Qp[a, e] * t
+                N[a, b] = s
+        # Y = (Q' S'_jk) X'_k: Σ_jk times every label's step and factor columns
+        for a in range(h):
+            for f in range(hp):
+                for k in range(c):
+                    Zf[a, f, k] = 0.0
+                for e in range(hp):
+                    q = Qp[a, e]
+                    for k in range(c):
+                        Zf[a, f, k] += q * Z[j, e, f, k]
+        for a in range(h):
+            for r in range(R):
+                for k in range(c):
+                    Y[a, r, k] = 0.0
+                for f in range(hp):
+                    for k in range(c):
+                        Y[a, r, k] += Zf[a, f, k] * Xr[f, r, k]
+        for lab in range(n_labels):
+            c0 = lab * per_label
+            if h == 1:
+                b0, n00 = beta[j, 0], N[0, 0]
+                for k in range(c):
+                    flat[k] = -abs(b0 - Y[0, c0, k])
+                _exp_nonpositive(flat[:c], work[:c])
+                for k in range(c):
+                    e = flat[k]  # e^{−|z|}: σ(z)(1 − σ(z)) = e / (1 + e)² for either sign
+                    q = e / ((1.0 + e) * (1.0 + e))
+                    p[0, k] = q
+                    term[k] = q * q * n00
+                for r in range(c0 + 1, c0 + per_label):
+                    for k in range(c):
+                        fy = p[0, k] * Y[0, r, k]
+                        term[k] -= fy * fy
+            else:
+                for k in range(c):
+                    term[k] = beta[j, 0] - Y[0, c0, k]  # the largest logit so far
+                for a in range(1, h):
+                    for k in range(c):
+                        term[k] = max(term[k], beta[j, a] - Y[a, c0, k])
+                for a in range(h):
+                    for k in range(c):
+                        p[a, k] = beta[j, a] - Y[a, c0, k] - term[k]
+                _exp_nonpositive(flat, work)
+                for k in range(c):
+                    tot = 0.0
+                    for a in range(h):
+                        tot += p[a, k]
+                    term[k] = 1.0 / tot
+                for a in range(h):
+                    for k in range(c):
+                        p[a, k] *= term[k]
+                # tr(F²N) = Σ p_a² N_aa − 2 (p∘p)ᵀNp + ‖p‖² pᵀNp, F = diag(p) − ppᵀ
+                for a in range(h):
+                    for k in range(c):
+                        Np[a, k] = 0.0
+                    for b in range(h):
+                        nab = N[a, b]
+                        for k in range(c):
+                            Np[a, k] += nab * p[b, k]
+                for k in range(c):
+                    sq = 0.0
+                    t1 = 0.0
+                    t2 = 0.0
+                    t3 = 0.0
+                    for a in range(h):
+                        qa = p[a, k] * p[a, k]
+                        sq += qa
+                        t1 += qa * N[a, a]
+                        t2 += qa * Np[a, k]
+                        t3 += p[a, k] * Np[a, k]
+                    term[k] = t1 - 2.0 * t2 + sq * t3
+                for r in range(c0 + 1, c0 + per_label):
+                    for k in range(c):
+                        py = 0.0
+                        for a in range(h):
+                            py += p[a, k] * Y[a, r, k]
+                        sub = 0.0
+                        for a in range(h):
+                            fy = p[a, k] * (Y[a, r, k] - py)
+                            sub += fy * fy
+                        term[k] -= sub
+            for k in range(c):
+                if own[k] != j:  # the candidate is labeled after the query: not in the sum
+                    out[k, lab] += term[k]
+
+
+def accumulate_pair_risks(
+    Z: np.ndarray,
+    Dp: np.ndarray,
+    beta: np.ndarray,
+    Xr: np.ndarray,
+    Qp: np.ndarray,
+    n_labels: int,
+    own: np.ndarray,
+    out: np.ndarray,
+) -> None:
+    """Add every candidate's per-label risk terms over a block of risk points to ``out``.
+
+    Parameters
+    ----------
+    Z : ndarray (nb, h', h', c)
+        ``S'_jk``: the posterior blocks between the block's points j and the candidates k in
+        the reduced basis (candidates last).
+    Dp : ndarray (nb, h', h')
+        ``S'_jj``, the reduced variance blocks of the block's points.
+    beta : ndarray (nb, h)
+        The current decision values at the block's points.
+    Xr : ndarray (h', R, c)
+        ``Q'ᵀ X_k``: per label, the Newton step ``v`` then the factor columns ``B`` of
+        ``A = BBᵀ`` (R = n_labels · (1 + columns of B)).
+    Qp : ndarray (h, h')
+        The reduced basis (orthonormal columns orthogonal to ``1``; ``[[1]]`` for binary).
+    n_labels : int
+    own : ndarray (c,) of int
+        Each candidate's row in this block (−1 when it is not in it): its own term is skipped.
+    out : ndarray (c, n_labels)
+        Accumulated in place.
+    """
+    _accumulate(
+        Z,
+        np.ascontiguousarray(Dp),
+        np.ascontiguousarray(beta),
+        np.ascontiguousarray(Xr),
+        np.ascontiguousarray(Qp),
+        int(n_labels),
+        np.ascontiguousarray(own, dtype=np.int64),
+        out,
+    )
