@@ -197,12 +197,12 @@ def test_stop_decision_words():
     assert estimate.loo_interval == wilson_interval(58, 59)
 
 
-def test_stop_decision_of_the_default_rule_counts_the_drops_still_needed():
+def test_stop_decision_of_the_confidence_drop_rule_counts_the_drops_still_needed():
     curves = StopCurves()
     for n in range(1, 41):
         state = LearnerState(n - 1, n, np.zeros(4, int), 0.5 + 0.01 * n)  # rising confidence
         curves.append(state, risk=1.0, classes_seen=2)
-    decision = stop_decision(curves, n_classes=2)
+    decision = stop_decision(curves, n_classes=2, rule="confidence-drop")
     assert decision.rule == "confidence-drop" and not decision.stop
     # three drops ten labels apart; the known values rise, so the two older pairs of the
     # chain must be pairs still to come: 21 labels at the least
@@ -210,12 +210,12 @@ def test_stop_decision_of_the_default_rule_counts_the_drops_still_needed():
     for n in range(41, 51):
         state = LearnerState(n - 1, n, np.zeros(4, int), 0.9 - 0.01 * (n - 40))
         curves.append(state, risk=1.0, classes_seen=2)
-    decision = stop_decision(curves, n_classes=2)
+    decision = stop_decision(curves, n_classes=2, rule="confidence-drop")
     assert 0 < decision.more_labels < 21  # the recent drops count
     assert f"about {decision.more_labels} more labels" in decision.message
     for n in range(51, 71):
         state = LearnerState(n - 1, n, np.zeros(4, int), 0.8 - 0.01 * (n - 50))
         curves.append(state, risk=1.0, classes_seen=2)
-    decision = stop_decision(curves, n_classes=2)
+    decision = stop_decision(curves, n_classes=2, rule="confidence-drop")
     fired = first_drop(curves.confidence, 10, 3, MIN_STOP_LABELS - 1)
     assert decision.stop and decision.fired_at_labels == curves.n_labels[fired]

@@ -60,3 +60,24 @@ def test_too_few_labels_export_no_estimate(tmp_path):
     s.label(0, s.project.truth[0], annotator="ann")
     records = json.loads(export_labels(s.project, store.events("moons"), "json", estimate=True))
     assert records[0]["accuracy_estimate"] is None and records[0]["accuracy_labels"] == 1
+
+
+def test_the_labels_command_records_the_estimate(tmp_path, capsys):
+    from rlscore.cli.labels import main
+
+    store = moons_store(tmp_path)
+    s = session(store, strategy="uncertainty", sigma=2.0, lam=0.5)
+    truth = s.project.truth
+    for i in [*np.flatnonzero(truth == 1)[:4], *np.flatnonzero(truth == -1)[:6]]:
+        s.label(int(i), truth[i], annotator="ann")
+    weight = s.engine.get_params().get("class_weight")
+    k, n = _brute_force_loo(s.project.X, s.labels, 2.0, 0.5, weight), len(s.labels)
+    db = str(tmp_path / "labels.sqlite3")
+    assert main(["--db", db, "--project", "moons", "--format", "json"]) == 0
+    records = json.loads(capsys.readouterr().out)
+    assert [records[-1][c] for c in ESTIMATE_COLUMNS] == pytest.approx(
+        [k / n, *wilson_interval(k, n), n]
+    )
+    assert main(["--db", db, "--project", "moons", "--no-estimate"]) == 0
+    plain = pd.read_csv(io.StringIO(capsys.readouterr().out))
+    assert not set(ESTIMATE_COLUMNS) & set(plain.columns)

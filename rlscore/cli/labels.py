@@ -2,7 +2,10 @@
 
 Without ``--project`` the projects are listed with their number of labels. The labels are
 folded from the event log (undone labels are left out, relabels show the latest label); no
-query engine is built, so this is fast on any pool.
+query engine is built, so this is fast on any pool. Every record carries the accuracy
+estimate at export time (issue 24: the exact leave-one-out accuracy of the RLS on the labels
+with its 95 % Wilson interval, :func:`rlscore.sessions.accuracy_estimate.export_estimate`;
+one RLS fit on the labels) unless ``--no-estimate``.
 """
 
 from __future__ import annotations
@@ -36,6 +39,11 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="leave out the feature values (point id and index only)",
     )
+    parser.add_argument(
+        "--no-estimate",
+        action="store_true",
+        help="leave out the accuracy estimate at export time (the accuracy_* columns)",
+    )
     return parser
 
 
@@ -59,7 +67,13 @@ def _run(argv: list[str]) -> int:
             return 0
         project = store.load_project(args.project)
         events = store.events(args.project)
-    data = export_labels(project, events, args.fmt, include_features=not args.no_features)
+    data = export_labels(
+        project,
+        events,
+        args.fmt,
+        include_features=not args.no_features,
+        estimate=not args.no_estimate,
+    )
     if isinstance(data, str):
         data = (data if data.endswith("\n") else data + "\n").encode("utf-8")
     if output is not None:

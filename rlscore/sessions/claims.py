@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import time
+from typing import NamedTuple
 
 import numpy as np
 
@@ -25,6 +26,13 @@ CLAIM_ATTEMPTS = 8
 MAX_CANDIDATES = 64
 
 
+class ClaimedPoint(NamedTuple):
+    """A point claimed for an annotator, and whether it was drawn as a random check."""
+
+    point: int
+    audit: bool
+
+
 def claimed_point(
     store: LabelStore,
     project: str,
@@ -33,7 +41,8 @@ def claimed_point(
     annotator: str,
     ttl: float,
     overlap: Overlap | None = None,
-) -> int | None:
+    audit: tuple[int, np.random.Generator] | None = None,
+) -> ClaimedPoint | None:
     """The point to show ``annotator``, claimed for them for ``ttl`` seconds.
 
     Their own unexpired claim on a point still open for them (unlabeled and not skipped, or
@@ -46,10 +55,16 @@ def claimed_point(
     diverse batch rather than neighbouring points. A claim with more than half of ``ttl``
     left is not written again (every page view would be a commit).
 
+    With ``audit`` (the pool size and a seeded generator: this query is a *random check*,
+    :mod:`rlscore.sessions.handout`) the engine's pick is replaced by a point drawn uniformly
+    at random from the open points nobody else holds (:func:`audit_candidates`); the claim
+    rule is the same, so teammates still never share a point. Their own claim and the points
+    waiting for their label still come first: those are not random checks.
+
     Returns
     -------
-    int or None
-        The pool index; None when no point is left.
+    ClaimedPoint or None
+        The pool index, and whether it is a random check; None when no point is left.
 
     Raises
     ------
@@ -66,9 +81,15 @@ def claimed_point(
     )
     point, expires = next(mine, (None, 0.0))
     if point is not None and expires - time.time() > ttl / 2:
-        return point
+        return ClaimedPoint(point, False)
     taken = {p for p, (who, _) in claims.items() if who != annotator}
-    candidates = _candidates(engine, log, taken, wanted)
+    if audit is None:
+        candidates = _candidates(engine, log, taken, wanted)
+    else:
+        n, rng = audit
+        drawn = audit_candidates(n, log, taken, rng)
+        candidates = itertools.chain((p for p in wanted if p not in taken), drawn)
+    own = point
     if point is not None:  # renew our own claim first
         candidates = itertools.chain([point], candidates)
     tried = 0
@@ -79,7 +100,8 @@ def claimed_point(
             # teammate labeled it: their claim went with their label), so a point claimed
             # here is open now even if the log is behind
             if store.claim(project, point, annotator, ttl, unchanged_since=log.last_id):
-                return point
+                drawn_here = audit is not None and point != own and point not in wanted
+                return ClaimedPoint(point, drawn_here)
         except StaleActionError:
             pass
     if tried == 0:
@@ -90,6 +112,19 @@ def claimed_point(
 class ClaimContention(RuntimeError):
     """Every candidate point was claimed or labeled by others while choosing: sync the log
     and ask again."""
+
+
+def audit_candidates(n: int, log: LabelLog, taken: set[int], rng: np.random.Generator) -> list[int]:
+    """Points to try claiming for a random check: the open points of a pool of ``n`` (not
+    labeled, not skipped, not held by a teammate) in an order drawn uniformly at random by
+    ``rng``, the first :data:`MAX_CANDIDATES` + 1 of them. The first is a uniform draw from
+    the open points; the next ones are tried only when teammates took it meanwhile."""
+    open_mask = np.ones(n, dtype=bool)
+    blocked = log.skipped | taken | set(log.labels)
+    open_mask[np.fromiter(blocked, dtype=np.intp, count=len(blocked))] = False
+    open_points = np.flatnonzero(open_mask)
+    size = min(open_points.size, MAX_CANDIDATES + 1)
+    return [int(p) for p in open_points[rng.choice(open_points.size, size=size, replace=False)]]
 
 
 def _candidates(engine: QueryStrategy, log: LabelLog, taken: set[int], wanted: list[int]):
@@ -112,4 +147,11 @@ def _candidates(engine: QueryStrategy, log: LabelLog, taken: set[int], wanted: l
     yield from itertools.islice(rest, MAX_CANDIDATES)
 
 
-__all__ = ["CLAIM_ATTEMPTS", "MAX_CANDIDATES", "ClaimContention", "claimed_point"]
+__all__ = [
+    "CLAIM_ATTEMPTS",
+    "MAX_CANDIDATES",
+    "ClaimContention",
+    "ClaimedPoint",
+    "audit_candidates",
+    "claimed_point",
+]

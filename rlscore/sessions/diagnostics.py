@@ -1,5 +1,10 @@
 """What a session shows besides the next query: its histories and the stopping indicator.
 
+The stopping indicator (:func:`stopping_report`, :meth:`SessionView.stopping`) says whether
+the pool predictions settled; it is kept for Python callers and the simulations. The Label
+page no longer shows it: its When-to-stop panel (:mod:`rlscore.sessions.stopping_view`) gives
+the accuracy estimate with its interval and a validated stop rule instead (issue 24).
+
 The histories are kept along the *labeling path*, one entry per number of labels: entry ``n``
 is the state with ``n`` labels. A new label appends an entry; an undo drops the last one and
 recomputes the entry it returns to, so the entries before stay valid (undo reverts events in

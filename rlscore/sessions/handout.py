@@ -11,10 +11,12 @@ proposed was first shown, so that a label records the time spent on it.
 from __future__ import annotations
 
 import time
+import zlib
 
 import numpy as np
 
 from rlscore.query import NoCandidatesError
+from rlscore.sessions.accuracy_estimate import audit_due
 from rlscore.sessions.claims import CLAIM_ATTEMPTS, ClaimContention, claimed_point
 from rlscore.sessions.overlap import Overlap
 from rlscore.sessions.replay import Replay
@@ -23,6 +25,8 @@ from rlscore.storage import StaleActionError
 #: seconds a proposed point stays reserved for the annotator it was shown to; every call of
 #: ``query(annotator=…)`` (each page view) renews it
 CLAIM_SECONDS = 600.0
+#: first word of the seed of the random checks' generator (the others: project, log, annotator)
+AUDIT_SEED = 24
 
 
 class Handout:
@@ -39,14 +43,22 @@ class Handout:
         How long a point proposed to an annotator stays reserved for them.
     overlap
         Annotators per point; change it with :meth:`set_overlap`.
+    audit_every
+        Every k-th query to an annotator is a random check (0: none; module docstring).
     """
 
     def __init__(
-        self, replay: Replay, claim_seconds: float = CLAIM_SECONDS, overlap: Overlap | None = None
+        self,
+        replay: Replay,
+        claim_seconds: float = CLAIM_SECONDS,
+        overlap: Overlap | None = None,
+        audit_every: int = 0,
     ) -> None:
         self._replay = replay
         self.claim_seconds = float(claim_seconds)
         self.overlap = Overlap() if overlap is None else overlap
+        self.audit_every = check_audit_every(audit_every)
+        self._audits: dict[int, str] = {}  # random checks proposed, not labeled yet -> to whom
         self._cache: tuple[int, tuple[int, float] | None] | None = None  # (version, query)
         self._shown: tuple[int, float] | None = None  # (point, monotonic time first proposed)
 
@@ -74,8 +86,9 @@ class Handout:
     def _claimed(self, annotator: str) -> tuple[int, float] | None:
         for _ in range(CLAIM_ATTEMPTS):
             state = self._replay.state
+            audit = self._audit_draw(annotator)
             try:
-                point = claimed_point(
+                claimed = claimed_point(
                     self._replay.store,
                     self._replay.project_name,
                     state.engine,
@@ -83,13 +96,17 @@ class Handout:
                     annotator,
                     self.claim_seconds,
                     self.overlap,
+                    audit,
                 )
             except ClaimContention:
                 # teammates took every candidate while we chose: choose again on the newer log
                 self._replay.sync()
                 continue
-            if point is None:
+            if claimed is None:
                 return None
+            point = claimed.point
+            if claimed.audit:
+                self._audits[point] = annotator
             self._mark_shown(point)
             return point, float(np.asarray(state.engine.scores())[point])
         # every sync brings the log closer to the database, so this means dozens of labels
@@ -98,6 +115,29 @@ class Handout:
             "the project changed faster than a point could be handed out (teammates labeling "
             "very fast): ask for the next point again"
         )
+
+    def _audit_draw(self, annotator: str) -> tuple[int, np.random.Generator] | None:
+        """The pool size and the seeded generator of a random check when the next query is
+        one, else None."""
+        log = self._replay.state.log
+        if not audit_due(len(log.labels) + 1, self.audit_every):
+            return None
+        project = self._replay.project
+        seed = [AUDIT_SEED, int(project.uid or 0), int(log.last_id or 0)]
+        seed.append(zlib.crc32(annotator.encode("utf-8")))
+        return project.n, np.random.default_rng(seed)
+
+    def is_audit(self, point: int, annotator: str | None = None) -> bool:
+        """Whether ``point`` was proposed as a random check (to ``annotator``, when given:
+        a check whose claim expired and that the strategy then handed to someone else is not
+        one for them) and is not labeled yet."""
+        if point in self._replay.state.log.labels or point not in self._audits:
+            return False
+        return annotator is None or self._audits[point] == annotator
+
+    def labeled(self, point: int) -> None:
+        """Forget ``point`` as a random check (its label was written)."""
+        self._audits.pop(point, None)
 
     def _mark_shown(self, point: int) -> None:
         if self._shown is None or self._shown[0] != point:
@@ -155,4 +195,11 @@ class Handout:
         self._replay.update_rule(overlap.rule)
 
 
-__all__ = ["CLAIM_SECONDS", "Handout"]
+def check_audit_every(every) -> int:
+    """``every`` as the random checks' period: a whole number ≥ 0 (0: no random checks)."""
+    if isinstance(every, bool) or not isinstance(every, int | np.integer) or every < 0:
+        raise ValueError(f"audit_every must be a whole number ≥ 0 (0: none), got {every!r}")
+    return int(every)
+
+
+__all__ = ["AUDIT_SEED", "CLAIM_SECONDS", "Handout", "check_audit_every"]

@@ -8,12 +8,15 @@ it out and wires its buttons, and the same view is usable from Python:
   its prediction, confidence and ranking score, whether it is shown *blind* (under overlap a
   point waiting for this annotator's own label is shown without a teammate's label or a
   prediction trained on it), the classes and their display text, progress, the event Undo
-  would revert, and the project's identity (name, uid) and log version the buttons are bound
-  to;
+  would revert, whether it is a random check (``audit_every``: drawn uniformly at random,
+  :mod:`rlscore.sessions.handout`), whether labeling ended because the stop rule fired (the
+  project's budget is "until the stop rule fires"), and the project's identity (name, uid)
+  and log version the buttons are bound to;
 * :class:`PoolPlotState` — the labels, skips and confidences the pool plot draws, blind like
   the panel;
 * :class:`LearnerFigures` — the risk history, validation error (None before the first label:
-  it would only measure the untrained prior), λ in effect and the stopping indicator.
+  it would only measure the untrained prior) and λ in effect (when to stop is
+  :mod:`rlscore.sessions.stopping_view`'s).
 
 Each ``for_annotator`` reads the session several times: call it under the lock that serialises
 the session's callers (the app's :class:`~rlscore.ui.store.SessionHandle` lock), so the parts
@@ -63,6 +66,11 @@ class QueryPanelState:
         Labeled points, and the number to reach (the budget, or the pool size).
     budget_reached
         True when no point is proposed because the budget is reached.
+    stop_reached
+        True when no point is proposed because the stop rule fired and the project's budget
+        is "until the stop rule fires" (the caller decides: ``for_annotator(stop_reached=…)``).
+    audit
+        True when the target is the query and a random check (drawn uniformly at random).
     own_labels, progress
         This annotator's labels, and every annotator's, most first.
     undo_target
@@ -91,6 +99,8 @@ class QueryPanelState:
     n_labeled: int
     goal: int
     budget_reached: bool
+    stop_reached: bool
+    audit: bool
     own_labels: int
     progress: dict[str, int]
     undo_target: int | None
@@ -121,18 +131,20 @@ class QueryPanelState:
         annotator: str,
         budget: int = 0,
         selected: int | None = None,
+        stop_reached: bool = False,
     ) -> QueryPanelState:
         """The panel ``annotator`` sees: the query claimed for them (or ``selected``, a point
         picked in the plot, when it is in the pool), within ``budget`` labels (0: none).
 
         Claims the query for ``annotator`` (:meth:`LabelingSession.query`), as showing it
-        does.
+        does, unless ``stop_reached`` (the stop rule fired and ends labeling, as a budget
+        reached does: no query, nothing claimed).
         """
         project = session.project
         budget = int(budget or 0)
         seen = session.last_event_id
         labels = session.labels
-        proposal = session.query(budget, annotator=annotator)
+        proposal = None if stop_reached else session.query(budget, annotator=annotator)
         waiting = session.overlap_queue(annotator) if session.overlap.k > 1 else []
         if selected is not None and not 0 <= int(selected) < project.n:
             selected = None
@@ -170,6 +182,8 @@ class QueryPanelState:
             n_labeled=len(labels),
             goal=min(budget, project.n) if budget else project.n,
             budget_reached=bool(budget) and proposal is None and len(labels) >= budget,
+            stop_reached=bool(stop_reached),
+            audit=not picked and target is not None and session.is_random_check(target, annotator),
             own_labels=progress.get(annotator, 0),
             progress=progress,
             undo_target=None if last_mine is None else int(last_mine.id),
@@ -212,12 +226,13 @@ class PoolPlotState:
 
     @classmethod
     def for_annotator(
-        cls, session: LabelingSession, annotator: str, budget: int = 0
+        cls, session: LabelingSession, annotator: str, budget: int = 0, stop_reached: bool = False
     ) -> PoolPlotState:
-        """The plot of ``annotator``'s view within ``budget`` labels (0: none)."""
+        """The plot of ``annotator``'s view within ``budget`` labels (0: none; no query when
+        ``stop_reached``, as :meth:`QueryPanelState.for_annotator`)."""
         seen = session.last_event_id
         labels = dict(session.labels)
-        proposal = session.query(int(budget or 0), annotator=annotator)
+        proposal = None if stop_reached else session.query(int(budget or 0), annotator=annotator)
         confidence = np.asarray(session.engine.predict_proba(), dtype=float).max(axis=1)
         waiting = session.overlap_queue(annotator) if session.overlap.k > 1 else []
         query = proposal[0] if proposal else None
@@ -249,8 +264,6 @@ class LearnerFigures:
         first label (the untrained model's error says nothing about the labels).
     validation_history
         Validation error after each label (None without truth).
-    stopping
-        :meth:`~rlscore.sessions.view.SessionView.stopping`.
     lam
         λ in effect.
     n_labeled, n_skipped, n
@@ -263,7 +276,6 @@ class LearnerFigures:
     validation: float | None
     balanced_validation: float | None
     validation_history: list | None
-    stopping: dict
     lam: float
     n_labeled: int
     n_skipped: int
@@ -281,7 +293,6 @@ class LearnerFigures:
             validation=session.validation_error() if trained else None,
             balanced_validation=session.validation_error(balanced=True) if trained else None,
             validation_history=list(session.validation_history) if has_truth else None,
-            stopping=session.stopping(),
             lam=float(session.lam_),
             n_labeled=n_labeled,
             n_skipped=len(session.skipped),

@@ -49,7 +49,7 @@ from rlscore.core.serialization import plain_scalar
 from rlscore.data.projects import Project
 from rlscore.query import QueryStrategy, strategy_class
 from rlscore.sessions.dwell import check_dwell
-from rlscore.sessions.handout import CLAIM_SECONDS, Handout
+from rlscore.sessions.handout import CLAIM_SECONDS, Handout, check_audit_every
 from rlscore.sessions.overlap import Overlap
 from rlscore.sessions.permissions import require
 from rlscore.sessions.replay import Replay
@@ -99,6 +99,10 @@ class LabelingSession(SessionView):
         (:class:`~rlscore.sessions.overlap.Overlap`): with ``overlap > 1`` a point one
         annotator labeled is proposed to others first, and the learner trains on the
         majority label; a review (:meth:`review`) decides a point in any case.
+    audit_every
+        Every k-th query claimed for an annotator is a *random check*, drawn uniformly from
+        the open points and marked ``params["audit"]`` in the log when labeled (0: none;
+        :mod:`rlscore.sessions.handout`). Changes without a rebuild (:meth:`set_params`).
     **strategy_params
         Further strategy parameters (e.g. ``graph_k``, ``random_state``).
 
@@ -128,6 +132,7 @@ class LabelingSession(SessionView):
         claim_seconds: float = CLAIM_SECONDS,
         overlap: int = 1,
         overlap_fraction: float = 1.0,
+        audit_every: int = 0,
         **strategy_params,
     ):
         self.store = store
@@ -150,7 +155,7 @@ class LabelingSession(SessionView):
         }
         replay = Replay(store, project, params, self.snapshot_dir, overlap_setting.rule)
         super().__init__(replay, budget, stop_window, stop_tolerance)
-        self._handout = Handout(replay, claim_seconds, overlap_setting)
+        self._handout = Handout(replay, claim_seconds, overlap_setting, audit_every)
 
     # -- queries: which point is shown to whom (rlscore.sessions.handout) ----------------
     @property
@@ -183,6 +188,12 @@ class LabelingSession(SessionView):
 
         ``claim=False`` only asks the engine for its next query (cached until the state
         changes), whoever holds it, and writes nothing to the store.
+
+        Raises
+        ------
+        PermissionDeniedError
+            A claim for someone who may not label the project (it has members and they are
+            not one): nothing is claimed (:mod:`rlscore.sessions.permissions`).
         """
         if not claim and annotator is not None:
             raise ValueError(
@@ -195,7 +206,10 @@ class LabelingSession(SessionView):
                 return None
             if not claim:
                 return self._handout.propose(None)
-            return self._handout.propose(str(self.annotator if annotator is None else annotator))
+            who = self.annotator if annotator is None else annotator
+            # a claim holds a point for its holder: only a member who may label gets one
+            require(self.store, self.project_name, who, "label")
+            return self._handout.propose(str(who))
 
     def query_batch(
         self, annotators: list[str], budget: int | None = None
@@ -206,6 +220,13 @@ class LabelingSession(SessionView):
         An annotator who already holds a point keeps it. Values as :meth:`query`."""
         with self._lock:
             return {str(a): self.query(budget, annotator=str(a)) for a in annotators}
+
+    def is_random_check(self, i: int, annotator: str | None = None) -> bool:
+        """Whether point ``i`` was proposed as a random check (``audit_every``) to
+        ``annotator`` (None: to anyone) and is not labeled yet: their label of it will be
+        marked as an audit."""
+        with self._lock:
+            return self._handout.is_audit(int(i), None if annotator is None else str(annotator))
 
     def overlap_queue(self, annotator: str) -> list[int]:
         """Labeled points waiting for ``annotator``'s own label under the overlap setting,
@@ -262,7 +283,11 @@ class LabelingSession(SessionView):
             if seconds is None:
                 seconds = self._handout.seconds_shown(i)
             who = self.annotator if annotator is None else annotator
-            return self._commit("label", i, who, seen, label=label, seconds=seconds)
+            # a random check's label is marked in the log: the estimate reads it on replay
+            audit = self._handout.is_audit(i, who)
+            eid = self._commit("label", i, who, seen, audit=audit, label=label, seconds=seconds)
+            self._handout.labeled(i)
+            return eid
 
     def skip(
         self,
@@ -296,13 +321,16 @@ class LabelingSession(SessionView):
                 "nothing was saved"
             )
 
-    def _commit(self, kind: str, i: int, who: str, seen: int | None, **fields) -> int:
+    def _commit(
+        self, kind: str, i: int, who: str, seen: int | None, audit: bool = False, **fields
+    ) -> int:
         """Write a ``kind`` event on point ``i`` with the settings in effect (refused if the
         point changed after ``seen``, or if ``who`` lacks the role: a project with members
         checks every action, :mod:`rlscore.sessions.permissions`), then apply it."""
         action = "relabel" if kind == "label" and i in self._state.log.labels else kind
         require(self.store, self.project_name, who, action)
-        event = Event(kind, point=i, annotator=who, params=_event_params(self), **fields)
+        params = {**_event_params(self), **({"audit": True} if audit else {})}
+        event = Event(kind, point=i, annotator=who, params=params, **fields)
         eid = self.store.append_event(self.project_name, event, unchanged_since=seen)
         self.sync()
         return eid
@@ -377,7 +405,8 @@ class LabelingSession(SessionView):
     def set_params(self, **kw) -> LabelingSession:
         """Change parameters; engine parameters rebuild the engine from the event log.
 
-        ``annotator``, ``stop_window`` and ``stop_tolerance`` change without a rebuild;
+        ``annotator``, ``stop_window``, ``stop_tolerance`` and ``audit_every`` change without
+        a rebuild;
         ``overlap`` and ``overlap_fraction`` refold the log when the final-label rule changes. The
         budget is not a session parameter: pass it to :meth:`query`. If the new parameters
         are invalid the session keeps the old ones.
@@ -391,6 +420,8 @@ class LabelingSession(SessionView):
             for key in ("annotator", "stop_window", "stop_tolerance"):
                 if key in kw:
                     setattr(self, key, type(getattr(self, key))(kw.pop(key)))
+            if "audit_every" in kw:
+                self._handout.audit_every = check_audit_every(kw.pop("audit_every"))
             if "overlap" in kw or "overlap_fraction" in kw:
                 k = kw.pop("overlap", self.overlap.k)
                 fraction = kw.pop("overlap_fraction", self.overlap.fraction)
@@ -413,6 +444,7 @@ class LabelingSession(SessionView):
             "stop_tolerance": self.stop_tolerance,
             "overlap": self.overlap.k,
             "overlap_fraction": self.overlap.fraction,
+            "audit_every": self._handout.audit_every,
         }
 
 

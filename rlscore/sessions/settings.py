@@ -27,7 +27,8 @@ from rlscore.storage import LabelStore
 #: are the low-rank form's (``arls-lowrank``; ``candidates`` and ``risk_sample`` also A-optimal
 #: KLR's): 0 means "all" (``refine``: off); ``overlap`` and ``overlap_fraction`` are the
 #: team's (:mod:`rlscore.sessions.overlap`); ``until_stop``: the budget is "until the stop rule
-#: fires" (:mod:`rlscore.sessions.accuracy_estimate`), with ``budget`` as a cap
+#: fires" (:mod:`rlscore.sessions.accuracy_estimate`), with ``budget`` as a cap;
+#: ``audit_every``: every k-th query is a random check (0: none; :mod:`rlscore.sessions.handout`)
 SETTING_KEYS = (
     "strategy",
     "kernel",
@@ -38,6 +39,7 @@ SETTING_KEYS = (
     "class_weight",
     "budget",
     "until_stop",
+    "audit_every",
     "n_landmarks",
     "landmarks",
     "candidates",
@@ -104,6 +106,9 @@ def default_settings(n: int, meta: dict | None, sigma: float | None = None) -> d
         "class_weight": meta.get("class_weight") or None,
         "budget": 0,
         "until_stop": False,
+        # off until the owner switches it on (the When-to-stop panel offers it): a random
+        # check takes one query in k from the strategy, a choice the project's owner makes
+        "audit_every": 0,
         "n_landmarks": LOW_RANK_DEFAULTS["n_landmarks"],
         "landmarks": LOW_RANK_DEFAULTS["landmarks"],
         "candidates": 0,
@@ -169,6 +174,7 @@ def check_settings(settings: dict) -> dict:
             )
     for key, meaning in (
         ("budget", "none"),
+        ("audit_every", "none"),
         ("candidates", "all"),
         ("risk_sample", "all"),
         ("refine", "off"),
@@ -250,9 +256,11 @@ def project_settings(store: LabelStore, name: str) -> dict:
 
 
 def save_project_settings(
-    store: LabelStore, name: str, changes: dict, *, user: str | None = None
+    store: LabelStore, name: str, changes: dict, *, user: str | None = None, checked: bool = True
 ) -> dict:
-    """Validate ``changes`` and save them over the project's current settings.
+    """Validate ``changes`` and save them over the project's current settings, as ``user``
+    (an owner once the project has members; recorded in the audit). ``checked=False`` skips
+    the role check, for a shell administrator's change (the ``settings`` command).
 
     Returns
     -------
@@ -264,7 +272,8 @@ def save_project_settings(
     ValueError
         An invalid setting (nothing is saved).
     """
-    require(store, name, user, "settings")  # an owner's, once the project has members
+    if checked:
+        require(store, name, user, "settings")  # an owner's, once the project has members
     changes = check_settings(changes)
     settings = {k: v for k, v in project_settings(store, name).items() if k in SETTING_KEYS}
     settings.update(changes)

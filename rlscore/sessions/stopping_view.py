@@ -6,6 +6,11 @@ the session's histories are): entry ``n`` is the labeled RLS of the first ``n`` 
 are kept per session and extended label by label; an undo or a relabel recomputes from the
 first label that changed, so the cost of a label is one RLS fit on the labels so far.
 
+A label marked as a random check in the log (``params["audit"]``, given to a point the
+hand-out drew uniformly at random: :mod:`rlscore.sessions.handout`) also records whether the
+model of the labels before it predicted its label: the audit accuracy, unbiased for the
+pool (:func:`~rlscore.sessions.accuracy_estimate.accuracy_estimate`).
+
 A long history recorded at once (a reload after hundreds of labels) is fitted on a sparse
 grid of label counts (at most :data:`MAX_REBUILD_FITS` fits) except its last
 :data:`DENSE_TAIL` counts, which the rules read: a stop that happened in the sparse part is
@@ -33,6 +38,7 @@ from rlscore.sessions.accuracy_estimate import (
     stop_decision,
     stop_set,
 )
+from rlscore.sessions.loo import labeled_rls
 from rlscore.sessions.view import SessionView
 
 #: the most RLS fits one rebuild of the curves makes before its dense tail
@@ -72,6 +78,7 @@ class _Tracker:
         self.setting: tuple | None = None
         self.prefix: list[tuple[int, object]] = []
         self.curves = StopCurves()
+        self.last_fit: tuple[int, object] | None = None  # (labels, model) fitted last
 
 
 _TRACKERS: weakref.WeakKeyDictionary[SessionView, _Tracker] = weakref.WeakKeyDictionary()
@@ -103,6 +110,7 @@ def stopping_view(session: SessionView, rule: str = DEFAULT_STOP_RULE) -> Stoppi
         setting = (repr(sorted(engine.get_params().items())), float(session.lam_))
         if setting != tracker.setting:  # another learner: every entry is refitted
             tracker.setting, tracker.prefix, tracker.curves = setting, [], StopCurves()
+            tracker.last_fit = None
         same = 0
         while same < min(len(order), len(tracker.prefix)) and _equal(
             order[same], tracker.prefix[same]
@@ -111,9 +119,12 @@ def stopping_view(session: SessionView, rule: str = DEFAULT_STOP_RULE) -> Stoppi
         keep = min(same + 1, len(tracker.curves))  # entry n needs the first n labels
         tracker.curves.truncate(keep)
         del tracker.prefix[same:]
+        if tracker.last_fit is not None and tracker.last_fit[0] > same:
+            tracker.last_fit = None  # fitted on labels since undone or changed
         tracker.prefix.extend(order[same:])
         stop = stop_set(project.n)
         classes = list(project.classes)
+        label_events = session._state.log.label_events
         start, end = len(tracker.curves), len(order) + 1
         dense_from = max(start, end - DENSE_TAIL)
         stride = max(1, -(-(dense_from - start) // MAX_REBUILD_FITS))
@@ -123,11 +134,18 @@ def stopping_view(session: SessionView, rule: str = DEFAULT_STOP_RULE) -> Stoppi
                 state = LearnerState(None, n, None, None)  # off the sparse grid: not fitted
             else:
                 state = learner_state(engine, project.X, prefix, session.lam_, classes, stop)
+            audit_correct = None
+            if n and label_events[order[n - 1][0]].params.get("audit"):
+                before = _model_before(tracker, engine, project.X, order, n, session.lam_)
+                audit_correct = _predicted_right(before, project.X, order[n - 1])
+            if state.model is not None:
+                tracker.last_fit = (n, state.model)
             truth = truth_history[n] if n < len(truth_history) else None
             tracker.curves.append(
                 state,
                 risk=risk_history[n] if n < len(risk_history) else None,
                 classes_seen=len(set(prefix.values())),
+                audit_correct=audit_correct,
                 truth_accuracy=None if truth is None else 1.0 - truth,
             )
         curves = tracker.curves
@@ -153,6 +171,30 @@ def stopping_view(session: SessionView, rule: str = DEFAULT_STOP_RULE) -> Stoppi
         )
 
 
+def stop_rule_fired(session: SessionView, rule: str = DEFAULT_STOP_RULE) -> bool:
+    """Whether ``rule`` has fired on ``session``'s labels (the budget "until the stop rule
+    fires" is reached); the same curves as :func:`stopping_view`, kept between the calls."""
+    decision = stopping_view(session, rule).decision
+    return decision is not None and decision.stop
+
+
+def _model_before(tracker: _Tracker, engine, X: np.ndarray, order: list, n: int, lam: float):
+    """The labeled RLS of the first ``n − 1`` labels (the last fit when it is that one); None
+    with too few labels or classes."""
+    if tracker.last_fit is not None and tracker.last_fit[0] == n - 1:
+        return tracker.last_fit[1]
+    return labeled_rls(engine, X, dict(order[: n - 1]), lam)
+
+
+def _predicted_right(model, X: np.ndarray, labeled: tuple[int, object]) -> bool | None:
+    """Whether ``model`` predicts the label of ``labeled`` (point, label), as it was before
+    the label; None without a model (fewer than two classes labeled before it)."""
+    if model is None:
+        return None
+    point, label = labeled
+    return bool(model.predict(X[[point]])[0] == label)
+
+
 def _equal(a: tuple[int, object], b: tuple[int, object]) -> bool:
     return a[0] == b[0] and a[1] == b[1]
 
@@ -166,4 +208,4 @@ def _empty(seen: int, n: int, rule: str, reason: str) -> StoppingView:
     return StoppingView(seen, n, none, none, none, none, none, none, None, None, rule, reason)
 
 
-__all__ = ["StoppingView", "stopping_view"]
+__all__ = ["StoppingView", "stop_rule_fired", "stopping_view"]

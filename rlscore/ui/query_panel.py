@@ -23,6 +23,7 @@ import streamlit as st
 
 from rlscore.core.serialization import plain_scalar
 from rlscore.sessions.panel import LearnerFigures, PoolPlotState, QueryPanelState
+from rlscore.sessions.stopping_view import stop_rule_fired
 from rlscore.ui import actions, refresh
 from rlscore.ui import plane as pool_plane
 from rlscore.ui.cold_start import cold_start_panel
@@ -82,6 +83,33 @@ SCORE_HELP = (
 )
 
 
+#: the quiet note on a random check (the project's ``audit_every``)
+AUDIT_NOTE = (
+    "random check: drawn at random from the unlabeled points, so the model's guess on it "
+    "measures its accuracy without the strategy's bias; label it as any other"
+)
+
+
+def _go_on_key(project_uid: int | None) -> str:
+    return f"go_on_after_stop_{project_uid}"
+
+
+def go_on_after_stop(project_uid: int | None) -> None:
+    """Keep labeling in this tab although the stop rule fired ("until the stop rule fires")."""
+    st.session_state[_go_on_key(project_uid)] = True
+
+
+def stop_ends_labeling(handle: SessionHandle, p: dict) -> bool:
+    """Whether the stop rule fired and ends labeling in this tab: the project's budget is
+    "until the stop rule fires" (``until_stop``) and the tab has not chosen to go on. Call
+    under the handle's lock."""
+    if not p.get("until_stop"):
+        return False
+    if st.session_state.get(_go_on_key(handle.session.project.uid)):
+        return False
+    return stop_rule_fired(handle.session)
+
+
 def panel_style() -> None:
     """Inject :data:`PANEL_CSS` (takes no room on the page)."""
     st.html(PANEL_CSS)
@@ -105,7 +133,9 @@ def query_panel(handle: SessionHandle, p: dict, annotator: str) -> None:
     """The point to label and its buttons (the body of the page's panel fragment)."""
     s = handle.session
     with handle.lock:
-        state = QueryPanelState.for_annotator(s, annotator, int(p["budget"]), selected_point())
+        state = QueryPanelState.for_annotator(
+            s, annotator, int(p["budget"]), selected_point(), stop_ends_labeling(handle, p)
+        )
         mark_shown_version(state.project, state.seen)
         actions.mark_shown_project(state.project, state.project_uid)
         shown = None
@@ -195,6 +225,20 @@ def _conflict(handle: SessionHandle, annotator: str, state: QueryPanelState) -> 
 def _point(s, p: dict, state: QueryPanelState) -> None:
     """The point's heading, the point itself and what the learner says about it."""
     project = s.project
+    if state.target is None and state.stop_reached:
+        # the project's budget is "until the stop rule fires": reached, like a budget
+        st.success(
+            "Done: the stop rule fired, and this project labels until it does. Go on anyway, "
+            "or pick a point in the plot."
+        )
+        st.button(
+            "Keep labeling anyway",
+            key="go_on_after_stop",
+            on_click=go_on_after_stop,
+            args=(state.project_uid,),
+            help="More labels in this tab; the When-to-stop panel below says what they bring.",
+        )
+        return
     if state.target is None:
         reason = "the budget is reached" if state.budget_reached else "no point is left"
         st.success(f"Done: {reason}. Undo, raise the budget or pick a point in the plot.")
@@ -206,9 +250,14 @@ def _point(s, p: dict, state: QueryPanelState) -> None:
     else:
         st.subheader(f"Next query: point #{target}")
         source = f"proposed by {STRATEGY_LABELS[p['strategy']]}"
+        if state.audit:
+            source = "random check"
         if state.waiting:
             source = f"a teammate labeled it; {state.overlap_k} annotators per point"
-        st.caption(f"id {md_text(project.ids[target])} · {source}")
+        st.caption(
+            f"id {md_text(project.ids[target])} · {source}",
+            help=AUDIT_NOTE if state.audit else None,
+        )
     show_point(project, target, compact=True)
     # a point waiting for this annotator's own label is shown blind: neither a teammate's
     # label nor the prediction trained on it
@@ -272,7 +321,9 @@ def pool_plot(handle: SessionHandle, p: dict, annotator: str, show_contours: boo
     refresh.start_view("refresh_plot")
     s = handle.session
     with report_errors("Drawing the pool"), handle.lock:
-        view = PoolPlotState.for_annotator(s, annotator, int(p["budget"]))
+        view = PoolPlotState.for_annotator(
+            s, annotator, int(p["budget"]), stop_ends_labeling(handle, p)
+        )
         plane = pool_plane.projection(handle)
         grid = None
         if not plane.is_pca and view.labels:
@@ -370,7 +421,7 @@ def recent_labels(handle: SessionHandle, annotator: str) -> int:
 
 
 def learner_figures(handle: SessionHandle, p: dict) -> None:
-    """Risk, validation error, λ, skips, stopping indicator and risk history."""
+    """Risk, validation error, λ, skips, auto-labeling and the risk history."""
     s = handle.session
     with handle.lock:
         fig = LearnerFigures.of(s)
@@ -380,7 +431,7 @@ def learner_figures(handle: SessionHandle, p: dict) -> None:
     cols[0].metric(
         risk_name,
         f"{fig.risk_history[-1]:.3g}",
-        help=f"{risk_help} Not a reliable stopping signal on its own: see the stopping indicator.",
+        help=f"{risk_help} Not a reliable stopping signal on its own: see When to stop.",
     )
     if fig.validation is not None:
         cols[1].metric(
@@ -403,15 +454,7 @@ def learner_figures(handle: SessionHandle, p: dict) -> None:
     cols[3].metric("Skipped", fig.n_skipped)
     left, right = st.columns(2, gap="medium")
     with left:
-        st.markdown("**Stopping indicator**")
-        stopping = fig.stopping
-        (st.success if stopping["stable"] else st.info)(stopping["message"].capitalize())
-        loo = stopping.get("loo_error")
-        if loo is not None:
-            st.caption(
-                f"LOO error on the {fig.n_labeled} labeled points: {loo:.1%} "
-                f"(class-balanced {stopping['loo_balanced_error']:.1%})."
-            )
+        # when to stop is the When-to-stop panel's (rlscore.ui.stopping_panel), drawn below
         if fig.has_truth:
             c1, c2 = st.columns([1, 1], vertical_alignment="bottom")
             n_auto = c1.number_input(
@@ -453,10 +496,12 @@ def below_the_fold(handle: SessionHandle, p: dict, annotator: str) -> None:
 
 
 __all__ = [
+    "AUDIT_NOTE",
     "BUTTONS_PER_ROW",
     "below_the_fold",
     "boundary_caption",
     "buttons_per_row",
+    "go_on_after_stop",
     "learner_figures",
     "panel_style",
     "pool_plot",
@@ -464,5 +509,6 @@ __all__ = [
     "project_gone_notice",
     "query_panel",
     "recent_labels",
+    "stop_ends_labeling",
     "view_state",
 ]

@@ -20,6 +20,7 @@ from rlscore.core.kernels import (
 from rlscore.core.lowrank import LANDMARK_RULES
 from rlscore.data.samples import list_samples
 from rlscore.sessions.settings import MAX_LANDMARKS
+from rlscore.ui.auth import sign_in_configured
 from rlscore.ui.flash import flash
 from rlscore.ui.params import (
     LAM_LOG_RANGE,
@@ -59,6 +60,7 @@ _CONVERT = {
     "graph_t": (float, float),
     "class_weight": (lambda v: v or "none", lambda w: None if w == "none" else w),
     "budget": (_identity, int),
+    "audit_every": (_identity, int),
     "n_landmarks": (_identity, int),
     "candidates": (_identity, int),
     "risk_sample": (_identity, int),
@@ -131,9 +133,13 @@ def project_selector() -> str:
 
 
 def annotator_input() -> str | None:
-    """The annotator's name in the sidebar (this tab's, kept in the address bar)."""
+    """The annotator: with sign-in, the signed-in user's identity (shown by ``app.py``'s
+    :func:`~rlscore.ui.auth.gate`; no box to type in); in local mode the name typed in the
+    sidebar (this tab's, kept in the address bar)."""
     name = current_annotator()
     sync_address_bar()
+    if sign_in_configured():
+        return name
     st.session_state["w_annotator"] = name or ""
     st.sidebar.text_input(
         "Annotator",
@@ -236,6 +242,21 @@ def learner_sidebar() -> dict:
         step=10,
         help="Labels the project asks for in all (every annotator together).",
         **_bind(p, "budget"),
+    )
+    sb.toggle(
+        "Until the stop rule fires",
+        help="Labeling ends when the When-to-stop panel says you can stop (the budget above, "
+        "if any, still caps it); each tab can go on anyway.",
+        **_bind(p, "until_stop"),
+    )
+    sb.number_input(
+        "Random check every k queries (0 = none)",
+        min_value=0,
+        step=1,
+        help="Every k-th query is drawn at random from the unlabeled points instead of by the "
+        "strategy: the model's guesses on these give an unbiased accuracy estimate (When to "
+        "stop), at the price of one query in k. 10 is a good start.",
+        **_bind(p, "audit_every"),
     )
     return p
 

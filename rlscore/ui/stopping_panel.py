@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import streamlit as st
 
-from rlscore.sessions.accuracy_estimate import MIN_STOP_LABELS, STOP_RULE_PARAMS
+from rlscore.sessions.accuracy_estimate import AUDIT_EVERY, MIN_STOP_LABELS, STOP_RULE_PARAMS
 from rlscore.sessions.stopping_view import StoppingView, stopping_view
 from rlscore.ui.errors import report_errors
+from rlscore.ui.flash import flash
+from rlscore.ui.params import update_params
 from rlscore.ui.store import SessionHandle
 from rlscore.ui.strategies import risk_wording
+from rlscore.ui.text import md_text
 from rlscore.viz.accuracy_figure import accuracy_figure
 
 #: what each rule checks, in words (docs/mathematics.md §"Knowing when to stop")
@@ -45,10 +48,10 @@ def stopping_panel(handle: SessionHandle, p: dict) -> None:
     with report_errors("Estimating the accuracy"):
         with handle.lock:
             view = stopping_view(handle.session)
-        _draw(view, p)
+        _draw(view, p, handle)
 
 
-def _draw(view: StoppingView, p: dict) -> None:
+def _draw(view: StoppingView, p: dict, handle: SessionHandle) -> None:
     st.markdown("**When to stop**")
     with st.container(key="stopping_panel"):
         decision, estimate = view.decision, view.estimate
@@ -84,10 +87,7 @@ def _draw(view: StoppingView, p: dict) -> None:
                 help="The predictions on the points not labeled yet, against the project's "
                 "truth column.",
             )
-        if estimate.audit is not None:
-            a_lo, a_hi = estimate.audit_interval
-            c3.metric("Audit accuracy", f"{estimate.audit:.0%}")
-            c3.caption(f"{estimate.audit_n} random audit labels: {a_lo:.0%} – {a_hi:.0%}")
+        _audit(c3, estimate, int(p.get("audit_every") or 0), handle)
         risk_name, _help = risk_wording(p["strategy"])
         fig = accuracy_figure(
             view.labels,
@@ -103,6 +103,45 @@ def _draw(view: StoppingView, p: dict) -> None:
         with st.expander("Why: the evidence"):
             _evidence(view)
         st.caption(f"As of {view.n_labels} labels.")
+
+
+def _audit(column, estimate, every: int, handle: SessionHandle) -> None:
+    """The random checks' accuracy with its interval, or the offer to switch them on."""
+    if estimate.audit is not None:
+        a_lo, a_hi = estimate.audit_interval
+        column.metric(
+            "Random-check accuracy",
+            f"{estimate.audit:.0%}",
+            help="The model's guess on each random check, made before its label: unbiased "
+            "for the pool, but wide with few checks, and it lags a model that improves.",
+        )
+        column.caption(
+            f"95% interval {a_lo:.0%} – {a_hi:.0%} over {estimate.audit_n} random checks"
+        )
+    elif every:
+        column.caption(f"Random checks: 1 query in {every}; none labeled yet.")
+    else:
+        column.caption(
+            "No random checks: the estimate above is the only one, and it is biased. A random "
+            f"check every {AUDIT_EVERY} queries gives an unbiased one."
+        )
+        column.button(
+            f"Random check every {AUDIT_EVERY} queries",
+            key="audit_on",
+            on_click=_switch_audit_on,
+            args=(handle,),
+            help="A project setting (the sidebar's 'Random check every k queries').",
+        )
+
+
+def _switch_audit_on(handle: SessionHandle) -> None:
+    try:
+        update_params(audit_every=AUDIT_EVERY)
+    except ValueError as exc:  # e.g. not the project's owner
+        flash("error", f"Setting not saved: {md_text(exc)}")
+        return
+    with handle.lock:  # the query panel's next query already (this run is the fragment's)
+        handle.session.set_params(audit_every=AUDIT_EVERY)
 
 
 def _evidence(view: StoppingView) -> None:
@@ -133,7 +172,7 @@ def _evidence(view: StoppingView) -> None:
         "labels were chosen by the strategy, not drawn at random (docs/mathematics.md)."
     )
     if estimate.audit is None:
-        st.write("No random audit labels in this project: the unbiased estimate is not shown.")
+        st.write("No random check labeled yet: the unbiased estimate is not shown.")
 
 
 def _sentence(message: str) -> str:

@@ -127,5 +127,6 @@ def get_session(p: dict) -> SessionHandle:
     with handle.lock:
         # the team's overlap is not part of the cache key: it refolds the log, no new kernel
         handle.session.set_params(overlap=p["overlap"], overlap_fraction=p["overlap_fraction"])
+        handle.session.set_params(audit_every=p.get("audit_every", 0))  # random checks, 1 in k
         handle.session.sync()
     return handle

@@ -1,6 +1,7 @@
 """The Label page says when to stop (issue 24), in Chromium: on the two-moons sample (a
 truth column), "keep going" with a number of labels while the stop rule has not fired, then
-"you can stop" with the accuracy estimate and its interval once it has.
+"you can stop" with the accuracy estimate and its interval once it has; the panel follows a
+label given by key press without a page reload; a random check says so on the point.
 
 The labels are given through the API (the oracle's, as ``auto_label`` gives them) between
 page loads, to reach the stop quickly; what the page must say is computed independently
@@ -17,7 +18,8 @@ from playwright.sync_api import expect
 
 from rlscore.data.samples import ensure_sample_projects
 from rlscore.sessions import LabelingSession
-from rlscore.sessions.settings import project_settings
+from rlscore.sessions.accuracy_estimate import DEFAULT_STOP_RULE
+from rlscore.sessions.settings import project_settings, save_project_settings
 from rlscore.sessions.stopping_view import stopping_view
 from rlscore.storage import open_store
 
@@ -54,7 +56,7 @@ def test_the_stop_message_and_the_estimate_appear(server, page):
     page.reload()
     wait_text(page, f"Labeled {n} of 220")
     expect(
-        panel.get_by_text(re.compile(r"^You can stop: the confidence-drop rule"))
+        panel.get_by_text(re.compile(rf"^You can stop: the {DEFAULT_STOP_RULE} rule"))
     ).to_be_visible()
     estimate = view.estimate
     lo, hi = estimate.loo_interval
@@ -64,4 +66,41 @@ def test_the_stop_message_and_the_estimate_appear(server, page):
     expect(panel.get_by_text(f"{estimate.truth:.0%}", exact=True).first).to_be_visible()
     expect(panel.locator(".js-plotly-plot")).to_be_visible()
     panel.get_by_text("Why: the evidence").click()
-    expect(panel.get_by_text(re.compile(r"^Confidence drop \(Vlachos 2008\)"))).to_be_visible()
+    words = {"stabilizing": "Stabilizing predictions", "confidence-drop": "Confidence drop"}
+    expect(panel.get_by_text(re.compile(rf"^{words[DEFAULT_STOP_RULE]} \("))).to_be_visible()
+
+
+def test_the_panel_follows_a_key_press_label_without_a_reload(server, page):
+    with open_store(server.db) as store:
+        ensure_sample_projects(store)
+        _session(store).auto_label(12)
+    open_app(page, f"{server.url}/?project={PROJECT}", 12)
+    panel = page.locator(".st-key-stopping_panel")
+    expect(panel.get_by_text("As of 12 labels.")).to_be_visible()
+    page.evaluate("window.__loaded_once = true")  # gone if the page were loaded again
+    page.keyboard.press("1")
+    wait_text(page, "Labeled 13 of 220")
+    expect(panel.get_by_text("As of 13 labels.")).to_be_visible()
+    with open_store(server.db) as store:
+        expected = stopping_view(_session(store))
+    assert expected.n_labels == 13
+    lo, hi = expected.estimate.loo_interval
+    expect(panel.get_by_text(f"95% interval {lo:.0%} – {hi:.0%} over 13 labels")).to_be_visible()
+    assert page.evaluate("window.__loaded_once === true")
+
+
+def test_a_random_check_shows_its_note(server, page):
+    with open_store(server.db) as store:
+        ensure_sample_projects(store)
+        _session(store).auto_label(4)
+        save_project_settings(store, PROJECT, {"audit_every": 1})  # every query a check
+    open_app(page, f"{server.url}/?project={PROJECT}", 4)
+    item = page.locator(".st-key-rls_query_item")
+    expect(item.get_by_text("· random check")).to_be_visible()
+    page.keyboard.press("1")
+    wait_text(page, "Labeled 5 of 220")
+    with open_store(server.db) as store:
+        last = [e for e in store.events(PROJECT) if e.kind == "label"][-1]
+        save_project_settings(store, PROJECT, {"audit_every": 0})
+    assert last.params.get("audit") is True
+    expect(item.get_by_text("· random check")).to_be_visible()  # the next one

@@ -1,0 +1,139 @@
+"""The Label page and the stop rule (issue 24), in Streamlit's AppTest: "until the stop rule
+fires" ends labeling like a budget (with a way to go on), random checks carry their note, the
+When-to-stop panel replaced the old stopping indicator and offers the random checks.
+
+What the page must say is computed independently from the stored labels
+(:func:`rlscore.sessions.stopping_view.stopping_view` on a session of this test's own).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+from support.app import REPO, TIMEOUT, button, ok, stored_log
+
+from rlscore.sessions import LabelingSession
+from rlscore.sessions.accuracy_estimate import AUDIT_EVERY
+from rlscore.sessions.settings import project_settings, save_project_settings
+from rlscore.sessions.stopping_view import stopping_view
+from rlscore.storage import open_store
+
+PROJECT = "two_moons"
+
+
+@pytest.fixture
+def db(tmp_path, monkeypatch) -> Path:
+    path = tmp_path / "labels.sqlite3"
+    monkeypatch.setenv("RLSCORE_DB", str(path))
+    return path
+
+
+def _open() -> AppTest:
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=TIMEOUT)
+    at.query_params["annotator"] = "ada"
+    at.query_params["project"] = PROJECT
+    ok(at.run())
+    assert at.session_state["params"]["project"] == PROJECT
+    return at
+
+
+def _session(store) -> LabelingSession:
+    p = project_settings(store, PROJECT)
+    return LabelingSession(
+        store, PROJECT, p["strategy"], kernel=p["kernel"], sigma=p["sigma"], lam=p["lam"],
+        class_weight=p["class_weight"], snapshots=False,
+    )  # fmt: skip
+
+
+def _label_buttons(at: AppTest) -> list:
+    return [b for b in at.button if b.key and b.key.startswith("label_")]
+
+
+def test_until_stop_ends_labeling_like_a_budget_and_a_tab_can_go_on(db):
+    at = _open()
+    at.toggle(key="w_until_stop").set_value(True)
+    ok(at.run())
+    with open_store(db) as store:
+        assert project_settings(store, PROJECT)["until_stop"] is True
+        s = _session(store)
+        s.auto_label(12)
+    ok(at.run())
+    assert _label_buttons(at), "the rule has not fired: labeling goes on"
+    with open_store(db) as store:
+        s = _session(store)
+        while not stopping_view(s).decision.stop and s.n_labeled < 200:
+            s.auto_label(1)
+        n = s.n_labeled
+    assert n < 200, "the stop rule never fired within 200 labels"
+    ok(at.run())
+    assert any("the stop rule fired" in x.value for x in at.success)
+    assert not _label_buttons(at)
+    at.button(key="go_on_after_stop").click()
+    ok(at.run())
+    assert _label_buttons(at)
+    button(at, "label", 0).click()
+    ok(at.run())
+    assert len(stored_log(db, PROJECT).labels) == n + 1
+    # off again: no stop, as before the setting existed
+    at.toggle(key="w_until_stop").set_value(False)
+    ok(at.run())
+    assert _label_buttons(at)
+
+
+def test_the_when_to_stop_panel_replaced_the_stopping_indicator(db):
+    at = _open()
+    texts = [m.value for m in at.markdown]
+    assert "**When to stop**" in texts
+    assert not any("Stopping indicator" in t for t in texts)
+
+
+def test_a_random_check_says_so_and_its_label_is_marked(db):
+    at = _open()
+    at.number_input(key="w_audit_every").set_value(1)  # every query a random check
+    ok(at.run())
+    # the point claimed before stays the annotator's (shown again, not a check)
+    assert not any(c.value.endswith("· random check") for c in at.caption)
+    button(at, "label", 0).click()
+    ok(at.run())
+    captions = [c.value for c in at.caption]
+    assert any(c.endswith("· random check") for c in captions), captions
+    button(at, "label", 0).click()
+    ok(at.run())
+    with open_store(db) as store:
+        events = [e for e in store.events(PROJECT) if e.kind == "label"]
+    assert [e.params.get("audit") for e in events] == [None, True]
+    at.number_input(key="w_audit_every").set_value(0)
+    ok(at.run())
+    button(at, "label", 0).click()  # the check claimed before stays one; the next is not
+    ok(at.run())
+    assert not any(c.endswith("· random check") for c in (c.value for c in at.caption))
+
+
+def test_the_panel_offers_the_random_checks(db):
+    at = _open()
+    with open_store(db) as store:
+        _session(store).auto_label(6)
+    ok(at.run())
+    at.button(key="audit_on").click()
+    ok(at.run())
+    with open_store(db) as store:
+        assert project_settings(store, PROJECT)["audit_every"] == AUDIT_EVERY
+        save_project_settings(store, PROJECT, {"audit_every": 0})
+
+
+def test_the_panel_shows_the_random_checks_accuracy_with_its_interval(db):
+    at = _open()
+    with open_store(db) as store:
+        s = _session(store)
+        s.set_params(audit_every=2)  # the oracle's queries: every second one a check
+        s.auto_label(16)
+        estimate = stopping_view(_session(store)).estimate  # rebuilt from the log alone
+    assert estimate.audit_n >= 6
+    ok(at.run())
+    metric = next(m for m in at.metric if m.label == "Random-check accuracy")
+    assert metric.value == f"{estimate.audit:.0%}"
+    lo, hi = estimate.audit_interval
+    expected = f"95% interval {lo:.0%} – {hi:.0%} over {estimate.audit_n} random checks"
+    assert expected in [c.value for c in at.caption]
