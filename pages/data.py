@@ -103,7 +103,12 @@ if upload is not None:
         columns = [str(c) for c in df.columns]
         st.caption(f"{md_text(upload.name)}: {df.shape[0]} rows × {df.shape[1]} columns")
         st.dataframe(df.head(MAX_PREVIEW_ROWS), hide_index=True)
-        name = st.text_input("Project name", value=Path(upload.name).stem, key="project_name")
+        # the name follows each new file (its stem) until the uploader types another one
+        this_file = (upload.name, upload.size, getattr(upload, "file_id", ""))
+        if st.session_state.get("project_name_for") != this_file:
+            st.session_state["project_name_for"] = this_file
+            st.session_state["project_name"] = Path(upload.name).stem
+        name = st.text_input("Project name", key="project_name")
         left, right = st.columns(2)
         id_column = left.selectbox("Id column", [NO_ID, *columns], key="id_column")
         guess = guess_truth_column(df)

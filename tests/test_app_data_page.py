@@ -65,6 +65,18 @@ def test_renders_with_sample_projects(db):
     assert at.button(key="delete").disabled
 
 
+def test_the_project_name_follows_each_new_file_until_one_is_typed(db):
+    at = upload(run_page(), CSV, "first.csv")
+    assert at.text_input(key="project_name").value == "first"
+    upload(at, CSV, "second.csv")
+    assert at.text_input(key="project_name").value == "second"
+    at.text_input(key="project_name").input("mine")
+    at.run()
+    at.selectbox(key="id_column").select("id")  # another widget: the typed name stays
+    at.run()
+    assert at.text_input(key="project_name").value == "mine"
+
+
 def test_upload_preview_and_create(db):
     at = upload(run_page(), CSV, "pets.csv")
     assert "4 rows × 5 columns" in at.caption[0].value

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 
 import numpy as np
-from app_page import open_app, rerun, settle, stored, wait_text
+from app_page import open_app, settle, stored, wait_text
 from browser_context import new_context
 from PIL import Image
 from playwright.sync_api import expect
@@ -280,9 +280,10 @@ def test_image_urls_are_refused_unless_the_server_allows_them_then_shown(
             page.locator("input[type=file]").set_input_files(upload)
             expect(page.get_by_role("heading", name="Preview")).to_be_visible()
             settle(page)
-            name = page.get_by_role("textbox", name="Project name")
-            name.fill("web_pictures_ok")  # the box keeps the name typed for the first upload
-            rerun(page, lambda: name.press("Enter"))
+            # the name follows the new file (the first upload's name is not kept)
+            expect(page.get_by_role("textbox", name="Project name")).to_have_value(
+                "web_pictures_ok"
+            )
             page.get_by_role("button", name="Create project").click()
             expect(page.get_by_text("Created project 'web_pictures_ok'")).to_be_visible()
             settle(page)
