@@ -12,13 +12,12 @@ from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
+from support.access import team_database
 from support.app import REPO, ok, stored_log
 from support.markdown import IMAGE_NAME, assert_shown_as_text, plain
-from support.sessions import moons_subset
 
-from rlscore.data.samples import ensure_sample_projects
 from rlscore.sessions import permissions
-from rlscore.storage import Event, open_store
+from rlscore.storage import open_store
 
 #: not a sample (the app would create a deleted sample again)
 PROJECT = "moons"
@@ -30,14 +29,7 @@ LABELS = [(0, 1, "bob"), (1, -1, "bob"), (2, 1, "alice")]
 def db(tmp_path, monkeypatch) -> Path:
     path = tmp_path / "labels.sqlite3"
     monkeypatch.setenv("RLSCORE_DB", str(path))
-    with open_store(path) as store:
-        ensure_sample_projects(store)
-        store.create_project(moons_subset(PROJECT))
-        permissions.add_member(store, PROJECT, "alice", "owner", None)
-        permissions.add_member(store, PROJECT, "bob", "annotator", "alice")
-        permissions.add_member(store, PROJECT, "carol", "reviewer", "alice")
-        for point, label, who in LABELS:
-            store.append_event(PROJECT, Event("label", point, label, who, seconds=1.0))
+    team_database(path, PROJECT, LABELS)
     return path
 
 

@@ -15,14 +15,13 @@ from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
+from support.access import team_database
 from support.app import REPO, button, ok, query_point, stored_log
 from support.markdown import plain
-from support.sessions import moons_subset
 
-from rlscore.data.samples import ensure_sample_projects
 from rlscore.sessions import permissions
 from rlscore.sessions.settings import project_settings, save_project_settings
-from rlscore.storage import Event, open_store
+from rlscore.storage import open_store
 
 PROJECT = "moons"
 
@@ -31,15 +30,8 @@ PROJECT = "moons"
 def db(tmp_path, monkeypatch) -> Path:
     path = tmp_path / "labels.sqlite3"
     monkeypatch.setenv("RLSCORE_DB", str(path))
-    with open_store(path) as store:
-        ensure_sample_projects(store)
-        store.create_project(moons_subset(PROJECT))
-        permissions.add_member(store, PROJECT, "alice", "owner", None)
-        permissions.add_member(store, PROJECT, "bob", "annotator", "alice")
-        permissions.add_member(store, PROJECT, "carol", "reviewer", "alice")
-        # a disagreement for the Review page: bob and alice differ on point 2
-        for point, label, who in [(0, 1, "bob"), (1, -1, "bob"), (2, 1, "bob"), (2, -1, "alice")]:
-            store.append_event(PROJECT, Event("label", point, label, who, seconds=1.0))
+    # a disagreement for the Review page: bob and alice differ on point 2
+    team_database(path, PROJECT, [(0, 1, "bob"), (1, -1, "bob"), (2, 1, "bob"), (2, -1, "alice")])
     return path
 
 

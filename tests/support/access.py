@@ -8,6 +8,10 @@ import json
 
 import numpy as np
 
+from rlscore.data.samples import ensure_sample_projects
+from rlscore.sessions import permissions
+from rlscore.storage import Event, open_store
+from support.sessions import moons_subset
 from support.stores import raw_sql
 
 #: the tables of schema version 4, verbatim as rlscore 4 created them; ``{id}``, ``{int}``,
@@ -142,3 +146,17 @@ def dump(target: str) -> dict[str, list[tuple]]:
         table: sorted(map(tuple, raw_sql(target, f"SELECT {columns} FROM {table}")), key=repr)
         for table, columns in TABLES.items()
     }
+
+
+def team_database(path, project: str, labels) -> None:
+    """A SQLite label database at ``path`` with the samples and ``project`` (a two-moons
+    subset) whose owner is alice, annotator bob and reviewer carol, holding ``labels``
+    (point, label, annotator) — the page permission tests' team."""
+    with open_store(path) as store:
+        ensure_sample_projects(store)
+        store.create_project(moons_subset(project))
+        permissions.add_member(store, project, "alice", "owner", None)
+        permissions.add_member(store, project, "bob", "annotator", "alice")
+        permissions.add_member(store, project, "carol", "reviewer", "alice")
+        for point, label, who in labels:
+            store.append_event(project, Event("label", point, label, who, seconds=1.0))
