@@ -343,6 +343,7 @@ class LabeledWoodburyKLR(LowRankAOptimalKLR):
 
     _posterior = AOptimalKLR._posterior
     _risk_terms = AOptimalKLR._risk_terms
+    _fast_label_risks = AOptimalKLR._fast_label_risks
 
 
 def lowrank_table(

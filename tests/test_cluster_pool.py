@@ -189,7 +189,8 @@ def test_the_memory_check_names_the_size_needed(client, data):
         ClusterPool.load(client, folder, None, memory_fraction=1e-5)
     need = worker_bytes_needed([ROWS_PER_FILE] * 4, D, D, 2)
     assert f"{need / 2**20:,.0f} MiB" in str(err.value)
-    assert set(client.who_has()) == before  # nothing persisted
+    # nothing persisted (futures of earlier tests may be released meanwhile)
+    assert set(client.who_has()) <= before
 
 
 def test_worker_bytes_needed_is_the_share_plus_one_build():
