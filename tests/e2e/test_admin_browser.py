@@ -15,6 +15,7 @@ from browser_context import new_context
 from playwright.sync_api import expect
 from support.sessions import moons_subset
 
+from rlscore.data.samples import ensure_sample_projects
 from rlscore.sessions import permissions
 from rlscore.storage import Event, open_store
 
@@ -23,6 +24,9 @@ LABELS = {0: 1, 1: -1, 2: 1}
 
 def _set_up(db) -> None:
     with open_store(db) as store:
+        # the samples made here, not by the server's first run: building the text samples
+        # holds the server's interpreter long enough on a cold start to delay the first page
+        ensure_sample_projects(store)
         for name in ("moons", "private"):
             store.create_project(moons_subset(name))
             permissions.add_member(store, name, "alice", "owner", None)
