@@ -384,7 +384,10 @@ def graph_kernel(
         K_inv = sp.csr_matrix(eye + t * L)
         K = np.linalg.inv(K_inv.toarray())
     elif kind == "diffusion":
-        K = scipy.linalg.expm(-(t / 2.0) * L.toarray())
+        # L is symmetric: exp(-(t/2) L) by its eigendecomposition (eigenvalues in [0, 2]) is
+        # exact and cannot overflow, unlike a general matrix exponential
+        w, V = np.linalg.eigh(L.toarray())
+        K = (V * np.exp(-(t / 2.0) * w)) @ V.T
     else:
         K = np.linalg.inv((eye - t * B).toarray())
     K = 0.5 * (K + K.T)
