@@ -10,6 +10,18 @@ from rlscore.sessions import LabelLog
 from rlscore.storage import open_store
 
 APP_IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+#: the app's minimum dwell (``RLSCORE_MIN_DWELL_MS`` unset): a label key or click on a point
+#: drawn less than this long ago is dropped on purpose (rlscore.ui.keys)
+MIN_DWELL_MS = 200
+#: the point the page drew last (any point when ``point`` is null) has been on screen for at
+#: least ``ms`` milliseconds, by the page's own draw times (recorded by the key guard)
+DWELLED = """([point, ms]) => {
+  const t = window.__rlscoreDrawTimes || [];
+  if (!t.length) return false;
+  const last = t[t.length - 1];
+  const same = point === null || last.point.endsWith(':' + point);
+  return same && Date.now() - last.at >= ms;
+}"""
 
 
 #: every view of the Label page shows the state its query panel shows (rlscore.ui.refresh)
@@ -22,10 +34,13 @@ VIEWS_CAUGHT_UP = """() => {
 
 
 def settle(page: Page) -> None:
-    """Wait until the app's script runs have finished and the Label page's plot and figures
-    have caught up with its query panel."""
+    """Wait until the page is at rest and ready for a person's input: the app's script runs
+    have finished, the Label page's plot and figures have caught up with its query panel, and
+    the point on screen (if any) has been drawn for the minimum dwell (a press or click sooner
+    is dropped on purpose; a test acting at once would fail whenever the run was fast)."""
     page.locator(APP_IDLE).wait_for()
     page.wait_for_function(VIEWS_CAUGHT_UP)
+    page.wait_for_function(READY_FOR_INPUT, arg=MIN_DWELL_MS + 50)
 
 
 def rerun(page: Page, action) -> None:
@@ -44,6 +59,26 @@ def wait_text(page: Page, text: str) -> None:
     """Wait for ``text`` to be shown, then for the run that shows it to finish."""
     expect(page.get_by_text(text, exact=True).first).to_be_visible()
     settle(page)
+
+
+#: no point drawn yet, or the latest one drawn at least ``ms`` milliseconds ago
+READY_FOR_INPUT = """(ms) => {
+  const t = window.__rlscoreDrawTimes || [];
+  return !t.length || Date.now() - t[t.length - 1].at >= ms;
+}"""
+
+
+def wait_dwell(page: Page, point: int | None = None, timeout: float | None = None) -> None:
+    """Wait until the point on screen (``point``, if given) has been drawn for the minimum
+    dwell plus a margin for the clock: a person cannot press sooner, and the app drops a
+    press that comes sooner (a test pressing at once would fail by chance on a fast run)."""
+    page.wait_for_function(DWELLED, arg=[point, MIN_DWELL_MS + 50], timeout=timeout)
+
+
+def press_after_dwell(page: Page, key: str, point: int | None = None) -> None:
+    """Press the shortcut ``key`` once the point on screen has been drawn for the dwell."""
+    wait_dwell(page, point)
+    page.keyboard.press(key)
 
 
 def heading_number(page: Page, prefix: str) -> int:

@@ -7,6 +7,7 @@ turns "browser missing" into a failure.
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -68,16 +69,42 @@ def two_servers(pg_url, artifacts):
             s.stop()
 
 
+@pytest.fixture(scope="session")
+def samples_db(tmp_path_factory) -> Path:
+    """A SQLite label database holding the bundled sample projects, made once per test run.
+
+    A fresh server makes them on its first page (``rlscore.ui.store``; the AppTest tests
+    start from empty databases); made here once and copied, they cost each test nothing, and
+    no first page waits for them (a cold machine once took longer than the browser's timeout
+    to featurise the text samples).
+    """
+    from rlscore.data.samples import ensure_sample_projects
+    from rlscore.storage import open_store
+
+    path = tmp_path_factory.mktemp("samples") / "labels.sqlite3"
+    with open_store(path) as store:
+        ensure_sample_projects(store)
+    return path
+
+
+def fresh_db(samples_db: Path, path: Path) -> Path:
+    """``path``: a copy of :func:`samples_db` (closed, so its write-ahead log is merged)."""
+    shutil.copyfile(samples_db, path)
+    return path
+
+
 @pytest.fixture
-def server(tmp_path, artifacts):
-    srv = StreamlitServer(tmp_path / "labels.sqlite3", artifacts / "server.log")
+def server(tmp_path, artifacts, samples_db):
+    srv = StreamlitServer(
+        fresh_db(samples_db, tmp_path / "labels.sqlite3"), artifacts / "server.log"
+    )
     srv.start()
     yield srv
     srv.stop()
 
 
 @pytest.fixture
-def start_server(tmp_path, artifacts, monkeypatch):
+def start_server(tmp_path, artifacts, monkeypatch, samples_db):
     """Factory of servers with their own database and environment (e.g. the minimum dwell
     ``RLSCORE_MIN_DWELL_MS``, or teammates' polling): ``start_server(poll_seconds=…, **env)``."""
     servers = []
@@ -86,9 +113,8 @@ def start_server(tmp_path, artifacts, monkeypatch):
         for key, value in env.items():
             monkeypatch.setenv(key, str(value))  # the server process inherits it
         k = len(servers)
-        srv = StreamlitServer(
-            tmp_path / f"labels{k}.sqlite3", artifacts / f"server{k}.log", poll_seconds=poll_seconds
-        )
+        db = fresh_db(samples_db, tmp_path / f"labels{k}.sqlite3")
+        srv = StreamlitServer(db, artifacts / f"server{k}.log", poll_seconds=poll_seconds)
         servers.append(srv.start())
         return srv
 

@@ -14,14 +14,22 @@ from __future__ import annotations
 import re
 
 import numpy as np
-from app_page import heading_number, label_button, open_app, settle, stored, wait_text
+from app_page import (
+    MIN_DWELL_MS,
+    heading_number,
+    label_button,
+    open_app,
+    settle,
+    stored,
+    wait_dwell,
+    wait_text,
+)
 from browser_context import new_context
 from playwright.sync_api import expect
 
 from rlscore.data.projects import Project
 from rlscore.storage import open_store
 
-MIN_DWELL_MS = 200
 ALERT = '[data-testid="stAlert"], [data-testid="stAlertContainer"]'
 
 #: click the first label button the moment the next point is drawn (no Playwright
@@ -122,7 +130,7 @@ def test_a_click_right_after_the_draw_is_dropped_and_says_why(browser, server):
         assert q1 != q0
         # the same click once the point has been on screen long enough is saved, and the
         # notice clears with the next point
-        page.wait_for_timeout(MIN_DWELL_MS + 50)
+        wait_dwell(page)
         label_button(page, "1").click()
         wait_text(page, "Labeled 2 of 220")
         expect(notice).to_be_hidden()
@@ -177,7 +185,7 @@ def test_a_project_deleted_under_the_tab_stores_nothing_anywhere(browser, start_
         page.goto(f"{srv.url}/?project=doomed&annotator=dora")
         wait_text(page, "Labeled 0 of 30")
         q = heading_number(page, "Next query:")
-        page.wait_for_timeout(MIN_DWELL_MS + 50)
+        wait_dwell(page)
         page.keyboard.press("1")
         wait_text(page, "Labeled 1 of 30")
         assert stored(srv.db, "doomed").labels == {q: 0}
@@ -196,7 +204,7 @@ def test_a_project_deleted_under_the_tab_stores_nothing_anywhere(browser, start_
         # only a deliberate choice labels the other project
         page.get_by_role("button", name="Label two_moons").click()
         wait_text(page, "Labeled 0 of 220")
-        page.wait_for_timeout(MIN_DWELL_MS + 50)
+        wait_dwell(page)
         q2 = heading_number(page, "Next query:")
         page.keyboard.press("1")
         wait_text(page, "Labeled 1 of 220")
@@ -213,7 +221,7 @@ def test_a_stale_press_after_a_delete_is_refused_by_the_server(browser, start_se
     try:
         page.goto(f"{srv.url}/?project=doomed&annotator=dora")
         wait_text(page, "Labeled 0 of 30")
-        page.wait_for_timeout(MIN_DWELL_MS + 50)
+        wait_dwell(page)
         with open_store(srv.db) as store:
             store.delete_project("doomed")
         label_button(page, "0").click()
@@ -234,7 +242,7 @@ def test_notices_say_what_the_database_holds(browser, server):
         q0 = open_app(a, url, 0, annotator="ada")
         assert open_app(b, url, 0, annotator="ada") == q0  # one annotator, two tabs
         settle(a)
-        a.wait_for_timeout(MIN_DWELL_MS + 50)
+        wait_dwell(a)
         # one click: the notice says saved, and the database holds it
         label_button(a, "-1").click()
         saved = a.locator(ALERT).filter(has_text=f"Saved: point #{q0} labeled").first
@@ -255,7 +263,7 @@ def test_notices_say_what_the_database_holds(browser, server):
         # the notice about q0 clears when the next point is shown
         settle(b)
         q1 = heading_number(b, "Next query:")
-        b.wait_for_timeout(MIN_DWELL_MS + 50)
+        wait_dwell(b)
         b.keyboard.press("1")
         wait_text(b, "Labeled 2 of 220")
         expect(b.locator(ALERT).filter(has_text=f"point #{q0}")).to_have_count(0)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 
 import numpy as np
-from app_page import open_app, settle, stored, wait_text
+from app_page import open_app, settle, stored, wait_dwell, wait_text
 from browser_context import new_context
 from PIL import Image
 from playwright.sync_api import expect
@@ -28,14 +28,8 @@ from rlscore.data.features.images import pixel_feature_names
 from rlscore.storage import open_store
 from rlscore.ui.text import WORD_JOINER
 
-MIN_DWELL_MS = 200
 ALERT = '[data-testid="stAlert"]'
 
-#: the point's latest draw is at least the minimum dwell old (with a margin for the clock)
-DWELLED = """([q, ms]) => {
-  const t = (window.__rlscoreDrawTimes || []).filter(d => d.point.endsWith(':' + q));
-  return t.length > 0 && Date.now() - t[t.length - 1].at >= ms;
-}"""
 
 #: the decoded size of an <img> once the browser has loaded it (0 × 0 while it is not)
 NATURAL_SIZE = "img => [img.complete ? img.naturalWidth : 0, img.complete ? img.naturalHeight : 0]"
@@ -114,7 +108,7 @@ def test_upload_images_see_the_queried_picture_and_label_five_by_keys(
             # the picture the browser shows (its decoded pixels) is that file's
             rgba = np.array(img.evaluate(PIXELS), dtype=np.float64).reshape(24, 24, 4)
             assert nearest_file(rgba[..., :3], root, paths) == path
-            page.wait_for_function(DWELLED, arg=[q, MIN_DWELL_MS + 50])
+            wait_dwell(page, q)
             key = 1 + k % 2
             page.keyboard.press(str(key))
             wait_text(page, f"Labeled {k + 1} of 40")
@@ -223,7 +217,7 @@ def _label_one_by_key(page, srv, urls: list[str], key: int, labeled: int, total:
     page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=img.element_handle())
     named = caption.inner_text().replace(WORD_JOINER, "").strip()
     assert named == f"path: {urls[q]}", (named, urls[q])
-    page.wait_for_function(DWELLED, arg=[q, MIN_DWELL_MS + 50])
+    wait_dwell(page, q)
     page.keyboard.press(str(key))
     wait_text(page, f"Labeled {labeled} of {total}")
     return q

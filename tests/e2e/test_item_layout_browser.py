@@ -16,7 +16,7 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
-from app_page import click_pool_point, rerun, settle, wait_text
+from app_page import click_pool_point, rerun, settle, wait_dwell, wait_text
 from browser_context import RUN_COUNTER, TIMEOUT_MS
 from PIL import Image
 from playwright.sync_api import expect
@@ -28,16 +28,10 @@ from rlscore.storage import open_store
 WIDTH, HEIGHT = 1280, 720
 TEXT_CHARS = 600
 IMAGE_SIDE = 400
-MIN_DWELL_MS = 200
 #: the classes of debian_sections, whose buttons were cut to "g… 1"
 SECTIONS = ["games", "graphics", "science", "sound"]
 WORDS = "kernel pixel sprite galaxy chord puzzle vector enzyme tempo shader".split()
 
-#: the point's latest draw is at least the minimum dwell old (with a margin for the clock)
-DWELLED = """([q, ms]) => {
-  const t = (window.__rlscoreDrawTimes || []).filter(d => d.point.endsWith(':' + q));
-  return t.length > 0 && Date.now() - t[t.length - 1].at >= ms;
-}"""
 
 #: boxes (viewport coordinates) and texts of the query panel's parts
 PANEL = """() => {
@@ -134,7 +128,7 @@ def query_number(page, prefix: str = "Next query:") -> int:
 
 
 def label_by_key(page, point: int, key: int, n_labeled: int, total: int) -> None:
-    page.wait_for_function(DWELLED, arg=[point, MIN_DWELL_MS + 50])
+    wait_dwell(page, point)
     page.keyboard.press(str(key))
     wait_text(page, f"Labeled {n_labeled} of {total}")
 

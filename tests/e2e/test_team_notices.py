@@ -14,13 +14,12 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from app_page import heading_number, open_app, settle
+from app_page import heading_number, open_app, settle, wait_dwell
 from browser_context import new_context
 from playwright.sync_api import expect
 
 from rlscore.storage import open_store
 
-MIN_DWELL_MS = 200
 ROUNDS = 5
 #: one element per alert (stAlertContainer sits inside stAlert: matching both counts it twice)
 ALERT = '[data-testid="stAlert"]'
@@ -28,13 +27,6 @@ FRESH = '[data-testid="stElementContainer"][data-stale="false"]'
 #: how long a click may go unanswered (a loaded machine is slow; 20 s is the issue's "nothing")
 ANSWER_MS = 20_000
 SAVED = re.compile(r"Saved: point #(\d+) labeled (\S+?)\.")
-#: the point the page drew last has been on screen for at least the dwell (plus a margin)
-DWELLED = """([point, ms]) => {
-  const t = window.__rlscoreDrawTimes || [];
-  if (!t.length) return false;
-  const last = t[t.length - 1];
-  return last.point.endsWith(':' + point) && Date.now() - last.at >= ms;
-}"""
 
 
 def fresh_label_button(page, text: str):
@@ -48,7 +40,7 @@ def click_after_dwell(page, label: str) -> tuple[int, int]:
     (the point, the count of finished runs before the click)."""
     settle(page)
     point = heading_number(page, "Next query:")
-    page.wait_for_function(DWELLED, arg=[point, MIN_DWELL_MS + 50], timeout=ANSWER_MS)
+    wait_dwell(page, point, timeout=ANSWER_MS)
     runs = page.evaluate("window.__runs")
     fresh_label_button(page, label).click(timeout=ANSWER_MS)
     return point, runs

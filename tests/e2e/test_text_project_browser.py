@@ -10,20 +10,13 @@ from __future__ import annotations
 
 import re
 
-from app_page import open_app, settle, stored, wait_text
+from app_page import open_app, settle, stored, wait_dwell, wait_text
 from playwright.sync_api import expect
 
 from rlscore.storage import open_store
 
-MIN_DWELL_MS = 200
 ANIMALS = ["cat", "dog", "horse", "rabbit", "parrot", "goat"]
 MARKETS = ["stocks", "bonds", "shares", "futures", "currencies", "options"]
-
-#: the point's latest draw is at least the minimum dwell old (with a margin for the clock)
-DWELLED = """([q, ms]) => {
-  const t = (window.__rlscoreDrawTimes || []).filter(d => d.point.endsWith(':' + q));
-  return t.length > 0 && Date.now() - t[t.length - 1].at >= ms;
-}"""
 
 
 def sentences_csv() -> str:
@@ -62,7 +55,7 @@ def test_upload_texts_see_the_queried_text_and_label_five_by_keys(page, server, 
         expect(item).to_be_visible()
         text = item.inner_text().strip()
         assert text in texts  # an item's own sentence is on the page, as uploaded
-        page.wait_for_function(DWELLED, arg=[q, MIN_DWELL_MS + 50])
+        wait_dwell(page, q)
         key = 1 + k % 2
         page.keyboard.press(str(key))
         wait_text(page, f"Labeled {k + 1} of 60")
