@@ -17,12 +17,13 @@ hashing. Nothing is downloaded: the features come from the texts alone.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+import hashlib
+import threading
+from collections import OrderedDict
+from dataclasses import asdict, dataclass, field, replace
 
 import numpy as np
 from scipy import sparse
-from sklearn.decomposition import TruncatedSVD
-from sklearn.feature_extraction.text import HashingVectorizer, TfidfTransformer, TfidfVectorizer
 
 from rlscore.data.features import FeatureInputError, Progress, report
 
@@ -186,6 +187,13 @@ def tfidf_matrix(
     FeatureInputError
         No term found in any text (all empty, or only stop characters).
     """
+    # imported here: projects import this module, and most pages never build text features
+    from sklearn.feature_extraction.text import (
+        HashingVectorizer,
+        TfidfTransformer,
+        TfidfVectorizer,
+    )
+
     common = {
         "analyzer": settings.analyzer,
         "ngram_range": settings.ngrams,
@@ -232,12 +240,44 @@ def _total_variance(W: sparse.csr_matrix) -> float:
     return float(W.multiply(W).sum() / n - mean @ mean)
 
 
+#: how many recent results :func:`build_text_features` keeps: the Data page builds its
+#: preview again on every widget change (a name typed, a class renamed), and the features
+#: depend only on the texts and the settings (the SVD is seeded)
+RECENT_RESULTS = 2
+_RECENT: OrderedDict[str, TextFeatures] = OrderedDict()
+_RECENT_LOCK = threading.Lock()  # the app builds previews in several sessions' threads
+
+
+def _recent_key(texts: list[str], settings: TextFeatureSettings) -> str:
+    digest = hashlib.sha256(repr(sorted(asdict(settings).items())).encode())
+    for text in texts:  # each text length-prefixed: no two lists hash alike by joining
+        data = text.encode("utf-8", "surrogatepass")
+        digest.update(len(data).to_bytes(8, "little"))
+        digest.update(data)
+    return digest.hexdigest()
+
+
+def _copy(features: TextFeatures) -> TextFeatures:
+    """``features`` with arrays of its own (a caller may change them in place)."""
+    return replace(
+        features,
+        X=features.X.copy(),
+        explained_variance_ratio=features.explained_variance_ratio.copy(),
+        feature_names=list(features.feature_names),
+        terms=None if features.terms is None else list(features.terms),
+        components=None if features.components is None else features.components.copy(),
+    )
+
+
 def build_text_features(
     texts: list[str],
     settings: TextFeatureSettings | None = None,
     progress: Progress | None = None,
 ) -> TextFeatures:
     """Dense features of ``texts``: TF-IDF, then truncated SVD (see the module's docstring).
+
+    The same texts with the same settings give the same features; the last
+    :data:`RECENT_RESULTS` results are kept and returned again (as copies) without rebuilding.
 
     Parameters
     ----------
@@ -256,6 +296,28 @@ def build_text_features(
     texts = ["" if t is None else str(t) for t in texts]
     if len(texts) < 2:
         raise FeatureInputError("text features need at least 2 texts")
+    key = _recent_key(texts, settings)
+    with _RECENT_LOCK:
+        kept = _RECENT.get(key)
+        if kept is not None:
+            _RECENT.move_to_end(key)
+    if kept is not None:
+        report(progress, 1.0, f"text features ready: {kept.X.shape[1]} dimensions")
+        return _copy(kept)
+    features = _build(texts, settings, progress)
+    with _RECENT_LOCK:
+        _RECENT[key] = _copy(features)
+        while len(_RECENT) > RECENT_RESULTS:
+            _RECENT.popitem(last=False)
+    return features
+
+
+def _build(
+    texts: list[str], settings: TextFeatureSettings, progress: Progress | None
+) -> TextFeatures:
+    # imported here: projects import this module, and most pages never build text features
+    from sklearn.decomposition import TruncatedSVD
+
     tfidf, terms = tfidf_matrix(texts, settings, progress)
     n_terms = tfidf.shape[1]
     if terms is None:  # hashed: the SVD rank is bounded by the columns actually used
