@@ -6,12 +6,11 @@ what was rebuilt."""
 
 from __future__ import annotations
 
-from collections import OrderedDict
-
 import numpy as np
 import pytest
 
 from rlscore.data.features import text
+from rlscore.data.features.recent_results import RecentResults
 from rlscore.data.features.text import TextFeatureSettings, build_text_features
 
 TEXTS = [
@@ -28,7 +27,7 @@ SETTINGS = TextFeatureSettings(n_components=3)
 @pytest.fixture
 def passes(monkeypatch) -> list:
     """The TF-IDF passes made (one per build), with an empty memory of earlier results."""
-    monkeypatch.setattr(text, "_RECENT", OrderedDict())
+    monkeypatch.setattr(text, "_RECENT", RecentResults(text.RECENT_RESULTS))
     made = []
     real = text.tfidf_matrix
 
@@ -41,14 +40,8 @@ def passes(monkeypatch) -> list:
 
 
 def fresh(texts, settings):
-    """The features built from scratch (nothing kept)."""
-    kept = text._RECENT.copy()
-    text._RECENT.clear()
-    try:
-        return build_text_features(texts, settings)
-    finally:
-        text._RECENT.clear()
-        text._RECENT.update(kept)
+    """The features built from scratch (by the builder behind the memory)."""
+    return text._build(list(texts), settings, None)
 
 
 def test_the_same_texts_and_settings_are_not_built_again(passes):

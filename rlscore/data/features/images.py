@@ -44,6 +44,7 @@ from rlscore.data.features.image_urls import (
     is_url,
     shown_url,
 )
+from rlscore.data.features.recent_results import RecentResults, input_digest
 from rlscore.data.items import rows_text
 
 #: environment variable naming the folder image projects' paths are read from, set by whoever
@@ -322,6 +323,38 @@ def grey_pixels(im: Image.Image, size: tuple[int, int] = DEFAULT_SIZE) -> np.nda
     return np.asarray(small, dtype=np.float64).ravel() / 255.0
 
 
+#: how many recent results :func:`image_pixel_features` keeps (:mod:`~rlscore.data.features.
+#: recent_results`)
+RECENT_RESULTS = 2
+_RECENT: RecentResults[np.ndarray] = RecentResults(RECENT_RESULTS)
+
+
+def _pixels_key(
+    paths: list[str],
+    root: str | PathLike | None,
+    size: tuple[int, int],
+    max_pixels: int,
+    allow_urls: bool,
+) -> str | None:
+    """A digest of what the pixel features depend on: the settings, every cell and, for a
+    file, its size and modification time (a file replaced under the same name is read
+    again); None when a cell is refused (the full read names it)."""
+    parts = [repr((None if root is None else str(Path(root).resolve()), size, max_pixels))]
+    for value in paths:
+        text = str(value).strip()
+        if is_url(text):
+            if not allow_urls:
+                return None
+            parts.append(text)  # read once per process anyway (image_urls keeps the bytes)
+            continue
+        try:
+            stat = _resolve(root, text).stat()
+        except (_Refused, OSError):
+            return None
+        parts.append(f"{text}\0{stat.st_mtime_ns}\0{stat.st_size}")
+    return input_digest(parts)
+
+
 def image_pixel_features(
     paths: list[str],
     root: str | PathLike | None,
@@ -346,6 +379,12 @@ def image_pixel_features(
         Listing every refused row (up to :data:`MAX_LISTED`) with its reason.
     """
     size = (int(size[0]), int(size[1]))
+    urls = image_urls_allowed() if allow_urls is None else bool(allow_urls)
+    key = _pixels_key(paths, root, size, max_pixels, urls)
+    kept = None if key is None else _RECENT.get(key)
+    if kept is not None:
+        report(progress, 1.0, "image features ready")
+        return kept
     X = np.empty((len(paths), size[0] * size[1]), dtype=np.float64)
     problems: list[tuple[int, str]] = []
     step = max(1, len(paths) // 100)
@@ -359,6 +398,8 @@ def image_pixel_features(
             report(progress, row / len(paths), f"reading images ({row:,} of {len(paths):,})")
     if problems:
         raise _refusal(column, problems, len(paths))
+    if key is not None:
+        _RECENT.put(key, X)
     report(progress, 1.0, "image features ready")
     return X
 

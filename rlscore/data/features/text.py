@@ -17,15 +17,13 @@ hashing. Nothing is downloaded: the features come from the texts alone.
 
 from __future__ import annotations
 
-import hashlib
-import threading
-from collections import OrderedDict
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 
 import numpy as np
 from scipy import sparse
 
 from rlscore.data.features import FeatureInputError, Progress, report
+from rlscore.data.features.recent_results import RecentResults, input_digest
 
 #: analyzers offered: scikit-learn's ``"word"`` and ``"char_wb"`` (character n-grams inside
 #: word boundaries: robust to typos, inflections and languages without a word tokenizer)
@@ -240,33 +238,10 @@ def _total_variance(W: sparse.csr_matrix) -> float:
     return float(W.multiply(W).sum() / n - mean @ mean)
 
 
-#: how many recent results :func:`build_text_features` keeps: the Data page builds its
-#: preview again on every widget change (a name typed, a class renamed), and the features
-#: depend only on the texts and the settings (the SVD is seeded)
+#: how many recent results :func:`build_text_features` keeps (:mod:`~rlscore.data.features.
+#: recent_results`)
 RECENT_RESULTS = 2
-_RECENT: OrderedDict[str, TextFeatures] = OrderedDict()
-_RECENT_LOCK = threading.Lock()  # the app builds previews in several sessions' threads
-
-
-def _recent_key(texts: list[str], settings: TextFeatureSettings) -> str:
-    digest = hashlib.sha256(repr(sorted(asdict(settings).items())).encode())
-    for text in texts:  # each text length-prefixed: no two lists hash alike by joining
-        data = text.encode("utf-8", "surrogatepass")
-        digest.update(len(data).to_bytes(8, "little"))
-        digest.update(data)
-    return digest.hexdigest()
-
-
-def _copy(features: TextFeatures) -> TextFeatures:
-    """``features`` with arrays of its own (a caller may change them in place)."""
-    return replace(
-        features,
-        X=features.X.copy(),
-        explained_variance_ratio=features.explained_variance_ratio.copy(),
-        feature_names=list(features.feature_names),
-        terms=None if features.terms is None else list(features.terms),
-        components=None if features.components is None else features.components.copy(),
-    )
+_RECENT: RecentResults[TextFeatures] = RecentResults(RECENT_RESULTS)
 
 
 def build_text_features(
@@ -296,19 +271,13 @@ def build_text_features(
     texts = ["" if t is None else str(t) for t in texts]
     if len(texts) < 2:
         raise FeatureInputError("text features need at least 2 texts")
-    key = _recent_key(texts, settings)
-    with _RECENT_LOCK:
-        kept = _RECENT.get(key)
-        if kept is not None:
-            _RECENT.move_to_end(key)
+    key = input_digest([repr(sorted(asdict(settings).items())), *texts])
+    kept = _RECENT.get(key)
     if kept is not None:
         report(progress, 1.0, f"text features ready: {kept.X.shape[1]} dimensions")
-        return _copy(kept)
+        return kept
     features = _build(texts, settings, progress)
-    with _RECENT_LOCK:
-        _RECENT[key] = _copy(features)
-        while len(_RECENT) > RECENT_RESULTS:
-            _RECENT.popitem(last=False)
+    _RECENT.put(key, features)
     return features
 
 
