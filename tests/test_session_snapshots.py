@@ -4,17 +4,20 @@ Reference: the same session replayed in full from the event log (``snapshots=Fal
 """
 
 import pickle
+import sqlite3
+from contextlib import closing
 
 import pytest
 from support.sessions import (
     assert_same_state,
+    moons_store,
     moons_subset,
     scripted_history,
     session,
 )
 
 import rlscore.sessions.snapshots
-from rlscore.storage import open_store
+from rlscore.storage import Event, open_store
 
 
 @pytest.fixture
@@ -111,3 +114,31 @@ def test_snapshot_file_of_another_key_is_not_unpickled(store, always_snapshot):
     assert file_b.read_bytes() != file_a.read_bytes()  # replaced by a snapshot of its own
     always_snapshot.undo()
     assert_same_state(b, reopened)
+
+
+def test_a_restored_backup_does_not_load_a_snapshot_of_the_lost_history(always_snapshot, tmp_path):
+    """A backup restored, then labels that reuse the lost events' ids on other points: the
+    snapshot taken before the restore has the same last id but another history (SQLite's
+    backup API restores here; the check is the same whichever database)."""
+    store = moons_store(tmp_path)
+    live = session(store)
+    live.auto_label(3)
+    backup = tmp_path / "backup.sqlite3"
+    with closing(sqlite3.connect(store.path)) as src, closing(sqlite3.connect(backup)) as dst:
+        src.backup(dst)
+    live.auto_label(3)  # the snapshot now holds events the backup lacks
+    taken = live.last_event_id
+    assert any(live.snapshot_dir.glob("*.pkl"))
+    with closing(sqlite3.connect(backup)) as src, closing(sqlite3.connect(store.path)) as dst:
+        src.backup(dst)  # the restore
+    restored = open_store(store.path)
+    lost = set(live.labels)
+    others = [i for i in range(restored.load_project("moons").n) if i not in lost]
+    before = restored.events("moons")[-1].id
+    for point in others[: taken - before]:
+        restored.append_event("moons", Event("label", point=point, label=1, annotator="zoe"))
+    assert restored.events("moons")[-1].id == taken  # the same last id, another history
+    reopened = session(open_store(store.path))
+    assert reopened.restored_from_snapshot_ is None
+    assert_same_state(reopened, session(open_store(store.path), snapshots=False))
+    assert set(reopened.labels) == set(list(live.labels)[:3]) | set(others[: taken - before])

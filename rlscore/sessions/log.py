@@ -27,6 +27,7 @@ The fold is a pure function of the events and the rule: no engine, no parameters
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter
 from collections.abc import Iterable
 
@@ -41,6 +42,23 @@ def check_final_rule(rule: str) -> str:
     if rule not in FINAL_RULES:
         raise ValueError(f"the final-label rule must be one of {FINAL_RULES}, got {rule!r}")
     return rule
+
+
+def fold_history(history: str, event: Event) -> str:
+    """The digest of a history ``history`` followed by ``event`` (a hash chain over every
+    field that says what happened: id, kind, point, label, annotator, time, undo target)."""
+    what = (event.id, event.kind, event.point, event.label, event.annotator, event.timestamp)
+    digest = hashlib.sha256(history.encode())
+    digest.update(repr((*what, event.target)).encode())
+    return digest.hexdigest()
+
+
+def history_digest(events: Iterable[Event]) -> str:
+    """The digest :attr:`LabelLog.history` has after ``events`` (in commit order)."""
+    history = ""
+    for event in events:
+        history = fold_history(history, event)
+    return history
 
 
 class LabelLog:
@@ -88,6 +106,9 @@ class LabelLog:
         self.skipped: set[int] = set()
         self.skipped_by: dict[int, set[str]] = {}
         self.last_id = 0
+        # what was applied, not only what it folded to: a snapshot of this log is valid for
+        # a database only if its events are the same (a restored backup reuses lost ids)
+        self.history = ""
         for e in events:
             self.apply(e)
 
@@ -95,6 +116,7 @@ class LabelLog:
         """Apply one event; returns ``(point, old final label, new final label)`` (None =
         unlabeled)."""
         self.last_id = max(self.last_id, int(event.id or 0))
+        self.history = fold_history(self.history, event)
         if event.kind == "undo":
             target = self._by_id.pop(int(event.target))
             self._order.remove(target.id)
@@ -197,4 +219,4 @@ class LabelLog:
         )  # fmt: skip
 
 
-__all__ = ["FINAL_RULES", "LabelLog", "check_final_rule"]
+__all__ = ["FINAL_RULES", "LabelLog", "check_final_rule", "fold_history", "history_digest"]

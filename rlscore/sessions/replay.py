@@ -27,7 +27,7 @@ from rlscore.sessions.engine import (
     strategy_name,
     uses_own_lam_rule,
 )
-from rlscore.sessions.log import LabelLog, check_final_rule
+from rlscore.sessions.log import LabelLog, check_final_rule, history_digest
 from rlscore.sessions.snapshots import SnapshotCache, snapshot_key
 from rlscore.storage import Event, LabelStore, UnknownProjectError
 
@@ -41,6 +41,16 @@ class SessionState:
     lam: float
     history: History
     kernels: KernelCache
+
+
+def _same_history(state: object, events: list[Event]) -> bool:
+    """Whether the snapshot ``state`` was folded from the first of ``events``: the same
+    events, not only the same last id (a restored backup gives lost events' ids to new ones)."""
+    if not isinstance(state, SessionState):
+        return False
+    log = state.log
+    applied = [e for e in events if e.id <= log.last_id]
+    return getattr(log, "history", None) == history_digest(applied)
 
 
 class Replay:
@@ -111,11 +121,7 @@ class Replay:
         self._snapshots = SnapshotCache(self._snapshot_dir if engine.snapshot_worthy else None)
         key = snapshot_key(self._describe())
         events = self.store.events(self.project_name)
-        ids = {e.id for e in events}
-        state = self._snapshots.load(
-            key,
-            lambda s: isinstance(s, SessionState) and (not s.log.last_id or s.log.last_id in ids),
-        )
+        state = self._snapshots.load(key, lambda s: _same_history(s, events))
         restored = None if state is None else state.log.last_id
         if state is None:
             K = self._kernels.get(engine, self.project.X)
