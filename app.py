@@ -14,6 +14,7 @@ from pathlib import Path
 import streamlit as st
 
 from rlscore.ui.auth import gate
+from rlscore.ui.database_status import database_guard
 from rlscore.ui.navigation import follow_deep_link
 
 PAGES = Path(__file__).resolve().parent / "pages"
@@ -22,7 +23,8 @@ st.set_page_config(page_title="rlscore", page_icon=":material/label:", layout="w
 # less empty space above the page, so the query and its buttons fit a 1280 × 720 screen
 st.html("<style>.block-container {padding-top: 2.2rem; padding-bottom: 2rem}</style>")
 # sign-in (or the local mode's rules) before any page: a visitor not let in sees no page
-gate()
+with database_guard():
+    gate()
 pages = [
     st.Page(PAGES / "label.py", title="Label", icon=":material/label:", default=True),
     st.Page(PAGES / "tune.py", title="Tune", icon=":material/tune:", url_path="tune"),
@@ -35,4 +37,6 @@ pages = [
 ]
 navigation = st.navigation(pages)
 follow_deep_link(pages)
-navigation.run()
+# a label database that cannot be reached: a message and retries, not an exception
+with database_guard():
+    navigation.run()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from rlscore.storage import UnknownProjectError
+from rlscore.storage import DatabaseUnavailableError, UnknownProjectError
 from rlscore.ui import actions, query_panel, refresh, search_panel, stopping_panel
 from rlscore.ui.errors import report_errors
 from rlscore.ui.flash import show_flash
@@ -72,8 +72,8 @@ def panel_fragment() -> None:
     try:
         with handle.lock:
             handle.session.sync()
-    except UnknownProjectError:
-        st.rerun()  # the full run says the project is gone
+    except (UnknownProjectError, DatabaseUnavailableError):
+        st.rerun()  # the full run says the project is gone, or the database
     with report_errors("Labeling"):
         query_panel.query_panel(handle, p, annotator)
 

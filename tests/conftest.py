@@ -18,6 +18,7 @@ import pytest
 pytest.register_assert_rewrite("reference", "support")
 
 from pg_cluster import INSTALL_HINT, PostgresCluster, find_bindir  # noqa: E402
+from support.pg_outage import OutageCluster  # noqa: E402
 from support.sessions import moons_store  # noqa: E402
 
 from rlscore.storage import SQLLabelStore  # noqa: E402
@@ -63,6 +64,31 @@ def pg_cluster() -> Iterator[PostgresCluster]:
         pytest.skip(INSTALL_HINT)
     with PostgresCluster(bindir) as cluster:
         yield cluster
+
+
+@pytest.fixture(scope="module")
+def outage_server() -> Iterator[OutageCluster]:
+    """A PostgreSQL server of the module's own, for the tests that stop it (a database
+    outage) and start it again; skips as :func:`pg_cluster` does."""
+    bindir = find_bindir()
+    if bindir is None:
+        if os.environ.get("RLSCORE_REQUIRE_POSTGRES") == "1":
+            pytest.fail(f"RLSCORE_REQUIRE_POSTGRES=1 but {INSTALL_HINT}", pytrace=False)
+        pytest.skip(INSTALL_HINT)
+    with OutageCluster(bindir) as cluster:
+        yield cluster
+
+
+@pytest.fixture
+def outage_cluster(outage_server, tmp_path, monkeypatch) -> Iterator[OutageCluster]:
+    """:func:`outage_server`, running at the start and at the end of the test (a test that
+    halted it without resuming leaves it running for the next)."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    if not outage_server.running:
+        outage_server.resume()
+    yield outage_server
+    if not outage_server.running:
+        outage_server.resume()
 
 
 @pytest.fixture

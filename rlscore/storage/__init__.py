@@ -6,7 +6,8 @@ embedded default, one machine), a ``postgresql://`` URL :class:`PostgresLabelSto
 (several app servers on one database). Both are the same :class:`SQLLabelStore`, which runs
 its statements on an :class:`~rlscore.storage.connection.SQLConnection`, keeps projects in a
 :class:`~rlscore.storage.project_table.ProjectTable` and creates or migrates its tables with
-:mod:`rlscore.storage.schema`.
+:mod:`rlscore.storage.schema`. A database that cannot be reached raises
+:class:`DatabaseUnavailableError` (the store connects again on its next call).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import os
 from pathlib import Path
 
 from rlscore.storage.base import LabelStore
+from rlscore.storage.connection import DatabaseUnavailableError
 from rlscore.storage.events import EVENT_KINDS, Event, StaleActionError, UnknownProjectError
 from rlscore.storage.postgres import PostgresLabelStore, is_postgres_url
 from rlscore.storage.schema import SCHEMA_VERSION, NotALabelDatabaseError
@@ -58,8 +60,9 @@ def open_store(target: str | os.PathLike | None = None, *, create: bool = True) 
     ------
     ValueError
         An invalid PostgreSQL URL.
-    ConnectionError
-        The PostgreSQL server cannot be reached (the message leaves out the password).
+    DatabaseUnavailableError
+        The PostgreSQL server cannot be reached (a :class:`ConnectionError`; the message
+        leaves out the password).
     NotALabelDatabaseError
         With ``create=False``: not a label database at this schema version (a
         :class:`ValueError`).
@@ -73,6 +76,7 @@ def open_store(target: str | os.PathLike | None = None, *, create: bool = True) 
 __all__ = [
     "DB_ENV",
     "DEFAULT_DB",
+    "DatabaseUnavailableError",
     "EVENT_KINDS",
     "SCHEMA_VERSION",
     "Event",

@@ -3,7 +3,10 @@
 Every label, review, skip and undo is an :class:`~rlscore.storage.events.Event` appended to a
 per-project log and committed before :meth:`LabelStore.append_event` returns; a labeling
 session's state is a pure function of that log (see :mod:`rlscore.sessions`), so nothing
-labeled is lost by a reload, a server restart or ``kill -9``. The store knows
+labeled is lost by a reload, a server restart or ``kill -9``. A database that cannot be
+reached raises :class:`~rlscore.storage.connection.DatabaseUnavailableError` and is reached
+again by the next call; :meth:`LabelStore.find_event` tells whether an interrupted write was
+saved. The store knows
 :class:`~rlscore.data.projects.Project`, not where projects come from (samples, uploads).
 """
 
@@ -104,6 +107,41 @@ class LabelStore(ABC):
     @abstractmethod
     def events(self, name: str, after_id: int = 0) -> list[Event]:
         """The project's events with id > ``after_id``, in commit order."""
+
+    def find_event(self, name: str, event: Event, *, after_id: int = 0) -> int | None:
+        """Id of the stored event that ``event`` was written as (None: not in the log).
+
+        How to learn whether a write whose commit was interrupted (a lost connection, see
+        :class:`~rlscore.storage.connection.DatabaseUnavailableError`) was saved: an event
+        is known by its kind, point, annotator and ``timestamp``, which the writer sets to
+        the moment it wrote (to the microsecond), so two events never share them.
+
+        Parameters
+        ----------
+        name
+            The project.
+        event
+            The event as it was written (its ``timestamp`` set).
+        after_id
+            Only events with a greater id are looked at (the event, if stored, is newer
+            than every event the writer had seen).
+
+        Returns
+        -------
+        int or None
+        """
+        if event.timestamp is None:
+            raise ValueError("find_event needs the timestamp the event was written with")
+        key = (event.kind, event.point, str(event.annotator or ""), float(event.timestamp))
+        for stored in self.events(name, after_id):
+            if (stored.kind, stored.point, stored.annotator, stored.timestamp) == key:
+                return stored.id
+        return None
+
+    def ping(self) -> None:
+        """Reach the database now (connecting again if the connection was lost);
+        :class:`~rlscore.storage.connection.DatabaseUnavailableError` if it cannot be."""
+        self.list_projects()
 
     # -- claims: which annotator is being shown which point ---------------------------------
     @abstractmethod

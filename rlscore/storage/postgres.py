@@ -11,20 +11,25 @@ lock see what the previous holder committed): the stale check of
 :meth:`~rlscore.storage.sql.SQLLabelStore.append_event` and its insert are atomic across
 servers, claims cannot be taken twice, and the event ids of a project increase in commit
 order (ids of different projects need not). A lost connection (a server restart, a killed
-backend) is opened again by the next read or write; a write it interrupted raises.
+backend) is opened again by the next read or write; while the server cannot be reached, every
+call raises :class:`~rlscore.storage.connection.DatabaseUnavailableError`, and an event whose
+``COMMIT`` was interrupted is looked up at once (:meth:`PostgresLabelStore.append_event`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
+import time
 from pathlib import Path
 from urllib.parse import unquote
 
 import psycopg
 from psycopg.conninfo import conninfo_to_dict
 
-from rlscore.storage.connection import SQLDialect
+from rlscore.storage.connection import DatabaseUnavailableError, SQLDialect
+from rlscore.storage.events import Event
 from rlscore.storage.schema import KIND_CHECK
 from rlscore.storage.sql import SQLLabelStore
 
@@ -107,9 +112,10 @@ class PostgresLabelStore(SQLLabelStore):
         ``url`` is not a valid PostgreSQL URL; with ``create=False``, a database that is not
         a label database at this schema version
         (:class:`~rlscore.storage.schema.NotALabelDatabaseError`).
-    ConnectionError
-        The server cannot be reached or refuses the connection (the message names the
-        URL without its password, and libpq's reason).
+    DatabaseUnavailableError
+        The server cannot be reached or refuses the connection (a :class:`ConnectionError`;
+        the message names the URL without its password, and libpq's reason). Raised by any
+        later call too while the server is down; the call after it returns connects again.
 
     Attributes
     ----------
@@ -163,13 +169,40 @@ class PostgresLabelStore(SQLLabelStore):
             return psycopg.connect(self._url, autocommit=True, **self._options)
         except psycopg.Error as exc:
             # from None: the driver's exception is not chained, lest it show the URL
-            raise ConnectionError(
-                f"cannot connect to the PostgreSQL label database {self.location}: "
-                f"{_scrub(str(exc), self._url)}"
-            ) from None
+            reason = f"cannot connect: {_scrub(str(exc), self._url)}"
+            raise DatabaseUnavailableError(self.location, reason) from None
 
     def _connection_lost(self) -> bool:
         return self._conn.closed
+
+    def append_event(self, name: str, event: Event, *, unchanged_since: int | None = None) -> int:
+        """As :meth:`~rlscore.storage.sql.SQLLabelStore.append_event`; when the connection is
+        lost, :class:`DatabaseUnavailableError` says what became of the event.
+
+        Its ``project``, ``event`` (with the timestamp it was written with) and ``after_id``
+        are set, for :meth:`~rlscore.storage.base.LabelStore.find_event` to look it up later.
+        A connection lost during the ``COMMIT`` leaves the outcome unknown: it is looked up
+        at once on a new connection (the server may be up, e.g. only the backend was
+        killed) and the event's id returned if it was committed; ``committed`` is False if
+        it was not, None if the server cannot be reached to tell.
+        """
+        if event.timestamp is None:
+            # set here, not by the store: the timestamp is how the event is found again
+            event = dataclasses.replace(event, timestamp=time.time())
+        after = 0 if unchanged_since is None else int(unchanged_since)
+        try:
+            return super().append_event(name, event, unchanged_since=unchanged_since)
+        except DatabaseUnavailableError as exc:
+            exc.project, exc.event, exc.after_id = name, event, after
+            if exc.committed is None:
+                try:
+                    found = self.find_event(name, event, after_id=after)
+                except DatabaseUnavailableError:
+                    raise exc from None
+                if found is not None:
+                    return found
+                exc.committed = False
+            raise
 
     def _replace_kind_check(self) -> None:
         self._db.run(

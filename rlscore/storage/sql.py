@@ -72,7 +72,9 @@ class SQLLabelStore(LabelStore):
     location: str
 
     def __init__(self, *, create: bool = True) -> None:
-        self._db = SQLConnection(self.dialect, self._connect, self._connection_lost)
+        self._db = SQLConnection(
+            self.dialect, self._connect, self._connection_lost, location=self.location
+        )
         self._projects = ProjectTable(self._db)
         self._access = AccessTables(self._db, self._projects)
         try:

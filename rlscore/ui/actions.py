@@ -19,7 +19,10 @@ Every outcome says what happened: a saved label or skip is reported as saved; "i
 said only when this tab already applied an action on the same point and version (a second
 press really arrived); the same annotator's different decision from another tab, and another
 annotator's newer label, are shown with a choice, "relabel anyway" (a new label whose
-``seen`` is the conflicting event) or "keep"; a refusal always says why.
+``seen`` is the conflicting event) or "keep"; a refusal always says why. An action that
+meets an unreachable label database is refused with that message, and what became of it
+(not saved, or looked up once the database is back) is what the outage message says
+(:mod:`rlscore.ui.database_status`).
 """
 
 from __future__ import annotations
@@ -32,7 +35,8 @@ import streamlit as st
 
 from rlscore.sessions.dwell import TooSoonError
 from rlscore.sessions.undo import undo_last
-from rlscore.storage import StaleActionError, UnknownProjectError
+from rlscore.storage import DatabaseUnavailableError, StaleActionError, UnknownProjectError
+from rlscore.ui.database_status import note_saved, note_unavailable, refusal_text
 from rlscore.ui.errors import user_message
 from rlscore.ui.flash import flash
 from rlscore.ui.refresh import request_page_run
@@ -204,6 +208,7 @@ def _run(
     action,
     label=None,
     shown: ShownPoint | None = None,
+    kind: str = "change",
 ):
     st.session_state.pop(_CONFLICT, None)
     result = None
@@ -212,6 +217,9 @@ def _run(
             result = action()
         except StaleActionError as exc:
             _refused(handle, exc, annotator, shown, label)
+        except DatabaseUnavailableError as exc:  # the outage message says what became of it
+            note_unavailable(exc, kind, None if shown is None else shown.point)
+            flash("warning", refusal_text())
         except Exception as exc:  # shown, never raised into the page
             kind = "info" if isinstance(exc, TooSoonError) else "warning"
             flash(kind, _refusal_text(exc, shown))
@@ -252,9 +260,11 @@ def label(handle: SessionHandle, annotator: str, shown: ShownPoint, value) -> No
         ),
         value,
         shown,
+        "label",
     )
     if eid is not None:
         _record(shown, eid, "label", value)
+        note_saved("label", shown.point)
         flash("success", f"Saved: point #{shown.point} labeled **{_class_text(handle, value)}**.")
 
 
@@ -274,9 +284,11 @@ def skip(handle: SessionHandle, annotator: str, shown: ShownPoint) -> None:
             project_uid=shown.uid,
         ),
         shown=shown,
+        kind="skip",
     )
     if eid is not None:
         _record(shown, eid, "skip")
+        note_saved("skip", shown.point)
         flash("success", f"Saved: point #{shown.point} skipped.")
 
 
@@ -286,10 +298,11 @@ def undo(handle: SessionHandle, annotator: str, expected: int) -> None:
     def run():
         reverted = handle.session.undo(annotator, expected=expected)
         if reverted is not None:
+            note_saved("undo", reverted.point)
             what = "label" if reverted.kind == "label" else "skip"
             flash("success", f"Undone: your {what} of point #{reverted.point}.")
 
-    _run(handle, annotator, run)
+    _run(handle, annotator, run, kind="undo")
 
 
 def recent_key(event_id: int) -> str:
@@ -346,9 +359,12 @@ def undo_without_session(project: str, annotator: str) -> None:
     try:
         reverted = undo_last(get_store(), project, annotator=annotator)
     except Exception as exc:
+        if isinstance(exc, DatabaseUnavailableError):
+            note_unavailable(exc, "undo", None)
         flash("warning", f"Nothing undone: {user_message(exc)}")
         return
     if reverted is not None:
+        note_saved("undo", reverted.point)
         flash("success", f"Undone: your last action, on point #{reverted.point}.")
 
 

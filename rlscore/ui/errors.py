@@ -4,6 +4,8 @@ Every page runs its work through :func:`report_errors`: an exception becomes an 
 that names the problem in the user's terms and what to do, while the traceback goes to the
 server's log only. The shipped ``.streamlit/config.toml`` also sets
 ``client.showErrorDetails = "none"``, so even an error this misses shows no server path.
+A label database that cannot be reached is not a failure of the block: the run shows the
+outage message and retries (:mod:`rlscore.ui.database_status`).
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ import numpy as np
 import streamlit as st
 
 from rlscore.sessions.permissions import PermissionDeniedError
-from rlscore.storage import StaleActionError, UnknownProjectError
+from rlscore.storage import DatabaseUnavailableError, StaleActionError, UnknownProjectError
+from rlscore.ui.database_status import note_unavailable, show_outage
 from rlscore.ui.flash import flash
 from rlscore.ui.text import md_text
 
@@ -36,6 +39,11 @@ def user_message(exc: BaseException) -> str:
     """
     if isinstance(exc, PermissionDeniedError):  # names the role needed; nothing was written
         return md_text(exc)
+    if isinstance(exc, DatabaseUnavailableError):  # where it is stays in the server's log
+        return (
+            "the label database is unreachable; the page retries by itself and resumes when "
+            "it is back."
+        )
     if isinstance(exc, UnknownProjectError):
         return f"{md_text(exc)}. Choose another project in the sidebar."
     if isinstance(exc, StaleActionError):
@@ -63,10 +71,13 @@ def report_errors(what: str) -> Iterator[None]:
     """Run the block; on any exception show ``what`` failed and why, log the traceback.
 
     ``st.stop()`` and ``st.rerun()`` pass through: Streamlit raises them as
-    ``BaseException``, which this does not catch.
+    ``BaseException``, which this does not catch. An unreachable label database shows the
+    outage message instead, and stops the run (:func:`~rlscore.ui.database_status.show_outage`).
     """
     try:
         yield
+    except DatabaseUnavailableError as exc:
+        show_outage(exc)
     except Exception as exc:
         _LOG.exception("%s failed", what)
         st.error(f"{what} failed: {user_message(exc)}")
@@ -80,7 +91,9 @@ def flash_errors(what: str) -> Iterator[None]:
     try:
         yield
     except Exception as exc:
-        if not isinstance(exc, PermissionDeniedError):
+        if isinstance(exc, DatabaseUnavailableError):
+            note_unavailable(exc, "change", None)
+        elif not isinstance(exc, PermissionDeniedError):
             _LOG.exception("%s failed", what)
         flash("warning", f"{what}: {user_message(exc)}")
 

@@ -1,0 +1,118 @@
+"""The label database goes away under an open Label page, in Chromium (issue 23, item 5).
+
+An app server on PostgreSQL (a server of this test's own, :mod:`support.pg_outage`), an
+annotator labels a point; the PostgreSQL server is stopped with ``pg_ctl stop -m immediate``.
+The page notices by itself (its teammates' poll) and says the label database is unreachable,
+that it retries, and that the last label was saved — no exception box. A label key pressed
+then is refused with that message and nothing is written. The PostgreSQL server is started
+again: the same page (no reload, no navigation) resumes by itself and labeling goes on. Every
+label the page acknowledged ("Saved: point #N labeled X") is in the database, read with a
+store of the test's own.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+from app_page import heading_number, open_app, press_after_dwell, settle, stored
+from browser_context import new_context
+from playwright.sync_api import expect
+from streamlit_server import StreamlitServer
+
+#: the page's teammates' poll (seconds): how it notices the outage without any input
+POLL_SECONDS = 1.0
+UNREACHABLE = "The label database is unreachable"
+SAVED = re.compile(r"Saved: point #(\d+) labeled (\S+?)\.")
+EXCEPTION = '[data-testid="stException"]'
+ALERT = '[data-testid="stAlert"]'
+#: a stopped database is noticed within a poll and a page run; its return within the
+#: retry backoff (at most 5 s) and a page run — on a loaded machine, much later
+WAIT_MS = 60_000
+
+
+@pytest.fixture
+def outage_app(outage_cluster, artifacts):
+    """An app server on a database of :func:`outage_cluster`; yields (server, URL)."""
+    url = outage_cluster.create_database()
+    server = StreamlitServer(url, artifacts / "server.log", poll_seconds=POLL_SECONDS)
+    try:
+        server.start()
+        yield server, url
+    finally:
+        server.stop()
+        if not outage_cluster.running:  # a test that failed in the outage
+            outage_cluster.resume()
+        outage_cluster.drop_database(url)
+
+
+def label_and_read_ack(page, key: str, labeled: int) -> tuple[int, str]:
+    """Press ``key`` on the point shown once it has been drawn for the dwell; returns the
+    page's acknowledgement (point, label text) once "Labeled <labeled>" is shown."""
+    settle(page)
+    point = heading_number(page, "Next query:")
+    press_after_dwell(page, key, point)
+    expect(page.get_by_text(f"Labeled {labeled} of 220", exact=True)).to_be_visible()
+    ack = page.get_by_text(SAVED).first
+    expect(ack).to_be_visible()
+    found = SAVED.search(ack.inner_text())
+    assert int(found.group(1)) == point
+    return point, found.group(2)
+
+
+def no_exception_box(page) -> None:
+    expect(page.locator(EXCEPTION)).to_have_count(0)
+    expect(page.get_by_text("encountered an error")).to_have_count(0)
+
+
+def test_the_page_waits_out_a_database_outage_and_resumes_by_itself(
+    browser, outage_cluster, outage_app
+):
+    server, url = outage_app
+    context = new_context(browser)
+    page = context.new_page()
+    try:
+        open_app(page, f"{server.url}/?project=two_moons", 0)
+        acknowledged = [label_and_read_ack(page, "1", 1)]
+        page.evaluate("window.__same_page = true")  # gone if the page were reloaded
+        navigations = []
+        page.on("framenavigated", lambda frame: navigations.append(frame.url))
+
+        stopped = time.monotonic()
+        outage_cluster.halt()
+        message = page.locator(ALERT).filter(has_text=UNREACHABLE)
+        expect(message).to_be_visible(timeout=WAIT_MS)
+        print(f"outage shown {time.monotonic() - stopped:.2f} s after the stop")
+        expect(message).to_contain_text("retrying")
+        expect(message).to_contain_text(f"your last label (point #{acknowledged[0][0]}) was saved")
+        no_exception_box(page)
+
+        # a label key during the outage: refused, with the message, and nothing written
+        page.keyboard.press("1")
+        notice = page.locator("#rlscore-press-notice")
+        expect(notice).to_contain_text("Press refused, nothing saved")
+        expect(notice).to_contain_text(UNREACHABLE)
+        assert page.evaluate("window.__rlscoreOutageRefused") == 1
+        no_exception_box(page)
+
+        outage_cluster.resume()
+        started = time.monotonic()
+        # the same page comes back by itself: no reload, no input
+        expect(message).to_have_count(0, timeout=WAIT_MS)
+        expect(page.get_by_text("Labeled 1 of 220", exact=True)).to_be_visible(timeout=WAIT_MS)
+        print(f"page back {time.monotonic() - started:.2f} s after the restart")
+        expect(notice).to_be_hidden()  # the refusal went with the outage
+        assert page.evaluate("window.__same_page === true") and navigations == []
+        no_exception_box(page)
+
+        acknowledged.append(label_and_read_ack(page, "1", 2))
+        no_exception_box(page)
+    finally:
+        context.close()
+
+    labels = stored(url, "two_moons").labels
+    assert len(labels) == len(acknowledged) == 2  # the key refused in the outage wrote nothing
+    project_classes = {str(c): c for c in labels.values()}
+    for point, text in acknowledged:
+        assert point in labels and str(labels[point]) == text, (point, text, project_classes)
