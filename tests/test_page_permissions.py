@@ -113,8 +113,21 @@ def test_an_annotator_cannot_delete_or_export(db):
         permissions.delete_project(store, PROJECT, "bob")
 
 
+#: sidebar settings no other setting disables
+SIDEBAR_SETTINGS = ("w_strategy", "w_kernel", "w_lam_auto", "w_class_weight", "w_budget")
+
+
+def sidebar_settings_disabled(at: AppTest) -> list[bool]:
+    widgets = {w.key: w for w in at.sidebar if getattr(w, "key", None) in SIDEBAR_SETTINGS}
+    assert set(widgets) == set(SIDEBAR_SETTINGS)
+    return [widgets[k].disabled for k in SIDEBAR_SETTINGS]
+
+
 def test_an_annotator_cannot_save_settings(db):
     before = project_settings(open_store(db), PROJECT)
+    at = page("label.py", "bob")  # the sidebar shows the settings, and says who may change them
+    assert all(sidebar_settings_disabled(at))
+    assert "needs the owner role" in " ".join(plain(c.value) for c in at.sidebar.caption).lower()
     at = page("tune.py", "bob")
     assert at.button(key="apply").disabled and "owner role" in at.button(key="apply").help
     at = page("review.py", "bob")
@@ -192,6 +205,7 @@ def test_the_owner_does_all_and_the_audit_names_her(db):
     assert all(r["accuracy_labels"] == "3" for r in rows)
     at = crafted("rlscore.ui.admin", "export_file", PROJECT, "alice", "json", "audit")
     assert '"action": "export"' in at.text[0].value  # the audit travels with the labels
+    assert not any(sidebar_settings_disabled(page("label.py", "alice")))
     at = page("tune.py", "alice")
     assert not at.button(key="apply").disabled
     ok(at.button(key="apply").click().run())

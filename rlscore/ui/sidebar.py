@@ -35,6 +35,7 @@ from rlscore.ui.params import (
     sync_address_bar,
     update_params,
 )
+from rlscore.ui.roles import can, needs
 from rlscore.ui.store import get_store
 from rlscore.ui.strategies import STRATEGY_HELP, STRATEGY_LABELS, strategy_parameters
 from rlscore.ui.text import md_text
@@ -79,12 +80,13 @@ def graph_t_text(kernel: str, t: float) -> str:
     return f"t = {t:g}" if t else f"t = default ({LAPLACIAN_DEFAULT_T:g})"
 
 
-def _bind(p: dict, name: str) -> dict:
-    """Widget keyword arguments tying a sidebar widget to the setting ``name``."""
+def _bind(p: dict, name: str, locked: bool, disabled: bool = False) -> dict:
+    """Widget keyword arguments tying a sidebar widget to the setting ``name``; ``locked``: the
+    user may not change the project's settings (the widget only shows them)."""
     key = f"w_{name}"
     to_widget = _CONVERT.get(name, (_identity, _identity))[0]
     st.session_state[key] = to_widget(p[name])
-    return {"key": key, "on_change": _changed, "args": (name,)}
+    return {"key": key, "on_change": _changed, "args": (name,), "disabled": locked or disabled}
 
 
 def _changed(name: str) -> None:
@@ -165,12 +167,16 @@ def learner_sidebar() -> dict:
     p = params()
     sb = st.sidebar
     sb.caption("Learner settings of this project, shared by every annotator.")
+    # shown to everyone, changeable by whoever may (the save is checked again below the UI)
+    locked = not can(get_store(), current_project(), current_annotator(), "settings")
+    if locked:
+        sb.caption(md_text(needs("settings")))
     sb.selectbox(
         "Strategy",
         list(STRATEGY_LABELS),
         format_func=STRATEGY_LABELS.__getitem__,
         help=STRATEGY_HELP.get(p["strategy"]),
-        **_bind(p, "strategy"),
+        **_bind(p, "strategy", locked),
     )
     offered = kernels_for(p["strategy"])
     if p["kernel"] not in offered:
@@ -185,7 +191,7 @@ def learner_sidebar() -> dict:
         list(offered),
         help="Graph kernels (regularized, diffusion, …) are built on a 6-nearest-neighbour "
         "graph of the pool.",
-        **_bind(p, "kernel"),
+        **_bind(p, "kernel", locked),
     )
     graph = is_graph_kernel(p["kernel"])
     sb.number_input(
@@ -193,13 +199,12 @@ def learner_sidebar() -> dict:
         min_value=0.0,
         step=0.1,
         format="%g",
-        disabled=not graph,
         help="The graph kernel's scale: (I + tL)⁻¹, (I + tL̃)⁻¹, exp(−(t/2)L̃) take any t > 0 "
         f"(default {LAPLACIAN_DEFAULT_T:g}); the von Neumann kernel (I − tB)⁻¹ only "
         f"0 < t < 1/ρ(B) (default {VON_NEUMANN_FRACTION:g}/ρ(B), ρ(B) the largest eigenvalue "
         "of the pool's graph). KLR strategies with λ auto choose t of the two regularized "
         "kernels themselves.",
-        **_bind(p, "graph_t"),
+        **_bind(p, "graph_t", locked, disabled=not graph),
     )
     if graph:
         sb.caption(graph_t_text(p["kernel"], p["graph_t"]))
@@ -207,9 +212,8 @@ def learner_sidebar() -> dict:
         "σ (log₁₀)",
         *SIGMA_LOG_RANGE,
         step=0.05,
-        disabled=p["kernel"] != "rbf",
         help="RBF width: k(x, z) = exp(−‖x − z‖² / (2σ²)).",
-        **_bind(p, "sigma"),
+        **_bind(p, "sigma", locked, disabled=p["kernel"] != "rbf"),
     )
     sb.caption(f"σ = {p['sigma']:.4g}")
     sb.toggle(
@@ -217,15 +221,14 @@ def learner_sidebar() -> dict:
         help="Choose λ by exact leave-one-out error on the labeled points "
         "(re-chosen at 4, 8, 16, … labels). KLR strategies choose λ, and a graph kernel's t, "
         "by their leave-one-out log-loss instead.",
-        **_bind(p, "lam_auto"),
+        **_bind(p, "lam_auto", locked),
     )
     sb.slider(
         "λ (log₁₀)",
         *LAM_LOG_RANGE,
         step=0.05,
-        disabled=p["lam_auto"],
         help="Regularisation: RLS solves (K + λ A⁻¹) c = y.",
-        **_bind(p, "lam"),
+        **_bind(p, "lam", locked, disabled=p["lam_auto"]),
     )
     sb.caption("λ = auto (LOO)" if p["lam_auto"] else f"λ = {p['lam']:.4g}")
     sb.radio(
@@ -233,21 +236,21 @@ def learner_sidebar() -> dict:
         ["none", "balanced"],
         horizontal=True,
         help="Balanced weights equalise the classes (for imbalanced data).",
-        **_bind(p, "class_weight"),
+        **_bind(p, "class_weight", locked),
     )
-    low_rank_controls(p)
+    low_rank_controls(p, locked)
     sb.number_input(
         "Labeling budget (0 = none)",
         min_value=0,
         step=10,
         help="Labels the project asks for in all (every annotator together).",
-        **_bind(p, "budget"),
+        **_bind(p, "budget", locked),
     )
     sb.toggle(
         "Until the stop rule fires",
         help="Labeling ends when the When-to-stop panel says you can stop (the budget above, "
         "if any, still caps it); each tab can go on anyway.",
-        **_bind(p, "until_stop"),
+        **_bind(p, "until_stop", locked),
     )
     sb.number_input(
         "Random check every k queries (0 = none)",
@@ -256,14 +259,14 @@ def learner_sidebar() -> dict:
         help="Every k-th query is drawn at random from the unlabeled points instead of by the "
         "strategy: the model's guesses on these give an unbiased accuracy estimate (When to "
         "stop), at the price of one query in k. 10 is a good start.",
-        **_bind(p, "audit_every"),
+        **_bind(p, "audit_every", locked),
     )
     return p
 
 
-def low_rank_controls(p: dict) -> None:
+def low_rank_controls(p: dict, locked: bool) -> None:
     """The low-rank kernel's controls, for the strategies that take them
-    (docs/mathematics.md §7)."""
+    (docs/mathematics.md §7); ``locked``: shown, not changeable."""
     sb, taken = st.sidebar, strategy_parameters(p["strategy"])
     if "n_landmarks" in taken:
         sb.number_input(
@@ -273,14 +276,14 @@ def low_rank_controls(p: dict) -> None:
             step=50,
             help="The kernel is approximated from m landmark points (Nyström): more is "
             "closer to the exact kernel, slower and bigger (n × m features).",
-            **_bind(p, "n_landmarks"),
+            **_bind(p, "n_landmarks", locked),
         )
         sb.selectbox(
             "Landmark rule",
             list(LANDMARK_RULES),
             help="How the landmarks are chosen: uniformly at random, k-means centres, "
             "pivoted incomplete Cholesky, …",
-            **_bind(p, "landmarks"),
+            **_bind(p, "landmarks", locked),
         )
     if "candidates" in taken:
         sb.number_input(
@@ -288,7 +291,7 @@ def low_rank_controls(p: dict) -> None:
             min_value=0,
             step=100,
             help="Score only this many candidates: half the most uncertain, half at random.",
-            **_bind(p, "candidates"),
+            **_bind(p, "candidates", locked),
         )
     if taken & {"risk_sample", "risk_points"}:
         sb.number_input(
@@ -296,7 +299,7 @@ def low_rank_controls(p: dict) -> None:
             min_value=0,
             step=1000,
             help="Estimate each candidate's risk on this many randomly drawn pool points.",
-            **_bind(p, "risk_sample"),
+            **_bind(p, "risk_sample", locked),
         )
     if "refine" in taken:
         sb.number_input(
@@ -306,5 +309,5 @@ def low_rank_controls(p: dict) -> None:
             help="Score again, on the exact kernel, the candidates the low-rank kernel ranks "
             "best, and ask the best of those: the point exact ARLS would ask (it keeps one "
             "kernel column per label, 8 bytes per pool point).",
-            **_bind(p, "refine"),
+            **_bind(p, "refine", locked),
         )
