@@ -1,5 +1,6 @@
 """Command line: ``python -m rlscore COMMAND …`` (``simulate``, ``labels``, ``settings``,
-``agreement``, ``negatives``, ``members``, ``samples``).
+``agreement``, ``negatives``, ``members``, ``samples``,
+``create-cluster-project``).
 
 Also installed as the ``rlscore`` script. Exit status 0 on success and 2 on any failure,
 which is reported as one ``error: …`` line on standard error (:mod:`rlscore.cli.errors`).
@@ -21,6 +22,10 @@ COMMANDS = {
     "agreement": ("rlscore.cli.agreement", "inter-annotator agreement of a project's labels"),
     "negatives": ("rlscore.cli.negatives", "reliable negatives for a positives-only start"),
     "members": ("rlscore.cli.members", "list, add or remove a project's members and roles"),
+    "create-cluster-project": (
+        "rlscore.cli.cluster_project",
+        "create a project whose pool of Parquet files lives on a Dask cluster",
+    ),
 }
 
 
@@ -28,7 +33,7 @@ def main(argv: list[str] | None = None) -> int:
     """Dispatch to a command's ``main``; returns the exit status."""
     argv = sys.argv[1:] if argv is None else list(argv)
     if not argv or argv[0] in ("-h", "--help") or argv[0] not in COMMANDS:
-        lines = [f"  {name:<10} {text}" for name, (_, text) in COMMANDS.items()]
+        lines = [f"  {name:<22} {text}" for name, (_, text) in COMMANDS.items()]
         print("usage: python -m rlscore COMMAND [options]\n\ncommands:\n" + "\n".join(lines))
         if argv and argv[0] not in ("-h", "--help"):
             print(f"error: unknown command {argv[0]!r}", file=sys.stderr)

@@ -147,6 +147,11 @@ class ClusterPool:
         self.offsets = np.concatenate([[0], np.cumsum(self.sizes)[:-1]]).astype(np.int64)
         self.n_features = int(n_features)
 
+    def __deepcopy__(self, memo) -> ClusterPool:
+        # one handle on the workers' blocks, which no pass changes: a copy of a query state
+        # (a lookahead, rlscore.query.batch) shares it rather than copying the client
+        return self
+
     @property
     def n_pool(self) -> int:
         return int(self.sizes.sum())

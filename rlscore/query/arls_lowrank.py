@@ -50,8 +50,9 @@ from rlscore.query.weighted_rls import pool_risk
 
 #: candidates whose lookahead is computed together (one BLAS product per block of pool points)
 CANDIDATE_BLOCK = 512
-#: SeedSequence words that keep the two draws of a state independent
-_CANDIDATE_DRAW, _RISK_DRAW = 1, 2
+#: SeedSequence words that keep the two draws of a state independent (the candidates', the
+#: risk points'); :class:`~rlscore.query.distributed.BlockQuery` makes the same draws
+CANDIDATE_DRAW, RISK_DRAW = 1, 2
 
 
 class LowRankARLS(FeaturePoolStrategy):
@@ -242,7 +243,7 @@ class LowRankARLS(FeaturePoolStrategy):
         k = self.candidates
         if k is None or k >= pool.size:
             return pool
-        rng = self._rng(_CANDIDATE_DRAW)
+        rng = self._rng(CANDIDATE_DRAW)
         half = k // 2
         # a random order first, so ties of the margin (all 0 before any label) are broken
         # at random rather than towards the low indices
@@ -260,7 +261,7 @@ class LowRankARLS(FeaturePoolStrategy):
         s = self.risk_sample
         if s is None or s >= self.n_pool_:
             return None
-        return np.sort(self._rng(_RISK_DRAW).choice(self.n_pool_, s, replace=False))
+        return np.sort(self._rng(RISK_DRAW).choice(self.n_pool_, s, replace=False))
 
     def _rng(self, draw: int) -> np.random.Generator:
         """A generator seeded by ``random_state``, the draw and the labeled set."""
@@ -331,21 +332,26 @@ class LowRankARLS(FeaturePoolStrategy):
     def _lookahead(
         self, cand: np.ndarray, S: np.ndarray | None, posterior=None
     ) -> tuple[np.ndarray, np.ndarray]:
-        """:func:`_lookahead_sums` under the features' posterior (default) or ``posterior``."""
+        """:func:`lookahead_sums` under the features' posterior (default) or ``posterior``."""
         if posterior is None:
             posterior = _FeaturePosterior(self)
-        return _lookahead_sums(self, cand, S, posterior)
+        return lookahead_sums(self, cand, S, posterior)
 
 
-def _lookahead_sums(
+def lookahead_sums(
     strategy: LowRankARLS, cand: np.ndarray, S: np.ndarray | None, posterior
 ) -> tuple[np.ndarray, np.ndarray]:
     """``Σ_{z∈S} g_i(z)`` and ``Σ_{z∈S} g_i(z)²`` for every candidate i, where
     ``g_i(z) = Σ_y p̂(y|x_i)/w_y ρ(f^{+(i,y)}, z)`` and ρ is the per-point term of the pool
     risk (:func:`~rlscore.query.rls_pool.pool_risk` applied to single points).
 
-    ``posterior`` gives ``m``, ``p̂``, the covariance rows of a block of candidates and the
-    block size: the features' (:class:`_FeaturePosterior`) or the exact one
+    ``strategy`` is read for ``classes_``, ``clip``, ``n_pool_`` (the rows of ``m`` summed
+    over when ``S`` is None) and
+    :meth:`~rlscore.query.weighted_rls.WeightedRLSStrategy.lookahead_terms` only, so a pool
+    held elsewhere in row blocks runs the same sums block by block
+    (:func:`rlscore.query.distributed.block_lookahead`). ``posterior`` gives ``m``, ``p̂``,
+    the covariance rows of a block of candidates and the block size: the features'
+    (:class:`_FeaturePosterior`) or the exact one
     (:class:`~rlscore.query.arls_refined.ExactPosterior`); the weights and the risk are the
     strategy's (the exact side is taught the same labels, so it has the same weights).
     """
@@ -440,4 +446,4 @@ class _FeatureCovariance:
         return [R.T @ self._phi[points].T for R in self._R]
 
 
-__all__ = ["LowRankARLS"]
+__all__ = ["CANDIDATE_BLOCK", "CANDIDATE_DRAW", "RISK_DRAW", "LowRankARLS", "lookahead_sums"]

@@ -36,10 +36,10 @@ import numpy as np
 
 from rlscore.core.confidence import soft_probabilities
 from rlscore.query.arls_lowrank import (
-    _CANDIDATE_DRAW,
-    _RISK_DRAW,
     CANDIDATE_BLOCK,
-    _lookahead_sums,
+    CANDIDATE_DRAW,
+    RISK_DRAW,
+    lookahead_sums,
 )
 from rlscore.query.base import NoCandidatesError
 from rlscore.query.feature_pool import FeaturePoolStrategy
@@ -58,6 +58,11 @@ MapBlocks = Callable[..., list]
 def block_predictions(features: np.ndarray, coef: np.ndarray) -> np.ndarray:
     """``m = Φ_p w`` of a block, (p, T')."""
     return features @ coef
+
+
+def block_decisions(features: np.ndarray, offset: int, coef: np.ndarray) -> np.ndarray:
+    """The rows pass of the predictions: ``Φ_p w`` of a block, (p, T') (``offset`` unused)."""
+    return block_predictions(features, coef)
 
 
 def _decision(m: np.ndarray) -> np.ndarray:
@@ -129,8 +134,12 @@ def block_summary(
         score = -entropy(soft_probabilities(_decision(m)))
     score[_local(exclude, offset, features.shape[0])] = np.inf
     k = min(k, score.size)
-    best = np.argpartition(score, k - 1)[:k] if k < score.size else np.arange(score.size)
-    best = best[np.lexsort((best, score[best]))]
+    # the k smallest (score, index) pairs: every row tied with the k-th score is a candidate,
+    # so a tie goes to the lowest index as in memory (before any label every score is tied)
+    rows = np.arange(score.size)
+    if k < score.size:
+        rows = np.flatnonzero(score <= np.partition(score, k - 1)[k - 1])
+    best = rows[np.lexsort((rows, score[rows]))][:k]
     keep = np.isfinite(score[best])
     return risk, best[keep] + offset, score[best[keep]]
 
@@ -154,7 +163,7 @@ class _BlockCovariance:
 
 
 class _BlockPosterior:
-    """The posterior of one block as :func:`~rlscore.query.arls_lowrank._lookahead_sums`
+    """The posterior of one block as :func:`~rlscore.query.arls_lowrank.lookahead_sums`
     reads it: the block's rows first, then the c candidates (rows p … p + c − 1)."""
 
     def __init__(self, features, m_block, m_cand, q_cand, R, diagonal, block_size) -> None:
@@ -188,7 +197,7 @@ class _Rows:
 
 
 class _BlockStrategy:
-    """What :func:`~rlscore.query.arls_lowrank._lookahead_sums` reads of the strategy."""
+    """What :func:`~rlscore.query.arls_lowrank.lookahead_sums` reads of the strategy."""
 
     def __init__(self, n_classes: int, clip: bool, terms: tuple, n_rows: int) -> None:
         self.classes_ = np.arange(n_classes)
@@ -209,7 +218,7 @@ def block_lookahead(
     risk_points: np.ndarray | None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The block's part of ``Σ_z g_i(z)`` and ``Σ_z g_i(z)²`` for every candidate i
-    (:func:`~rlscore.query.arls_lowrank._lookahead_sums`, the in-memory engine's code).
+    (:func:`~rlscore.query.arls_lowrank.lookahead_sums`, the in-memory engine's code).
 
     ``cand`` holds the candidates' ``m`` (c, T'), ``p̂/…`` inputs ``q`` (c, T), ``R`` (one
     (r, c) array per group), ``diagonal`` (c, groups) and ``block_size``; ``terms`` is
@@ -226,7 +235,7 @@ def block_lookahead(
         cand["diagonal"], cand["block_size"],
     )  # fmt: skip
     strategy = _BlockStrategy(n_classes, clip, terms, p)
-    return _lookahead_sums(strategy, p + np.arange(c), S, posterior)
+    return lookahead_sums(strategy, p + np.arange(c), S, posterior)
 
 
 # -- the client ------------------------------------------------------------------------------
@@ -350,10 +359,11 @@ class BlockQuery:
         return out
 
     # -- passes ---------------------------------------------------------------------------
-    def _coef(self) -> np.ndarray:
+    def coefficients(self) -> np.ndarray:
+        """Primal coefficients ``w`` (r, T') of the labels (zeros before any)."""
         if not self.labeled_:
-            return np.zeros((self._n_features(), self._state._m.shape[1]))
-        return self._state._coef
+            return np.zeros((self._n_features(), self._state.coef_.shape[1]))
+        return self._state.coef_
 
     def _n_features(self) -> int:
         if not hasattr(self, "_r"):
@@ -362,13 +372,19 @@ class BlockQuery:
 
     def _summarize(self, exclude: np.ndarray, k: int) -> tuple[float, np.ndarray, np.ndarray]:
         ranking = _RANKING.get(self.strategy)
-        inv_w = self._state._risk_weights()
-        parts = self._map(block_summary, self._coef(), inv_w, self._state.clip, ranking, k, exclude)
+        inv_w = self._state.lookahead_terms()[0]
+        coef, clip = self.coefficients(), self._state.clip
+        parts = self._map(block_summary, coef, inv_w, clip, ranking, k, exclude)
         risk = float(sum(p[0] for p in parts))
         idx = np.concatenate([p[1] for p in parts])
         score = np.concatenate([p[2] for p in parts])
         best = np.lexsort((idx, score))[:k]
         return risk, idx[best], score[best]
+
+    def decision_values(self) -> np.ndarray:
+        """``Φ w`` on every pool row, (n, T'): one pass, n × T' floats to the client (the
+        in-memory strategy's ``decision_function``, before dropping a single column)."""
+        return np.vstack(self._map(block_decisions, self.coefficients()))
 
     def estimated_risk(self) -> float:
         """``R̂(f)`` of the current classifier on the whole pool (eqs. 3.47, 3.49)."""
@@ -412,11 +428,19 @@ class BlockQuery:
             free[out] = False
             return np.flatnonzero(free)
         half = k // 2
-        rng = self._rng(_CANDIDATE_DRAW)
-        rng.permutation(n_free)  # the in-memory draw's tie-break order: same generator state
-        risk, uncertain, _ = self._summarize(out, half)
-        if out.size == len(self.labeled_):
-            self._summary = (risk, uncertain, None)
+        rng = self._rng(CANDIDATE_DRAW)
+        order = rng.permutation(n_free)  # the in-memory draw's tie-break order
+        if self.labeled_:
+            risk, uncertain, _ = self._summarize(out, half)
+            if out.size == len(self.labeled_):
+                self._summary = (risk, uncertain, None)
+        else:
+            # no label: every margin is 0, a tie the in-memory draw breaks by that order
+            # (the same partition of as many zeros), so it is made here on the client
+            free = np.ones(self.n_pool_, dtype=bool)
+            free[out] = False
+            tied = order[np.argpartition(np.zeros(n_free), half)[:half]]
+            uncertain = np.sort(np.flatnonzero(free)[tied])
         taken = np.union1d(out, uncertain)
         # position j among the points neither out nor uncertain: the j-th of the complement
         pos = rng.choice(n_free - half, k - half, replace=False)
@@ -428,7 +452,7 @@ class BlockQuery:
         s = self.risk_sample
         if s is None or s >= self.n_pool_:
             return None
-        return np.sort(self._rng(_RISK_DRAW).choice(self.n_pool_, s, replace=False))
+        return np.sort(self._rng(RISK_DRAW).choice(self.n_pool_, s, replace=False))
 
     def _arls(self, out: np.ndarray, ex: tuple) -> tuple[int, float]:
         cand = self.candidate_indices(out)
@@ -436,8 +460,8 @@ class BlockQuery:
             raise NoCandidatesError("no candidate left: every point is labeled or skipped")
         phi_c = self.rows(cand)
         st = self._state
-        m_c = phi_c @ self._coef()
-        R = [C @ phi_c.T for C in st._Cs] if self.labeled_ else [phi_c.T.copy()]
+        m_c = phi_c @ self.coefficients()
+        R = [C @ phi_c.T for C in st.cores_] if self.labeled_ else [phi_c.T.copy()]
         diagonal = np.column_stack([np.einsum("ij,ji->i", phi_c, r) for r in R])
         inv_w = st.lookahead_terms()[0]
         payload = dict(
@@ -446,7 +470,7 @@ class BlockQuery:
         )  # fmt: skip
         S = self.risk_points()
         parts = self._map(
-            block_lookahead, self._coef(), payload, st.lookahead_terms(),
+            block_lookahead, self.coefficients(), payload, st.lookahead_terms(),
             self.classes_.size, st.clip, S,
         )  # fmt: skip
         total = np.sum([p[0] for p in parts], axis=0)
@@ -468,6 +492,7 @@ class BlockQuery:
 __all__ = [
     "BLOCK_STRATEGIES",
     "BlockQuery",
+    "block_decisions",
     "block_lookahead",
     "block_predictions",
     "block_rows",

@@ -292,6 +292,15 @@ class FeaturePoolStrategy(WeightedRLSStrategy):
         return self._coef.copy()
 
     @property
+    def cores_(self) -> list[np.ndarray]:
+        """``C = I − P`` (r, r), one per group of one-vs-all columns (a read-only view each):
+        ``d_i = Φ C φ_i`` are the covariance rows of the lookahead."""
+        views = [C.view() for C in self._Cs]
+        for v in views:
+            v.flags.writeable = False
+        return views
+
+    @property
     def P_(self) -> np.ndarray:
         """``P = Φ_Lᵀ(Φ_LΦ_Lᵀ + λW^L)⁻¹Φ_L`` (docs/mathematics.md §7): (r, r), or (T, r, r) one per
         column

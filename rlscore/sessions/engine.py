@@ -26,7 +26,7 @@ def strategy_name(strategy: str | QueryStrategy) -> str:
     return strategy if isinstance(strategy, str) else type(strategy).__name__
 
 
-def make_engine(params: dict, lam: float) -> QueryStrategy:
+def make_engine(params: dict, lam: float, meta: dict | None = None) -> QueryStrategy:
     """An unstarted strategy from a session's parameters, with ``lam`` as its λ.
 
     Parameters
@@ -36,8 +36,14 @@ def make_engine(params: dict, lam: float) -> QueryStrategy:
         (``None`` values leave the strategy's default).
     lam
         The λ in effect (a number: the session resolves ``"auto"``).
+    meta
+        The project's meta: a cluster-backed project's (``meta["cluster"]``) gets a
+        :class:`~rlscore.sessions.cluster_engine.ClusterEngine` running the strategy's
+        block passes on the cluster.
     """
     extra = {k: v for k, v in params.items() if k not in ENGINE_PARAMS and v is not None}
+    if meta and meta.get("cluster"):
+        return _cluster_engine(params, lam, meta["cluster"], extra)
     kw = {"kernel": params["kernel"], "sigma": params["sigma"], "lam": lam, **extra}
     if params["class_weight"] is not None:  # None would override a strategy's default
         kw["class_weight"] = params["class_weight"]
@@ -52,6 +58,23 @@ def make_engine(params: dict, lam: float) -> QueryStrategy:
         engine.set_params(**{k: v for k, v in kw.items() if k in accepted})
         return engine
     return make_strategy(strategy, **kw)
+
+
+def _cluster_engine(params: dict, lam: float, pool: dict, extra: dict) -> QueryStrategy:
+    """The engine of a cluster-backed project (imported here: only such a project needs it)."""
+    from rlscore.sessions.cluster_engine import ClusterEngine
+
+    strategy = params["strategy"]
+    if not isinstance(strategy, str):
+        raise ValueError("a project on a cluster takes a strategy by name")
+    accepted = set(ClusterEngine().get_params())
+    kw = {k: v for k, v in extra.items() if k in accepted}
+    if params.get("class_weight") is not None:
+        kw["class_weight"] = params["class_weight"]
+    return ClusterEngine(
+        pool=dict(pool), strategy=strategy, kernel=params["kernel"], sigma=params["sigma"],
+        lam=lam, tune="loo" if params.get("lam") == "auto" else "none", **kw,
+    )  # fmt: skip
 
 
 def uses_own_lam_rule(strategy: str | QueryStrategy) -> bool:

@@ -46,14 +46,14 @@ def labeled_rls(
     Returns
     -------
     RLSClassifier or None
-        None with fewer than :data:`MIN_LABELS` labels or classes, or a graph kernel
-        without ``K``.
+        None with fewer than :data:`MIN_LABELS` labels or classes, a graph kernel
+        without ``K``, or a pool without feature columns here (on a cluster).
     """
     idx = list(labels)
     y = np.asarray([labels[i] for i in idx])
     present = set(y.tolist())
-    if len(idx) < MIN_LABELS or len(present) < 2:
-        return None
+    if len(idx) < MIN_LABELS or len(present) < 2 or X.shape[1] == 0:
+        return None  # X without columns: a pool on a cluster, no features on this server
     params = engine.get_params()
     weight = class_weight_of(engine)
     if isinstance(weight, dict):  # weights of classes not labeled yet play no part

@@ -116,7 +116,7 @@ class Replay:
         current state is touched."""
         started = time.perf_counter()
         lam = initial_lam(self.params["lam"], self.project.meta)
-        engine = make_engine(self.params, lam)  # validates the parameters before any snapshot
+        engine = make_engine(self.params, lam, self.project.meta)  # validates before any snapshot
         check_pool_size(engine, self.project.n, self.strategy_name)
         self._snapshots = SnapshotCache(self._snapshot_dir if engine.snapshot_worthy else None)
         key = snapshot_key(self._describe())

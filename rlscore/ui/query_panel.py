@@ -320,6 +320,13 @@ def pool_plot(handle: SessionHandle, p: dict, annotator: str, show_contours: boo
     """The pool, the boundary and the query (the body of the page's plot fragment)."""
     refresh.start_view("refresh_plot")
     s = handle.session
+    if s.project.meta.get("cluster"):  # the pool lives on a cluster: a sample of it, no clicks
+        from rlscore.ui.cluster_plot import sample_pool_plot
+
+        seen = sample_pool_plot(handle, p, annotator, stop_ends_labeling(handle, p))
+        if seen is not None:
+            refresh.marker("refresh_plot", view_state(seen))
+        return
     with report_errors("Drawing the pool"), handle.lock:
         view = PoolPlotState.for_annotator(
             s, annotator, int(p["budget"]), stop_ends_labeling(handle, p)
