@@ -205,7 +205,11 @@ def test_the_owner_does_all_and_the_audit_names_her(db):
     assert all(r["accuracy_labels"] == "3" for r in rows)
     at = crafted("rlscore.ui.admin", "export_file", PROJECT, "alice", "json", "audit")
     assert '"action": "export"' in at.text[0].value  # the audit travels with the labels
-    assert not any(sidebar_settings_disabled(page("label.py", "alice")))
+    label_page = page("label.py", "alice")
+    assert not any(sidebar_settings_disabled(label_page))
+    # the oracle is no member: auto-labeling is off in a team's project, even for its owner
+    auto = label_page.button(key="auto")
+    assert auto.disabled and "without members" in auto.help
     at = page("tune.py", "alice")
     assert not at.button(key="apply").disabled
     ok(at.button(key="apply").click().run())

@@ -427,6 +427,13 @@ def recent_labels(handle: SessionHandle, annotator: str) -> int:
     return seen
 
 
+AUTO_LABEL_HELP = "Label the next queries with the ground truth (an oracle), as a demo."
+AUTO_LABEL_TEAM_HELP = (
+    "Auto-labeling is a demo for projects without members: in a project with members every "
+    "label comes from a member (the oracle is none)."
+)
+
+
 def learner_figures(handle: SessionHandle, p: dict) -> None:
     """Risk, validation error, λ, skips, auto-labeling and the risk history."""
     s = handle.session
@@ -471,13 +478,15 @@ def learner_figures(handle: SessionHandle, p: dict) -> None:
                 value=min(10, fig.n),
                 key="n_auto",
             )
+            # the oracle is no member: in a team's project every label comes from a member
+            team = bool(s.store.members(s.project_name))
             c2.button(
                 f"Auto-label {int(n_auto)}",
                 key="auto",
-                help="Label the next queries with the ground truth (an oracle), as a demo.",
+                help=AUTO_LABEL_TEAM_HELP if team else AUTO_LABEL_HELP,
                 on_click=actions.auto_label,
                 args=(handle, int(n_auto), int(p["budget"])),
-                disabled=fig.n_labeled + fig.n_skipped >= fig.n,
+                disabled=team or fig.n_labeled + fig.n_skipped >= fig.n,
             )
     with right:
         st.markdown(f"**{risk_name} after each label**")
