@@ -123,7 +123,12 @@ def test_fast_path_equals_the_old_computation_through_teach_and_undo(
     X, y, classes = pool(90, T, seed=T)
     K = rbf_kernel(X, sigma=SIGMA)
     q = FocusedARLS(
-        sigma=SIGMA, lam=LAM, class_weight=class_weight, focus=7, fit_intercept=offset
+        sigma=SIGMA,
+        lam=LAM,
+        class_weight=class_weight,
+        focus=7,
+        fit_intercept=offset,
+        explore=0.0,  # the exploiting path is what is compared
     ).start(X, classes, K=K if given_kernel else None)
     check_against_old(q, K, T)  # cold start: every point a candidate
     for c in classes:

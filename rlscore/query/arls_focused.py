@@ -31,6 +31,14 @@ but not how many points a label there decides. Focused ARLS takes both:
   does not switch the offset on inside the lookahead.
 * **the first query** — with no label every margin is 0: up to
   :data:`COLD_START_CANDIDATES` points are scored, as thesis ARLS scores all.
+* **exploration** (``explore``, issue 24 part 5) — once every class has a label, a share
+  ``explore`` of the queries is a uniform draw from the unlabeled pool
+  (:meth:`FocusedARLS.exploration`). The candidates are always the smallest margins of the
+  current model, so a region it is confidently wrong about is never asked (uncertainty
+  sampling's sampling bias); the uniform share keeps a fixed fraction of the labels
+  distributed like the pool whatever the model does. Measured on the strategy suite's
+  development half (``benchmarks/default_vs_random.py``, docs/benchmarks.md), where the
+  default :data:`DEFAULT_EXPLORE` was chosen.
 
 Cost. No n × n covariance is kept: for the c candidates the covariance rows are
 ``D_{C:} = K_{C:} − K_{CL} G⁻¹ K_{L:}`` (one Cholesky per group of columns, O(l³ + n l c)),
@@ -62,6 +70,9 @@ from rlscore.query.uncertainty import margin
 COLD_START_CANDIDATES = 1000
 #: candidates scored per query by default (measured in benchmarks/arls_ablation.py)
 DEFAULT_FOCUS = 10
+#: share of queries drawn uniformly from the unlabeled pool, chosen on the development half
+#: of the strategy suite (benchmarks/default_vs_random.py)
+DEFAULT_EXPLORE = 0.1
 
 
 class FocusedARLS(RLSPoolStrategy):
@@ -76,6 +87,11 @@ class FocusedARLS(RLSPoolStrategy):
     fit_intercept : bool
         Fit an unpenalised offset per one-vs-all column (module docstring); the thesis's RLS
         has none.
+    explore : float
+        Share of the queries, in [0, 1], drawn uniformly from the unlabeled pool once every
+        class has a label (:meth:`exploration`); 0 is focused ARLS without exploration.
+    seed : int or None
+        Seed of the exploration's draws (None: fresh entropy, drawn once at ``start``).
 
     ``scores()`` is the expected risk of each candidate of the current state (NaN for every
     other point); :meth:`next_query` draws the candidates among the points not excluded, so
@@ -85,6 +101,8 @@ class FocusedARLS(RLSPoolStrategy):
     _keeps_covariance = False
     #: the offsets b, one per one-vs-all column (zeros until the offset is fitted)
     _intercept: np.ndarray
+    #: the entropy of ``SeedSequence(seed)``, drawn once at start (the exploration's draws)
+    _entropy: int
 
     def __init__(
         self,
@@ -99,6 +117,8 @@ class FocusedARLS(RLSPoolStrategy):
         graph_t: float | None = None,
         focus: int = DEFAULT_FOCUS,
         fit_intercept: bool = True,
+        explore: float = DEFAULT_EXPLORE,
+        seed: int | None = 0,
     ):
         super().__init__(
             kernel=kernel,
@@ -113,11 +133,21 @@ class FocusedARLS(RLSPoolStrategy):
         )
         self.focus = focus
         self.fit_intercept = fit_intercept
+        self.explore = explore
+        self.seed = seed
 
     def _start(self, X: np.ndarray, K: np.ndarray | None) -> None:
         c = self.focus
         if isinstance(c, bool) or not isinstance(c, int | np.integer) or c < 1:
             raise ValueError(f"focus must be a positive integer, got {c!r}")
+        e = self.explore
+        if isinstance(e, bool) or not isinstance(e, int | float) or not 0.0 <= e <= 1.0:
+            raise ValueError(f"explore must be a number in [0, 1], got {e!r}")
+        s = self.seed
+        if s is not None and (isinstance(s, bool) or not isinstance(s, int | np.integer)):
+            raise ValueError(f"seed must be an integer or None, got {s!r}")
+        # seed None: fresh entropy, drawn once, so the draws stay a function of the state
+        self._entropy = np.random.SeedSequence(s).entropy
         super()._start(X, K)
         self._intercept = np.zeros(self._m.shape[1])
 
@@ -135,10 +165,7 @@ class FocusedARLS(RLSPoolStrategy):
         fixed-seed sample), as thesis ARLS scores its first query.
         """
         self._check_started()
-        free = np.ones(self.n_pool_, dtype=bool)
-        free[self.labeled_] = False
-        free[[e for e in exclude if 0 <= e < self.n_pool_]] = False
-        idx = np.flatnonzero(free)
+        idx = self._free(exclude)
         if not self.labeled_:
             if idx.size <= COLD_START_CANDIDATES:
                 return idx
@@ -151,14 +178,49 @@ class FocusedARLS(RLSPoolStrategy):
 
     def next_query(self, exclude: Iterable[int] | None = None) -> tuple[int, float]:
         """The candidate with the lowest expected risk, the candidates drawn among the points
-        not in ``exclude``; ties to the lowest pool index."""
+        not in ``exclude``; ties to the lowest pool index. An exploring query
+        (:meth:`exploration`) returns its uniform draw instead, with that point's score (NaN
+        when it is no candidate)."""
         self._check_started()
         ex = () if exclude is None else tuple(sorted({int(e) for e in exclude}))
+        explored = self.exploration(ex)
+        if explored is not None:
+            return explored, float(self._scored(ex)[1][explored])
         cand, s = self._scored(ex)
         if cand.size == 0:
             raise NoCandidatesError("no candidate left: every point is labeled or skipped")
         i = int(np.nanargmin(s))
         return i, float(s[i])
+
+    def exploration(self, exclude: Iterable[int] = ()) -> int | None:
+        """The exploratory pick of the current state, or None when this query exploits.
+
+        Once every class has a label (before, the search for a missing class is what the
+        margins do, and a uniform draw finds a 1 % class once in a hundred), with ``l`` labels
+        the generator ``default_rng([l, *entropy])`` (``entropy`` that of
+        ``SeedSequence(seed)``) draws ``u`` uniform on [0, 1); the query explores when
+        ``u < explore`` and then takes ``free[g.integers(free.size)]``, ``free`` the unlabeled
+        points not in ``exclude`` in pool order. A function of the state: asking twice, after
+        an undo or on a rebuild gives the same point.
+        """
+        self._check_started()
+        found = np.unique(np.asarray(self._label_positions(), dtype=np.intp)).size
+        if self.explore <= 0.0 or found < self.classes_.size:
+            return None
+        g = np.random.default_rng([len(self.labeled_), *np.atleast_1d(self._entropy)])
+        if g.random() >= self.explore:
+            return None
+        idx = self._free(exclude)
+        if idx.size == 0:
+            raise NoCandidatesError("no candidate left: every point is labeled or skipped")
+        return int(idx[g.integers(idx.size)])
+
+    def _free(self, exclude: Iterable[int]) -> np.ndarray:
+        """The unlabeled points not in ``exclude``, in pool order."""
+        free = np.ones(self.n_pool_, dtype=bool)
+        free[self.labeled_] = False
+        free[[e for e in exclude if 0 <= e < self.n_pool_]] = False
+        return np.flatnonzero(free)
 
     def _scored(self, exclude: tuple) -> tuple[np.ndarray, np.ndarray]:
         """The candidates and the scores of the current state (cached per state and exclusion)."""
