@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from rlscore.core.accuracy_interval import wilson_interval
+from rlscore.core.kernels import pool_kernel
 from rlscore.core.rls import RLSClassifier
 from rlscore.sessions.stopping_view import stopping_view
 from tests.support.sessions import moons_store, session
@@ -92,3 +93,37 @@ def test_a_long_history_is_rebuilt_on_a_sparse_grid_with_a_dense_tail(tmp_path, 
     i, _score = s.query(claim=False)  # the next label extends the curve densely
     s.label(i, s.project.truth[i], annotator="ann")
     assert not np.isnan(stopping_view(s).loo[26])
+
+
+def test_a_graph_kernel_gets_the_estimate_on_its_labeled_block(tmp_path):
+    """A graph kernel exists on the pool only: the LOO curve is that of RLS on the labeled
+    block of the pool kernel, checked by refits without each label in turn."""
+    store = moons_store(tmp_path)
+    s = session(store, strategy="uncertainty", kernel="regularized", lam=0.5)
+    truth = s.project.truth
+    for _ in range(7):
+        i, _score = s.query(claim=False)
+        s.label(i, truth[i], annotator="ann")
+    view = stopping_view(s)
+    K = pool_kernel(s.project.X, kernel="regularized")
+    order = list(s.labels.items())
+    expected = [_loo_accuracy_on_kernel(K, order[:n], 0.5) for n in range(len(order) + 1)]
+    np.testing.assert_allclose(view.loo, expected, equal_nan=True)
+    assert not np.isnan(view.loo[-1]) and view.reason is None
+
+
+def _loo_accuracy_on_kernel(K, order, lam):
+    """As :func:`_loo_accuracy`, on the labeled block of a precomputed pool kernel."""
+    y = np.asarray([label for _, label in order])
+    idx = [i for i, _ in order]
+    if len(idx) < 3 or len(set(y.tolist())) < 2:
+        return np.nan
+    hits = 0
+    for k in range(len(idx)):
+        rest = [j for j in range(len(idx)) if j != k]
+        if np.sum(y == y[k]) == 1:
+            continue
+        train = [idx[j] for j in rest]
+        clf = RLSClassifier(kernel="precomputed", lam=lam).fit(K[np.ix_(train, train)], y[rest])
+        hits += int(clf.predict(K[np.ix_([idx[k]], train)])[0] == y[k])
+    return hits / len(idx)

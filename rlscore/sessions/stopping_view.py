@@ -103,8 +103,8 @@ def stopping_view(session: SessionView, rule: str = DEFAULT_STOP_RULE) -> Stoppi
     truth_history = session.validation_history
     seen = session.last_event_id
     engine = session.engine
-    if is_graph_kernel(engine.get_params().get("kernel", "rbf")):
-        return _empty(seen, len(order), rule, "a graph kernel: no leave-one-out estimate here")
+    # a graph kernel exists on the pool only: every fit is on its labeled block
+    K = session.pool_kernel_ if is_graph_kernel(engine.get_params().get("kernel")) else None
     tracker = _tracker(session)
     with tracker.lock:
         setting = (repr(sorted(engine.get_params().items())), float(session.lam_))
@@ -133,11 +133,11 @@ def stopping_view(session: SessionView, rule: str = DEFAULT_STOP_RULE) -> Stoppi
             if n < dense_from and (n - start) % stride:
                 state = LearnerState(None, n, None, None)  # off the sparse grid: not fitted
             else:
-                state = learner_state(engine, project.X, prefix, session.lam_, classes, stop)
+                state = learner_state(engine, project.X, prefix, session.lam_, classes, stop, K)
             audit_correct = None
             if n and label_events[order[n - 1][0]].params.get("audit"):
-                before = _model_before(tracker, engine, project.X, order, n, session.lam_)
-                audit_correct = _predicted_right(before, project.X, order[n - 1])
+                before = _model_before(tracker, engine, project.X, K, order, n, session.lam_)
+                audit_correct = _predicted_right(before, project.X, K, order, n)
             if state.model is not None:
                 tracker.last_fit = (n, state.model)
             truth = truth_history[n] if n < len(truth_history) else None
@@ -178,21 +178,30 @@ def stop_rule_fired(session: SessionView, rule: str = DEFAULT_STOP_RULE) -> bool
     return decision is not None and decision.stop
 
 
-def _model_before(tracker: _Tracker, engine, X: np.ndarray, order: list, n: int, lam: float):
+def _model_before(
+    tracker: _Tracker, engine, X: np.ndarray, K: np.ndarray | None, order: list, n: int, lam: float
+):
     """The labeled RLS of the first ``n − 1`` labels (the last fit when it is that one); None
     with too few labels or classes."""
     if tracker.last_fit is not None and tracker.last_fit[0] == n - 1:
         return tracker.last_fit[1]
-    return labeled_rls(engine, X, dict(order[: n - 1]), lam)
+    return labeled_rls(engine, X, dict(order[: n - 1]), lam, K)
 
 
-def _predicted_right(model, X: np.ndarray, labeled: tuple[int, object]) -> bool | None:
-    """Whether ``model`` predicts the label of ``labeled`` (point, label), as it was before
-    the label; None without a model (fewer than two classes labeled before it)."""
+def _predicted_right(
+    model, X: np.ndarray, K: np.ndarray | None, order: list, n: int
+) -> bool | None:
+    """Whether ``model`` (fitted on the first ``n − 1`` labels of ``order``) predicts the
+    label ``n`` as it was before that label; None without a model (fewer than two classes
+    labeled before it)."""
     if model is None:
         return None
-    point, label = labeled
-    return bool(model.predict(X[[point]])[0] == label)
+    point, label = order[n - 1]
+    if K is None:
+        row = X[[point]]
+    else:  # a kernel on the pool: the point's kernel values with the points fitted on
+        row = K[np.ix_([point], [i for i, _ in order[: n - 1]])]
+    return bool(model.predict(row)[0] == label)
 
 
 def _equal(a: tuple[int, object], b: tuple[int, object]) -> bool:
@@ -201,11 +210,6 @@ def _equal(a: tuple[int, object], b: tuple[int, object]) -> bool:
 
 def _floats(values) -> np.ndarray:
     return np.asarray([np.nan if v is None else float(v) for v in values], dtype=np.float64)
-
-
-def _empty(seen: int, n: int, rule: str, reason: str) -> StoppingView:
-    none = np.zeros(0)
-    return StoppingView(seen, n, none, none, none, none, none, none, None, None, rule, reason)
 
 
 __all__ = ["StoppingView", "stop_rule_fired", "stopping_view"]

@@ -98,6 +98,12 @@ class SessionView:
         return self._state.engine
 
     @property
+    def pool_kernel_(self) -> np.ndarray | None:
+        """The pool kernel (n × n) the strategy works with; None for a strategy that needs
+        none (the low-rank and low-memory ones). A graph kernel exists only as this."""
+        return self._state.kernels.get(self.engine, self.project.X)
+
+    @property
     def strategy_name(self) -> str:
         return self._replay.strategy_name
 
