@@ -16,10 +16,13 @@ import streamlit as st
 from rlscore.ui.auth import gate
 from rlscore.ui.database_status import database_guard
 from rlscore.ui.navigation import follow_deep_link
+from rlscore.ui.warmup import start_warmup
 
 PAGES = Path(__file__).resolve().parent / "pages"
 
 st.set_page_config(page_title="rlscore", page_icon=":material/label:", layout="wide")
+# the compiled lookahead loads in the background while the page's own work runs
+start_warmup()
 # less empty space above the page, so the query and its buttons fit a 1280 × 720 screen
 st.html("<style>.block-container {padding-top: 2.2rem; padding-bottom: 2rem}</style>")
 # sign-in (or the local mode's rules) before any page: a visitor not let in sees no page

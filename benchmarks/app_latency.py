@@ -16,8 +16,16 @@ strategy — focused ARLS, low-rank ARLS above 50 000 points — the script star
 
 and beside them, in the same run, what the same label + next query costs without the UI:
 
-* **engine only**: ``LabelingSession.label`` + ``query(annotator=…)`` in-process (the
-  database write, the engine update, the claim of the next point).
+* **engine only**: ``LabelingSession.label`` + ``query(annotator=…)`` in-process, wall and
+  CPU seconds (the database write, the engine update, the claim of the next point).
+
+and, against each load, a **bare Streamlit page drawing the same plot**: the pool figure the
+app drew (read back from the browser) and the same heading and label buttons, in a script that
+imports Streamlit and plotly only. Cold and second-tab loads alternate between the app and the
+bare page on fresh servers (``--loads`` times, medians), with the servers' CPU seconds for
+each load (``/proc``): on a shared machine the CPU a load costs is steadier than its wall time.
+Issue 25's goal: cold ≤ 1.5× and second tab ≤ 1.2× the bare page. The import CPU of the Label
+page's modules and of the bare page's, each in a fresh interpreter, is printed at the end.
 
 ``--busy`` repeats everything with one of the two cores kept busy by a spinning process, to
 show how the app degrades when the machine is shared. Goals (issue 9), on a quiet 2-core
@@ -29,12 +37,15 @@ Usage::
     python benchmarks/app_latency.py                 # n = 500, 2000, 5000; 20 clicks each
     python benchmarks/app_latency.py --busy          # … and again with one core busy
     python benchmarks/app_latency.py --quick         # n = 500; 3 clicks (a smoke run)
+    python benchmarks/app_latency.py --sizes 5000 --clicks 0 --loads 5   # loads only
+    python benchmarks/app_latency.py --sizes 2000 --clicks 0 --compare-warmup
 """
 
 from __future__ import annotations
 
 import argparse
 import multiprocessing as mp
+import os
 import re
 import statistics
 import subprocess
@@ -54,6 +65,7 @@ from rlscore.data.samples import ensure_sample_projects, make_two_moons_imbalanc
 from rlscore.sessions import LabelingSession  # noqa: E402
 from rlscore.sessions.settings import default_settings, engine_settings  # noqa: E402
 from rlscore.storage import open_store  # noqa: E402
+from rlscore.ui.warmup import WARMUP_ENV  # noqa: E402
 
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 PANEL = "[data-rls-view='panel']"
@@ -65,6 +77,8 @@ PLOT_DRAWN = (
 SIGMA, LAM = 2.0, 0.1
 ANNOTATOR = "bench"
 GOALS = {"click": {2000: 0.25, 5000: 0.4}, "cold": 2.5, "warm": 1.5}
+#: issue 25: the app's loads against the bare page drawing the same plot, same run
+RATIO_GOALS = {"cold": 1.5, "warm": 1.2}
 
 
 def make_project(n: int) -> Project:
@@ -132,8 +146,9 @@ def browser_clicks(page, project: Project, clicks: int) -> tuple[list[float], li
     return query_times, plot_times
 
 
-def engine_clicks(db: Path, project: Project, clicks: int) -> list[float]:
-    """Seconds per label + next query done in-process, on a copy of the project."""
+def engine_clicks(db: Path, project: Project, clicks: int) -> tuple[list[float], list[float]]:
+    """Wall and CPU seconds per label + next query done in-process, on a copy of the
+    project."""
     with open_store(db) as store:
         name = project.name + "_engine"
         store.create_project(
@@ -144,22 +159,24 @@ def engine_clicks(db: Path, project: Project, clicks: int) -> list[float]:
         session = LabelingSession(
             store, name, s["strategy"], sigma=SIGMA, lam=LAM, **engine_settings(s)
         )
-        times = []
+        times, cpus = [], []
         for _ in range(clicks):
             q, _ = session.query(annotator=ANNOTATOR)
-            tic = time.perf_counter()
+            tic, cpu = time.perf_counter(), time.process_time()
             session.label(q, project.truth[q], annotator=ANNOTATOR, seen=session.last_event_id)
             session.query(annotator=ANNOTATOR)
             times.append(time.perf_counter() - tic)
-    return times
+            cpus.append(time.process_time() - cpu)
+    return times, cpus
 
 
 def start_pool_server(
-    n: int, workdir: Path, poll: float = 0.0
+    n: int, workdir: Path, poll: float = 0.0, warmup: bool = True
 ) -> tuple[StreamlitServer, Project, str]:
     """A started server on a fresh database holding the ``n``-point pool; and the Label
     page's address for :data:`ANNOTATOR`. ``poll``: the Label page's teammate polling
-    interval in seconds (0: off; the app's default is 1, :mod:`rlscore.ui.teammates`)."""
+    interval in seconds (0: off; the app's default is 1, :mod:`rlscore.ui.teammates`).
+    ``warmup``: False starts the server with the app's warm-up off (:mod:`rlscore.ui.warmup`)."""
     workdir.mkdir(parents=True, exist_ok=True)
     db = workdir / f"bench{n}.sqlite3"
     project = make_project(n)
@@ -168,26 +185,135 @@ def start_pool_server(
         store.create_project(project)
         # the project's default strategy: focused ARLS, low-rank ARLS above 50 000 points
         store.save_settings(project.name, {"sigma": SIGMA, "lam": LAM})
-    server = StreamlitServer(db, workdir / f"server{n}.log", poll_seconds=poll).start()
+    server = StreamlitServer(db, workdir / f"server{n}.log", poll_seconds=poll)
+    os.environ[WARMUP_ENV] = "1" if warmup else "0"  # read by the server it starts
+    try:
+        server.start()
+    finally:
+        del os.environ[WARMUP_ENV]
     return server, project, f"{server.url}/?project={project.name}&annotator={ANNOTATOR}"
 
 
-def run(n: int, clicks: int, browser, workdir: Path, poll: float = 0.0) -> dict:
-    server, project, url = start_pool_server(n, workdir, poll)
-    try:
-        context = browser.new_context(viewport={"width": 1400, "height": 1000})
-        context.set_default_timeout(TIMEOUT_MS)
+def server_cpu(server: StreamlitServer) -> float:
+    """CPU seconds (user + system) the server process has used so far."""
+    fields = Path(f"/proc/{server.proc.pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def timed_loads(server: StreamlitServer, context, url: str, opener) -> dict:
+    """Cold first load and second tab on a fresh ``server``: wall seconds, the server's CPU
+    seconds and Chromium's main-thread busy seconds (CDP ``TaskDuration``) for each; also
+    returns the first tab (still open)."""
+    out = {}
+    pages = []
+    for key in ("cold", "warm"):
         page = context.new_page()
-        cold = open_page(page, url)
-        second = context.new_page()
-        warm = open_page(second, url)
-        second.close()
-        times, plot = browser_clicks(page, project, clicks)
-        context.close()
-    finally:
-        server.stop()
-    return {"n": n, "cold": cold, "warm": warm, "click": times, "plot": plot,
-            "engine": engine_clicks(server.db, project, clicks)}  # fmt: skip
+        cdp = context.new_cdp_session(page)
+        cdp.send("Performance.enable")
+        cpu = server_cpu(server)
+        out[key] = opener(page, url)
+        out[f"{key}_cpu"] = server_cpu(server) - cpu
+        out[f"{key}_browser"] = task_seconds(cdp)
+        cdp.detach()
+        pages.append(page)
+    pages[1].close()
+    out["page"] = pages[0]
+    return out
+
+
+def task_seconds(cdp) -> float:
+    """Seconds Chromium's main thread of the page has been busy (script, style, layout,
+    paint)."""
+    metrics = cdp.send("Performance.getMetrics")["metrics"]
+    return next(m["value"] for m in metrics if m["name"] == "TaskDuration")
+
+
+#: the drawn pool figure, typed arrays made plain lists (plotly.js decodes base64 arrays)
+FIGURE_JS = """() => {
+  const gd = document.querySelector('.js-plotly-plot');
+  const plain = (v) => ArrayBuffer.isView(v) ? Array.from(v)
+    : Array.isArray(v) ? v.map(plain)
+    : (v && typeof v === 'object') ? Object.fromEntries(
+        Object.entries(v).filter(([k]) => !k.startsWith('_')).map(([k, x]) => [k, plain(x)]))
+    : v;
+  return JSON.stringify({data: plain(gd.data), layout: plain(gd.layout)});
+}"""
+
+#: the bare page: Streamlit and plotly only, the same figure, a heading and two buttons
+BARE_APP = """
+import plotly.io as pio
+import streamlit as st
+
+st.set_page_config(layout="wide")
+left, right = st.columns([2, 3])
+with left:
+    st.subheader("Next query: point #0")
+    st.button("-1", key="neg")
+    st.button("1", key="pos")
+with right:
+    # skip_invalid: the layout read back from plotly.js holds a few computed keys
+    figure = pio.from_json(open({path!r}).read(), skip_invalid=True)
+    st.plotly_chart(figure, key="pool")
+"""
+
+
+def open_bare(page, url: str) -> float:
+    tic = time.perf_counter()
+    page.goto(url)
+    query_on_page(page)
+    page.wait_for_function(PLOT_DRAWN)
+    page.locator(IDLE).wait_for()
+    return time.perf_counter() - tic
+
+
+def run(
+    n: int,
+    clicks: int,
+    browser,
+    workdir: Path,
+    poll: float = 0.0,
+    loads: int = 1,
+    compare_warmup: bool = False,
+) -> dict:
+    """``loads`` rounds of (app cold + second tab, bare page cold + second tab), each on fresh
+    servers — with ``compare_warmup`` also the app with its warm-up off, in the same round;
+    the clicks on the first round's app page; the engine alone after them."""
+    out = {"n": n, "app": [], "app_nowarm": [], "bare": [], "click": [], "plot": []}
+    for r in range(loads):
+        for warmup in (True, False) if compare_warmup else (True,):
+            key = "app" if warmup else "app_nowarm"
+            server, project, url = start_pool_server(n, workdir / f"{key}{r}", poll, warmup)
+            try:
+                context = browser.new_context(viewport={"width": 1400, "height": 1000})
+                context.set_default_timeout(TIMEOUT_MS)
+                loaded = timed_loads(server, context, url, open_page)
+                page = loaded.pop("page")
+                out[key].append(loaded)
+                figure = workdir / f"figure{n}.json"
+                figure.write_text(page.evaluate(FIGURE_JS))
+                if r == 0 and warmup and clicks:
+                    out["click"], out["plot"] = browser_clicks(page, project, clicks)
+                context.close()
+            finally:
+                server.stop()
+        if r == 0:
+            out["engine"], out["engine_cpu"] = (
+                engine_clicks(server.db, project, clicks) if clicks else ([], [])
+            )
+        script = workdir / f"bare{n}.py"
+        script.write_text(BARE_APP.format(path=str(figure)))
+        bare = StreamlitServer(workdir / "unused.sqlite3", workdir / f"bare{n}.log",
+                               script=str(script)).start()  # fmt: skip
+        try:
+            context = browser.new_context(viewport={"width": 1400, "height": 1000})
+            context.set_default_timeout(TIMEOUT_MS)
+            loaded = timed_loads(bare, context, bare.url, open_bare)
+            loaded.pop("page")
+            out["bare"].append(loaded)
+            context.close()
+        finally:
+            bare.stop()
+    return out
 
 
 #: a one-button fragment: what any click costs in Streamlit on this machine (the floor)
@@ -232,17 +358,6 @@ def streamlit_floor(browser, workdir: Path, clicks: int) -> list[float]:
     return times
 
 
-def import_seconds(module: str) -> float:
-    """Wall-clock seconds to import ``module`` in a fresh interpreter (median of 3)."""
-    code = f"import time; t = time.perf_counter(); import {module}; print(time.perf_counter() - t)"
-    runs = [
-        float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                             check=True, cwd=REPO).stdout)
-        for _ in range(3)
-    ]  # fmt: skip
-    return statistics.median(runs)
-
-
 def _spin() -> None:
     while True:
         pass
@@ -260,38 +375,109 @@ def report(results: list[dict], clicks: int, label: str) -> None:
     print()
     print(f"{label}: focused ARLS (low-rank ARLS above 50 000 points), RBF σ = {SIGMA}, λ = {LAM}; "
           f"{clicks} clicks per pool; seconds")  # fmt: skip
-    print(
-        f"{'n':>6} | {'cold load':>9} | {'2nd tab':>7} | {'click→query med':>15} | "
-        f"{'p90':>6} | {'max':>6} | {'plot caught up med':>18} | {'p90':>6} | "
-        f"{'engine only med':>15}"
-    )
-    print("-" * 113)
-    for r in results:
+    if clicks:
         print(
-            f"{r['n']:>6} | {r['cold']:>9.2f} | {r['warm']:>7.2f} | {med(r['click']):>15.3f} | "
-            f"{p90(r['click']):>6.3f} | {max(r['click']):>6.3f} | {med(r['plot']):>18.3f} | "
-            f"{p90(r['plot']):>6.3f} | {med(r['engine']):>15.4f}"
+            f"{'n':>6} | {'click→query med':>15} | {'p90':>6} | {'max':>6} | "
+            f"{'plot caught up med':>18} | {'p90':>6} | {'engine only med':>15} | "
+            f"{'engine CPU med':>14}"
         )
+        print("-" * 104)
+        for r in results:
+            print(
+                f"{r['n']:>6} | {med(r['click']):>15.3f} | {p90(r['click']):>6.3f} | "
+                f"{max(r['click']):>6.3f} | {med(r['plot']):>18.3f} | {p90(r['plot']):>6.3f} | "
+                f"{med(r['engine']):>15.4f} | {med(r['engine_cpu']):>14.4f}"
+            )
+        for r in results:
+            goal = GOALS["click"].get(r["n"])
+            if goal is not None:
+                ok = med(r["click"]) <= goal
+                print(f"goal click→query ≤ {goal} s at n = {r['n']}: "
+                      f"{'met' if ok else 'NOT met'} (median {med(r['click']):.3f} s)")  # fmt: skip
+    loads = len(results[0]["app"])
+    print()
+    print(
+        f"page loads, app vs a bare Streamlit page drawing the same plot (fresh servers, "
+        f"alternating; median of {loads}): wall s, and the server's CPU s for the load"
+    )
+    print(
+        f"{'n':>6} | {'load':<9} | {'app wall':>8} | {'bare wall':>9} | {'ratio':>5} | "
+        f"{'app CPU':>7} | {'bare CPU':>8} | {'ratio':>5} | {'app+browser':>11} | "
+        f"{'bare+browser':>12} | {'ratio':>5} | goal (wall)"
+    )
+    print("-" * 128)
     for r in results:
-        goal = GOALS["click"].get(r["n"])
-        if goal is not None:
-            ok = med(r["click"]) <= goal
-            print(f"goal click→query ≤ {goal} s at n = {r['n']}: "
-                  f"{'met' if ok else 'NOT met'} (median {med(r['click']):.3f} s)")  # fmt: skip
-    colds = ", ".join(f"{r['cold']:.2f}" for r in results)
-    warms = ", ".join(f"{r['warm']:.2f}" for r in results)
-    cold_ok = all(r["cold"] <= GOALS["cold"] for r in results)
-    warm_ok = all(r["warm"] <= GOALS["warm"] for r in results)
-    print(f"goal cold load ≤ {GOALS['cold']} s: {'met' if cold_ok else 'NOT met'} ({colds})")
-    print(f"goal second tab ≤ {GOALS['warm']} s: {'met' if warm_ok else 'NOT met'} ({warms})")
+        for key, name in (("cold", "cold"), ("warm", "2nd tab")):
+            a = med(x[key] for x in r["app"])
+            b = med(x[key] for x in r["bare"])
+            ac = med(x[f"{key}_cpu"] for x in r["app"])
+            bc = med(x[f"{key}_cpu"] for x in r["bare"])
+            at = med(x[f"{key}_cpu"] + x[f"{key}_browser"] for x in r["app"])
+            bt = med(x[f"{key}_cpu"] + x[f"{key}_browser"] for x in r["bare"])
+            goal = RATIO_GOALS[key]
+            verdict = "met" if a / b <= goal else "NOT met"
+            print(
+                f"{r['n']:>6} | {name:<9} | {a:>8.2f} | {b:>9.2f} | {a / b:>5.2f} | "
+                f"{ac:>7.2f} | {bc:>8.2f} | {ac / max(bc, 1e-9):>5.2f} | {at:>11.2f} | "
+                f"{bt:>12.2f} | {at / bt:>5.2f} | ≤ {goal}×: {verdict}"
+            )
+    print(
+        "CPU: the server process's user + system seconds during the load; +browser: plus "
+        "Chromium's main-thread busy seconds (CDP TaskDuration)"
+    )
+    for r in results:
+        if not r["app_nowarm"]:
+            continue
+        print(f"warm-up (rlscore.ui.warmup) on vs off, n = {r['n']}, median of {loads}:")
+        for key, name in (("cold", "cold"), ("warm", "2nd tab")):
+            on = [x[key] for x in r["app"]]
+            off = [x[key] for x in r["app_nowarm"]]
+            on_cpu = med(x[f"{key}_cpu"] for x in r["app"])
+            off_cpu = med(x[f"{key}_cpu"] for x in r["app_nowarm"])
+            print(
+                f"  {name:<8} wall {med(on):.2f} s on, {med(off):.2f} s off; server CPU "
+                f"{on_cpu:.2f} s on, {off_cpu:.2f} s off"
+            )
     print(f"# load average: {load_average()}", flush=True)
+
+
+#: what the Label page (with app.py) and the bare page import before drawing anything
+LABEL_PAGE_IMPORTS = ("streamlit", "rlscore.ui.auth", "rlscore.ui.navigation",
+                      "rlscore.ui.actions", "rlscore.ui.query_panel", "rlscore.ui.refresh",
+                      "rlscore.ui.search_panel", "rlscore.ui.stopping_panel",
+                      "rlscore.ui.errors", "rlscore.ui.keys", "rlscore.ui.sidebar",
+                      "rlscore.ui.store", "rlscore.ui.teammates")  # fmt: skip
+BARE_PAGE_IMPORTS = ("streamlit", "plotly.io", "plotly.graph_objects")
+
+
+def import_cpu(modules: tuple[str, ...]) -> tuple[float, float]:
+    """CPU and wall seconds to import ``modules`` in a fresh interpreter (median of 3)."""
+    code = (
+        "import time; c, t = time.process_time(), time.perf_counter()\n"
+        + "".join(f"import {m}\n" for m in modules)
+        + "print(time.process_time() - c, time.perf_counter() - t)"
+    )
+    runs = [
+        [float(v) for v in subprocess.run([sys.executable, "-c", code], capture_output=True,
+                                          text=True, check=True, cwd=REPO).stdout.split()]
+        for _ in range(3)
+    ]  # fmt: skip
+    return statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="n = 500 and 3 clicks")
     parser.add_argument("--sizes", type=int, nargs="*", help="pool sizes (default 500 2000 5000)")
-    parser.add_argument("--clicks", type=int, help="label clicks per pool (default 20)")
+    parser.add_argument("--clicks", type=int, help="label clicks per pool (default 20; 0: none)")
+    parser.add_argument(
+        "--loads", type=int, default=3, help="cold + second-tab rounds per pool (default 3)"
+    )
+    parser.add_argument(
+        "--compare-warmup",
+        action="store_true",
+        help="also load the app with its warm-up off (RLSCORE_WARMUP=0), in the same rounds",
+    )
     parser.add_argument("--busy", action="store_true", help="also run with one core busy")
     parser.add_argument(
         "--poll",
@@ -301,7 +487,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     sizes = args.sizes or ([500] if args.quick else [500, 2000, 5000])
-    clicks = args.clicks or (3 if args.quick else 20)
+    clicks = args.clicks if args.clicks is not None else (3 if args.quick else 20)
+    loads = 1 if args.quick else args.loads
     exe = chromium_executable()
     if exe is None:
         print("chromium is not installed (apt-get install chromium)", file=sys.stderr)
@@ -322,19 +509,24 @@ def main(argv: list[str] | None = None) -> int:
                 for n in sizes:
                     print(f"{label}, n = {n}: measuring …", flush=True)
                     workdir = Path(tmp) / label.replace(" ", "_")
-                    results.append(run(n, clicks, browser, workdir, args.poll))
+                    results.append(
+                        run(n, clicks, browser, workdir, args.poll, loads, args.compare_warmup)
+                    )
             finally:
                 if spinner is not None:
                     spinner.terminate()
                     spinner.join()
             report(results, clicks, label)
-        floor = streamlit_floor(browser, Path(tmp) / "minimal", clicks)
+        floor = streamlit_floor(browser, Path(tmp) / "minimal", clicks) if clicks else []
         browser.close()
     print()
-    print(f"baseline, Streamlit's own round trip (a one-button fragment, {clicks} clicks): "
-          f"median {statistics.median(floor):.3f} s, p90 {p90(floor):.3f} s")  # fmt: skip
-    for module in ("sklearn.base", "rlscore.ui.sidebar", "rlscore.viz.figures"):
-        print(f"import {module} in a fresh interpreter: {import_seconds(module):.2f} s")
+    if floor:
+        print(f"baseline, Streamlit's own round trip (a one-button fragment, {clicks} clicks): "
+              f"median {statistics.median(floor):.3f} s, p90 {p90(floor):.3f} s")  # fmt: skip
+    for name, modules in (("Label page", LABEL_PAGE_IMPORTS), ("bare page", BARE_PAGE_IMPORTS)):
+        cpu, wall = import_cpu(modules)
+        print(f"imports of the {name} in a fresh interpreter: {cpu:.2f} s CPU, {wall:.2f} s wall "
+              f"(median of 3)")  # fmt: skip
     print(f"# load average at the end: {load_average()}")
     return 0
 

@@ -8,55 +8,63 @@ kernel read their width off the data unless given one (``sigma="median"``,
 :mod:`rlscore.core.kernel_width`).
 """
 
-from rlscore.core import confidence
-from rlscore.core.bdlda import BDLDA
-from rlscore.core.error_rates import SpecifiedErrorClassifier
-from rlscore.core.graph_ocl import GraphOCL
-from rlscore.core.kernel_width import SIGMA_RULES, median_sigma, scale_sigma
-from rlscore.core.kernels import graph_kernel, kernel_matrix, pool_kernel
-from rlscore.core.klr import KernelLogisticRegression
-from rlscore.core.lgc import LGCClassifier
-from rlscore.core.lowrank import LowRankKernel
-from rlscore.core.reduced_rls import ReducedRLSClassifier
-from rlscore.core.rls import RLSClassifier
-from rlscore.core.rls_path import RLSPath
-from rlscore.data.projects import Project, ProjectInputError, project_from_table, read_table
-from rlscore.data.samples import Dataset, ensure_sample_projects, list_samples, load_sample
-from rlscore.experiments.compare import compare_strategies
-from rlscore.experiments.simulate import simulate
-from rlscore.query import (
-    ARLS,
-    STRATEGIES,
-    AOptimalKLR,
-    EntropyQuery,
-    FocusedARLS,
-    LGCQuery,
-    LowRankAOptimalKLR,
-    LowRankARLS,
-    MaxEntropyKLR,
-    NoCandidatesError,
-    QueryStrategy,
-    RandomQuery,
-    UncertaintyQuery,
-    make_strategy,
-)
-from rlscore.sessions import (
-    LabelingSession,
-    Overlap,
-    export_labels,
-    project_agreement,
-    project_settings,
-    save_project_settings,
-    undo_last,
-)
-from rlscore.storage import (
-    Event,
-    LabelStore,
-    PostgresLabelStore,
-    SQLiteLabelStore,
-    StaleActionError,
-    open_store,
-)
+from rlscore.core.lazy_exports import lazy_exports
+
+#: defining module -> the public names taken from it; each is imported on first access, so
+#: ``import rlscore.ui.sidebar`` (the app's first page) does not import every floor, scikit-learn
+#: and pandas with it
+_EXPORTS = {
+    "rlscore.core": ("confidence",),
+    "rlscore.core.bdlda": ("BDLDA",),
+    "rlscore.core.error_rates": ("SpecifiedErrorClassifier",),
+    "rlscore.core.graph_ocl": ("GraphOCL",),
+    "rlscore.core.kernel_width": ("SIGMA_RULES", "median_sigma", "scale_sigma"),
+    "rlscore.core.kernels": ("graph_kernel", "kernel_matrix", "pool_kernel"),
+    "rlscore.core.klr": ("KernelLogisticRegression",),
+    "rlscore.core.lgc": ("LGCClassifier",),
+    "rlscore.core.lowrank": ("LowRankKernel",),
+    "rlscore.core.reduced_rls": ("ReducedRLSClassifier",),
+    "rlscore.core.rls": ("RLSClassifier",),
+    "rlscore.core.rls_path": ("RLSPath",),
+    "rlscore.data.projects": ("Project", "ProjectInputError", "project_from_table", "read_table"),
+    "rlscore.data.samples": ("Dataset", "ensure_sample_projects", "list_samples", "load_sample"),
+    "rlscore.experiments.compare": ("compare_strategies",),
+    "rlscore.experiments.simulate": ("simulate",),
+    "rlscore.query": (
+        "ARLS",
+        "STRATEGIES",
+        "AOptimalKLR",
+        "EntropyQuery",
+        "FocusedARLS",
+        "LGCQuery",
+        "LowRankAOptimalKLR",
+        "LowRankARLS",
+        "MaxEntropyKLR",
+        "NoCandidatesError",
+        "QueryStrategy",
+        "RandomQuery",
+        "UncertaintyQuery",
+        "make_strategy",
+    ),
+    "rlscore.sessions": (
+        "LabelingSession",
+        "Overlap",
+        "export_labels",
+        "project_agreement",
+        "project_settings",
+        "save_project_settings",
+        "undo_last",
+    ),
+    "rlscore.storage": (
+        "Event",
+        "LabelStore",
+        "PostgresLabelStore",
+        "SQLiteLabelStore",
+        "StaleActionError",
+        "open_store",
+    ),
+}
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
 
 __version__ = "0.1.0"
 

@@ -16,10 +16,14 @@ true nearest cross-component pair, and ``c`` components gain exactly ``c − 1``
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
-from sklearn.neighbors import NearestNeighbors
+
+if TYPE_CHECKING:
+    from sklearn.neighbors import NearestNeighbors
 
 __all__ = ["component_bridges", "component_sizes", "nearest_neighbors"]
 
@@ -40,6 +44,9 @@ def nearest_neighbors(X: np.ndarray, metric: str = "euclidean") -> NearestNeighb
     selection: O(n²d) work but with no tree overhead, which wins from d ≈ 8 on (on data
     without low intrinsic dimension).
     """
+    # imported here: vector kernels import this module, only graph kernels need the search
+    from sklearn.neighbors import NearestNeighbors
+
     tree = metric == "euclidean" and X.shape[1] <= _TREE_MAX_FEATURES
     return NearestNeighbors(algorithm="kd_tree" if tree else "brute", metric=metric).fit(X)
 

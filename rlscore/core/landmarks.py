@@ -24,7 +24,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.linalg
-from sklearn.cluster import KMeans, MiniBatchKMeans
 
 #: ``kernel(A, B)`` → the (len(A), len(B)) kernel matrix
 KernelFn = Callable[[np.ndarray, np.ndarray], np.ndarray]
@@ -128,6 +127,10 @@ def kmeans_landmarks(
     ``MiniBatchKMeans`` above (Zhang et al. also stop k-means early: the centres only need to
     cover the data, not to converge).
     """
+    # imported here: sklearn.cluster loads sklearn.metrics and sklearn.neighbors, which the
+    # app's first page does not need (a large pool's default landmarks are uniform)
+    from sklearn.cluster import KMeans, MiniBatchKMeans
+
     seed = int(rng.randint(np.iinfo(np.int32).max))
     if X.shape[0] <= KMEANS_FULL_MAX:
         km = KMeans(n_clusters=m, n_init=1, max_iter=max_iter, random_state=seed)

@@ -10,10 +10,53 @@ the validation set (= 1 − scikit-learn's balanced accuracy).
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
-from sklearn.metrics import accuracy_score, balanced_accuracy_score
+import pandas as pd
+
+#: what a pool's labels held as Python objects can be stored as without changing which of them
+#: are equal (pandas' inference of an object array's values; anything else stays objects)
+_TYPED = {"integer": np.int64, "boolean": bool}
+
+
+def label_codes(labels: np.ndarray) -> tuple[np.ndarray, list]:
+    """Codes of ``labels`` and the distinct labels they index, labels compared as Python
+    compares them (``1 == 1.0 == np.int64(1)``, ``1 != "1"``), in one hashed pass: a session
+    codes its whole pool after every label, one dict lookup per point would be O(n) Python.
+
+    Parameters
+    ----------
+    labels : ndarray (n,)
+
+    Returns
+    -------
+    codes : ndarray (n,) of int
+        ``distinct[codes[i]]`` equals ``labels[i]``.
+    distinct : list
+        The distinct labels as Python objects, in order of first appearance.
+    """
+    labels = np.asarray(labels).ravel()
+    if labels.dtype == object:  # hashing typed values is several times faster than objects
+        target = _TYPED.get(pd.api.types.infer_dtype(labels, skipna=False))
+        if target is not None:
+            try:
+                labels = labels.astype(target)
+            except (OverflowError, ValueError):  # an integer beyond 64 bits
+                pass
+    codes, distinct = pd.factorize(labels, use_na_sentinel=False)
+    return codes, np.asarray(distinct, dtype=object).tolist()
+
+
+def _shared_codes(y_true, y_pred) -> tuple[np.ndarray, np.ndarray]:
+    """Positions of the true and predicted labels in one shared list of classes (scikit-learn
+    sorts labels, so ``1`` and ``"1"`` must be told apart before it sees them)."""
+    t, p = np.asarray(y_true), np.asarray(y_pred)
+    if t.shape != p.shape:
+        raise ValueError(f"{t.size} true labels but {p.size} predictions")
+    (ct, dt), (cp, dp) = label_codes(t), label_codes(p)
+    # the few distinct labels of both sides merged as Python objects: 1 and "1" stay apart
+    shared = {v: k for k, v in enumerate(dict.fromkeys([*dt, *dp]))}
+    positions = [np.array([shared[v] for v in d], dtype=np.intp) for d in (dt, dp)]
+    return positions[0][ct], positions[1][cp]
 
 
 def validation_errors(y_true, y_pred) -> tuple[float | None, float | None]:
@@ -22,20 +65,14 @@ def validation_errors(y_true, y_pred) -> tuple[float | None, float | None]:
     Labels are compared as Python objects, so ``1`` and ``"1"`` differ (a project's classes
     are either numbers or strings, never both).
     """
-    t = np.asarray(y_true, dtype=object)
-    p = np.asarray(y_pred, dtype=object)
-    if t.shape != p.shape:
-        raise ValueError(f"{t.size} true labels but {p.size} predictions")
-    if t.size == 0:
+    ti, pi = _shared_codes(y_true, y_pred)
+    if ti.size == 0:
         return None, None
-    # scikit-learn sorts labels: map both to positions of one shared list of classes
-    classes = {v: k for k, v in enumerate(dict.fromkeys([*t.tolist(), *p.tolist()]))}
-    ti = np.fromiter((classes[v] for v in t.tolist()), dtype=np.intp, count=t.size)
-    pi = np.fromiter((classes[v] for v in p.tolist()), dtype=np.intp, count=p.size)
-    error = 1.0 - accuracy_score(ti, pi)
-    with warnings.catch_warnings():
-        # a predicted class absent from the truth is expected early in labeling
-        warnings.filterwarnings("ignore", "y_pred contains classes not in y_true")
-        warnings.filterwarnings("ignore", "A single label was found in 'y_true' and 'y_pred'")
-        balanced = 1.0 - balanced_accuracy_score(ti, pi)
-    return float(error), float(balanced)
+    wrong = ti != pi
+    error = wrong.mean()
+    # balanced accuracy = the mean recall of the classes present in the truth (scikit-learn's
+    # balanced_accuracy_score; counted here: the app records it after every label)
+    n_true = np.bincount(ti)
+    present = n_true > 0
+    recall = 1.0 - np.bincount(ti, weights=wrong, minlength=n_true.size)[present] / n_true[present]
+    return float(error), float(1.0 - recall.mean())

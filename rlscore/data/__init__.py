@@ -1,13 +1,19 @@
 """Data: projects (the pool an annotator labels), reading user tables, bundled samples."""
 
-from rlscore.data.projects import Project, ProjectInputError, project_from_table, read_table
-from rlscore.data.samples import (
-    Dataset,
-    ensure_sample_projects,
-    list_samples,
-    load_sample,
-    project_from_sample,
-)
+from rlscore.core.lazy_exports import lazy_exports
+
+#: imported on first access: the samples module loads scikit-learn's datasets
+_EXPORTS = {
+    "rlscore.data.projects": ("Project", "ProjectInputError", "project_from_table", "read_table"),
+    "rlscore.data.samples": (
+        "Dataset",
+        "ensure_sample_projects",
+        "list_samples",
+        "load_sample",
+        "project_from_sample",
+    ),
+}
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
 
 __all__ = [
     "Dataset",

@@ -16,7 +16,6 @@ from pathlib import PurePosixPath
 from urllib.parse import urlsplit
 
 import numpy as np
-from sklearn.decomposition import PCA
 
 from rlscore.data.features.image_urls import is_url
 from rlscore.data.items import ItemColumn
@@ -35,6 +34,9 @@ def map_coordinates(X: np.ndarray, seed: int = 0) -> np.ndarray:
     X = np.asarray(X, dtype=np.float64)
     if X.shape[1] <= 2:
         return np.column_stack([X, np.zeros((X.shape[0], 2 - X.shape[1]))])
+    # imported here: the Label page imports this module for snippets; only items need a map
+    from sklearn.decomposition import PCA
+
     solver = "full" if X.shape[0] * X.shape[1] <= 4_000_000 else "randomized"
     Z = PCA(n_components=2, svd_solver=solver, random_state=seed).fit_transform(X)
     flip = np.sign(Z[np.argmax(np.abs(Z), axis=0), [0, 1]])

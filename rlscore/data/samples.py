@@ -25,7 +25,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from sklearn.datasets import load_breast_cancer, load_digits, make_moons
 
 from rlscore.core.kernel_width import median_sigma
 from rlscore.core.serialization import jsonable
@@ -109,6 +108,8 @@ def make_two_moons_imbalanced(
     scikit-learn's moons have radius 1; scaling by 6 makes the paper's σ = 2 a third of a
     moon's radius, so the kernel resolves the moons' shape.
     """
+    from sklearn.datasets import make_moons  # here: the app's first page does not need it
+
     rng = np.random.default_rng(seed)
     m = max(n_neg, n_pos)
     Xm, ym = make_moons(n_samples=(m, m), noise=noise, random_state=int(rng.integers(2**31)))
@@ -130,6 +131,8 @@ def _stratified_split(y: np.ndarray, n_first: dict, seed: int) -> tuple[np.ndarr
 
 def _digits123(split: str) -> tuple[np.ndarray, np.ndarray]:
     """Digits 1, 2, 3 (8 × 8 images): 100 random per class in the pool (Yajima §6)."""
+    from sklearn.datasets import load_digits  # here: the app's first page does not need it
+
     d = load_digits()
     keep = np.isin(d.target, [1, 2, 3])
     X, y = d.data[keep], d.target[keep].astype(np.int64)
@@ -140,6 +143,8 @@ def _digits123(split: str) -> tuple[np.ndarray, np.ndarray]:
 
 def _breast_cancer(split: str) -> tuple[np.ndarray, np.ndarray]:
     """Wisconsin breast cancer, standardised with the pool's mean and sd; +1 = malignant."""
+    from sklearn.datasets import load_breast_cancer  # here: the app's first page does not need it
+
     d = load_breast_cancer()
     y = np.where(d.target == 0, 1, -1).astype(np.int64)
     pool, rest = _stratified_split(y, {1: 150, -1: 250}, seed=0)
@@ -293,6 +298,8 @@ def _generate(name: str, split: str) -> tuple[np.ndarray, np.ndarray, list[str]]
         return X, y, [f"pixel_{r}_{c}" for r in range(8) for c in range(8)]
     elif name == "breast_cancer":
         X, y = _breast_cancer(split)
+        from sklearn.datasets import load_breast_cancer  # here: see _breast_cancer
+
         return X, y, [str(f) for f in load_breast_cancer().feature_names]
     else:
         raise ValueError(f"unknown sample dataset {name!r}: choose one of {list_samples()}")

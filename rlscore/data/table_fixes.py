@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from sklearn.impute import SimpleImputer
-from sklearn.preprocessing import OneHotEncoder
 
 from rlscore.data.items import rows_text
 
@@ -90,6 +88,9 @@ def impute_missing(
         values = s.to_numpy(dtype=np.float64 if numeric else object).reshape(-1, 1)
         if not numeric:
             values = np.where(pd.isna(values), None, values)
+        # imported here: the app's pages import this module, few tables need a fix
+        from sklearn.impute import SimpleImputer
+
         imputer = SimpleImputer(
             strategy=rule, missing_values=np.nan if numeric else None, keep_empty_features=True
         )
@@ -114,6 +115,8 @@ def one_hot_encode(df: pd.DataFrame, column: str) -> tuple[pd.DataFrame, str]:
         )
     if len(categories) < 2:
         raise TableFixError(f"column {column!r} has a single category: it carries no information")
+    from sklearn.preprocessing import OneHotEncoder  # here: see SimpleImputer above
+
     encoder = OneHotEncoder(categories=[categories], sparse_output=False, dtype=np.float64)
     onehot = encoder.fit_transform(values.reshape(-1, 1))
     names = [f"{column}={c}" for c in categories]

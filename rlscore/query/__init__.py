@@ -21,19 +21,26 @@
 
 from __future__ import annotations
 
-from rlscore.query.aoptimal import AOptimalKLR, MaxEntropyKLR
-from rlscore.query.aoptimal_lowrank import LowRankAOptimalKLR
-from rlscore.query.arls import ARLS
-from rlscore.query.arls_focused import FocusedARLS
-from rlscore.query.arls_lowrank import LowRankARLS
-from rlscore.query.base import NoCandidatesError, QueryStrategy
-from rlscore.query.baselines import EntropyQuery, RandomQuery, UncertaintyQuery
-from rlscore.query.feature_pool import FeaturePoolStrategy
-from rlscore.query.klr_pool import KLRPoolStrategy
-from rlscore.query.lgc import LGCQuery
-from rlscore.query.registry import STRATEGIES, make_strategy, strategy_class
-from rlscore.query.rls_pool import RLSPoolStrategy
-from rlscore.query.weighted_rls import WeightedRLSStrategy
+from rlscore.core.lazy_exports import lazy_exports
+
+#: imported on first access: a session loads only the strategy it runs (the registry names
+#: the others by module)
+_EXPORTS = {
+    "rlscore.query.aoptimal": ("AOptimalKLR", "MaxEntropyKLR"),
+    "rlscore.query.aoptimal_lowrank": ("LowRankAOptimalKLR",),
+    "rlscore.query.arls": ("ARLS",),
+    "rlscore.query.arls_focused": ("FocusedARLS",),
+    "rlscore.query.arls_lowrank": ("LowRankARLS",),
+    "rlscore.query.base": ("NoCandidatesError", "QueryStrategy"),
+    "rlscore.query.baselines": ("EntropyQuery", "RandomQuery", "UncertaintyQuery"),
+    "rlscore.query.feature_pool": ("FeaturePoolStrategy",),
+    "rlscore.query.klr_pool": ("KLRPoolStrategy",),
+    "rlscore.query.lgc": ("LGCQuery",),
+    "rlscore.query.registry": ("STRATEGIES", "make_strategy", "strategy_class"),
+    "rlscore.query.rls_pool": ("RLSPoolStrategy",),
+    "rlscore.query.weighted_rls": ("WeightedRLSStrategy",),
+}
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
 
 __all__ = [
     "ARLS",

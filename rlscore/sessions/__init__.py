@@ -14,15 +14,22 @@ One module per idea: :mod:`~rlscore.sessions.log` (the event fold), :mod:`~rlsco
 :mod:`~rlscore.sessions.session` (the session, which writes the events).
 """
 
-from rlscore.sessions.agreement import AgreementReport, log_agreement, project_agreement
-from rlscore.sessions.engine import PoolTooLargeError
-from rlscore.sessions.export import export_labels
-from rlscore.sessions.log import LabelLog
-from rlscore.sessions.overlap import Overlap
-from rlscore.sessions.review import audit_trail, review_point
-from rlscore.sessions.session import LabelingSession
-from rlscore.sessions.settings import project_settings, save_project_settings
-from rlscore.sessions.undo import undo_last
+from rlscore.core.lazy_exports import lazy_exports
+
+#: imported on first access: ``from rlscore.sessions.settings import …`` need not load
+#: the engine, agreement statistics and exports
+_EXPORTS = {
+    "rlscore.sessions.agreement": ("AgreementReport", "log_agreement", "project_agreement"),
+    "rlscore.sessions.engine": ("PoolTooLargeError",),
+    "rlscore.sessions.export": ("export_labels",),
+    "rlscore.sessions.log": ("LabelLog",),
+    "rlscore.sessions.overlap": ("Overlap",),
+    "rlscore.sessions.review": ("audit_trail", "review_point"),
+    "rlscore.sessions.session": ("LabelingSession",),
+    "rlscore.sessions.settings": ("project_settings", "save_project_settings"),
+    "rlscore.sessions.undo": ("undo_last",),
+}
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
 
 __all__ = [
     "AgreementReport",

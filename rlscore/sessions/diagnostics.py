@@ -20,7 +20,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from rlscore.core.metrics import validation_errors
+from rlscore.core.metrics import label_codes, validation_errors
 from rlscore.core.missing_labels import unlabeled_mask
 
 
@@ -29,7 +29,9 @@ def class_codes(pred: np.ndarray, classes: Sequence) -> np.ndarray:
     (a pool of n points costs n bytes per history entry with up to 255 classes)."""
     position = {c: k for k, c in enumerate(classes)}
     dtype = np.min_scalar_type(max(len(classes) - 1, 0))
-    return np.fromiter((position[v] for v in np.asarray(pred).tolist()), dtype=dtype)
+    # per click on the whole pool: each distinct class looked up once, not each point
+    codes, distinct = label_codes(np.asarray(pred))
+    return np.fromiter((position[v] for v in distinct), dtype=dtype, count=len(distinct))[codes]
 
 
 def pool_validation_errors(

@@ -1,0 +1,76 @@
+"""Warm-up, once per server process, of what the first query needs but the page's imports do
+not: the compiled lookahead of the ARLS family (numba, :mod:`rlscore.query.fused_risk`).
+
+Loading numba and the kernels' disk cache costs about half a second of CPU, mostly in Python.
+Done by the first query, it is added to the cold first load; started in a background thread
+at the very beginning of the first page run, it overlaps the page's own work (the imports of
+the pages, the pool kernel's numpy products, which release the GIL) and the first query finds
+the kernels loaded. The thread only imports and calls the kernels on a tiny problem: a page
+never waits for it (a query that comes first compiles or loads the kernels itself, as
+before). ``RLSCORE_WARMUP=0`` turns it off (benchmarks/app_latency.py compares both).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+
+import streamlit as st
+
+#: environment variable: "0" turns the warm-up off
+WARMUP_ENV = "RLSCORE_WARMUP"
+
+_log = logging.getLogger(__name__)
+
+
+def warm_lookahead() -> None:
+    """Load the compiled lookahead kernels by scoring two candidates of a 4-point pool, binary
+    and three-class (the two specialisations the app's strategies run)."""
+    import numpy as np
+
+    # imported here: loading numba is what the warm-up is for
+    from rlscore.query.fused_risk import fused_expected_risks
+
+    n = 4
+    D = np.eye(n)
+    rows = idx = np.arange(2)
+    for classes in (2, 3):
+        columns = 1 if classes == 2 else classes
+        targets = np.where(np.eye(classes, columns) > 0, 1.0, -1.0)
+        fused_expected_risks(
+            [D],
+            rows,
+            idx,
+            np.zeros((n, columns)),
+            targets,
+            np.ones((columns, classes)),
+            np.full((n, classes), 1.0 / classes),
+            np.zeros(columns, dtype=np.intp),
+            np.ones(classes),
+            clip=True,
+        )
+
+
+def _warm() -> None:
+    try:
+        warm_lookahead()
+    except Exception:  # a warm-up never breaks the app: the first query loads them itself
+        _log.exception("warm-up of the compiled lookahead failed")
+
+
+@st.cache_resource(show_spinner=False)
+def _warmup_thread() -> threading.Thread | None:
+    if os.environ.get(WARMUP_ENV, "1") == "0":
+        return None
+    thread = threading.Thread(target=_warm, name="rlscore-warmup", daemon=True)
+    thread.start()
+    return thread
+
+
+def start_warmup() -> None:
+    """Start the warm-up thread (once per server process; returns at once)."""
+    _warmup_thread()
+
+
+__all__ = ["WARMUP_ENV", "start_warmup", "warm_lookahead"]

@@ -1,0 +1,114 @@
+"""Cold start (issue 25): the packages re-export their public names lazily, so the app's first
+page imports neither scikit-learn's heavier parts nor numba, pandas-only experiments or the
+sample datasets; the names stay importable as before; the app's warm-up loads exactly the
+compiled lookahead that a query runs."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import rlscore
+from rlscore.core.lazy_exports import lazy_exports
+
+REPO = Path(__file__).resolve().parents[1]
+#: the lazy packages (rlscore.experiments stays eager: its ``simulate`` is also a submodule)
+PACKAGES = ("rlscore", "rlscore.data", "rlscore.query", "rlscore.sessions")
+#: what the Label page (with app.py) imports before it draws
+LABEL_PAGE = (
+    "rlscore.ui.auth",
+    "rlscore.ui.navigation",
+    "rlscore.ui.warmup",
+    "rlscore.ui.actions",
+    "rlscore.ui.query_panel",
+    "rlscore.ui.refresh",
+    "rlscore.ui.search_panel",
+    "rlscore.ui.stopping_panel",
+    "rlscore.ui.errors",
+    "rlscore.ui.keys",
+    "rlscore.ui.sidebar",
+    "rlscore.ui.store",
+    "rlscore.ui.teammates",
+)
+
+
+def loaded_after(modules: tuple[str, ...], watched: tuple[str, ...]) -> set[str]:
+    """Which of ``watched`` a fresh interpreter has loaded after importing ``modules``."""
+    code = "import sys\n" + "".join(f"import {m}\n" for m in modules)
+    code += f"print(' '.join(w for w in {watched!r} if w in sys.modules))"
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO
+    )
+    return set(out.stdout.split())
+
+
+def test_the_packages_import_none_of_their_heavy_modules():
+    heavy = ("sklearn", "pandas", "numba", "scipy.stats", "rlscore.sessions.session")
+    assert loaded_after(PACKAGES, heavy) == set()
+
+
+def test_the_label_page_imports_no_numba_nor_the_sklearn_it_does_not_draw_with():
+    heavy = (
+        "numba",
+        "sklearn.datasets",
+        "sklearn.decomposition",
+        "sklearn.impute",
+        "sklearn.metrics",
+        "sklearn.neighbors",
+        "sklearn.cluster",
+        "rlscore.experiments.simulate",
+    )
+    assert loaded_after(("streamlit", *LABEL_PAGE), heavy) == set()
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_every_public_name_resolves_to_its_defining_module(package):
+    module = __import__(package, fromlist=["__all__"])
+    for name in module.__all__:
+        value = getattr(module, name)
+        assert name in dir(module)
+        namespace: dict = {}
+        exec(f"from {package} import {name} as x", namespace)  # noqa: S102 - the import is tested
+        assert namespace["x"] is value
+
+
+def test_an_unknown_name_is_an_attribute_error():
+    with pytest.raises(AttributeError, match="has no attribute 'NoSuchThing'"):
+        rlscore.NoSuchThing  # noqa: B018
+    with pytest.raises(ImportError):
+        exec("from rlscore.query import NoSuchThing")  # noqa: S102
+
+
+def test_a_name_listed_under_two_modules_is_refused():
+    with pytest.raises(ValueError, match="'x' is exported from both a and b"):
+        lazy_exports("p", {"a": ("x",), "b": ("x",)}, {})
+
+
+def test_the_warm_up_compiles_the_signatures_a_query_runs():
+    """After the warm-up, ARLS queries (two and three classes) compile nothing new."""
+    code = """
+import numpy as np
+from rlscore.ui.warmup import warm_lookahead
+from rlscore.query import ARLS
+from rlscore.query import fused_risk
+warm_lookahead()
+kernels = (("b", fused_risk._binary), ("m", fused_risk._multiclass))
+before = {k: len(f.signatures) for k, f in kernels}
+rng = np.random.default_rng(0)
+X = rng.normal(size=(60, 2))
+for classes in ([0, 1], [0, 1, 2]):
+    q = ARLS(sigma=1.0, lam=0.5).start(X, classes)
+    q.teach_many([0, 1, 2], [classes[0], classes[1], classes[-1]])
+    q.next_query()
+after = {k: len(f.signatures) for k, f in kernels}
+print(before, after)
+"""
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO
+    ).stdout.strip()
+    before, after = out.split("} {")
+    assert before + "}" == "{" + after  # the same signatures, none added by the queries
+    assert "'b': 1" in before and "'m': 1" in before
