@@ -88,8 +88,10 @@ def samples_db(tmp_path_factory) -> Path:
 
 
 def fresh_db(samples_db: Path, path: Path) -> Path:
-    """``path``: a copy of :func:`samples_db` (closed, so its write-ahead log is merged)."""
-    shutil.copyfile(samples_db, path)
+    """``path``: a copy of :func:`samples_db` (closed, so its write-ahead log is merged),
+    unless the test made a database there itself before starting the server."""
+    if not path.exists():
+        shutil.copyfile(samples_db, path)
     return path
 
 
