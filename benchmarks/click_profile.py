@@ -193,6 +193,25 @@ def summarize(samples, clicks: int, what: str = "per click") -> None:
     print("\nfunctions taking the most of the callback + panel (inclusive, s per click):")
     for fn, count in inclusive.most_common(20):
         print(f"  {seconds(count):7.3f}  {fn}")
+    print("\nthe same by the innermost project function of each sample (where O(n) work of the")
+    print("engine, the session and the panel shows; s per click, label callback | panel):")
+    for fn, (label, panel) in innermost_project_functions(samples)[:15]:
+        print(f"  {seconds(label):7.3f} | {seconds(panel):7.3f}  {fn}")
+
+
+def innermost_project_functions(samples) -> list[tuple[str, tuple[int, int]]]:
+    """Samples of the label callback and of the query panel by their innermost frame in
+    ``rlscore/`` (the function doing or calling the work), most first."""
+    label, panel = Counter(), Counter()
+    for frames, count in samples:
+        part = part_of(frames)
+        if not part.startswith(("label callback", "query panel")):
+            continue
+        own = [f for f in frames if "rlscore/" in f and "rlscore/ui/" not in f]
+        fn = function_of(own[-1]) if own else "(outside the engine and the session)"
+        (label if part.startswith("label callback") else panel)[fn] += count
+    names = sorted(set(label) | set(panel), key=lambda f: -(label[f] + panel[f]))
+    return [(f, (label[f], panel[f])) for f in names]
 
 
 def generic(function: str) -> bool:

@@ -19,9 +19,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+import pandas as pd
 
+from rlscore.core.confidence import predicted_index
 from rlscore.core.metrics import label_codes, validation_errors
 from rlscore.core.missing_labels import unlabeled_mask
+from rlscore.query import QueryStrategy
 
 
 def class_codes(pred: np.ndarray, classes: Sequence) -> np.ndarray:
@@ -40,6 +43,58 @@ def pool_validation_errors(
     """``(error, balanced error)`` of the pool predictions on the unlabeled points."""
     mask = unlabeled_mask(truth.size, labeled)
     return validation_errors(truth[mask], np.asarray(pred)[mask])
+
+
+def predicts_by_decision_rule(engine: QueryStrategy) -> bool:
+    """Whether ``engine`` predicts by the base rule on its decision values (the class of
+    ``predicted_index``, probabilities ``soft_probabilities``): then a prediction follows from
+    the decision values alone, without building the pool's predictions."""
+    kind = type(engine)
+    return (
+        getattr(kind, "predict", None) is QueryStrategy.predict
+        and getattr(kind, "predict_proba", None) is QueryStrategy.predict_proba
+    )
+
+
+def predicted_codes(engine: QueryStrategy, classes: Sequence) -> np.ndarray:
+    """:func:`class_codes` of ``engine.predict()`` in ``classes``, the same array, computed
+    from the decision values when the engine predicts by the base rule: the T classes are
+    coded once and indexed by each point's class position, so no (n,) array of labels is
+    built and hashed per click."""
+    if not predicts_by_decision_rule(engine):
+        return class_codes(np.asarray(engine.predict()), classes)
+    return class_codes(engine.classes_, classes)[predicted_index(engine.decision_function())]
+
+
+def truth_codes(truth: np.ndarray, classes: Sequence) -> np.ndarray:
+    """Positions of the true labels in ``classes`` (as :func:`class_codes`), a label that is
+    none of the classes coded ``len(classes)``, ``len(classes) + 1``, … (labels compared as
+    Python compares them, as :func:`~rlscore.core.metrics.validation_errors` does); computed
+    once per pool, so a click codes no labels."""
+    codes, distinct = label_codes(np.asarray(truth))
+    position = {c: k for k, c in enumerate(classes)}
+    for v in distinct:
+        position.setdefault(v, len(position))
+    return np.array([position[v] for v in distinct], dtype=np.intp)[codes]
+
+
+def coded_validation_errors(
+    truth: np.ndarray, pred: np.ndarray, labeled
+) -> tuple[float | None, float | None]:
+    """:func:`pool_validation_errors` from codes: ``truth`` from :func:`truth_codes`, ``pred``
+    from :func:`predicted_codes` (the same ``classes``); equal to it bit for bit."""
+    mask = unlabeled_mask(truth.size, labeled)
+    t, p = truth[mask], pred[mask]
+    if t.size == 0:
+        return None, None
+    wrong = t != p
+    n_true = np.bincount(t)
+    missed = np.bincount(t, weights=wrong, minlength=n_true.size)
+    # the recalls averaged in the order validation_errors takes them (classes by first
+    # appearance in the truth): a mean in another order may differ in the last bit
+    order = pd.unique(t)
+    recall = 1.0 - missed[order] / n_true[order]
+    return float(wrong.mean()), float(1.0 - recall.mean())
 
 
 class History:
@@ -147,4 +202,13 @@ def stopping_report(
     }
 
 
-__all__ = ["History", "class_codes", "pool_validation_errors", "stopping_report"]
+__all__ = [
+    "History",
+    "class_codes",
+    "coded_validation_errors",
+    "pool_validation_errors",
+    "predicted_codes",
+    "predicts_by_decision_rule",
+    "stopping_report",
+    "truth_codes",
+]

@@ -29,9 +29,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from rlscore.core.confidence import predicted_index, soft_probabilities
 from rlscore.core.serialization import plain_scalar
+from rlscore.query import QueryStrategy
 from rlscore.query.klr_pool import klr_regime
 from rlscore.sessions.cold_start import cold_start_class
+from rlscore.sessions.diagnostics import predicts_by_decision_rule
 from rlscore.sessions.session import LabelingSession
 
 
@@ -153,9 +156,7 @@ class QueryPanelState:
         predicted = confidence = score = label_shown = None
         is_waiting = target is not None and target in waiting
         if target is not None and not is_waiting:
-            engine = session.engine
-            predicted = plain_scalar(np.asarray(engine.predict())[target])
-            confidence = float(np.max(np.asarray(engine.predict_proba())[target]))
+            predicted, confidence = _point_prediction(session.engine, target)
             label_shown = labels.get(target)
         if target is not None:
             raw = proposal[1] if not picked else None
@@ -193,6 +194,27 @@ class QueryPanelState:
             overlap_text=session.overlap.describe(),
             labels=dict(labels),
         )
+
+
+def _point_prediction(engine: QueryStrategy, i: int) -> tuple[object, float]:
+    """Row ``i`` of ``engine.predict()`` and the largest of row ``i`` of
+    ``engine.predict_proba()``: from that point's decision values alone when the engine
+    predicts by the base rule (one point shown need not cost the pool's predictions)."""
+    if not predicts_by_decision_rule(engine):
+        proba = np.asarray(engine.predict_proba())[i]
+        return plain_scalar(np.asarray(engine.predict())[i]), float(np.max(proba))
+    f = np.asarray(engine.decision_function())[i : i + 1]
+    confidence = float(np.max(soft_probabilities(f)))
+    return plain_scalar(engine.classes_[predicted_index(f)][0]), confidence
+
+
+def _pool_predictions(engine: QueryStrategy) -> tuple[np.ndarray, np.ndarray]:
+    """``engine.predict()`` and ``engine.predict_proba()``, from one read of the decision
+    values when the engine predicts by the base rule."""
+    if not predicts_by_decision_rule(engine):
+        return np.asarray(engine.predict()), np.asarray(engine.predict_proba())
+    F = engine.decision_function()
+    return engine.classes_[predicted_index(F)], soft_probabilities(F)
 
 
 @dataclass(frozen=True)
@@ -233,7 +255,8 @@ class PoolPlotState:
         seen = session.last_event_id
         labels = dict(session.labels)
         proposal = None if stop_reached else session.query(int(budget or 0), annotator=annotator)
-        confidence = np.asarray(session.engine.predict_proba(), dtype=float).max(axis=1)
+        predicted, proba = _pool_predictions(session.engine)
+        confidence = np.asarray(proba, dtype=float).max(axis=1)
         waiting = session.overlap_queue(annotator) if session.overlap.k > 1 else []
         query = proposal[0] if proposal else None
         if query is not None and query in waiting:
@@ -243,7 +266,7 @@ class PoolPlotState:
             seen=seen,
             labels=labels,
             skipped=sorted(session.skipped),
-            predicted=np.asarray(session.engine.predict()),
+            predicted=predicted,
             confidence=confidence,
             query=query,
             classes=[plain_scalar(c) for c in session.engine.classes_],

@@ -18,7 +18,12 @@ import numpy as np
 from rlscore.core.kernel_width import DEFAULT_SIGMA, resolve_sigma
 from rlscore.query import QueryStrategy
 from rlscore.sessions.auto_lam import initial_lam, retune_lam
-from rlscore.sessions.diagnostics import History, class_codes, pool_validation_errors
+from rlscore.sessions.diagnostics import (
+    History,
+    coded_validation_errors,
+    predicted_codes,
+    truth_codes,
+)
 from rlscore.sessions.engine import (
     KernelCache,
     check_pool_size,
@@ -214,15 +219,24 @@ class Replay:
     def _record(self) -> None:
         """Record the risk, predictions and validation errors of the current labels."""
         st = self.state
-        pred = np.asarray(st.engine.predict())
-        truth = self.project.truth
-        errors = None if truth is None else pool_validation_errors(truth, pred, st.log.labels)
-        st.history.record(
-            len(st.log.labels),
-            st.engine.estimated_risk(),
-            class_codes(pred, self.project.classes),
-            errors,
-        )
+        # class positions, not labels: a click builds and hashes no (n,) array of labels
+        codes = predicted_codes(st.engine, self.project.classes)
+        truth = self._truth_codes()
+        errors = None if truth is None else coded_validation_errors(truth, codes, st.log.labels)
+        st.history.record(len(st.log.labels), st.engine.estimated_risk(), codes, errors)
+
+    #: (truth array, its classes, its codes by :func:`truth_codes`) of the last :meth:`_record`
+    _truth: tuple | None = None
+
+    def _truth_codes(self) -> np.ndarray | None:
+        """The project's truth as class positions (None without truth), coded once per truth
+        array (a reloaded project's is coded again)."""
+        truth, classes = self.project.truth, list(self.project.classes)
+        if truth is None:
+            return None
+        if self._truth is None or self._truth[0] is not truth or self._truth[1] != classes:
+            self._truth = (truth, classes, truth_codes(truth, classes))
+        return self._truth[2]
 
 
 __all__ = ["Replay", "SessionState"]
