@@ -8,7 +8,8 @@ queried point), the query before each timed. *cluster*: the project of
 :mod:`rlscore.sessions.cluster_project`, its pool on a ``LocalCluster`` of two worker
 processes started by this script (the child is the app server: it keeps the labels, the state
 and the pool's n-vectors); *memory*: the same rows stored in the project and held by the
-session. The floor is each child's RSS after its imports and the store, before the project.
+session. The floor is each child's RSS after its imports and the store, before the project;
+the peak is the child's own high-water mark (:func:`_peak_gb`).
 
     OPENBLAS_NUM_THREADS=1 nice -n 10 python benchmarks/cluster_session.py --sizes 200000 1000000
 """
@@ -37,6 +38,13 @@ SIGMA, LAM = 3.0, 0.5
 
 
 def _peak_gb() -> float:
+    """This process's own peak RSS (VmHWM). Not ``ru_maxrss``: a child started by
+    ``subprocess`` inherits its parent's high-water mark through exec (the parent wrote the
+    pool), which hid the child's own growth in earlier runs."""
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 2**20  # kB
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # KiB on Linux
 
 

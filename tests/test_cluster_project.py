@@ -24,7 +24,9 @@ from rlscore.data.cluster_pool import SCHEDULER_ENV, ClusterUnavailableError, wr
 from rlscore.query import LowRankARLS  # noqa: E402
 from rlscore.sessions import LabelingSession  # noqa: E402
 from rlscore.sessions.cluster_engine import ClusterPoolError  # noqa: E402
+from rlscore.sessions.cluster_plot import sample_plot  # noqa: E402
 from rlscore.sessions.cluster_project import create_cluster_project  # noqa: E402
+from rlscore.sessions.panel import PoolPlotState  # noqa: E402
 from rlscore.sessions.settings import project_settings  # noqa: E402
 from rlscore.storage import open_store  # noqa: E402
 
@@ -128,6 +130,24 @@ def test_a_session_labels_like_the_in_memory_engine(store, data, scheduler, monk
     np.testing.assert_allclose(
         view["decision"], ref.decision_function()[view["indices"]], rtol=0, atol=1e-10
     )
+    # values at a few rows, without the pool's n-vectors (what the panel and plot read)
+    rows = [N - 1, 3, 17, session.query()[0]]
+    np.testing.assert_allclose(
+        session.engine.decision_at(rows), ref.decision_function()[rows], rtol=0, atol=1e-10
+    )
+    np.testing.assert_allclose(
+        session.engine.predict_proba_at(rows), ref.predict_proba()[rows], rtol=0, atol=1e-10
+    )
+    assert session.engine.predict_at(rows).tolist() == ref.predict()[rows].tolist()
+    assert session.engine.decision_at([]).shape == (0,)
+    with pytest.raises(ValueError, match="outside the pool"):
+        session.engine.decision_at([N])
+    plot = sample_plot(session, PoolPlotState.for_annotator(session, "ada"), size=300)
+    assert plot.predicted.tolist() == ref.predict()[plot.indices].tolist()
+    np.testing.assert_allclose(
+        plot.confidence, ref.predict_proba()[plot.indices].max(axis=1), rtol=0, atol=1e-10
+    )
+    assert session.project.ids == [str(i) for i in range(N)]  # row numbers, not n strings
     # a second session on this server reuses the pool loaded in the workers
     again = _session(store)
     assert again.engine.cluster_pool_ is session.engine.cluster_pool_
@@ -195,3 +215,87 @@ def test_a_strategy_without_landmarks_runs_on_the_projects_features(
         assert i == i_ref and score == pytest.approx(s_ref, rel=RTOL, abs=1e-12)
         session.label(i, truth[i])
         ref.teach(i, truth[i])
+
+
+def test_the_export_carries_the_labeled_rows_read_from_the_parquet_files(
+    tmp_path, store, data, scheduler, monkeypatch, capsys
+):
+    """The export of a cluster-backed project is the export of the same pool held in memory:
+    its features are the Parquet files' rows (read here by pandas) for the labeled points,
+    fetched from the cluster; ids, labels, annotators, times and the estimate as in memory."""
+    import io
+    import json
+
+    import pandas as pd
+
+    from rlscore.data.projects import Project
+    from rlscore.sessions import export_labels
+
+    X, truth, folder = data
+    monkeypatch.setenv(SCHEDULER_ENV, scheduler)
+    _create(store, folder)
+    session = _session(store)
+    for who in ("ada", "bob", "ada", "bob", "ada"):
+        i, _ = session.query(annotator=who)
+        session.label(i, truth[i], annotator=who, seconds=1.5)
+    session.label(i, truth[i], annotator="bob")  # a second annotator on the same point
+    table = pd.read_parquet(folder)  # the files sorted by name: the pool's row order
+    columns = [f"x{j}" for j in range(D)]
+    memory = Project("mem", table[columns].to_numpy(), columns, [str(k) for k in range(N)],
+                     None, ["neg", "pos"])  # fmt: skip
+    project, events = store.load_project("big"), store.events("big")
+    for fmt in ("csv", "jsonl"):
+        assert export_labels(project, events, fmt, estimate=True) == export_labels(
+            memory, events, fmt, estimate=True
+        )
+    got = pd.read_parquet(io.BytesIO(export_labels(project, events, "parquet", estimate=True)))
+    want = pd.read_parquet(io.BytesIO(export_labels(memory, events, "parquet", estimate=True)))
+    pd.testing.assert_frame_equal(got, want)
+    points = got["index"].to_numpy()
+    assert sorted(points) == sorted(session.labels) and got["accuracy_labels"].iloc[0] == 5
+    assert 0 <= got["accuracy_estimate"].iloc[0] <= 1  # fitted on the fetched rows
+    assert got["point_id"].tolist() == [str(k) for k in points]
+    assert got["label"].tolist() == [session.labels[k] for k in points]
+    np.testing.assert_array_equal(got[columns].to_numpy(), table[columns].to_numpy()[points])
+    assert set(got.columns) >= {"label[ada]", "label[bob]", "seconds[ada]", "timestamp"}
+    # the CLI writes the same file
+    db, out = tmp_path / "labels.db", tmp_path / "labels.parquet"
+    argv = ["labels", "--db", str(db), "--project", "big", "--format", "parquet"]
+    assert cli_main([*argv, "--output", str(out)]) == 0
+    pd.testing.assert_frame_equal(pd.read_parquet(out), want)
+    # without features nothing is fetched: no scheduler needed
+    monkeypatch.delenv(SCHEDULER_ENV)
+    rows = json.loads(export_labels(project, events, "json", include_features=False,
+                                    estimate=False))  # fmt: skip
+    assert [r["point_id"] for r in rows] == [str(k) for k in points]
+    with pytest.raises(ClusterPoolError, match=SCHEDULER_ENV):
+        export_labels(project, events, "csv")
+
+
+def test_the_density_layer_is_counted_on_the_workers(store, data, scheduler, monkeypatch):
+    """Every row's features projected on the plot's plane and counted on the grid: numpy's
+    histogram2d of the same projection of the reference features, only the grid shipped."""
+    from rlscore.viz.geometry import density_grid
+
+    X, truth, folder = data
+    monkeypatch.setenv(SCHEDULER_ENV, scheduler)
+    _create(store, folder)
+    engine = _session(store).engine
+    phi = _reference(X).features_
+    rng = np.random.default_rng(7)
+    center = phi[rng.choice(N, 500, replace=False)].mean(axis=0)  # as a sample's PCA
+    axes = np.linalg.qr(rng.normal(size=(phi.shape[1], 2)))[0]
+    xy = (phi - center) @ axes
+    for bins in (1, 37):
+        x_edges, y_edges, counts = engine.density(center, axes, bins)
+        lo, hi = xy.min(axis=0), xy.max(axis=0)
+        np.testing.assert_allclose([x_edges[[0, -1]], y_edges[[0, -1]]], np.c_[lo, hi], atol=1e-9)
+        # the workers' features and products agree with the reference to ~1e-12, so a row on
+        # a cell edge (the extreme rows are) may fall on either side: a few rows, never more
+        ref, _, _ = np.histogram2d(xy[:, 0], xy[:, 1], bins=[x_edges, y_edges])
+        assert np.abs(counts - ref.T).sum() <= 4
+        assert counts.dtype == np.int64 and counts.sum() == N
+        grid = density_grid(xy, bins)  # the in-memory plot's layer, cell for cell
+        assert np.abs(counts - grid[2]).sum() <= 4
+    with pytest.raises(ValueError, match="bins"):
+        engine.density(center, axes, 0)

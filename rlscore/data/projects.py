@@ -16,6 +16,7 @@ import io
 import re
 import warnings
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from os import PathLike
 from pathlib import Path
@@ -62,6 +63,78 @@ class ProjectInputWarning(UserWarning):
     """Something in the table was fixed automatically (e.g. constant features dropped)."""
 
 
+class RowIds(Sequence):
+    """The ids ``"0"``, ``"1"``, … ``str(n - 1)`` of a pool named by its row numbers, held as
+    ``n`` alone: a pool of millions of rows (a cluster-backed project) would otherwise keep
+    a string per row on the app server (about 60 bytes each).
+
+    It reads as the list ``[str(i) for i in range(n)]`` (length, items, slices, ``index``,
+    ``in``, equality with that list) and is stored as ``{"row_numbers": n}``
+    (:func:`ids_to_json`, :func:`ids_from_json`).
+    """
+
+    __slots__ = ("n",)
+
+    def __init__(self, n: int) -> None:
+        self.n = int(n)
+        if self.n < 0:
+            raise ValueError(f"a pool has no negative size, got {n}")
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [str(k) for k in range(self.n)[i]]
+        return str(range(self.n)[i])  # IndexError / TypeError as a list's
+
+    def __iter__(self):
+        return (str(k) for k in range(self.n))
+
+    def _row(self, value) -> int | None:
+        text = value if isinstance(value, str) else None
+        canonical = text is not None and text.isascii() and text.isdigit()
+        if not canonical or (text.startswith("0") and text != "0"):
+            return None  # only the canonical spelling of a row number is an id
+        k = int(text)
+        return k if k < self.n else None
+
+    def __contains__(self, value) -> bool:
+        return self._row(value) is not None
+
+    def index(self, value, start: int = 0, stop: int | None = None) -> int:
+        k = self._row(value)
+        if k is None or k not in range(self.n)[start:stop]:
+            raise ValueError(f"{value!r} is not in the ids")
+        return k
+
+    def count(self, value) -> int:
+        return int(value in self)
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, RowIds):
+            return self.n == other.n
+        if isinstance(other, list | tuple):
+            return len(other) == self.n and all(a == b for a, b in zip(self, other, strict=True))
+        return NotImplemented
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        return f"RowIds({self.n})"
+
+
+def ids_to_json(ids: Sequence[str]) -> list[str] | dict:
+    """What the store writes for a project's ids (JSON-serialisable): the list, or
+    ``{"row_numbers": n}`` for :class:`RowIds`."""
+    return {"row_numbers": ids.n} if isinstance(ids, RowIds) else list(ids)
+
+
+def ids_from_json(value: list | dict) -> list[str] | RowIds:
+    """The ids :func:`ids_to_json` wrote."""
+    return RowIds(value["row_numbers"]) if isinstance(value, dict) else value
+
+
 @dataclass
 class Project:
     """A pool of points to label.
@@ -74,8 +147,9 @@ class Project:
         Features of the pool, float64 (standardised if ``meta["standardized"]``).
     feature_names : list of str
         One per column of ``X``.
-    ids : list of str
-        One per point, unique; exported with the labels.
+    ids : list of str or RowIds
+        One per point, unique; exported with the labels (:class:`RowIds`: the row numbers,
+        without a string per row).
     truth : ndarray (n,) or None
         True labels when known (sample data, a truth column), values from ``classes``.
     classes : list
@@ -129,7 +203,8 @@ class Project:
                 f"{len(self.feature_names)} feature names for {self.X.shape[1]} feature columns"
             )
         self.feature_names = [str(f) for f in self.feature_names]
-        self.ids = [str(i) for i in self.ids]
+        if not isinstance(self.ids, RowIds):
+            self.ids = [str(i) for i in self.ids]
         if len(self.ids) != n:
             raise ProjectInputError(f"{len(self.ids)} ids for {n} points")
         self.classes = [plain_scalar(c) for c in self.classes]
@@ -900,6 +975,9 @@ __all__ = [
     "Project",
     "ProjectInputError",
     "ProjectInputWarning",
+    "RowIds",
+    "ids_from_json",
+    "ids_to_json",
     "parse_class_names",
     "project_from_table",
     "read_table",

@@ -13,7 +13,10 @@ sending that state to every block and combining what each returns:
   ARLS's candidates);
 * the *lookahead pass* (:func:`block_lookahead`): for ARLS's candidates, the block's part of
   ``Σ_z g_i(z)`` and ``Σ_z g_i(z)²`` (:mod:`~rlscore.query.arls_lowrank`), computed by the
-  same code as the in-memory engine.
+  same code as the in-memory engine;
+* the *density passes* (:func:`block_extent`, :func:`block_histogram`): the block's rows
+  projected to 2-D by a given affine map, their extent, then their counts on a grid — the
+  pool plot's density layer, of which only the grid reaches the client.
 
 :class:`BlockQuery` is the client: it keeps the labels, the labeled rows' features and the
 state built from them (never an n-vector of the pool but the draws below), runs the passes
@@ -147,6 +150,39 @@ def block_summary(
 def block_rows(features: np.ndarray, offset: int, indices: np.ndarray) -> np.ndarray:
     """The features of the sorted global ``indices`` that fall in this block, (q, r)."""
     return features[_local(indices, offset, features.shape[0])]
+
+
+def _projected(features: np.ndarray, center: np.ndarray, axes: np.ndarray) -> np.ndarray:
+    """``(Φ_p − center) A``: the block's rows in the plot's plane, finite rows only."""
+    xy = (features - center) @ axes
+    return xy[np.isfinite(xy).all(axis=1)]
+
+
+def block_extent(
+    features: np.ndarray, offset: int, center: np.ndarray, axes: np.ndarray
+) -> np.ndarray:
+    """The block's smallest and largest projected coordinates, (2, 2): ``[[x_min, y_min],
+    [x_max, y_max]]`` (NaN for a block without a finite row)."""
+    xy = _projected(features, center, axes)
+    if not xy.shape[0]:
+        return np.full((2, 2), np.nan)
+    return np.vstack([xy.min(axis=0), xy.max(axis=0)])
+
+
+def block_histogram(
+    features: np.ndarray,
+    offset: int,
+    center: np.ndarray,
+    axes: np.ndarray,
+    x_edges: np.ndarray,
+    y_edges: np.ndarray,
+) -> np.ndarray:
+    """The block's projected rows counted on the grid ``x_edges`` × ``y_edges``, int64
+    (len(y_edges) − 1, len(x_edges) − 1): the cells of :func:`numpy.histogram2d`, row-major
+    over (y, x) as a heatmap's ``z``."""
+    xy = _projected(features, center, axes)
+    counts, _, _ = np.histogram2d(xy[:, 0], xy[:, 1], bins=[x_edges, y_edges])
+    return counts.T.astype(np.int64)
 
 
 class _BlockCovariance:
@@ -386,6 +422,30 @@ class BlockQuery:
         in-memory strategy's ``decision_function``, before dropping a single column)."""
         return np.vstack(self._map(block_decisions, self.coefficients()))
 
+    def density(
+        self, center: np.ndarray, axes: np.ndarray, bins: int
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every pool row projected to 2-D by ``(φ − center) A`` (``axes`` A: r × 2) and
+        counted on a ``bins`` × ``bins`` grid over their extent, in two passes (the extent,
+        then the counts): ``x_edges``, ``y_edges`` (bins + 1,) and the counts (bins, bins),
+        int64, row-major over (y, x), as
+        :func:`rlscore.viz.geometry.density_grid` of the projected rows (an axis where every
+        row has the same coordinate spans one unit from it). Only the grid reaches here."""
+        if isinstance(bins, bool) or not isinstance(bins, int | np.integer) or bins < 1:
+            raise ValueError(f"bins must be a positive integer, got {bins!r}")
+        center = np.asarray(center, dtype=np.float64).reshape(-1)
+        axes = np.asarray(axes, dtype=np.float64).reshape(center.size, 2)
+        extents = np.array(self._map(block_extent, center, axes))
+        lo, hi = np.nanmin(extents[:, 0], axis=0), np.nanmax(extents[:, 1], axis=0)
+        if not np.isfinite(lo).all():
+            lo, hi = np.zeros(2), np.ones(2)  # no finite row: an empty unit grid
+        span = np.where(hi > lo, hi - lo, 1.0)
+        x_edges, y_edges = (lo[k] + span[k] * np.arange(bins + 1) / bins for k in range(2))
+        # lo + (hi − lo) may round below hi: the largest row would then be left out
+        x_edges[-1], y_edges[-1] = np.where(hi > lo, hi, lo + 1.0)
+        parts = self._map(block_histogram, center, axes, x_edges, y_edges)
+        return x_edges, y_edges, np.sum(parts, axis=0)
+
     def estimated_risk(self) -> float:
         """``R̂(f)`` of the current classifier on the whole pool (eqs. 3.47, 3.49)."""
         if self._summary is None:
@@ -493,6 +553,8 @@ __all__ = [
     "BLOCK_STRATEGIES",
     "BlockQuery",
     "block_decisions",
+    "block_extent",
+    "block_histogram",
     "block_lookahead",
     "block_predictions",
     "block_rows",

@@ -36,7 +36,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from rlscore.core.confidence import soft_probabilities
+from rlscore.core.confidence import predicted_index, soft_probabilities
 from rlscore.core.lowrank import LowRankKernel
 from rlscore.data.cluster_pool import (
     SCHEDULER_ENV,
@@ -54,6 +54,8 @@ CLUSTER_META = "cluster"
 MAX_POOLS = 2
 #: points of the pool plot's sample (fetched from the cluster; never the whole pool)
 PLOT_SAMPLE = 2000
+#: cells per axis of the pool plot's density layer (the in-memory plot's grid)
+DENSITY_BINS = 100
 
 
 class ClusterPoolError(ValueError):
@@ -157,6 +159,22 @@ def shared_pool(
             # (Dask frees the blocks with the last reference to their futures)
             _POOLS.popitem(last=False)
         return pool
+
+
+def raw_rows(pool: dict, indices: Sequence[int]) -> tuple[list[str], np.ndarray]:
+    """The raw feature columns of a cluster-backed project's pool (``pool``: its
+    ``meta["cluster"]``) at the rows ``indices`` only, read by the workers of this server's
+    scheduler (:func:`scheduler_address`) and shipped here in that order: the columns' names
+    and a (k, d) array. What an export writes for the labeled rows; the other rows never leave
+    the workers."""
+    url, columns = str(pool["url"]), list(pool.get("columns") or [])
+    idx = np.asarray(list(indices), dtype=np.intp).reshape(-1)
+    if not idx.size:
+        return columns, np.empty((0, len(columns)))
+    address = scheduler_address()
+    with _LOCK, cluster_errors(address):
+        client = _client(address)
+        return columns, ClusterPool.sample_rows(client, url, idx, columns)
 
 
 # -- the engine ------------------------------------------------------------------------------
@@ -344,6 +362,41 @@ class ClusterEngine(QueryStrategy):
             self._values = (self._version, values[:, 0] if values.shape[1] == 1 else values)
         return self._values[1]
 
+    def decision_at(self, indices: Sequence[int]) -> np.ndarray:
+        """Decision values at the pool rows ``indices`` only, (k,) or (k, T): their features
+        fetched in one rows pass, the rest of the pool untouched. What a caller that shows a
+        few points (the query panel, the plot's sample) reads instead of
+        :meth:`decision_function`, whose n values this server would otherwise hold."""
+        self._check_started()
+        idx = np.asarray(list(indices), dtype=np.intp).reshape(-1)
+        if idx.size and (idx.min() < 0 or idx.max() >= self.n_pool_):
+            raise ValueError(f"point indices outside the pool (0 … {self.n_pool_ - 1})")
+        q = self._flush()
+        with cluster_errors(self.address_):
+            phi = q.rows(idx) if idx.size else np.empty((0, q.coefficients().shape[0]))
+        values = phi @ q.coefficients()
+        return values[:, 0] if values.shape[1] == 1 else values
+
+    def predict_proba_at(self, indices: Sequence[int]) -> np.ndarray:
+        """:meth:`predict_proba` at the rows ``indices`` only, (k, T) (:meth:`decision_at`)."""
+        return soft_probabilities(self.decision_at(indices))
+
+    def predict_at(self, indices: Sequence[int]) -> np.ndarray:
+        """:meth:`predict` at the rows ``indices`` only, (k,) (:meth:`decision_at`)."""
+        return self.classes_[predicted_index(self.decision_at(indices))]
+
+    def density(
+        self, center: np.ndarray, axes: np.ndarray, bins: int = DENSITY_BINS
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The pool plot's density layer computed on the workers: every pool row's features
+        projected by ``(φ − center) A`` (e.g. the PCA of the plot's sample) and counted on a
+        ``bins`` × ``bins`` grid over their extent; ``(x_edges, y_edges, counts)`` as
+        :meth:`~rlscore.query.distributed.BlockQuery.density`. Only the grid reaches this
+        server."""
+        self._check_started()
+        with cluster_errors(self.address_):
+            return self._query.density(center, axes, bins)
+
     def sample_view(self, size: int = PLOT_SAMPLE, extra: Sequence[int] = ()) -> dict:
         """What the pool plot draws: ``size`` rows drawn uniformly (seeded by the pool size,
         so the same rows every time) plus the rows ``extra`` (the query, the labeled points),
@@ -368,12 +421,14 @@ class ClusterEngine(QueryStrategy):
 
 __all__ = [
     "CLUSTER_META",
+    "DENSITY_BINS",
     "MAX_POOLS",
     "PLOT_SAMPLE",
     "ClusterEngine",
     "ClusterPoolError",
     "cluster_errors",
     "landmark_rows",
+    "raw_rows",
     "scheduler_address",
     "shared_pool",
 ]

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from rlscore.core.confidence import predicted_index
 from rlscore.sessions.cluster_engine import PLOT_SAMPLE
 from rlscore.sessions.panel import PoolPlotState
 from rlscore.sessions.session import LabelingSession
@@ -59,14 +60,22 @@ def sample_plot(
     drawn = session.engine.sample_view(size, extra)
     idx = drawn["indices"]
     pos = {int(i): k for k, i in enumerate(idx)}
+    # the sample's own values: the view's pool-wide vectors are never indexed here, so the
+    # plot reads no n-vector of the session
+    classes = np.asarray(session.engine.classes_)
+    predicted = classes[predicted_index(drawn["decision"])]
+    confidence = np.asarray(drawn["probabilities"], dtype=float).max(axis=1)
+    query = None if view.query is None else pos[int(view.query)]
+    if query is not None and np.isnan(float(np.asarray(view.confidence)[int(view.query)])):
+        confidence[query] = np.nan  # shown blind, as the view (it waits for this annotator)
     return SamplePlot(
         indices=idx,
         features=drawn["features"],
         labels={pos[i]: view.labels[i] for i in labeled},
         skipped=[pos[i] for i in view.skipped if i in pos],
-        predicted=np.asarray(view.predicted)[idx],
-        confidence=np.asarray(view.confidence, dtype=float)[idx],
-        query=None if view.query is None else pos[int(view.query)],
+        predicted=predicted,
+        confidence=confidence,
+        query=query,
     )
 
 

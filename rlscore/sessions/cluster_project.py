@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from rlscore.data.projects import Project, ProjectInputError
+from rlscore.data.projects import Project, ProjectInputError, RowIds
 from rlscore.query.distributed import BLOCK_STRATEGIES
 from rlscore.sessions.cluster_engine import CLUSTER_META
 from rlscore.sessions.settings import save_project_settings
@@ -128,7 +128,7 @@ def create_cluster_project(
         name=name,
         X=np.empty((n, 0)),
         feature_names=[],
-        ids=[str(i) for i in range(n)],
+        ids=RowIds(n),
         truth=None,
         classes=list(classes),
         meta=meta,

@@ -1,5 +1,11 @@
 """Export of a project's labels — the final label and every annotator's — as CSV, JSON,
-JSON Lines or Parquet (from the event log; no engine)."""
+JSON Lines or Parquet (from the event log; no engine).
+
+A cluster-backed project (:mod:`rlscore.sessions.cluster_project`) holds no features on this
+server: its feature columns are its pool's raw Parquet columns, fetched from the cluster for
+the labeled rows only (:func:`~rlscore.sessions.cluster_engine.raw_rows`), and its accuracy
+estimate is the labeled RLS on those rows.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +15,8 @@ import json
 import re
 from collections.abc import Iterable
 from datetime import UTC, datetime
+
+import numpy as np
 
 from rlscore.data.projects import Project
 from rlscore.sessions.accuracy_estimate import export_estimate
@@ -75,17 +83,53 @@ def _decided_by(log: LabelLog, point: int) -> str:
     return "majority" if len(log.annotations.get(point, {})) > 1 else log.rule
 
 
-def export_rows(project: Project, log: LabelLog, *, include_features: bool = True) -> list[dict]:
+def _cluster_pool(project: Project) -> dict | None:
+    """A cluster-backed project's ``meta["cluster"]`` (None: its pool is in memory)."""
+    if project.X.shape[1]:
+        return None  # a pool with features here: no need to load the cluster's modules
+    from rlscore.sessions.cluster_engine import CLUSTER_META
+
+    return (project.meta or {}).get(CLUSTER_META) or None
+
+
+def _feature_names(project: Project) -> list[str]:
+    pool = _cluster_pool(project)
+    return list(pool.get("columns") or []) if pool else list(project.feature_names)
+
+
+def _labeled_features(project: Project, order: list[int]) -> np.ndarray:
+    """The feature rows of the points ``order`` (k, d): the stored ``X``'s, or a
+    cluster-backed project's raw columns fetched from the cluster for those rows only."""
+    pool = _cluster_pool(project)
+    if pool:
+        from rlscore.sessions.cluster_engine import raw_rows  # Dask's side: only when needed
+
+        return raw_rows(pool, order)[1]
+    return project.X[np.asarray(order, dtype=np.intp)]
+
+
+def export_rows(
+    project: Project,
+    log: LabelLog,
+    *,
+    include_features: bool = True,
+    features: np.ndarray | None = None,
+) -> list[dict]:
     """One record per labeled point, in the order the final labels were given.
 
     Keys :data:`FIXED_COLUMNS` (the final label, who gave it, when, the seconds spent and the
     settings in effect; ``decided_by`` is ``review``, ``majority`` or ``latest``;
     ``reviewer`` the reviewer's name or None), ``annotations`` (every annotator's current
     label of the point with its time, seconds and settings) and, with ``include_features``,
-    ``features`` (name -> value).
+    ``features`` (name -> value): ``features`` when given (one row per labeled point, in
+    that order), else the project's (module docstring for a cluster-backed project).
     """
+    order = log.label_order()
+    names = _feature_names(project)
+    if include_features and features is None:
+        features = _labeled_features(project, order)
     rows = []
-    for point in log.label_order():
+    for k, point in enumerate(order):
         e = log.label_events[point]
         current = log.annotations.get(point, {})
         row = {
@@ -99,9 +143,7 @@ def export_rows(project: Project, log: LabelLog, *, include_features: bool = Tru
             "items": {c.name: c.values[point] for c in project.items},
         }
         if include_features:
-            row["features"] = dict(
-                zip(project.feature_names, project.X[point].tolist(), strict=True)
-            )
+            row["features"] = dict(zip(names, features[k].tolist(), strict=True))
         rows.append(row)
     return rows
 
@@ -122,7 +164,7 @@ def _table(rows: list[dict], project: Project, include_features: bool) -> tuple[
     taken = set(header)
     header += [f"item:{c.name}" if c.name in taken else c.name for c in project.items]
     taken = set(header)
-    features = [f"feature:{f}" if f in taken else f for f in project.feature_names]
+    features = [f"feature:{f}" if f in taken else f for f in _feature_names(project)]
     if include_features:
         header += features
     table = []
@@ -180,8 +222,11 @@ def export_labels(
     if fmt not in EXPORT_FORMATS:
         raise ValueError(f"export format must be one of {EXPORT_FORMATS}, got {fmt!r}")
     log = events if isinstance(events, LabelLog) else LabelLog(events)
-    rows = export_rows(project, log, include_features=include_features)
-    extra = _add_estimate(rows, project, log) if estimate else []
+    fetched = None
+    if _cluster_pool(project) and (include_features or estimate):
+        fetched = _labeled_features(project, log.label_order())  # one fetch for both
+    rows = export_rows(project, log, include_features=include_features, features=fetched)
+    extra = _add_estimate(rows, project, log, fetched) if estimate else []
     if fmt == "json":
         return json.dumps(rows, indent=2, ensure_ascii=False)
     if fmt == "jsonl":
@@ -203,14 +248,19 @@ def export_labels(
     return buf.getvalue()
 
 
-def _add_estimate(rows: list[dict], project: Project, log: LabelLog) -> list[str]:
+def _add_estimate(
+    rows: list[dict], project: Project, log: LabelLog, features: np.ndarray | None = None
+) -> list[str]:
     """Issue 24: the accuracy estimate at export time (the labeled RLS's exact leave-one-out
     accuracy and its interval, :func:`rlscore.sessions.accuracy_estimate.export_estimate`),
-    the same in every record; returns the columns added."""
+    the same in every record; returns the columns added. ``features``: the labeled rows of a
+    cluster-backed project (in label order), on which its RLS is fitted."""
     order = log.label_order()
-    labels = {i: log.labels[i] for i in order}
     params = log.label_events[order[-1]].params if order else {}
-    values = export_estimate(project.X, labels, params)
+    if features is not None:  # only the labeled rows are here: the RLS sees nothing else
+        values = export_estimate(features, {k: log.labels[i] for k, i in enumerate(order)}, params)
+    else:
+        values = export_estimate(project.X, {i: log.labels[i] for i in order}, params)
     for row in rows:
         row.update(values)
     return list(values)

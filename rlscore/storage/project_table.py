@@ -19,7 +19,7 @@ import numpy as np
 
 from rlscore.core.serialization import plain_scalar
 from rlscore.data.items import ItemColumn
-from rlscore.data.projects import Project
+from rlscore.data.projects import Project, ids_from_json, ids_to_json
 from rlscore.storage.connection import SQLConnection
 from rlscore.storage.events import UnknownProjectError
 
@@ -61,7 +61,7 @@ class ProjectTable:
             project.n,
             int(project.X.shape[1]),
             json.dumps(project.feature_names),
-            json.dumps(project.ids),
+            json.dumps(ids_to_json(project.ids)),
             json.dumps(project.classes),
             truth,
             json.dumps(project.meta),
@@ -95,7 +95,7 @@ class ProjectTable:
             name=name,
             X=np.load(io.BytesIO(blob), allow_pickle=False),
             feature_names=json.loads(feature_names),
-            ids=json.loads(ids),
+            ids=ids_from_json(json.loads(ids)),
             truth=None if truth is None else np.asarray(json.loads(truth), dtype=object),
             classes=json.loads(classes),
             meta=json.loads(meta),
