@@ -24,9 +24,6 @@ from rlscore.ui.text import md_text
 
 enter_through_app("")
 
-# the tab's project before this run resolves it: a project chosen in the sidebar is set
-# already, one the page falls back to (its project deleted) is not
-tab_project = st.session_state.get("project")
 project_selector()
 annotator = annotator_input()
 p = learner_sidebar()
@@ -45,7 +42,7 @@ if not annotator:
     st.caption("Asked once: your name stays in this page's link, so a reload keeps it.")
     st.stop()
 
-gone = actions.project_gone_under_tab(tab_project, get_store().project_uid(tab_project or ""))
+gone = actions.project_gone_under_tab(get_store().project_uid)
 if gone is not None:
     query_panel.project_gone_notice(gone, p["project"])
     st.stop()

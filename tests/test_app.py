@@ -316,9 +316,26 @@ def test_deleted_project_falls_back_without_error(db):
     # the tab's buttons are inert until the annotator chooses to go on (issue 27, item 2)
     assert any("spheres was deleted" in w.value for w in at.warning)
     assert not any(b.key and b.key.startswith("label_") for b in at.button)
+    # another run (a teammate's poll, a key press) does not make the fallback the tab's
+    # project: the notice holds until the annotator chooses
+    _ok(at.run())
+    assert any("spheres was deleted" in w.value for w in at.warning)
+    assert not any(b.key and b.key.startswith("label_") for b in at.button)
     at.button(key="continue_with_project").click()
     _ok(at.run())
     assert _query(at) >= 0
+
+
+def test_a_project_chosen_in_the_sidebar_after_a_delete_is_labeled(db):
+    at = _open("spheres")
+    with open_store(db) as store:
+        store.delete_project("spheres")
+    _ok(at.run())
+    assert any("spheres was deleted" in w.value for w in at.warning)
+    at.sidebar.selectbox(key="w_project").select("circles")
+    _ok(at.run())
+    assert not any("was deleted" in w.value for w in at.warning)
+    assert at.session_state["params"]["project"] == "circles" and _query(at) >= 0
 
 
 def test_labels_from_another_tab_appear_on_rerun(db):

@@ -28,6 +28,7 @@ meets an unreachable label database is refused with that message, and what becam
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,6 +40,7 @@ from rlscore.storage import DatabaseUnavailableError, StaleActionError, UnknownP
 from rlscore.ui.database_status import note_saved, note_unavailable, refusal_text
 from rlscore.ui.errors import user_message
 from rlscore.ui.flash import flash
+from rlscore.ui.params import set_project
 from rlscore.ui.refresh import request_page_run
 from rlscore.ui.store import SessionHandle, get_store
 from rlscore.ui.text import md_text
@@ -96,25 +98,26 @@ def mark_shown_project(project: str, uid: int | None) -> None:
     st.session_state[_SHOWN_PROJECT] = (project, uid)
 
 
-def project_gone_under_tab(tab_project: str | None, uid_now: int | None) -> str | None:
-    """The project this tab showed, if it was deleted (or deleted and created again) while
-    the tab was open and the page fell back to another one; else None.
+def project_gone_under_tab(uid_of: Callable[[str], int | None]) -> str | None:
+    """The project this tab's Label page showed, if it was deleted (or deleted and created
+    again) since and the annotator has not chosen a project since (:func:`continue_with`);
+    else None. ``uid_of(name)``: a project's uid in the store now (None: no such project).
 
-    ``tab_project`` is the tab's project before this run resolved it (a project the
-    annotator chose in the sidebar is already set then: not "under the tab"); ``uid_now``
-    that name's uid in the store now (None: no such project).
+    The notice holds until that choice: a later run (a teammate's poll, a key press) must not
+    turn the fallback project into the one the tab labels.
     """
     shown = st.session_state.get(_SHOWN_PROJECT)
-    if shown is None or tab_project != shown[0] or uid_now == shown[1]:
+    if shown is None or uid_of(shown[0]) == shown[1]:
         return None
     return shown[0]
 
 
 def continue_with(project: str) -> None:
-    """Callback: the annotator saw that their project is gone and labels ``project`` now."""
+    """Callback: the annotator chose ``project`` (in the sidebar, or on the notice that their
+    project was deleted): the tab labels it now."""
     st.session_state.pop(_SHOWN_PROJECT, None)
     st.session_state.pop(_SHOWN, None)
-    st.session_state["project"] = project
+    set_project(project)
 
 
 def _seconds_on(shown: ShownPoint) -> float | None:

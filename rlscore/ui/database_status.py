@@ -30,6 +30,7 @@ import streamlit as st
 
 from rlscore.storage import DatabaseUnavailableError, UnknownProjectError
 from rlscore.ui.flash import flash
+from rlscore.ui.keys import SHORTCUT_KEYS, js_key_set
 from rlscore.ui.store import get_store
 
 _LOG = logging.getLogger("rlscore.ui")
@@ -155,7 +156,7 @@ _KEY_SCRIPT = """
   if (w.__rlscoreOutageKeys) return;
   w.__rlscoreOutageKeys = true;
   const doc = w.document;
-  const keys = new Set(["1","2","3","4","5","6","7","8","9","s","S","u","U"]);
+  const keys = __KEYS__;
   w.__rlscoreOutageRefused = 0;
   const REFUSED = "Press refused, nothing saved: ";
   w.addEventListener("keydown", (e) => {
@@ -196,7 +197,8 @@ def show_outage(exc: DatabaseUnavailableError) -> None:
     """Draw the outage message in place of the rest of the run, retry the database with
     backoff and run the page again once it answers; stops the run (``st.stop``)."""
     _start_outage(exc)
-    st.html(_KEY_SCRIPT, unsafe_allow_javascript=True)
+    script = _KEY_SCRIPT.replace("__KEYS__", js_key_set(SHORTCUT_KEYS))
+    st.html(script, unsafe_allow_javascript=True)
 
     @st.fragment(run_every=TICK_SECONDS)
     def retry() -> None:

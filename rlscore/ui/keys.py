@@ -40,6 +40,16 @@ from rlscore.ui.refresh import PANEL_MARKER
 
 #: milliseconds after an accepted shortcut during which a run must start, else keys are freed
 NO_RUN_MS = 700
+#: the page's shortcut keys: the class keys, S (skip) and U (undo); the first eleven act on
+#: the point shown (held to the minimum dwell)
+SHORTCUT_KEYS = ("1", "2", "3", "4", "5", "6", "7", "8", "9", "s", "S", "u", "U")
+ACTION_KEYS = SHORTCUT_KEYS[:11]
+
+
+def js_key_set(keys: tuple[str, ...]) -> str:
+    """``keys`` as a JavaScript ``Set`` expression (the keys are constants, never user text)."""
+    return "new Set([" + ",".join(f'"{k}"' for k in keys) + "])"
+
 
 _SCRIPT = """
 <script>
@@ -48,8 +58,8 @@ _SCRIPT = """
   if (w.__rlscoreKeyGuard) return;
   w.__rlscoreKeyGuard = true;
   const doc = w.document;
-  const keys = new Set(["1","2","3","4","5","6","7","8","9","s","S","u","U"]);
-  const actionKeys = new Set(["1","2","3","4","5","6","7","8","9","s","S"]);
+  const keys = __KEYS__;
+  const actionKeys = __ACTION_KEYS__;
   const minDwell = __MIN_DWELL_MS__;
   let pressedAt = 0, sawRun = false, busy = false, pressedOn = null;
   let drawnPoint = null, drawnAt = 0;
@@ -155,6 +165,8 @@ _SCRIPT = """
 def _script() -> str:
     return (
         _SCRIPT.replace("__NO_RUN_MS__", str(NO_RUN_MS))
+        .replace("__ACTION_KEYS__", js_key_set(ACTION_KEYS))
+        .replace("__KEYS__", js_key_set(SHORTCUT_KEYS))
         .replace("__PANEL__", repr(PANEL_MARKER))
         .replace("__MIN_DWELL_MS__", str(round(min_dwell_seconds() * 1000)))
     )

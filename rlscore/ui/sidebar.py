@@ -20,6 +20,7 @@ from rlscore.core.kernels import (
 from rlscore.core.lowrank import LANDMARK_RULES
 from rlscore.data.samples import list_samples
 from rlscore.sessions.settings import MAX_LANDMARKS
+from rlscore.ui import actions
 from rlscore.ui.auth import sign_in_configured
 from rlscore.ui.flash import flash
 from rlscore.ui.params import (
@@ -31,7 +32,6 @@ from rlscore.ui.params import (
     log_position,
     params,
     set_annotator,
-    set_project,
     sync_address_bar,
     update_params,
 )
@@ -98,7 +98,7 @@ def _changed(name: str) -> None:
 
 
 def _project_changed() -> None:
-    set_project(st.session_state["w_project"])
+    actions.continue_with(st.session_state["w_project"])
 
 
 def _annotator_changed() -> None:

@@ -81,6 +81,21 @@ def press_after_dwell(page: Page, key: str, point: int | None = None) -> None:
     page.keyboard.press(key)
 
 
+#: the app's sign-in button (Streamlit's ``st.login``, through rlscore.ui.auth)
+SIGN_IN = re.compile(r"^Sign in")
+
+
+def sign_in(page: Page, url: str, user: str) -> None:
+    """From the app's sign-in screen at ``url``, sign in at the test OpenID Connect
+    provider's login form (tests/support/oidc_provider.py) as ``user``."""
+    page.goto(url)
+    page.get_by_role("button", name=SIGN_IN).click()
+    page.get_by_label("User name").fill(user)  # the provider's own page
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.get_by_text("Signed in as")).to_be_visible()
+    page.locator(APP_IDLE).wait_for()
+
+
 def heading_number(page: Page, prefix: str) -> int:
     """The point number of the heading ``<prefix> point #N`` on the page."""
     h = page.get_by_role("heading", name=re.compile(re.escape(prefix) + r" point #\d+"))

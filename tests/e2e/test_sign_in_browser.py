@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from app_page import APP_IDLE, label_button, settle, wait_text
+from app_page import APP_IDLE, SIGN_IN, label_button, settle, sign_in, wait_text
 from browser_context import new_context
 from playwright.sync_api import Page, expect
 from streamlit_server import StreamlitServer
@@ -18,7 +18,6 @@ from rlscore.storage import open_store
 
 ALICE = "alice@example.org"  # her verified e-mail address, in lower case
 BOB = "bob@example.org"
-SIGN_IN = re.compile(r"^Sign in")
 EXCEPTION = '[data-testid="stException"]'
 ALERT = '[data-testid="stAlert"]'
 
@@ -31,16 +30,6 @@ def events(db, project: str = "two_moons") -> list:
 def members(db, project: str = "two_moons") -> dict[str, str]:
     with open_store(db) as store:
         return store.members(project)
-
-
-def sign_in(page: Page, url: str, user: str) -> None:
-    """From the app's sign-in screen, sign in at the provider's login form as ``user``."""
-    page.goto(url)
-    page.get_by_role("button", name=SIGN_IN).click()
-    page.get_by_label("User name").fill(user)  # the provider's own page
-    page.get_by_role("button", name="Sign in").click()
-    expect(page.get_by_text("Signed in as")).to_be_visible()
-    page.locator(APP_IDLE).wait_for()
 
 
 def labeled_heading(page: Page) -> None:

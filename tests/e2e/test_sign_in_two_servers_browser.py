@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from app_page import APP_IDLE, heading_number, settle, wait_dwell, wait_text
+from app_page import heading_number, settle, sign_in, wait_dwell, wait_text
 from browser_context import new_context
 from playwright.sync_api import Page, expect
 from streamlit_server import StreamlitServer
@@ -23,7 +23,6 @@ from rlscore.storage import open_store
 
 ALICE = "alice@example.org"  # the verified e-mail addresses, in lower case: the identities
 BOB = "bob@example.org"
-SIGN_IN = re.compile(r"^Sign in")
 #: the elements of the current script run (a teammate poll may briefly leave the previous
 #: run's buttons on the page, faded)
 FRESH = '[data-testid="stElementContainer"][data-stale="false"]'
@@ -55,16 +54,6 @@ def signed_in_team(pg_url, oidc_provider, tmp_path, artifacts, monkeypatch):
     finally:
         for srv in servers:
             srv.stop()
-
-
-def sign_in(page: Page, url: str, user: str) -> None:
-    """Sign in at the provider's login form as ``user``, from the app's sign-in screen."""
-    page.goto(url)
-    page.get_by_role("button", name=SIGN_IN).click()
-    page.get_by_label("User name").fill(user)  # the provider's own page
-    page.get_by_role("button", name="Sign in").click()
-    expect(page.get_by_text("Signed in as")).to_be_visible()
-    page.locator(APP_IDLE).wait_for()
 
 
 def query_shown(page: Page) -> int:
