@@ -21,7 +21,7 @@ from rlscore.ui.warmup import start_warmup
 PAGES = Path(__file__).resolve().parent / "pages"
 
 st.set_page_config(page_title="rlscore", page_icon=":material/label:", layout="wide")
-# the compiled lookahead loads in the background while the page's own work runs
+# with RLSCORE_WARMUP=1, the compiled lookahead loads in the background meanwhile
 start_warmup()
 # less empty space above the page, so the query and its buttons fit a 1280 × 720 screen
 st.html("<style>.block-container {padding-top: 2.2rem; padding-bottom: 2rem}</style>")

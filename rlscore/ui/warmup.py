@@ -7,7 +7,13 @@ at the very beginning of the first page run, it overlaps the page's own work (th
 the pages, the pool kernel's numpy products, which release the GIL) and the first query finds
 the kernels loaded. The thread only imports and calls the kernels on a tiny problem: a page
 never waits for it (a query that comes first compiles or loads the kernels itself, as
-before). ``RLSCORE_WARMUP=0`` turns it off (benchmarks/app_latency.py compares both).
+before).
+
+It is **off unless** ``RLSCORE_WARMUP=1``: its gain was not measurable on the 2-core
+machine (benchmarks/app_latency.py ``--compare-warmup``), and with it on, a fresh server's
+first page intermittently never finished in the browser tests (three times in two full runs,
+never without it) — suspected: the thread compiling under numba's compiler lock while the
+page's thread imports modules that take the same lock.
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ import threading
 
 import streamlit as st
 
-#: environment variable: "0" turns the warm-up off
+#: environment variable: "1" turns the warm-up on
 WARMUP_ENV = "RLSCORE_WARMUP"
 
 _log = logging.getLogger(__name__)
@@ -61,7 +67,7 @@ def _warm() -> None:
 
 @st.cache_resource(show_spinner=False)
 def _warmup_thread() -> threading.Thread | None:
-    if os.environ.get(WARMUP_ENV, "1") == "0":
+    if os.environ.get(WARMUP_ENV, "0") != "1":
         return None
     thread = threading.Thread(target=_warm, name="rlscore-warmup", daemon=True)
     thread.start()
@@ -69,7 +75,8 @@ def _warmup_thread() -> threading.Thread | None:
 
 
 def start_warmup() -> None:
-    """Start the warm-up thread (once per server process; returns at once)."""
+    """Start the warm-up thread if ``RLSCORE_WARMUP=1`` (once per server process; returns
+    at once)."""
     _warmup_thread()
 
 
