@@ -147,6 +147,13 @@ def _done_text(handle: SessionHandle, kind: str, label) -> str:
     return "skipped it" if kind == "skip" else "undid a label on it"
 
 
+def _saved_text(handle: SessionHandle, kind: str, label, point: int) -> str | None:
+    """The notice of a saved label or skip of ``point`` (None for another kind)."""
+    if kind == "label":
+        return f"Saved: point #{point} labeled **{_class_text(handle, label)}**."
+    return f"Saved: point #{point} skipped." if kind == "skip" else None
+
+
 def _refused(
     handle: SessionHandle, exc: StaleActionError, annotator: str, shown: ShownPoint | None, label
 ) -> None:
@@ -162,6 +169,12 @@ def _refused(
     if this_tab:
         # this tab applied an action on this very point and version: a second one arrived
         if newest.kind != "label" or label is None or label == newest.label:
+            # the outcome of the press first: the same press delivered twice (a double click,
+            # or a click that reached the server in two runs) is one saved action
+            done = _saved_text(handle, newest.kind, newest.label, exc.point)
+            if done is not None:
+                flash("success", f"{done} A second press of it changed nothing.")
+                return
             flash(
                 "info",
                 f"Ignored a repeated press on point {point}: your first press "
@@ -268,7 +281,7 @@ def label(handle: SessionHandle, annotator: str, shown: ShownPoint, value) -> No
     if eid is not None:
         _record(shown, eid, "label", value)
         note_saved("label", shown.point)
-        flash("success", f"Saved: point #{shown.point} labeled **{_class_text(handle, value)}**.")
+        flash("success", _saved_text(handle, "label", value, shown.point))
 
 
 def skip(handle: SessionHandle, annotator: str, shown: ShownPoint) -> None:
@@ -292,7 +305,7 @@ def skip(handle: SessionHandle, annotator: str, shown: ShownPoint) -> None:
     if eid is not None:
         _record(shown, eid, "skip")
         note_saved("skip", shown.point)
-        flash("success", f"Saved: point #{shown.point} skipped.")
+        flash("success", _saved_text(handle, "skip", None, shown.point))
 
 
 def undo(handle: SessionHandle, annotator: str, expected: int) -> None:
