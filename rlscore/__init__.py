@@ -64,67 +64,6 @@ _EXPORTS = {
         "open_store",
     ),
 }
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
+__getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS, globals())
 
 __version__ = "0.1.0"
-
-__all__ = [
-    # estimators (scikit-learn API)
-    "BDLDA",
-    "GraphOCL",
-    "KernelLogisticRegression",
-    "LGCClassifier",
-    "LowRankKernel",
-    "RLSClassifier",
-    "RLSPath",
-    "ReducedRLSClassifier",
-    "SpecifiedErrorClassifier",
-    # kernels and the RBF width rules
-    "SIGMA_RULES",
-    "graph_kernel",
-    "kernel_matrix",
-    "median_sigma",
-    "pool_kernel",
-    "scale_sigma",
-    "confidence",
-    # query strategies
-    "ARLS",
-    "AOptimalKLR",
-    "EntropyQuery",
-    "FocusedARLS",
-    "LGCQuery",
-    "LowRankAOptimalKLR",
-    "LowRankARLS",
-    "MaxEntropyKLR",
-    "NoCandidatesError",
-    "QueryStrategy",
-    "RandomQuery",
-    "STRATEGIES",
-    "UncertaintyQuery",
-    "make_strategy",
-    # projects, sample data, storage
-    "Dataset",
-    "Event",
-    "LabelStore",
-    "PostgresLabelStore",
-    "Project",
-    "ProjectInputError",
-    "SQLiteLabelStore",
-    "StaleActionError",
-    "ensure_sample_projects",
-    "list_samples",
-    "load_sample",
-    "open_store",
-    "project_from_table",
-    "read_table",
-    # labeling sessions and experiments
-    "LabelingSession",
-    "Overlap",
-    "compare_strategies",
-    "export_labels",
-    "project_agreement",
-    "project_settings",
-    "save_project_settings",
-    "simulate",
-    "undo_last",
-]

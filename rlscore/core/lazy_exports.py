@@ -20,8 +20,9 @@ from typing import Any
 
 def lazy_exports(
     package: str, exports: Mapping[str, tuple[str, ...]], namespace: dict[str, Any]
-) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
-    """The ``__getattr__`` and ``__dir__`` of a package whose public names load on demand.
+) -> tuple[Callable[[str], Any], Callable[[], list[str]], list[str]]:
+    """The ``__getattr__``, ``__dir__`` and ``__all__`` of a package whose public names load
+    on demand.
 
     Parameters
     ----------
@@ -35,8 +36,9 @@ def lazy_exports(
 
     Returns
     -------
-    (getattr, dir)
-        To assign to the package's ``__getattr__`` and ``__dir__``.
+    (getattr, dir, all)
+        To assign to the package's ``__getattr__``, ``__dir__`` and ``__all__`` (every
+        exported name, sorted: one list to keep, not two).
 
     Raises
     ------
@@ -63,4 +65,4 @@ def lazy_exports(
     def __dir__() -> list[str]:
         return sorted(set(namespace) | set(where))
 
-    return __getattr__, __dir__
+    return __getattr__, __dir__, sorted(where)

@@ -13,16 +13,4 @@ _EXPORTS = {
         "project_from_sample",
     ),
 }
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
-
-__all__ = [
-    "Dataset",
-    "Project",
-    "ProjectInputError",
-    "ensure_sample_projects",
-    "list_samples",
-    "load_sample",
-    "project_from_sample",
-    "project_from_table",
-    "read_table",
-]
+__getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS, globals())

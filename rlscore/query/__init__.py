@@ -40,26 +40,4 @@ _EXPORTS = {
     "rlscore.query.rls_pool": ("RLSPoolStrategy",),
     "rlscore.query.weighted_rls": ("WeightedRLSStrategy",),
 }
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
-
-__all__ = [
-    "ARLS",
-    "STRATEGIES",
-    "AOptimalKLR",
-    "EntropyQuery",
-    "FeaturePoolStrategy",
-    "FocusedARLS",
-    "KLRPoolStrategy",
-    "LGCQuery",
-    "LowRankAOptimalKLR",
-    "LowRankARLS",
-    "MaxEntropyKLR",
-    "NoCandidatesError",
-    "QueryStrategy",
-    "RLSPoolStrategy",
-    "RandomQuery",
-    "UncertaintyQuery",
-    "WeightedRLSStrategy",
-    "make_strategy",
-    "strategy_class",
-]
+__getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS, globals())

@@ -29,20 +29,4 @@ _EXPORTS = {
     "rlscore.sessions.settings": ("project_settings", "save_project_settings"),
     "rlscore.sessions.undo": ("undo_last",),
 }
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
-
-__all__ = [
-    "AgreementReport",
-    "LabelLog",
-    "Overlap",
-    "audit_trail",
-    "log_agreement",
-    "project_agreement",
-    "review_point",
-    "LabelingSession",
-    "PoolTooLargeError",
-    "export_labels",
-    "project_settings",
-    "save_project_settings",
-    "undo_last",
-]
+__getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS, globals())
