@@ -98,14 +98,24 @@ def coded_validation_errors(
 
 
 class History:
-    """The figures of a session along its labeling path (entry n: the state with n labels)."""
+    """The figures of a session along its labeling path (entry n: the state with n labels).
+
+    The predicted classes on the pool are kept for the stopping indicator's prediction change
+    as the latest entry's codes plus, per earlier entry, what differed from the next one:
+    the positions that changed and their former codes, or the whole former array when that is
+    smaller. A settled session's predictions change on few points per label, so a long
+    session on a large pool costs the app server about n bytes plus the changes, not
+    n bytes per label.
+    """
 
     def __init__(self) -> None:
         self.risk: list[float] = []
         self.validation: list[float | None] = []
         self.balanced_validation: list[float | None] = []
         self.change: list[float | None] = []
-        self._codes: list[np.ndarray] = []  # predicted class positions on the pool
+        self._codes: np.ndarray | None = None  # the latest entry's predicted class positions
+        # entry k + 1 -> entry k: (positions, their codes at k), or (None, all codes at k)
+        self._undo: list[tuple[np.ndarray | None, np.ndarray]] = []
 
     def record(
         self,
@@ -118,11 +128,25 @@ class History:
         predicted class ``codes`` on the pool and the validation ``errors`` (None: no truth)."""
         for entries in (self.risk, self.validation, self.balanced_validation, self.change):
             del entries[n_labeled:]
-        del self._codes[n_labeled:]
-        prev = self._codes[n_labeled - 1] if 0 < n_labeled <= len(self._codes) else None
-        self._codes.append(codes)
+        if n_labeled == 0:
+            prev, self._codes, self._undo = None, None, []
+        else:
+            prev = self._rewind(n_labeled - 1)
+            if prev is None and self._codes is not None:  # entries missing before this one
+                self._undo.append((None, self._codes))
+        codes = np.array(codes, copy=True)  # kept and rewound in place: not the caller's
+        if prev is None:
+            self.change.append(None)
+        else:
+            changed = np.flatnonzero(codes != prev)
+            self.change.append(changed.size / codes.size)
+            positions = changed.astype(np.min_scalar_type(max(codes.size - 1, 0)))
+            sparse_bytes = positions.nbytes + changed.size * prev.itemsize
+            self._undo.append(
+                (positions, prev[changed]) if sparse_bytes < prev.nbytes else (None, prev)
+            )
+        self._codes = codes
         self.risk.append(float(risk))
-        self.change.append(None if prev is None else float(np.mean(codes != prev)))
         if errors is not None:
             self.validation.append(errors[0])
             self.balanced_validation.append(errors[1])
@@ -130,10 +154,36 @@ class History:
     def prediction_change(self, window: int) -> float | None:
         """Fraction of pool points whose predicted class changed over the last ``window``
         labels; None with fewer labels than that."""
-        n = len(self._codes) - 1
+        n = self._n_entries() - 1
         if n < window or window < 1:
             return None
-        return float(np.mean(self._codes[n] != self._codes[n - window]))
+        return float(np.mean(self._codes != self._codes_at(n - window)))
+
+    def _n_entries(self) -> int:
+        return 0 if self._codes is None else len(self._undo) + 1
+
+    def _codes_at(self, k: int) -> np.ndarray:
+        """The codes of entry ``k`` (a copy), from the latest by the recorded differences."""
+        codes = self._codes.copy()
+        for positions, former in reversed(self._undo[k:]):
+            if positions is None:
+                codes = former.copy()
+            else:
+                codes[positions] = former
+        return codes
+
+    def _rewind(self, k: int) -> np.ndarray | None:
+        """Make entry ``k`` the latest (dropping later ones) and return its codes; None if
+        there is no entry ``k``."""
+        if not 0 <= k < self._n_entries():
+            return None
+        while len(self._undo) > k:
+            positions, former = self._undo.pop()
+            if positions is None:
+                self._codes = former
+            else:
+                self._codes[positions] = former
+        return self._codes
 
 
 def stopping_report(
