@@ -55,6 +55,7 @@ from rlscore.data.upload import (
     text_settings,
 )
 from rlscore.sessions import permissions
+from rlscore.sessions.project_overview import cluster_pool_text
 from rlscore.storage import UnknownProjectError
 from rlscore.ui import admin, auth
 from rlscore.ui.errors import report_errors
@@ -313,6 +314,10 @@ if rows:
     described = text_feature_caption(project)
     if described is not None:
         st.caption(md_text(described))
+    # a cluster-backed project's size and columns come from its meta: its pool stays put
+    on_cluster = cluster_pool_text(project.n, project.meta)
+    if on_cluster is not None:
+        st.caption(md_text(on_cluster))
     n_labels = overview.n_labeled(chosen)
     st.subheader("Export labels")
     st.caption(

@@ -6,14 +6,20 @@ project's log on every page run costs a read of every event ever written; a
 :class:`ProjectOverview` keeps one fold per project and, like a labeling session's
 ``sync()``, reads only the events committed since its last read. A project deleted and
 created again under the same name (a new ``uid``) is folded again from its first event.
+
+A cluster-backed project (:mod:`rlscore.sessions.cluster_project`) stores no features: its
+size and feature columns are read from its ``meta["cluster"]`` (:func:`project_label`,
+:func:`cluster_pool_text`), never from its pool, which this server does not load.
 """
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 from rlscore.data.upload import listed
+from rlscore.sessions.cluster_engine import CLUSTER_META
 from rlscore.sessions.log import LabelLog
 from rlscore.storage import Event, LabelStore, UnknownProjectError
 
@@ -74,7 +80,7 @@ class ProjectOverview:
                     {
                         "project": s["name"],
                         "points": s["n"],
-                        "features": s["d"],
+                        "features": feature_count(s["d"], s["meta"]),
                         "classes": listed(s["classes"]),
                         "labeled": len(fold.log.labels),
                         "ground truth": "yes" if s["has_truth"] else "no",
@@ -103,4 +109,46 @@ class ProjectOverview:
             return tuple(self._folds[name].events)
 
 
-__all__ = ["ProjectOverview"]
+def _cluster(meta: Mapping | None) -> Mapping | None:
+    """The ``meta["cluster"]`` of a cluster-backed project, None for any other."""
+    return (meta or {}).get(CLUSTER_META) or None
+
+
+def feature_count(d: int, meta: Mapping | None) -> int:
+    """A project's number of features: the stored ``d``, or for a cluster-backed project
+    (whose stored features are an (n, 0) placeholder) its pool's feature columns."""
+    cluster = _cluster(meta)
+    return d if cluster is None else len(cluster.get("columns") or ())
+
+
+def project_label(name: str, n: int, meta: Mapping | None, samples: Collection[str]) -> str:
+    """How a project is listed in the sidebar (plain text): a bundled sample by its name, a
+    cluster-backed project with its pool's size (``"big (cluster, 2,000,000 points)"``), any
+    other project as uploaded."""
+    if _cluster(meta) is not None:
+        return f"{name} (cluster, {int(n):,} points)"
+    return name if name in samples else f"{name} (uploaded)"
+
+
+def cluster_pool_text(n: int, meta: Mapping | None) -> str | None:
+    """What the Data page says of a cluster-backed project's pool (plain text, from its
+    meta), None for any other project."""
+    cluster = _cluster(meta)
+    if cluster is None:
+        return None
+    columns = list(cluster.get("columns") or ())
+    m = cluster.get("n_landmarks")
+    built = f"{int(m)} landmark kernel features are" if m else "the features are"
+    return (
+        f"Pool on a Dask cluster: {int(n):,} points × {len(columns)} feature columns "
+        f"({listed(columns)}), read by the workers from {cluster.get('url')}; {built} "
+        "computed there, and this app server never loads the pool."
+    )
+
+
+__all__ = [
+    "ProjectOverview",
+    "cluster_pool_text",
+    "feature_count",
+    "project_label",
+]

@@ -19,6 +19,7 @@ from rlscore.core.kernels import (
 )
 from rlscore.core.lowrank import LANDMARK_RULES
 from rlscore.data.samples import list_samples
+from rlscore.sessions.project_overview import project_label
 from rlscore.sessions.settings import MAX_LANDMARKS
 from rlscore.ui import actions
 from rlscore.ui.auth import sign_in_configured
@@ -121,15 +122,20 @@ def project_selector() -> str:
         flash("warning", f"Project {md_text(gone)} was deleted; showing {md_text(project)}.")
     sync_address_bar()
     samples = set(list_samples())
+    # one read of every project's size and meta, for the options and their labels
+    summaries = {s["name"]: s for s in get_store().project_summaries()}
     st.session_state["w_project"] = project
     st.sidebar.selectbox(
         "Project",
-        get_store().list_projects(),
+        list(summaries),
         key="w_project",
         on_change=_project_changed,
         # option labels are plain text (no Markdown), so names are shown as typed
-        format_func=lambda name: name if name in samples else f"{name} (uploaded)",
-        help="Bundled samples and the projects uploaded on the Data page.",
+        format_func=lambda name: project_label(
+            name, summaries[name]["n"], summaries[name]["meta"], samples
+        ),
+        help="Bundled samples, the projects uploaded on the Data page and those whose pool "
+        "lives on a cluster.",
     )
     return project
 

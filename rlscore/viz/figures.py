@@ -163,6 +163,7 @@ def pool_figure(
     density_bins: int = DENSITY_BINS,
     density_sample: int = DENSITY_SAMPLE,
     hover: Sequence[str] | None = None,
+    density_counts: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
 ) -> go.Figure:
     """Scatter of the pool with labels, predictions, the next query and a decision boundary.
 
@@ -228,6 +229,13 @@ def pool_figure(
         hover text as HTML.
     density_sample : int
         At most this many unlabeled points drawn over the density layer.
+    density_counts : (x_edges, y_edges, counts), optional
+        The density layer's grid computed elsewhere, as
+        :func:`~rlscore.viz.geometry.density_grid` returns it (edges (bx + 1,) and (by + 1,),
+        counts (by, bx), row-major over (y, x)), in the coordinates of ``xy``: e.g. every
+        point of a pool that lives on a cluster counted there, while ``xy`` holds only the
+        sample drawn. Drawn as the layer instead of counting ``xy`` (it implies ``density``);
+        ``density_bins`` is then unused.
 
     Returns
     -------
@@ -253,6 +261,11 @@ def pool_figure(
         raise ValueError(f"density_sample must be an integer, got {density_sample!r}")
     if density_sample < 0:
         raise ValueError(f"density_sample must be non-negative, got {density_sample}")
+    if density_counts is not None:
+        if density is False:
+            raise ValueError("density=False contradicts the density_counts given")
+        density_counts = checked_density(*density_counts)
+        density = True
     if density is None:
         density = max_points is not None and int(unlabeled.sum()) > max_points
     quota = max_points
@@ -281,7 +294,10 @@ def pool_figure(
     fig = go.Figure()
     density_points = None
     if density:
-        x_edges, y_edges, counts = density_grid(xy, density_bins)
+        # one drawing for both: the grid counted here from xy, or the one given
+        if density_counts is None:
+            density_counts = density_grid(xy, density_bins)
+        x_edges, y_edges, counts = density_counts
         density_points = int(counts.sum())
         fig.add_trace(_density(x_edges, y_edges, counts))
     if grid is not None:
@@ -517,6 +533,26 @@ def _contour(
         name=name,
         showlegend=legend,
     )
+
+
+def checked_density(
+    x_edges: np.ndarray, y_edges: np.ndarray, counts: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A density grid given to :func:`pool_figure` (``density_counts``), checked: finite
+    increasing edges, counts of shape (len(y_edges) − 1, len(x_edges) − 1) that are
+    non-negative integers. Returns float64 edges and int64 counts; ``ValueError`` else."""
+    edges = [np.asarray(e, dtype=np.float64).reshape(-1) for e in (x_edges, y_edges)]
+    for axis, e in zip("xy", edges, strict=True):
+        if e.size < 2 or not np.isfinite(e).all() or not (np.diff(e) > 0).all():
+            raise ValueError(f"density {axis}_edges must be at least 2 finite increasing values")
+    raw = np.asarray(counts)
+    shape = (edges[1].size - 1, edges[0].size - 1)
+    if raw.shape != shape:
+        raise ValueError(f"density counts must have shape {shape} (y, x), got {raw.shape}")
+    exact = raw.astype(np.int64)
+    if not np.array_equal(exact, raw) or (exact < 0).any():
+        raise ValueError("density counts must be non-negative integers")
+    return edges[0], edges[1], exact
 
 
 def _density(x_edges: np.ndarray, y_edges: np.ndarray, counts: np.ndarray) -> go.Heatmap:

@@ -34,6 +34,10 @@ class PlaneProjection:
         True when the pool has a single feature: ``xy[:, 0]`` is that feature and ``xy[:, 1]``
         the pool index, so a model's decision values depend on ``x`` alone. Pass it on to
         :func:`grid_points`, :func:`grid_surface` and :func:`interpolated_surface`.
+    center, axes : ndarray of shape (d,) and (d, 2), or None
+        The map of features to the plane, ``xy = (X − center) @ axes``: e.g. to project other
+        rows on the same plane (:meth:`project`) or to count a whole pool on it where the pool
+        lives. None when ``xy`` is not such a map (one feature: ``y`` is the pool index).
     """
 
     xy: np.ndarray
@@ -41,6 +45,16 @@ class PlaneProjection:
     is_pca: bool
     explained: tuple[float, float] | None = None
     one_feature: bool = False
+    center: np.ndarray | None = None
+    axes: np.ndarray | None = None
+
+    def project(self, X: np.ndarray) -> np.ndarray:
+        """Rows ``X`` (k, d) of the same features on this plane, (k, 2); ``ValueError`` when
+        the plane is not a map of the features (:attr:`axes` None)."""
+        if self.axes is None or self.center is None:
+            raise ValueError("this plane is not a linear map of the features (one feature)")
+        X = np.asarray(X, dtype=float).reshape(-1, self.center.size)
+        return (X - self.center) @ self.axes
 
 
 def plane_projection(X: np.ndarray, feature_names: Sequence[str] | None = None) -> PlaneProjection:
@@ -69,15 +83,19 @@ def plane_projection(X: np.ndarray, feature_names: Sequence[str] | None = None) 
         xy = np.column_stack([X[:, 0], np.arange(n, dtype=float)])
         return PlaneProjection(xy, (names[0], "pool index"), False, one_feature=True)
     if d == 2:
-        return PlaneProjection(X.copy(), (names[0], names[1]), False)
-    centered = X - X.mean(axis=0)
+        return PlaneProjection(
+            X.copy(), (names[0], names[1]), False, center=np.zeros(2), axes=np.eye(2)
+        )
+    center = X.mean(axis=0)
+    centered = X - center
     # Thin SVD: the right singular vectors are the principal axes.
     _, s, vt = np.linalg.svd(centered, full_matrices=False)
-    xy = centered @ vt[:2].T
+    axes = vt[:2].T
+    xy = centered @ axes
     total = float(np.sum(s**2))
     explained = tuple(float(v) for v in (s[:2] ** 2 / total)) if total > 0 else (0.0, 0.0)
     titles = (f"PC1 ({explained[0]:.0%} of variance)", f"PC2 ({explained[1]:.0%} of variance)")
-    return PlaneProjection(xy, titles, True, explained)
+    return PlaneProjection(xy, titles, True, explained, center=center, axes=axes)
 
 
 def grid_points(

@@ -4,7 +4,9 @@
 CLI, and labels five points by key on the Label page. The database holds each label on the
 point whose heading was on screen, and every pick is the in-memory engine's on the same
 features (:class:`~rlscore.query.LowRankARLS`, linear kernel on the Nyström features the test
-computes itself from the documented landmark rows). The plot draws a sample of the pool.
+computes itself from the documented landmark rows). The sidebar names the project with its
+pool's size; the plot draws a sample of the pool over the density layer of every row, counted
+on the workers (the browser holds the sample and the grid's cells, nothing more).
 
 Each key is pressed only once its point has been drawn for the minimum dwell.
 """
@@ -26,6 +28,7 @@ from rlscore.query import LowRankARLS
 distributed = pytest.importorskip("distributed")
 
 from rlscore.data.cluster_pool import SCHEDULER_ENV, write_pool  # noqa: E402
+from rlscore.sessions.cluster_engine import DENSITY_BINS, PLOT_SAMPLE  # noqa: E402
 
 N, D, M = 30_000, 4, 40
 SIGMA, LAM, CANDIDATES, RISK = 2.0, 0.5, 30, 2000
@@ -52,6 +55,29 @@ def _reference(X: np.ndarray) -> LowRankARLS:
     return ref.start(phi, CLASSES)
 
 
+def _plot_contents(page) -> dict:
+    """What the pool plot holds in the browser: the sum of each density layer's counts, its
+    cells, and the scatter points (once the density layer is drawn)."""
+    page.wait_for_function(
+        "() => { const gd = document.querySelector('.js-plotly-plot');"
+        " return gd && gd._fullData && gd._fullData.some(t => t.type === 'heatmap'); }"
+    )
+    return page.evaluate(
+        """() => {
+        const data = document.querySelector('.js-plotly-plot')._fullData;
+        const heat = data.filter(t => t.type === 'heatmap');
+        const sum = z => Array.from(z, row => Array.from(row).reduce((a, b) => a + b, 0))
+            .reduce((a, b) => a + b, 0);
+        return {
+            density: heat.map(t => sum(t.z)),
+            cells: heat.reduce((a, t) => a + Array.from(t.z).reduce((c, r) => c + r.length, 0), 0),
+            points: data.filter(t => t.type !== 'heatmap')
+                .reduce((a, t) => a + (t.x ? t.x.length : 0), 0),
+        };
+    }"""
+    )
+
+
 def test_label_five_points_of_a_pool_on_a_cluster(
     browser, start_server, scheduler, tmp_path, artifacts
 ):
@@ -75,9 +101,15 @@ def test_label_five_points_of_a_pool_on_a_cluster(
     shown: dict[int, str] = {}  # point whose heading was on screen → label of the key pressed
     try:
         open_app(page, f"{srv.url}/?project=big", 0, total=N)
-        # the project is the sidebar's choice, and the plot is the cluster's sample
-        expect(page.get_by_role("combobox", name="Project")).to_have_value(re.compile(r"^big\b"))
+        # the project is the sidebar's choice, named with its pool's size, and the plot is
+        # the cluster's sample over the density of the whole pool counted on the workers
+        project_box = page.get_by_role("combobox", name="Project")
+        expect(project_box).to_have_value(f"big (cluster, {N:,} points)")
         expect(page.get_by_text("A sample of", exact=False).first).to_be_visible()
+        drawn = _plot_contents(page)
+        assert drawn["density"] == [N]  # one density layer, every pool row counted
+        assert drawn["cells"] == DENSITY_BINS**2
+        assert 0 < drawn["points"] <= PLOT_SAMPLE + 2  # the sample, its query and the star
         expect(page.get_by_test_id("stException")).to_have_count(0)
         for k in range(5):
             q = heading_number(page, "Next query:")
