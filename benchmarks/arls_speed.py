@@ -31,7 +31,13 @@ floor is the time of a plain read of the same bytes in the same process (``np.ad
 over the covariance), timed interleaved with the queries. Printed per pool: the query (right
 after a label, as above) and the floor in process CPU time and wall time (medians of
 ``--repeats``), their ratio, and the blocked numpy pass the fused one replaced
-(``tests/reference/arls_blocked.py``, on the same state) for comparison.
+(``tests/reference/arls_blocked.py``, on the same state) for comparison. The fused pass
+reads each covariance row once for every label and column (columns sharing a covariance
+read it once), so "MB read" counts each distinct covariance once. The floor is the read
+only: per covariance entry the pass also computes T · T' / G hypothetical decision values
+(T labels, T' one-vs-all columns, G covariances; clipped, compared, summed and, with three
+or more classes, normalised by a division), 2 for two classes and 9 for three without
+weights; "values/entry" prints that count, the arithmetic a plain read does not have.
 
 Run ``python benchmarks/arls_speed.py`` (full) or ``--quick`` (small pools, a few seconds);
 ``python benchmarks/arls_speed.py --floor [--repeats 7]`` for the floor table only.
@@ -247,14 +253,18 @@ def floor_case(n: int, T: int, class_weight, l: int, repeats: int) -> dict:
         q.undo()
     med = {k: 1e3 * statistics.median(v) for k, v in cpu.items()}
     medw = {k: 1e3 * statistics.median(v) for k, v in wall.items()}
+    # hypothetical decision values per covariance entry read: T labels × T' columns, over the
+    # covariances the columns share
+    values = T * q._m.shape[1] / len(Ds)
     return {"n": n, "T": T, "weights": class_weight or "none", "l": l, "mb": nbytes / 2**20,
-            "cpu": med, "wall": medw, "same": same}  # fmt: skip
+            "cpu": med, "wall": medw, "same": same, "values": values}  # fmt: skip
 
 
 def main_floor(repeats: int, quick: bool) -> None:
     report_machine()
     cases = [(2000, 2, None), (5000, 2, None), (2000, 2, "balanced"), (5000, 2, "balanced"),
-             (2000, 3, None), (2000, 3, "balanced")]  # fmt: skip
+             (2000, 3, None), (5000, 3, None), (2000, 3, "balanced"),
+             (2000, 4, "balanced")]  # fmt: skip
     if quick:
         cases = [(300, 2, None), (300, 3, "balanced")]
     print(
@@ -266,7 +276,7 @@ def main_floor(repeats: int, quick: bool) -> None:
     header = (
         f"{'n':>5} {'T':>2} {'weights':>8} {'MB read':>8} {'query CPU':>10} {'floor CPU':>10} "
         f"{'ratio':>6} {'query wall':>11} {'floor wall':>11} {'ratio':>6} {'GB/s':>5} "
-        f"{'blocked CPU':>12} {'= blocked':>10}"
+        f"{'blocked CPU':>12} {'= blocked':>10} {'values/entry':>13}"
     )
     print(header)
     print("-" * len(header))
@@ -278,13 +288,15 @@ def main_floor(repeats: int, quick: bool) -> None:
             f"{c['floor']:>10.2f} {c['query'] / c['floor']:>5.2f}× {w['query']:>11.2f} "
             f"{w['floor']:>11.2f} {w['query'] / w['floor']:>5.2f}× "
             f"{r['mb'] * 2**20 / 1e6 / c['floor']:>5.1f} {c['blocked']:>12.2f} "
-            f"{'yes' if r['same'] else 'NO':>10}",
+            f"{'yes' if r['same'] else 'NO':>10} {r['values']:>13g}",
             flush=True,
         )
     print(
         "GB/s: the floor's read bandwidth (CPU time). blocked: the numpy pass the fused one "
         "replaced (tests/reference/arls_blocked.py), median of 1 timed round; '= blocked': "
-        f"scores equal to 1e-10.\nLoad average at the end: {load_average()}"
+        "scores equal to 1e-10. values/entry: hypothetical decision values the pass computes "
+        "per covariance entry read (T labels × T' columns / covariances).\n"
+        f"Load average at the end: {load_average()}"
     )
 
 

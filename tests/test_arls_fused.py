@@ -1,9 +1,11 @@
 """ARLS's fused lookahead pass (issue 25) against the blocked numpy pass it replaced.
 
 ``tests/reference/arls_blocked.py`` is a copy of the scoring code before the fused kernel:
-every score, the pick and the cached risks must equal it to 1e-10 on pools with two and
-three classes, class weights (a dict and balanced), unclipped probabilities and after undo,
-with candidate counts that do not fill the kernel's groups of rows.
+every score, the pick and the cached risks must equal it to 1e-10 on pools with two to five
+classes (the multiclass kernel is compiled per number of columns), class weights (a dict and
+balanced), unclipped probabilities and after undo, with candidate counts that do not fill the
+kernel's groups of rows; also with columns sharing covariances out of order and with points
+whose every column is clipped to 0.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from reference.arls_blocked import blocked_arls_scores, expected_risks, state_of
 
 from rlscore.query import ARLS
 from rlscore.query.arls import Lookahead
-from rlscore.query.fused_risk import ROWS
+from rlscore.query.fused_risk import ROWS, fused_expected_risks
 
 SIGMA, LAM = 1.3, 0.3
 
@@ -53,6 +55,11 @@ CASES = [
     pytest.param(3, "balanced", True, True, id="three-classes-balanced"),
     pytest.param(3, "balanced", True, False, id="three-classes-balanced-unclipped"),
     pytest.param(4, "balanced", None, True, id="four-classes-balanced"),
+    pytest.param(4, None, None, True, id="four-classes"),
+    pytest.param(4, None, None, False, id="four-classes-unclipped"),
+    pytest.param(4, {0: 2.0, 1: 0.5, 2: 1.0, 3: 3.0}, True, True, id="four-classes-dict-weights"),
+    pytest.param(4, "balanced", True, False, id="four-classes-balanced-unclipped"),
+    pytest.param(5, "balanced", True, True, id="five-classes-balanced"),
 ]
 
 
@@ -92,15 +99,61 @@ def test_lookahead_on_copied_rows_equals_the_blocked_lookahead():
     np.testing.assert_allclose(got, ref, rtol=0, atol=1e-10 * max(1.0, np.abs(ref).max()))
 
 
-def test_the_fused_pass_reads_every_covariance_entry_it_needs():
+@pytest.mark.parametrize("clip", [True, False])
+def test_columns_sharing_a_covariance_in_any_order_equal_the_reference(clip):
+    """The multiclass pass reads column t's rows from ``Ds[group_of[t]]``: with two covariances
+    shared by three columns out of order (0, 1, 0), and class weights, it equals the
+    reference's per-block computation on the same state."""
+    X, y, classes = pool(40, 3, seed=6)
+    q = ARLS(sigma=SIGMA, lam=LAM, class_weight="balanced", clip=clip).start(X, classes)
+    for i in (0, 3, 8, 11, 19, 27, 33):
+        q.teach(i, y[i].item())
+    state = state_of(q)
+    state["Ds"] = [q._Ds[2], q._Ds[1]]
+    state["group_of"] = np.array([0, 1, 0])
+    assert state["inv_w"].min() != state["inv_w"].max()  # the winner's weight matters
+    idx = np.setdiff1d(np.arange(40), q.labeled_)
+    ref = expected_risks(state, idx, [D[idx] for D in state["Ds"]])
+    got = fused_expected_risks(
+        state["Ds"], idx, idx, state["m"], state["targets"], state["lam_w"], state["q"],
+        state["group_of"], state["inv_w"], clip=clip,
+    )  # fmt: skip
+    np.testing.assert_allclose(got, ref, rtol=0, atol=1e-10 * max(1.0, np.abs(ref).max()))
+
+
+@pytest.mark.parametrize("class_weight", [None, {0: 1.0, 1: 2.0, 2: 0.5}])
+def test_a_point_with_every_column_clipped_to_zero_counts_as_uniform(class_weight):
+    """Where every hypothetical column is clipped to 0 the probabilities are uniform (1/T):
+    predictions far below −1 on part of the pool make such points; the pass equals the
+    reference there too."""
+    X, y, classes = pool(36, 3, seed=8)
+    q = ARLS(sigma=SIGMA, lam=LAM, class_weight=class_weight, bias_corrected=True)
+    q.start(X, classes)
+    for i in (1, 4, 9, 16, 25):
+        q.teach(i, y[i].item())
+    state = state_of(q)
+    m = state["m"].copy()
+    m[::3] = -3.0  # every column of a third of the pool far below −1
+    state["m"] = m
+    idx = np.setdiff1d(np.arange(36), q.labeled_)
+    ref = expected_risks(state, idx, [D[idx] for D in state["Ds"]])
+    got = fused_expected_risks(
+        state["Ds"], idx, idx, m, state["targets"], state["lam_w"], state["q"],
+        state["group_of"], state["inv_w"], clip=True,
+    )  # fmt: skip
+    np.testing.assert_allclose(got, ref, rtol=0, atol=1e-10 * max(1.0, np.abs(ref).max()))
+
+
+@pytest.mark.parametrize("T", [2, 3])
+def test_the_fused_pass_reads_every_covariance_entry_it_needs(T):
     """A covariance entry changed by hand changes the score of its candidate's row, and only
     that one: the pass reads each row in full and no other row."""
-    X, y, classes = pool(30, 2, seed=1)
-    q = ARLS(sigma=SIGMA, lam=LAM).start(X, classes)
-    q.teach(0, y[0].item())
-    q.teach(1, y[1].item())
+    X, y, classes = pool(30, T, seed=1)
+    q = ARLS(sigma=SIGMA, lam=LAM, class_weight="balanced").start(X, classes)
+    for c in classes:
+        q.teach(int(np.flatnonzero(y == c)[0]), c)
     before = q.scores()
-    q._Ds[0][7, 29] += 0.5  # one entry of candidate 7's row (not symmetrised on purpose)
+    q._Ds[-1][7, 29] += 0.5  # one entry of candidate 7's row (not symmetrised on purpose)
     q._scores_cache = None
     after = q.scores()
     changed = np.flatnonzero(~np.isclose(after, before, rtol=0, atol=1e-12) & ~np.isnan(before))

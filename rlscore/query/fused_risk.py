@@ -6,12 +6,17 @@ expected risk is ``Σ_y q_i(y) R̂^w(f')`` with ``q_i(y) = p̂(y|x_i)/w_y`` and 
 eq. 3.49 (:func:`~rlscore.query.weighted_rls.pool_risk`). Written as numpy operations this is
 about five passes per label over every block of rows; here each covariance entry ``d_ij`` is
 read once and serves every label and column, and the clipping, the winner and the sum happen
-in registers, so a query costs about one read of the covariance (the floor measured by
-``benchmarks/arls_speed.py``).
+in registers. With two classes a query costs about one read of the covariance (the floor
+measured by ``benchmarks/arls_speed.py``); with T ≥ 3 classes each entry read also feeds
+T · T' / G hypothetical decision values (T' one-vs-all columns over G covariances), each
+clipped, compared and normalised, and that arithmetic, not the read, sets the time.
 
-The kernels compile on first use (a second or two, cached on disk by numba afterwards); this
-module is imported only when a lookahead runs, so importing :mod:`rlscore.query` does not load
-numba.
+The multiclass kernel is compiled once per number of columns: the columns' covariances come
+as a tuple, so the loop over the columns unrolls and the loop along the pool vectorises.
+
+The kernels compile on first use (a few seconds; the multiclass one once per number of
+columns, about 3 s each), cached on disk by numba afterwards; this module is imported only
+when a lookahead runs, so importing :mod:`rlscore.query` does not load numba.
 """
 
 from __future__ import annotations
@@ -36,9 +41,13 @@ def _binary(D, rows, idx, m, targets, lam_w, q, inv_w, clip, weighted):  # pragm
     out = np.empty(b)
     cap = 1.0 if clip else np.inf  # min(|f|, ∞) = |f|: one loop for both rules
     a = np.empty((ROWS, 2))
+    ks = np.empty(ROWS, dtype=np.intp)
+    s = np.zeros((ROWS, 2))  # the sums below, per row and label
+    p = np.zeros((ROWS, 2))
     for k0 in range(0, b, ROWS):
         # the last group repeats its last candidate (same values written twice)
-        ks = [min(k0 + u, b - 1) for u in range(ROWS)]
+        for u in range(ROWS):
+            ks[u] = min(k0 + u, b - 1)
         for u in range(ROWS):
             i = idx[ks[u]]
             dii = D[rows[ks[u]], i]
@@ -49,8 +58,6 @@ def _binary(D, rows, idx, m, targets, lam_w, q, inv_w, clip, weighted):  # pragm
         a00, a01, a10, a11 = a[0, 0], a[0, 1], a[1, 0], a[1, 1]
         a20, a21, a30, a31 = a[2, 0], a[2, 1], a[3, 0], a[3, 1]
         # Σ_j min(|f_j|, cap) per row and label; weighted also Σ_{f_j > 0} (1 − min(|f_j|, cap))
-        s = np.zeros((ROWS, 2))
-        p = np.zeros((ROWS, 2))
         if weighted:
             s00 = s01 = s10 = s11 = s20 = s21 = s30 = s31 = 0.0
             p00 = p01 = p10 = p11 = p20 = p21 = p30 = p31 = 0.0
@@ -109,87 +116,73 @@ def _binary(D, rows, idx, m, targets, lam_w, q, inv_w, clip, weighted):  # pragm
     return out
 
 
-#: pool points per chunk of the multiclass pass: its T' decision values per label stay in L1
-CHUNK = 256
+@numba.njit(cache=True, fastmath=_FASTMATH, inline="always")
+def _label_sum(half_m, D_of, r, a, inv_w, clip, weighted):  # pragma: no cover
+    """``R̂^w`` of one hypothetical classifier ``(f' + 1)/2 = half_m + d a``, where the
+    candidate's row of column t is ``D_of[t][r]``; unweighted without the factor ``1/w``."""
+    T = len(D_of)
+    inv_sum = inv_w.sum()
+    lo = 0.0 if clip else -np.inf  # clip(v) = min(max(v, lo), hi): one loop for both rules
+    hi = 1.0 if clip else np.inf
+    s = 0.0
+    for j in range(half_m.shape[1]):  # from 0: numba drops the negative-index checks
+        # (f' + 1)/2 of every column: the winner (first on ties), its value,
+        # Σ_t clip(·) and Σ_t clip(·)/w_t
+        best = half_m[0, j] + D_of[0][r, j] * a[0]
+        ww = inv_w[0] if weighted else 1.0
+        total = min(max(best, lo), hi)
+        wsum = ww * total
+        for t in range(1, T):  # T' is a compile-time constant (a tuple's length): unrolled
+            v = half_m[t, j] + D_of[t][r, j] * a[t]
+            if weighted:
+                ww = inv_w[t] if v > best else ww
+            best = max(v, best)
+            p = min(max(v, lo), hi)
+            total += p
+            wsum += (inv_w[t] if weighted else 1.0) * p
+        e = wsum - min(max(best, lo), hi) * ww
+        # clipped: normalised, and the uniform p̂ = 1/T where every column is 0
+        u = (inv_sum - ww) / T if weighted else (T - 1) / T
+        s += (e / total if total > 0.0 else u) if clip else e
+    return s
 
 
 @numba.njit(cache=True, fastmath=_FASTMATH, nogil=True)
-def _multiclass(Ds, group_of, rows, idx, m, targets, lam_w, q, inv_w, clip):  # pragma: no cover
+def _multiclass(D_of, rows, idx, m, targets, lam_w, q, inv_w, clip, weighted):  # pragma: no cover
+    # D_of: the covariance of each column, a tuple (columns sharing one repeat it) so that
+    # T' is a compile-time constant: the loop over the columns unrolls and the loop along
+    # the pool points vectorises, every running value (best, winner, sums) in registers; the
+    # rows are read in place, each entry once from memory and then from cache by every label
     b = rows.size
-    n, Tm = m.shape
+    Tm = len(D_of)
+    n = m.shape[0]
     T = targets.shape[0]
-    inv_sum = inv_w.sum()
     out = np.zeros(b)
     half_m = np.empty((Tm, n))  # (m + 1)/2, one contiguous row per column
     for t in range(Tm):
         for j in range(n):
             half_m[t, j] = 0.5 * (m[j, t] + 1.0)
-    h = np.empty((Tm, CHUNK))
-    best = np.empty(CHUNK)
-    winner_w = np.empty(CHUNK)  # 1/w of the winner
-    total = np.empty(CHUNK)
-    wsum = np.empty(CHUNK)
     half_alpha = np.empty((T, Tm))
-    acc = np.empty(T)
-    G = len(Ds)
-    d = np.empty((G, n))  # the candidate's rows: read from D once, then from cache
     for k in range(b):
         r, i = rows[k], idx[k]
-        for g in range(G):
-            d[g] = Ds[g][r]
         for c in range(T):
             for t in range(Tm):
-                dii = Ds[group_of[t]][r, i]
+                dii = D_of[t][r, i]
                 half_alpha[c, t] = 0.5 * ((targets[c, t] - m[i, t]) / (dii + lam_w[t, c]))
-        acc[:] = 0.0
-        for j0 in range(0, n, CHUNK):
-            w = min(CHUNK, n - j0)
-            for c in range(T):
-                # (f' + 1)/2 of every column on the chunk: the loops below run along the
-                # pool points, so they vectorise
-                for t in range(Tm):
-                    # 1-D slices: plain indices in the loops (no wraparound checks)
-                    ht, mt = h[t], half_m[t, j0 : j0 + w]
-                    dt = d[group_of[t], j0 : j0 + w]
-                    a = half_alpha[c, t]
-                    for jj in range(w):
-                        ht[jj] = mt[jj] + dt[jj] * a
-                # the winner (first on ties), its value, then the clipped sums
-                h0 = h[0]
-                for jj in range(w):
-                    best[jj] = h0[jj]
-                    winner_w[jj] = inv_w[0]
-                for t in range(1, Tm):
-                    wt, ht = inv_w[t], h[t]
-                    for jj in range(w):
-                        v = ht[jj]
-                        winner_w[jj] = wt if v > best[jj] else winner_w[jj]
-                        best[jj] = v if v > best[jj] else best[jj]
-                for jj in range(w):
-                    total[jj] = 0.0
-                    wsum[jj] = 0.0
-                for t in range(Tm):
-                    wt, ht = inv_w[t], h[t]
-                    for jj in range(w):
-                        v = ht[jj]
-                        if clip:
-                            v = min(max(v, 0.0), 1.0)
-                        total[jj] += v
-                        wsum[jj] += wt * v
-                s = 0.0
-                if clip:
-                    for jj in range(w):
-                        e = wsum[jj] - min(max(best[jj], 0.0), 1.0) * winner_w[jj]
-                        # every column clipped to 0: the uniform p̂ = 1/T
-                        s += e / total[jj] if total[jj] > 0.0 else (inv_sum - winner_w[jj]) / T
-                else:
-                    for jj in range(w):
-                        s += wsum[jj] - best[jj] * winner_w[jj]
-                acc[c] += s
         s = 0.0
         for c in range(T):
-            s += q[i, c] * acc[c]
-        out[k] = s
+            a = half_alpha[c]
+            # the flags as constants: a loop-invariant test in the loop stops vectorisation
+            if weighted and clip:
+                risk = _label_sum(half_m, D_of, r, a, inv_w, True, True)
+            elif weighted:
+                risk = _label_sum(half_m, D_of, r, a, inv_w, False, True)
+            elif clip:
+                risk = _label_sum(half_m, D_of, r, a, inv_w, True, False)
+            else:
+                risk = _label_sum(half_m, D_of, r, a, inv_w, False, False)
+            s += q[i, c] * risk
+        out[k] = s if weighted else inv_w[0] * s
     return out
 
 
@@ -251,6 +244,7 @@ def fused_expected_risks(
         return _binary(
             Ds[0], rows, idx, m0, targets[:, 0].copy(), lam_w[0].copy(), q, inv_w, clip, weighted
         )
-    groups = np.ascontiguousarray(group_of, dtype=np.intp)
     m = np.ascontiguousarray(m, **f64)
-    return _multiclass(tuple(Ds), groups, rows, idx, m, targets, lam_w, q, inv_w, clip)
+    weighted = bool(inv_w.min() != inv_w.max())
+    D_of = tuple(Ds[g] for g in np.asarray(group_of).tolist())
+    return _multiclass(D_of, rows, idx, m, targets, lam_w, q, inv_w, clip, weighted)
