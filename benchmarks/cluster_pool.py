@@ -6,25 +6,23 @@ A ``LocalCluster`` of worker processes on this machine holds the pool's low-rank
 the client (this process) keeps only the labels and the m × m state. The pool is generated
 (two Gaussian classes, d features) and written as Parquet in a temporary folder. Per strategy:
 10 labels first, then ``--queries`` queries, each followed by the truth label; the median
-query time. The in-memory engine (``LowRankARLS`` / the baselines with ``kernel="linear"`` on
-the same features) runs the same loop in a child process, so its memory does not count
-towards the client's; the picks of both are compared.
+query time. The in-memory engine (``LowRankARLS``, ``FocusedARLS`` / the baselines with
+``kernel="linear"`` on the same features) runs the same loop in a child process, so its memory
+does not count towards the client's; the picks of both are compared. Focused ARLS runs with
+the app's defaults (10 candidates by margin, 10 % uniform draws, its risk on every row).
 
     OPENBLAS_NUM_THREADS=1 python benchmarks/cluster_pool.py --n 2000000 --m 100
 """
 
 from __future__ import annotations
 
-import os
+from harness import load_average, pin_blas, report_machine
 
-for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")  # before numpy; the workers inherit it
+pin_blas(1)  # before numpy; the workers and the child inherit the environment
 
 import argparse  # noqa: E402
 import json  # noqa: E402
 import pickle  # noqa: E402
-import platform  # noqa: E402
-import resource  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
 import tempfile  # noqa: E402
@@ -32,23 +30,11 @@ import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
+from cluster_fixture import local_cluster, peak_rss_gb, rss_gb  # noqa: E402
 
-STRATEGIES = ("arls-lowrank", "uncertainty", "entropy", "random")
+STRATEGIES = ("arls-lowrank", "arls-focused", "uncertainty", "entropy", "random")
 LAM = 0.5
 FIRST_LABELS = 10
-
-
-def _peak_rss_gb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # KiB on Linux
-
-
-def _rss_gb() -> float:
-    with open("/proc/self/statm") as fh:
-        return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**30
-
-
-def _load() -> str:
-    return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 def write_pool(folder: Path, n: int, d: int, rows_per_file: int) -> None:
@@ -95,7 +81,7 @@ def in_memory(args) -> None:
     """The child process: the in-memory engine on the same features."""
     import pyarrow.parquet as pq
 
-    from rlscore.query import LowRankARLS
+    from rlscore.query import FocusedARLS, LowRankARLS
     from rlscore.query.baselines import EntropyQuery, RandomQuery, UncertaintyQuery
 
     folder = Path(args.folder)
@@ -113,12 +99,14 @@ def in_memory(args) -> None:
         params = dict(kernel="linear", lam=LAM)
         if name == "arls-lowrank":
             s = LowRankARLS(**params, candidates=args.candidates, risk_sample=args.risk_sample)
+        elif name == "arls-focused":
+            s = FocusedARLS(**params)  # the app's default: focus 10, explore 0.1, seed 0
         else:
             s = {"uncertainty": UncertaintyQuery, "entropy": EntropyQuery}.get(name)
             s = RandomQuery(**params, seed=0) if s is None else s(**params)
         s.start(phi, [0, 1])
         out[name] = run_loop(s, y, args.queries)
-    out["peak_rss_gb"] = _peak_rss_gb()
+    out["peak_rss_gb"] = peak_rss_gb()
     print(json.dumps(out))
 
 
@@ -142,13 +130,7 @@ def main() -> None:
 
     import distributed
 
-    from rlscore.core.lowrank import LowRankKernel
-    from rlscore.data.cluster_pool import ClusterPool
-
-    print(
-        f"# machine: {platform.machine()}, {os.cpu_count()} cores, python "
-        f"{platform.python_version()}, BLAS threads 1, load average {_load()}"
-    )
+    report_machine()
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         t = time.perf_counter()
@@ -156,37 +138,13 @@ def main() -> None:
         print(f"pool: n = {args.n}, d = {args.d}, {len(list(folder.glob('*.parquet')))} files, "
               f"written in {time.perf_counter() - t:.1f} s")  # fmt: skip
         y = truth(folder)
-        cluster = distributed.LocalCluster(
-            n_workers=args.workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-            dashboard_address=None, memory_limit=args.memory_limit,
-        )  # fmt: skip
-        client = distributed.Client(cluster)
-        cols = [f"x{j}" for j in range(args.d)]
-        rss_before = _rss_gb()
-        t = time.perf_counter()
-        idx = np.random.default_rng(0).choice(args.n, args.m, replace=False)
-        sample = ClusterPool.sample_rows(client, str(folder), idx, columns=cols)
-        fmap = LowRankKernel(kernel="rbf", sigma=3.0, n_landmarks=args.m, landmarks="uniform")
-        fmap.fit(sample)
-        (folder / "map.pkl").write_bytes(pickle.dumps(fmap))
-        pool = ClusterPool.load(client, str(folder), fmap, columns=cols)
-        load_s = time.perf_counter() - t
-        workers = client.run(_rss_gb)
-        print(f"cluster: {args.workers} worker processes, 1 thread each, memory limit "
-              f"{args.memory_limit}; m = {args.m} uniform landmarks, RBF σ = 3; load "
-              f"(landmarks + features on the workers) {load_s:.1f} s; worker RSS after load: "
-              + ", ".join(f"{v:.2f} GB" for v in workers.values()))  # fmt: skip
-        results = {}
-        for name in STRATEGIES:
-            q = pool.query(
-                [0, 1], name, lam=LAM, candidates=args.candidates, risk_sample=args.risk_sample,
-                random_state=0, seed=0,
-            )  # fmt: skip
-            results[name] = run_loop(q, y, args.queries)
-        workers_after = client.run(_rss_gb)
-        client_peak = _peak_rss_gb()
-        client.close()
-        cluster.close()
+        with local_cluster(args.workers, args.memory_limit) as cluster:
+            client = distributed.Client(cluster)
+            results, workers, workers_after, load_s, rss_before = _on_cluster(
+                client, folder, y, args
+            )
+            client_peak = peak_rss_gb()
+            client.close()
         child = subprocess.run(
             [sys.executable, __file__, "--child", "--folder", str(folder), "--d", str(args.d),
              "--queries", str(args.queries), "--candidates", str(args.candidates),
@@ -194,9 +152,14 @@ def main() -> None:
             capture_output=True, text=True, check=True,
         )  # fmt: skip
         ref = json.loads(child.stdout.strip().splitlines()[-1])
+    print(f"cluster: {args.workers} worker processes, 1 thread each, memory limit "
+          f"{args.memory_limit}; m = {args.m} uniform landmarks, RBF σ = 3; load "
+          f"(landmarks + features on the workers) {load_s:.1f} s; worker RSS after load: "
+          + ", ".join(f"{v:.2f} GB" for v in workers.values()))  # fmt: skip
     print(
         f"medians of {args.queries} queries (each = next_query + estimated_risk, then the label "
-        f"taught); ARLS: {args.candidates} candidates, {args.risk_sample} risk points"
+        f"taught); low-rank ARLS: {args.candidates} candidates, {args.risk_sample} risk points; "
+        "focused ARLS: the app's defaults (focus 10, explore 0.1), risk on every point"
     )
     print(
         f"{'strategy':>14} {'cluster query s':>16} {'teach s':>8} {'in-memory query s':>18} "
@@ -217,7 +180,35 @@ def main() -> None:
     )
     print(f"in-memory engine (child process): features {ref['features_s']:.1f} s, peak RSS "
           f"{ref['peak_rss_gb']:.2f} GB")  # fmt: skip
-    print(f"# load average at the end: {_load()}")
+    print(f"# load average at the end: {load_average()}")
+
+
+def _on_cluster(client, folder: Path, y: np.ndarray, args) -> tuple:
+    """Load the pool into the workers (the feature map saved for the child) and run every
+    strategy's loop on it: the loops' figures, the workers' RSS after the load and after the
+    queries, the load's seconds and this process's RSS before it."""
+    from rlscore.core.lowrank import LowRankKernel
+    from rlscore.data.cluster_pool import ClusterPool
+
+    cols = [f"x{j}" for j in range(args.d)]
+    rss_before = rss_gb()
+    t = time.perf_counter()
+    idx = np.random.default_rng(0).choice(args.n, args.m, replace=False)
+    sample = ClusterPool.sample_rows(client, str(folder), idx, columns=cols)
+    fmap = LowRankKernel(kernel="rbf", sigma=3.0, n_landmarks=args.m, landmarks="uniform")
+    fmap.fit(sample)
+    (folder / "map.pkl").write_bytes(pickle.dumps(fmap))
+    pool = ClusterPool.load(client, str(folder), fmap, columns=cols)
+    load_s = time.perf_counter() - t
+    workers = client.run(rss_gb)
+    results = {}
+    for name in STRATEGIES:
+        q = pool.query(
+            [0, 1], name, lam=LAM, candidates=args.candidates, risk_sample=args.risk_sample,
+            random_state=0, seed=0,
+        )  # fmt: skip
+        results[name] = run_loop(q, y, args.queries)
+    return results, workers, client.run(rss_gb), load_s, rss_before
 
 
 if __name__ == "__main__":

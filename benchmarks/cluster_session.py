@@ -2,14 +2,15 @@
 RSS as the pool grows, beside the same session with the pool in memory.
 
 Per pool size n, two child processes each open a fresh SQLite label store, create the project
-and run a :class:`~rlscore.sessions.LabelingSession` with low-rank ARLS (m uniform landmarks,
-``--candidates``, ``--risk-sample``): ``--labels`` labels (the generating class of each
+and run a :class:`~rlscore.sessions.LabelingSession` with ``--strategy`` (by default low-rank
+ARLS: m uniform landmarks, ``--candidates``, ``--risk-sample``; ``arls-focused``, the app's
+default, on the same features): ``--labels`` labels (the generating class of each
 queried point), the query before each timed. *cluster*: the project of
 :mod:`rlscore.sessions.cluster_project`, its pool on a ``LocalCluster`` of two worker
 processes started by this script (the child is the app server: it keeps the labels, the state
 and the pool's n-vectors); *memory*: the same rows stored in the project and held by the
 session. The floor is each child's RSS after its imports and the store, before the project;
-the peak is the child's own high-water mark (:func:`_peak_gb`).
+the peak is the child's own high-water mark (:func:`cluster_fixture.peak_rss_gb`).
 
     OPENBLAS_NUM_THREADS=1 nice -n 10 python benchmarks/cluster_session.py --sizes 200000 1000000
 """
@@ -18,13 +19,12 @@ from __future__ import annotations
 
 import os
 
-for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")  # before numpy; the workers and children inherit it
+from harness import load_average, pin_blas, report_machine
+
+pin_blas(1)  # before numpy; the workers and the children inherit the environment
 
 import argparse  # noqa: E402
 import json  # noqa: E402
-import platform  # noqa: E402
-import resource  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
 import tempfile  # noqa: E402
@@ -32,29 +32,10 @@ import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
+from cluster_fixture import local_cluster, peak_rss_gb, rss_gb  # noqa: E402
 
 D = 10
 SIGMA, LAM = 3.0, 0.5
-
-
-def _peak_gb() -> float:
-    """This process's own peak RSS (VmHWM). Not ``ru_maxrss``: a child started by
-    ``subprocess`` inherits its parent's high-water mark through exec (the parent wrote the
-    pool), which hid the child's own growth in earlier runs."""
-    with open("/proc/self/status") as fh:
-        for line in fh:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 2**20  # kB
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # KiB on Linux
-
-
-def _rss_gb() -> float:
-    with open("/proc/self/statm") as fh:
-        return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**30
-
-
-def _load() -> str:
-    return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 def _pool(n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -75,18 +56,18 @@ def child(args) -> None:
     from rlscore.storage import open_store
 
     store = open_store(str(Path(args.work) / f"{args.mode}.sqlite3"))
-    floor = _rss_gb()
+    floor = rss_gb()
     truth = _truth(args.n)
     params = dict(
-        strategy="arls-lowrank", sigma=SIGMA, lam=LAM, n_landmarks=args.m,
+        strategy=args.strategy, sigma=SIGMA, lam=LAM, n_landmarks=args.m,
         candidates=args.candidates, risk_sample=args.risk_sample, snapshots=False,
     )  # fmt: skip
     if args.mode == "cluster":
         from rlscore.sessions.cluster_project import create_cluster_project
 
         create_cluster_project(
-            store, "pool", args.folder, ["neg", "pos"], sigma=SIGMA, lam=LAM,
-            n_landmarks=args.m, candidates=args.candidates, risk_sample=args.risk_sample,
+            store, "pool", args.folder, ["neg", "pos"], strategy=args.strategy, sigma=SIGMA,
+            lam=LAM, n_landmarks=args.m, candidates=args.candidates, risk_sample=args.risk_sample,
         )  # fmt: skip
     else:
         from rlscore.data.projects import Project
@@ -107,7 +88,7 @@ def child(args) -> None:
         times.append(time.perf_counter() - t)
         session.label(i, truth[i])
     print(json.dumps({
-        "floor": floor, "peak": _peak_gb(), "open": opened, "query": float(np.median(times)),
+        "floor": floor, "peak": peak_rss_gb(), "open": opened, "query": float(np.median(times)),
     }))  # fmt: skip
 
 
@@ -118,6 +99,9 @@ def main() -> None:
     parser.add_argument("--candidates", type=int, default=200)
     parser.add_argument("--risk-sample", type=int, default=20_000)
     parser.add_argument("--labels", type=int, default=10)
+    parser.add_argument("--strategy", default="arls-lowrank")
+    parser.add_argument("--modes", nargs="+", choices=("cluster", "memory"),
+                        default=["cluster", "memory"])  # fmt: skip
     parser.add_argument("--child", choices=("cluster", "memory"), dest="mode")
     parser.add_argument("--n", type=int)
     parser.add_argument("--work")
@@ -127,50 +111,46 @@ def main() -> None:
         child(args)
         return
 
-    import distributed
+    from rlscore.data.cluster_pool import SCHEDULER_ENV
 
-    from rlscore.data.cluster_pool import SCHEDULER_ENV, write_pool
+    report_machine()
+    with local_cluster(2, "4GiB") as cluster:
+        _sizes(args, {**os.environ, SCHEDULER_ENV: cluster.scheduler_address})
+    print(f"# load average at the end: {load_average()}")
+
+
+def _sizes(args, env: dict) -> None:
+    """One row per pool size and mode: the child sessions on the cluster at ``env``."""
+    from rlscore.data.cluster_pool import write_pool
 
     print(
-        f"# machine: {platform.machine()}, {os.cpu_count()} cores, python "
-        f"{platform.python_version()}, BLAS threads {os.environ['OPENBLAS_NUM_THREADS']}, "
-        f"load average {_load()}"
-    )
-    cluster = distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-        dashboard_address=None, memory_limit="4GiB",
-    )  # fmt: skip
-    env = {**os.environ, SCHEDULER_ENV: cluster.scheduler_address}
-    print(
-        f"# m = {args.m} uniform landmarks, candidates {args.candidates}, risk sample "
-        f"{args.risk_sample}, {args.labels} labels; d = {D}; LocalCluster of 2 worker processes"
+        f"# {args.strategy}; m = {args.m} uniform landmarks, candidates {args.candidates}, "
+        f"risk sample {args.risk_sample}, {args.labels} labels; d = {D}; LocalCluster of 2 "
+        "worker processes"
     )
     print(f"{'n':>9}  {'mode':>7}  {'floor GB':>8}  {'peak RSS GB':>11}  {'open s':>7}  "
           f"{'query s (median)':>16}")  # fmt: skip
-    try:
-        for n in args.sizes:
-            with tempfile.TemporaryDirectory() as work:
-                folder = Path(work) / "pool"
-                write_pool(_pool(n)[0], folder, rows_per_file=100_000)
-                for mode in ("cluster", "memory"):
-                    cmd = [
-                        sys.executable, __file__, "--child", mode, "--n", str(n), "--work", work,
-                        "--folder", str(folder), "--m", str(args.m),
-                        "--candidates", str(args.candidates),
-                        "--risk-sample", str(args.risk_sample), "--labels", str(args.labels),
-                    ]  # fmt: skip
-                    out = subprocess.run(cmd, env=env, capture_output=True, text=True)
-                    if out.returncode:
-                        print(out.stderr[-2000:])
-                        raise SystemExit(out.returncode)
-                    r = json.loads(out.stdout.strip().splitlines()[-1])
-                    print(
-                        f"{n:>9}  {mode:>7}  {r['floor']:>8.2f}  {r['peak']:>11.2f}  "
-                        f"{r['open']:>7.1f}  {r['query']:>16.3f}"
-                    )
-    finally:
-        cluster.close()
-    print(f"# load average at the end: {_load()}")
+    for n in args.sizes:
+        with tempfile.TemporaryDirectory() as work:
+            folder = Path(work) / "pool"
+            write_pool(_pool(n)[0], folder, rows_per_file=100_000)
+            for mode in args.modes:
+                cmd = [
+                    sys.executable, __file__, "--child", mode, "--n", str(n), "--work", work,
+                    "--folder", str(folder), "--m", str(args.m),
+                    "--candidates", str(args.candidates),
+                    "--risk-sample", str(args.risk_sample), "--labels", str(args.labels),
+                    "--strategy", args.strategy,
+                ]  # fmt: skip
+                out = subprocess.run(cmd, env=env, capture_output=True, text=True)
+                if out.returncode:
+                    print(out.stderr[-2000:])
+                    raise SystemExit(out.returncode)
+                r = json.loads(out.stdout.strip().splitlines()[-1])
+                print(
+                    f"{n:>9}  {mode:>7}  {r['floor']:>8.2f}  {r['peak']:>11.2f}  "
+                    f"{r['open']:>7.1f}  {r['query']:>16.3f}"
+                )
 
 
 if __name__ == "__main__":

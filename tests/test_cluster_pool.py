@@ -5,8 +5,10 @@ scheduler and a too-small memory limit are clear errors.
 The cluster is a ``LocalCluster`` of two worker processes on the loopback interface (one
 thread each, no dashboard), started once for the module; the pool is 50 000 rows in 4 Parquet
 files. The reference is the in-memory engine on the features the test computes itself with
-the same fitted feature map: ``LowRankARLS`` and the baselines with ``kernel="linear"`` on Φ
-(the same RLS, ``K = ΦΦᵀ``).
+the same fitted feature map: ``LowRankARLS``, ``FocusedARLS`` (its explore draws included)
+and the baselines with ``kernel="linear"`` on Φ (the same RLS, ``K = ΦΦᵀ``). A
+cluster-backed project's session labels with focused ARLS, the app's default strategy, as
+the in-memory engine does.
 """
 
 from __future__ import annotations
@@ -34,8 +36,14 @@ from rlscore.data.cluster_pool import (  # noqa: E402
     worker_bytes_needed,
     write_pool,
 )
-from rlscore.query import LowRankARLS  # noqa: E402
+from rlscore.query import FocusedARLS, LowRankARLS  # noqa: E402
+from rlscore.query.arls_lowrank import compact_permutation  # noqa: E402
 from rlscore.query.baselines import EntropyQuery, RandomQuery, UncertaintyQuery  # noqa: E402
+from rlscore.query.distributed import BlockQuery  # noqa: E402
+from rlscore.sessions import LabelingSession  # noqa: E402
+from rlscore.sessions.cluster_engine import landmark_rows  # noqa: E402
+from rlscore.sessions.cluster_project import create_cluster_project  # noqa: E402
+from rlscore.storage import open_store  # noqa: E402
 
 N, D, M = 50_000, 5, 100
 ROWS_PER_FILE = 12_500
@@ -97,6 +105,12 @@ def _reference(name: str, phi: np.ndarray, classes):
         ref = LowRankARLS(**params, candidates=40, risk_sample=5000, random_state=3)
     elif name == "arls-multiclass":
         ref = LowRankARLS(**params, candidates=24, risk_sample=4000, random_state=3)
+    elif name == "arls-balanced":
+        ref = LowRankARLS(**params, class_weight="balanced", candidates=24, random_state=3)
+    elif name == "focused":
+        ref = FocusedARLS(**params, explore=0.3, seed=5)
+    elif name == "focused-balanced":
+        ref = FocusedARLS(**params, class_weight="balanced", seed=7)
     elif name == "uncertainty":
         ref = UncertaintyQuery(**params)
     elif name == "entropy":
@@ -107,18 +121,27 @@ def _reference(name: str, phi: np.ndarray, classes):
 
 
 def _distributed(name: str, cpool: ClusterPool, classes):
+    if name == "arls-balanced":
+        return cpool.query(
+            classes, "arls-lowrank", lam=LAM, class_weight="balanced", candidates=24,
+            random_state=3,
+        )  # fmt: skip
     if name.startswith("arls"):
         sample = {"arls": None, "arls-sample": 5000, "arls-multiclass": 4000}[name]
         k = 24 if name == "arls-multiclass" else 40
         return cpool.query(
             classes, "arls-lowrank", lam=LAM, candidates=k, risk_sample=sample, random_state=3
         )
+    if name == "focused":
+        return cpool.query(classes, "arls-focused", lam=LAM, explore=0.3, seed=5)
+    if name == "focused-balanced":
+        return cpool.query(classes, "arls-focused", lam=LAM, class_weight="balanced", seed=7)
     return cpool.query(classes, name, lam=LAM, seed=11)
 
 
 def _truth(name: str, data):
     X, y, _ = data
-    if name != "arls-multiclass":
+    if name not in ("arls-multiclass", "arls-balanced", "focused-balanced"):
         return y, ["neg", "pos"]
     # three classes by the first coordinate's tertiles
     cuts = np.quantile(X[:, 0], [1 / 3, 2 / 3])
@@ -126,8 +149,12 @@ def _truth(name: str, data):
 
 
 @pytest.mark.parametrize(
-    "name", ["arls", "arls-sample", "arls-multiclass", "uncertainty", "entropy", "random"]
-)
+    "name",
+    [
+        "arls", "arls-sample", "arls-multiclass", "arls-balanced", "focused",
+        "focused-balanced", "uncertainty", "entropy", "random",
+    ],
+)  # fmt: skip
 def test_picks_and_risks_equal_the_in_memory_engine(name, pool, data):
     cpool, phi, _, _ = pool
     truth, classes = _truth(name, data)
@@ -137,23 +164,30 @@ def test_picks_and_risks_equal_the_in_memory_engine(name, pool, data):
     ref.teach_many(first, truth[first])
     dist.teach_many(first, truth[first])
     assert dist.estimated_risk() == pytest.approx(ref.estimated_risk(), rel=RTOL)
+    explored = 0
     for _ in range(QUERIES):
+        if name.startswith("focused"):
+            explored += ref.exploration() is not None
         i_ref, s_ref = ref.next_query()
         i, s = dist.next_query()
         assert i == i_ref
-        assert s == pytest.approx(s_ref, rel=RTOL, abs=1e-12)
+        # an exploring query's point is scored only when it is a candidate (NaN otherwise)
+        assert s == pytest.approx(s_ref, rel=RTOL, abs=1e-12, nan_ok=True)
         assert dist.estimated_risk() == pytest.approx(ref.estimated_risk(), rel=RTOL)
         if name == "arls-sample":
             assert dist.risk_standard_error_ == pytest.approx(ref.risk_standard_error_, rel=1e-8)
         ref.teach(i_ref, truth[i_ref])
         dist.teach(i, truth[i])
+    if name == "focused":  # the uniform draws were made, and reproduced, on the client
+        assert explored >= 2
 
 
-def test_an_exclusion_is_drawn_around_as_in_memory(pool, data):
+@pytest.mark.parametrize("name", ["arls", "focused"])
+def test_an_exclusion_is_drawn_around_as_in_memory(name, pool, data):
     cpool, phi, _, _ = pool
-    truth, classes = _truth("arls", data)
-    ref = _reference("arls", phi, classes)
-    dist = _distributed("arls", cpool, classes)
+    truth, classes = _truth(name, data)
+    ref = _reference(name, phi, classes)
+    dist = _distributed(name, cpool, classes)
     first = [int(np.flatnonzero(truth == c)[0]) for c in classes]
     ref.teach_many(first, truth[first])
     dist.teach_many(first, truth[first])
@@ -161,6 +195,42 @@ def test_an_exclusion_is_drawn_around_as_in_memory(pool, data):
     skipped.append(ref.next_query(exclude=skipped)[0])
     assert dist.next_query(exclude=skipped) == pytest.approx(ref.next_query(exclude=skipped))
     assert dist.next_query(exclude=skipped)[0] not in skipped
+
+
+def _in_process(phi: np.ndarray, cuts) -> callable:
+    """``map_blocks`` over row blocks of ``phi`` in this process (the client's side alone)."""
+    bounds = list(zip([0, *cuts], [*cuts, phi.shape[0]], strict=True))
+    return lambda fn, *args: [fn(phi[a:b], a, *args) for a, b in bounds]
+
+
+@pytest.mark.parametrize("exclude", [(), (5, 17, 4000)])
+def test_focused_arls_cold_start_draws_as_in_memory(exclude):
+    """No label: FocusedARLS scores 1000 points drawn among the free ones; the client draws
+    the same positions and finds their pool indices without an n-vector."""
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 2, 4000)
+    phi = rng.normal(size=(4000, 6)) + y[:, None]
+    ref = FocusedARLS(kernel="linear", lam=LAM).start(phi, [0, 1])
+    dist = BlockQuery(_in_process(phi, [999, 2500]), 4000, [0, 1], "arls-focused", lam=LAM)
+    out = np.asarray(sorted(e for e in exclude if e < 4000), dtype=np.intp)  # 4000: none
+    np.testing.assert_array_equal(
+        dist.focused_candidates(out), np.sort(ref.candidate_indices(exclude))
+    )
+    i_ref, s_ref = ref.next_query(exclude)
+    i, s = dist.next_query(exclude)
+    assert i == i_ref and s == pytest.approx(s_ref, rel=RTOL)
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 7, 1000, 65_537, 1_000_003])
+@pytest.mark.parametrize("seed", [0, 1, 26, 2**40 + 3])
+def test_compact_permutation_is_rng_permutation(n, seed):
+    """The int32 shuffle of the client's draws is ``rng.permutation``: the same order and
+    the generator left in the same state (the next draw agrees)."""
+    rng, ref = np.random.default_rng(seed), np.random.default_rng(seed)
+    order = compact_permutation(rng, n)
+    assert order.dtype == np.int32
+    np.testing.assert_array_equal(order, ref.permutation(n))
+    assert rng.integers(1 << 62) == ref.integers(1 << 62)
 
 
 def test_forgetting_a_label_queries_as_in_memory(pool, data):
@@ -180,6 +250,39 @@ def test_forgetting_a_label_queries_as_in_memory(pool, data):
     with pytest.raises(ValueError, match="not among the classes"):
         dist.teach(i, "maybe")
     assert dist.labeled_ == ref.labeled_
+
+
+def test_a_cluster_backed_session_labels_with_focused_arls(client, data, tmp_path, monkeypatch):
+    """The app's default strategy on a cluster-backed project: the session's picks, scores and
+    risks are those of the in-memory FocusedARLS on the features of the project's landmarks."""
+    from rlscore.data.cluster_pool import SCHEDULER_ENV
+
+    X, truth, folder = data
+    monkeypatch.setenv(SCHEDULER_ENV, client.scheduler.address)
+    store = open_store(str(tmp_path / "labels.db"))
+    create_cluster_project(
+        store, "big", folder, ["neg", "pos"], strategy="arls-focused", sigma=2.0, lam=LAM,
+        n_landmarks=M,
+    )  # fmt: skip
+    session = LabelingSession(
+        store, "big", strategy="arls-focused", sigma=2.0, lam=LAM, snapshots=False
+    )
+    fmap = LowRankKernel(kernel="rbf", sigma=2.0, n_landmarks=M, landmarks="uniform")
+    phi = fmap.fit(X[landmark_rows(N, M, 0)]).transform(X)
+    ref = FocusedARLS(kernel="linear", lam=LAM).start(phi, ["neg", "pos"])
+    for _ in range(5):
+        i, score = session.query()
+        i_ref, s_ref = ref.next_query()
+        assert i == i_ref and score == pytest.approx(s_ref, rel=RTOL, abs=1e-12, nan_ok=True)
+        session.label(i, truth[i])
+        ref.teach(i_ref, truth[i_ref])
+        assert session.engine.estimated_risk() == pytest.approx(ref.estimated_risk(), rel=RTOL)
+    assert session.labels == {int(i): truth[i] for i in ref.labeled_}
+    rows = [N - 1, 3, session.query()[0]]
+    np.testing.assert_allclose(
+        session.engine.decision_at(rows), ref.decision_function()[rows], rtol=0, atol=1e-10
+    )
+    store.close()
 
 
 def test_the_memory_check_names_the_size_needed(client, data):

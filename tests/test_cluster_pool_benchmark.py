@@ -23,8 +23,11 @@ def test_the_benchmark_runs_and_agrees_with_the_in_memory_engine():
         capture_output=True, text=True, check=True, timeout=600,
     )  # fmt: skip
     rows = re.findall(
-        r"^\s*(arls-lowrank|uncertainty|entropy|random) .* (\d) of 2$", out.stdout, re.M
+        r"^\s*(arls-lowrank|arls-focused|uncertainty|entropy|random) .* (\d) of 2$",
+        out.stdout,
+        re.M,
     )
-    assert [name for name, _ in rows] == ["arls-lowrank", "uncertainty", "entropy", "random"]
+    names = ["arls-lowrank", "arls-focused", "uncertainty", "entropy", "random"]
+    assert [name for name, _ in rows] == names
     assert all(same == "2" for _, same in rows)
     assert "peak RSS" in out.stdout and "load average at the end" in out.stdout

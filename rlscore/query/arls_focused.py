@@ -167,9 +167,8 @@ class FocusedARLS(RLSPoolStrategy):
         self._check_started()
         idx = self._free(exclude)
         if not self.labeled_:
-            if idx.size <= COLD_START_CANDIDATES:
-                return idx
-            return np.sort(np.random.default_rng(0).choice(idx, COLD_START_CANDIDATES, False))
+            positions = cold_start_positions(idx.size)
+            return idx if positions is None else idx[positions]
         return idx[smallest(margin(self.decision_function())[idx], self.focus)]
 
     def scores(self) -> np.ndarray:
@@ -193,15 +192,25 @@ class FocusedARLS(RLSPoolStrategy):
         return i, float(s[i])
 
     def exploration(self, exclude: Iterable[int] = ()) -> int | None:
-        """The exploratory pick of the current state, or None when this query exploits.
+        """The exploratory pick of the current state, or None when this query exploits: the
+        unlabeled point not in ``exclude`` at :meth:`exploration_position` (pool order)."""
+        self._check_started()
+        excluded = {int(e) for e in exclude if 0 <= int(e) < self.n_pool_} - set(self.labeled_)
+        position = self.exploration_position(self.n_pool_ - len(self.labeled_) - len(excluded))
+        return None if position is None else int(self._free(exclude)[position])
 
-        Once every class has a label (before, the search for a missing class is what the
-        margins do, and a uniform draw finds a 1 % class once in a hundred), with ``l`` labels
-        the generator ``default_rng([l, *entropy])`` (``entropy`` that of
+    def exploration_position(self, n_free: int) -> int | None:
+        """The exploratory pick of the current state as a position among the ``n_free``
+        unlabeled points not excluded (in pool order), or None when this query exploits.
+
+        Depends on the labels, ``explore``, ``seed`` and ``n_free`` only, so a client that
+        holds the labels but not the pool (:class:`~rlscore.query.distributed.BlockQuery`)
+        draws the same point. Once every class has a label (before, the search for a missing
+        class is what the margins do, and a uniform draw finds a 1 % class once in a hundred),
+        with ``l`` labels the generator ``default_rng([l, *entropy])`` (``entropy`` that of
         ``SeedSequence(seed)``) draws ``u`` uniform on [0, 1); the query explores when
-        ``u < explore`` and then takes ``free[g.integers(free.size)]``, ``free`` the unlabeled
-        points not in ``exclude`` in pool order. A function of the state: asking twice, after
-        an undo or on a rebuild gives the same point.
+        ``u < explore`` and then takes position ``g.integers(n_free)``. A function of the
+        state: asking twice, after an undo or on a rebuild gives the same point.
         """
         self._check_started()
         found = np.unique(np.asarray(self._label_positions(), dtype=np.intp)).size
@@ -210,10 +219,9 @@ class FocusedARLS(RLSPoolStrategy):
         g = np.random.default_rng([len(self.labeled_), *np.atleast_1d(self._entropy)])
         if g.random() >= self.explore:
             return None
-        idx = self._free(exclude)
-        if idx.size == 0:
+        if n_free < 1:
             raise NoCandidatesError("no candidate left: every point is labeled or skipped")
-        return int(idx[g.integers(idx.size)])
+        return int(g.integers(n_free))
 
     def _free(self, exclude: Iterable[int]) -> np.ndarray:
         """The unlabeled points not in ``exclude``, in pool order."""
@@ -245,15 +253,9 @@ class FocusedARLS(RLSPoolStrategy):
         L = np.asarray(self.labeled_, dtype=np.intp)
         if not L.size:
             return [KC] + [KC.copy() for _ in self._groups[1:]]
-        classes = self._label_positions()
-        offset = self._offset_active(classes)
-        KCL = np.ascontiguousarray(KC[:, L].T)  # K_{LC}, (l, b)
+        offset = self.offset_active_
         rows = []
-        for cols in self._groups:
-            G = scipy.linalg.cho_factor(self._gram(L, classes, cols[0]))
-            B = scipy.linalg.cho_solve(G, KCL)  # G⁻¹ K_{LC}, (l, b)
-            if offset:  # and G⁻¹ 1: one product with K_{L:} serves both
-                B = np.column_stack([B, scipy.linalg.cho_solve(G, np.ones(L.size))])
+        for B in self.covariance_solves(np.ascontiguousarray(KC[:, L].T)):
             BK = self._kernel.dot_rows(L, B)  # Bᵀ K_{L:}, (b, n) or (b + 1, n)
             # D_{C:} = K_{C:} − K_{CL} G⁻¹ K_{L:} written over the product's first b rows (a
             # C-ordered view): no further (b, n) array
@@ -264,6 +266,29 @@ class FocusedARLS(RLSPoolStrategy):
                 dger(1.0, r / B[:, idx.size].sum(), r[idx], a=D.T, overwrite_a=True)
             rows.append(D)
         return rows
+
+    def covariance_solves(self, KLC: np.ndarray) -> list[np.ndarray]:
+        """``G⁻¹ K_{LC}`` of candidates C given their kernel columns on the labeled points
+        ``K_{LC}`` (l, b), one (l, b) array per group of one-vs-all columns (``G = K_LL +
+        λW^L`` with that group's weights); when the offset is fitted (:attr:`offset_active_`)
+        ``G⁻¹ 1`` follows as one more column, (l, b + 1).
+
+        The solves of :meth:`covariance_rows`: ``D_{C:} = K_{C:} − (G⁻¹K_{LC})ᵀ K_{L:}``, plus
+        ``r rᵀ/(1ᵀG⁻¹1)`` with ``r = 1 − K_{:L} G⁻¹ 1`` for the offset. A client that holds
+        the labeled points' features but not the pool's
+        (:class:`~rlscore.query.distributed.BlockQuery`) finishes the rows in features."""
+        self._check_started()
+        L = np.asarray(self.labeled_, dtype=np.intp)
+        classes = self._label_positions()
+        offset = self._offset_active(classes)
+        solves = []
+        for cols in self._groups:
+            G = scipy.linalg.cho_factor(self._gram(L, classes, cols[0]))
+            B = scipy.linalg.cho_solve(G, KLC)  # G⁻¹ K_{LC}, (l, b)
+            if offset:  # and G⁻¹ 1: one product with K_{L:} serves both
+                B = np.column_stack([B, scipy.linalg.cho_solve(G, np.ones(L.size))])
+            solves.append(B)
+        return solves
 
     # -- the offset --------------------------------------------------------------------------
     def _offset_active(self, classes) -> bool:
@@ -276,20 +301,45 @@ class FocusedARLS(RLSPoolStrategy):
         """``m = K_{:L} c + b`` with the unpenalised offset ``b`` (docs/mathematics.md §3) when
         ``fit_intercept`` and every class is labeled: ``b = 1ᵀG⁻¹y / 1ᵀG⁻¹1``,
         ``c = G⁻¹(y − b1)`` per column."""
-        Tm = self._m.shape[1]
-        self._intercept = np.zeros(Tm)
-        if not self._offset_active(classes):
-            return super()._predictions(labeled, classes)
         L = np.asarray(labeled, dtype=np.intp)
-        self._kernel.sync(L)
+        self._kernel.sync(L)  # the low-memory path computes and frees columns here
+        coef, self._intercept = self._dual(L, classes)
+        if not L.size:
+            return np.zeros_like(self._m)
+        return self._kernel.dot(L, coef) + self._intercept
+
+    def _dual(self, L: np.ndarray, classes) -> tuple[np.ndarray, np.ndarray]:
+        """``c`` (l, T') and ``b`` (T',) of the labels ``L`` (b = 0 without the offset:
+        ``c = G⁻¹y``, the RLS of :class:`~rlscore.query.rls_pool.RLSPoolStrategy`)."""
+        Tm = self._m.shape[1]
+        intercept = np.zeros(Tm)
+        if not L.size:
+            return np.zeros((0, Tm)), intercept
+        offset = self._offset_active(classes)
         Y = ova_targets(classes, self.classes_.size)
         coef = np.empty((L.size, Tm))
         for cols in self._groups:
             G = scipy.linalg.cho_factor(self._gram(L, classes, cols[0]))
-            g = scipy.linalg.cho_solve(G, np.ones(L.size))
-            self._intercept[cols] = g @ Y[:, cols] / g.sum()
-            coef[:, cols] = scipy.linalg.cho_solve(G, Y[:, cols] - self._intercept[cols])
-        return self._kernel.dot(L, coef) + self._intercept
+            if offset:
+                g = scipy.linalg.cho_solve(G, np.ones(L.size))
+                intercept[cols] = g @ Y[:, cols] / g.sum()
+            coef[:, cols] = scipy.linalg.cho_solve(G, Y[:, cols] - intercept[cols])
+        return coef, intercept
+
+    def dual_solution(self) -> tuple[np.ndarray, np.ndarray]:
+        """The RLS of the current labels as ``f = K_{:L} c + b``: the coefficients ``c``
+        (l, T', labeled points in ``labeled_`` order) and the offsets ``b`` (T'), solved as
+        the state solves them (so a client holding the labeled points' features computes the
+        primal ``w = Φ_Lᵀ c`` of the same model)."""
+        self._check_started()
+        return self._dual(np.asarray(self.labeled_, dtype=np.intp), self._label_positions())
+
+    @property
+    def offset_active_(self) -> bool:
+        """Whether the offset is fitted in the current state: ``fit_intercept`` and every class
+        labeled (module docstring)."""
+        self._check_started()
+        return self._offset_active(self._label_positions())
 
     @property
     def intercept_(self) -> np.ndarray:
@@ -300,6 +350,16 @@ class FocusedARLS(RLSPoolStrategy):
         """Decision values on new points ``Z``: ``k(Z, X_L) c + b``."""
         f = super().decision_function_at(Z)
         return f + (self._intercept[0] if f.ndim == 1 else self._intercept)
+
+
+def cold_start_positions(n_free: int) -> np.ndarray | None:
+    """The points scored by the first query, as sorted positions among the ``n_free``
+    unlabeled points not excluded (pool order): None for all of them when there are at most
+    :data:`COLD_START_CANDIDATES`, else that many drawn by a fixed seed (the same draw for a
+    client without the pool, :class:`~rlscore.query.distributed.BlockQuery`)."""
+    if n_free <= COLD_START_CANDIDATES:
+        return None
+    return np.sort(np.random.default_rng(0).choice(n_free, COLD_START_CANDIDATES, False))
 
 
 def smallest(values: np.ndarray, k: int) -> np.ndarray:

@@ -55,6 +55,43 @@ CANDIDATE_BLOCK = 512
 CANDIDATE_DRAW, RISK_DRAW = 1, 2
 
 
+def draw_generator(random_state: int | None, draw: int, labeled) -> np.random.Generator:
+    """The generator of one draw of a state: seeded by ``random_state``, the draw
+    (:data:`CANDIDATE_DRAW`, :data:`RISK_DRAW`) and the labeled set, so a state always draws
+    the same points (None: fresh randomness). Shared by :class:`LowRankARLS` and the client
+    of a pool on a cluster (:class:`~rlscore.query.distributed.BlockQuery`)."""
+    if random_state is None:
+        return np.random.default_rng()
+    words = [int(random_state), draw, *sorted(int(i) for i in labeled)]
+    return np.random.default_rng(np.random.SeedSequence(words))
+
+
+def compact_permutation(rng: np.random.Generator, n: int) -> np.ndarray:
+    """``rng.permutation(n)`` in int32 when ``n < 2³¹``: half the memory of its int64.
+
+    ``Generator.permutation(n)`` shuffles ``arange(n)`` in place, and the shuffle's draws
+    depend on the length only, not on the dtype: the order and the generator's state after
+    it are the same (``tests/test_cluster_pool.py`` checks it against ``rng.permutation``).
+    """
+    order = np.arange(n, dtype=np.int32 if n < 2**31 else np.int64)
+    rng.shuffle(order)
+    return order
+
+
+def scaled_estimates(
+    total: np.ndarray, squares: np.ndarray, n: int, s: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The candidates' scores and their standard errors from the lookahead's sums over ``s``
+    risk points of a pool of ``n`` (:func:`lookahead_sums`): the sum scaled to the pool,
+    ``n/s · Σ g``, and ``n · sd(g)/√s · √(1 − s/n)`` (zeros when ``s == n``: no sample)."""
+    scores = total * (n / s)
+    if s == n:
+        return scores, np.zeros_like(scores)
+    # sample variance of the per-point expected risk g over S, without replacement
+    var = np.maximum(squares - total**2 / s, 0.0) / max(s - 1, 1)
+    return scores, n * np.sqrt(var / s * (1.0 - s / n))
+
+
 class LowRankARLS(FeaturePoolStrategy):
     """ARLS on low-rank (Nyström) features: the expected risk of every candidate without an
     n × n matrix (docs/mathematics.md §5, §7).
@@ -247,7 +284,7 @@ class LowRankARLS(FeaturePoolStrategy):
         half = k // 2
         # a random order first, so ties of the margin (all 0 before any label) are broken
         # at random rather than towards the low indices
-        order = rng.permutation(pool.size)
+        order = compact_permutation(rng, pool.size)
         margins = margin(self.decision_function())
         uncertain = order[np.argpartition(margins[pool[order]], half)[:half]]
         rest = np.ones(pool.size, dtype=bool)
@@ -265,10 +302,7 @@ class LowRankARLS(FeaturePoolStrategy):
 
     def _rng(self, draw: int) -> np.random.Generator:
         """A generator seeded by ``random_state``, the draw and the labeled set."""
-        if self.random_state is None:
-            return np.random.default_rng()
-        words = [int(self.random_state), draw, *sorted(self.labeled_)]
-        return np.random.default_rng(np.random.SeedSequence(words))
+        return draw_generator(self.random_state, draw, self.labeled_)
 
     def _state_key(self) -> tuple:
         """What the scores depend on besides an exclusion: the labels (through the version)
@@ -320,13 +354,7 @@ class LowRankARLS(FeaturePoolStrategy):
         total, squares = self._lookahead(cand, S, posterior)
         scores = np.full(n, np.nan)
         errors = np.full(n, np.nan)
-        scores[cand] = total * (n / s)
-        if S is None:
-            errors[cand] = 0.0
-        else:
-            # sample variance of the per-point expected risk g over S, without replacement
-            var = np.maximum(squares - total**2 / s, 0.0) / max(s - 1, 1)
-            errors[cand] = n * np.sqrt(var / s * (1.0 - s / n))
+        scores[cand], errors[cand] = scaled_estimates(total, squares, n, s)
         return scores, errors
 
     def _lookahead(
@@ -446,4 +474,13 @@ class _FeatureCovariance:
         return [R.T @ self._phi[points].T for R in self._R]
 
 
-__all__ = ["CANDIDATE_BLOCK", "CANDIDATE_DRAW", "RISK_DRAW", "LowRankARLS", "lookahead_sums"]
+__all__ = [
+    "CANDIDATE_BLOCK",
+    "CANDIDATE_DRAW",
+    "RISK_DRAW",
+    "LowRankARLS",
+    "compact_permutation",
+    "draw_generator",
+    "lookahead_sums",
+    "scaled_estimates",
+]

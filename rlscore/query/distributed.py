@@ -24,11 +24,20 @@ through a ``map_blocks`` callable (``map_blocks(fn, *args)`` returns ``[fn(Φ_b,
 *args) for every block b]`` in block order; :class:`rlscore.data.cluster_pool.ClusterPool`
 runs it on Dask workers) and finishes the query. Its picks and risks are those of the
 in-memory engine on the same features: :class:`~rlscore.query.arls_lowrank.LowRankARLS` and
+:class:`~rlscore.query.arls_focused.FocusedARLS`,
 :class:`~rlscore.query.baselines.UncertaintyQuery`, :class:`~rlscore.query.baselines.EntropyQuery`,
 :class:`~rlscore.query.baselines.RandomQuery` with ``kernel="linear"`` on Φ (the same RLS:
-``K = ΦΦᵀ``). Its random draws are the in-memory engine's, made on the client from the seed,
-the labeled set and the pool size, so they do not depend on how the pool is split; they
-allocate O(n) integers for the duration of a draw (a permutation of the free points).
+``K = ΦΦᵀ``). Focused ARLS is the summary pass ranking by margin (its ``focus`` candidates)
+and the lookahead pass on them over every row, with its offset ``b`` in the predictions and
+an affine term in the covariance rows (:class:`BlockQuery`). The random draws are the
+in-memory engine's, made on the client from the seed, the labeled set and the pool size by
+the same functions (:func:`~rlscore.query.arls_lowrank.draw_generator`,
+:func:`~rlscore.query.arls_focused.cold_start_positions`,
+:meth:`~rlscore.query.arls_focused.FocusedARLS.exploration_position`), so they do not depend
+on how the pool is split. A drawn position among the free points becomes a pool index by a
+search in the sorted labeled set, without an n-vector; low-rank ARLS's tie-break order and
+the random strategy's order are permutations of the pool, held as int32
+(:func:`~rlscore.query.arls_lowrank.compact_permutation`: 4 bytes a point).
 """
 
 from __future__ import annotations
@@ -38,11 +47,20 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from rlscore.core.confidence import soft_probabilities
+from rlscore.query.arls_focused import (
+    DEFAULT_EXPLORE,
+    DEFAULT_FOCUS,
+    FocusedARLS,
+    cold_start_positions,
+)
 from rlscore.query.arls_lowrank import (
     CANDIDATE_BLOCK,
     CANDIDATE_DRAW,
     RISK_DRAW,
+    compact_permutation,
+    draw_generator,
     lookahead_sums,
+    scaled_estimates,
 )
 from rlscore.query.base import NoCandidatesError
 from rlscore.query.feature_pool import FeaturePoolStrategy
@@ -50,22 +68,36 @@ from rlscore.query.uncertainty import entropy, margin
 from rlscore.query.weighted_rls import pool_risk
 
 #: strategies with a block pass
-BLOCK_STRATEGIES = ("arls-lowrank", "uncertainty", "entropy", "random")
+BLOCK_STRATEGIES = ("arls-lowrank", "arls-focused", "uncertainty", "entropy", "random")
 #: what the summary pass ranks the rows by, per strategy (None: no ranking)
-_RANKING = {"arls-lowrank": "margin", "uncertainty": "margin", "entropy": "entropy"}
+_RANKING = {
+    "arls-lowrank": "margin",
+    "arls-focused": "margin",
+    "uncertainty": "margin",
+    "entropy": "entropy",
+}
 
 MapBlocks = Callable[..., list]
 
 
 # -- passes on one block (run where the block lives) -----------------------------------------
-def block_predictions(features: np.ndarray, coef: np.ndarray) -> np.ndarray:
-    """``m = Φ_p w`` of a block, (p, T')."""
-    return features @ coef
+def block_predictions(
+    features: np.ndarray, coef: np.ndarray, intercept: np.ndarray | None = None
+) -> np.ndarray:
+    """``m = Φ_p w + b`` of a block, (p, T') (``intercept`` b: focused ARLS's offsets, None
+    for none)."""
+    m = features @ coef
+    if intercept is not None:
+        m += intercept
+    return m
 
 
-def block_decisions(features: np.ndarray, offset: int, coef: np.ndarray) -> np.ndarray:
-    """The rows pass of the predictions: ``Φ_p w`` of a block, (p, T') (``offset`` unused)."""
-    return block_predictions(features, coef)
+def block_decisions(
+    features: np.ndarray, offset: int, coef: np.ndarray, intercept: np.ndarray | None = None
+) -> np.ndarray:
+    """The rows pass of the predictions: ``Φ_p w + b`` of a block, (p, T') (``offset``
+    unused)."""
+    return block_predictions(features, coef, intercept)
 
 
 def _decision(m: np.ndarray) -> np.ndarray:
@@ -97,6 +129,7 @@ def block_summary(
     ranking: str | None,
     k: int,
     exclude: np.ndarray,
+    intercept: np.ndarray | None = None,
 ) -> tuple[float, np.ndarray, np.ndarray]:
     """The block's part of the estimated risk and its ``k`` best rows.
 
@@ -119,6 +152,8 @@ def block_summary(
         Rows returned at most.
     exclude : ndarray of int
         Sorted global indices never returned (labeled and excluded points).
+    intercept : ndarray (T',) or None
+        Offsets ``b`` added to the predictions (focused ARLS), None for none.
 
     Returns
     -------
@@ -126,7 +161,7 @@ def block_summary(
         ``Σ_{z in block} Σ_l p̂(l|z)/w_l δ(l, ĉ_z)``; the global indices of the k best rows and
         their scores, best first (ties to the lowest index).
     """
-    m = block_predictions(features, coef)
+    m = block_predictions(features, coef, intercept)
     F = m.T[None].copy()
     risk = float(pool_risk(F[:, 0] if m.shape[1] == 1 else F, inv_w, clip=clip)[0])
     if ranking is None or k < 1:
@@ -186,32 +221,45 @@ def block_histogram(
 
 
 class _BlockCovariance:
-    """``d_i = Φ_p r_i`` of a block of candidates, with ``r_i = C φ_i`` made by the client."""
+    """``d_i = Φ_p r_i + t_i`` of a block of candidates, with ``r_i`` (``C φ_i``) and the
+    shifts ``t_i`` (focused ARLS's offset, else none) made by the client."""
 
-    def __init__(self, features: np.ndarray, R: list[np.ndarray], diagonal: np.ndarray) -> None:
-        self._phi, self._R, self.diagonal = features, R, diagonal
+    def __init__(
+        self, features: np.ndarray, R: list[np.ndarray], diagonal: np.ndarray, shift
+    ) -> None:
+        self._phi, self._R, self.diagonal, self._shift = features, R, diagonal, shift
 
     def by_point(self, points) -> list[np.ndarray]:
-        return [self._phi[points] @ R for R in self._R]
+        out = [self._phi[points] @ R for R in self._R]
+        if self._shift is not None:
+            for g, d in enumerate(out):
+                d += self._shift[:, g]
+        return out
 
     def by_candidate(self, points) -> list[np.ndarray]:
-        return [R.T @ self._phi[points].T for R in self._R]
+        out = [R.T @ self._phi[points].T for R in self._R]
+        if self._shift is not None:
+            for g, d in enumerate(out):
+                d += self._shift[:, g, None]
+        return out
 
 
 class _BlockPosterior:
     """The posterior of one block as :func:`~rlscore.query.arls_lowrank.lookahead_sums`
     reads it: the block's rows first, then the c candidates (rows p … p + c − 1)."""
 
-    def __init__(self, features, m_block, m_cand, q_cand, R, diagonal, block_size) -> None:
+    def __init__(self, features, m_block, m_cand, p_cand, R, diagonal, shift, block_size):
         self._p = features.shape[0]
-        self._phi, self._R, self._diagonal = features, R, diagonal
+        self._phi, self._R, self._diagonal, self._shift = features, R, diagonal, shift
         self.m = _Rows(m_block, m_cand)
-        self.probabilities = _Rows(None, q_cand, self._p)
+        self.probabilities = _Rows(None, p_cand, self._p)
         self.block_size = block_size
 
     def covariance(self, idx: np.ndarray) -> _BlockCovariance:
         cols = idx - self._p
-        return _BlockCovariance(self._phi, [R[:, cols] for R in self._R], self._diagonal[cols])
+        shift = None if self._shift is None else self._shift[cols]
+        R = [R[:, cols] for R in self._R]
+        return _BlockCovariance(self._phi, R, self._diagonal[cols], shift)
 
 
 class _Rows:
@@ -256,8 +304,11 @@ def block_lookahead(
     """The block's part of ``Σ_z g_i(z)`` and ``Σ_z g_i(z)²`` for every candidate i
     (:func:`~rlscore.query.arls_lowrank.lookahead_sums`, the in-memory engine's code).
 
-    ``cand`` holds the candidates' ``m`` (c, T'), ``p̂/…`` inputs ``q`` (c, T), ``R`` (one
-    (r, c) array per group), ``diagonal`` (c, groups) and ``block_size``; ``terms`` is
+    ``cand`` holds the candidates' ``m`` (c, T'), their ``p̂`` as ``probabilities`` (c, T;
+    the lookahead weighs them by ``1/w_y`` itself), ``R`` (one
+    (r, c) array per group), ``diagonal`` (c, groups), ``block_size`` and optionally
+    ``shift`` (c, groups) and ``intercept`` (T'): focused ARLS's offset, whose covariance
+    ``d_i = Φ r_i + t_i`` and predictions ``Φ w + b`` are affine in the features; ``terms`` is
     :meth:`~rlscore.query.weighted_rls.WeightedRLSStrategy.lookahead_terms`; ``risk_points``
     the sorted global risk points (None: every row).
     """
@@ -267,8 +318,8 @@ def block_lookahead(
     if S is not None and S.size == 0:
         return np.zeros(c), np.zeros(c)
     posterior = _BlockPosterior(
-        features, block_predictions(features, coef), cand["m"], cand["q"], cand["R"],
-        cand["diagonal"], cand["block_size"],
+        features, block_predictions(features, coef, cand.get("intercept")), cand["m"],
+        cand["probabilities"], cand["R"], cand["diagonal"], cand.get("shift"), cand["block_size"],
     )  # fmt: skip
     strategy = _BlockStrategy(n_classes, clip, terms, p)
     return lookahead_sums(strategy, p + np.arange(c), S, posterior)
@@ -279,8 +330,15 @@ class _LabeledState(FeaturePoolStrategy):
     """The RLS state in features of the labeled rows alone: started on their features (after
     two zero rows, never labeled, so that a state without labels exists) with Φ given."""
 
-    def _features(self, X: np.ndarray) -> tuple[np.ndarray, None]:
+    def pool_features(self, X: np.ndarray) -> tuple[np.ndarray, None]:
         return X, None  # the rows are features already
+
+
+def _nth_free(out: np.ndarray, positions: np.ndarray) -> np.ndarray:
+    """The pool indices of the points at ``positions`` among those not in the sorted ``out``
+    (pool order): what ``flatnonzero(free)[positions]`` gives, without an n-vector."""
+    positions = np.asarray(positions, dtype=np.intp)
+    return positions + np.searchsorted(out - np.arange(out.size), positions, side="right")
 
 
 class BlockQuery:
@@ -294,14 +352,26 @@ class BlockQuery:
         Rows of the pool (the blocks' rows in order).
     classes : sequence
         The session's classes (2 or more).
-    strategy : {"arls-lowrank", "uncertainty", "entropy", "random"}
+    strategy : {"arls-lowrank", "arls-focused", "uncertainty", "entropy", "random"}
         The in-memory strategy reproduced.
     lam, class_weight, bias_corrected, clip
         As :class:`~rlscore.query.feature_pool.FeaturePoolStrategy`.
     candidates, risk_sample, random_state
-        As :class:`~rlscore.query.arls_lowrank.LowRankARLS` (ARLS only).
+        As :class:`~rlscore.query.arls_lowrank.LowRankARLS` (low-rank ARLS only).
+    focus, fit_intercept, explore
+        As :class:`~rlscore.query.arls_focused.FocusedARLS` (focused ARLS only).
     seed : int or None
-        As :class:`~rlscore.query.baselines.RandomQuery` (random only).
+        As :class:`~rlscore.query.baselines.RandomQuery` and, for focused ARLS, the seed of
+        its exploration's draws (None: fresh entropy, drawn once here).
+
+    Focused ARLS keeps its state as the in-memory engine does: a
+    :class:`~rlscore.query.arls_focused.FocusedARLS` with ``kernel="linear"`` taught the
+    labeled rows (its weights, offsets, solves and exploration draws are the in-memory
+    engine's on ``K = ΦΦᵀ``), turned into the primal ``w = Φ_Lᵀ c`` and, for the shortlist,
+    ``d_i = Φ r_i + t_i`` with ``r_i = φ_i − Φ_Lᵀ G⁻¹ Φ_L φ_i − u t_i``, ``u = Φ_Lᵀ G⁻¹ 1``,
+    ``t_i = (1 − φ_iᵀu)/(1ᵀG⁻¹1)`` when the offset is fitted (``u``, ``t`` = 0 otherwise):
+    the covariance rows ``D_{C:} + r rᵀ/(1ᵀG⁻¹1)`` of
+    :meth:`~rlscore.query.arls_focused.FocusedARLS.covariance_rows` written in features.
     """
 
     def __init__(
@@ -319,6 +389,9 @@ class BlockQuery:
         risk_sample: int | None = None,
         random_state: int | None = 0,
         seed: int | None = 0,
+        focus: int = DEFAULT_FOCUS,
+        fit_intercept: bool = True,
+        explore: float = DEFAULT_EXPLORE,
     ) -> None:
         if strategy not in BLOCK_STRATEGIES:
             raise ValueError(f"unknown strategy {strategy!r}: choose one of {BLOCK_STRATEGIES}")
@@ -329,8 +402,17 @@ class BlockQuery:
         self.random_state, self.seed = random_state, seed
         self._params = dict(
             kernel="linear", lam=lam, class_weight=class_weight,
-            bias_corrected=bias_corrected, clip=clip, random_state=random_state,
+            bias_corrected=bias_corrected, clip=clip,
         )  # fmt: skip
+        if strategy == "arls-focused":
+            # seed None: fresh entropy drawn once, so the draws stay a function of the
+            # labels across the state's rebuilds (as FocusedARLS draws it once at start)
+            entropy = np.random.SeedSequence(seed).entropy
+            self._params.update(
+                focus=focus, fit_intercept=fit_intercept, explore=explore, seed=entropy
+            )
+        else:
+            self._params.update(random_state=random_state)
         self.classes_ = np.asarray(list(classes))
         self.labeled_: list[int] = []
         self.labels_: list = []
@@ -340,7 +422,7 @@ class BlockQuery:
         if strategy == "random":
             # RandomQuery's order (rlscore.query.uncertainty.random_rank): a permutation of
             # the pool fixed by the seed, whatever the blocks
-            self._order = np.random.default_rng(seed).permutation(self.n_pool_)
+            self._order = compact_permutation(np.random.default_rng(seed), self.n_pool_)
         self._summary: tuple | None = None
         self.risk_standard_error_ = 0.0
 
@@ -374,14 +456,20 @@ class BlockQuery:
         del self.labeled_[pos], self.labels_[pos]
         self._state = self._build()
 
-    def _build(self) -> _LabeledState:
-        """The state of the labels: :class:`FeaturePoolStrategy` taught the labeled rows."""
+    def _build(self) -> _LabeledState | FocusedARLS:
+        """The state of the labels: :class:`FeaturePoolStrategy` (focused ARLS:
+        :class:`FocusedARLS` on ``K = ΦΦᵀ``) taught the labeled rows."""
         r = self._rows.shape[1] if self.labeled_ else 1
         pad = np.zeros((2, r))
         X = np.vstack([pad, self._rows]) if self.labeled_ else pad
-        state = _LabeledState(**self._params).start(X, self.classes_)
+        kind = FocusedARLS if self.strategy == "arls-focused" else _LabeledState
+        state = kind(**self._params).start(X, self.classes_)
         if self.labeled_:
             state.teach_many(range(2, 2 + len(self.labeled_)), self.labels_)
+        self._primal = None
+        if kind is FocusedARLS and self.labeled_:
+            c, b = state.dual_solution()
+            self._primal = (self._rows.T @ c, b)  # w = Φ_Lᵀ c: f = Φ w + b
         self._summary = None
         return state
 
@@ -398,8 +486,21 @@ class BlockQuery:
     def coefficients(self) -> np.ndarray:
         """Primal coefficients ``w`` (r, T') of the labels (zeros before any)."""
         if not self.labeled_:
-            return np.zeros((self._n_features(), self._state.coef_.shape[1]))
+            return np.zeros((self._n_features(), self.intercept().size))
+        if self._primal is not None:
+            return self._primal[0]
         return self._state.coef_
+
+    def intercept(self) -> np.ndarray:
+        """The offsets ``b`` (T',) of the predictions ``Φ w + b``: focused ARLS's (zeros
+        until its offset is fitted), zeros for the other strategies."""
+        if self._primal is not None:
+            return self._primal[1]
+        return np.zeros(len(self._state.lookahead_terms()[3]))
+
+    def decisions(self, features: np.ndarray) -> np.ndarray:
+        """Decision values ``φ w + b`` of rows given by their features, (k, T')."""
+        return features @ self.coefficients() + self.intercept()
 
     def _n_features(self) -> int:
         if not hasattr(self, "_r"):
@@ -410,7 +511,8 @@ class BlockQuery:
         ranking = _RANKING.get(self.strategy)
         inv_w = self._state.lookahead_terms()[0]
         coef, clip = self.coefficients(), self._state.clip
-        parts = self._map(block_summary, coef, inv_w, clip, ranking, k, exclude)
+        b = self._primal[1] if self._primal is not None else None
+        parts = self._map(block_summary, coef, inv_w, clip, ranking, k, exclude, b)
         risk = float(sum(p[0] for p in parts))
         idx = np.concatenate([p[1] for p in parts])
         score = np.concatenate([p[2] for p in parts])
@@ -420,7 +522,8 @@ class BlockQuery:
     def decision_values(self) -> np.ndarray:
         """``Φ w`` on every pool row, (n, T'): one pass, n × T' floats to the client (the
         in-memory strategy's ``decision_function``, before dropping a single column)."""
-        return np.vstack(self._map(block_decisions, self.coefficients()))
+        b = self._primal[1] if self._primal is not None else None
+        return np.vstack(self._map(block_decisions, self.coefficients(), b))
 
     def density(
         self, center: np.ndarray, axes: np.ndarray, bins: int
@@ -464,6 +567,8 @@ class BlockQuery:
             free = ~np.isin(self._order, out)
             pos = int(np.argmax(free))
             return int(self._order[pos]), float(pos)
+        if self.strategy == "arls-focused":
+            return self._focused(out, ex)
         if self.strategy != "arls-lowrank":
             risk, idx, score = self._summarize(out, 1)
             self._summary = (risk, idx, score) if not ex else self._summary
@@ -472,11 +577,8 @@ class BlockQuery:
 
     # -- ARLS -----------------------------------------------------------------------------
     def _rng(self, draw: int) -> np.random.Generator:
-        """:meth:`LowRankARLS._rng <rlscore.query.arls_lowrank.LowRankARLS._rng>`'s generator."""
-        if self.random_state is None:
-            return np.random.default_rng()
-        words = [int(self.random_state), draw, *sorted(self.labeled_)]
-        return np.random.default_rng(np.random.SeedSequence(words))
+        """LowRankARLS's generator of a draw (:func:`.arls_lowrank.draw_generator`)."""
+        return draw_generator(self.random_state, draw, self.labeled_)
 
     def candidate_indices(self, out: np.ndarray) -> np.ndarray:
         """LowRankARLS's candidates: the ⌊k/2⌋ smallest margins among the free points (from
@@ -489,7 +591,7 @@ class BlockQuery:
             return np.flatnonzero(free)
         half = k // 2
         rng = self._rng(CANDIDATE_DRAW)
-        order = rng.permutation(n_free)  # the in-memory draw's tie-break order
+        order = compact_permutation(rng, n_free)  # the in-memory draw's tie-break order
         if self.labeled_:
             risk, uncertain, _ = self._summarize(out, half)
             if out.size == len(self.labeled_):
@@ -501,10 +603,8 @@ class BlockQuery:
             free[out] = False
             tied = order[np.argpartition(np.zeros(n_free), half)[:half]]
             uncertain = np.sort(np.flatnonzero(free)[tied])
-        taken = np.union1d(out, uncertain)
         # position j among the points neither out nor uncertain: the j-th of the complement
-        pos = rng.choice(n_free - half, k - half, replace=False)
-        drawn = pos + np.searchsorted(taken - np.arange(taken.size), pos, side="right")
+        drawn = _nth_free(np.union1d(out, uncertain), rng.choice(n_free - half, k - half, False))
         return np.sort(np.concatenate([uncertain, drawn]))
 
     def risk_points(self) -> np.ndarray | None:
@@ -514,38 +614,90 @@ class BlockQuery:
             return None
         return np.sort(self._rng(RISK_DRAW).choice(self.n_pool_, s, replace=False))
 
+    def _lookahead_pass(
+        self, cand: np.ndarray, phi_c: np.ndarray, R: list, shift, S: np.ndarray | None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The candidates' ``Σ_z g_i(z)``, ``Σ_z g_i(z)²`` over the blocks (risk points ``S``,
+        None: every row) given ``d_i = Φ r_i + t_i`` by ``R`` and ``shift`` (None: t = 0)."""
+        st = self._state
+        b = self._primal[1] if self._primal is not None else None
+        m_c = self.decisions(phi_c)
+        diagonal = np.column_stack([np.einsum("ij,ji->i", phi_c, r) for r in R])
+        if shift is not None:
+            diagonal += shift
+        payload = dict(
+            m=m_c, probabilities=_probabilities(m_c, st.clip), R=R, diagonal=diagonal,
+            shift=shift, intercept=b, block_size=CANDIDATE_BLOCK,
+        )  # fmt: skip
+        parts = self._map(
+            block_lookahead, self.coefficients(), payload, st.lookahead_terms(),
+            self.classes_.size, st.clip, S,
+        )  # fmt: skip
+        return np.sum([p[0] for p in parts], axis=0), np.sum([p[1] for p in parts], axis=0)
+
     def _arls(self, out: np.ndarray, ex: tuple) -> tuple[int, float]:
         cand = self.candidate_indices(out)
         if cand.size == 0:
             raise NoCandidatesError("no candidate left: every point is labeled or skipped")
         phi_c = self.rows(cand)
-        st = self._state
-        m_c = phi_c @ self.coefficients()
-        R = [C @ phi_c.T for C in st.cores_] if self.labeled_ else [phi_c.T.copy()]
-        diagonal = np.column_stack([np.einsum("ij,ji->i", phi_c, r) for r in R])
-        inv_w = st.lookahead_terms()[0]
-        payload = dict(
-            m=m_c, q=_probabilities(m_c, st.clip) * inv_w, R=R, diagonal=diagonal,
-            block_size=CANDIDATE_BLOCK,
-        )  # fmt: skip
+        R = [C @ phi_c.T for C in self._state.cores_] if self.labeled_ else [phi_c.T.copy()]
         S = self.risk_points()
-        parts = self._map(
-            block_lookahead, self.coefficients(), payload, st.lookahead_terms(),
-            self.classes_.size, st.clip, S,
-        )  # fmt: skip
-        total = np.sum([p[0] for p in parts], axis=0)
-        squares = np.sum([p[1] for p in parts], axis=0)
-        # LowRankARLS._estimates: the sum scaled to the pool, the sample's standard error
+        total, squares = self._lookahead_pass(cand, phi_c, R, None, S)
         n = self.n_pool_
-        s = n if S is None else S.size
-        scores = total * (n / s)
-        if S is None:
-            errors = np.zeros_like(scores)
-        else:
-            var = np.maximum(squares - total**2 / s, 0.0) / max(s - 1, 1)
-            errors = n * np.sqrt(var / s * (1.0 - s / n))
+        scores, errors = scaled_estimates(total, squares, n, n if S is None else S.size)
         best = int(np.argmin(scores))
         self.risk_standard_error_ = float(errors[best])
+        return int(cand[best]), float(scores[best])
+
+    # -- focused ARLS ---------------------------------------------------------------------
+    def focused_candidates(self, out: np.ndarray) -> np.ndarray:
+        """FocusedARLS's candidates among the points not in the sorted ``out`` (sorted): the
+        ``focus`` smallest margins (the summary pass, ties to the lowest index), or before
+        any label the cold start's points
+        (:func:`~rlscore.query.arls_focused.cold_start_positions`)."""
+        if self.labeled_:
+            risk, idx, _ = self._summarize(out, int(self._params["focus"]))
+            if out.size == len(self.labeled_):
+                self._summary = (risk, idx, None)
+            return np.sort(idx)
+        n_free = self.n_pool_ - out.size
+        positions = cold_start_positions(n_free)
+        return _nth_free(out, np.arange(n_free) if positions is None else positions)
+
+    def focused_covariance(self, phi_c: np.ndarray) -> tuple[list, np.ndarray | None]:
+        """``R`` (one (r, c) array per group) and the shifts ``t`` (c, groups; None without
+        the offset) of ``d_i = Φ r_i + t_i`` for candidates of features ``phi_c`` (class
+        docstring), from :meth:`~rlscore.query.arls_focused.FocusedARLS.covariance_solves`."""
+        if not self.labeled_:
+            return [phi_c.T.copy()] * len(set(self._state.lookahead_terms()[3])), None
+        st, phi_L, c = self._state, self._rows, phi_c.shape[0]
+        offset = st.offset_active_
+        R, shift = [], []
+        for B in st.covariance_solves(phi_L @ phi_c.T):
+            r = phi_c.T - phi_L.T @ B[:, :c]  # φ_i − Φ_Lᵀ G⁻¹ Φ_L φ_i
+            if offset:
+                u = phi_L.T @ B[:, c]  # Φ_Lᵀ G⁻¹ 1
+                t = (1.0 - phi_c @ u) / B[:, c].sum()
+                r -= np.outer(u, t)
+                shift.append(t)
+            R.append(r)
+        return R, np.column_stack(shift) if offset else None
+
+    def _focused(self, out: np.ndarray, ex: tuple) -> tuple[int, float]:
+        """FocusedARLS.next_query: the exploratory draw (a position among the free points,
+        made by the state), else the candidate of lowest expected risk (ties to the lowest
+        index); an exploring query returns its point's score, NaN when it is no candidate."""
+        explored = self._state.exploration_position(self.n_pool_ - out.size)
+        cand = self.focused_candidates(out)
+        phi_c = self.rows(cand)
+        R, shift = self.focused_covariance(phi_c)
+        scores = self._lookahead_pass(cand, phi_c, R, shift, None)[0]
+        self.risk_standard_error_ = 0.0
+        if explored is not None:
+            i = int(_nth_free(out, [explored])[0])
+            hit = np.flatnonzero(cand == i)
+            return i, float(scores[hit[0]]) if hit.size else float("nan")
+        best = int(np.argmin(scores))
         return int(cand[best]), float(scores[best])
 
 

@@ -194,7 +194,7 @@ class FeaturePoolStrategy(WeightedRLSStrategy):
             f"{type(self).__name__} on a pool of {n} points "
             f"({self._feature_map().max_features(n)} features per point at most)",
         )
-        self.features_, self.lowrank_ = self._features(X)
+        self.features_, self.lowrank_ = self.pool_features(X)
         r = self.features_.shape[1]
         self._coef = np.zeros((r, self._m.shape[1]))
         self._Cs = [np.eye(r) for _ in self._groups]  # P = 0: C = I − P = I
@@ -207,9 +207,14 @@ class FeaturePoolStrategy(WeightedRLSStrategy):
         ):
             raise ValueError(f"random_state must be an integer or None, got {self.random_state!r}")
 
-    def _features(self, X: np.ndarray) -> tuple[np.ndarray, LowRankKernel | None]:
-        """Φ and its feature map, reused across a rebuild when neither X nor the feature
-        parameters changed (a change of λ or of the weights keeps the features)."""
+    def pool_features(self, X: np.ndarray) -> tuple[np.ndarray, LowRankKernel | None]:
+        """Φ of the pool ``X`` and its feature map (None when Φ is ``X`` itself), as
+        :meth:`start` builds them; reused across a rebuild when neither X nor the feature
+        parameters changed (a change of λ or of the weights keeps the features).
+
+        The one step between the pool and the state: a subclass whose pool rows are
+        features already overrides it to return ``(X, None)``
+        (:class:`rlscore.query.distributed.BlockQuery`'s state of the labeled rows)."""
         key = repr(sorted(self.kernel_params().items()))
         cached = self._feature_cache
         if cached is not None and cached[0] == key:

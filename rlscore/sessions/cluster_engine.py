@@ -45,6 +45,7 @@ from rlscore.data.cluster_pool import (
     ClusterUnavailableError,
     connect,
 )
+from rlscore.query.arls_focused import DEFAULT_EXPLORE, DEFAULT_FOCUS
 from rlscore.query.base import QueryStrategy
 from rlscore.query.distributed import BLOCK_STRATEGIES, BlockQuery
 
@@ -186,12 +187,12 @@ class ClusterEngine(QueryStrategy):
     pool : dict
         The project's ``meta["cluster"]``: ``url``, ``columns`` and ``n_landmarks`` (the m
         used when the strategy takes none).
-    strategy : {"arls-lowrank", "uncertainty", "entropy", "random"}
+    strategy : {"arls-lowrank", "arls-focused", "uncertainty", "entropy", "random"}
         The in-memory strategy reproduced (:data:`~rlscore.query.distributed.BLOCK_STRATEGIES`).
     kernel, sigma, n_landmarks
         The feature map: m landmarks of this kernel (None: the project's m; the raw columns
         if it has none).
-    lam, class_weight, candidates, risk_sample, random_state, seed
+    lam, class_weight, candidates, risk_sample, random_state, seed, focus, fit_intercept, explore
         As :class:`~rlscore.query.distributed.BlockQuery`; ``random_state`` also seeds the
         landmark draw.
     tune : {"none"}
@@ -215,6 +216,9 @@ class ClusterEngine(QueryStrategy):
         random_state: int | None = 0,
         seed: int | None = 0,
         tune: str = "none",
+        focus: int = DEFAULT_FOCUS,
+        fit_intercept: bool = True,
+        explore: float = DEFAULT_EXPLORE,
     ) -> None:
         self.pool = pool
         self.strategy = strategy
@@ -228,6 +232,9 @@ class ClusterEngine(QueryStrategy):
         self.random_state = random_state
         self.seed = seed
         self.tune = tune
+        self.focus = focus
+        self.fit_intercept = fit_intercept
+        self.explore = explore
 
     def needs_pool_kernel(self) -> bool:
         return False
@@ -288,7 +295,8 @@ class ClusterEngine(QueryStrategy):
         self._query: BlockQuery = cpool.query(
             classes, self.strategy, lam=float(self.lam), class_weight=self.class_weight,
             candidates=self.candidates, risk_sample=self.risk_sample,
-            random_state=self.random_state, seed=self.seed,
+            random_state=self.random_state, seed=self.seed, focus=self.focus,
+            fit_intercept=self.fit_intercept, explore=self.explore,
         )  # fmt: skip
         self._pending: dict[int, object] = {}
         self._version = 0
@@ -374,7 +382,7 @@ class ClusterEngine(QueryStrategy):
         q = self._flush()
         with cluster_errors(self.address_):
             phi = q.rows(idx) if idx.size else np.empty((0, q.coefficients().shape[0]))
-        values = phi @ q.coefficients()
+        values = q.decisions(phi)
         return values[:, 0] if values.shape[1] == 1 else values
 
     def predict_proba_at(self, indices: Sequence[int]) -> np.ndarray:
@@ -409,7 +417,7 @@ class ClusterEngine(QueryStrategy):
         idx = np.union1d(drawn, np.asarray(list(extra), dtype=np.intp))
         with cluster_errors(self.address_):
             phi = q.rows(idx)
-        values = phi @ q.coefficients()
+        values = q.decisions(phi)
         f = values[:, 0] if values.shape[1] == 1 else values
         return {
             "indices": idx,
