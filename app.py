@@ -15,7 +15,7 @@ import streamlit as st
 
 from rlscore.ui.auth import gate
 from rlscore.ui.database_status import database_guard
-from rlscore.ui.navigation import follow_deep_link
+from rlscore.ui.navigation import app_running
 from rlscore.ui.warmup import start_warmup
 
 PAGES = Path(__file__).resolve().parent / "pages"
@@ -38,8 +38,9 @@ pages = [
     st.Page(PAGES / "data.py", title="Data", icon=":material/database:", url_path="data"),
     st.Page(PAGES / "admin.py", title="Admin", icon=":material/shield_person:", url_path="admin"),
 ]
+# the page the address names (``/data?project=…`` too), resolved by Streamlit from the link
 navigation = st.navigation(pages)
-follow_deep_link(pages)
-# a label database that cannot be reached: a message and retries, not an exception
-with database_guard():
+# a label database that cannot be reached: a message and retries, not an exception; the page
+# runs marked as inside the app (a page run any other way runs this file: rlscore.ui.navigation)
+with database_guard(), app_running():
     navigation.run()

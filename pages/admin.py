@@ -21,7 +21,7 @@ from rlscore.ui.sidebar import annotator_input, project_selector
 from rlscore.ui.store import get_store
 from rlscore.ui.text import md_text
 
-enter_through_app("admin")
+enter_through_app(__file__)
 
 project_selector()
 user = annotator_input()

@@ -27,7 +27,7 @@ from rlscore.ui.strategies import STRATEGY_LABELS, low_rank_note, risk_chart_lab
 from rlscore.ui.text import md_text
 from rlscore.viz import figures
 
-enter_through_app("compare")
+enter_through_app(__file__)
 
 project_selector()
 p = params()

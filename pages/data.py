@@ -67,7 +67,7 @@ from rlscore.ui.store import get_overview, get_store
 from rlscore.ui.text import md_text
 from rlscore.ui.upload_form import feature_progress
 
-enter_through_app("data")
+enter_through_app(__file__)
 
 NO_ID = "(row number)"
 NO_TRUTH = "(none)"

@@ -22,7 +22,7 @@ from rlscore.ui.store import get_session, get_store
 from rlscore.ui.teammates import follow_teammates
 from rlscore.ui.text import md_text
 
-enter_through_app("")
+enter_through_app(__file__)
 
 project_selector()
 annotator = annotator_input()

@@ -28,7 +28,7 @@ from rlscore.ui.store import get_store
 from rlscore.ui.teammates import follow_teammates, mark_shown_version
 from rlscore.ui.text import md_text
 
-enter_through_app("review")
+enter_through_app(__file__)
 
 #: disagreements shown at once (the oldest first)
 SHOWN_POINTS = 10

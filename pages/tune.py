@@ -37,7 +37,7 @@ from rlscore.ui.text import md_text
 from rlscore.viz import figures
 from rlscore.viz.geometry import grid_surface
 
-enter_through_app("tune")
+enter_through_app(__file__)
 
 
 def apply(sigma: float, lam: float) -> None:

@@ -46,7 +46,7 @@ def _progress_text(at: AppTest) -> str:
 
 
 def _back_to_label(at: AppTest) -> AppTest:
-    at.switch_page("app.py")
+    at.switch_page("pages/label.py")
     return at
 
 
@@ -467,3 +467,37 @@ def test_settings_are_the_projects_and_survive_a_new_browser_session(db):
     assert _query(again) == q
     other = _open("two_moons", "bob")  # another annotator sees the project's settings too
     assert other.selectbox(key="w_strategy").value == "entropy"
+
+
+# -- a page run on its own (rlscore.ui.navigation) -------------------------------------------
+SIGN_IN_SECRETS = {
+    "redirect_uri": "http://127.0.0.1:8501/oauth2callback",
+    "cookie_secret": "x" * 32,
+    "client_id": "a",
+    "client_secret": "b",
+    "server_metadata_url": "https://login.example.org/.well-known/openid-configuration",
+}
+
+
+@pytest.mark.parametrize("page", ["admin.py", "data.py", "review.py", "tune.py"])
+def test_a_page_run_on_its_own_shows_only_the_apps_sign_in(db, page):
+    # as Streamlit runs pages/<page> itself on a fresh server's deep link: app.py's gate first
+    at = AppTest.from_file(str(REPO / "pages" / page), default_timeout=TIMEOUT)
+    at.query_params["annotator"] = "mallory"
+    at.query_params["project"] = "two_moons"
+    at.secrets["auth"] = SIGN_IN_SECRETS
+    _ok(at.run())
+    assert [b.label for b in at.button] == ["Sign in"]
+    assert [t.value for t in at.title] == ["rlscore"]  # the sign-in screen's, no page's
+    assert not at.text_input and not at.sidebar.selectbox
+    assert "params" not in at.session_state  # no page ran, not even its sidebar
+
+
+def test_a_page_run_on_its_own_in_local_mode_runs_inside_the_app(db):
+    at = AppTest.from_file(str(REPO / "pages" / "data.py"), default_timeout=TIMEOUT)
+    at.query_params["annotator"] = "ada"
+    _ok(at.run())
+    # the app's gate (local mode's notice) and one page of its navigation, drawn once
+    assert any("Local mode" in c.value for c in at.sidebar.caption)
+    assert len(at.sidebar.text_input) == 1
+    assert at.session_state["params"]["annotator"] == "ada"

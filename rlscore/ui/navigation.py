@@ -1,57 +1,66 @@
-"""One way into the app: through ``app.py``'s ``st.navigation``, even on a deep link.
+"""Every page runs inside ``app.py``: its sign-in gate, layout and navigation, even on a deep link.
 
-On a server where nobody has opened ``/`` yet, Streamlit does not know about ``app.py``'s
-navigation and runs a deep-linked file of ``pages/`` (``/data``, ``/tune?project=…``) on its
-own, in its older automatic-pages mode: without the app's page list, layout or settings. Each
-page calls :func:`enter_through_app` first; in that situation it sends the browser to
-``app.py``, which registers the navigation and then opens the page that was asked for, with
-its query parameters (:func:`follow_deep_link`).
+While no script of a server has called ``st.navigation`` yet, Streamlit (1.67 too) treats an app
+with a ``pages/`` directory as an automatic-pages app: a fresh server's first run of a deep
+link (``/data``, ``/tune?project=…``) executes ``pages/data.py`` on its own, without
+``app.py``. Each page therefore calls :func:`enter_through_app` first. ``app.py`` runs its page
+inside :func:`app_running`; a page run any other way executes ``app.py`` in the same script
+run instead (its gate, then its ``st.navigation``, which resolves the page from the address
+with its query parameters) and stops. No ``st.switch_page`` hand-off: two page switches on a
+first run once left the browser blank (its delta tree out of step with the server's runs).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
 import streamlit as st
-from streamlit.errors import NoSessionContext, StreamlitAPIException
 
-_ENTERED = "entered_through_app"
-_DEEP_LINK = "deep_link"
+#: the app's entry point, in the directory above ``pages/``
+APP = "app.py"
+
+# per script thread, not session state: a flag left over from an earlier run (or another
+# session) must never let a page run without this run's gate
+_running = threading.local()
 
 
-def enter_through_app(url_path: str, app: str = "app.py") -> None:
-    """Continue only when the app's navigation runs this page; else go through ``app``.
+@contextmanager
+def app_running() -> Iterator[None]:
+    """In ``app.py``: run the navigation's page inside this, so the page knows it is wrapped."""
+    before = getattr(_running, "active", False)
+    _running.active = True
+    try:
+        yield
+    finally:
+        _running.active = before
+
+
+def enter_through_app(page_file: str) -> None:
+    """Return when ``app.py`` runs this page; else run ``app.py`` here and stop the run.
 
     Parameters
     ----------
-    url_path : str
-        The page's ``url_path`` in ``app.py`` (``""`` for the default page).
-    app : str
-        The app's entry point, relative to the directory ``streamlit run`` was given.
+    page_file : str
+        The calling page's ``__file__`` (a file in ``pages/``, beside which ``app.py`` lies).
     """
+    if getattr(_running, "active", False):
+        return
     if not st.runtime.exists():  # imported without a Streamlit server (e.g. by a subprocess)
         return
-    if st.session_state.get(_ENTERED):
-        return
-    st.session_state[_DEEP_LINK] = (url_path, dict(st.query_params.to_dict()))
+    app = Path(page_file).resolve().parent.parent / APP
+    if getattr(_running, "executing_app", False):  # else each page would run the app again
+        raise RuntimeError(f"{APP} runs its pages outside app_running()")
+    # the same run executes the app: its gate first, then the page the address names
+    code = compile(app.read_text(encoding="utf-8"), str(app), "exec")
+    _running.executing_app = True
     try:
-        st.switch_page(app)
-    except (StreamlitAPIException, NoSessionContext):  # a page run on its own: stay here
-        st.session_state.pop(_DEEP_LINK, None)
-        st.session_state[_ENTERED] = True
+        exec(code, {"__name__": "__main__", "__file__": str(app)})
+    finally:
+        _running.executing_app = False
+    st.stop()  # the page has run inside the app; not a second time on its own
 
 
-def follow_deep_link(pages: Iterable) -> None:
-    """In ``app.py``, after ``st.navigation``: mark the session as entered through the app and
-    open the page a deep link asked for before (:func:`enter_through_app`)."""
-    st.session_state[_ENTERED] = True
-    wanted = st.session_state.pop(_DEEP_LINK, None)
-    if wanted is None:
-        return
-    url_path, query = wanted
-    page = next((p for p in pages if p.url_path == url_path), None)
-    if page is not None:
-        st.switch_page(page, query_params=query)
-
-
-__all__ = ["enter_through_app", "follow_deep_link"]
+__all__ = ["APP", "app_running", "enter_through_app"]

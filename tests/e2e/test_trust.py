@@ -432,9 +432,8 @@ def test_csv_export_escapes_formulas(page, server, artifacts):
     page.goto(f"{server.url}/data")
     expect(page.get_by_role("heading", name="Export labels")).to_be_visible()
     settle(page)
-    # picked without app_page.choose: on a server whose first page is /data the conftest's
-    # run counter once missed the run (see test_deep_link_on_a_fresh_server_uses_the_app_…);
-    # the caption naming the project is the condition waited for
+    # picked without app_page.choose: the caption naming the project is the condition
+    # waited for
     page.get_by_role("combobox", name="Project").click()
     page.get_by_role("option", name="formula", exact=True).click()
     expect(page.get_by_text("Type 'formula' to confirm")).to_be_visible()
@@ -510,7 +509,6 @@ def test_tune_apply_button_fits_1280x720(browser, server, artifacts):
     context = small_screen(browser)
     try:
         pg = context.new_page()
-        # "/" first: a fresh server's first deep link is not the app's page (see above)
         pg.goto(label_url(server, "two_moons"))
         wait_text(pg, "Labeled 4 of 220")
         pg.goto(f"{server.url}/tune?project=two_moons&annotator=ada")
