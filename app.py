@@ -25,9 +25,6 @@ st.set_page_config(page_title="rlscore", page_icon=":material/label:", layout="w
 start_warmup()
 # less empty space above the page, so the query and its buttons fit a 1280 × 720 screen
 st.html("<style>.block-container {padding-top: 2.2rem; padding-bottom: 2rem}</style>")
-# sign-in (or the local mode's rules) before any page: a visitor not let in sees no page
-with database_guard():
-    gate()
 pages = [
     st.Page(PAGES / "label.py", title="Label", icon=":material/label:", default=True),
     st.Page(PAGES / "tune.py", title="Tune", icon=":material/tune:", url_path="tune"),
@@ -38,6 +35,11 @@ pages = [
     st.Page(PAGES / "data.py", title="Data", icon=":material/database:", url_path="data"),
     st.Page(PAGES / "admin.py", title="Admin", icon=":material/shield_person:", url_path="admin"),
 ]
+# sign-in (or the local mode's rules) before any page: a visitor not let in sees no page;
+# the gate's screen answers every page's address, so a deep link shows it without a
+# "page not found"
+with database_guard():
+    gate([page.url_path for page in pages])
 # the page the address names (``/data?project=…`` too), resolved by Streamlit from the link
 navigation = st.navigation(pages)
 # a label database that cannot be reached: a message and retries, not an exception; the page

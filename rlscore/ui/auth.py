@@ -26,7 +26,7 @@ The first user to sign in to a fresh database becomes the owner of its projects
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import streamlit as st
 from streamlit.errors import StreamlitSecretNotFoundError
@@ -137,24 +137,34 @@ def current_user() -> str | None:
     return identity(claims) if claims else None
 
 
-def gate() -> None:
+def gate(url_paths: Sequence[str] = ()) -> None:
     """Let the page run only for whom may see it (``app.py`` calls it before any page).
 
     With sign-in configured: a visitor not signed in sees only the sign-in button(s); a
     signed-in user is shown by name with a sign-out button in the sidebar, and claims a fresh
     database's projects. In local mode: refused (only a message) on a non-loopback address
     unless :data:`ALLOW_ENV`; else the once-per-session notice that nobody is authenticated.
+
+    Parameters
+    ----------
+    url_paths : sequence of str
+        The app's page addresses (``"tune"``, …): a screen shown instead of the page answers
+        each of them, so a deep link to a page shows it, not Streamlit's "page not found".
     """
     if sign_in_configured():
-        _signed_in_gate()
+        _signed_in_gate(url_paths)
     else:
-        _local_gate()
+        _local_gate(url_paths)
 
 
-def _only(screen) -> None:
+def _only(screen, url_paths: Sequence[str]) -> None:
     """Show ``screen`` as the app's one page (no navigation to the others) and stop."""
-    # registering a navigation of this one page keeps Streamlit from listing pages/ instead
-    st.navigation([st.Page(screen, title="rlscore", default=True)], position="hidden").run()
+    # registering a navigation of this one page keeps Streamlit from listing pages/ instead;
+    # the same screen under every page's address: a deep link is not a page "not found"
+    pages = [st.Page(screen, title="rlscore", default=True)] + [
+        st.Page(screen, title="rlscore", url_path=path) for path in url_paths if path
+    ]
+    st.navigation(pages, position="hidden").run()
     st.stop()
 
 
@@ -194,13 +204,13 @@ def _nameless_screen() -> None:
         st.logout()
 
 
-def _signed_in_gate() -> None:
+def _signed_in_gate(url_paths: Sequence[str]) -> None:
     if not _logged_in():
-        _only(_sign_in_screen)
+        _only(_sign_in_screen, url_paths)
     claims = _claims()
     user = identity(claims)
     if user is None:
-        _only(_nameless_screen)
+        _only(_nameless_screen, url_paths)
     if st.session_state.get(_CLAIMED) != user:
         # the first user of a fresh database owns its projects; a no-op ever after
         claim_ownership(get_store(), user)
@@ -212,9 +222,9 @@ def _signed_in_gate() -> None:
             st.logout()
 
 
-def _local_gate() -> None:
+def _local_gate(url_paths: Sequence[str]) -> None:
     if not is_loopback(st.get_option("server.address")) and not unauthenticated_allowed():
-        _only(_refusal_screen)
+        _only(_refusal_screen, url_paths)
     if not st.session_state.get(_NOTICE_SHOWN):
         st.session_state[_NOTICE_SHOWN] = True
         st.toast(

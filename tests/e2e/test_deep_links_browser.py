@@ -79,7 +79,7 @@ def test_a_fresh_servers_first_deep_link_with_sign_in_shows_only_the_sign_in(
         expect(page.get_by_test_id("stSidebarNav")).to_have_count(0)
         expect(page.get_by_role("textbox")).to_have_count(0)
         expect(page.get_by_role("button", name=SIGN_IN)).to_have_count(1)
-        # (the one-page sign-in screen also says the linked page was not found, as on a server
-        # that has served other pages before: rlscore.ui.auth, not the deep link, draws that)
+        # the sign-in screen answers the page's address: no "page not found" over it
+        expect(page.get_by_text("Page not found")).to_have_count(0)
     finally:
         context.close()
