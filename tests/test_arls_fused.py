@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from reference.arls import naive_proba
 from reference.arls_blocked import blocked_arls_scores, expected_risks, state_of
 
 from rlscore.query import ARLS
@@ -158,3 +159,73 @@ def test_the_fused_pass_reads_every_covariance_entry_it_needs(T):
     after = q.scores()
     changed = np.flatnonzero(~np.isclose(after, before, rtol=0, atol=1e-12) & ~np.isnan(before))
     assert changed.tolist() == [7]
+
+
+@pytest.mark.parametrize("class_weight", [{-1: 1.0, 1: 4.0}, {-1: 3.0, 1: 0.5}, None])
+def test_binary_hypothetical_values_exactly_zero_follow_the_reference(class_weight):
+    """A far cluster with no label: its predictions and its covariances with the labeled side
+    underflow to exactly 0, so every hypothetical ``f_j`` there is exactly 0, where the
+    weighted risk charges the negative class's weight (``f_j > 0`` is false). The binary pass,
+    with its groups of rows, equals the reference on the whole pool."""
+    rng = np.random.default_rng(11)
+    X = np.vstack([rng.normal(size=(30, 2)), 500.0 + rng.normal(size=(11, 2))])
+    y = np.where(X[:, 0] + 0.3 * X[:, 1] > 0.1, 1, -1)
+    q = ARLS(sigma=SIGMA, lam=LAM, class_weight=class_weight, bias_corrected=True)
+    q.start(X, [-1, 1])
+    q.teach_many([0, 1, 2, 3, 4, 5], y[:6].tolist())
+    assert np.all(q._m[30:] == 0.0) and np.all(q._Ds[0][:30, 30:] == 0.0)
+    assert_equal_to_blocked(q)
+
+
+@pytest.mark.parametrize("T", [2, 3, 4, 7, 8, 9])
+@pytest.mark.parametrize("clip", [True, False])
+def test_expectation_weights_equal_the_direct_probabilities(T, clip):
+    """The expectation weights of the lookahead (``class_probabilities``, clipped and
+    normalised per point or raw; uniform where every column is clipped to 0) equal the direct
+    per-point computation of docs/mathematics.md §1, for few classes and for many."""
+    X, y, classes = pool(60, T, seed=T)
+    q = ARLS(sigma=SIGMA, lam=LAM, clip=clip).start(X, classes)
+    q.teach_many(list(range(0, 60, 4)), y[0:60:4].tolist())
+    q._m[::5] = -3.0  # every column clipped to 0 on some points
+    ref = naive_proba(q._m, clip, T)
+    got = q.class_probabilities()
+    np.testing.assert_allclose(got, ref, rtol=0, atol=1e-14)
+    assert_equal_to_blocked(q)
+
+
+def assert_terms_equal(got: tuple, want: tuple) -> None:
+    for a, b in zip(got, want, strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("T", [2, 3])
+@pytest.mark.parametrize("class_weight", ["balanced", None])
+def test_lookahead_terms_follow_the_weights_through_teach_undo_and_new_parameters(T, class_weight):
+    """The lookahead terms are kept while the weights stay the same: after every teach (the
+    balanced weights change with each label), undo, a new λ or risk rule (with and without a
+    rebuild) they equal the terms of a fresh strategy on the same labels, and so do the
+    scores."""
+    X, y, classes = pool(40, T, seed=3)
+    q = ARLS(sigma=SIGMA, lam=LAM, class_weight=class_weight).start(X, classes)
+
+    def check():
+        fresh = ARLS(**q.get_params()).start(X, classes)
+        fresh.teach_many(list(q.labeled_), list(q.labels_))
+        assert_terms_equal(q.lookahead_terms(), fresh.lookahead_terms())
+        ref = blocked_arls_scores(state_of(fresh))
+        np.testing.assert_allclose(q.scores(), ref, rtol=0, atol=1e-10, equal_nan=True)
+
+    check()
+    for i in (0, 1, 2, 3, 5, 8, 13):
+        q.teach(i, y[i].item())
+        check()
+    q.undo()
+    check()
+    q.set_params(bias_corrected=class_weight is None)  # the risk rule, no rebuild
+    q._scores_cache = None
+    check()
+    q.set_params(lam=2.0 * LAM)
+    q.rebuild()
+    check()
+    with pytest.raises(ValueError):
+        q.lookahead_terms()[1][0, 0] = 1.0  # shared by the queries: read-only

@@ -69,7 +69,18 @@ def soft_scores(F) -> np.ndarray:
 
     For binary ``f`` the two columns are ``1 − p̂`` and ``p̂`` with ``p̂ = clip((f + 1)/2, 0, 1)``.
     """
-    return np.clip((ova_scores(F) + 1.0) / 2.0, 0.0, 1.0)
+    # in place, the same values as np.clip((ova_scores(F) + 1)/2, 0, 1) (F is finite), a few
+    # times faster at small n, where the lookahead of every ARLS query calls it
+    F = _scores(F)
+    if F.ndim == 1:
+        P = np.empty((F.shape[0], 2))
+        np.subtract(1.0, F, out=P[:, 0])  # −f + 1
+        np.add(F, 1.0, out=P[:, 1])
+    else:
+        P = F + 1.0  # a new array: F may be the caller's
+    P *= 0.5
+    np.maximum(P, 0.0, out=P)
+    return np.minimum(P, 1.0, out=P)
 
 
 def soft_probabilities(F) -> np.ndarray:
@@ -79,7 +90,18 @@ def soft_probabilities(F) -> np.ndarray:
     binary rows are ``[1 − p̂, p̂]`` already.
     """
     P = soft_scores(F)
-    total = P.sum(axis=1, keepdims=True)
+    if P.shape[1] < 8:
+        # a few classes: the row sums column by column, in the order numpy sums a row this
+        # short (the same values), several times faster than a reduction along a short axis
+        total = P[:, 0].copy()
+        for t in range(1, P.shape[1]):
+            total += P[:, t]
+        total = total[:, None]
+    else:
+        total = P.sum(axis=1, keepdims=True)
+    if (total > 0).all():
+        P /= total
+        return P
     uniform = np.full_like(P, 1.0 / P.shape[1])
     return np.divide(P, total, out=uniform, where=total > 0)
 

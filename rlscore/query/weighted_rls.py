@@ -36,6 +36,9 @@ keeps them up to date; nothing else of the family reads an attribute it does not
     Incremented by every change of the state; keys the score caches.
 ``_scores_cache`` (tuple or None)
     The scores of a version, as each strategy caches them.
+``_terms_cache`` (tuple or None)
+    :meth:`WeightedRLSStrategy.lookahead_terms` with what they were computed from (``_W`` and
+    ``_e`` by identity: they are replaced, never changed in place, when the weights change).
 
 An implementation provides ``_start_state`` (allocate the kernel or the features and the
 no-label state), ``_update`` (the rank-one update of a label when the weights do not change),
@@ -99,6 +102,9 @@ class WeightedRLSStrategy(QueryStrategy):
     _keeps_covariance: bool = True
     #: True while :meth:`teach_many` or a replay teaches labels that one build will follow
     _replaying: bool = False
+    #: :meth:`lookahead_terms` with what they were computed from (they change only with the
+    #: weights, and every ARLS query asks for them)
+    _terms_cache: tuple | None = None
 
     # the declared state (module docstring)
     _lam: float
@@ -306,11 +312,23 @@ class WeightedRLSStrategy(QueryStrategy):
         group_of : ndarray (T',)
             The group (covariance) of each one-vs-all column.
         """
+        # what the terms depend on: the weights arrays (replaced, never changed in place, when
+        # the weights change), λ and the parameters of the risk weights
+        key = (self._W, self._e, self._m.shape[1], self._lam, self.bias_corrected)
+        key += (self.class_weight is None,)
+        cached = self._terms_cache
+        if cached is not None and cached[0][0] is key[0] and cached[0][1] is key[1]:
+            if cached[0][2:] == key[2:]:
+                return cached[1]
         T, Tm = self.classes_.size, self._m.shape[1]
         group_of = np.empty(Tm, dtype=np.intp)
         for g, cols in enumerate(self._groups):
             group_of[cols] = g
-        return self._risk_weights(), self._lam / self._W, ova_targets(np.arange(T), T), group_of
+        terms = (self._risk_weights(), self._lam / self._W, ova_targets(np.arange(T), T), group_of)
+        for a in terms:
+            a.flags.writeable = False  # shared by every query of these weights
+        self._terms_cache = (key, terms)
+        return terms
 
 
 def pool_risk(
