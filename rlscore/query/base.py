@@ -269,6 +269,11 @@ class QueryStrategy(BaseEstimator):
         """Score of every pool point, lower is better; NaN for labeled points."""
         raise NotImplementedError
 
+    def score_at(self, i: int) -> float:
+        """The score of pool point ``i`` (:meth:`scores`); an engine whose pool lives
+        elsewhere answers without an array over the pool."""
+        return float(np.asarray(self.scores())[i])
+
     def estimated_risk(self) -> float:
         """Estimated risk of the current classifier over the pool."""
         raise NotImplementedError

@@ -11,6 +11,9 @@ sending that state to every block and combining what each returns:
   strategy's score (smallest margin, largest entropy);
 * the *rows pass* (:func:`block_rows`): the features of a few given rows (labeled points,
   ARLS's candidates);
+* the *predicted classes pass* (:func:`block_predicted_positions`): each row's predicted
+  class position, one byte a row with up to 256 classes (what a session's history reads of
+  the whole pool, instead of its decision values);
 * the *lookahead pass* (:func:`block_lookahead`): for ARLS's candidates, the block's part of
   ``Σ_z g_i(z)`` and ``Σ_z g_i(z)²`` (:mod:`~rlscore.query.arls_lowrank`), computed by the
   same code as the in-memory engine;
@@ -46,7 +49,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from rlscore.core.confidence import soft_probabilities
+from rlscore.core.confidence import predicted_index, soft_probabilities
 from rlscore.query.arls_focused import (
     DEFAULT_EXPLORE,
     DEFAULT_FOCUS,
@@ -98,6 +101,19 @@ def block_decisions(
     """The rows pass of the predictions: ``Φ_p w + b`` of a block, (p, T') (``offset``
     unused)."""
     return block_predictions(features, coef, intercept)
+
+
+def block_predicted_positions(
+    features: np.ndarray,
+    offset: int,
+    coef: np.ndarray,
+    intercept: np.ndarray | None,
+    lookup: np.ndarray,
+) -> np.ndarray:
+    """The predicted classes pass: ``lookup[predicted_index(f)]`` per row of a block, (p,) in
+    ``lookup``'s dtype, with ``f = Φ_p w + b`` as the client's decision values (one column:
+    the two-class sign rule, ``f > 0``; several: the first largest). ``offset`` unused."""
+    return lookup[predicted_index(_decision(block_predictions(features, coef, intercept)))]
 
 
 def _decision(m: np.ndarray) -> np.ndarray:
@@ -525,6 +541,16 @@ class BlockQuery:
         b = self._primal[1] if self._primal is not None else None
         return np.vstack(self._map(block_decisions, self.coefficients(), b))
 
+    def predicted_positions(self) -> np.ndarray:
+        """The position in ``classes_`` of every pool row's predicted class, (n,) in the
+        smallest integer dtype: ``predicted_index`` of :meth:`decision_values` (ties to the
+        first class, two classes by the sign), computed on the blocks, so only n bytes reach
+        the client (up to 256 classes) instead of n × T' floats."""
+        b = self._primal[1] if self._primal is not None else None
+        T = self.classes_.size
+        lookup = np.arange(T, dtype=np.min_scalar_type(T - 1))
+        return np.concatenate(self._map(block_predicted_positions, self.coefficients(), b, lookup))
+
     def density(
         self, center: np.ndarray, axes: np.ndarray, bins: int
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -708,6 +734,7 @@ __all__ = [
     "block_extent",
     "block_histogram",
     "block_lookahead",
+    "block_predicted_positions",
     "block_predictions",
     "block_rows",
     "block_summary",

@@ -243,9 +243,11 @@ class ClusterEngine(QueryStrategy):
         return {"kernel": self.kernel, "sigma": self.sigma, "n_landmarks": self.n_landmarks}
 
     def memory_bytes(self, n: int, n_classes: int = 2) -> int:
-        """Bytes on the app server for a pool of ``n`` points: no features, only the pool's
-        n-vectors a session reads (predictions, probabilities, scores: ``8 n (T + 3)``)."""
-        return 8 * int(n) * (int(n_classes) + 3)
+        """Bytes on the app server for a pool of ``n`` points: no features and no decision
+        values, only the pool's n-vectors a session reads — the predicted classes (1 byte a
+        point with up to 256 classes, here and in the history), ARLS's candidate draw and the
+        random order (int32), and the scores of a pick (float64): ``16 n``."""
+        return 16 * int(n)
 
     def _check(self) -> None:
         if self.strategy not in BLOCK_STRATEGIES:
@@ -301,6 +303,7 @@ class ClusterEngine(QueryStrategy):
         self._pending: dict[int, object] = {}
         self._version = 0
         self._values: tuple[int, np.ndarray] | None = None
+        self._positions: tuple[int, np.ndarray] | None = None
         self._pick: tuple[int, tuple, tuple[int, float]] | None = None
         return self
 
@@ -348,6 +351,14 @@ class ClusterEngine(QueryStrategy):
             out[self._pick[2][0]] = self._pick[2][1]
         return out
 
+    def score_at(self, i: int) -> float:
+        """The last pick's score at ``i``, NaN elsewhere (:meth:`scores` without its n-vector)."""
+        self._check_started()
+        pick = self._pick
+        if pick is not None and pick[0] == self._version and pick[2][0] == int(i):
+            return float(pick[2][1])
+        return float("nan")
+
     @property
     def risk_standard_error_(self) -> float:
         return float(self._query.risk_standard_error_)
@@ -361,7 +372,9 @@ class ClusterEngine(QueryStrategy):
 
     def decision_function(self) -> np.ndarray:
         """Decision values on every pool point, (n,) or (n, T) (one pass, cached until the
-        labels change): n × T floats on this server, never the features."""
+        labels change): n × T floats on this server, never the features. No caller of a
+        labeling click reads it: the history reads :meth:`predicted_positions`, the panel
+        and the plot :meth:`decision_at` and :meth:`sample_view`."""
         self._check_started()
         if self._values is None or self._values[0] != self._version:
             q = self._flush()
@@ -369,6 +382,23 @@ class ClusterEngine(QueryStrategy):
                 values = q.decision_values()
             self._values = (self._version, values[:, 0] if values.shape[1] == 1 else values)
         return self._values[1]
+
+    def predicted_positions(self) -> np.ndarray:
+        """The position in ``classes_`` of every pool point's predicted class (what
+        :meth:`predict` would index ``classes_`` by: ``predicted_index`` of the decision
+        values), (n,) in the smallest integer dtype, read-only: computed on the workers
+        (:meth:`~rlscore.query.distributed.BlockQuery.predicted_positions`), so this server
+        holds n bytes (up to 256 classes) instead of the n × T' decision values. Cached until
+        the labels change. The session's history reads it after each label
+        (:func:`rlscore.sessions.diagnostics.predicted_codes`)."""
+        self._check_started()
+        if self._positions is None or self._positions[0] != self._version:
+            q = self._flush()
+            with cluster_errors(self.address_):
+                positions = q.predicted_positions()
+            positions.flags.writeable = False  # shared by every caller until the labels change
+            self._positions = (self._version, positions)
+        return self._positions[1]
 
     def decision_at(self, indices: Sequence[int]) -> np.ndarray:
         """Decision values at the pool rows ``indices`` only, (k,) or (k, T): their features

@@ -66,7 +66,7 @@ def sample_plot(
     predicted = classes[predicted_index(drawn["decision"])]
     confidence = np.asarray(drawn["probabilities"], dtype=float).max(axis=1)
     query = None if view.query is None else pos[int(view.query)]
-    if query is not None and np.isnan(float(np.asarray(view.confidence)[int(view.query)])):
+    if query is not None and view.query_blind:
         confidence[query] = np.nan  # shown blind, as the view (it waits for this annotator)
     return SamplePlot(
         indices=idx,

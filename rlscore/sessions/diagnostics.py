@@ -58,12 +58,29 @@ def predicts_by_decision_rule(engine: QueryStrategy) -> bool:
 
 def predicted_codes(engine: QueryStrategy, classes: Sequence) -> np.ndarray:
     """:func:`class_codes` of ``engine.predict()`` in ``classes``, the same array, computed
-    from the decision values when the engine predicts by the base rule: the T classes are
+    from the class positions when the engine predicts by the base rule: the T classes are
     coded once and indexed by each point's class position, so no (n,) array of labels is
-    built and hashed per click."""
+    built and hashed per click.
+
+    The positions are ``predicted_index(engine.decision_function())``, or, when the engine
+    offers it, ``engine.predicted_positions()``: the same positions computed where the pool
+    lives (:meth:`~rlscore.sessions.cluster_engine.ClusterEngine.predicted_positions`), so
+    an engine whose pool is on a cluster never ships its decision values here. The result
+    may be that engine's cached, read-only array (when ``classes`` is its own class order):
+    copy it to keep it.
+    """
     if not predicts_by_decision_rule(engine):
         return class_codes(np.asarray(engine.predict()), classes)
-    return class_codes(engine.classes_, classes)[predicted_index(engine.decision_function())]
+    lookup = class_codes(engine.classes_, classes)
+    # an optional method rather than a QueryStrategy hook: only an engine whose pool is
+    # elsewhere needs it, and this is its one whole-pool reader
+    at_pool = getattr(engine, "predicted_positions", None)
+    if at_pool is None:
+        return lookup[predicted_index(engine.decision_function())]
+    positions = at_pool()
+    if positions.dtype == lookup.dtype and np.array_equal(lookup, np.arange(lookup.size)):
+        return positions  # already the codes: no copy of the pool's n bytes
+    return lookup[positions]
 
 
 def truth_codes(truth: np.ndarray, classes: Sequence) -> np.ndarray:

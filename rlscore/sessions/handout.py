@@ -108,7 +108,7 @@ class Handout:
             if claimed.audit:
                 self._audits[point] = annotator
             self._mark_shown(point)
-            return point, float(np.asarray(state.engine.scores())[point])
+            return point, state.engine.score_at(point)
         # every sync brings the log closer to the database, so this means dozens of labels
         # landed during one query: not "nothing left", say so
         raise RuntimeError(

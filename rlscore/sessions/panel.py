@@ -203,9 +203,18 @@ def _point_prediction(engine: QueryStrategy, i: int) -> tuple[object, float]:
     if not predicts_by_decision_rule(engine):
         proba = np.asarray(engine.predict_proba())[i]
         return plain_scalar(np.asarray(engine.predict())[i]), float(np.max(proba))
-    f = np.asarray(engine.decision_function())[i : i + 1]
+    at = _values_at(engine)
+    f = at([i]) if at is not None else np.asarray(engine.decision_function())[i : i + 1]
     confidence = float(np.max(soft_probabilities(f)))
     return plain_scalar(engine.classes_[predicted_index(f)][0]), confidence
+
+
+def _values_at(engine: QueryStrategy):
+    """``engine.decision_at`` (the decision values at given pool rows only) when the engine
+    offers it — one whose pool lives elsewhere
+    (:class:`~rlscore.sessions.cluster_engine.ClusterEngine`), so the few points shown
+    never cost the pool's decision values here — else None."""
+    return getattr(engine, "decision_at", None)
 
 
 def _pool_predictions(engine: QueryStrategy) -> tuple[np.ndarray, np.ndarray]:
@@ -231,20 +240,25 @@ class PoolPlotState:
         Skipped points, sorted.
     predicted, confidence
         Predicted class and largest class probability of every point (confidence NaN at a
-        query shown blind).
+        query shown blind); None for an engine whose pool lives elsewhere (it offers
+        ``decision_at``): the plot then draws a sample with the sample's own values
+        (:mod:`rlscore.sessions.cluster_plot`), and this server never holds the pool's.
     query
         The annotator's query (None: none left).
     classes
         The project's classes (plain Python scalars).
+    query_blind
+        The query waits for this annotator's own label (shown without a prediction).
     """
 
     seen: int
     labels: dict
     skipped: list[int]
-    predicted: np.ndarray
-    confidence: np.ndarray
+    predicted: np.ndarray | None
+    confidence: np.ndarray | None
     query: int | None
     classes: list
+    query_blind: bool = False
 
     @classmethod
     def for_annotator(
@@ -255,13 +269,17 @@ class PoolPlotState:
         seen = session.last_event_id
         labels = dict(session.labels)
         proposal = None if stop_reached else session.query(int(budget or 0), annotator=annotator)
-        predicted, proba = _pool_predictions(session.engine)
-        confidence = np.asarray(proba, dtype=float).max(axis=1)
+        predicted = confidence = None
+        if _values_at(session.engine) is None:
+            predicted, proba = _pool_predictions(session.engine)
+            confidence = np.asarray(proba, dtype=float).max(axis=1)
         waiting = session.overlap_queue(annotator) if session.overlap.k > 1 else []
         query = proposal[0] if proposal else None
-        if query is not None and query in waiting:
+        blind = query is not None and query in waiting
+        if blind:
             labels.pop(query, None)
-            confidence[query] = np.nan
+            if confidence is not None:
+                confidence[query] = np.nan
         return cls(
             seen=seen,
             labels=labels,
@@ -270,6 +288,7 @@ class PoolPlotState:
             confidence=confidence,
             query=query,
             classes=[plain_scalar(c) for c in session.engine.classes_],
+            query_blind=blind,
         )
 
 
