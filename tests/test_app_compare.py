@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 from reference.simulation import oracle_run
 from streamlit.testing.v1 import AppTest
+from support.app import app_page
 from support.markdown import BOLD_NAME, IMAGE_NAME, assert_shown_as_text, plain
 
 from rlscore.data.projects import Project
@@ -18,8 +19,6 @@ from rlscore.experiments.compare import COLUMNS, compare_strategies
 from rlscore.experiments.simulate import simulate
 from rlscore.sessions import PoolTooLargeError
 from rlscore.storage import open_store
-
-PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "compare.py")
 
 
 @pytest.fixture(scope="module")
@@ -139,7 +138,7 @@ def add_moons(db: Path, name: str, n: int, *, truth: bool = True) -> None:
 
 
 def open_page(project: str) -> AppTest:
-    at = AppTest.from_file(PAGE, default_timeout=120)
+    at = app_page("compare.py", timeout=120)
     at.query_params["project"] = project
     at.run()
     assert not at.exception, [e.value for e in at.exception]

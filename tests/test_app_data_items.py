@@ -11,12 +11,10 @@ import pandas as pd
 import pytest
 from PIL import Image
 from streamlit.testing.v1 import AppTest
-from support.app import REPO, TIMEOUT, button, ok, query_point, stored_log
+from support.app import REPO, TIMEOUT, app_page, button, ok, query_point, stored_log
 from support.markdown import plain
 
 from rlscore.storage import open_store
-
-PAGE = str(REPO / "pages" / "data.py")
 
 ANIMALS = ["cat", "dog", "horse", "rabbit", "parrot", "goat"]
 MARKETS = ["stocks", "bonds", "shares", "futures", "currencies", "options"]
@@ -44,7 +42,7 @@ def db(tmp_path, monkeypatch):
 
 
 def uploaded(data: bytes, name: str) -> AppTest:
-    at = AppTest.from_file(PAGE, default_timeout=TIMEOUT)
+    at = app_page("data.py", timeout=TIMEOUT)
     ok(at.run())
     at.file_uploader(key="upload").set_value((name, data, "text/csv"))
     return ok(at.run())

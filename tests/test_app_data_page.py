@@ -11,13 +11,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
+from support.app import app_page
 from support.markdown import BOLD_NAME, IMAGE_NAME, assert_shown_as_text, plain
 
 from rlscore.data.samples import list_samples
 from rlscore.storage import Event, SQLiteLabelStore, open_store
 
 REPO = Path(__file__).resolve().parent.parent
-PAGE = str(REPO / "pages" / "data.py")
 CSV = b"id;w;h;colour;kind\np1;1,5;2;red;cat\np2;3;4;blue;dog\np3;5;1;red;cat\np4;0;7;red;dog\n"
 
 
@@ -29,7 +29,7 @@ def db(tmp_path, monkeypatch):
 
 
 def run_page() -> AppTest:
-    at = AppTest.from_file(PAGE, default_timeout=60)
+    at = app_page("data.py", timeout=60)
     at.run()
     assert not at.exception, at.exception
     return at
@@ -150,7 +150,7 @@ def test_delete_needs_confirmation(db):
     store.append_event("spheres", Event("label", 0, 1, "ann"))
     at.selectbox(key="chosen").select("spheres")
     at.run()
-    assert "its 1 labels" in at.caption[-1].value
+    assert "its 1 labels" in at.main.caption[-1].value
     at.text_input(key="confirm_delete").input("sphere")
     at.run()
     assert at.button(key="delete").disabled
@@ -331,7 +331,7 @@ def test_large_upload_is_accepted(db):
     data = text.getvalue().encode()
     config = tomllib.loads((REPO / ".streamlit" / "config.toml").read_text())
     assert len(data) <= config["server"]["maxUploadSize"] * 2**20
-    at = AppTest.from_file(PAGE, default_timeout=120)
+    at = app_page("data.py", timeout=120)
     at.run()
     upload(at, data, "big.csv")
     assert f"{n} rows × 2 columns" in plain(at.caption[0].value)

@@ -5,11 +5,11 @@ never a registry id such as "arls-focused"."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
+from support.app import app_page
 
 from rlscore.data.projects import Project
 from rlscore.data.samples import load_sample
@@ -18,7 +18,6 @@ from rlscore.query import STRATEGIES
 from rlscore.storage import open_store
 from rlscore.ui.strategies import STRATEGY_LABELS
 
-PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "compare.py")
 CHOSEN = ["arls-focused", "aopt-klr", "random"]
 
 
@@ -33,7 +32,7 @@ def compared(tmp_path, monkeypatch) -> AppTest:
             Project("moons", ds.X[:40], ["a", "b"], [str(i) for i in range(40)], ds.y[:40],
                     [-1, 1])
         )  # fmt: skip
-    at = AppTest.from_file(PAGE, default_timeout=180)
+    at = app_page("compare.py", timeout=180)
     at.query_params["project"] = "moons"
     at.run()
     assert not at.exception, [e.value for e in at.exception]

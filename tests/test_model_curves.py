@@ -3,20 +3,16 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
-from streamlit.testing.v1 import AppTest
+from support.app import app_page
 
 from rlscore.core.bdlda import BDLDA
 from rlscore.data.samples import load_sample
 from rlscore.experiments.compare import compare_strategies
 from rlscore.experiments.model_curves import can_fit, model_errors
 from rlscore.experiments.simulate import simulate
-
-PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "compare.py")
 
 
 @pytest.fixture(scope="module")
@@ -105,7 +101,7 @@ def test_compare_refuses_an_unknown_model_or_a_held_out_fraction(digits):
 
 def test_the_page_draws_the_models_curves(tmp_path, monkeypatch):
     monkeypatch.setenv("RLSCORE_DB", str(tmp_path / "labels.sqlite3"))
-    at = AppTest.from_file(PAGE, default_timeout=120)
+    at = app_page("compare.py", timeout=120)
     at.query_params["project"] = "digits123"
     at.run()
     at.multiselect[0].set_value(["random"])

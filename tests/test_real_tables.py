@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import io
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 from scipy.spatial.distance import pdist
-from streamlit.testing.v1 import AppTest
+from support.app import app_page
 from support.markdown import plain
 
 from rlscore.data.item_view import shown_features
@@ -43,7 +42,6 @@ from rlscore.experiments.simulate import simulate
 from rlscore.sessions.settings import project_settings
 from rlscore.storage import open_store
 
-PAGE = Path(__file__).resolve().parent.parent / "pages" / "data.py"
 #: per species: mean bill length, bill depth, flipper length (mm), body mass (g), island
 SPECIES = {
     "Adelie": (38.8, 18.3, 190.0, 3700.0, "Torgersen"),
@@ -154,7 +152,7 @@ def test_a_new_project_learns_without_any_setting(table):
 def test_the_data_page_scales_a_new_project_automatically(tmp_path, monkeypatch):
     db = tmp_path / "labels.sqlite3"
     monkeypatch.setenv("RLSCORE_DB", str(db))
-    at = AppTest.from_file(str(PAGE), default_timeout=120)
+    at = app_page("data.py", timeout=120)
     at.run()
     at.file_uploader(key="upload").set_value(("penguins.csv", penguins_csv(), "text/csv"))
     at.run()

@@ -14,6 +14,16 @@ REPO = Path(__file__).resolve().parents[2]
 TIMEOUT = 180
 
 
+def app_page(page: str, timeout: float = TIMEOUT) -> AppTest:
+    """An AppTest of ``app.py`` showing ``pages/<page>`` (not run yet): the page inside the
+    app's gate, sidebar and navigation, as a browser gets it. A page file given to AppTest on
+    its own would run ``app.py``'s default page instead (rlscore.ui.navigation)."""
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=timeout)
+    # before the first run the page is found by its file name: each url_path is its stem
+    at.switch_page(f"pages/{page}")
+    return at
+
+
 def ok(at: AppTest) -> AppTest:
     assert not at.exception, [e.value for e in at.exception]
     return at

@@ -9,8 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 from rlscore.data.samples import ensure_sample_projects
 from rlscore.storage import Event, open_store
-
-PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "tune.py")
+from support.app import app_page
 
 
 def label_some(db: Path, name: str = "two_moons", per_class: int = 4) -> None:
@@ -24,7 +23,7 @@ def label_some(db: Path, name: str = "two_moons", per_class: int = 4) -> None:
 
 
 def run_page(project: str | None = None) -> AppTest:
-    at = AppTest.from_file(PAGE, default_timeout=120)
+    at = app_page("tune.py", timeout=120)
     if project is not None:
         at.query_params["project"] = project
     at.run()
