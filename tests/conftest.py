@@ -67,6 +67,20 @@ def pg_cluster() -> Iterator[PostgresCluster]:
 
 
 @pytest.fixture(scope="module")
+def scheduler() -> Iterator[str]:
+    """The address of a Dask ``LocalCluster`` of the module's own: two worker processes of
+    one thread and 1 GiB each, on loopback (the cluster-backed project tests)."""
+    import distributed
+
+    cluster = distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+        dashboard_address=None, memory_limit="1GiB",
+    )  # fmt: skip
+    yield cluster.scheduler_address
+    cluster.close()
+
+
+@pytest.fixture(scope="module")
 def outage_server() -> Iterator[OutageCluster]:
     """A PostgreSQL server of the module's own, for the tests that stop it (a database
     outage) and start it again; skips as :func:`pg_cluster` does."""

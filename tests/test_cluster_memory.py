@@ -43,16 +43,6 @@ THREE = ["oak", "ash", "elm"]
 
 
 @pytest.fixture(scope="module")
-def scheduler():
-    cluster = distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-        dashboard_address=None, memory_limit="1GiB",
-    )  # fmt: skip
-    yield cluster.scheduler_address
-    cluster.close()
-
-
-@pytest.fixture(scope="module")
 def data(tmp_path_factory):
     """Rows of three overlapping groups, their group, the Parquet folder and the features."""
     rng = np.random.default_rng(2626)

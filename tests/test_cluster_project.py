@@ -36,16 +36,6 @@ RTOL = 1e-10
 
 
 @pytest.fixture(scope="module")
-def scheduler():
-    cluster = distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-        dashboard_address=None, memory_limit="1GiB",
-    )  # fmt: skip
-    yield cluster.scheduler_address
-    cluster.close()
-
-
-@pytest.fixture(scope="module")
 def data(tmp_path_factory):
     rng = np.random.default_rng(261)
     y = rng.integers(0, 2, N)

@@ -35,16 +35,6 @@ SIGMA, LAM, CANDIDATES, RISK = 2.0, 0.5, 30, 2000
 CLASSES = ["neg", "pos"]
 
 
-@pytest.fixture(scope="module")
-def scheduler():
-    cluster = distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-        dashboard_address=None, memory_limit="1GiB",
-    )  # fmt: skip
-    yield cluster.scheduler_address
-    cluster.close()
-
-
 def _reference(X: np.ndarray) -> LowRankARLS:
     """The in-memory engine on the features the cluster builds: the RBF Nyström map fitted on
     the landmark rows ``default_rng(0).choice(n, m, replace=False)`` (sorted)."""
