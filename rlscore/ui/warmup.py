@@ -31,31 +31,20 @@ _log = logging.getLogger(__name__)
 
 
 def warm_lookahead() -> None:
-    """Load the compiled lookahead kernels by scoring two candidates of a 4-point pool, binary
-    and three-class (the two specialisations the app's strategies run)."""
+    """Load the compiled lookahead kernels by one ARLS query on an 8-point pool, binary and
+    three-class (the two specialisations the app's strategies run). A real query, not a call
+    with arguments built here: the kernels are compiled per argument type (layout, read-only
+    flags, the number of columns), and only the query's own path gives the query's types."""
     import numpy as np
 
     # imported here: loading numba is what the warm-up is for
-    from rlscore.query.fused_risk import fused_expected_risks
+    from rlscore.query.arls import ARLS
 
-    n = 4
-    D = np.eye(n)
-    rows = idx = np.arange(2)
-    for classes in (2, 3):
-        columns = 1 if classes == 2 else classes
-        targets = np.where(np.eye(classes, columns) > 0, 1.0, -1.0)
-        fused_expected_risks(
-            [D],
-            rows,
-            idx,
-            np.zeros((n, columns)),
-            targets,
-            np.ones((columns, classes)),
-            np.full((n, classes), 1.0 / classes),
-            np.zeros(columns, dtype=np.intp),
-            np.ones(classes),
-            clip=True,
-        )
+    X = np.random.default_rng(0).normal(size=(8, 2))
+    for classes in ([0, 1], [0, 1, 2]):
+        q = ARLS(sigma=1.0, lam=0.5).start(X, classes)
+        q.teach_many(list(range(len(classes))), classes)
+        q.next_query()
 
 
 def _warm() -> None:
