@@ -95,6 +95,18 @@ def check_fits(
 ) -> dict:
     """Every part of the query panel of ``point`` on the first screen, names in full (an
     image at least ``min_width`` pixels wide)."""
+    # the panel of this point drawn: a rerun (a teammate's poll, the fragment) may briefly
+    # show the buttons at zero size while Streamlit replaces them
+    page.wait_for_function(
+        """([n, point]) => {
+          const drawn = [...document.querySelectorAll('[class*="st-key-label_"] button')]
+            .filter(b => b.getBoundingClientRect().width > 0
+                    && b.closest('[class*="st-key-label_"]').className
+                       .includes(`_${point}_`));
+          return drawn.length === n;
+        }""",
+        arg=[len(class_texts), point],
+    )
     panel = page.evaluate(PANEL)
     assert panel["viewport"] == {"width": WIDTH, "height": HEIGHT}
     assert panel["scrolled"] == 0
