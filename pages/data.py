@@ -344,6 +344,9 @@ if rows:
                 file_name=f"{chosen}_{part}.{fmt}",
                 mime=mime,
                 key=f"export_{fmt}" if part == "labels" else f"export_{part}_{fmt}",
+                # no rerun on click: a rerun draws the button again under a new file id and
+                # revokes the old one, racing the browser's request for the file
+                on_click="ignore",
                 **export_gate,
             )
 
