@@ -21,7 +21,7 @@ from urllib.parse import quote
 
 from rlscore.cli.errors import CommandError, one_line
 from rlscore.storage import DB_ENV, SCHEMA_VERSION, SQLLabelStore, default_db_path, open_store
-from rlscore.storage.postgres import is_postgres_url
+from rlscore.storage.urls import is_postgres_url
 
 #: the first 16 bytes of every SQLite 3 database file
 SQLITE_HEADER = b"SQLite format 3\x00"

@@ -13,7 +13,7 @@ import pandas as pd
 
 from rlscore.cli.output import output_file
 from rlscore.core.kernel_width import DEFAULT_SIGMA
-from rlscore.core.lowrank import LANDMARK_RULES
+from rlscore.core.landmarks import LANDMARK_RULES
 from rlscore.data.features.text import ANALYZERS
 from rlscore.data.projects import project_from_table, read_table
 from rlscore.data.samples import list_samples, load_sample

@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import math
 
-from scipy.stats import beta, norm
+# scipy.special's inverses, not scipy.stats' distributions: the same functions (beta.ppf is
+# betaincinv, norm.ppf is ndtri) without scipy.stats' 1 s of import on the app's first page
+from scipy.special import betaincinv, ndtri
 
 #: the methods :func:`accuracy_interval` accepts
 INTERVAL_METHODS = ("wilson", "clopper-pearson")
@@ -43,7 +45,7 @@ def wilson_interval(k: int, n: int, level: float = 0.95) -> tuple[float, float]:
     _check(k, n, level)
     if n == 0:
         return 0.0, 1.0
-    z = float(norm.ppf(0.5 + level / 2.0))
+    z = float(ndtri(0.5 + level / 2.0))
     p = k / n
     denom = 1.0 + z * z / n
     centre = (p + z * z / (2.0 * n)) / denom
@@ -58,8 +60,8 @@ def clopper_pearson_interval(k: int, n: int, level: float = 0.95) -> tuple[float
     if n == 0:
         return 0.0, 1.0
     alpha = 1.0 - level
-    lower = 0.0 if k == 0 else float(beta.ppf(alpha / 2.0, k, n - k + 1))
-    upper = 1.0 if k == n else float(beta.ppf(1.0 - alpha / 2.0, k + 1, n - k))
+    lower = 0.0 if k == 0 else float(betaincinv(k, n - k + 1, alpha / 2.0))
+    upper = 1.0 if k == n else float(betaincinv(k + 1, n - k, 1.0 - alpha / 2.0))
     return lower, upper
 
 

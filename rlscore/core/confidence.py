@@ -24,11 +24,13 @@ leave-one-out version used by :func:`loo_reliability`).
 
 from __future__ import annotations
 
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 import numpy as np
-import pandas as pd
 from scipy.special import log_ndtr, ndtr
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 METHODS = ("soft", "gap", "bayes")
 Method = Literal["soft", "gap", "bayes"]
@@ -234,6 +236,8 @@ def reliability_table(confidence, correct, bins: int = 10) -> pd.DataFrame:
         (NaN for empty bins) and ``mean_confidence`` (NaN for empty bins). The property wanted
         is accuracy increasing with confidence.
     """
+    import pandas as pd  # here: only the table needs it, not the app's predictions
+
     conf = np.asarray(confidence, dtype=np.float64).ravel()
     ok = np.asarray(correct).ravel()
     if conf.shape != ok.shape:

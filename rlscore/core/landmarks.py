@@ -25,6 +25,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.linalg
 
+#: the landmark rules by name (docs/mathematics.md §7)
+LANDMARK_RULES = ("uniform", "kmeans", "ic", "ensemble", "boost")
+#: mixture weights of the ensemble rules
+MIXTURES = ("uniform", "exponential")
 #: ``kernel(A, B)`` → the (len(A), len(B)) kernel matrix
 KernelFn = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
@@ -325,6 +329,8 @@ __all__ = [
     "EIGEN_CUTOFF",
     "IC_TOLERANCE",
     "KMEANS_FULL_MAX",
+    "LANDMARK_RULES",
+    "MIXTURES",
     "KernelFn",
     "LandmarkChoice",
     "boost_nystrom",

@@ -29,6 +29,8 @@ from rlscore.core.kernels import VECTOR_KERNELS, check_sigma, kernel_matrix
 from rlscore.core.landmarks import (
     DEFAULT_ETA,
     EIGEN_CUTOFF,
+    LANDMARK_RULES,
+    MIXTURES,
     boost_nystrom,
     ensemble_landmarks,
     incomplete_cholesky,
@@ -39,10 +41,6 @@ from rlscore.core.landmarks import (
 )
 from rlscore.core.validation import check_matrix
 
-#: landmark rules (docs/mathematics.md §7)
-LANDMARK_RULES = ("uniform", "kmeans", "ic", "ensemble", "boost")
-#: mixture weights of the ensemble rules
-MIXTURES = ("uniform", "exponential")
 #: rows of the pool whose kernel columns are computed at a time (n × m blocks stay small)
 BLOCK_ROWS = 16_384
 #: kernel entries per block of the exact Frobenius error (32 MB of float64)
@@ -341,8 +339,6 @@ __all__ = [
     "BLOCK_ENTRIES",
     "BLOCK_ROWS",
     "EIGEN_CUTOFF",
-    "LANDMARK_RULES",
-    "MIXTURES",
     "LowRankKernel",
     "inverse_sqrt",
     "relative_frobenius_error",

@@ -18,16 +18,21 @@ every column), any number of Parquet files in a folder or any fsspec URL the wor
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from rlscore.query.distributed import BlockQuery
+if TYPE_CHECKING:
+    from rlscore.query.distributed import BlockQuery
+
 
 #: share of each worker's memory limit the pool's blocks may take (the rest: the passes'
 #: working blocks, the Parquet reader, Dask itself)
 MEMORY_FRACTION = 0.5
 #: seconds to wait for a scheduler before saying it is unreachable
 CONNECT_TIMEOUT = 10.0
+#: the key of a cluster-backed project's meta (where its pool is)
+CLUSTER_META = "cluster"
 #: the environment variable the app will read the scheduler address from
 SCHEDULER_ENV = "RLSCORE_DASK_SCHEDULER"
 
@@ -268,6 +273,10 @@ class ClusterPool:
 
     def query(self, classes, strategy: str = "arls-lowrank", **params) -> BlockQuery:
         """A :class:`~rlscore.query.distributed.BlockQuery` on this pool."""
+        # imported here: the block passes load the low-rank features' scikit-learn, which a
+        # page that only asks whether a project is cluster-backed never needs
+        from rlscore.query.distributed import BlockQuery
+
         return BlockQuery(self.map_blocks, self.n_pool, classes, strategy, **params)
 
     def release(self) -> None:
@@ -282,6 +291,7 @@ def _large(value) -> bool:
 
 
 __all__ = [
+    "CLUSTER_META",
     "CONNECT_TIMEOUT",
     "MEMORY_FRACTION",
     "SCHEDULER_ENV",

@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 import numpy as np
-from sklearn.base import BaseEstimator
 
 from rlscore.core.confidence import predicted_index, soft_probabilities
 from rlscore.core.kernel_width import resolve_sigma
 from rlscore.core.kernels import pool_kernel
+from rlscore.core.parameters import Parameterized
 from rlscore.core.validation import check_matrix
 from rlscore.query.batch import next_queries as batch_queries
 
@@ -24,7 +24,7 @@ class NoCandidatesError(LookupError):
     """Raised by ``next_query`` when every point is labeled or excluded."""
 
 
-class QueryStrategy(BaseEstimator):
+class QueryStrategy(Parameterized):
     """Base class of the query strategies (ARLS, A-optimal KLR, baselines).
 
     Subclasses implement ``_start(X, K)``, ``_add(i, c)`` (``c`` the class position in
@@ -273,6 +273,12 @@ class QueryStrategy(BaseEstimator):
         """The score of pool point ``i`` (:meth:`scores`); an engine whose pool lives
         elsewhere answers without an array over the pool."""
         return float(np.asarray(self.scores())[i])
+
+    def model_note(self) -> str | None:
+        """A note for the user about the model behind the predictions, or None (nothing to
+        say). KLR strategies say when their model is near uniform
+        (:func:`rlscore.query.klr_pool.klr_regime`)."""
+        return None
 
     def estimated_risk(self) -> float:
         """Estimated risk of the current classifier over the pool."""

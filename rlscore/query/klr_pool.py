@@ -244,6 +244,10 @@ class KLRPoolStrategy(QueryStrategy):
         self._check_started()
         return confidence_regime(self.predict_proba()[self._unlabeled()])
 
+    def model_note(self) -> str | None:
+        """:func:`klr_regime`'s note for this strategy."""
+        return klr_regime(self)
+
     def _add(self, i: int, c: int) -> None:
         if getattr(self, "_batch", None) is not None:
             self._batch.append((i, c))  # teach_many / a rebuild fit once at the end

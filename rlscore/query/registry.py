@@ -42,6 +42,6 @@ def make_strategy(name: str, **params) -> QueryStrategy:
     every strategy), except that an unknown strategy name is an error.
     """
     cls = strategy_class(name)
-    accepted = cls._get_param_names()
+    accepted = cls.param_names()
     merged = {**STRATEGIES[name][1], **params}
     return cls(**{k: v for k, v in merged.items() if k in accepted})

@@ -15,9 +15,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from rlscore.data.cluster_pool import CLUSTER_META
 from rlscore.data.projects import Project, ProjectInputError, RowIds
 from rlscore.query.distributed import BLOCK_STRATEGIES
-from rlscore.sessions.cluster_engine import CLUSTER_META
 from rlscore.sessions.settings import save_project_settings
 from rlscore.storage import LabelStore
 

@@ -20,7 +20,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rlscore.core.graph_ocl import GraphOCL
 from rlscore.data.projects import Project
 from rlscore.sessions.log import LabelLog
 from rlscore.sessions.overlap import Overlap
@@ -117,6 +116,9 @@ def propose_negatives(
     negative = next(c for c in project.classes if c != positive)
     mask = np.zeros(project.n, dtype=bool)
     mask[np.fromiter(labels, dtype=np.intp)] = True
+    # imported here: Graph-OCL loads scikit-learn, which only this proposal needs
+    from rlscore.core.graph_ocl import GraphOCL
+
     model = GraphOCL(n_neighbors=int(min(n_neighbors, project.n - 1)), random_state=seed)
     model.fit(project.X, mask)
     return NegativeProposal(

@@ -4,10 +4,10 @@ started on a pool kernel that is cached across rebuilds."""
 from __future__ import annotations
 
 import numpy as np
-from sklearn.base import clone
 
 from rlscore.core.kernels import VECTOR_KERNELS
 from rlscore.core.memory import memory_shortfall, square_matrices_bytes
+from rlscore.core.parameters import fresh_copy
 from rlscore.query import STRATEGIES, QueryStrategy, make_strategy, strategy_class
 
 #: parameters of a session that define the engine (a change rebuilds it)
@@ -53,7 +53,7 @@ def make_engine(params: dict, lam: float, meta: dict | None = None) -> QueryStra
         # labels, rlscore.core.klr_tuning); a λ the user set is kept
         kw["tune"] = "loo" if params.get("lam") == "auto" else "none"
     if isinstance(strategy, QueryStrategy):
-        engine = clone(strategy)
+        engine = fresh_copy(strategy)
         accepted = engine.get_params()
         engine.set_params(**{k: v for k, v in kw.items() if k in accepted})
         return engine
@@ -82,7 +82,7 @@ def uses_own_lam_rule(strategy: str | QueryStrategy) -> bool:
     :mod:`rlscore.sessions.auto_lam` (RLS leave-one-out) does not apply to it."""
     if isinstance(strategy, QueryStrategy):
         return "tune" in strategy.get_params()
-    return "tune" in strategy_class(strategy)._get_param_names()
+    return "tune" in strategy_class(strategy).param_names()
 
 
 def class_weight_of(engine: QueryStrategy) -> None | str | dict:

@@ -87,7 +87,7 @@ def _cluster_pool(project: Project) -> dict | None:
     """A cluster-backed project's ``meta["cluster"]`` (None: its pool is in memory)."""
     if project.X.shape[1]:
         return None  # a pool with features here: no need to load the cluster's modules
-    from rlscore.sessions.cluster_engine import CLUSTER_META
+    from rlscore.data.cluster_pool import CLUSTER_META
 
     return (project.meta or {}).get(CLUSTER_META) or None
 

@@ -8,13 +8,17 @@ weights it learns with, as the Tune page's ``RLSClassifier(class_weight=…)`` i
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from rlscore.core.kernels import is_graph_kernel
 from rlscore.core.metrics import validation_errors
-from rlscore.core.rls import RLSClassifier
 from rlscore.query import QueryStrategy
 from rlscore.sessions.engine import class_weight_of
+
+if TYPE_CHECKING:
+    from rlscore.core.rls import RLSClassifier
 
 #: an RLS with exact LOO needs a few points of at least two classes
 MIN_LABELS = 3
@@ -54,6 +58,10 @@ def labeled_rls(
     present = set(y.tolist())
     if len(idx) < MIN_LABELS or len(present) < 2 or X.shape[1] == 0:
         return None  # X without columns: a pool on a cluster, no features on this server
+    # imported here: the estimator loads scikit-learn (1 s of import), which a page with
+    # fewer than MIN_LABELS labels never needs
+    from rlscore.core.rls import RLSClassifier
+
     params = engine.get_params()
     weight = class_weight_of(engine)
     if isinstance(weight, dict):  # weights of classes not labeled yet play no part

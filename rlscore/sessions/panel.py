@@ -32,7 +32,6 @@ import numpy as np
 from rlscore.core.confidence import predicted_index, soft_probabilities
 from rlscore.core.serialization import plain_scalar
 from rlscore.query import QueryStrategy
-from rlscore.query.klr_pool import klr_regime
 from rlscore.sessions.cold_start import cold_start_class
 from rlscore.sessions.diagnostics import predicts_by_decision_rule
 from rlscore.sessions.session import LabelingSession
@@ -188,7 +187,7 @@ class QueryPanelState:
             own_labels=progress.get(annotator, 0),
             progress=progress,
             undo_target=None if last_mine is None else int(last_mine.id),
-            regime=klr_regime(session.engine),
+            regime=session.engine.model_note(),
             cold_start_positive=cold_start_class(project, labels),
             overlap_k=session.overlap.k,
             overlap_text=session.overlap.describe(),

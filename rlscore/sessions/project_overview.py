@@ -18,8 +18,8 @@ import threading
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
+from rlscore.data.cluster_pool import CLUSTER_META
 from rlscore.data.upload import listed
-from rlscore.sessions.cluster_engine import CLUSTER_META
 from rlscore.sessions.log import LabelLog
 from rlscore.storage import Event, LabelStore, UnknownProjectError
 

@@ -16,7 +16,7 @@ from collections import OrderedDict
 
 from rlscore.core.kernel_width import DEFAULT_SIGMA, resolve_sigma
 from rlscore.core.kernels import GRAPH_KERNELS, VECTOR_KERNELS
-from rlscore.core.lowrank import LANDMARK_RULES
+from rlscore.core.landmarks import LANDMARK_RULES
 from rlscore.query import STRATEGIES
 from rlscore.sessions.engine import PoolTooLargeError, check_pool_size, make_engine
 from rlscore.sessions.overlap import Overlap

@@ -18,10 +18,10 @@ from pathlib import Path
 from rlscore.storage.base import LabelStore
 from rlscore.storage.connection import DatabaseUnavailableError
 from rlscore.storage.events import EVENT_KINDS, Event, StaleActionError, UnknownProjectError
-from rlscore.storage.postgres import PostgresLabelStore, is_postgres_url
 from rlscore.storage.schema import SCHEMA_VERSION, NotALabelDatabaseError
 from rlscore.storage.sql import SQLLabelStore
 from rlscore.storage.sqlite import DEFAULT_DB, SQLiteLabelStore
+from rlscore.storage.urls import is_postgres_url
 
 #: environment variable naming the label database: a file path or a PostgreSQL URL
 DB_ENV = "RLSCORE_DB"
@@ -69,8 +69,24 @@ def open_store(target: str | os.PathLike | None = None, *, create: bool = True) 
     """
     target = default_db_path() if target is None else target
     if is_postgres_url(target):
+        from rlscore.storage.postgres import PostgresLabelStore
+
         return PostgresLabelStore(target, create=create)
     return SQLiteLabelStore(target, create=create)
+
+
+def __getattr__(name: str):
+    # the PostgreSQL store is imported when first asked for: it loads the driver (psycopg),
+    # which a SQLite deployment never needs
+    if name == "PostgresLabelStore":
+        from rlscore.storage.postgres import PostgresLabelStore
+
+        return PostgresLabelStore
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), "PostgresLabelStore"})
 
 
 __all__ = [

@@ -32,9 +32,8 @@ from rlscore.storage.connection import DatabaseUnavailableError, SQLDialect
 from rlscore.storage.events import Event
 from rlscore.storage.schema import KIND_CHECK
 from rlscore.storage.sql import SQLLabelStore
+from rlscore.storage.urls import is_postgres_url
 
-#: URL schemes :func:`~rlscore.storage.open_store` hands to :class:`PostgresLabelStore`
-URL_SCHEMES = ("postgresql://", "postgres://")
 #: seconds to wait for the server when the URL does not say (libpq waits for ever)
 CONNECT_TIMEOUT = 10
 #: the advisory lock (an arbitrary number) that keeps two servers from migrating at once
@@ -61,11 +60,6 @@ POSTGRES = SQLDialect(
 
 _PASSWORD_IN_NETLOC = re.compile(r"(://[^/@:?#]*:)([^@/?#]*)(@)")
 _PASSWORD_PARAM = re.compile(r"([?&]password=)([^&#]*)")
-
-
-def is_postgres_url(target: object) -> bool:
-    """Whether ``target`` is a ``postgresql://`` or ``postgres://`` URL (a str)."""
-    return isinstance(target, str) and target.startswith(URL_SCHEMES)
 
 
 def redact(url: str) -> str:
@@ -213,9 +207,7 @@ class PostgresLabelStore(SQLLabelStore):
 __all__ = [
     "CONNECT_TIMEOUT",
     "POSTGRES",
-    "URL_SCHEMES",
     "PostgresLabelStore",
-    "is_postgres_url",
     "redact",
     "snapshot_root",
 ]

@@ -17,7 +17,7 @@ from rlscore.core.kernels import (
     VON_NEUMANN_FRACTION,
     is_graph_kernel,
 )
-from rlscore.core.lowrank import LANDMARK_RULES
+from rlscore.core.landmarks import LANDMARK_RULES
 from rlscore.data.samples import list_samples
 from rlscore.sessions.project_overview import project_label
 from rlscore.sessions.settings import MAX_LANDMARKS

@@ -17,12 +17,15 @@ from __future__ import annotations
 import json
 import math
 from numbers import Real
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from rlscore.data.features import FeatureInputError
 from rlscore.data.items import rows_text
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def _vector(cell, column: str, row: int) -> list:

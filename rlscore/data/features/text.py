@@ -18,12 +18,15 @@ hashing. Nothing is downloaded: the features come from the texts alone.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy import sparse
 
 from rlscore.data.features import FeatureInputError, Progress, report
 from rlscore.data.features.recent_results import RecentResults, input_digest
+
+if TYPE_CHECKING:
+    from scipy import sparse
 
 #: analyzers offered: scikit-learn's ``"word"`` and ``"char_wb"`` (character n-grams inside
 #: word boundaries: robust to typos, inflections and languages without a word tokenizer)
@@ -207,6 +210,8 @@ def tfidf_matrix(
             for start in range(0, len(texts), HASH_CHUNK):
                 chunks.append(hasher.transform(texts[start : start + HASH_CHUNK]))
                 report(progress, 0.6 * (start + HASH_CHUNK) / len(texts), "hashing the terms")
+            from scipy import sparse  # here: a page that builds no text features never needs it
+
             counts = sparse.vstack(chunks, format="csr")
             if counts.nnz == 0:
                 raise ValueError("empty vocabulary")
