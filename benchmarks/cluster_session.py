@@ -10,9 +10,15 @@ queried point), the query before each timed. *cluster*: the project of
 processes started by this script (the child is the app server: it keeps the labels, the state
 and the pool's n-vectors); *memory*: the same rows stored in the project and held by the
 session. The floor is each child's RSS after its imports and the store, before the project;
-the peak is the child's own high-water mark (:func:`cluster_fixture.peak_rss_gb`).
+the peak is the child's own high-water mark (:func:`cluster_fixture.peak_rss_gb`); "growth"
+is the peak's increase per added point from the previous size of the same mode, in this run
+(the app server's memory flat in n: a few bytes per point at most, from noise). The client
+keeps a little per Parquet file (Dask's graph and metadata, each pass's per-block tasks), so
+``--files`` fixes their number to separate that from n.
 
     OPENBLAS_NUM_THREADS=1 nice -n 10 python benchmarks/cluster_session.py --sizes 200000 1000000
+    OPENBLAS_NUM_THREADS=1 nice -n 10 python benchmarks/cluster_session.py \
+        --sizes 1000000 2000000 4000000 --modes cluster [--files 10]
 """
 
 from __future__ import annotations
@@ -35,19 +41,31 @@ import numpy as np  # noqa: E402
 from cluster_fixture import local_cluster, peak_rss_gb, rss_gb  # noqa: E402
 
 D = 10
+#: rows per Parquet file unless ``--files`` is given (then the files grow with n)
+ROWS_PER_FILE = 100_000
 SIGMA, LAM = 3.0, 0.5
 
 
-def _pool(n: int) -> tuple[np.ndarray, np.ndarray]:
-    """Rows and classes (the classes are the generator's first draw: :func:`_truth`)."""
-    rng = np.random.default_rng(n)
-    y = rng.integers(0, 2, n)
-    return rng.normal(size=(n, D)) + 1.5 * y[:, None], np.where(y == 1, "pos", "neg")
+def _classes(rows: np.ndarray) -> np.ndarray:
+    """The class (0 or 1) of each pool row, a fixed hash of its index (the top bit of
+    SplitMix64's finaliser): the labeler answers for the queried row alone, so the child
+    holds no n-vector of classes (an earlier version's n strings of the classes, 12 bytes a
+    point, and their int64 draw were most of the child's growth with n)."""
+    z = np.asarray(rows, dtype=np.uint64) + np.uint64(0x9E3779B97F4A7C15)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return ((z ^ (z >> np.uint64(31))) >> np.uint64(63)).astype(np.int64)
 
 
-def _truth(n: int) -> np.ndarray:
-    """The classes of :func:`_pool` without its rows (the labeler's answers)."""
-    return np.where(np.random.default_rng(n).integers(0, 2, n) == 1, "pos", "neg")
+def _pool(n: int) -> np.ndarray:
+    """The pool's rows: normal, shifted by 1.5 in every coordinate for class 1."""
+    y = _classes(np.arange(n))
+    return np.random.default_rng(n).normal(size=(n, D)) + 1.5 * y[:, None]
+
+
+def _truth(i: int) -> str:
+    """The labeler's answer for row ``i``."""
+    return ("neg", "pos")[int(_classes(np.array([i]))[0])]
 
 
 def child(args) -> None:
@@ -57,7 +75,6 @@ def child(args) -> None:
 
     store = open_store(str(Path(args.work) / f"{args.mode}.sqlite3"))
     floor = rss_gb()
-    truth = _truth(args.n)
     params = dict(
         strategy=args.strategy, sigma=SIGMA, lam=LAM, n_landmarks=args.m,
         candidates=args.candidates, risk_sample=args.risk_sample, snapshots=False,
@@ -72,7 +89,7 @@ def child(args) -> None:
     else:
         from rlscore.data.projects import Project
 
-        X = _pool(args.n)[0]
+        X = _pool(args.n)
         project = Project("pool", X, [f"x{j}" for j in range(D)], [str(i) for i in range(args.n)],
                           None, ["neg", "pos"], {"sigma": SIGMA, "lam": LAM})  # fmt: skip
         store.create_project(project)
@@ -86,7 +103,7 @@ def child(args) -> None:
         t = time.perf_counter()
         i, _ = session.query()
         times.append(time.perf_counter() - t)
-        session.label(i, truth[i])
+        session.label(i, _truth(i))
     print(json.dumps({
         "floor": floor, "peak": peak_rss_gb(), "open": opened, "query": float(np.median(times)),
     }))  # fmt: skip
@@ -100,6 +117,8 @@ def main() -> None:
     parser.add_argument("--risk-sample", type=int, default=20_000)
     parser.add_argument("--labels", type=int, default=10)
     parser.add_argument("--strategy", default="arls-lowrank")
+    parser.add_argument("--files", type=int, default=None,
+                        help="Parquet files per pool (default: one per 100 000 rows)")  # fmt: skip
     parser.add_argument("--modes", nargs="+", choices=("cluster", "memory"),
                         default=["cluster", "memory"])  # fmt: skip
     parser.add_argument("--child", choices=("cluster", "memory"), dest="mode")
@@ -126,14 +145,17 @@ def _sizes(args, env: dict) -> None:
     print(
         f"# {args.strategy}; m = {args.m} uniform landmarks, candidates {args.candidates}, "
         f"risk sample {args.risk_sample}, {args.labels} labels; d = {D}; LocalCluster of 2 "
-        "worker processes"
+        "worker processes; Parquet files: "
+        + (f"{ROWS_PER_FILE} rows each" if args.files is None else f"{args.files} per pool")
     )
-    print(f"{'n':>9}  {'mode':>7}  {'floor GB':>8}  {'peak RSS GB':>11}  {'open s':>7}  "
-          f"{'query s (median)':>16}")  # fmt: skip
+    print(f"{'n':>9}  {'mode':>7}  {'floor GB':>8}  {'peak RSS GB':>11}  "
+          f"{'growth B/point':>14}  {'open s':>7}  {'query s (median)':>16}")  # fmt: skip
+    previous: dict[str, tuple[int, float]] = {}  # mode → (n, peak GB) of the last size
     for n in args.sizes:
         with tempfile.TemporaryDirectory() as work:
             folder = Path(work) / "pool"
-            write_pool(_pool(n)[0], folder, rows_per_file=100_000)
+            per_file = ROWS_PER_FILE if args.files is None else -(-n // args.files)
+            write_pool(_pool(n), folder, rows_per_file=per_file)
             for mode in args.modes:
                 cmd = [
                     sys.executable, __file__, "--child", mode, "--n", str(n), "--work", work,
@@ -147,9 +169,14 @@ def _sizes(args, env: dict) -> None:
                     print(out.stderr[-2000:])
                     raise SystemExit(out.returncode)
                 r = json.loads(out.stdout.strip().splitlines()[-1])
+                growth = ""
+                if mode in previous and n != previous[mode][0]:
+                    m0, p0 = previous[mode]
+                    growth = f"{(r['peak'] - p0) * 2**30 / (n - m0):.1f}"
+                previous[mode] = (n, r["peak"])
                 print(
-                    f"{n:>9}  {mode:>7}  {r['floor']:>8.2f}  {r['peak']:>11.2f}  "
-                    f"{r['open']:>7.1f}  {r['query']:>16.3f}"
+                    f"{n:>9}  {mode:>7}  {r['floor']:>8.2f}  {r['peak']:>11.3f}  "
+                    f"{growth:>14}  {r['open']:>7.1f}  {r['query']:>16.3f}"
                 )
 
 

@@ -1,6 +1,7 @@
-"""The app server's memory with a cluster-backed project (issue 26): the pool's predicted
-classes come from the workers as one byte a point, and a labeling click never builds the
-pool's decision values on the app server.
+"""The app server's memory with a cluster-backed project (issue 26): the session's history
+keeps a classifier state per label and counts the changed predictions on the workers, the
+pool's predicted classes (when asked) come from the workers as one byte a point, and a
+labeling click never builds an n-vector of the pool on the app server.
 
 The reference is the in-memory engine on the features the test computes itself (the Nyström
 map of the session's kernel on the documented landmark rows,
@@ -22,7 +23,12 @@ from rlscore.core.lowrank import LowRankKernel  # noqa: E402
 from rlscore.data.cluster_pool import SCHEDULER_ENV, write_pool  # noqa: E402
 from rlscore.data.projects import Project  # noqa: E402
 from rlscore.query import LowRankARLS, QueryStrategy  # noqa: E402
-from rlscore.query.distributed import BlockQuery, block_predicted_positions  # noqa: E402
+from rlscore.query.distributed import (  # noqa: E402
+    BlockPredictions,
+    BlockQuery,
+    block_changed,
+    block_predicted_positions,
+)
 from rlscore.sessions import LabelingSession  # noqa: E402
 from rlscore.sessions.cluster_engine import ClusterEngine  # noqa: E402
 from rlscore.sessions.cluster_plot import sample_plot  # noqa: E402
@@ -149,6 +155,59 @@ def test_the_client_gets_one_byte_a_point_in_block_order():
     np.testing.assert_array_equal(positions, predicted_index(F))
 
 
+def _blocks(phi: np.ndarray, cuts=(300, 310)):
+    """``map_blocks`` over row blocks of ``phi`` in this process (a cluster's contract)."""
+    edges = [0, *cuts, phi.shape[0]]
+    blocks = [(phi[a:b], a) for a, b in zip(edges[:-1], edges[1:], strict=True)]
+
+    def map_blocks(fn, *args):
+        return [fn(block, offset, *args) for block, offset in blocks]
+
+    return map_blocks
+
+
+@pytest.mark.parametrize("T", [1, 3])
+def test_the_changed_predictions_pass_counts_the_rules_differences(T):
+    rng = np.random.default_rng(10 + T)
+    phi = rng.normal(size=(1000, 5))
+    phi[:50] = 0.0  # zero decision values for the state without offsets: the tie rule
+    coef, former = rng.normal(size=(5, T)), rng.normal(size=(5, T))
+    offsets = rng.normal(size=T)
+    now = BlockPredictions(_blocks(phi), 1000, coef, offsets)
+    before = BlockPredictions(_blocks(phi), 1000, former, None)
+    former[:] = 0.0  # the state is copied: a later change of the caller's array plays no part
+    F, G = phi @ coef + offsets, phi @ before.coef
+
+    def rule(F):  # written out: positive for one column, else the first largest
+        return (F[:, 0] > 0).astype(int) if T == 1 else np.array([int(np.argmax(r)) for r in F])
+
+    want = int(np.count_nonzero(rule(F) != rule(G)))
+    assert 0 < want < 1000
+    assert now.count_changed(before) == want == before.count_changed(now)
+    assert now.count_changed(now) == 0
+    assert block_changed(phi[:10], 0, coef, offsets, coef, offsets) == 0
+
+
+def test_a_state_per_label_counts_the_in_memory_engines_changes():
+    rng = np.random.default_rng(8)
+    phi = rng.normal(size=(1000, 6))
+    y = np.array(THREE)[rng.integers(0, 3, 1000)]
+    q = BlockQuery(_blocks(phi), 1000, THREE, "arls-lowrank", lam=LAM)
+    ref = _reference(phi, THREE)
+    states, codes = [q.pool_predictions()], [class_codes(ref.predict(), THREE)]
+    picks = rng.choice(1000, 25, replace=False)
+    for part in np.array_split(picks, 5):
+        q.teach_many(part, y[part])
+        ref.teach_many(part, y[part])
+        assert _margin(ref.decision_function()).min() > NEAR_TIE
+        states.append(q.pool_predictions())
+        codes.append(class_codes(ref.predict(), THREE))
+    counts = [[b.count_changed(a) for a in states] for b in states]
+    want = [[int(np.count_nonzero(cb != ca)) for ca in codes] for cb in codes]
+    assert counts == want
+    assert any(c for row in counts for c in row)
+
+
 # -- the engine and the history on a LocalCluster ----------------------------------------------
 @pytest.mark.parametrize("classes", [TWO, THREE], ids=["two", "three"])
 def test_positions_equal_the_in_memory_predicted_codes(
@@ -160,7 +219,8 @@ def test_positions_equal_the_in_memory_predicted_codes(
     engine, ref = session.engine, _reference(phi, classes)
     truth = _truth(y, classes)
     # before any label every decision value is 0: the tie rule decides every point
-    np.testing.assert_array_equal(predicted_codes(engine, classes), predicted_codes(ref, classes))
+    np.testing.assert_array_equal(engine.predicted_positions(), predicted_codes(ref, classes))
+    assert isinstance(predicted_codes(engine, classes), BlockPredictions)  # the history's
     rng = np.random.default_rng(len(classes))
     for k in range(3):
         picks = [int(i) for i in rng.choice(N, 4 + 3 * k, replace=False) if i not in session.labels]
@@ -172,9 +232,9 @@ def test_positions_equal_the_in_memory_predicted_codes(
         positions = engine.predicted_positions()
         assert positions.dtype == np.uint8 and positions.shape == (N,)
         np.testing.assert_array_equal(positions, predicted_index(F))
-        for order in (classes, classes[::-1]):  # the history's classes in any order
-            want = class_codes(ref.predict(), order)
-            np.testing.assert_array_equal(predicted_codes(engine, order), want)
+        np.testing.assert_array_equal(
+            engine.classes_[positions], ref.predict()
+        )  # the classes themselves, in the engine's order
         assert engine.predicted_positions() is positions  # cached until the labels change
 
 
@@ -184,20 +244,34 @@ def test_the_history_equals_an_in_memory_sessions(store, data, scheduler, monkey
     truth = _truth(y, THREE)
     cluster = _cluster_session(store, folder, THREE, stop_window=4)
     memory = _memory_session(store, phi, THREE, stop_window=4)
-    for _ in range(10):
-        i, _ = cluster.query()
-        assert memory.query()[0] == i
-        cluster.label(i, truth[i])
-        memory.label(i, truth[i])
-    cluster.undo()  # a rewound history too
-    memory.undo()
-    assert cluster.change_history == memory.change_history
-    assert any(c for c in cluster.change_history[1:])  # the figures say something
+    # labels, undos (one, then three in a row), a relabeled point and labels after them
+    steps = ["label"] * 8 + ["undo"] + ["label"] * 3 + ["undo"] * 3 + ["relabel"] + ["label"] * 3
+    for step in steps:
+        if step == "undo":
+            cluster.undo()  # a rewound history
+            memory.undo()
+        elif step == "relabel":  # the latest point given another class: an entry replaced
+            i = max(cluster.labels, key=lambda p: list(cluster.labels).index(p))
+            other = next(c for c in THREE if c != cluster.labels[i])
+            cluster.label(i, other)
+            memory.label(i, other)
+        else:
+            i, _ = cluster.query()
+            assert memory.query()[0] == i
+            cluster.label(i, truth[i])
+            memory.label(i, truth[i])
+        assert cluster.change_history == memory.change_history, step
+        a, b = cluster.stopping(), memory.stopping()
+        for key in ("prediction_change", "change_history", "missing_classes", "stable", "message"):
+            assert a[key] == b[key], (step, key)
+    assert cluster.n_labeled == memory.n_labeled == 10
+    assert sum(c > 0 for c in cluster.change_history[1:]) >= 3  # the figures say something
     np.testing.assert_allclose(cluster.risk_history, memory.risk_history, rtol=1e-10)
-    a, b = cluster.stopping(), memory.stopping()
-    for key in ("prediction_change", "change_history", "missing_classes", "stable", "message"):
-        assert a[key] == b[key], key
-    assert a["prediction_change"] is not None
+    assert cluster.stopping()["prediction_change"] is not None
+    # the learner's figures as the Label page draws them (the risks to rounding)
+    fa, fb = LearnerFigures.of(cluster), LearnerFigures.of(memory)
+    np.testing.assert_allclose(fa.risk_history, fb.risk_history, rtol=1e-10)
+    assert {**vars(fa), "risk_history": None} == {**vars(fb), "risk_history": None}
 
 
 def test_a_labeling_click_reads_no_whole_pool_values(store, data, scheduler, monkeypatch):
@@ -230,6 +304,13 @@ def test_a_labeling_click_reads_no_whole_pool_values(store, data, scheduler, mon
         return original_scores(self)
 
     monkeypatch.setattr(ClusterEngine, "scores", pool_scores)
+    original_positions = BlockQuery.predicted_positions
+
+    def pool_positions(self):  # n bytes: no click reads them any more (the history counts)
+        calls.append("predicted_positions")
+        return original_positions(self)
+
+    monkeypatch.setattr(BlockQuery, "predicted_positions", pool_positions)
     session = _cluster_session(store, folder, TWO)
     ref = _reference(phi, TWO)
     for _ in range(4):  # label → history → next query → panel → plot

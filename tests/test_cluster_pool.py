@@ -37,7 +37,6 @@ from rlscore.data.cluster_pool import (  # noqa: E402
     write_pool,
 )
 from rlscore.query import FocusedARLS, LowRankARLS  # noqa: E402
-from rlscore.query.arls_lowrank import compact_permutation  # noqa: E402
 from rlscore.query.baselines import EntropyQuery, RandomQuery, UncertaintyQuery  # noqa: E402
 from rlscore.query.distributed import BlockQuery  # noqa: E402
 from rlscore.sessions import LabelingSession  # noqa: E402
@@ -221,16 +220,47 @@ def test_focused_arls_cold_start_draws_as_in_memory(exclude):
     assert i == i_ref and s == pytest.approx(s_ref, rel=RTOL)
 
 
-@pytest.mark.parametrize("n", [0, 1, 2, 7, 1000, 65_537, 1_000_003])
-@pytest.mark.parametrize("seed", [0, 1, 26, 2**40 + 3])
-def test_compact_permutation_is_rng_permutation(n, seed):
-    """The int32 shuffle of the client's draws is ``rng.permutation``: the same order and
-    the generator left in the same state (the next draw agrees)."""
-    rng, ref = np.random.default_rng(seed), np.random.default_rng(seed)
-    order = compact_permutation(rng, n)
-    assert order.dtype == np.int32
-    np.testing.assert_array_equal(order, ref.permutation(n))
-    assert rng.integers(1 << 62) == ref.integers(1 << 62)
+@pytest.mark.parametrize("exclude", [(), (5, 17, 3999)])
+def test_low_rank_arls_first_draw_is_the_in_memory_one(exclude):
+    """No label: every margin ties at 0 and half the candidates are the first points of a
+    random order of the free points (the other half drawn among the rest), made on the
+    client in O(candidates) memory as the in-memory engine makes it."""
+    rng = np.random.default_rng(4)
+    y = rng.integers(0, 2, 4000)
+    phi = rng.normal(size=(4000, 6)) + y[:, None]
+    for k in (1, 2, 41, 300):
+        ref = LowRankARLS(kernel="linear", lam=LAM, candidates=k, random_state=9)
+        ref.start(phi, [0, 1])
+        dist = BlockQuery(
+            _in_process(phi, [999, 2500]), 4000, [0, 1], "arls-lowrank", lam=LAM,
+            candidates=k, random_state=9,
+        )  # fmt: skip
+        out = np.asarray(sorted(exclude), dtype=np.intp)
+        cand = dist.candidate_indices(out)
+        np.testing.assert_array_equal(cand, ref.candidate_indices(exclude))
+        assert cand.size == k and not set(cand) & set(exclude)
+        i_ref, s_ref = ref.next_query(exclude)
+        assert dist.next_query(exclude) == pytest.approx((i_ref, s_ref), rel=RTOL)
+
+
+def test_random_order_walks_past_points_labeled_out_of_order():
+    """RandomQuery's order on the client, drawn only as far as the labeled points reach: a
+    point labeled by hand far down the order, and an excluded one, are stepped over."""
+    rng = np.random.default_rng(6)
+    y = rng.integers(0, 2, 3000)
+    phi = rng.normal(size=(3000, 4)) + y[:, None]
+    ref = RandomQuery(kernel="linear", lam=LAM, seed=11).start(phi, [0, 1])
+    dist = BlockQuery(_in_process(phi, [1500]), 3000, [0, 1], "random", lam=LAM, seed=11)
+    by_hand = [int(np.argmax(ref.scores())), 0, 1]  # the order's last point, and two others
+    ref.teach_many(by_hand, y[by_hand])
+    dist.teach_many(by_hand, y[by_hand])
+    for _ in range(15):
+        skip = [ref.next_query()[0]]
+        i_ref, s_ref = ref.next_query(exclude=skip)
+        assert dist.next_query(exclude=skip) == (i_ref, s_ref)
+        ref.teach(i_ref, y[i_ref])
+        dist.teach(i_ref, y[i_ref])
+    assert len(dist._order) <= len(dist.labeled_) + 2  # the order drawn as far as needed
 
 
 def test_forgetting_a_label_queries_as_in_memory(pool, data):

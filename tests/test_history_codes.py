@@ -74,3 +74,50 @@ def test_a_settled_session_keeps_the_changes_not_an_array_per_label():
         history.record(k, 0.1, codes, None)
     assert _kept_bytes(history) < 2 * n + 200 * (n // 1000) * 5
     assert history.prediction_change(1) == pytest.approx(0.001)
+
+
+class _Elsewhere:
+    """A pool's predictions held "elsewhere": the history sees only ``size`` and
+    ``count_changed`` (as :class:`~rlscore.query.distributed.BlockPredictions`), and every
+    count is recorded so the test knows what crossed."""
+
+    counted: list[tuple[int, int]] = []
+
+    def __init__(self, codes: np.ndarray, tag: int) -> None:
+        self._codes, self.size, self.tag = codes.copy(), codes.size, tag
+
+    def count_changed(self, former: _Elsewhere) -> int:
+        _Elsewhere.counted.append((former.tag, self.tag))
+        return int(np.count_nonzero(self._codes != former._codes))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_states_kept_elsewhere_give_the_full_arrays_figures(seed):
+    """The same path with undos: the history keeping a state per label (a pool on a
+    cluster) gives the reference's changes and windows exactly, and keeps no array."""
+    rng = np.random.default_rng(seed)
+    n_classes = int(rng.choice([2, 3, 12]))
+    new, ref = History(), FullCodesHistory()
+    for tag, (n_labeled, codes) in enumerate(_path(rng, 3000, 120, n_classes)):
+        risk = float(rng.random())
+        new.record(n_labeled, risk, _Elsewhere(codes, tag), None)
+        ref.record(n_labeled, risk, codes.copy(), None)
+        assert new.change == ref.change
+        assert new.risk == ref.risk
+        for window in (1, 2, 5, 10, 40):
+            assert new.prediction_change(window) == ref.prediction_change(window)
+    assert new._codes is None and not new._undo
+
+
+def test_a_window_is_counted_once_per_state():
+    history = History()
+    _Elsewhere.counted = []
+    for k in range(4):
+        history.record(k, 0.1, _Elsewhere(np.full(10, k % 2, np.uint8), k), None)
+    assert _Elsewhere.counted == [(0, 1), (1, 2), (2, 3)]  # one count per label
+    assert history.prediction_change(2) == 0.0 and history.prediction_change(3) == 1.0
+    assert history.prediction_change(3) == 1.0  # asked again: no second count
+    assert _Elsewhere.counted[3:] == [(1, 3), (0, 3)]
+    history.record(3, 0.1, _Elsewhere(np.zeros(10, np.uint8), 9), None)  # undone, relabeled
+    assert history.change == [None, 1.0, 1.0, 0.0]
+    assert history.prediction_change(3) == 0.0

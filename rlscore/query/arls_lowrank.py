@@ -36,8 +36,10 @@ from numbers import Integral
 import numpy as np
 
 from rlscore.query.arls import hypothetical_risks
+from rlscore.query.arls_focused import smallest
 from rlscore.query.arls_refined import ExactPosterior
 from rlscore.query.base import NoCandidatesError
+from rlscore.query.draws import SparseShuffle
 from rlscore.query.feature_pool import (
     DEFAULT_LANDMARKS,
     UNSUPPORTED_BYTES,
@@ -64,18 +66,6 @@ def draw_generator(random_state: int | None, draw: int, labeled) -> np.random.Ge
         return np.random.default_rng()
     words = [int(random_state), draw, *sorted(int(i) for i in labeled)]
     return np.random.default_rng(np.random.SeedSequence(words))
-
-
-def compact_permutation(rng: np.random.Generator, n: int) -> np.ndarray:
-    """``rng.permutation(n)`` in int32 when ``n < 2³¹``: half the memory of its int64.
-
-    ``Generator.permutation(n)`` shuffles ``arange(n)`` in place, and the shuffle's draws
-    depend on the length only, not on the dtype: the order and the generator's state after
-    it are the same (``tests/test_cluster_pool.py`` checks it against ``rng.permutation``).
-    """
-    order = np.arange(n, dtype=np.int32 if n < 2**31 else np.int64)
-    rng.shuffle(order)
-    return order
 
 
 def scaled_estimates(
@@ -282,11 +272,14 @@ class LowRankARLS(FeaturePoolStrategy):
             return pool
         rng = self._rng(CANDIDATE_DRAW)
         half = k // 2
-        # a random order first, so ties of the margin (all 0 before any label) are broken
-        # at random rather than towards the low indices
-        order = compact_permutation(rng, pool.size)
-        margins = margin(self.decision_function())
-        uncertain = order[np.argpartition(margins[pool[order]], half)[:half]]
+        if self.labeled_:
+            # the smallest margins, ties to the lowest index (the summary pass of a pool on
+            # a cluster ranks the same way)
+            uncertain = smallest(margin(self.decision_function())[pool], half)
+        else:
+            # no label: every margin is 0, a tie broken at random, in O(k) memory (a pool
+            # on a cluster makes the same draw without an n-vector)
+            uncertain = SparseShuffle(rng, pool.size).take(half)
         rest = np.ones(pool.size, dtype=bool)
         rest[uncertain] = False
         drawn = rng.choice(np.flatnonzero(rest), k - half, replace=False)
@@ -479,7 +472,6 @@ __all__ = [
     "CANDIDATE_DRAW",
     "RISK_DRAW",
     "LowRankARLS",
-    "compact_permutation",
     "draw_generator",
     "lookahead_sums",
     "scaled_estimates",

@@ -12,8 +12,10 @@ sending that state to every block and combining what each returns:
 * the *rows pass* (:func:`block_rows`): the features of a few given rows (labeled points,
   ARLS's candidates);
 * the *predicted classes pass* (:func:`block_predicted_positions`): each row's predicted
-  class position, one byte a row with up to 256 classes (what a session's history reads of
-  the whole pool, instead of its decision values);
+  class position, one byte a row with up to 256 classes;
+* the *changed predictions pass* (:func:`block_changed`): how many rows two states of the
+  classifier predict differently — what a session's history reads of the whole pool
+  (:class:`BlockPredictions`: a state kept per label, not n codes);
 * the *lookahead pass* (:func:`block_lookahead`): for ARLS's candidates, the block's part of
   ``Σ_z g_i(z)`` and ``Σ_z g_i(z)²`` (:mod:`~rlscore.query.arls_lowrank`), computed by the
   same code as the in-memory engine;
@@ -22,11 +24,12 @@ sending that state to every block and combining what each returns:
   pool plot's density layer, of which only the grid reaches the client.
 
 :class:`BlockQuery` is the client: it keeps the labels, the labeled rows' features and the
-state built from them (never an n-vector of the pool but the draws below), runs the passes
-through a ``map_blocks`` callable (``map_blocks(fn, *args)`` returns ``[fn(Φ_b, offset_b,
-*args) for every block b]`` in block order; :class:`rlscore.data.cluster_pool.ClusterPool`
-runs it on Dask workers) and finishes the query. Its picks and risks are those of the
-in-memory engine on the same features: :class:`~rlscore.query.arls_lowrank.LowRankARLS` and
+state built from them (no n-vector of the pool unless every free point is a candidate),
+runs the passes through a ``map_blocks`` callable (``map_blocks(fn, *args)`` returns
+``[fn(Φ_b, offset_b, *args) for every block b]`` in block order;
+:class:`rlscore.data.cluster_pool.ClusterPool` runs it on Dask workers) and finishes the
+query. Its picks and risks are those of the in-memory engine on the same features:
+:class:`~rlscore.query.arls_lowrank.LowRankARLS` and
 :class:`~rlscore.query.arls_focused.FocusedARLS`,
 :class:`~rlscore.query.baselines.UncertaintyQuery`, :class:`~rlscore.query.baselines.EntropyQuery`,
 :class:`~rlscore.query.baselines.RandomQuery` with ``kernel="linear"`` on Φ (the same RLS:
@@ -38,14 +41,15 @@ the same functions (:func:`~rlscore.query.arls_lowrank.draw_generator`,
 :func:`~rlscore.query.arls_focused.cold_start_positions`,
 :meth:`~rlscore.query.arls_focused.FocusedARLS.exploration_position`), so they do not depend
 on how the pool is split. A drawn position among the free points becomes a pool index by a
-search in the sorted labeled set, without an n-vector; low-rank ARLS's tie-break order and
-the random strategy's order are permutations of the pool, held as int32
-(:func:`~rlscore.query.arls_lowrank.compact_permutation`: 4 bytes a point).
+search in the sorted labeled set, without an n-vector; low-rank ARLS's draw before any label
+and the random strategy's order are prefixes of a random order of the pool drawn on demand
+(:class:`~rlscore.query.draws.SparseShuffle`: O(k) memory for k points drawn, whatever n).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 
 import numpy as np
 
@@ -55,17 +59,18 @@ from rlscore.query.arls_focused import (
     DEFAULT_FOCUS,
     FocusedARLS,
     cold_start_positions,
+    smallest,
 )
 from rlscore.query.arls_lowrank import (
     CANDIDATE_BLOCK,
     CANDIDATE_DRAW,
     RISK_DRAW,
-    compact_permutation,
     draw_generator,
     lookahead_sums,
     scaled_estimates,
 )
 from rlscore.query.base import NoCandidatesError
+from rlscore.query.draws import SparseShuffle, first_outside
 from rlscore.query.feature_pool import FeaturePoolStrategy
 from rlscore.query.uncertainty import entropy, margin
 from rlscore.query.weighted_rls import pool_risk
@@ -114,6 +119,64 @@ def block_predicted_positions(
     ``lookup``'s dtype, with ``f = Φ_p w + b`` as the client's decision values (one column:
     the two-class sign rule, ``f > 0``; several: the first largest). ``offset`` unused."""
     return lookup[predicted_index(_decision(block_predictions(features, coef, intercept)))]
+
+
+def block_changed(
+    features: np.ndarray,
+    offset: int,
+    coef: np.ndarray,
+    intercept: np.ndarray | None,
+    former_coef: np.ndarray,
+    former_intercept: np.ndarray | None,
+) -> int:
+    """The changed predictions pass: how many rows of a block the classifier ``Φ w + b``
+    predicts another class for than the classifier ``Φ w' + b'`` (``former_…``), each by the
+    rule of :func:`block_predicted_positions`. ``offset`` unused."""
+    now = predicted_index(_decision(block_predictions(features, coef, intercept)))
+    before = predicted_index(_decision(block_predictions(features, former_coef, former_intercept)))
+    return int(np.count_nonzero(now != before))
+
+
+class BlockPredictions:
+    """The pool's predicted classes under one state of a :class:`BlockQuery`, held as that
+    state — the primal coefficients ``w`` (r × T') and offsets ``b`` — not as n codes: the
+    classes are computed again where the blocks live whenever two states are compared
+    (:meth:`count_changed`, one pass), so a session's history keeps O(r T') numbers per label
+    on the client, whatever the pool size.
+
+    Parameters
+    ----------
+    map_blocks : callable
+        As :class:`BlockQuery`'s.
+    size : int
+        Rows of the pool.
+    coef, intercept
+        ``w`` and ``b`` (None: no offsets); copied.
+    errors : callable or None
+        A context manager factory each pass runs in (a cluster's error translation).
+    """
+
+    def __init__(
+        self,
+        map_blocks: MapBlocks,
+        size: int,
+        coef: np.ndarray,
+        intercept: np.ndarray | None,
+        errors: Callable[[], AbstractContextManager] | None = None,
+    ) -> None:
+        self._map, self.size = map_blocks, int(size)
+        self.coef = np.array(coef, dtype=np.float64, copy=True)
+        self.intercept = None if intercept is None else np.array(intercept, dtype=np.float64)
+        self._errors = errors or nullcontext
+
+    def count_changed(self, former: BlockPredictions) -> int:
+        """Points of the pool whose predicted class differs between ``former`` and this
+        state (one pass; each block returns one count)."""
+        with self._errors():
+            parts = self._map(
+                block_changed, self.coef, self.intercept, former.coef, former.intercept
+            )
+        return int(sum(parts))
 
 
 def _decision(m: np.ndarray) -> np.ndarray:
@@ -187,13 +250,8 @@ def block_summary(
     else:
         score = -entropy(soft_probabilities(_decision(m)))
     score[_local(exclude, offset, features.shape[0])] = np.inf
-    k = min(k, score.size)
-    # the k smallest (score, index) pairs: every row tied with the k-th score is a candidate,
-    # so a tie goes to the lowest index as in memory (before any label every score is tied)
-    rows = np.arange(score.size)
-    if k < score.size:
-        rows = np.flatnonzero(score <= np.partition(score, k - 1)[k - 1])
-    best = rows[np.lexsort((rows, score[rows]))][:k]
+    # the k smallest scores, a tie to the lowest index as in memory
+    best = smallest(score, k)
     keep = np.isfinite(score[best])
     return risk, best[keep] + offset, score[best[keep]]
 
@@ -436,9 +494,9 @@ class BlockQuery:
         self._state = self._build()
         self._order = None
         if strategy == "random":
-            # RandomQuery's order (rlscore.query.uncertainty.random_rank): a permutation of
-            # the pool fixed by the seed, whatever the blocks
-            self._order = compact_permutation(np.random.default_rng(seed), self.n_pool_)
+            # RandomQuery's order (rlscore.query.uncertainty.random_rank), fixed by the seed
+            # whatever the blocks, drawn only as far as the labeled and excluded points reach
+            self._order = SparseShuffle(np.random.default_rng(seed), self.n_pool_)
         self._summary: tuple | None = None
         self.risk_standard_error_ = 0.0
 
@@ -551,6 +609,15 @@ class BlockQuery:
         lookup = np.arange(T, dtype=np.min_scalar_type(T - 1))
         return np.concatenate(self._map(block_predicted_positions, self.coefficients(), b, lookup))
 
+    def pool_predictions(
+        self, errors: Callable[[], AbstractContextManager] | None = None
+    ) -> BlockPredictions:
+        """The pool's predicted classes under the current labels, as the state that makes
+        them (:class:`BlockPredictions`; no pass now): what a session's history keeps per
+        label. ``errors``: the context each later pass runs in."""
+        b = self._primal[1] if self._primal is not None else None
+        return BlockPredictions(self._map, self.n_pool_, self.coefficients(), b, errors)
+
     def density(
         self, center: np.ndarray, axes: np.ndarray, bins: int
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -590,9 +657,8 @@ class BlockQuery:
             raise NoCandidatesError("no candidate left: every point is labeled or skipped")
         if self.strategy == "random":
             self.estimated_risk()
-            free = ~np.isin(self._order, out)
-            pos = int(np.argmax(free))
-            return int(self._order[pos]), float(pos)
+            i, pos = first_outside(self._order, out)
+            return i, float(pos)
         if self.strategy == "arls-focused":
             return self._focused(out, ex)
         if self.strategy != "arls-lowrank":
@@ -617,18 +683,14 @@ class BlockQuery:
             return np.flatnonzero(free)
         half = k // 2
         rng = self._rng(CANDIDATE_DRAW)
-        order = compact_permutation(rng, n_free)  # the in-memory draw's tie-break order
         if self.labeled_:
             risk, uncertain, _ = self._summarize(out, half)
             if out.size == len(self.labeled_):
                 self._summary = (risk, uncertain, None)
         else:
-            # no label: every margin is 0, a tie the in-memory draw breaks by that order
-            # (the same partition of as many zeros), so it is made here on the client
-            free = np.ones(self.n_pool_, dtype=bool)
-            free[out] = False
-            tied = order[np.argpartition(np.zeros(n_free), half)[:half]]
-            uncertain = np.sort(np.flatnonzero(free)[tied])
+            # no label: every margin is 0, a tie the in-memory engine breaks by the first
+            # points of a random order of the free points: the same draw, made here
+            uncertain = np.sort(_nth_free(out, SparseShuffle(rng, n_free).take(half)))
         # position j among the points neither out nor uncertain: the j-th of the complement
         drawn = _nth_free(np.union1d(out, uncertain), rng.choice(n_free - half, k - half, False))
         return np.sort(np.concatenate([uncertain, drawn]))
@@ -729,7 +791,9 @@ class BlockQuery:
 
 __all__ = [
     "BLOCK_STRATEGIES",
+    "BlockPredictions",
     "BlockQuery",
+    "block_changed",
     "block_decisions",
     "block_extent",
     "block_histogram",

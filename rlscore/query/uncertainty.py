@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from rlscore.query.draws import shuffled
+
 
 def margin(F) -> np.ndarray:
     """Distance to the decision boundary, (n,).
@@ -32,8 +34,10 @@ def entropy(P) -> np.ndarray:
 
 
 def random_rank(n: int, seed: int | None) -> np.ndarray:
-    """Each point's position in a random order of ``n`` points fixed by ``seed``, (n,)."""
-    order = np.random.default_rng(seed).permutation(n)
+    """Each point's position in a random order of ``n`` points fixed by ``seed``, (n,): the
+    order of :class:`~rlscore.query.draws.SparseShuffle` on ``default_rng(seed)``, which a
+    pool on a cluster draws as far as it needs (:mod:`rlscore.query.distributed`)."""
+    order = shuffled(np.random.default_rng(seed), n)
     rank = np.empty(n)
     rank[order] = np.arange(n)
     return rank

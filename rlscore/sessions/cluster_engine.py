@@ -33,6 +33,7 @@ from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from concurrent.futures import CancelledError
 from contextlib import contextmanager
+from functools import partial
 
 import numpy as np
 
@@ -47,10 +48,8 @@ from rlscore.data.cluster_pool import (
 )
 from rlscore.query.arls_focused import DEFAULT_EXPLORE, DEFAULT_FOCUS
 from rlscore.query.base import QueryStrategy
-from rlscore.query.distributed import BLOCK_STRATEGIES, BlockQuery
+from rlscore.query.distributed import BLOCK_STRATEGIES, BlockPredictions, BlockQuery
 
-#: the key of a cluster-backed project's meta
-CLUSTER_META = "cluster"
 #: feature maps loaded at once per server (each holds the pool's features on the workers)
 MAX_POOLS = 2
 #: points of the pool plot's sample (fetched from the cluster; never the whole pool)
@@ -243,11 +242,13 @@ class ClusterEngine(QueryStrategy):
         return {"kernel": self.kernel, "sigma": self.sigma, "n_landmarks": self.n_landmarks}
 
     def memory_bytes(self, n: int, n_classes: int = 2) -> int:
-        """Bytes on the app server for a pool of ``n`` points: no features and no decision
-        values, only the pool's n-vectors a session reads — the predicted classes (1 byte a
-        point with up to 256 classes, here and in the history), ARLS's candidate draw and the
-        random order (int32), and the scores of a pick (float64): ``16 n``."""
-        return 16 * int(n)
+        """Bytes on the app server that grow with the pool's ``n`` points: none. A labeling
+        session reads no n-vector of the pool here — the history keeps a classifier's state
+        per label (:meth:`pool_predictions`), the draws are made as far as they go
+        (:class:`~rlscore.query.draws.SparseShuffle`), the panel and the plot read a few
+        rows — so 0: only the whole-pool reads no click makes (:meth:`decision_function`,
+        :meth:`predicted_positions`, :meth:`scores`) allocate n values, on demand."""
+        return 0
 
     def _check(self) -> None:
         if self.strategy not in BLOCK_STRATEGIES:
@@ -373,7 +374,7 @@ class ClusterEngine(QueryStrategy):
     def decision_function(self) -> np.ndarray:
         """Decision values on every pool point, (n,) or (n, T) (one pass, cached until the
         labels change): n × T floats on this server, never the features. No caller of a
-        labeling click reads it: the history reads :meth:`predicted_positions`, the panel
+        labeling click reads it: the history reads :meth:`pool_predictions`, the panel
         and the plot :meth:`decision_at` and :meth:`sample_view`."""
         self._check_started()
         if self._values is None or self._values[0] != self._version:
@@ -389,8 +390,8 @@ class ClusterEngine(QueryStrategy):
         values), (n,) in the smallest integer dtype, read-only: computed on the workers
         (:meth:`~rlscore.query.distributed.BlockQuery.predicted_positions`), so this server
         holds n bytes (up to 256 classes) instead of the n × T' decision values. Cached until
-        the labels change. The session's history reads it after each label
-        (:func:`rlscore.sessions.diagnostics.predicted_codes`)."""
+        the labels change. For a caller that needs every point's class; the session's history
+        reads :meth:`pool_predictions` instead (no n-vector)."""
         self._check_started()
         if self._positions is None or self._positions[0] != self._version:
             q = self._flush()
@@ -399,6 +400,15 @@ class ClusterEngine(QueryStrategy):
             positions.flags.writeable = False  # shared by every caller until the labels change
             self._positions = (self._version, positions)
         return self._positions[1]
+
+    def pool_predictions(self) -> BlockPredictions:
+        """The pool's predicted classes under the current labels, kept as the r × T' state
+        that makes them (:class:`~rlscore.query.distributed.BlockPredictions`): what the
+        session's history records per label (:func:`rlscore.sessions.diagnostics.predicted_codes`)
+        instead of n codes. Comparing two (``count_changed``) is one pass on the workers that
+        returns one count per block; its failures are :class:`ClusterPoolError`."""
+        self._check_started()
+        return self._flush().pool_predictions(partial(cluster_errors, self.address_))
 
     def decision_at(self, indices: Sequence[int]) -> np.ndarray:
         """Decision values at the pool rows ``indices`` only, (k,) or (k, T): their features
@@ -458,7 +468,6 @@ class ClusterEngine(QueryStrategy):
 
 
 __all__ = [
-    "CLUSTER_META",
     "DENSITY_BINS",
     "MAX_POOLS",
     "PLOT_SAMPLE",

@@ -11,6 +11,7 @@ from sklearn.kernel_ridge import KernelRidge
 from sklearn.metrics.pairwise import linear_kernel, polynomial_kernel, rbf_kernel
 
 from reference.arls import naive_proba, spec_weights, targets
+from reference.fisher_yates import fisher_yates
 
 
 def sk_kernel(X, Z, kernel, sigma, degree=2):
@@ -46,7 +47,7 @@ def reference_scores(name, f, labeled, seed, n):
     T = 2 if f.shape[1] == 1 else f.shape[1]
     if name == "random":
         rank = np.empty(n)
-        rank[np.random.default_rng(seed).permutation(n)] = np.arange(n)
+        rank[fisher_yates(np.random.default_rng(seed), n)] = np.arange(n)
         s = rank
     elif name == "uncertainty":
         top = np.sort(f, axis=1)
