@@ -10,6 +10,7 @@ from reference.label_codes import class_codes as reference_codes
 from reference.label_codes import validation_errors as reference_errors
 from sklearn.metrics import balanced_accuracy_score
 
+from rlscore.core import metrics
 from rlscore.core.metrics import validation_errors
 from rlscore.sessions.diagnostics import class_codes
 
@@ -74,3 +75,52 @@ def test_empty_and_mismatched_inputs():
     assert validation_errors([], []) == (None, None)
     with pytest.raises(ValueError, match="3 true labels but 2 predictions"):
         validation_errors([1, 2, 3], [1, 2])
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+@pytest.mark.parametrize("size", [1, 5, 64])
+def test_a_few_labels_are_coded_as_a_whole_pool_is(case, size, monkeypatch):
+    """Up to SMALL_LABELS labels are coded in Python, without pandas: the same codes and
+    distinct labels as pandas' hashed pass gives them (NaNs one label)."""
+    _, truth, _ = CASES[case]
+    labels = truth[:size]
+    small = metrics.label_codes(labels)
+    monkeypatch.setattr(metrics, "SMALL_LABELS", -1)  # the whole-pool path for any size
+    codes, distinct = metrics.label_codes(labels)
+    np.testing.assert_array_equal(small[0], codes)
+    assert small[1] == distinct
+
+
+def test_a_few_labels_with_nans_are_coded_as_a_whole_pool_is(monkeypatch):
+    labels = np.array([np.nan, 1.0, np.nan, -0.0, 0.0, 2.5])
+    small = metrics.label_codes(labels)
+    monkeypatch.setattr(metrics, "SMALL_LABELS", -1)
+    codes, distinct = metrics.label_codes(labels)
+    np.testing.assert_array_equal(small[0], codes)
+    np.testing.assert_array_equal(small[1], distinct)  # NaN equals NaN here
+    assert list(small[0]) == [0, 1, 0, 2, 2, 3]
+
+
+@pytest.mark.parametrize(
+    "labels",
+    [
+        RNG.choice([-1, 1, 3], 500),
+        RNG.random(300) < 0.3,
+        RNG.choice(["no", "yes", "maybe"], 500),
+        np.where(RNG.random(400) < 0.2, np.nan, RNG.choice([0.5, -2.0, 7.0], 400)),
+        RNG.choice([-1, 1], 400).astype(object),
+        (RNG.random(300) < 0.3).astype(object),
+        np.array([1, "1", 2**70, 1, "1"] * 30, dtype=object),
+    ],
+    ids=["int", "bool", "str", "float with NaN", "object ints", "object bools", "object mixed"],
+)
+def test_typed_labels_coded_by_sorting_equal_pandas_hashing(labels, monkeypatch):
+    """Typed pools up to SORTED_LABELS (object arrays of plain integers or booleans too) are
+    coded with np.unique: the same codes and distinct labels, in order of first appearance,
+    as pandas' factorize."""
+    sorted_codes, sorted_distinct = metrics.label_codes(labels)
+    monkeypatch.setattr(metrics, "SORTED_LABELS", -1)
+    codes, distinct = metrics.label_codes(labels)
+    np.testing.assert_array_equal(sorted_codes, codes)
+    np.testing.assert_array_equal(np.asarray(sorted_distinct), np.asarray(distinct))
+    assert type(sorted_distinct[0]) is type(distinct[0])

@@ -112,3 +112,46 @@ print(before, after)
     before, after = out.split("} {")
     assert before + "}" == "{" + after  # the same signatures, none added by the queries
     assert "'b': 1" in before and "'m': 1" in before
+
+
+#: what the Label page's first run must draw without (issue 25, cold start): scikit-learn and
+#: scipy.stats (about 1 s of import), pandas (0.4 s), the PostgreSQL driver on SQLite
+FIRST_RUN_WITHOUT = ("sklearn", "scipy.stats", "pandas", "psycopg", "rlscore.core.rls")
+
+
+def test_the_label_pages_first_run_draws_the_query_without_the_heavy_modules(tmp_path):
+    """A fresh interpreter runs the app's Label page once (AppTest) on a stored project of a
+    database that holds the samples already: the query is drawn, and none of
+    :data:`FIRST_RUN_WITHOUT` was imported to draw it."""
+    db = tmp_path / "labels.sqlite3"
+    setup = f"""
+import numpy as np
+from rlscore.data.projects import Project
+from rlscore.data.samples import ensure_sample_projects
+from rlscore.storage import open_store
+X = np.random.default_rng(0).normal(size=(300, 2))
+with open_store({str(db)!r}) as store:
+    ensure_sample_projects(store)  # once per database (text samples need scikit-learn)
+    store.create_project(Project(name="p", X=X, feature_names=["a", "b"], truth=(X[:, 0] > 0) * 1,
+                                 ids=[str(i) for i in range(300)], classes=[0, 1],
+                                 meta={{"sigma": 1.0, "lam": 0.1}}))
+"""
+    page = f"""
+import os, sys
+os.environ["RLSCORE_DB"] = {str(db)!r}
+from streamlit.testing.v1 import AppTest
+at = AppTest.from_file("app.py", default_timeout=120)
+at.query_params["project"] = "p"
+at.query_params["annotator"] = "ann"
+at.run()
+assert not at.exception, [e.value for e in at.exception]
+print([h.value for h in at.subheader if h.value.startswith("Next query")])
+print(" ".join(m for m in {FIRST_RUN_WITHOUT!r} if m in sys.modules))
+"""
+    out = []
+    for code in (setup, page):
+        run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO)
+        assert run.returncode == 0, run.stderr[-3000:]
+        out = run.stdout.splitlines()
+    assert out[0].startswith("['Next query: point #")
+    assert out[1].split() == []

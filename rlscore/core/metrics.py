@@ -12,6 +12,12 @@ from __future__ import annotations
 
 import numpy as np
 
+#: at most this many labels are coded in Python (:func:`label_codes`): a class list, not a pool
+SMALL_LABELS = 64
+#: labels of these dtype kinds (bool, integers, floats, strings) are coded by sorting up to
+#: this many, by pandas' hashed pass beyond (sorting costs O(n log n), pandas' import 0.4 s)
+SORTABLE_KINDS = "biufU"
+SORTED_LABELS = 100_000
 #: what a pool's labels held as Python objects can be stored as without changing which of them
 #: are equal (pandas' inference of an object array's values; anything else stays objects)
 _TYPED = {"integer": np.int64, "boolean": bool}
@@ -33,9 +39,16 @@ def label_codes(labels: np.ndarray) -> tuple[np.ndarray, list]:
     distinct : list
         The distinct labels as Python objects, in order of first appearance.
     """
-    import pandas as pd  # here: its import (0.4 s) is paid by the first label, not the first page
-
     labels = np.asarray(labels).ravel()
+    if labels.size <= SMALL_LABELS:
+        return _small_label_codes(labels)
+    if labels.size <= SORTED_LABELS:
+        typed = _plain_typed(labels) if labels.dtype == object else labels
+        if typed.dtype.kind in SORTABLE_KINDS:
+            return _sorted_label_codes(typed)
+    # here: pandas' import (0.4 s) is paid by the first large pool coded, not by every page
+    import pandas as pd
+
     if labels.dtype == object:  # hashing typed values is several times faster than objects
         target = _TYPED.get(pd.api.types.infer_dtype(labels, skipna=False))
         if target is not None:
@@ -45,6 +58,46 @@ def label_codes(labels: np.ndarray) -> tuple[np.ndarray, list]:
                 pass
     codes, distinct = pd.factorize(labels, use_na_sentinel=False)
     return codes, np.asarray(distinct, dtype=object).tolist()
+
+
+def _plain_typed(labels: np.ndarray) -> np.ndarray:
+    """An object array of integers (not booleans) as int64, of booleans as bool; else as is
+    (what pandas' ``infer_dtype`` gives :data:`_TYPED`, for the sorted path)."""
+    kinds = {type(v) for v in labels.tolist()}
+    if kinds <= {bool, np.bool_}:
+        return labels.astype(bool)
+    if all(issubclass(k, (int, np.integer)) and not issubclass(k, (bool, np.bool_)) for k in kinds):
+        try:
+            return labels.astype(np.int64)
+        except OverflowError:  # an integer beyond 64 bits
+            pass
+    return labels
+
+
+def _sorted_label_codes(labels: np.ndarray) -> tuple[np.ndarray, list]:
+    """:func:`label_codes` of typed labels by sorting (``np.unique``; NaNs are one label)."""
+    values, first, inverse = np.unique(labels, return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")  # the distinct labels by first appearance
+    rank = np.empty(order.size, dtype=np.intp)
+    rank[order] = np.arange(order.size)
+    return rank[inverse.ravel()], values[order].tolist()
+
+
+def _small_label_codes(labels: np.ndarray) -> tuple[np.ndarray, list]:
+    """:func:`label_codes` of a few labels, one dict lookup each (NaNs are one label, as in
+    pandas' factorize)."""
+    nan = object()
+    first: dict = {}
+    codes = np.empty(labels.size, dtype=np.intp)
+    distinct = []
+    for k, value in enumerate(labels.tolist()):
+        key = nan if isinstance(value, float) and value != value else value
+        code = first.get(key)
+        if code is None:
+            code = first[key] = len(distinct)
+            distinct.append(value)
+        codes[k] = code
+    return codes, distinct
 
 
 def _shared_codes(y_true, y_pred) -> tuple[np.ndarray, np.ndarray]:

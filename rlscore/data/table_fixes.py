@@ -16,10 +16,16 @@ changed in place) and a sentence saying what was done:
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import pandas as pd
 
 from rlscore.data.items import rows_text
+
+# pandas is imported by the fixes themselves (they are given a DataFrame): importing this
+# module from a page that only lists projects costs nothing
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: numeric imputation strategies offered
 IMPUTE_STRATEGIES = ("median", "mean")
@@ -71,6 +77,8 @@ def impute_missing(
     Numeric columns get ``strategy`` (``"median"`` or ``"mean"``) of their values, other
     columns their most frequent value.
     """
+    import pandas as pd
+
     if strategy not in IMPUTE_STRATEGIES:
         raise TableFixError(f"imputation must be one of {IMPUTE_STRATEGIES}, got {strategy!r}")
     columns = _check_columns(df, columns)
@@ -104,6 +112,8 @@ def impute_missing(
 def one_hot_encode(df: pd.DataFrame, column: str) -> tuple[pd.DataFrame, str]:
     """The table with ``column`` replaced by one 0/1 column per category, named
     ``column=category`` (missing values form the category ``column=missing``)."""
+    import pandas as pd
+
     (column,) = _check_columns(df, [column])
     s = df[column]
     values = np.asarray(["missing" if pd.isna(v) else str(v) for v in s], dtype=object)

@@ -10,8 +10,7 @@ Texts returned here are plain: the page escapes them for Markdown.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from rlscore.data.features.text import TextFeatureSettings
 from rlscore.data.projects import Project
@@ -22,6 +21,11 @@ from rlscore.data.table_fixes import (
     impute_missing,
     one_hot_encode,
 )
+
+# pandas is imported by the functions that look at a table: the pages that only list projects
+# never pay its 0.4 s of import
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: column names (lower case) that suggest the ground truth
 TRUTH_GUESSES = (
@@ -85,6 +89,8 @@ def default_features(df: pd.DataFrame, exclude: Iterable[str | None] = ()) -> li
     """The numeric columns of ``df`` except ``exclude`` (the id and truth columns) and those
     named like a date or year (:data:`NOT_FEATURES`), in order: the features proposed for a
     new project."""
+    import pandas as pd
+
     skip = set(exclude)
     return [
         str(c)
@@ -104,6 +110,8 @@ def _probe(column: pd.Series) -> pd.Series:
 
 
 def _is_string_column(column: pd.Series) -> bool:
+    import pandas as pd
+
     return pd.api.types.is_object_dtype(column) or pd.api.types.is_string_dtype(column)
 
 
@@ -114,6 +122,8 @@ def looks_like_text(column: pd.Series) -> bool:
     >>> looks_like_text(pd.Series(["a short sentence of some words", "and another one here"]))
     True
     """
+    import pandas as pd
+
     if not _is_string_column(column):
         return False
     cells = _probe(column)
@@ -245,6 +255,8 @@ def text_feature_caption(project: Project) -> str | None:
 def class_listing(project: Project, limit: int = MAX_LISTED) -> str:
     """The project's classes, each with its number of points when the truth is known
     (``"cat: 2, dog: 2"``), at most ``limit`` of them."""
+    import pandas as pd
+
     classes = project.classes[: limit + 1]  # listed() adds "…" past the limit
     if project.truth is not None:
         counts = pd.Series(project.truth).value_counts()
@@ -255,6 +267,8 @@ def class_listing(project: Project, limit: int = MAX_LISTED) -> str:
 def project_preview(project: Project, rows: int = MAX_PREVIEW_ROWS) -> pd.DataFrame:
     """The first ``rows`` points of a project: features (as stored, standardised or not),
     indexed by the point ids, and the truth when known."""
+    import pandas as pd
+
     preview = pd.DataFrame(
         project.X[:rows], columns=project.feature_names, index=project.ids[:rows]
     )

@@ -17,9 +17,9 @@ held-out split, so it is measured on the pool points that are not labeled.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Protocol
 
 import numpy as np
-import pandas as pd
 
 from rlscore.core.confidence import predicted_index
 from rlscore.core.metrics import label_codes, validation_errors
@@ -56,31 +56,41 @@ def predicts_by_decision_rule(engine: QueryStrategy) -> bool:
     )
 
 
-def predicted_codes(engine: QueryStrategy, classes: Sequence) -> np.ndarray:
-    """:func:`class_codes` of ``engine.predict()`` in ``classes``, the same array, computed
-    from the class positions when the engine predicts by the base rule: the T classes are
-    coded once and indexed by each point's class position, so no (n,) array of labels is
-    built and hashed per click.
+class PoolPredictions(Protocol):
+    """The predicted classes of a pool held elsewhere, as the state that makes them (e.g.
+    :class:`~rlscore.query.distributed.BlockPredictions`): what :class:`History` keeps per
+    label for an engine that offers ``pool_predictions()`` instead of n codes."""
 
-    The positions are ``predicted_index(engine.decision_function())``, or, when the engine
-    offers it, ``engine.predicted_positions()``: the same positions computed where the pool
-    lives (:meth:`~rlscore.sessions.cluster_engine.ClusterEngine.predicted_positions`), so
-    an engine whose pool is on a cluster never ships its decision values here. The result
-    may be that engine's cached, read-only array (when ``classes`` is its own class order):
-    copy it to keep it.
+    size: int
+
+    def count_changed(self, former: PoolPredictions) -> int:
+        """Points whose predicted class differs between ``former`` and this state."""
+        ...
+
+
+def predicted_codes(engine: QueryStrategy, classes: Sequence) -> np.ndarray | PoolPredictions:
+    """The pool's predicted classes as :class:`History` records them: :func:`class_codes` of
+    ``engine.predict()`` in ``classes``, or, for an engine whose pool lives elsewhere (one
+    that offers ``pool_predictions()``, e.g.
+    :meth:`~rlscore.sessions.cluster_engine.ClusterEngine.pool_predictions`), the state that
+    makes them (:class:`PoolPredictions`): the history then counts the changed predictions
+    where the pool is, and no n-vector reaches this process (the class order plays no part
+    in which points changed).
+
+    The codes are computed from the class positions when the engine predicts by the base
+    rule: the T classes are coded once and indexed by each point's
+    ``predicted_index(engine.decision_function())``, so no (n,) array of labels is built and
+    hashed per click.
     """
+    # an optional method rather than a QueryStrategy hook: only an engine whose pool is
+    # elsewhere needs it, and the history is its one whole-pool reader
+    elsewhere = getattr(engine, "pool_predictions", None)
+    if elsewhere is not None:
+        return elsewhere()
     if not predicts_by_decision_rule(engine):
         return class_codes(np.asarray(engine.predict()), classes)
     lookup = class_codes(engine.classes_, classes)
-    # an optional method rather than a QueryStrategy hook: only an engine whose pool is
-    # elsewhere needs it, and this is its one whole-pool reader
-    at_pool = getattr(engine, "predicted_positions", None)
-    if at_pool is None:
-        return lookup[predicted_index(engine.decision_function())]
-    positions = at_pool()
-    if positions.dtype == lookup.dtype and np.array_equal(lookup, np.arange(lookup.size)):
-        return positions  # already the codes: no copy of the pool's n bytes
-    return lookup[positions]
+    return lookup[predicted_index(engine.decision_function())]
 
 
 def truth_codes(truth: np.ndarray, classes: Sequence) -> np.ndarray:
@@ -109,7 +119,10 @@ def coded_validation_errors(
     missed = np.bincount(t, weights=wrong, minlength=n_true.size)
     # the recalls averaged in the order validation_errors takes them (classes by first
     # appearance in the truth): a mean in another order may differ in the last bit
-    order = pd.unique(t)
+    first = np.full(n_true.size, t.size)
+    np.minimum.at(first, t, np.arange(t.size))
+    present = np.flatnonzero(n_true)
+    order = present[np.argsort(first[present], kind="stable")]
     recall = 1.0 - missed[order] / n_true[order]
     return float(wrong.mean()), float(1.0 - recall.mean())
 
@@ -122,7 +135,11 @@ class History:
     the positions that changed and their former codes, or the whole former array when that is
     smaller. A settled session's predictions change on few points per label, so a long
     session on a large pool costs the app server about n bytes plus the changes, not
-    n bytes per label.
+    n bytes per label. When :func:`predicted_codes` gives :class:`PoolPredictions` (a pool
+    held elsewhere), each entry keeps that state instead (O(r T') numbers, whatever n), and
+    the changes are counted where the pool is: the same figures, no n-vector here. (Such a
+    pool has no truth on this server — a cluster-backed project stores none — so no
+    validation errors are computed from it.)
     """
 
     def __init__(self) -> None:
@@ -133,18 +150,44 @@ class History:
         self._codes: np.ndarray | None = None  # the latest entry's predicted class positions
         # entry k + 1 -> entry k: (positions, their codes at k), or (None, all codes at k)
         self._undo: list[tuple[np.ndarray | None, np.ndarray]] = []
+        # a pool held elsewhere: each entry's state (None: an entry not recorded)
+        self._states: list[PoolPredictions | None] | None = None
+        self._window_change: tuple | None = None  # (latest state, window, change)
 
     def record(
         self,
         n_labeled: int,
         risk: float,
-        codes: np.ndarray,
+        codes: np.ndarray | PoolPredictions,
         errors: tuple[float | None, float | None] | None,
     ) -> None:
         """Set entry ``n_labeled`` (dropping any later ones): the estimated ``risk``, the
-        predicted class ``codes`` on the pool and the validation ``errors`` (None: no truth)."""
+        predicted class ``codes`` on the pool (or their :class:`PoolPredictions`) and the
+        validation ``errors`` (None: no truth)."""
         for entries in (self.risk, self.validation, self.balanced_validation, self.change):
             del entries[n_labeled:]
+        if hasattr(codes, "count_changed"):
+            self._record_elsewhere(n_labeled, codes)
+        else:
+            self._record_codes(n_labeled, codes)
+        self.risk.append(float(risk))
+        if errors is not None:
+            self.validation.append(errors[0])
+            self.balanced_validation.append(errors[1])
+
+    def _record_elsewhere(self, n_labeled: int, state: PoolPredictions) -> None:
+        """Entry ``n_labeled``'s predictions as the state that makes them; its change from
+        entry ``n_labeled − 1`` counted where the pool is."""
+        self._codes, self._undo = None, []
+        states = [] if self._states is None or n_labeled == 0 else self._states[:n_labeled]
+        states += [None] * (n_labeled - len(states))  # entries never recorded
+        prev = states[-1] if states else None
+        self.change.append(None if prev is None else state.count_changed(prev) / state.size)
+        self._states = [*states, state]
+
+    def _record_codes(self, n_labeled: int, codes: np.ndarray) -> None:
+        """Entry ``n_labeled``'s predicted class codes (the latest array and the changes)."""
+        self._states = None
         if n_labeled == 0:
             prev, self._codes, self._undo = None, None, []
         else:
@@ -163,10 +206,6 @@ class History:
                 (positions, prev[changed]) if sparse_bytes < prev.nbytes else (None, prev)
             )
         self._codes = codes
-        self.risk.append(float(risk))
-        if errors is not None:
-            self.validation.append(errors[0])
-            self.balanced_validation.append(errors[1])
 
     def prediction_change(self, window: int) -> float | None:
         """Fraction of pool points whose predicted class changed over the last ``window``
@@ -174,9 +213,21 @@ class History:
         n = self._n_entries() - 1
         if n < window or window < 1:
             return None
-        return float(np.mean(self._codes != self._codes_at(n - window)))
+        if self._states is None:
+            return float(np.mean(self._codes != self._codes_at(n - window)))
+        latest, former = self._states[n], self._states[n - window]
+        if former is None:
+            return None
+        cached = self._window_change
+        if cached is None or cached[0] is not latest or cached[1] != window:
+            # one pass where the pool is; the stopping panel asks again on every render
+            change = latest.count_changed(former) / latest.size
+            self._window_change = cached = (latest, window, change)
+        return cached[2]
 
     def _n_entries(self) -> int:
+        if self._states is not None:
+            return len(self._states)
         return 0 if self._codes is None else len(self._undo) + 1
 
     def _codes_at(self, k: int) -> np.ndarray:
@@ -271,6 +322,7 @@ def stopping_report(
 
 __all__ = [
     "History",
+    "PoolPredictions",
     "class_codes",
     "coded_validation_errors",
     "pool_validation_errors",

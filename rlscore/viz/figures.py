@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import html
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 import plotly
 import plotly.graph_objects as go
 
@@ -35,6 +35,9 @@ from rlscore.viz.geometry import (
     margin_surfaces,
     summarize_curves,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 PALETTE = (
     "#1f77b4",
