@@ -171,12 +171,13 @@ def engine_clicks(db: Path, project: Project, clicks: int) -> tuple[list[float],
 
 
 def start_pool_server(
-    n: int, workdir: Path, poll: float = 0.0, warmup: bool = True
+    n: int, workdir: Path, poll: float = 0.0, warmup: bool = False
 ) -> tuple[StreamlitServer, Project, str]:
     """A started server on a fresh database holding the ``n``-point pool; and the Label
     page's address for :data:`ANNOTATOR`. ``poll``: the Label page's teammate polling
     interval in seconds (0: off; the app's default is 1, :mod:`rlscore.ui.teammates`).
-    ``warmup``: False starts the server with the app's warm-up off (:mod:`rlscore.ui.warmup`)."""
+    ``warmup``: True starts the server with the app's warm-up on (:mod:`rlscore.ui.warmup`;
+    off by default, as the app ships)."""
     workdir.mkdir(parents=True, exist_ok=True)
     db = workdir / f"bench{n}.sqlite3"
     project = make_project(n)
@@ -276,12 +277,12 @@ def run(
     compare_warmup: bool = False,
 ) -> dict:
     """``loads`` rounds of (app cold + second tab, bare page cold + second tab), each on fresh
-    servers — with ``compare_warmup`` also the app with its warm-up off, in the same round;
+    servers — with ``compare_warmup`` also the app with its warm-up on, in the same round;
     the clicks on the first round's app page; the engine alone after them."""
-    out = {"n": n, "app": [], "app_nowarm": [], "bare": [], "click": [], "plot": []}
+    out = {"n": n, "app": [], "app_warmup": [], "bare": [], "click": [], "plot": []}
     for r in range(loads):
-        for warmup in (True, False) if compare_warmup else (True,):
-            key = "app" if warmup else "app_nowarm"
+        for warmup in (False, True) if compare_warmup else (False,):
+            key = "app_warmup" if warmup else "app"
             server, project, url = start_pool_server(n, workdir / f"{key}{r}", poll, warmup)
             try:
                 context = browser.new_context(viewport={"width": 1400, "height": 1000})
@@ -291,7 +292,7 @@ def run(
                 out[key].append(loaded)
                 figure = workdir / f"figure{n}.json"
                 figure.write_text(page.evaluate(FIGURE_JS))
-                if r == 0 and warmup and clicks:
+                if r == 0 and not warmup and clicks:
                     out["click"], out["plot"] = browser_clicks(page, project, clicks)
                 context.close()
             finally:
@@ -426,14 +427,14 @@ def report(results: list[dict], clicks: int, label: str) -> None:
         "Chromium's main-thread busy seconds (CDP TaskDuration)"
     )
     for r in results:
-        if not r["app_nowarm"]:
+        if not r["app_warmup"]:
             continue
         print(f"warm-up (rlscore.ui.warmup) on vs off, n = {r['n']}, median of {loads}:")
         for key, name in (("cold", "cold"), ("warm", "2nd tab")):
-            on = [x[key] for x in r["app"]]
-            off = [x[key] for x in r["app_nowarm"]]
-            on_cpu = med(x[f"{key}_cpu"] for x in r["app"])
-            off_cpu = med(x[f"{key}_cpu"] for x in r["app_nowarm"])
+            on = [x[key] for x in r["app_warmup"]]
+            off = [x[key] for x in r["app"]]
+            on_cpu = med(x[f"{key}_cpu"] for x in r["app_warmup"])
+            off_cpu = med(x[f"{key}_cpu"] for x in r["app"])
             print(
                 f"  {name:<8} wall {med(on):.2f} s on, {med(off):.2f} s off; server CPU "
                 f"{on_cpu:.2f} s on, {off_cpu:.2f} s off"
@@ -476,7 +477,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--compare-warmup",
         action="store_true",
-        help="also load the app with its warm-up off (RLSCORE_WARMUP=0), in the same rounds",
+        help="also load the app with its warm-up on (RLSCORE_WARMUP=1), in the same rounds",
     )
     parser.add_argument("--busy", action="store_true", help="also run with one core busy")
     parser.add_argument(

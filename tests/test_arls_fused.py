@@ -15,11 +15,18 @@ import pytest
 from reference.arls import naive_proba
 from reference.arls_blocked import blocked_arls_scores, expected_risks, state_of
 
-from rlscore.query import ARLS
+from rlscore.query import ARLS, arls
 from rlscore.query.arls import Lookahead
 from rlscore.query.fused_risk import ROWS, fused_expected_risks
 
 SIGMA, LAM = 1.3, 0.3
+
+
+@pytest.fixture(params=["compiled", "numpy"])
+def lookahead_path(request, monkeypatch):
+    """Both lookaheads: the compiled pass and the numpy one small lookaheads take."""
+    limit = -1 if request.param == "compiled" else 1 << 62
+    monkeypatch.setattr(arls, "NUMPY_LOOKAHEAD", limit)
 
 
 def pool(n: int, T: int, seed: int = 0):
@@ -67,7 +74,7 @@ CASES = [
 @pytest.mark.parametrize(("T", "class_weight", "bias_corrected", "clip"), CASES)
 @pytest.mark.parametrize("n", [37, 58])  # unlabeled counts of every remainder modulo ROWS
 def test_scores_equal_the_blocked_pass_through_teach_and_undo(
-    T, class_weight, bias_corrected, clip, n
+    T, class_weight, bias_corrected, clip, n, lookahead_path
 ):
     X, y, classes = pool(n, T, seed=n)
     q = ARLS(
@@ -86,7 +93,7 @@ def test_scores_equal_the_blocked_pass_through_teach_and_undo(
         assert_equal_to_blocked(q)
 
 
-def test_lookahead_on_copied_rows_equals_the_blocked_lookahead():
+def test_lookahead_on_copied_rows_equals_the_blocked_lookahead(lookahead_path):
     """``Lookahead.expected_risks`` (rows given as arrays, as focused ARLS passes them) on an
     unordered subset of candidates equals the reference's per-block computation."""
     X, y, classes = pool(45, 3, seed=4)

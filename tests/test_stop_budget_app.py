@@ -89,6 +89,20 @@ def test_the_when_to_stop_panel_replaced_the_stopping_indicator(db):
     assert not any("Stopping indicator" in t for t in texts)
 
 
+def _charts(at: AppTest) -> set[str]:
+    return {c.proto.id.rsplit("-", 1)[-1] for c in at.get("plotly_chart")}
+
+
+def test_the_accuracy_curves_are_drawn_once_there_is_more_than_one_point(db):
+    at = _open()
+    assert "stopping_figure" not in _charts(at)  # one point (no label yet) is no curve
+    assert "The curves start with the first label." in [c.value for c in at.caption]
+    button(at, "label", 0).click()
+    ok(at.run())
+    assert "stopping_figure" in _charts(at)
+    assert "The curves start with the first label." not in [c.value for c in at.caption]
+
+
 def test_a_random_check_says_so_and_its_label_is_marked(db):
     at = _open()
     at.number_input(key="w_audit_every").set_value(1)  # every query a random check

@@ -18,6 +18,14 @@ import numpy as np
 from rlscore.query.rls_pool import RLSPoolStrategy
 from rlscore.query.weighted_rls import WeightedRLSStrategy, pool_risk
 
+#: lookaheads of at most this many covariance entries (candidates × pool points) run in numpy,
+#: larger ones in the compiled pass (rlscore.query.fused_risk). Loading numba costs about half
+#: a second, once per process; numpy costs about 11 ns an entry with two classes, 23 ms at the
+#: limit (the 1000 candidates of focused ARLS's first query on 2000 points), 2.7 ms for its
+#: 10 candidates on 50 000 points (0.14 ms compiled): a pool of up to 200 000 points is
+#: labeled with focused ARLS without ever loading numba
+NUMPY_LOOKAHEAD = 1 << 21
+
 
 class ARLS(RLSPoolStrategy):
     """Active RLS: query the point minimising the expected estimated risk (docs/mathematics.md §5).
@@ -54,7 +62,8 @@ class Lookahead:
     ``p̂(y|x_i)/w_y``, ``λ/a_t(y)``, the one-vs-all targets and the column groups of the
     strategy's current state. The risks are computed by the fused pass of
     :mod:`rlscore.query.fused_risk` (each covariance entry read once for every label and
-    column).
+    column), or in numpy, one label at a time, for a lookahead of at most
+    :data:`NUMPY_LOOKAHEAD` entries (the two agree to rounding: ``tests/test_arls_fused.py``).
 
     Parameters
     ----------
@@ -106,7 +115,10 @@ class Lookahead:
         -------
         ndarray (b,)
         """
-        # the compiled pass loads numba: imported when a lookahead first runs
+        rows, idx = np.asarray(rows), np.asarray(idx)
+        if rows.size * self.m.shape[0] <= NUMPY_LOOKAHEAD:
+            return self._numpy_risks(Ds, rows, idx)
+        # the compiled pass loads numba: imported when a large lookahead first runs
         from rlscore.query.fused_risk import fused_expected_risks
 
         return fused_expected_risks(
@@ -121,6 +133,18 @@ class Lookahead:
             self.inv_w,
             clip=self.clip,
         )
+
+    def _numpy_risks(self, Ds: list[np.ndarray], rows: np.ndarray, idx: np.ndarray) -> np.ndarray:
+        """:meth:`expected_risks_at` in numpy, one label at a time (:func:`hypothetical_risks`)."""
+        R = [D[rows] for D in Ds]
+        diag = np.stack([R[g][np.arange(rows.size), idx] for g in self.group_of], axis=1)
+        m_i = self.m[idx]
+        out = np.zeros(rows.size)
+        for y in range(self.q.shape[1]):
+            alpha = (self.targets[y] - m_i) / (diag + self.lam_w[:, y])
+            risk = hypothetical_risks(R, alpha, self.m, self.group_of, self.inv_w, clip=self.clip)
+            out += self.q[idx, y] * risk
+        return out
 
 
 def hypothetical_risks(

@@ -88,18 +88,21 @@ def _draw(view: StoppingView, p: dict, handle: SessionHandle) -> None:
                 "truth column.",
             )
         _audit(c3, estimate, int(p.get("audit_every") or 0), handle)
-        risk_name, _help = risk_wording(p["strategy"])
-        fig = accuracy_figure(
-            view.labels,
-            view.loo,
-            view.loo_low,
-            view.loo_high,
-            truth=view.truth,
-            risk=view.risk,
-            risk_name=risk_name,
-            stop_at=decision.fired_at_labels,
-        )
-        st.plotly_chart(fig, key="stopping_figure", config={"displaylogo": False})
+        if len(view.labels) > 1:
+            risk_name, _help = risk_wording(p["strategy"])
+            fig = accuracy_figure(
+                view.labels,
+                view.loo,
+                view.loo_low,
+                view.loo_high,
+                truth=view.truth,
+                risk=view.risk,
+                risk_name=risk_name,
+                stop_at=decision.fired_at_labels,
+            )
+            st.plotly_chart(fig, key="stopping_figure", config={"displaylogo": False})
+        else:  # one point is no curve (and a chart costs the browser a third of a second)
+            st.caption("The curves start with the first label.")
         with st.expander("Why: the evidence"):
             _evidence(view)
         st.caption(f"As of {view.n_labels} labels.")

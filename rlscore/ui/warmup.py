@@ -31,16 +31,21 @@ _log = logging.getLogger(__name__)
 
 
 def warm_lookahead() -> None:
-    """Load the compiled lookahead kernels by one ARLS query on an 8-point pool, binary and
-    three-class (the two specialisations the app's strategies run). A real query, not a call
-    with arguments built here: the kernels are compiled per argument type (layout, read-only
-    flags, the number of columns), and only the query's own path gives the query's types."""
+    """Load the compiled lookahead kernels by one ARLS query, binary and three-class (the two
+    specialisations the app's strategies run), on the smallest pool whose lookahead is
+    compiled (smaller ones run in numpy: ``rlscore.query.arls.NUMPY_LOOKAHEAD``). A real
+    query, not a call with arguments built here: the kernels are compiled per argument type
+    (layout, read-only flags, the number of columns), and only the query's own path gives the
+    query's types."""
+    import math
+
     import numpy as np
 
     # imported here: loading numba is what the warm-up is for
-    from rlscore.query.arls import ARLS
+    from rlscore.query.arls import ARLS, NUMPY_LOOKAHEAD
 
-    X = np.random.default_rng(0).normal(size=(8, 2))
+    n = math.isqrt(NUMPY_LOOKAHEAD) + 2  # ARLS's candidates × points exceed the limit
+    X = np.random.default_rng(0).normal(size=(n, 2))
     for classes in ([0, 1], [0, 1, 2]):
         q = ARLS(sigma=1.0, lam=0.5).start(X, classes)
         q.teach_many(list(range(len(classes))), classes)
