@@ -248,7 +248,11 @@ class ClusterPool:
     def map_blocks(self, fn, *args) -> list:
         """``[fn(Φ_b, offset_b, *args) for every block b]``, run where the blocks live."""
         client = self.client
-        shared = [client.scatter(a, broadcast=True) if _large(a) else a for a in args]
+        # wrapped in a list: a tuple or dict scattered bare would become one future per item
+        shared = [
+            client.scatter([a], broadcast=True)[0] if _send_once(a, len(self._futures)) else a
+            for a in args
+        ]
         tasks = [
             client.submit(fn, block, int(off), *shared, pure=False)
             for block, off in zip(self._futures, self.offsets, strict=True)
@@ -285,9 +289,23 @@ class ClusterPool:
         self._futures = []
 
 
-def _large(value) -> bool:
-    """Arguments worth sending once to every worker rather than with each task."""
-    return isinstance(value, np.ndarray) and value.nbytes > 1 << 20
+def _array_bytes(value) -> int:
+    """Bytes of the arrays in ``value`` (an array, or tuples, lists and dicts of them)."""
+    if isinstance(value, np.ndarray):
+        return value.nbytes
+    if isinstance(value, (tuple, list)):
+        return sum(_array_bytes(v) for v in value)
+    if isinstance(value, dict):
+        return sum(_array_bytes(v) for v in value.values())
+    return 0
+
+
+def _send_once(value, blocks: int) -> bool:
+    """Whether an argument is worth sending once to every worker rather than inside each of
+    the ``blocks`` tasks: its copies would add up to more than 1 MB (a lookahead's payload of
+    160 kB, pickled into each of 1000 blocks' tasks, made the app server's memory grow with
+    the number of files)."""
+    return _array_bytes(value) * blocks > 1 << 20
 
 
 __all__ = [
