@@ -4,13 +4,15 @@ any query so two annotators never share a point."""
 
 from __future__ import annotations
 
+import tracemalloc
+
 import numpy as np
 import pytest
 from scipy.stats import chisquare
 
 from rlscore.core.accuracy_interval import wilson_interval
 from rlscore.core.rls import RLSClassifier
-from rlscore.sessions.claims import audit_candidates
+from rlscore.sessions.claims import MAX_CANDIDATES, audit_candidates
 from rlscore.sessions.log import LabelLog
 from rlscore.sessions.settings import check_settings, default_settings
 from rlscore.sessions.stopping_view import stopping_view
@@ -84,6 +86,31 @@ def test_audit_candidates_draw_uniformly_and_skip_taken_points():
     counts = np.bincount(firsts, minlength=30)
     assert chisquare(np.delete(counts, [3, 7])).pvalue > 1e-3
     assert audit_candidates(2, log, {0, 1}, rng) == []
+
+
+@pytest.mark.parametrize("taken", [set(range(0, 30, 3)), set(range(20))], ids=["few", "most"])
+def test_audit_candidates_are_a_uniform_ordered_sample_of_the_open_points(taken):
+    """Drawn by rejection while at least half the pool is open, from the listed open points
+    beyond: every candidate open and distinct, the first and the second uniform."""
+    log, rng = LabelLog([]), np.random.default_rng(1)
+    open_points = sorted(set(range(30)) - taken)
+    draws = [audit_candidates(30, log, taken, rng) for _ in range(6000)]
+    for d in draws[:200]:
+        assert len(d) == min(len(open_points), MAX_CANDIDATES + 1) == len(set(d))
+        assert set(d) <= set(open_points)
+    for position in (0, 1):
+        counts = np.bincount([d[position] for d in draws], minlength=30)[open_points]
+        assert chisquare(counts).pvalue > 1e-3
+
+
+def test_audit_candidates_on_a_large_pool_allocate_nothing_of_its_size():
+    log = LabelLog([])
+    tracemalloc.start()
+    got = audit_candidates(10**8, log, {5, 6}, np.random.default_rng(0))
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert len(got) == MAX_CANDIDATES + 1 and not set(got) & {5, 6}
+    assert peak < 1 << 20  # a mask of the pool alone would be 100 MB
 
 
 def test_the_audit_estimate_is_the_share_predicted_right_before_labeling(tmp_path):

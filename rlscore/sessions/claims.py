@@ -118,13 +118,29 @@ def audit_candidates(n: int, log: LabelLog, taken: set[int], rng: np.random.Gene
     """Points to try claiming for a random check: the open points of a pool of ``n`` (not
     labeled, not skipped, not held by a teammate) in an order drawn uniformly at random by
     ``rng``, the first :data:`MAX_CANDIDATES` + 1 of them. The first is a uniform draw from
-    the open points; the next ones are tried only when teammates took it meanwhile."""
-    open_mask = np.ones(n, dtype=bool)
-    blocked = log.skipped | taken | set(log.labels)
-    open_mask[np.fromiter(blocked, dtype=np.intp, count=len(blocked))] = False
-    open_points = np.flatnonzero(open_mask)
-    size = min(open_points.size, MAX_CANDIDATES + 1)
-    return [int(p) for p in open_points[rng.choice(open_points.size, size=size, replace=False)]]
+    the open points; the next ones are tried only when teammates took it meanwhile.
+
+    While at least half the pool is open the points are drawn by rejection (uniform over the
+    pool, a blocked or drawn point drawn again): no array of pool length, so a pool on a
+    cluster draws its checks in O(labels) memory on the app server. Beyond, the open points
+    are listed.
+    """
+    blocked = {b for b in log.skipped | taken | set(log.labels) if 0 <= b < n}
+    n_open = n - len(blocked)
+    size = min(n_open, MAX_CANDIDATES + 1)
+    if 2 * n_open < n:
+        open_mask = np.ones(n, dtype=bool)
+        open_mask[np.fromiter(blocked, dtype=np.intp, count=len(blocked))] = False
+        open_points = np.flatnonzero(open_mask)
+        return [int(p) for p in open_points[rng.choice(open_points.size, size=size, replace=False)]]
+    drawn: list[int] = []
+    seen = set(blocked)
+    while len(drawn) < size:
+        p = int(rng.integers(n))
+        if p not in seen:
+            seen.add(p)
+            drawn.append(p)
+    return drawn
 
 
 def _candidates(engine: QueryStrategy, log: LabelLog, taken: set[int], wanted: list[int]):
