@@ -19,10 +19,10 @@ from rlscore.query.rls_pool import RLSPoolStrategy
 from rlscore.query.weighted_rls import WeightedRLSStrategy, pool_risk
 
 #: lookaheads of at most this many covariance entries (candidates × pool points) run in numpy,
-#: larger ones in the compiled pass (rlscore.query.fused_risk). Loading numba costs about half
-#: a second, once per process; numpy costs about 11 ns an entry with two classes, 23 ms at the
-#: limit (the 1000 candidates of focused ARLS's first query on 2000 points), 2.7 ms for its
-#: 10 candidates on 50 000 points (0.14 ms compiled): a pool of up to 200 000 points is
+#: larger ones in the compiled pass (rlscore.query.fused_risk). Loading numba and the pass costs
+#: about 0.4 s of CPU, once per process; numpy takes 17 ms at the limit (the 1000 candidates of
+#: focused ARLS's first query on 2000 points) and 1.5 ms for its 10 candidates on 50 000 points
+#: (0.18 ms compiled; benchmarks/lookahead_paths.py): a pool of up to 200 000 points is
 #: labeled with focused ARLS without ever loading numba
 NUMPY_LOOKAHEAD = 1 << 21
 

@@ -1,0 +1,107 @@
+"""ARLS's lookahead in numpy against the compiled pass, and what loading the compiled pass costs.
+
+``rlscore.query.arls.Lookahead`` runs lookaheads of at most ``NUMPY_LOOKAHEAD`` covariance
+entries (candidates × pool points) in numpy and larger ones in the numba pass
+(``rlscore.query.fused_risk``). This script times both paths on the same focused-ARLS state
+(two classes, 6 labels, RBF σ = 1, λ = 0.3) for a few (pool, candidates) pairs — medians of
+``--repeats`` interleaved calls after a warm-up, BLAS pinned to one thread — and, as the other
+side of the trade, the CPU seconds a fresh interpreter spends importing numba and loading the
+compiled pass from its disk cache for one call (median of 3 fresh interpreters).
+
+    python benchmarks/lookahead_paths.py [--repeats 7]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import time
+
+from harness import load_average, pin_blas, report_machine
+
+pin_blas(1)
+
+import numpy as np  # noqa: E402
+
+from rlscore.query import arls  # noqa: E402
+from rlscore.query.arls import Lookahead  # noqa: E402
+from rlscore.query.arls_focused import FocusedARLS  # noqa: E402
+
+#: (pool points, candidates): focused ARLS's first query on 2000 points, its 10 candidates
+CASES = ((2000, 1000), (2000, 10), (5000, 10), (50_000, 10), (200_000, 10))
+
+#: a fresh interpreter's cost of the compiled pass: import numba and load one kernel
+LOAD_CODE = """
+import time
+import numpy as np
+from rlscore.query.arls import Lookahead, NUMPY_LOOKAHEAD
+from rlscore.query.arls_focused import FocusedARLS
+from rlscore.query import arls
+X = np.random.default_rng(0).normal(size=(400, 2))
+q = FocusedARLS(sigma=1.0, lam=0.3).start(X, [0, 1])
+q.teach_many([0, 1, 2, 3], [0, 1, 0, 1])
+cand = np.arange(10, 20)
+rows = q.covariance_rows(cand)
+look = Lookahead(q)
+arls.NUMPY_LOOKAHEAD = -1
+c = time.process_time()
+look.expected_risks(cand, rows)
+print(time.process_time() - c)
+"""
+
+
+def state(n: int, b: int):
+    rng = np.random.default_rng(0)
+    q = FocusedARLS(sigma=1.0, lam=0.3).start(rng.normal(size=(n, 2)), [0, 1])
+    q.teach_many(list(range(6)), [0, 1, 0, 1, 0, 1])
+    cand = np.arange(10, 10 + b)
+    return Lookahead(q), cand, q.covariance_rows(cand)
+
+
+def timed_paths(n: int, b: int, repeats: int) -> tuple[float, float, float]:
+    """Median seconds of the numpy and the compiled path, and their largest relative gap."""
+    look, cand, rows = state(n, b)
+    limits = {"numpy": 1 << 62, "compiled": -1}
+    times: dict[str, list[float]] = {k: [] for k in limits}
+    out = {}
+    for r in range(repeats + 1):
+        for name, limit in limits.items():
+            arls.NUMPY_LOOKAHEAD = limit
+            tic = time.perf_counter()
+            out[name] = look.expected_risks(cand, rows)
+            if r:  # the first round warms up
+                times[name].append(time.perf_counter() - tic)
+    gap = float(np.max(np.abs(out["numpy"] - out["compiled"])) / np.max(np.abs(out["compiled"])))
+    return statistics.median(times["numpy"]), statistics.median(times["compiled"]), gap
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--repeats", type=int, default=7)
+    args = parser.parse_args(argv)
+    limit = arls.NUMPY_LOOKAHEAD
+    report_machine()
+    print(f"NUMPY_LOOKAHEAD = {limit} entries; seconds per lookahead, medians of {args.repeats}")
+    print(f"{'n':>8} {'candidates':>10} {'entries':>10} {'numpy ms':>9} {'compiled ms':>11} "
+          f"{'ratio':>6} {'rel. gap':>9}  path taken")  # fmt: skip
+    for n, b in CASES:
+        numpy_s, compiled_s, gap = timed_paths(n, b, args.repeats)
+        taken = "numpy" if n * b <= limit else "compiled"
+        print(f"{n:>8} {b:>10} {n * b:>10} {1e3 * numpy_s:>9.3f} {1e3 * compiled_s:>11.3f} "
+              f"{numpy_s / compiled_s:>5.1f}× {gap:>9.1e}  {taken}")  # fmt: skip
+    arls.NUMPY_LOOKAHEAD = limit
+    loads = [
+        float(subprocess.run([sys.executable, "-c", LOAD_CODE], capture_output=True, text=True,
+                             check=True).stdout)
+        for _ in range(3)
+    ]  # fmt: skip
+    print(f"loading the compiled pass (import numba, the kernel from its cache, one call) in a "
+          f"fresh interpreter: {statistics.median(loads):.2f} s CPU (median of 3)")  # fmt: skip
+    print(f"# load average at the end: {load_average()}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
