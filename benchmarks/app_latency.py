@@ -48,7 +48,6 @@ import multiprocessing as mp
 import os
 import re
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -57,7 +56,12 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests" / "e2e"))
 
-from harness import load_average, pin_blas, report_machine  # noqa: E402
+from harness import (  # noqa: E402
+    fresh_interpreter_medians,
+    load_average,
+    pin_blas,
+    report_machine,
+)
 from streamlit_server import CHROMIUM_ARGS, StreamlitServer, chromium_executable  # noqa: E402
 
 from rlscore.data.projects import Project  # noqa: E402
@@ -462,12 +466,8 @@ def import_cpu(modules: tuple[str, ...], after: tuple[str, ...] = ()) -> tuple[f
         + "".join(f"import {m}\n" for m in modules)
         + "print(time.process_time() - c, time.perf_counter() - t)"
     )
-    runs = [
-        [float(v) for v in subprocess.run([sys.executable, "-c", code], capture_output=True,
-                                          text=True, check=True, cwd=REPO).stdout.split()]
-        for _ in range(3)
-    ]  # fmt: skip
-    return statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs)
+    cpu, wall = fresh_interpreter_medians(code, cwd=REPO)
+    return cpu, wall
 
 
 def main(argv: list[str] | None = None) -> int:

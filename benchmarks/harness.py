@@ -67,3 +67,17 @@ def timed(fn: Callable[[], object], repeats: int = 5, warmup: int = 1) -> float:
         fn()
         times.append(time.perf_counter() - t0)
     return statistics.median(times)
+
+
+def fresh_interpreter_medians(code: str, runs: int = 3, cwd=None) -> list[float]:
+    """Run ``code`` (which prints numbers on one line) in ``runs`` fresh interpreters; the
+    median of each printed number."""
+    import subprocess
+    import sys
+
+    outs = [
+        [float(v) for v in subprocess.run([sys.executable, "-c", code], capture_output=True,
+                                          text=True, check=True, cwd=cwd).stdout.split()]
+        for _ in range(runs)
+    ]  # fmt: skip
+    return [statistics.median(column) for column in zip(*outs, strict=True)]

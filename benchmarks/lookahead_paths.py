@@ -15,11 +15,10 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import subprocess
 import sys
 import time
 
-from harness import load_average, pin_blas, report_machine
+from harness import fresh_interpreter_medians, load_average, pin_blas, report_machine
 
 pin_blas(1)
 
@@ -92,13 +91,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{n:>8} {b:>10} {n * b:>10} {1e3 * numpy_s:>9.3f} {1e3 * compiled_s:>11.3f} "
               f"{numpy_s / compiled_s:>5.1f}× {gap:>9.1e}  {taken}")  # fmt: skip
     arls.NUMPY_LOOKAHEAD = limit
-    loads = [
-        float(subprocess.run([sys.executable, "-c", LOAD_CODE], capture_output=True, text=True,
-                             check=True).stdout)
-        for _ in range(3)
-    ]  # fmt: skip
+    (load,) = fresh_interpreter_medians(LOAD_CODE)
     print(f"loading the compiled pass (import numba, the kernel from its cache, one call) in a "
-          f"fresh interpreter: {statistics.median(loads):.2f} s CPU (median of 3)")  # fmt: skip
+          f"fresh interpreter: {load:.2f} s CPU (median of 3)")  # fmt: skip
     print(f"# load average at the end: {load_average()}")
     return 0
 
