@@ -36,8 +36,10 @@ reads each covariance row once for every label and column (columns sharing a cov
 read it once), so "MB read" counts each distinct covariance once. The floor is the read
 only: per covariance entry the pass also computes T · T' / G hypothetical decision values
 (T labels, T' one-vs-all columns, G covariances; clipped, compared, summed and, with three
-or more classes, normalised by a division), 2 for two classes and 9 for three without
-weights; "values/entry" prints that count, the arithmetic a plain read does not have.
+or more classes, normalised by a division), 2 for two classes; with three or more classes
+and no weights one sweep serves every label, forming 2T' values per entry (each column
+under a foreign label and under its own: 6 for three classes); "values/entry" prints that
+count, the arithmetic a plain read does not have.
 
 Run ``python benchmarks/arls_speed.py`` (full) or ``--quick`` (small pools, a few seconds);
 ``python benchmarks/arls_speed.py --floor [--repeats 7]`` for the floor table only.
@@ -254,8 +256,10 @@ def floor_case(n: int, T: int, class_weight, l: int, repeats: int) -> dict:
     med = {k: 1e3 * statistics.median(v) for k, v in cpu.items()}
     medw = {k: 1e3 * statistics.median(v) for k, v in wall.items()}
     # hypothetical decision values per covariance entry read: T labels × T' columns, over the
-    # covariances the columns share
-    values = T * q._m.shape[1] / len(Ds)
+    # covariances the columns share; unweighted multiclass: every column under a foreign label
+    # and under its own, in one sweep for all labels (rlscore/query/fused_risk.py)
+    columns = q._m.shape[1]
+    values = 2 * columns if T >= 3 and class_weight is None else T * columns / len(Ds)
     return {"n": n, "T": T, "weights": class_weight or "none", "l": l, "mb": nbytes / 2**20,
             "cpu": med, "wall": medw, "same": same, "values": values}  # fmt: skip
 
@@ -264,7 +268,7 @@ def main_floor(repeats: int, quick: bool) -> None:
     report_machine()
     cases = [(2000, 2, None), (5000, 2, None), (2000, 2, "balanced"), (5000, 2, "balanced"),
              (2000, 3, None), (5000, 3, None), (2000, 3, "balanced"),
-             (2000, 4, "balanced")]  # fmt: skip
+             (2000, 4, None), (2000, 4, "balanced")]  # fmt: skip
     if quick:
         cases = [(300, 2, None), (300, 3, "balanced")]
     print(
@@ -295,7 +299,8 @@ def main_floor(repeats: int, quick: bool) -> None:
         "GB/s: the floor's read bandwidth (CPU time). blocked: the numpy pass the fused one "
         "replaced (tests/reference/arls_blocked.py), median of 1 timed round; '= blocked': "
         "scores equal to 1e-10. values/entry: hypothetical decision values the pass computes "
-        "per covariance entry read (T labels × T' columns / covariances).\n"
+        "per covariance entry read (T labels × T' columns / covariances; 2T' for the unweighted "
+        "multiclass sweep).\n"
         f"Load average at the end: {load_average()}"
     )
 

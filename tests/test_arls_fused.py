@@ -17,7 +17,7 @@ from reference.arls_blocked import blocked_arls_scores, expected_risks, state_of
 
 from rlscore.query import ARLS, arls
 from rlscore.query.arls import Lookahead
-from rlscore.query.fused_risk import ROWS, fused_expected_risks
+from rlscore.query.fused_risk import ROWS, _is_one_vs_all, fused_expected_risks
 
 SIGMA, LAM = 1.3, 0.3
 
@@ -68,6 +68,8 @@ CASES = [
     pytest.param(4, {0: 2.0, 1: 0.5, 2: 1.0, 3: 3.0}, True, True, id="four-classes-dict-weights"),
     pytest.param(4, "balanced", True, False, id="four-classes-balanced-unclipped"),
     pytest.param(5, "balanced", True, True, id="five-classes-balanced"),
+    pytest.param(5, None, None, True, id="five-classes"),
+    pytest.param(5, None, None, False, id="five-classes-unclipped"),
 ]
 
 
@@ -120,13 +122,7 @@ def test_columns_sharing_a_covariance_in_any_order_equal_the_reference(clip):
     state["Ds"] = [q._Ds[2], q._Ds[1]]
     state["group_of"] = np.array([0, 1, 0])
     assert state["inv_w"].min() != state["inv_w"].max()  # the winner's weight matters
-    idx = np.setdiff1d(np.arange(40), q.labeled_)
-    ref = expected_risks(state, idx, [D[idx] for D in state["Ds"]])
-    got = fused_expected_risks(
-        state["Ds"], idx, idx, state["m"], state["targets"], state["lam_w"], state["q"],
-        state["group_of"], state["inv_w"], clip=clip,
-    )  # fmt: skip
-    np.testing.assert_allclose(got, ref, rtol=0, atol=1e-10 * max(1.0, np.abs(ref).max()))
+    fused_against_reference(state, np.setdiff1d(np.arange(40), q.labeled_), clip)
 
 
 @pytest.mark.parametrize("class_weight", [None, {0: 1.0, 1: 2.0, 2: 0.5}])
@@ -236,3 +232,91 @@ def test_lookahead_terms_follow_the_weights_through_teach_undo_and_new_parameter
     check()
     with pytest.raises(ValueError):
         q.lookahead_terms()[1][0, 0] = 1.0  # shared by the queries: read-only
+
+
+def fused_against_reference(state: dict, idx: np.ndarray, clip: bool) -> None:
+    ref = expected_risks(state, idx, [D[idx] for D in state["Ds"]])
+    got = fused_expected_risks(
+        state["Ds"], idx, idx, state["m"], state["targets"], state["lam_w"], state["q"],
+        state["group_of"], state["inv_w"], clip=clip,
+    )  # fmt: skip
+    np.testing.assert_allclose(got, ref, rtol=0, atol=1e-10 * max(1.0, np.abs(ref).max()))
+
+
+def unweighted_state(T: int, clip: bool, seed: int = 5):
+    X, y, classes = pool(48, T, seed=seed)
+    q = ARLS(sigma=SIGMA, lam=LAM, clip=clip).start(X, classes)
+    q.teach_many(list(range(0, 48, 5)), y[0:48:5].tolist())
+    state = state_of(q)
+    assert state["inv_w"].min() == state["inv_w"].max()
+    return state, np.setdiff1d(np.arange(48), q.labeled_)
+
+
+@pytest.mark.parametrize("T", [3, 4, 5])
+def test_arls_terms_take_the_one_vs_all_pass_and_others_do_not(T):
+    """ARLS's own terms (one-vs-all targets, one λ/a per column and non-own label) take the
+    one-sweep pass, with and without class weights; terms where a column's target or λ/a
+    differs between two labels other than its own do not."""
+    state, _ = unweighted_state(T, True)
+    targets, lam_w = state["targets"], state["lam_w"]
+    assert _is_one_vs_all(targets, lam_w)
+    X, _, classes = pool(40, T)
+    weighted = ARLS(sigma=SIGMA, lam=LAM, class_weight="balanced").start(X, classes)
+    _, w_lam, w_targets, _ = weighted.lookahead_terms()
+    assert _is_one_vs_all(w_targets, w_lam)
+    lam = lam_w.copy()
+    lam[0, T - 1] *= 1.5  # column 0 under the last label
+    assert not _is_one_vs_all(targets, lam)
+    lam = lam_w.copy()
+    lam[1, 1] *= 1.5  # a column's own label may differ
+    assert _is_one_vs_all(targets, lam)
+    tg = targets.copy()
+    tg[T - 1, 0] = 0.25
+    assert not _is_one_vs_all(tg, lam_w)
+    assert not _is_one_vs_all(targets[:, : T - 1], lam_w[: T - 1])  # fewer columns than labels
+
+
+@pytest.mark.parametrize("T", [3, 4, 5])
+@pytest.mark.parametrize("clip", [True, False])
+def test_unweighted_terms_outside_the_one_vs_all_form_equal_the_reference(T, clip):
+    """Unweighted, but with λ/a of column 0 differing between two of the other labels, or a
+    target that is not one-vs-all, or each column's own λ/a changed: the pass equals the
+    reference (the one-sweep pass would take column 0's first other label's value for all)."""
+    state, idx = unweighted_state(T, clip)
+    lam = state["lam_w"].copy()
+    lam[0, T - 1] = 4.0 * lam[0, 1]
+    fused_against_reference({**state, "lam_w": lam}, idx, clip)
+    targets = state["targets"].copy()
+    targets[T - 1, 0] = 0.5
+    fused_against_reference({**state, "targets": targets}, idx, clip)
+    lam = state["lam_w"].copy()
+    lam[np.arange(T), np.arange(T)] *= np.linspace(0.5, 3.0, T)  # one-vs-all still
+    fused_against_reference({**state, "lam_w": lam}, idx, clip)
+
+
+@pytest.mark.parametrize("T", [3, 5])
+@pytest.mark.parametrize("clip", [True, False])
+def test_unweighted_one_sweep_pass_reads_each_columns_own_covariance(T, clip):
+    """Unweighted with the columns spread over two covariances out of order: each column's
+    values come from its own covariance (one group, the pool's, and several equal the
+    reference alike)."""
+    state, idx = unweighted_state(T, clip, seed=9)
+    fused_against_reference(state, idx, clip)  # one group
+    D = state["Ds"][0]
+    other = np.exp(-0.5 * (D - D.mean()) ** 2)  # symmetric, another covariance
+    state["Ds"] = [D, other]
+    state["group_of"] = np.arange(T) % 2
+    fused_against_reference(state, idx, clip)
+
+
+@pytest.mark.parametrize("clip", [True, False])
+def test_tied_columns_equal_the_reference(clip):
+    """Two columns with equal predictions and one covariance: every point's two values tie
+    under the labels other than theirs (the largest of the others is then their common
+    value), and many clip to the same 0 or 1."""
+    state, idx = unweighted_state(4, clip, seed=2)
+    m = state["m"].copy()
+    m[:, 2] = m[:, 0]
+    m[::4] = np.array([1.5, -0.2, 1.5, -2.0])  # ties at 1 after clipping
+    state["m"] = m
+    fused_against_reference(state, idx, clip)

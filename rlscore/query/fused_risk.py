@@ -7,12 +7,22 @@ eq. 3.49 (:func:`~rlscore.query.weighted_rls.pool_risk`). Written as numpy opera
 about five passes per label over every block of rows; here each covariance entry ``d_ij`` is
 read once and serves every label and column, and the clipping, the winner and the sum happen
 in registers. With two classes a query costs about one read of the covariance (the floor
-measured by ``benchmarks/arls_speed.py``); with T ≥ 3 classes each entry read also feeds
-T · T' / G hypothetical decision values (T' one-vs-all columns over G covariances), each
-clipped, compared and normalised, and that arithmetic, not the read, sets the time.
+measured by ``benchmarks/arls_speed.py``); with T ≥ 3 classes the arithmetic per entry,
+not the read, sets the time.
+
+With T ≥ 3 and an unweighted risk (all ``1/w`` equal), label y changes column y by its own
+step and every other column t by one step ``off_t`` shared by all labels but t's (ARLS's
+one-vs-all targets and ``λ/a``; checked once per call). Then one sweep along the pool serves
+every label: per point the T' values ``u_t`` under a foreign label are formed once, with the
+largest two of their clipped values and the sum of all but the largest, and each label adds
+its own column's value: about 7 vector operations per column and 13 per label, instead of T
+sweeps of T' values each. Otherwise (weights: the winner's ``1/w`` matters) each label makes
+its own sweep, each entry then feeding T · T' / G hypothetical decision values (T' one-vs-all
+columns over G covariances), each clipped, compared and normalised.
 
 The multiclass kernel is compiled once per number of columns: the columns' covariances come
-as a tuple, so the loop over the columns unrolls and the loop along the pool vectorises.
+as a tuple, so the loops over the columns and labels unroll and the loop along the pool
+vectorises.
 
 The kernels compile on first use (a few seconds; the multiclass one once per number of
 columns, about 3 s each), cached on disk by numba afterwards; this module is imported only
@@ -159,12 +169,57 @@ def _label_sum(half_m, D_of, r, a, inv_w, clip, weighted):  # pragma: no cover
     return s
 
 
+@numba.njit(cache=True, fastmath=_FASTMATH, inline="always")
+def _one_vs_all_sum(half_m, D_of, r, off, on, qi, clip):  # pragma: no cover
+    """``Σ_y q_i(y) R̂(f'_y)`` unweighted (without the factor ``1/w``) over every label y at once,
+    when label y moves column y by ``on[y]`` and every other column t by ``off[t]``."""
+    T = len(D_of)
+    uniform = (T - 1) / T
+    lo = 0.0 if clip else -np.inf  # clip(v) = min(max(v, lo), hi): one loop for both rules
+    hi = 1.0 if clip else np.inf
+    s = 0.0
+    for j in range(half_m.shape[1]):
+        # the columns under a label not their own: u_t = half_m + d·off, the same under every
+        # label but t's. Of their clipped values p_t: the largest m1, the second m2 (m1 again
+        # on a tie) and the sum of all but one largest, rest (terms ≥ 0 when clipped: no
+        # cancellation before e/total)
+        u = half_m[0, j] + D_of[0][r, j] * off[0]
+        m1 = min(max(u, lo), hi)
+        m2 = -np.inf
+        rest = 0.0
+        for t in range(1, T):  # T is a compile-time constant: unrolled
+            u = half_m[t, j] + D_of[t][r, j] * off[t]
+            p = min(max(u, lo), hi)
+            low = min(p, m1)
+            rest += low
+            m2 = max(low, m2)
+            m1 = max(p, m1)
+        acc = 0.0  # Σ_y q_i(y) · (point j's term under label y)
+        for y in range(T):
+            u = half_m[y, j] + D_of[y][r, j] * off[y]  # the same expression: computed once
+            p = min(max(u, lo), hi)
+            v = half_m[y, j] + D_of[y][r, j] * on[y]
+            pv = min(max(v, lo), hi)
+            # column y takes pv: the others sum to rest + (m1 − p) (m1 − p ≥ 0) and their
+            # largest is m2 where p is a largest, else m1; clip is monotone, so the winner's
+            # clipped value is the largest clipped value
+            total = rest + (m1 - p) + pv
+            e = total - max(pv, m2 if p == m1 else m1)
+            acc += qi[y] * ((e / total if total > 0.0 else uniform) if clip else e)
+        s += acc
+    return s
+
+
 @numba.njit(cache=True, fastmath=_FASTMATH, nogil=True)
-def _multiclass(D_of, rows, idx, m, targets, lam_w, q, inv_w, clip, weighted):  # pragma: no cover
+def _multiclass(
+    D_of, rows, idx, m, targets, lam_w, q, inv_w, clip, weighted, one_vs_all
+):  # pragma: no cover
     # D_of: the covariance of each column, a tuple (columns sharing one repeat it) so that
     # T' is a compile-time constant: the loop over the columns unrolls and the loop along
     # the pool points vectorises, every running value (best, winner, sums) in registers; the
-    # rows are read in place, each entry once from memory and then from cache by every label
+    # rows are read in place, each entry once from memory and then from cache by every label.
+    # one_vs_all (a flag, not a second kernel: one compiled signature per number of columns):
+    # the labels' steps have the form _one_vs_all_sum takes
     b = rows.size
     Tm = len(D_of)
     n = m.shape[0]
@@ -175,6 +230,24 @@ def _multiclass(D_of, rows, idx, m, targets, lam_w, q, inv_w, clip, weighted):  
         for j in range(n):
             half_m[t, j] = 0.5 * (m[j, t] + 1.0)
     half_alpha = np.empty((T, Tm))
+    if one_vs_all and not weighted:
+        # one sweep along the pool for all labels: label y changes column y by on[y] and
+        # every other column t by the same off[t] (bit for bit the steps computed below)
+        off, on, qi = np.empty(Tm), np.empty(Tm), np.empty(Tm)
+        for k in range(b):
+            r, i = rows[k], idx[k]
+            for t in range(Tm):
+                dii = D_of[t][r, i]
+                o = 1 if t == 0 else 0  # a label other than t
+                off[t] = 0.5 * ((targets[o, t] - m[i, t]) / (dii + lam_w[t, o]))
+                on[t] = 0.5 * ((targets[t, t] - m[i, t]) / (dii + lam_w[t, t]))
+                qi[t] = q[i, t]
+            if clip:
+                s = _one_vs_all_sum(half_m, D_of, r, off, on, qi, True)
+            else:
+                s = _one_vs_all_sum(half_m, D_of, r, off, on, qi, False)
+            out[k] = inv_w[0] * s
+        return out
     for k in range(b):
         r, i = rows[k], idx[k]
         for c in range(T):
@@ -259,4 +332,19 @@ def fused_expected_risks(
     m = np.ascontiguousarray(m, **f64)
     weighted = bool(inv_w.min() != inv_w.max())
     D_of = tuple(Ds[g] for g in np.asarray(group_of).tolist())
-    return _multiclass(D_of, rows, idx, m, targets, lam_w, q, inv_w, clip, weighted)
+    one_vs_all = _is_one_vs_all(targets, lam_w)
+    return _multiclass(D_of, rows, idx, m, targets, lam_w, q, inv_w, clip, weighted, one_vs_all)
+
+
+def _is_one_vs_all(targets: np.ndarray, lam_w: np.ndarray) -> bool:
+    """Whether label c moves every column t ≠ c alike: one label per column (T = T'), and
+    column t's target and ``λ/a_t(y)`` the same for every label y ≠ t."""
+    T, Tm = targets.shape
+    if T != Tm:
+        return False
+    cols = np.arange(T)
+    other = (cols == 0).astype(np.intp)  # a label other than each column's own, as the kernel
+    others = ~np.eye(T, dtype=bool)  # [c, t]: label c is not column t's
+    same_target = targets == targets[other, cols]  # targets[c, t] vs targets[other_t, t]
+    same_lam = lam_w == lam_w[cols, other][:, None]  # lam_w[t, c] vs lam_w[t, other_t]
+    return bool(same_target[others].all() and same_lam[others].all())
