@@ -116,8 +116,17 @@ print(before, after)
 
 #: what the Label page's first run must draw without (issue 25, cold start): scikit-learn and
 #: scipy.stats (about 1 s of import), pandas (0.4 s), the PostgreSQL driver on SQLite, numba
-#: (0.5 s; focused ARLS's lookahead on a small pool runs in numpy)
-FIRST_RUN_WITHOUT = ("sklearn", "scipy.stats", "pandas", "psycopg", "rlscore.core.rls", "numba")
+#: (0.5 s; focused ARLS's lookahead on a small pool runs in numpy), scipy.special (0.03 s; no
+#: interval or Bayes confidence is drawn before the first labels)
+FIRST_RUN_WITHOUT = (
+    "sklearn",
+    "scipy.stats",
+    "scipy.special",
+    "pandas",
+    "psycopg",
+    "rlscore.core.rls",
+    "numba",
+)
 
 
 def test_the_label_pages_first_run_draws_the_query_without_the_heavy_modules(tmp_path):
