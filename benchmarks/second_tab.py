@@ -289,6 +289,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     pin_blas()
     report_machine()
+    latency.compile_package()
     with tempfile.TemporaryDirectory() as tmp:
         results, profiles = run(args.loads, Path(tmp), args.profile)
     report(results)
