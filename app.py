@@ -2,7 +2,7 @@
 
 Each page is a file in ``pages/``; their shared wiring is :mod:`rlscore.ui`. Every page has a
 link of its own: ``/`` (Label), ``/tune``, ``/compare``, ``/review``, ``/data``, each also with
-``?project=<name>``. Before any page, :func:`rlscore.ui.auth.gate` asks for sign-in when it is
+``?project=<name>``. Before any page, :func:`rlscore.ui.shell.auth.gate` asks for sign-in when it is
 configured (or applies the local mode's rules). Layout and wiring only; the engine is
 ``rlscore``.
 """
@@ -13,10 +13,10 @@ from pathlib import Path
 
 import streamlit as st
 
-from rlscore.ui.auth import gate
-from rlscore.ui.database_status import database_guard
-from rlscore.ui.navigation import app_running
-from rlscore.ui.warmup import start_warmup
+from rlscore.ui.shell.auth import gate
+from rlscore.ui.shell.database_status import database_guard
+from rlscore.ui.shell.navigation import app_running
+from rlscore.ui.shell.warmup import start_warmup
 
 PAGES = Path(__file__).resolve().parent / "pages"
 
@@ -42,7 +42,7 @@ with database_guard():
     gate([page.url_path for page in pages])
 # the page the address names (``/data?project=…`` too), resolved by Streamlit from the link
 navigation = st.navigation(pages)
-# a label database that cannot be reached: a message and retries, not an exception; the page
-# runs marked as inside the app (a page run any other way runs this file: rlscore.ui.navigation)
+# a label database that cannot be reached: a message and retries, not an exception; the page runs
+# marked as inside the app (a page run any other way runs this file: rlscore.ui.shell.navigation)
 with database_guard(), app_running():
     navigation.run()

@@ -61,11 +61,11 @@ import numpy as np  # noqa: E402
 import scipy.linalg  # noqa: E402
 from sklearn.datasets import make_blobs  # noqa: E402
 
-from rlscore.core.graph_family import RegularizedGraphKernels  # noqa: E402
-from rlscore.core.kernels import graph_kernel, knn_graph, laplacian  # noqa: E402
-from rlscore.core.klr_posterior import FeaturePosterior  # noqa: E402
+from rlscore.core.graph.kernel_family import RegularizedGraphKernels  # noqa: E402
+from rlscore.core.kernels.functions import graph_kernel, knn_graph, laplacian  # noqa: E402
+from rlscore.core.klr.posterior import FeaturePosterior  # noqa: E402
 from rlscore.query import AOptimalKLR  # noqa: E402
-from rlscore.query.aoptimal_lowrank import LowRankAOptimalKLR  # noqa: E402
+from rlscore.query.klr.aoptimal_lowrank import LowRankAOptimalKLR  # noqa: E402
 
 LAM = 0.01
 

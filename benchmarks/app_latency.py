@@ -12,7 +12,7 @@ strategy — focused ARLS, low-rank ARLS above 50 000 points — the script star
   buttons are drawn (the query panel's marker shows the new log version: the next key
   press is taken from then on), at least 20 clicks per pool;
 * **plot caught up**: from the same click until the pool plot shows the label (the plot is
-  a fragment of its own, redrawn right after the panel: ``rlscore.ui.refresh``);
+  a fragment of its own, redrawn right after the panel: ``rlscore.ui.label.refresh``);
 
 and beside them, in the same run, what the same label + next query costs without the UI:
 
@@ -68,12 +68,12 @@ from harness import (  # noqa: E402
 )
 from streamlit_server import CHROMIUM_ARGS, StreamlitServer, chromium_executable  # noqa: E402
 
-from rlscore.data.projects import Project  # noqa: E402
-from rlscore.data.samples import ensure_sample_projects, make_two_moons_imbalanced  # noqa: E402
+from rlscore.data.projects.project import Project  # noqa: E402
+from rlscore.data.samples.bundled import ensure_sample_projects, make_two_moons_imbalanced  # noqa: E402
 from rlscore.sessions import LabelingSession  # noqa: E402
-from rlscore.sessions.settings import default_settings, engine_settings  # noqa: E402
+from rlscore.sessions.state.settings import default_settings, engine_settings  # noqa: E402
 from rlscore.storage import open_store  # noqa: E402
-from rlscore.ui.warmup import WARMUP_ENV  # noqa: E402
+from rlscore.ui.shell.warmup import WARMUP_ENV  # noqa: E402
 
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 PANEL = "[data-rls-view='panel']"
@@ -121,13 +121,13 @@ def open_page(page, url: str) -> float:
 
 
 #: the elements of the current script run (a run marks the previous run's elements stale until
-#: it finishes; the teammate poll, rlscore.ui.teammates, can start such a run at any moment)
+#: it finishes; the teammate poll, rlscore.ui.label.teammates, can start such a run at any moment)
 FRESH = '[data-testid="stElementContainer"][data-stale="false"]'
 
 
 def browser_clicks(page, project: Project, clicks: int) -> tuple[list[float], list[float]]:
     """Seconds from each label click until (a) the next query is drawn with its buttons —
-    the query panel's marker (rlscore.ui.refresh) shows the new log version, so the next
+    the query panel's marker (rlscore.ui.label.refresh) shows the new log version, so the next
     key is taken — and (b) the pool plot has caught up (it is redrawn right after)."""
     query_times, plot_times = [], []
     for k in range(1, clicks + 1):
@@ -183,8 +183,8 @@ def start_pool_server(
 ) -> tuple[StreamlitServer, Project, str]:
     """A started server on a fresh database holding the ``n``-point pool; and the Label
     page's address for :data:`ANNOTATOR`. ``poll``: the Label page's teammate polling
-    interval in seconds (0: off; the app's default is 1, :mod:`rlscore.ui.teammates`).
-    ``warmup``: True starts the server with the app's warm-up on (:mod:`rlscore.ui.warmup`;
+    interval in seconds (0: off; the app's default is 1, :mod:`rlscore.ui.label.teammates`).
+    ``warmup``: True starts the server with the app's warm-up on (:mod:`rlscore.ui.shell.warmup`;
     off by default, as the app ships)."""
     workdir.mkdir(parents=True, exist_ok=True)
     db = workdir / f"bench{n}.sqlite3"
@@ -437,7 +437,7 @@ def report(results: list[dict], clicks: int, label: str) -> None:
     for r in results:
         if not r["app_warmup"]:
             continue
-        print(f"warm-up (rlscore.ui.warmup) on vs off, n = {r['n']}, median of {loads}:")
+        print(f"warm-up (rlscore.ui.shell.warmup) on vs off, n = {r['n']}, median of {loads}:")
         for key, name in (("cold", "cold"), ("warm", "2nd tab")):
             on = [x[key] for x in r["app_warmup"]]
             off = [x[key] for x in r["app"]]
@@ -451,14 +451,15 @@ def report(results: list[dict], clicks: int, label: str) -> None:
 
 
 #: what the Label page (with app.py) and the bare page import before drawing anything
-LABEL_PAGE_IMPORTS = ("streamlit", "rlscore.ui.auth", "rlscore.ui.navigation",
-                      "rlscore.ui.actions", "rlscore.ui.query_panel", "rlscore.ui.refresh",
-                      "rlscore.ui.search_panel", "rlscore.ui.stopping_panel",
-                      "rlscore.ui.errors", "rlscore.ui.keys", "rlscore.ui.sidebar",
-                      "rlscore.ui.store", "rlscore.ui.teammates")  # fmt: skip
+LABEL_PAGE_IMPORTS = ("streamlit", "rlscore.ui.shell.auth", "rlscore.ui.shell.navigation",
+                      "rlscore.ui.label.actions", "rlscore.ui.label.query_panel",
+                      "rlscore.ui.label.refresh", "rlscore.ui.label.search_panel",
+                      "rlscore.ui.label.stopping_panel", "rlscore.ui.shell.errors",
+                      "rlscore.ui.label.keys", "rlscore.ui.shell.sidebar",
+                      "rlscore.ui.shell.store", "rlscore.ui.label.teammates")  # fmt: skip
 BARE_PAGE_IMPORTS = ("streamlit", "plotly.io", "plotly.graph_objects")
 #: what the Label page imports later, once: the accuracy estimate's RLSClassifier (3rd label)
-LATER_IMPORTS = ("rlscore.core.rls",)
+LATER_IMPORTS = ("rlscore.core.rls.classifier",)
 
 
 def compile_package() -> None:

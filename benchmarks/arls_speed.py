@@ -257,7 +257,7 @@ def floor_case(n: int, T: int, class_weight, l: int, repeats: int) -> dict:
     medw = {k: 1e3 * statistics.median(v) for k, v in wall.items()}
     # hypothetical decision values per covariance entry read: T labels × T' columns, over the
     # covariances the columns share; unweighted multiclass: every column under a foreign label
-    # and under its own, in one sweep for all labels (rlscore/query/fused_risk.py)
+    # and under its own, in one sweep for all labels (rlscore/query/arls/fused_lookahead.py)
     columns = q._m.shape[1]
     values = 2 * columns if T >= 3 and class_weight is None else T * columns / len(Ds)
     return {"n": n, "T": T, "weights": class_weight or "none", "l": l, "mb": nbytes / 2**20,

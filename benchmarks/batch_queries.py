@@ -1,10 +1,10 @@
 """Batch queries: learning curves of one-at-a-time querying against batches of k points.
 
 Several annotators label one project at once, so the engine proposes ``k`` points per round
-(:meth:`rlscore.query.base.QueryStrategy.next_queries`). For ARLS and A-optimal KLR on two
-bundled samples (``two_moons``: 220 points, binary, 10 : 1 imbalance, balanced class weights
-for ARLS as its metadata recommends; ``digits123``: 300 images, 3 classes), from one random
-label per class (seeded) up to ``--budget`` labels, the schedules are
+(:meth:`rlscore.query.protocol.strategy.QueryStrategy.next_queries`). For ARLS and A-optimal KLR on
+two bundled samples (``two_moons``: 220 points, binary, 10 : 1 imbalance, balanced class weights for
+ARLS as its metadata recommends; ``digits123``: 300 images, 3 classes), from one random label per
+class (seeded) up to ``--budget`` labels, the schedules are
 
 * ``one``: one query at a time (``k = 1``) — the baseline every batch is measured against;
 * ``greedy k``: batches of k by the kriging believer (each point chosen on the state that
@@ -21,8 +21,8 @@ label counts, and the median seconds of one ``next_queries`` call (one batch; fo
 one query). BLAS is pinned to one thread; the machine and its load average are printed
 before, the load average after.
 
-``--copy-cost`` measures instead what the greedy rule's lookahead copy costs on a dense ARLS
-state of n = 2000 points (the design choice of :mod:`rlscore.query.batch`): the copy, a full
+``--copy-cost`` measures instead what the greedy rule's lookahead copy costs on a dense ARLS state
+of n = 2000 points (the design choice of :mod:`rlscore.query.protocol.batch`): the copy, a full
 ``copy.deepcopy``, saving and restoring the covariance in place, one ARLS scoring, one
 believed-label update, and the peak traced memory of a copy and of a greedy batch of 4.
 
@@ -45,9 +45,9 @@ pin_blas(1)  # before numpy does any work
 
 import numpy as np  # noqa: E402
 
-from rlscore.data.samples import load_sample  # noqa: E402
+from rlscore.data.samples.bundled import load_sample  # noqa: E402
 from rlscore.query import ARLS, AOptimalKLR, QueryStrategy  # noqa: E402
-from rlscore.query.batch import lookahead_copy  # noqa: E402
+from rlscore.query.protocol.batch import lookahead_copy  # noqa: E402
 
 DATASETS = ("two_moons", "digits123")
 #: (name, rule, k) of every schedule, in the order of the table

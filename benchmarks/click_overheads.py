@@ -4,7 +4,7 @@ the validation error on the unlabeled points) and the query panel's prediction o
 point, each computed as before (the pool's ``predict()`` / ``predict_proba()``, the predicted
 labels coded by ``class_codes`` and ``pool_validation_errors`` per click; the panel as
 ``tests/reference/session_predictions.py``) and from the decision values
-(``rlscore.sessions.diagnostics.predicted_codes`` and ``coded_validation_errors``, the
+(``rlscore.sessions.views.diagnostics.predicted_codes`` and ``coded_validation_errors``, the
 panel's one-point prediction), side by side in one run.
 
 Process CPU seconds, medians of interleaved repeats, BLAS pinned to one thread; the pool's
@@ -35,14 +35,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from reference import session_predictions as ref  # noqa: E402
 
 from rlscore.query import QueryStrategy  # noqa: E402
-from rlscore.sessions.diagnostics import (  # noqa: E402
+from rlscore.sessions.views.diagnostics import (  # noqa: E402
     class_codes,
     coded_validation_errors,
     pool_validation_errors,
     predicted_codes,
     truth_codes,
 )
-from rlscore.sessions.panel import _point_prediction  # noqa: E402
+from rlscore.sessions.views.label_page import _point_prediction  # noqa: E402
 
 
 class _Decided(QueryStrategy):

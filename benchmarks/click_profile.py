@@ -74,7 +74,7 @@ RECORDER = """(panel) => {
 
 #: parts of the server's work, by a frame every sample of that part has (first match wins)
 PARTS = [
-    ("label callback (engine: label, next query)", "(rlscore/ui/actions.py"),
+    ("label callback (engine: label, next query)", "(rlscore/ui/label/actions.py"),
     ("query panel", "query_panel ("),
     ("pool plot fragment", "pool_plot ("),
     ("figures fragment", "below_the_fold ("),

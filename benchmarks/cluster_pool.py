@@ -82,7 +82,7 @@ def in_memory(args) -> None:
     import pyarrow.parquet as pq
 
     from rlscore.query import FocusedARLS, LowRankARLS
-    from rlscore.query.baselines import EntropyQuery, RandomQuery, UncertaintyQuery
+    from rlscore.query.baselines.strategies import EntropyQuery, RandomQuery, UncertaintyQuery
 
     folder = Path(args.folder)
     fmap = pickle.loads((folder / "map.pkl").read_bytes())
@@ -187,8 +187,8 @@ def _on_cluster(client, folder: Path, y: np.ndarray, args) -> tuple:
     """Load the pool into the workers (the feature map saved for the child) and run every
     strategy's loop on it: the loops' figures, the workers' RSS after the load and after the
     queries, the load's seconds and this process's RSS before it."""
-    from rlscore.core.lowrank import LowRankKernel
-    from rlscore.data.cluster_pool import ClusterPool
+    from rlscore.core.kernels.lowrank import LowRankKernel
+    from rlscore.data.cluster.parquet_pool import ClusterPool
 
     cols = [f"x{j}" for j in range(args.d)]
     rss_before = rss_gb()

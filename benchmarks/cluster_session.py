@@ -6,7 +6,7 @@ and run a :class:`~rlscore.sessions.LabelingSession` with ``--strategy`` (by def
 ARLS: m uniform landmarks, ``--candidates``, ``--risk-sample``; ``arls-focused``, the app's
 default, on the same features): ``--labels`` labels (the generating class of each
 queried point), the query before each timed. *cluster*: the project of
-:mod:`rlscore.sessions.cluster_project`, its pool on a ``LocalCluster`` of two worker
+:mod:`rlscore.sessions.cluster.projects`, its pool on a ``LocalCluster`` of two worker
 processes started by this script (the child is the app server: it keeps the labels, the state
 and the pool's n-vectors); *memory*: the same rows stored in the project and held by the
 session. The floor is each child's RSS after its imports and the store, before the project;
@@ -80,14 +80,14 @@ def child(args) -> None:
         candidates=args.candidates, risk_sample=args.risk_sample, snapshots=False,
     )  # fmt: skip
     if args.mode == "cluster":
-        from rlscore.sessions.cluster_project import create_cluster_project
+        from rlscore.sessions.cluster.projects import create_cluster_project
 
         create_cluster_project(
             store, "pool", args.folder, ["neg", "pos"], strategy=args.strategy, sigma=SIGMA,
             lam=LAM, n_landmarks=args.m, candidates=args.candidates, risk_sample=args.risk_sample,
         )  # fmt: skip
     else:
-        from rlscore.data.projects import Project
+        from rlscore.data.projects.project import Project
 
         X = _pool(args.n)
         project = Project("pool", X, [f"x{j}" for j in range(D)], [str(i) for i in range(args.n)],
@@ -130,7 +130,7 @@ def main() -> None:
         child(args)
         return
 
-    from rlscore.data.cluster_pool import SCHEDULER_ENV
+    from rlscore.data.cluster.parquet_pool import SCHEDULER_ENV
 
     report_machine()
     with local_cluster(2, "4GiB") as cluster:
@@ -140,7 +140,7 @@ def main() -> None:
 
 def _sizes(args, env: dict) -> None:
     """One row per pool size and mode: the child sessions on the cluster at ``env``."""
-    from rlscore.data.cluster_pool import write_pool
+    from rlscore.data.cluster.parquet_pool import write_pool
 
     print(
         f"# {args.strategy}; m = {args.m} uniform landmarks, candidates {args.candidates}, "

@@ -55,7 +55,7 @@ from strategy_suite import (  # noqa: E402
     make_split,
 )
 
-from rlscore.core.rls import RLSClassifier  # noqa: E402
+from rlscore.core.rls.classifier import RLSClassifier  # noqa: E402
 
 #: the strategies compared by default: the project's default and its two baselines
 STRATEGIES = ("arls-focused", "random", "uncertainty")
@@ -141,7 +141,8 @@ def pool_room(dataset: str, protocol: Protocol) -> int:
 
 def common_curve(record: dict, protocol: Protocol, offset: bool) -> list[float]:
     """The run's test-accuracy curve re-measured with one evaluator for every strategy: an
-    :class:`~rlscore.core.rls.RLSClassifier` (σ of the run, λ of the protocol, ``offset``)
+    :class:`~rlscore.core.rls.classifier.RLSClassifier` (σ of the run, λ of the protocol,
+    ``offset``)
     fitted on the run's labels after each step (the labels each strategy chose, one model)."""
     X, y = DATASETS[record["dataset"]]()
     split = make_split(X, y, protocol, record["seed"])

@@ -1,5 +1,5 @@
 """Focused ARLS on large pools, on the exact kernel, beside the low-rank ARLS it replaces
-below :data:`rlscore.sessions.settings.LOW_RANK_MIN_POOL` and a naive numpy margin query.
+below :data:`rlscore.sessions.state.settings.LOW_RANK_MIN_POOL` and a naive numpy margin query.
 
 For each pool size: the start, the median query (the next query right after a label) and
 teach, and the peak memory traced over start, labels and queries, with 10 and with 1000 labels

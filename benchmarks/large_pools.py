@@ -60,7 +60,7 @@ pin_blas(1)
 
 import numpy as np  # noqa: E402
 
-from rlscore.core.lowrank import LowRankKernel  # noqa: E402
+from rlscore.core.kernels.lowrank import LowRankKernel  # noqa: E402
 from rlscore.query import ARLS, LowRankARLS  # noqa: E402
 
 D, SIGMA, LAM, SEED_LABELS = 10, 3.0, 0.5, 10

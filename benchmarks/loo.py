@@ -40,8 +40,8 @@ from sklearn.datasets import make_moons
 from sklearn.kernel_ridge import KernelRidge
 from sklearn.model_selection import GridSearchCV, LeaveOneOut
 
-from rlscore.core.kernels import rbf_kernel
-from rlscore.core.rls import RLSClassifier, RLSPath
+from rlscore.core.kernels.functions import rbf_kernel
+from rlscore.core.rls.classifier import RLSClassifier, RLSPath
 
 SIGMA = 0.5
 N_LAMS = 50

@@ -1,12 +1,12 @@
 """ARLS's lookahead in numpy against the compiled pass, and what loading the compiled pass costs.
 
-``rlscore.query.arls.Lookahead`` runs lookaheads of at most ``NUMPY_LOOKAHEAD`` covariance
+``rlscore.query.arls.thesis.Lookahead`` runs lookaheads of at most ``NUMPY_LOOKAHEAD`` covariance
 entries (candidates × pool points) in numpy and larger ones in the numba pass
-(``rlscore.query.fused_risk``). This script times both paths on the same focused-ARLS state
-(two classes, 6 labels, RBF σ = 1, λ = 0.3) for a few (pool, candidates) pairs — medians of
-``--repeats`` interleaved calls after a warm-up, BLAS pinned to one thread — and, as the other
-side of the trade, the CPU seconds a fresh interpreter spends importing numba and loading the
-compiled pass from its disk cache for one call (median of 3 fresh interpreters).
+(``rlscore.query.arls.fused_lookahead``). This script times both paths on the same focused-ARLS
+state (two classes, 6 labels, RBF σ = 1, λ = 0.3) for a few (pool, candidates) pairs — medians of
+``--repeats`` interleaved calls after a warm-up, BLAS pinned to one thread — and, as the other side
+of the trade, the CPU seconds a fresh interpreter spends importing numba and loading the compiled
+pass from its disk cache for one call (median of 3 fresh interpreters).
 
     python benchmarks/lookahead_paths.py [--repeats 7]
 """
@@ -24,9 +24,9 @@ pin_blas(1)
 
 import numpy as np  # noqa: E402
 
-from rlscore.query import arls  # noqa: E402
-from rlscore.query.arls import Lookahead  # noqa: E402
-from rlscore.query.arls_focused import FocusedARLS  # noqa: E402
+from rlscore.query.arls import thesis as arls  # noqa: E402
+from rlscore.query.arls.focused import FocusedARLS  # noqa: E402
+from rlscore.query.arls.thesis import Lookahead  # noqa: E402
 
 #: (pool points, candidates): focused ARLS's first query on 2000 points, its 10 candidates
 CASES = ((2000, 1000), (2000, 10), (5000, 10), (50_000, 10), (200_000, 10))
@@ -35,8 +35,8 @@ CASES = ((2000, 1000), (2000, 10), (5000, 10), (50_000, 10), (200_000, 10))
 LOAD_CODE = """
 import time
 import numpy as np
-from rlscore.query.arls import Lookahead, NUMPY_LOOKAHEAD
-from rlscore.query.arls_focused import FocusedARLS
+from rlscore.query.arls.thesis import Lookahead, NUMPY_LOOKAHEAD
+from rlscore.query.arls.focused import FocusedARLS
 from rlscore.query import arls
 X = np.random.default_rng(0).normal(size=(400, 2))
 q = FocusedARLS(sigma=1.0, lam=0.3).start(X, [0, 1])

@@ -26,7 +26,7 @@ import numpy as np
 from harness import load_average, pin_blas, report_machine, timed
 from sklearn.linear_model import RidgeCV
 
-from rlscore.core.rls_path import RLSPath
+from rlscore.core.rls.path import RLSPath
 
 D = 20
 N_LAMS = 50

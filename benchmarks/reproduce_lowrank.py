@@ -3,7 +3,7 @@
 **(a) Rifkin, Yeo & Poggio, figs. 7.2–7.3** (usps, faces; ROC curves, ten runs): at equal m,
 *rectangle* beats *subset* beats *Nyström* (Nyström = the approximate kernel in place of K for
 all n coefficients, then the exact kernel for predictions; see
-:mod:`rlscore.core.reduced_rls`). Ours: scikit-learn digits "4 vs rest" (1203 train / 594 test,
+:mod:`rlscore.core.rls.reduced`). Ours: scikit-learn digits "4 vs rest" (1203 train / 594 test,
 stratified) at two RBF widths (a quarter and a half of the median pairwise distance), and a
 generated set (``make_classification``, 20 features, 10 000 train / 2 000 test); uniform
 landmarks; test accuracy and ROC AUC, mean ± sd over seeds (landmarks and, for digits, the
@@ -37,10 +37,10 @@ from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import StandardScaler
 
-from rlscore.core.kernels import squared_distances
-from rlscore.core.lowrank import LowRankKernel, relative_frobenius_error
-from rlscore.core.reduced_rls import ReducedRLSClassifier
-from rlscore.core.rls import RLSClassifier
+from rlscore.core.kernels.functions import squared_distances
+from rlscore.core.kernels.lowrank import LowRankKernel, relative_frobenius_error
+from rlscore.core.rls.classifier import RLSClassifier
+from rlscore.core.rls.reduced import ReducedRLSClassifier
 
 METHODS = ("rectangle", "subset", "nystrom")
 RULES = ("standard", "ensemble", "kmeans", "boost", "ic")

@@ -13,9 +13,9 @@ and §4.3).
   weights were set). Unweighted ARLS is run with our default clipped p̂ and with Paskov's
   unclipped ``(f + 1)/2``.
 * **Two Moons, 10× imbalance** (fig. 4-1): RLS with σ = 2 and λ chosen by LOO classification
-  error, unweighted vs class-balanced; test error on a balanced test set. Paper: 7.5 % → 0.5 %.
-  The moons are scikit-learn's scaled ×6 (``rlscore.data.samples.make_two_moons_imbalanced``): the
-  paper does not give its scale, and with unit moons σ = 2 would blur both moons together.
+  error, unweighted vs class-balanced; test error on a balanced test set. Paper: 7.5 % → 0.5 %. The
+  moons are scikit-learn's scaled ×6 (``rlscore.data.samples.bundled.make_two_moons_imbalanced``):
+  the paper does not give its scale, and with unit moons σ = 2 would blur both moons together.
 
 Writes an HTML report (plotly) with the curves and a "paper vs ours" table, and prints the
 table. ``python benchmarks/reproduce_paskov.py [--quick] [--out report.html]``.
@@ -31,10 +31,11 @@ import numpy as np
 import plotly.graph_objects as go
 from threadpoolctl import threadpool_limits
 
-from rlscore.cli.simulate import ProgressBar
-from rlscore.core.rls import RLSClassifier
-from rlscore.data.samples import load_sample, make_two_moons_imbalanced
-from rlscore.experiments import SimulationResult, simulate
+from rlscore.cli.commands.simulate import ProgressBar
+from rlscore.core.rls.classifier import RLSClassifier
+from rlscore.data.samples.bundled import load_sample, make_two_moons_imbalanced
+from rlscore.experiments import SimulationResult
+from rlscore.experiments.simulation import simulate
 
 COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd")
 

@@ -19,7 +19,7 @@ seeds. The same with the symmetric 10-NN graph (the app's graph) is printed too.
 **(a2) LGC ranking vs α** (Sheng §3.4.5, Tables 3.1 and 3.3): 20 % of the positives labeled,
 the R = #negatives lowest-ranked points retrieved, accuracy ``A = N_R/R`` (eq. 3.41), α from
 0.9 down to 1e-8; Table 3.3's means above and below ``B_α = 0.005`` (eq. 3.37). The ranking
-uses the exact one-class scores of :func:`rlscore.core.lgc.one_class_log_scores`; the thesis's
+uses the exact one-class scores of :func:`rlscore.core.graph.lgc.one_class_log_scores`; the thesis's
 USPS numbers are printed beside ours.
 
 **(a3) Is the ranking independent of α below B_α?** Pairwise order flips among the unlabeled
@@ -60,15 +60,15 @@ import scipy.sparse as sp  # noqa: E402
 from sklearn.datasets import load_breast_cancer, load_digits  # noqa: E402
 from sklearn.preprocessing import StandardScaler  # noqa: E402
 
-from rlscore.core.graph_ocl import GraphOCL  # noqa: E402
-from rlscore.core.kernels import knn_graph, squared_distances  # noqa: E402
-from rlscore.core.lgc import (  # noqa: E402
+from rlscore.core.graph.lgc import (  # noqa: E402
     initial_labels,
     lgc_solve,
     one_class_log_scores,
     sheng_alpha_bound,
 )
-from rlscore.core.rls import RLSClassifier  # noqa: E402
+from rlscore.core.graph.ocl import GraphOCL  # noqa: E402
+from rlscore.core.kernels.functions import knn_graph, squared_distances  # noqa: E402
+from rlscore.core.rls.classifier import RLSClassifier  # noqa: E402
 
 PAIRS_A = ((4, 7), (0, 1), (9, 5), (8, 2))
 ALPHAS_A = tuple(round(0.1 * i, 1) for i in range(1, 10))
@@ -218,7 +218,9 @@ def part_a2(seeds: int, quick: bool) -> None:
             for p, pair in enumerate(pairs)
         )
         print(f"| {alpha:g} | {cells} |")
-    print(f"# B_α (eq. 3.37) of the four graphs: {bounds} (always 0.005, see rlscore.core.lgc)")
+    print(
+        f"# B_α (eq. 3.37) of the four graphs: {bounds} (always 0.005, see rlscore.core.graph.lgc)"
+    )
     print("\n### Table 3.3: mean (sd over α) of the seed-mean A, α above / below B_α = 0.005")
     alphas = np.array(ALPHAS_RANK)
     above, below = alphas > 0.005, alphas < 0.005

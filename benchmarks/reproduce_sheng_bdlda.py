@@ -22,13 +22,13 @@ features (a deeper tree, ``--levels``, probes the reading "level = tree depth").
 
 **Baselines** (ours; the thesis compares SeqDLDA, NSC and SCRDA, whose numbers are printed):
 scikit-learn's shrinkage LDA (``solver="lsqr", shrinkage="auto"``: per-class Ledoit–Wolf on
-standardised features, prior-weighted). With P = 10 000 scikit-learn forms and solves the
-10 000 × 10 000 covariance (minutes per fit), so the benchmark solves the *same* estimator
-through Woodbury's identity (the shrunk covariance is diagonal + rank n) and checks it against
-scikit-learn itself on the first fold of each data set (first 2 000 features), printing the
-largest difference of decision values. RLS: :class:`rlscore.core.rls.RLSClassifier`, linear
-kernel, offset, λ = ``"auto"`` (largest λ of least exact-LOO classification error on the
-default grid of the training fold).
+standardised features, prior-weighted). With P = 10 000 scikit-learn forms and solves the 10 000 ×
+10 000 covariance (minutes per fit), so the benchmark solves the *same* estimator through Woodbury's
+identity (the shrunk covariance is diagonal + rank n) and checks it against scikit-learn itself on
+the first fold of each data set (first 2 000 features), printing the largest difference of decision
+values. RLS: :class:`rlscore.core.rls.classifier.RLSClassifier`, linear kernel, offset, λ =
+``"auto"`` (largest λ of least exact-LOO classification error on the default grid of the training
+fold).
 
 Usage: ``python benchmarks/reproduce_sheng_bdlda.py [--quick] [--seeds S] [--datasets ...]``
 (``--quick``: 3 seeds). ``main()`` returns the table rows.
@@ -48,8 +48,8 @@ from scipy.special import ndtr
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 from sklearn.model_selection import StratifiedKFold
 
-from rlscore.core.bdlda import BDLDA
-from rlscore.core.rls import RLSClassifier
+from rlscore.core.classifiers.bdlda import BDLDA
+from rlscore.core.rls.classifier import RLSClassifier
 
 #: Table 2.1 of the thesis: error rate % (sd %)
 THESIS = {

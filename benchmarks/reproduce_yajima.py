@@ -17,7 +17,7 @@ definition, a refit per candidate and label —, RQ and MUQ):
   after 15 queries (the paper does not state λ; ``--lam`` fixes it instead).
 * ``rule``: the graph's components joined (``graph_connect=True``) and ``tune="loo"``: after
   every label, (t, λ) minimise the KLR's exact leave-one-out log-loss on the labeled points
-  over t ∈ {1, 3, 10, 30} × λ ∈ {1e-4 … 1} (:mod:`rlscore.core.klr_tuning`); until a class
+  over t ∈ {1, 3, 10, 30} × λ ∈ {1e-4 … 1} (:mod:`rlscore.core.klr.tuning`); until a class
   has two labels, t = 1 and the paper λ.
 
 Data sets: scikit-learn digits {1, 2, 3} and {3, 5, 8} (8 × 8 images, the stand-in for USPS
@@ -46,8 +46,8 @@ from scipy.sparse.csgraph import connected_components  # noqa: E402
 from sklearn.datasets import load_breast_cancer, load_digits, load_iris, load_wine  # noqa: E402
 from sklearn.preprocessing import StandardScaler  # noqa: E402
 
-from rlscore.core.kernels import graph_kernel  # noqa: E402
-from rlscore.query.aoptimal import AOptimalKLR, MaxEntropyKLR  # noqa: E402
+from rlscore.core.kernels.functions import graph_kernel  # noqa: E402
+from rlscore.query.klr.aoptimal import AOptimalKLR, MaxEntropyKLR  # noqa: E402
 
 LAM_GRID = (1.0, 0.1, 0.01, 0.001, 0.0001)
 STRATEGIES = ("aopt", "RQ", "MUQ")

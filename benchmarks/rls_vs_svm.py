@@ -30,7 +30,7 @@ from sklearn.model_selection import GridSearchCV, StratifiedKFold, train_test_sp
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 
-from rlscore.core.rls import RLSClassifier
+from rlscore.core.rls.classifier import RLSClassifier
 
 
 def datasets():

@@ -30,11 +30,11 @@ from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-import rlscore.sessions.snapshots as snapshots  # noqa: E402
-from rlscore.data.samples import ensure_sample_projects  # noqa: E402
+import rlscore.sessions.state.snapshots as snapshots  # noqa: E402
+from rlscore.data.samples.bundled import ensure_sample_projects  # noqa: E402
 from rlscore.query import make_strategy  # noqa: E402
 from rlscore.sessions import LabelingSession  # noqa: E402
-from rlscore.sessions.loo import loo_errors  # noqa: E402
+from rlscore.sessions.state.loo_refit import loo_errors  # noqa: E402
 from rlscore.storage import open_store  # noqa: E402
 
 

@@ -4,8 +4,8 @@ For every task of :mod:`strategy_suite` (its split, σ by the median heuristic, 
 initial labels per class), several seeds, and two strategies — the project's default
 (focused ARLS) and uncertainty sampling — one simulated run of up to ``--max-labels`` labels
 (300, or the whole pool when it is smaller) records the curves every rule of
-:data:`rlscore.sessions.accuracy_estimate.STOP_RULE_PARAMS` reads
-(:func:`rlscore.experiments.simulate.simulate` with ``stop_rule``). Per rule and run:
+:data:`rlscore.sessions.stopping.accuracy_estimate.STOP_RULE_PARAMS` reads
+(:func:`rlscore.experiments.simulation.simulate.simulate` with ``stop_rule``). Per rule and run:
 
 * the labels used at its stop (all of them when it never fires),
 * the test accuracy at the stop against the test accuracy at the end of the run (*final*),
@@ -21,12 +21,12 @@ The default rule is picked on the development half only — the highest share of
 1 point, ties broken by the labels saved — and reported on the confirmation half and on its
 worst task.
 
-With ``--audit K`` the script measures the accuracy estimate instead: the same tasks and
-strategies with every K-th query drawn uniformly at random from the unlabeled pool (the audit,
-:mod:`rlscore.sessions.accuracy_estimate`), and, where the default rule stops and at the end
-of the run, whether the audit's Wilson interval and the LOO's cover the model's accuracy on
-the test set and on the unlabeled pool; the test accuracy at the end beside the same run
-without audits is the audit's cost.
+With ``--audit K`` the script measures the accuracy estimate instead: the same tasks and strategies
+with every K-th query drawn uniformly at random from the unlabeled pool (the audit,
+:mod:`rlscore.sessions.stopping.accuracy_estimate`), and, where the default rule stops and at the
+end of the run, whether the audit's Wilson interval and the LOO's cover the model's accuracy on the
+test set and on the unlabeled pool; the test accuracy at the end beside the same run without audits
+is the audit's cost.
 
     python benchmarks/stopping_rules.py [--seeds 3] [--max-labels 300] [--out FILE] [--quick]
     python benchmarks/stopping_rules.py --audit 10 [--seeds 2]
@@ -56,10 +56,11 @@ from strategy_suite import (  # noqa: E402
     make_split,
 )
 
-from rlscore.core.metrics import validation_errors  # noqa: E402
-from rlscore.core.missing_labels import unlabeled_mask  # noqa: E402
-from rlscore.experiments.simulate import simulate  # noqa: E402
-from rlscore.sessions.accuracy_estimate import (  # noqa: E402
+from rlscore.core.conventions.missing_labels import unlabeled_mask  # noqa: E402
+from rlscore.core.evaluation.validation_error import validation_errors  # noqa: E402
+from rlscore.experiments.simulation.simulate import simulate  # noqa: E402
+from rlscore.sessions.state.settings import DEFAULT_STRATEGIES  # noqa: E402
+from rlscore.sessions.stopping.accuracy_estimate import (  # noqa: E402
     DEFAULT_STOP_RULE,
     STOP_RULE_PARAMS,
     StopCurves,
@@ -70,7 +71,6 @@ from rlscore.sessions.accuracy_estimate import (  # noqa: E402
     learner_state,
     stop_set,
 )
-from rlscore.sessions.settings import DEFAULT_STRATEGIES  # noqa: E402
 
 STRATEGIES = (DEFAULT_STRATEGIES[0], "uncertainty")
 RULES = tuple(STOP_RULE_PARAMS)

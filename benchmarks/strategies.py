@@ -90,9 +90,9 @@ from sklearn.neighbors import NearestNeighbors  # noqa: E402
 from sklearn.svm import SVC  # noqa: E402
 from strategy_suite import DATASETS, Protocol, Split, aulc, make_split  # noqa: E402
 
-from rlscore.experiments.simulate import can_predict_outside  # noqa: E402
+from rlscore.experiments.simulation.simulate import can_predict_outside  # noqa: E402
 from rlscore.query import STRATEGIES, make_strategy  # noqa: E402
-from rlscore.sessions.settings import DEFAULT_STRATEGIES, LOW_RANK_DEFAULTS  # noqa: E402
+from rlscore.sessions.state.settings import DEFAULT_STRATEGIES, LOW_RANK_DEFAULTS  # noqa: E402
 
 #: the project's default strategy (what a new project uses when its pool fits)
 DEFAULT = DEFAULT_STRATEGIES[0]

@@ -5,7 +5,7 @@ as the annotators' answers) until ``--labels`` labels are acknowledged:
 
 * 2 **app-server processes**, each holding *one* :class:`~rlscore.sessions.LabelingSession`
   shared by two annotator threads under one lock — what a Streamlit server does with its
-  cached session and several browser tabs (:mod:`rlscore.ui.store`);
+  cached session and several browser tabs (:mod:`rlscore.ui.shell.store`);
 * 4 **writer processes**, each with a session of its own and one annotator (scripts,
   ``python -m rlscore`` users, other servers).
 
@@ -51,7 +51,7 @@ import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from rlscore.data.projects import Project  # noqa: E402
+from rlscore.data.projects.project import Project  # noqa: E402
 from rlscore.sessions import LabelingSession, LabelLog  # noqa: E402
 from rlscore.storage import StaleActionError, open_store  # noqa: E402
 
@@ -97,7 +97,7 @@ def _annotate(session, lock, name, truth, done, target, ack, stats) -> None:
             if done.value >= target:
                 return
         with lock:
-            session.sync()  # what every page run does first (rlscore.ui.store.get_session)
+            session.sync()  # what every page run does first (rlscore.ui.shell.store.get_session)
             seen = session.last_event_id
             q = session.query(annotator=name)
             if q is None:

@@ -39,7 +39,7 @@ from strategies import RunOptions, run_one  # noqa: E402
 from strategy_suite import Protocol, aulc  # noqa: E402
 
 from rlscore.data.features.text import build_text_features  # noqa: E402
-from rlscore.data.samples import SAMPLE_DIR, _item_frame  # noqa: E402
+from rlscore.data.samples.bundled import SAMPLE_DIR, _item_frame  # noqa: E402
 
 TASKS = ("debian_sections", "debian_games")
 STRATEGIES = ("arls-focused", "arls", "aopt-klr", "uncertainty", "random", "skactiveml-margin")

@@ -1,25 +1,25 @@
 """Admin page: a project's members and roles, its audit trail, and deleted projects.
 
-Layout and wiring only: roles and their checks are :mod:`rlscore.sessions.permissions`, the
-audit :mod:`rlscore.sessions.audit`, the callbacks and tables :mod:`rlscore.ui.admin`.
+Layout and wiring only: roles and their checks are :mod:`rlscore.sessions.team.permissions`, the
+audit :mod:`rlscore.sessions.team.audit`, the callbacks and tables :mod:`rlscore.ui.forms.admin`.
 Buttons the user may not use are drawn disabled with the role they need
-(:mod:`rlscore.ui.roles`); the engine checks every action again. Names are shown as text.
+(:mod:`rlscore.ui.shell.roles`); the engine checks every action again. Names are shown as text.
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
-from rlscore.sessions.permissions import ROLES, is_open, role_of
-from rlscore.ui import admin
-from rlscore.ui.errors import report_errors
-from rlscore.ui.flash import show_flash
-from rlscore.ui.navigation import enter_through_app
-from rlscore.ui.params import params
-from rlscore.ui.roles import gate
-from rlscore.ui.sidebar import annotator_input, project_selector
-from rlscore.ui.store import get_store
-from rlscore.ui.text import md_text
+from rlscore.sessions.team.permissions import ROLES, is_open, role_of
+from rlscore.ui.forms import admin
+from rlscore.ui.shell.errors import report_errors
+from rlscore.ui.shell.flash import show_flash
+from rlscore.ui.shell.navigation import enter_through_app
+from rlscore.ui.shell.params import params
+from rlscore.ui.shell.roles import gate
+from rlscore.ui.shell.safe_text import md_text
+from rlscore.ui.shell.sidebar import annotator_input, project_selector
+from rlscore.ui.shell.store import get_store
 
 enter_through_app(__file__)
 

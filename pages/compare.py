@@ -1,31 +1,31 @@
 """Compare page: simulate query strategies against the ground truth, N queries × K seeds.
 
-Layout and wiring only: the simulations are :mod:`rlscore.experiments.compare`'s. A run that
-fails (a pool too large for a strategy, too little memory, bad settings) is reported as a
-message (:mod:`rlscore.ui.errors`), never as a traceback.
+Layout and wiring only: the simulations are :mod:`rlscore.experiments.comparison.compare`'s. A run
+that fails (a pool too large for a strategy, too little memory, bad settings) is reported as a
+message (:mod:`rlscore.ui.shell.errors`), never as a traceback.
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
-from rlscore.experiments.compare import compare_strategies, held_out_validation
-from rlscore.experiments.compare_runs import (
+from rlscore.experiments.comparison.compare import compare_strategies, held_out_validation
+from rlscore.experiments.comparison.model_curves import EVALUATION_MODELS, MIN_PER_CLASS
+from rlscore.experiments.comparison.runs import (
     final_summary,
     run_defaults,
     simulation_settings,
     uses_low_rank,
 )
-from rlscore.experiments.model_curves import EVALUATION_MODELS, MIN_PER_CLASS
-from rlscore.ui.errors import report_errors
-from rlscore.ui.flash import show_flash
-from rlscore.ui.navigation import enter_through_app
-from rlscore.ui.params import params
-from rlscore.ui.sidebar import project_selector
-from rlscore.ui.store import get_store
-from rlscore.ui.strategies import STRATEGY_LABELS, low_rank_note, risk_chart_labels
-from rlscore.ui.text import md_text
-from rlscore.viz import figures
+from rlscore.ui.shell.errors import report_errors
+from rlscore.ui.shell.flash import show_flash
+from rlscore.ui.shell.navigation import enter_through_app
+from rlscore.ui.shell.params import params
+from rlscore.ui.shell.safe_text import md_text
+from rlscore.ui.shell.sidebar import project_selector
+from rlscore.ui.shell.store import get_store
+from rlscore.ui.shell.strategy_names import STRATEGY_LABELS, low_rank_note, risk_chart_labels
+from rlscore.viz.figures import charts as figures
 
 enter_through_app(__file__)
 

@@ -1,16 +1,16 @@
 """Data page: create a project from a CSV/Parquet upload, export labels, delete projects.
 
 Layout and wiring only: reading, validation, storage and export live in
-:mod:`rlscore.data.projects`, :mod:`rlscore.storage` and :mod:`rlscore.sessions`; the columns
-proposed for an upload and its preview in :mod:`rlscore.data.upload`; the table of projects is
-:class:`rlscore.sessions.project_overview.ProjectOverview` (each run reads only new events);
-the shared wiring in :mod:`rlscore.ui`. The form chooses a project's items (text columns,
-one image column under the server's ``$RLSCORE_IMAGE_ROOT``, context columns) and features
-(numeric columns, an embedding column, text features and their settings), and offers the
-fixes of :mod:`rlscore.data.table_fixes` when the table needs them; the proposals, the fixes
-and the text features' caption are :mod:`rlscore.data.upload`'s. Names from the uploaded
-file and the store (file, project, column and class names) are shown as text
-(:func:`rlscore.ui.text.md_text`), never as Markdown.
+:mod:`rlscore.data.projects.project`, :mod:`rlscore.storage` and :mod:`rlscore.sessions`; the
+columns proposed for an upload and its preview in :mod:`rlscore.data.upload.proposal`; the table of
+projects is :class:`rlscore.sessions.views.project_overview.ProjectOverview` (each run reads only
+new events); the shared wiring in :mod:`rlscore.ui`. The form chooses a project's items (text
+columns, one image column under the server's ``$RLSCORE_IMAGE_ROOT``, context columns) and features
+(numeric columns, an embedding column, text features and their settings), and offers the fixes of
+:mod:`rlscore.data.upload.table_fixes` when the table needs them; the proposals, the fixes and the
+text features' caption are :mod:`rlscore.data.upload.proposal`'s. Names from the uploaded file and
+the store (file, project, column and class names) are shown as text
+(:func:`rlscore.ui.shell.safe_text.md_text`), never as Markdown.
 """
 
 from __future__ import annotations
@@ -26,16 +26,15 @@ from rlscore.data.features import FeatureInputError
 from rlscore.data.features.image_urls import image_urls_allowed
 from rlscore.data.features.images import IMAGE_ROOT_ENV, server_image_root
 from rlscore.data.features.text import TextFeatureSettings
-from rlscore.data.items import ItemInputError
-from rlscore.data.projects import (
+from rlscore.data.items.columns import ItemInputError
+from rlscore.data.projects.project import (
     ProjectInputError,
     parse_class_names,
     project_from_table,
     read_table,
     truth_values,
 )
-from rlscore.data.table_fixes import TableFixError
-from rlscore.data.upload import (
+from rlscore.data.upload.proposal import (
     ANALYZER_CHOICES,
     MAX_PREVIEW_ROWS,
     MISSING_FIXES,
@@ -54,18 +53,20 @@ from rlscore.data.upload import (
     text_feature_caption,
     text_settings,
 )
-from rlscore.sessions import permissions
-from rlscore.sessions.project_overview import cluster_pool_text
+from rlscore.data.upload.table_fixes import TableFixError
+from rlscore.sessions.team import permissions
+from rlscore.sessions.views.project_overview import cluster_pool_text
 from rlscore.storage import UnknownProjectError
-from rlscore.ui import admin, auth
-from rlscore.ui.errors import report_errors
-from rlscore.ui.flash import flash, show_flash
-from rlscore.ui.navigation import enter_through_app
-from rlscore.ui.roles import gate
-from rlscore.ui.sidebar import annotator_input
-from rlscore.ui.store import get_overview, get_store
-from rlscore.ui.text import md_text
-from rlscore.ui.upload_form import feature_progress
+from rlscore.ui.forms import admin
+from rlscore.ui.forms.upload import feature_progress
+from rlscore.ui.shell import auth
+from rlscore.ui.shell.errors import report_errors
+from rlscore.ui.shell.flash import flash, show_flash
+from rlscore.ui.shell.navigation import enter_through_app
+from rlscore.ui.shell.roles import gate
+from rlscore.ui.shell.safe_text import md_text
+from rlscore.ui.shell.sidebar import annotator_input
+from rlscore.ui.shell.store import get_overview, get_store
 
 enter_through_app(__file__)
 

@@ -1,9 +1,9 @@
 """Label page: the learner proposes, the human labels (the app's default page, at ``/``).
 
-Layout and wiring only: what the views show is :mod:`rlscore.sessions.panel`, how they are
-drawn :mod:`rlscore.ui.query_panel`. The query panel and the plot are fragments
-(``st.fragment``): a label reruns them, not the page. Every label and skip is bound to the
-point, log version, project and draw time on screen (:mod:`rlscore.ui.actions`).
+Layout and wiring only: what the views show is :mod:`rlscore.sessions.views.label_page`, how they
+are drawn :mod:`rlscore.ui.label.query_panel`. The query panel and the plot are fragments
+(``st.fragment``): a label reruns them, not the page. Every label and skip is bound to the point,
+log version, project and draw time on screen (:mod:`rlscore.ui.label.actions`).
 """
 
 from __future__ import annotations
@@ -11,16 +11,16 @@ from __future__ import annotations
 import streamlit as st
 
 from rlscore.storage import DatabaseUnavailableError, UnknownProjectError
-from rlscore.ui import actions, query_panel, refresh, search_panel, stopping_panel
-from rlscore.ui.errors import report_errors
-from rlscore.ui.flash import show_flash
-from rlscore.ui.keys import install_key_guard
-from rlscore.ui.navigation import enter_through_app
-from rlscore.ui.params import set_annotator
-from rlscore.ui.sidebar import annotator_input, learner_sidebar, project_selector
-from rlscore.ui.store import get_session, get_store
-from rlscore.ui.teammates import follow_teammates
-from rlscore.ui.text import md_text
+from rlscore.ui.label import actions, query_panel, refresh, search_panel, stopping_panel
+from rlscore.ui.label.keys import install_key_guard
+from rlscore.ui.label.teammates import follow_teammates
+from rlscore.ui.shell.errors import report_errors
+from rlscore.ui.shell.flash import show_flash
+from rlscore.ui.shell.navigation import enter_through_app
+from rlscore.ui.shell.params import set_annotator
+from rlscore.ui.shell.safe_text import md_text
+from rlscore.ui.shell.sidebar import annotator_input, learner_sidebar, project_selector
+from rlscore.ui.shell.store import get_session, get_store
 
 enter_through_app(__file__)
 

@@ -1,32 +1,32 @@
 """Review page: the team's agreement, the points annotators disagree on, a reviewer's decisions.
 
-Layout and wiring only: the log fold is :mod:`rlscore.sessions.log`, the agreement measures
-:mod:`rlscore.sessions.agreement`, decisions :mod:`rlscore.sessions.review`, the callbacks
-:mod:`rlscore.ui.review`. No query engine is built: the page reads the log alone. The
-agreement and decisions are a reviewer's (or owner's), the overlap setting an owner's, once
-the project has members: their buttons are disabled with the role needed, and the engine
-checks again (:mod:`rlscore.sessions.permissions`).
+Layout and wiring only: the log fold is :mod:`rlscore.sessions.state.label_log`, the agreement
+measures :mod:`rlscore.sessions.team.agreement_report`, decisions
+:mod:`rlscore.sessions.actions.review`, the callbacks :mod:`rlscore.ui.forms.review`. No query
+engine is built: the page reads the log alone. The agreement and decisions are a reviewer's (or
+owner's), the overlap setting an owner's, once the project has members: their buttons are disabled
+with the role needed, and the engine checks again (:mod:`rlscore.sessions.team.permissions`).
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
-from rlscore.sessions.agreement import agreement_as
-from rlscore.sessions.log import LabelLog
-from rlscore.sessions.overlap import MAX_OVERLAP, Overlap
-from rlscore.sessions.review import audit_trail, review_queue
-from rlscore.ui import review
-from rlscore.ui.errors import report_errors
-from rlscore.ui.flash import show_flash
-from rlscore.ui.navigation import enter_through_app
-from rlscore.ui.params import params
-from rlscore.ui.point_view import show_point
-from rlscore.ui.roles import can, gate, needs
-from rlscore.ui.sidebar import annotator_input, project_selector
-from rlscore.ui.store import get_store
-from rlscore.ui.teammates import follow_teammates, mark_shown_version
-from rlscore.ui.text import md_text
+from rlscore.sessions.actions.review import audit_trail, review_queue
+from rlscore.sessions.state.label_log import LabelLog
+from rlscore.sessions.team.agreement_report import agreement_as
+from rlscore.sessions.team.overlap import MAX_OVERLAP, Overlap
+from rlscore.ui.forms import review
+from rlscore.ui.label.point_view import show_point
+from rlscore.ui.label.teammates import follow_teammates, mark_shown_version
+from rlscore.ui.shell.errors import report_errors
+from rlscore.ui.shell.flash import show_flash
+from rlscore.ui.shell.navigation import enter_through_app
+from rlscore.ui.shell.params import params
+from rlscore.ui.shell.roles import can, gate, needs
+from rlscore.ui.shell.safe_text import md_text
+from rlscore.ui.shell.sidebar import annotator_input, project_selector
+from rlscore.ui.shell.store import get_store
 
 enter_through_app(__file__)
 

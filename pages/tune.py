@@ -1,9 +1,9 @@
 """Tune page: choose σ and λ by eye from exact leave-one-out curves on the labeled points.
 
 Layout and wiring only: the sliders and the "Apply" buttons share the top row; the candidate
-and its leave-one-out figures are :mod:`rlscore.experiments.tuning`'s tuning report, drawn by
-:mod:`rlscore.viz.figures`. A fit or a figure that fails is reported as a message
-(:mod:`rlscore.ui.errors`), never as a traceback, and the sliders stay usable.
+and its leave-one-out figures are :mod:`rlscore.experiments.tuning.report`'s tuning report, drawn by
+:mod:`rlscore.viz.figures.charts`. A fit or a figure that fails is reported as a message
+(:mod:`rlscore.ui.shell.errors`), never as a traceback, and the sliders stay usable.
 """
 
 from __future__ import annotations
@@ -12,17 +12,17 @@ import logging
 
 import streamlit as st
 
-from rlscore.experiments.tuning import (
+from rlscore.experiments.tuning.report import (
     CONFIDENCE_METHODS,
     TuningModel,
     can_tune,
     tuning_report,
 )
-from rlscore.ui import plane as pool_plane
-from rlscore.ui.errors import report_errors, user_message
-from rlscore.ui.flash import flash, show_flash
-from rlscore.ui.navigation import enter_through_app
-from rlscore.ui.params import (
+from rlscore.ui.label import pool_picture as pool_plane
+from rlscore.ui.shell.errors import report_errors, user_message
+from rlscore.ui.shell.flash import flash, show_flash
+from rlscore.ui.shell.navigation import enter_through_app
+from rlscore.ui.shell.params import (
     LAM_LOG_RANGE,
     SIGMA_LOG_RANGE,
     log_position,
@@ -30,12 +30,12 @@ from rlscore.ui.params import (
     slider_value,
     update_params,
 )
-from rlscore.ui.roles import gate
-from rlscore.ui.sidebar import project_selector
-from rlscore.ui.store import get_session, get_store
-from rlscore.ui.text import md_text
-from rlscore.viz import figures
-from rlscore.viz.geometry import grid_surface
+from rlscore.ui.shell.roles import gate
+from rlscore.ui.shell.safe_text import md_text
+from rlscore.ui.shell.sidebar import project_selector
+from rlscore.ui.shell.store import get_session, get_store
+from rlscore.viz.figures import charts as figures
+from rlscore.viz.plane.geometry import grid_surface
 
 enter_through_app(__file__)
 

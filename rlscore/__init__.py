@@ -5,31 +5,41 @@ estimates, and query strategies (ARLS, A-optimal KLR, baselines) under one proto
 estimators follow scikit-learn's API: RLS, kernel logistic regression, LGC label spreading,
 Graph-OCL (positive-unlabeled), BDLDA and the specified-error classifier; those with an RBF
 kernel read their width off the data unless given one (``sigma="median"``,
-:mod:`rlscore.core.kernel_width`).
+:mod:`rlscore.core.kernels.rbf_width`).
 """
 
-from rlscore.core.lazy_exports import lazy_exports
+from rlscore.core.lazy.exports import lazy_exports
 
-#: defining module -> the public names taken from it; each is imported on first access, so
-#: ``import rlscore.ui.sidebar`` (the app's first page) does not import every floor, scikit-learn
-#: and pandas with it
+# : defining module -> the public names taken from it; each is imported on first access, so :
+# ``import rlscore.ui.shell.sidebar`` (the app's first page) does not import every floor,
+# scikit-learn : and pandas with it
 _EXPORTS = {
-    "rlscore.core": ("confidence",),
-    "rlscore.core.bdlda": ("BDLDA",),
-    "rlscore.core.error_rates": ("SpecifiedErrorClassifier",),
-    "rlscore.core.graph_ocl": ("GraphOCL",),
-    "rlscore.core.kernel_width": ("SIGMA_RULES", "median_sigma", "scale_sigma"),
-    "rlscore.core.kernels": ("graph_kernel", "kernel_matrix", "pool_kernel"),
-    "rlscore.core.klr": ("KernelLogisticRegression",),
-    "rlscore.core.lgc": ("LGCClassifier",),
-    "rlscore.core.lowrank": ("LowRankKernel",),
-    "rlscore.core.reduced_rls": ("ReducedRLSClassifier",),
-    "rlscore.core.rls": ("RLSClassifier",),
-    "rlscore.core.rls_path": ("RLSPath",),
-    "rlscore.data.projects": ("Project", "ProjectInputError", "project_from_table", "read_table"),
-    "rlscore.data.samples": ("Dataset", "ensure_sample_projects", "list_samples", "load_sample"),
-    "rlscore.experiments.compare": ("compare_strategies",),
-    "rlscore.experiments.simulate": ("simulate",),
+    "rlscore.core.rls": ("confidence",),
+    "rlscore.core.classifiers.bdlda": ("BDLDA",),
+    "rlscore.core.classifiers.specified_error": ("SpecifiedErrorClassifier",),
+    "rlscore.core.graph.ocl": ("GraphOCL",),
+    "rlscore.core.kernels.rbf_width": ("SIGMA_RULES", "median_sigma", "scale_sigma"),
+    "rlscore.core.kernels.functions": ("graph_kernel", "kernel_matrix", "pool_kernel"),
+    "rlscore.core.klr.classifier": ("KernelLogisticRegression",),
+    "rlscore.core.graph.lgc": ("LGCClassifier",),
+    "rlscore.core.kernels.lowrank": ("LowRankKernel",),
+    "rlscore.core.rls.reduced": ("ReducedRLSClassifier",),
+    "rlscore.core.rls.classifier": ("RLSClassifier",),
+    "rlscore.core.rls.path": ("RLSPath",),
+    "rlscore.data.projects.project": (
+        "Project",
+        "ProjectInputError",
+        "project_from_table",
+        "read_table",
+    ),
+    "rlscore.data.samples.bundled": (
+        "Dataset",
+        "ensure_sample_projects",
+        "list_samples",
+        "load_sample",
+    ),
+    "rlscore.experiments.comparison.compare": ("compare_strategies",),
+    "rlscore.experiments.simulation.simulate": ("simulate",),
     "rlscore.query": (
         "ARLS",
         "STRATEGIES",

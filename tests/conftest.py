@@ -47,7 +47,7 @@ def keep_main_module():
 @pytest.fixture(autouse=True)
 def scripted_presses(request, monkeypatch):
     """AppTest clicks arrive the instant a page is drawn, as no person's can: outside the
-    browser tests (tests/e2e) the minimum dwell (rlscore.sessions.dwell) is off."""
+    browser tests (tests/e2e) the minimum dwell (rlscore.sessions.actions.dwell) is off."""
     if "e2e" not in request.path.parts:
         monkeypatch.setenv("RLSCORE_MIN_DWELL_MS", "0")
 

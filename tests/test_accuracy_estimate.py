@@ -1,5 +1,6 @@
-"""The accuracy estimate and its interval (rlscore.sessions.accuracy_estimate,
-rlscore.core.accuracy_interval): brute-force refits, coverage by simulation, the audit draw."""
+"""The accuracy estimate and its interval (rlscore.sessions.stopping.accuracy_estimate,
+rlscore.core.evaluation.accuracy_interval): brute-force refits, coverage by simulation, the audit
+draw."""
 
 from __future__ import annotations
 
@@ -7,15 +8,15 @@ import numpy as np
 import pytest
 from scipy.stats import chisquare
 
-from rlscore.core.accuracy_interval import (
+from rlscore.core.evaluation.accuracy_interval import (
     accuracy_interval,
     clopper_pearson_interval,
     wilson_interval,
 )
-from rlscore.core.rls import RLSClassifier
-from rlscore.experiments.simulate import simulate
+from rlscore.core.rls.classifier import RLSClassifier
+from rlscore.experiments.simulation.simulate import simulate
 from rlscore.query import make_strategy
-from rlscore.sessions.accuracy_estimate import (
+from rlscore.sessions.stopping.accuracy_estimate import (
     MIN_STOP_LABELS,
     LearnerState,
     StopCurves,

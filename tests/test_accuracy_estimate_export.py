@@ -9,10 +9,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rlscore.core.accuracy_interval import wilson_interval
-from rlscore.core.rls import RLSClassifier
+from rlscore.core.evaluation.accuracy_interval import wilson_interval
+from rlscore.core.rls.classifier import RLSClassifier
 from rlscore.sessions import export_labels
-from rlscore.sessions.accuracy_estimate import ESTIMATE_COLUMNS
+from rlscore.sessions.stopping.accuracy_estimate import ESTIMATE_COLUMNS
 from tests.support.sessions import moons_store, session
 
 
@@ -63,7 +63,7 @@ def test_too_few_labels_export_no_estimate(tmp_path):
 
 
 def test_the_labels_command_records_the_estimate(tmp_path, capsys):
-    from rlscore.cli.labels import main
+    from rlscore.cli.commands.labels import main
 
     store = moons_store(tmp_path)
     s = session(store, strategy="uncertainty", sigma=2.0, lam=0.5)

@@ -1,11 +1,11 @@
-"""The stopping panel's figure (rlscore.viz.accuracy_figure): the estimate, its band, the
+"""The stopping panel's figure (rlscore.viz.figures.stopping_figure): the estimate, its band, the
 truth and the risk on their axes, and no user string read as HTML."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from rlscore.viz.accuracy_figure import accuracy_figure
+from rlscore.viz.figures.stopping_figure import accuracy_figure
 
 
 def test_band_estimate_truth_and_risk():

@@ -1,14 +1,14 @@
-"""The stopping panel's state of a session (rlscore.sessions.stopping_view): its curves are
+"""The stopping panel's state of a session (rlscore.sessions.stopping.stopping_view): its curves are
 those of a from-scratch record, label by label, through undo and relabel."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from rlscore.core.accuracy_interval import wilson_interval
-from rlscore.core.kernels import pool_kernel
-from rlscore.core.rls import RLSClassifier
-from rlscore.sessions.stopping_view import stopping_view
+from rlscore.core.evaluation.accuracy_interval import wilson_interval
+from rlscore.core.kernels.functions import pool_kernel
+from rlscore.core.rls.classifier import RLSClassifier
+from rlscore.sessions.stopping.stopping_view import stopping_view
 from tests.support.sessions import moons_store, session
 
 
@@ -73,7 +73,7 @@ def test_a_changed_learner_refits_every_entry(tmp_path):
 
 
 def test_a_long_history_is_rebuilt_on_a_sparse_grid_with_a_dense_tail(tmp_path, monkeypatch):
-    import rlscore.sessions.stopping_view as sv
+    import rlscore.sessions.stopping.stopping_view as sv
 
     monkeypatch.setattr(sv, "MAX_REBUILD_FITS", 4)
     monkeypatch.setattr(sv, "DENSE_TAIL", 5)

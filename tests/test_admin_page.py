@@ -16,7 +16,7 @@ from support.access import team_database
 from support.app import REPO, ok, stored_log
 from support.markdown import IMAGE_NAME, assert_shown_as_text, plain
 
-from rlscore.sessions import permissions
+from rlscore.sessions.team import permissions
 from rlscore.storage import open_store
 
 #: not a sample (the app would create a deleted sample again)
@@ -60,7 +60,7 @@ def _callback_script(module: str, name: str, args: tuple, state: dict) -> None:
 
     import streamlit as st
 
-    from rlscore.ui.flash import show_flash
+    from rlscore.ui.shell.flash import show_flash
 
     st.session_state.update(state)
     getattr(importlib.import_module(module), name)(*args)
@@ -110,15 +110,17 @@ def test_an_annotator_sees_no_edit_controls_and_a_crafted_call_is_refused(db):
     assert all("owner role" in b.help for b in buttons)
     assert at.text_input(key="new_member").disabled
     # crafted: the page's callbacks called straight with bob
-    at = crafted("rlscore.ui.admin", "add_member", PROJECT, "bob", new_member="mallory")
+    at = crafted("rlscore.ui.forms.admin", "add_member", PROJECT, "bob", new_member="mallory")
     assert "mallory" not in members_in(db)
     refusal = " ".join(messages(at))
     assert "'bob' may not change the project's members" in refusal
     assert "needs the owner role" in refusal
-    at = crafted("rlscore.ui.admin", "remove_member", PROJECT, "bob", "alice")
+    at = crafted("rlscore.ui.forms.admin", "remove_member", PROJECT, "bob", "alice")
     assert members_in(db)["alice"] == "owner"
     assert "needs the owner role" in " ".join(messages(at))
-    at = crafted("rlscore.ui.admin", "change_role", PROJECT, "bob", "bob", role_of_bob="owner")
+    at = crafted(
+        "rlscore.ui.forms.admin", "change_role", PROJECT, "bob", "bob", role_of_bob="owner"
+    )
     assert members_in(db)["bob"] == "annotator"
     assert "needs the owner role" in " ".join(messages(at))
 
@@ -131,7 +133,7 @@ def test_restore_brings_the_labels_back(db):
     at = admin_page("bob")  # not an owner of the deleted project: Restore disabled
     restore = next(b for b in at.button if b.key and b.key.startswith("restore_"))
     assert restore.disabled and "owner" in restore.help
-    at = crafted("rlscore.ui.admin", "restore", PROJECT, "bob")
+    at = crafted("rlscore.ui.forms.admin", "restore", PROJECT, "bob")
     assert "needs the owner role" in " ".join(messages(at))
     with open_store(db) as store:
         assert PROJECT not in store.list_projects()  # refused

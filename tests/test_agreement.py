@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 from sklearn.metrics import cohen_kappa_score
 
 from rlscore.cli import main as cli_main
-from rlscore.cli.agreement import main
-from rlscore.core.agreement import (
+from rlscore.cli.commands.agreement import main
+from rlscore.core.evaluation.agreement import (
     NO_OVERLAP,
     ONE_CLASS,
     cohen_kappa,
@@ -25,15 +25,15 @@ from rlscore.core.agreement import (
     pairwise_cohen,
     undefined_reason,
 )
-from rlscore.data.projects import Project
-from rlscore.sessions.agreement import (
+from rlscore.data.projects.project import Project
+from rlscore.sessions.state.label_log import LabelLog
+from rlscore.sessions.state.settings import save_project_settings
+from rlscore.sessions.team.agreement_report import (
     ONE_ANNOTATOR,
     agreement_report,
     log_agreement,
     project_agreement,
 )
-from rlscore.sessions.log import LabelLog
-from rlscore.sessions.settings import save_project_settings
 from rlscore.storage import Event, open_store
 
 # -- helpers -----------------------------------------------------------------------------------

@@ -8,9 +8,9 @@ import pytest
 from reference.aoptimal_fast import FeaturePosteriorReference, fast_label_risks_reference
 from sklearn.datasets import make_blobs
 
-from rlscore.core.klr_posterior import FeaturePosterior
-from rlscore.query.aopt_kernels import _exp_nonpositive
-from rlscore.query.aoptimal_lowrank import LowRankAOptimalKLR
+from rlscore.core.klr.posterior import FeaturePosterior
+from rlscore.query.klr.aoptimal_compiled import _exp_nonpositive
+from rlscore.query.klr.aoptimal_lowrank import LowRankAOptimalKLR
 
 
 def _pool(n=160, T=3, seed=0):

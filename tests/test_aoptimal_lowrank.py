@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 from sklearn.datasets import make_blobs
 
-from rlscore.core.kernel_blocks import FeatureKernel
-from rlscore.core.klr_posterior import FeaturePosterior, LabeledPosterior
-from rlscore.core.lowrank import LowRankKernel
-from rlscore.query.aoptimal import AOptimalKLR
-from rlscore.query.aoptimal_lowrank import LowRankAOptimalKLR
+from rlscore.core.kernels.blocks import FeatureKernel
+from rlscore.core.kernels.lowrank import LowRankKernel
+from rlscore.core.klr.posterior import FeaturePosterior, LabeledPosterior
+from rlscore.query.klr.aoptimal import AOptimalKLR
+from rlscore.query.klr.aoptimal_lowrank import LowRankAOptimalKLR
 
 
 def _pool(n=120, T=3, seed=0):

@@ -17,8 +17,8 @@ from support.app import plain_markdown as _plain
 from support.app import query_point as _query
 from support.app import stored_log as _log
 
-from rlscore.core.kernels import GRAPH_KERNELS
-from rlscore.data.samples import list_samples
+from rlscore.core.kernels.functions import GRAPH_KERNELS
+from rlscore.data.samples.bundled import list_samples
 from rlscore.storage import open_store
 
 
@@ -469,7 +469,7 @@ def test_settings_are_the_projects_and_survive_a_new_browser_session(db):
     assert other.selectbox(key="w_strategy").value == "entropy"
 
 
-# -- a page run on its own (rlscore.ui.navigation) -------------------------------------------
+# -- a page run on its own (rlscore.ui.shell.navigation) -------------------------------------------
 SIGN_IN_SECRETS = {
     "redirect_uri": "http://127.0.0.1:8501/oauth2callback",
     "cookie_secret": "x" * 32,

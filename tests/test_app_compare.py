@@ -1,4 +1,5 @@
-"""rlscore.experiments.compare (the Compare page's engine) against separate simulate() runs,
+"""rlscore.experiments.comparison.compare (the Compare page's engine) against separate simulate()
+runs,
 and the Compare page in Streamlit's AppTest: names shown as text, failures as messages."""
 
 from __future__ import annotations
@@ -13,10 +14,10 @@ from streamlit.testing.v1 import AppTest
 from support.app import app_page
 from support.markdown import BOLD_NAME, IMAGE_NAME, assert_shown_as_text, plain
 
-from rlscore.data.projects import Project
-from rlscore.data.samples import ensure_sample_projects, load_sample
-from rlscore.experiments.compare import COLUMNS, compare_strategies
-from rlscore.experiments.simulate import simulate
+from rlscore.data.projects.project import Project
+from rlscore.data.samples.bundled import ensure_sample_projects, load_sample
+from rlscore.experiments.comparison.compare import COLUMNS, compare_strategies
+from rlscore.experiments.simulation.simulate import simulate
 from rlscore.sessions import PoolTooLargeError
 from rlscore.storage import open_store
 
@@ -88,7 +89,7 @@ def test_errors_are_reported(moons):
 
 
 def test_summary_feeds_the_learning_curves(moons):
-    from rlscore.viz.figures import summarize_curves
+    from rlscore.viz.figures.charts import summarize_curves
 
     X, y = moons
     table = compare_strategies(X, y, ["uncertainty"], queries=3, seeds=3, init=2,
@@ -99,8 +100,8 @@ def test_summary_feeds_the_learning_curves(moons):
 
 
 def test_sample_projects_compare_on_their_held_out_split():
-    from rlscore.data.samples import project_from_sample
-    from rlscore.experiments.compare import held_out_validation
+    from rlscore.data.samples.bundled import project_from_sample
+    from rlscore.experiments.comparison.compare import held_out_validation
 
     project = project_from_sample("two_moons")
     validation, where = held_out_validation(project, ["arls", "random"], {"kernel": "rbf"})
@@ -188,7 +189,9 @@ def test_a_project_of_six_points_can_be_compared(db):
 
 def test_too_little_memory_is_a_message(db, monkeypatch):
     at = open_page("two_moons")
-    monkeypatch.setattr("rlscore.core.memory.available_memory_bytes", lambda: 1000)
+    monkeypatch.setattr(
+        "rlscore.core.conventions.memory_budget.available_memory_bytes", lambda: 1000
+    )
     at = run(at, ["arls"])
     message = plain(at.error[0].value)
     assert message.startswith("Running the comparison failed: Not enough memory")
@@ -204,7 +207,7 @@ def test_a_pool_too_large_for_a_strategy_is_a_message(db, monkeypatch):
         )
 
     at = open_page("two_moons")
-    monkeypatch.setattr("rlscore.experiments.compare.compare_strategies", too_large)
+    monkeypatch.setattr("rlscore.experiments.comparison.compare.compare_strategies", too_large)
     at = run(at, ["arls"])
     message = plain(at.error[0].value)
     assert message.startswith("Running the comparison failed: pool too large for 'arls'")

@@ -14,7 +14,7 @@ from streamlit.testing.v1 import AppTest
 from support.app import app_page
 from support.markdown import BOLD_NAME, IMAGE_NAME, assert_shown_as_text, plain
 
-from rlscore.data.samples import list_samples
+from rlscore.data.samples.bundled import list_samples
 from rlscore.storage import Event, SQLiteLabelStore, open_store
 
 REPO = Path(__file__).resolve().parent.parent

@@ -8,10 +8,10 @@ import pytest
 from streamlit.testing.v1 import AppTest
 from support.app import REPO, TIMEOUT, button, ok, plain_markdown, query_point, stored_log
 
-from rlscore.data.projects import Project
-from rlscore.sessions.settings import project_settings
+from rlscore.data.projects.project import Project
+from rlscore.sessions.state.settings import project_settings
 from rlscore.storage import open_store
-from rlscore.ui.store import low_rank_params
+from rlscore.ui.shell.store import low_rank_params
 
 #: the threshold lowered for the test (the app's is 50 000: a pool that size is slow here)
 THRESHOLD = 10_000
@@ -20,7 +20,7 @@ N = THRESHOLD + 2000
 
 @pytest.fixture
 def db(tmp_path, monkeypatch):
-    monkeypatch.setattr("rlscore.sessions.settings.LOW_RANK_MIN_POOL", THRESHOLD)
+    monkeypatch.setattr("rlscore.sessions.state.settings.LOW_RANK_MIN_POOL", THRESHOLD)
     path = tmp_path / "labels.sqlite3"
     monkeypatch.setenv("RLSCORE_DB", str(path))
     rng = np.random.default_rng(0)

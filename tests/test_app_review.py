@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from rlscore.data.samples import ensure_sample_projects
+from rlscore.data.samples.bundled import ensure_sample_projects
 from rlscore.sessions import LabelLog
-from rlscore.sessions.settings import project_settings, save_project_settings
+from rlscore.sessions.state.settings import project_settings, save_project_settings
 from rlscore.storage import Event, open_store
-from rlscore.ui.review import measure_text
+from rlscore.ui.forms.review import measure_text
 
 REPO = Path(__file__).resolve().parents[1]
 PROJECT = "two_moons"

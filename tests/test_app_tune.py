@@ -14,13 +14,13 @@ from streamlit.testing.v1 import AppTest
 from support.markdown import BOLD_NAME, IMAGE_NAME, assert_shown_as_text, markdown_texts, plain
 from support.tune_page import label_some, run_page
 
-from rlscore.core.klr import KLRConvergenceError
-from rlscore.core.rls import RLSClassifier
-from rlscore.data.projects import Project
-from rlscore.data.samples import ensure_sample_projects, load_sample
-from rlscore.sessions.settings import project_settings
+from rlscore.core.klr.classifier import KLRConvergenceError
+from rlscore.core.rls.classifier import RLSClassifier
+from rlscore.data.projects.project import Project
+from rlscore.data.samples.bundled import ensure_sample_projects, load_sample
+from rlscore.sessions.state.settings import project_settings
 from rlscore.storage import open_store
-from rlscore.ui.params import LAM_LOG_RANGE, slider_value
+from rlscore.ui.shell.params import LAM_LOG_RANGE, slider_value
 
 TOP_ROW = {"tune_log_sigma", "tune_log_lam", "tune_method", "apply", "apply_auto"}
 
@@ -88,7 +88,7 @@ def test_a_refused_apply_is_a_message(db, monkeypatch):
     def refuse(**changes):
         raise ValueError(f"not saved for {IMAGE_NAME}")
 
-    monkeypatch.setattr("rlscore.ui.params.update_params", refuse)
+    monkeypatch.setattr("rlscore.ui.shell.params.update_params", refuse)
     at = run_page()
     at.button(key="apply").click()
     at.run()

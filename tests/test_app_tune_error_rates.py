@@ -2,7 +2,7 @@
 function.
 
 The page's certificate and interval of offsets are compared with
-:mod:`rlscore.core.error_rates` computed here on the same labeled points, σ and λ.
+:mod:`rlscore.core.classifiers.specified_error` computed here on the same labeled points, σ and λ.
 """
 
 from __future__ import annotations
@@ -16,14 +16,18 @@ import pytest
 from support.markdown import plain
 from support.tune_page import label_some, run_page
 
-from rlscore.core.error_rates import INFEASIBLE, rls_certificate, rls_offset_interval
-from rlscore.core.rls import RLSClassifier
-from rlscore.data.projects import Project
-from rlscore.data.samples import ensure_sample_projects
-from rlscore.experiments.tuning import TuningModel
-from rlscore.sessions.settings import save_project_settings
+from rlscore.core.classifiers.specified_error import (
+    INFEASIBLE,
+    rls_certificate,
+    rls_offset_interval,
+)
+from rlscore.core.rls.classifier import RLSClassifier
+from rlscore.data.projects.project import Project
+from rlscore.data.samples.bundled import ensure_sample_projects
+from rlscore.experiments.tuning.report import TuningModel
+from rlscore.sessions.state.settings import save_project_settings
 from rlscore.storage import Event, open_store
-from rlscore.viz import figures
+from rlscore.viz.figures import charts as figures
 
 LOG_SIGMA, LOG_LAM = -0.35, -1.2  # a candidate unlike the session's, set on the sliders
 NUMBER = r"[-+]?(?:\d+\.?\d*(?:e[-+]?\d+)?|inf)"

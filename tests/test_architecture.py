@@ -50,13 +50,13 @@ def imported_modules(source: str, module: str, is_package: bool = False) -> set[
             found.update(a.name for a in node.names if a.name.split(".")[0] == "rlscore")
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
-            if node.level:  # "from ..sessions import x" in rlscore.core.klr
+            if node.level:  # "from ..sessions import x" in rlscore.core.klr.classifier
                 parent = package.split(".")[: len(package.split(".")) - (node.level - 1)]
                 base = ".".join([*parent, *([base] if base else [])])
             if base.split(".")[0] != "rlscore":
                 continue
             found.add(base)
-            # "from rlscore.query import arls" imports the submodule rlscore.query.arls
+            # "from rlscore.query import arls" imports the submodule rlscore.query.arls.thesis
             found.update(f"{base}.{a.name}" for a in node.names)
     return found
 
@@ -98,11 +98,11 @@ def test_imports_only_go_down(module):
     [
         "from rlscore import LabelingSession",
         "import rlscore",
-        "import rlscore.sessions.session",
-        "from rlscore.sessions import session",
-        "from rlscore.ui import text",
-        "from ..sessions import LabelingSession",
-        "from .. import LabelingSession",
+        "import rlscore.sessions.actions.session",
+        "from rlscore.sessions.actions import session",
+        "from rlscore.ui.shell import safe_text",
+        "from ...sessions import LabelingSession",
+        "from ... import LabelingSession",
     ],
 )
 @pytest.mark.parametrize("where", ["top", "function", "method"])
@@ -115,16 +115,27 @@ def test_the_checker_flags_upward_imports_written_any_way(line, where):
         "function": f"def f():\n    {line}\n    return 1",
         "method": f"class C:\n    def m(self):\n        if True:\n            {line}",
     }[where]
-    assert upward_imports(body, "rlscore.core.klr"), f"not flagged: {line!r} ({where})"
+    assert upward_imports(body, "rlscore.core.klr.classifier"), f"not flagged: {line!r} ({where})"
 
 
 def test_the_checker_lets_downward_and_sideways_imports_pass():
     source = (
-        "import numpy\nfrom rlscore.core import kernels\nfrom . import rls\n"
-        "def f():\n    from rlscore.core.rls import RLSClassifier\n    from .kernels import x\n"
+        "import numpy\nfrom rlscore.core.kernels import functions\nfrom . import posterior\n"
+        "def f():\n    from rlscore.core.rls.classifier import RLSClassifier\n"
+        "    from ..kernels import rbf_width\n"
     )
-    assert upward_imports(source, "rlscore.core.klr") == []
-    assert upward_imports("from rlscore.core import rls", "rlscore.sessions.session") == []
+    assert upward_imports(source, "rlscore.core.klr.classifier") == []
+    assert upward_imports("from rlscore.core import rls", "rlscore.sessions.actions.session") == []
+
+
+def test_the_checker_resolves_relative_imports_from_a_room():
+    """A module two levels below a floor (``rlscore.core.klr.classifier``): ``..`` is its floor,
+    ``...`` the package, so ``from ...sessions import x`` goes up and ``from ..rls import x``
+    stays on the floor."""
+    module = "rlscore.core.klr.classifier"
+    assert imported_modules("from ..rls import classifier", module) >= {"rlscore.core.rls"}
+    assert upward_imports("from ..rls import classifier", module) == []
+    assert upward_imports("from ...sessions.actions import session", module)
 
 
 def test_every_subpackage_has_a_floor():
@@ -132,6 +143,23 @@ def test_every_subpackage_has_a_floor():
     assert subpackages == set(FLOOR), "give new subpackages a floor in FLOOR and the README"
     loose = sorted(p.name for p in PACKAGE.glob("*.py") if p.stem not in ("__init__", "__main__"))
     assert not loose, f"modules outside the floors: {loose}"
+
+
+@pytest.mark.parametrize("floor_name", sorted(FLOOR))
+def test_every_floor_is_rooms_by_idea(floor_name):
+    """A floor holds sub-packages (rooms, one idea each) and its ``__init__``, no loose module;
+    each room has a docstring that says what it holds, and none is a grab-bag of one name
+    that says nothing (``utils``, ``helpers``, ``misc``, ``common``)."""
+    floor_dir = PACKAGE / floor_name
+    loose = sorted(p.name for p in floor_dir.glob("*.py") if p.name != "__init__.py")
+    assert not loose, f"rlscore/{floor_name}/ has modules outside its rooms: {loose}"
+    rooms = [p for p in floor_dir.iterdir() if (p / "__init__.py").exists()]
+    assert rooms, f"rlscore/{floor_name}/ has no rooms"
+    for room in rooms:
+        assert room.name not in {"utils", "helpers", "misc", "common", "tools"}, room
+        doc = ast.get_docstring(ast.parse((room / "__init__.py").read_text()))
+        assert doc and not doc.startswith("TODO"), f"{room} has no docstring"
+        assert len(list(room.glob("*.py"))) - 1 <= 12, f"{room} holds more than 12 modules"
 
 
 def test_no_import_cycles():

@@ -16,13 +16,13 @@ from reference.arls import (
     spec_weights,
 )
 
-import rlscore.core.memory
-import rlscore.query.arls
-from rlscore.core.kernels import rbf_kernel
-from rlscore.core.rls import RLSClassifier
-from rlscore.data.samples import load_sample
+import rlscore.core.conventions.memory_budget
+import rlscore.query.arls.thesis
+from rlscore.core.kernels.functions import rbf_kernel
+from rlscore.core.rls.classifier import RLSClassifier
+from rlscore.data.samples.bundled import load_sample
 from rlscore.query import ARLS, make_strategy
-from rlscore.query.rls_pool import pool_risk
+from rlscore.query.rls_state.on_kernel import pool_risk
 
 SIGMA, LAM = 1.3, 0.3
 
@@ -115,7 +115,7 @@ def test_pool_risk_matches_the_definition_for_every_variant():
 
 
 def test_binary_state_equals_weighted_rls_classifier():
-    """An independent implementation (rlscore.core.rls) gives the same classifier."""
+    """An independent implementation (rlscore.core.rls.classifier) gives the same classifier."""
     X, y, _ = pool()
     q = ARLS(sigma=SIGMA, lam=LAM, class_weight="balanced").start(X, [-1, 1])
     picked = [0, 1, 2, 5, 8, 13, 21, 30]
@@ -278,7 +278,9 @@ def test_bad_parameters_are_named(params, match):
 
 
 def test_a_pool_that_does_not_fit_in_memory_is_refused(monkeypatch):
-    monkeypatch.setattr(rlscore.core.memory, "available_memory_bytes", lambda: 10_000)
+    monkeypatch.setattr(
+        rlscore.core.conventions.memory_budget, "available_memory_bytes", lambda: 10_000
+    )
     X, _, _ = pool(n=40)
     with pytest.raises(MemoryError, match=r"ARLS on a pool of 40 points.*smaller pool"):
         ARLS().start(X, [-1, 1])
@@ -286,7 +288,9 @@ def test_a_pool_that_does_not_fit_in_memory_is_refused(monkeypatch):
 
 def test_balanced_multiclass_needs_one_covariance_per_class(monkeypatch):
     # 40 points: one matrix is 12 800 bytes; K + one D fit in 80 % of 40 000, K + 3 D do not
-    monkeypatch.setattr(rlscore.core.memory, "available_memory_bytes", lambda: 40_000)
+    monkeypatch.setattr(
+        rlscore.core.conventions.memory_budget, "available_memory_bytes", lambda: 40_000
+    )
     X, _, _ = pool(n=40)
     ARLS().start(X, [0, 1, 2])
     ARLS(class_weight={0: 2.0}).start(X, [0, 1, 2])
@@ -327,12 +331,12 @@ def test_scores_are_cached_until_the_state_changes(monkeypatch):
     X, y, _ = pool()
     computed = []
 
-    class CountingLookahead(rlscore.query.arls.Lookahead):
+    class CountingLookahead(rlscore.query.arls.thesis.Lookahead):
         def __init__(self, strategy):
             computed.append(strategy._version)
             super().__init__(strategy)
 
-    monkeypatch.setattr(rlscore.query.arls, "Lookahead", CountingLookahead)
+    monkeypatch.setattr(rlscore.query.arls.thesis, "Lookahead", CountingLookahead)
     q = ARLS(sigma=SIGMA, lam=LAM).start(X, [-1, 1])
     s1, s2 = q.scores(), q.scores()
     s1[0] = s2[1] = 123.0  # the callers' copies: the cache is not affected

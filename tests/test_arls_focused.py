@@ -9,7 +9,7 @@ from reference.arls import naive_fit, spec_weights
 from reference.arls_focused import naive_fit_offset, naive_focused_scores
 from reference.exploration import exploratory_pick
 
-from rlscore.core.kernels import rbf_kernel
+from rlscore.core.kernels.functions import rbf_kernel
 from rlscore.query import ARLS, FocusedARLS, NoCandidatesError, make_strategy
 
 SIGMA, LAM = 1.2, 0.3
@@ -95,7 +95,7 @@ def test_a_rare_class_is_found_from_a_single_label():
     """Circles of 2000 negatives and 20 positives inside, one negative labeled: the offset
     would make every point certain (f ≡ −1); without it the search reaches the inner circle
     as uncertainty sampling does."""
-    from rlscore.data.samples import load_sample, sample_meta
+    from rlscore.data.samples.bundled import load_sample, sample_meta
 
     ds, meta = load_sample("circles"), sample_meta("circles")
     start = int(np.flatnonzero(ds.y == -1)[0])

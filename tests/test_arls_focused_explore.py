@@ -11,7 +11,7 @@ from reference.exploration import exploratory_pick
 from scipy.stats import binomtest, chisquare
 
 from rlscore.query import FocusedARLS, make_strategy
-from rlscore.query.arls_focused import DEFAULT_EXPLORE
+from rlscore.query.arls.focused import DEFAULT_EXPLORE
 
 SIGMA, LAM = 1.1, 0.3
 

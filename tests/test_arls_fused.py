@@ -15,9 +15,10 @@ import pytest
 from reference.arls import naive_proba
 from reference.arls_blocked import blocked_arls_scores, expected_risks, state_of
 
-from rlscore.query import ARLS, arls
-from rlscore.query.arls import Lookahead
-from rlscore.query.fused_risk import ROWS, _is_one_vs_all, fused_expected_risks
+from rlscore.query import ARLS
+from rlscore.query.arls import thesis as arls
+from rlscore.query.arls.fused_lookahead import ROWS, _is_one_vs_all, fused_expected_risks
+from rlscore.query.arls.thesis import Lookahead
 
 SIGMA, LAM = 1.3, 0.3
 

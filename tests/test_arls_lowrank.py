@@ -1,6 +1,6 @@
 """ARLS on low-rank features (docs/mathematics.md §7) against independent references.
 
-* dense :class:`~rlscore.query.arls.ARLS` on the precomputed kernel ``K = ΦΦᵀ`` of the same
+* dense :class:`~rlscore.query.arls.thesis.ARLS` on the precomputed kernel ``K = ΦΦᵀ`` of the same
   features: same scores (1e-8) and picks, binary and 3 classes, with and without weights;
 * RLS predictions and ``P`` from direct solves written here (the weights too);
 * undo / forget: the state computed without that label;
@@ -21,9 +21,9 @@ import numpy as np
 import pytest
 from reference.arls_lowrank import exact_reference_scores
 
-import rlscore.core.memory
+import rlscore.core.conventions.memory_budget
 from rlscore.query import ARLS, STRATEGIES, LowRankARLS, NoCandidatesError, make_strategy
-from rlscore.sessions.engine import KernelCache, check_pool_size
+from rlscore.sessions.state.engine import KernelCache, check_pool_size
 
 SIGMA, LAM = 1.0, 0.3
 GiB = 2**30
@@ -334,7 +334,7 @@ def test_a_pool_of_20000_points_never_allocates_an_n_by_n_matrix():
 
 
 def test_registry_session_and_memory_hooks(monkeypatch):
-    assert STRATEGIES["arls-lowrank"][0] == "rlscore.query.arls_lowrank:LowRankARLS"
+    assert STRATEGIES["arls-lowrank"][0] == "rlscore.query.arls.lowrank:LowRankARLS"
     q = make_strategy("arls-lowrank", sigma=1.0, lam=0.5, candidates=10, graph_k=4)
     assert isinstance(q, LowRankARLS) and q.candidates == 10
     assert not q.needs_pool_kernel()
@@ -342,7 +342,9 @@ def test_registry_session_and_memory_hooks(monkeypatch):
     assert KernelCache().get(q, X) is None  # the session never builds the n × n kernel
     assert q.memory_bytes(10**6) < 5 * GiB  # Φ of 500 features: 4 GB, no n × n term
     assert q.memory_bytes(10**6, 5) < 5 * GiB
-    monkeypatch.setattr(rlscore.core.memory, "available_memory_bytes", lambda: 16 * GiB)
+    monkeypatch.setattr(
+        rlscore.core.conventions.memory_budget, "available_memory_bytes", lambda: 16 * GiB
+    )
     check_pool_size(q, 10**6, "arls-lowrank")
     graph = make_strategy("arls-lowrank", kernel="graph")
     assert graph.memory_bytes(100) > 2**60  # never proposed for a graph kernel

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from reference.arls import naive_fit, naive_risk, naive_scores, naive_V, spec_weights
 
-from rlscore.core.kernels import rbf_kernel
-from rlscore.query.arls import ARLS
+from rlscore.core.kernels.functions import rbf_kernel
+from rlscore.query.arls.thesis import ARLS
 
 
 def test_naive_fit_interpolates_with_tiny_lambda():

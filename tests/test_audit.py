@@ -13,15 +13,20 @@ import pyarrow.parquet as pq
 import pytest
 from support.sessions import session
 
-from rlscore.sessions.audit import (
+from rlscore.sessions.state.settings import save_project_settings
+from rlscore.sessions.team.audit import (
     AUDIT_COLUMNS,
     audit_rows,
     export_audit,
     export_project,
     project_audit,
 )
-from rlscore.sessions.permissions import add_member, delete_project, remove_member, restore_project
-from rlscore.sessions.settings import save_project_settings
+from rlscore.sessions.team.permissions import (
+    add_member,
+    delete_project,
+    remove_member,
+    restore_project,
+)
 
 OWNER = "olga@example.org"
 

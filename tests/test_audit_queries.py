@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 from scipy.stats import chisquare
 
-from rlscore.core.accuracy_interval import wilson_interval
-from rlscore.core.rls import RLSClassifier
-from rlscore.sessions.claims import MAX_CANDIDATES, audit_candidates
-from rlscore.sessions.log import LabelLog
-from rlscore.sessions.settings import check_settings, default_settings
-from rlscore.sessions.stopping_view import stopping_view
+from rlscore.core.evaluation.accuracy_interval import wilson_interval
+from rlscore.core.rls.classifier import RLSClassifier
+from rlscore.sessions.state.label_log import LabelLog
+from rlscore.sessions.state.settings import check_settings, default_settings
+from rlscore.sessions.stopping.stopping_view import stopping_view
+from rlscore.sessions.team.claims import MAX_CANDIDATES, audit_candidates
 from tests.support.sessions import moons_store, session
 
 

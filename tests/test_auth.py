@@ -1,4 +1,4 @@
-"""Who the app says the user is (rlscore/ui/auth.py): the identity derived from an ID token's
+"""Who the app says the user is (rlscore/ui/shell/auth.py): the identity derived from an ID token's
 claims, the loopback rule, and the app's gate in Streamlit's AppTest (local mode, the refusal
 on a public address, the sign-in screen). Signing in itself is tested in a real browser
 against a real provider: tests/e2e/test_sign_in_browser.py."""
@@ -12,7 +12,7 @@ from streamlit import config
 from streamlit.testing.v1 import AppTest
 from support.app import TIMEOUT, ok
 
-from rlscore.ui.auth import ALLOW_ENV, display_name, identity, is_loopback
+from rlscore.ui.shell.auth import ALLOW_ENV, display_name, identity, is_loopback
 
 REPO = Path(__file__).resolve().parents[1]
 ISSUER = "https://login.example.org/realms/team/"

@@ -30,20 +30,20 @@ from support.sessions import moons_subset, session
 
 from rlscore.cli import main as cli_main
 from rlscore.sessions import LabelLog
-from rlscore.sessions.audit import export_project, project_audit
-from rlscore.sessions.permissions import (
+from rlscore.sessions.state.settings import save_project_settings
+from rlscore.sessions.team.audit import export_project, project_audit
+from rlscore.sessions.team.permissions import (
     add_member,
     create_project,
     delete_project,
     restore_project,
 )
-from rlscore.sessions.settings import save_project_settings
 from rlscore.storage import open_store
 
 OWNER = "olga@example.org"
 REVIEWER = "rita@example.org"
 ANNOTATOR = "ann@example.org"
-#: the tables of the label database (rlscore/storage/schema.py), compared row for row
+#: the tables of the label database (rlscore/storage/sql/schema.py), compared row for row
 TABLES = ("schema_info", "projects", "events", "claims", "settings", "members", "audit")
 
 

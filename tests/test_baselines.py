@@ -7,9 +7,9 @@ import pytest
 from reference.arls import naive_fit, naive_proba
 from reference.fisher_yates import fisher_yates
 
-from rlscore.core.kernels import rbf_kernel
+from rlscore.core.kernels.functions import rbf_kernel
 from rlscore.query import make_strategy
-from rlscore.query.baselines import EntropyQuery, RandomQuery, UncertaintyQuery
+from rlscore.query.baselines.strategies import EntropyQuery, RandomQuery, UncertaintyQuery
 
 SIGMA, LAM = 1.2, 0.4
 

@@ -2,7 +2,7 @@
 
 The reference deep-copies the whole strategy, asks it for ``next_query``, teaches the copy the
 believed label (argmax of the copy's class probabilities at that point) and repeats; it shares
-nothing with :mod:`rlscore.query.batch` but the public protocol. The engine must come back
+nothing with :mod:`rlscore.query.protocol.batch` but the public protocol. The engine must come back
 bit for bit: every array of its state is compared exactly before and after.
 """
 
@@ -23,7 +23,7 @@ from rlscore.query import (
     RandomQuery,
     UncertaintyQuery,
 )
-from rlscore.query.batch import lookahead_copy
+from rlscore.query.protocol.batch import lookahead_copy
 
 STRATEGIES = {
     "arls": lambda: ARLS(sigma=1.3, lam=0.3),

@@ -22,7 +22,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils.estimator_checks import parametrize_with_checks
 from threadpoolctl import threadpool_limits
 
-from rlscore.core.bdlda import (
+from rlscore.core.classifiers.bdlda import (
     BDLDA,
     count_candidate_models,
     estimated_error_rate,

@@ -15,9 +15,9 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 from support.benchmarks import load_benchmark
 
-from rlscore.core.lowrank import LowRankKernel
-from rlscore.core.reduced_rls import ReducedRLSClassifier
-from rlscore.core.rls import RLSClassifier
+from rlscore.core.kernels.lowrank import LowRankKernel
+from rlscore.core.rls.classifier import RLSClassifier
+from rlscore.core.rls.reduced import ReducedRLSClassifier
 
 
 def test_loo_benchmark_baselines_agree():
@@ -78,7 +78,7 @@ def test_arls_speed_naive_reference_picks_what_arls_picks():
 @pytest.mark.parametrize("T", [2, 3])
 def test_aopt_speed_dense_reference_equals_the_exact_mode(T):
     # the dense A-optimal reference (numpy only, SMW) and the engine's exact refits
-    from rlscore.core.kernels import graph_kernel
+    from rlscore.core.kernels.functions import graph_kernel
 
     bench = load_benchmark("aopt_speed")
     X, y = bench.make_pool(120, T)

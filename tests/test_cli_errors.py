@@ -24,7 +24,7 @@ import numpy as np
 import pytest
 
 from rlscore.cli import main as cli_main
-from rlscore.data.projects import Project
+from rlscore.data.projects.project import Project
 from rlscore.storage import open_store
 
 #: a password that must never be echoed

@@ -15,7 +15,7 @@ import psycopg
 import pytest
 
 from rlscore.cli import main as cli_main
-from rlscore.data.projects import Project
+from rlscore.data.projects.project import Project
 from rlscore.storage import SCHEMA_VERSION, NotALabelDatabaseError, open_store
 
 #: every read command, as run against a database named by ``{db}``

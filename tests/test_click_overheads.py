@@ -11,14 +11,14 @@ from reference import session_predictions as ref
 from support.sessions import moons_store, session
 
 from rlscore.query import make_strategy
-from rlscore.sessions.diagnostics import (
+from rlscore.sessions.views.diagnostics import (
     class_codes,
     coded_validation_errors,
     predicted_codes,
     predicts_by_decision_rule,
     truth_codes,
 )
-from rlscore.sessions.panel import PoolPlotState, QueryPanelState, _point_prediction
+from rlscore.sessions.views.label_page import PoolPlotState, QueryPanelState, _point_prediction
 
 RNG = np.random.default_rng(3)
 N = 60

@@ -18,10 +18,10 @@ from streamlit.testing.v1 import AppTest
 from support.app import ok, plain_markdown
 from support.stores import small_project
 
-from rlscore.data.cluster_pool import SCHEDULER_ENV, write_pool
-from rlscore.data.samples import list_samples
-from rlscore.sessions.cluster_project import create_cluster_project
-from rlscore.sessions.project_overview import (
+from rlscore.data.cluster.parquet_pool import SCHEDULER_ENV, write_pool
+from rlscore.data.samples.bundled import list_samples
+from rlscore.sessions.cluster.projects import create_cluster_project
+from rlscore.sessions.views.project_overview import (
     ProjectOverview,
     cluster_pool_text,
     feature_count,

@@ -6,7 +6,7 @@ labeling click never builds an n-vector of the pool on the app server.
 The reference is the in-memory engine on the features the test computes itself (the Nyström
 map of the session's kernel on the documented landmark rows,
 ``default_rng(random_state).choice(n, m, replace=False)``): its ``decision_function`` coded
-by :func:`~rlscore.sessions.diagnostics.predicted_codes`, and an in-memory
+by :func:`~rlscore.sessions.views.diagnostics.predicted_codes`, and an in-memory
 :class:`~rlscore.sessions.LabelingSession` on those features with the linear kernel (the
 same RLS), whose history the cluster-backed session's must equal.
 """
@@ -18,24 +18,24 @@ import pytest
 
 distributed = pytest.importorskip("distributed")
 
-from rlscore.core.confidence import predicted_index  # noqa: E402
-from rlscore.core.lowrank import LowRankKernel  # noqa: E402
-from rlscore.data.cluster_pool import SCHEDULER_ENV, write_pool  # noqa: E402
-from rlscore.data.projects import Project  # noqa: E402
+from rlscore.core.kernels.lowrank import LowRankKernel  # noqa: E402
+from rlscore.core.rls.confidence import predicted_index  # noqa: E402
+from rlscore.data.cluster.parquet_pool import SCHEDULER_ENV, write_pool  # noqa: E402
+from rlscore.data.projects.project import Project  # noqa: E402
 from rlscore.query import LowRankARLS, QueryStrategy  # noqa: E402
-from rlscore.query.distributed import (  # noqa: E402
+from rlscore.query.cluster.block_passes import (  # noqa: E402
     BlockPredictions,
     BlockQuery,
     block_changed,
     block_predicted_positions,
 )
 from rlscore.sessions import LabelingSession  # noqa: E402
-from rlscore.sessions.cluster_engine import ClusterEngine  # noqa: E402
-from rlscore.sessions.cluster_plot import sample_plot  # noqa: E402
-from rlscore.sessions.cluster_project import create_cluster_project  # noqa: E402
-from rlscore.sessions.diagnostics import class_codes, predicted_codes  # noqa: E402
-from rlscore.sessions.panel import LearnerFigures, PoolPlotState, QueryPanelState  # noqa: E402
-from rlscore.sessions.stopping_view import stopping_view  # noqa: E402
+from rlscore.sessions.cluster.engine import ClusterEngine  # noqa: E402
+from rlscore.sessions.cluster.plot_sample import sample_plot  # noqa: E402
+from rlscore.sessions.cluster.projects import create_cluster_project  # noqa: E402
+from rlscore.sessions.stopping.stopping_view import stopping_view  # noqa: E402
+from rlscore.sessions.views.diagnostics import class_codes, predicted_codes  # noqa: E402
+from rlscore.sessions.views.label_page import LearnerFigures, PoolPlotState, QueryPanelState  # noqa: E402
 from rlscore.storage import open_store  # noqa: E402
 
 N, D, M = 12_000, 4, 40

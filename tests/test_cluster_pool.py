@@ -26,8 +26,8 @@ import pytest
 
 distributed = pytest.importorskip("distributed")
 
-from rlscore.core.lowrank import LowRankKernel  # noqa: E402
-from rlscore.data.cluster_pool import (  # noqa: E402
+from rlscore.core.kernels.lowrank import LowRankKernel  # noqa: E402
+from rlscore.data.cluster.parquet_pool import (  # noqa: E402
     ClusterMemoryError,
     ClusterPool,
     ClusterUnavailableError,
@@ -37,11 +37,11 @@ from rlscore.data.cluster_pool import (  # noqa: E402
     write_pool,
 )
 from rlscore.query import FocusedARLS, LowRankARLS  # noqa: E402
-from rlscore.query.baselines import EntropyQuery, RandomQuery, UncertaintyQuery  # noqa: E402
-from rlscore.query.distributed import BlockQuery  # noqa: E402
+from rlscore.query.baselines.strategies import EntropyQuery, RandomQuery, UncertaintyQuery  # noqa: E402
+from rlscore.query.cluster.block_passes import BlockQuery  # noqa: E402
 from rlscore.sessions import LabelingSession  # noqa: E402
-from rlscore.sessions.cluster_engine import landmark_rows  # noqa: E402
-from rlscore.sessions.cluster_project import create_cluster_project  # noqa: E402
+from rlscore.sessions.cluster.engine import landmark_rows  # noqa: E402
+from rlscore.sessions.cluster.projects import create_cluster_project  # noqa: E402
 from rlscore.storage import open_store  # noqa: E402
 
 N, D, M = 50_000, 5, 100
@@ -285,7 +285,7 @@ def test_forgetting_a_label_queries_as_in_memory(pool, data):
 def test_a_cluster_backed_session_labels_with_focused_arls(client, data, tmp_path, monkeypatch):
     """The app's default strategy on a cluster-backed project: the session's picks, scores and
     risks are those of the in-memory FocusedARLS on the features of the project's landmarks."""
-    from rlscore.data.cluster_pool import SCHEDULER_ENV
+    from rlscore.data.cluster.parquet_pool import SCHEDULER_ENV
 
     X, truth, folder = data
     monkeypatch.setenv(SCHEDULER_ENV, client.scheduler.address)
@@ -345,7 +345,8 @@ def test_an_unreachable_scheduler_is_named(tmp_path):
 
 def test_importing_rlscore_does_not_import_dask():
     code = (
-        "import sys, rlscore, rlscore.query.distributed, rlscore.data.cluster_pool; "
+        "import sys, rlscore, rlscore.query.cluster.block_passes, "
+        "rlscore.data.cluster.parquet_pool; "
         "print(any(m == 'dask' or m.startswith(('dask.', 'distributed')) for m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

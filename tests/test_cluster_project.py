@@ -19,15 +19,15 @@ import pytest
 distributed = pytest.importorskip("distributed")
 
 from rlscore.cli import main as cli_main  # noqa: E402
-from rlscore.core.lowrank import LowRankKernel  # noqa: E402
-from rlscore.data.cluster_pool import SCHEDULER_ENV, ClusterUnavailableError, write_pool  # noqa: E402
+from rlscore.core.kernels.lowrank import LowRankKernel  # noqa: E402
+from rlscore.data.cluster.parquet_pool import SCHEDULER_ENV, ClusterUnavailableError, write_pool  # noqa: E402
 from rlscore.query import LowRankARLS  # noqa: E402
 from rlscore.sessions import LabelingSession  # noqa: E402
-from rlscore.sessions.cluster_engine import ClusterPoolError  # noqa: E402
-from rlscore.sessions.cluster_plot import sample_plot  # noqa: E402
-from rlscore.sessions.cluster_project import create_cluster_project  # noqa: E402
-from rlscore.sessions.panel import PoolPlotState  # noqa: E402
-from rlscore.sessions.settings import project_settings  # noqa: E402
+from rlscore.sessions.cluster.engine import ClusterPoolError  # noqa: E402
+from rlscore.sessions.cluster.plot_sample import sample_plot  # noqa: E402
+from rlscore.sessions.cluster.projects import create_cluster_project  # noqa: E402
+from rlscore.sessions.state.settings import project_settings  # noqa: E402
+from rlscore.sessions.views.label_page import PoolPlotState  # noqa: E402
 from rlscore.storage import open_store  # noqa: E402
 
 N, D, M = 20_000, 4, 60
@@ -189,7 +189,7 @@ def test_a_strategy_without_landmarks_runs_on_the_projects_features(
     store, data, scheduler, monkeypatch
 ):
     """Uncertainty takes no ``n_landmarks``: the project's m gives the same features."""
-    from rlscore.query.baselines import UncertaintyQuery
+    from rlscore.query.baselines.strategies import UncertaintyQuery
 
     X, truth, folder = data
     monkeypatch.setenv(SCHEDULER_ENV, scheduler)
@@ -218,7 +218,7 @@ def test_the_export_carries_the_labeled_rows_read_from_the_parquet_files(
 
     import pandas as pd
 
-    from rlscore.data.projects import Project
+    from rlscore.data.projects.project import Project
     from rlscore.sessions import export_labels
 
     X, truth, folder = data
@@ -265,7 +265,7 @@ def test_the_export_carries_the_labeled_rows_read_from_the_parquet_files(
 def test_the_density_layer_is_counted_on_the_workers(store, data, scheduler, monkeypatch):
     """Every row's features projected on the plot's plane and counted on the grid: numpy's
     histogram2d of the same projection of the reference features, only the grid shipped."""
-    from rlscore.viz.geometry import density_grid
+    from rlscore.viz.plane.geometry import density_grid
 
     X, truth, folder = data
     monkeypatch.setenv(SCHEDULER_ENV, scheduler)

@@ -1,4 +1,4 @@
-"""A positives-only start (rlscore.sessions.cold_start, the Label page's panel and
+"""A positives-only start (rlscore.sessions.actions.cold_start, the Label page's panel and
 ``python -m rlscore negatives``): Graph-OCL's proposal against the brute-force rule of
 test_graph_ocl, confirmation as label events bound to the version shown, and the page."""
 
@@ -13,9 +13,9 @@ from reference.graph_ocl import brute_knn, brute_negatives
 from streamlit.testing.v1 import AppTest
 
 from rlscore.cli import main as cli
-from rlscore.data.projects import Project
+from rlscore.data.projects.project import Project
 from rlscore.sessions import LabelingSession, LabelLog
-from rlscore.sessions.cold_start import (
+from rlscore.sessions.actions.cold_start import (
     cold_start_class,
     confirm_negatives,
     project_proposal,

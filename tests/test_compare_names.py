@@ -1,5 +1,6 @@
 """Compare shows strategies by their display names (issue 22, "Also found"): every trace of
-its figures and every row of its summary table reads rlscore.ui.strategies.STRATEGY_LABELS,
+its figures and every row of its summary table reads
+rlscore.ui.shell.strategy_names.STRATEGY_LABELS,
 never a registry id such as "arls-focused"."""
 
 from __future__ import annotations
@@ -11,12 +12,12 @@ import pytest
 from streamlit.testing.v1 import AppTest
 from support.app import app_page
 
-from rlscore.data.projects import Project
-from rlscore.data.samples import load_sample
-from rlscore.experiments.compare_runs import final_summary
+from rlscore.data.projects.project import Project
+from rlscore.data.samples.bundled import load_sample
+from rlscore.experiments.comparison.runs import final_summary
 from rlscore.query import STRATEGIES
 from rlscore.storage import open_store
-from rlscore.ui.strategies import STRATEGY_LABELS
+from rlscore.ui.shell.strategy_names import STRATEGY_LABELS
 
 CHOSEN = ["arls-focused", "aopt-klr", "random"]
 

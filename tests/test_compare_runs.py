@@ -1,4 +1,4 @@
-"""rlscore.experiments.compare_runs: a comparison's settings, the form's defaults, and the
+"""rlscore.experiments.comparison.runs: a comparison's settings, the form's defaults, and the
 summary after the last query (checked against values written out here)."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rlscore.experiments.compare_runs import final_summary, run_defaults, simulation_settings
-from rlscore.sessions.settings import LOW_RANK_MIN_POOL
+from rlscore.experiments.comparison.runs import final_summary, run_defaults, simulation_settings
+from rlscore.sessions.state.settings import LOW_RANK_MIN_POOL
 
 
 def test_simulation_settings_take_the_learner_and_the_low_rank_settings():

@@ -16,7 +16,9 @@ from reference.rls import (
 from scipy.integrate import trapezoid
 from scipy.stats import norm
 
-from rlscore.core.confidence import (
+from rlscore.core.kernels.functions import rbf_kernel
+from rlscore.core.rls.classifier import RLSClassifier
+from rlscore.core.rls.confidence import (
     bayes_confidence,
     bayes_probabilities,
     confidence_scores,
@@ -28,11 +30,9 @@ from rlscore.core.confidence import (
     soft_probabilities,
     soft_scores,
 )
-from rlscore.core.kernels import rbf_kernel
-from rlscore.core.rls import RLSClassifier
 
 
-# -- from-scratch references (numpy/scipy only; none of rlscore.core.confidence) --------------
+# -- from-scratch references (numpy/scipy only; none of rlscore.core.rls.confidence) --------------
 def bayes_by_grid(mu, sd, points=20001):
     """``P(i wins) = ∫ N(u; μ_i, σ_i²) Π_{j≠i} Φ((u − μ_j)/σ_j) du`` (docs/mathematics.md §4) per
     row, by the

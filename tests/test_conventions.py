@@ -1,4 +1,5 @@
-"""One module per convention: missing labels (rlscore.core.missing_labels) for every estimator,
+"""One module per convention: missing labels (rlscore.core.conventions.missing_labels) for every
+estimator,
 class display text (Project.class_text) for the figures too."""
 
 from __future__ import annotations
@@ -8,12 +9,12 @@ import html
 import numpy as np
 import pytest
 
-from rlscore.core.kernels import graph_kernel
-from rlscore.core.klr import KernelLogisticRegression
-from rlscore.core.lgc import LGCClassifier
-from rlscore.core.missing_labels import is_unlabeled, labeled_indices, unlabeled_mask
-from rlscore.data.projects import Project
-from rlscore.viz import figures
+from rlscore.core.conventions.missing_labels import is_unlabeled, labeled_indices, unlabeled_mask
+from rlscore.core.graph.lgc import LGCClassifier
+from rlscore.core.kernels.functions import graph_kernel
+from rlscore.core.klr.classifier import KernelLogisticRegression
+from rlscore.data.projects.project import Project
+from rlscore.viz.figures import charts as figures
 
 
 def _pool(n=60, seed=3):

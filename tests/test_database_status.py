@@ -1,6 +1,6 @@
 """What a tab is told when the label database goes away (issue 23, item 5): the Label page's
-callbacks (rlscore.ui.actions) and the outage's recovery (rlscore.ui.database_status) called
-directly, as Streamlit calls them (``st.session_state`` works outside a script run).
+callbacks (rlscore.ui.label.actions) and the outage's recovery (rlscore.ui.shell.database_status)
+called directly, as Streamlit calls them (``st.session_state`` works outside a script run).
 
 The PostgreSQL server is one of these tests' own, stopped with ``pg_ctl stop -m immediate``
 and started again (:class:`support.pg_outage.OutageCluster`); a commit is cut on cue by
@@ -18,8 +18,9 @@ from support.pg_outage import CutStore, connection_lost
 from support.sessions import moons_subset, session
 from support.stores import raw_sql
 
-from rlscore.ui import actions, database_status
-from rlscore.ui.store import SessionHandle
+from rlscore.ui.label import actions
+from rlscore.ui.shell import database_status
+from rlscore.ui.shell.store import SessionHandle
 
 
 @pytest.fixture

@@ -4,8 +4,8 @@ docs/mathematics.md §9 needs."""
 import numpy as np
 import pytest
 
-from rlscore.data import samples as datasets
-from rlscore.data.samples import list_samples, load_sample, sample_meta
+from rlscore.data.samples import bundled as datasets
+from rlscore.data.samples.bundled import list_samples, load_sample, sample_meta
 
 
 @pytest.mark.parametrize("name", list_samples())

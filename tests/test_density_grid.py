@@ -2,7 +2,7 @@
 project counts its pool on the workers and the plot draws only a sample over that grid.
 
 The reference counts are :func:`numpy.histogram2d` on the same points, written here; the
-in-memory layer is :func:`rlscore.viz.figures.pool_figure` counting the points itself. Both
+in-memory layer is :func:`rlscore.viz.figures.charts.pool_figure` counting the points itself. Both
 must draw the same layer (one drawing code), and the figure from a grid must send the sample
 and the grid's cells only, whatever the pool's size.
 """
@@ -13,9 +13,9 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from rlscore.query.distributed import block_histogram
-from rlscore.viz import figures
-from rlscore.viz.geometry import plane_projection
+from rlscore.query.cluster.block_passes import block_histogram
+from rlscore.viz.figures import charts as figures
+from rlscore.viz.plane.geometry import plane_projection
 
 BINS = 40
 
@@ -62,8 +62,8 @@ def test_a_precomputed_grid_draws_the_in_memory_density_layer(pool):
 
 
 def test_the_workers_block_counts_draw_the_in_memory_layer(pool):
-    """The cluster's per-block counts (:func:`~rlscore.query.distributed.block_histogram` on
-    row blocks of the features, projected by the plane's map) summed: the same layer as the
+    """The cluster's per-block counts (:func:`~rlscore.query.cluster.block_passes.block_histogram`
+    on row blocks of the features, projected by the plane's map) summed: the same layer as the
     in-memory plot of the projected pool."""
     rng = np.random.default_rng(7)
     features = np.column_stack([pool, rng.normal(size=(pool.shape[0], 3))])

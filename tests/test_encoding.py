@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rlscore.core.encoding import ova_targets
+from rlscore.core.conventions.ova_encoding import ova_targets
 
 
 def test_binary_is_one_column_with_the_second_class_positive():

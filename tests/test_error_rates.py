@@ -1,10 +1,10 @@
 """Classifiers with specified error rates (Saketha Nath ch. 2, docs/mathematics.md §8) against
 references.
 
-References shared with nothing in :mod:`rlscore.core.error_rates`: explicit feature maps with
-numpy means and covariances (``np.cov``), held-out error rates on large samples drawn from
-known distributions (binomial bounds, fixed seeds), scipy's normal quantiles, and the two
-solvers (cvxpy + Clarabel, the numpy ellipsoid-distance iteration) against each other.
+References shared with nothing in :mod:`rlscore.core.classifiers.specified_error`: explicit feature
+maps with numpy means and covariances (``np.cov``), held-out error rates on large samples drawn from
+known distributions (binomial bounds, fixed seeds), scipy's normal quantiles, and the two solvers
+(cvxpy + Clarabel, the numpy ellipsoid-distance iteration) against each other.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from scipy.stats import norm
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 
-from rlscore.core.error_rates import (
+from rlscore.core.classifiers.specified_error import (
     DEFAULT_RIDGE,
     InfeasibleTargetsError,
     InfeasibleTargetsWarning,
@@ -36,7 +36,7 @@ from rlscore.core.error_rates import (
     solve_socp,
     worst_case_rate,
 )
-from rlscore.core.rls import RLSClassifier
+from rlscore.core.rls.classifier import RLSClassifier
 
 Z = 4.0  # one-sided binomial bound: rate ≤ η + Z·√(η(1−η)/n)
 

@@ -1,7 +1,7 @@
 """One validation error: a labeling session and a simulation measure the same thing.
 
-Both use :mod:`rlscore.core.metrics`: without a held-out split, the validation set is the
-pool points not labeled yet. Reference: RLS refitted independently on the labels, its
+Both use :mod:`rlscore.core.evaluation.validation_error`: without a held-out split, the validation
+set is the pool points not labeled yet. Reference: RLS refitted independently on the labels, its
 predictions on the unlabeled points counted by hand.
 """
 
@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from support.sessions import moons_store, moons_subset, session
 
-from rlscore.core.rls import RLSClassifier
-from rlscore.experiments.compare import held_out_validation
-from rlscore.experiments.simulate import simulate
+from rlscore.core.rls.classifier import RLSClassifier
+from rlscore.experiments.comparison.compare import held_out_validation
+from rlscore.experiments.simulation.simulate import simulate
 
 
 def test_session_and_simulation_agree_on_the_same_labels(tmp_path):

@@ -11,8 +11,9 @@ import plotly.graph_objects as go
 import pytest
 from sklearn.decomposition import PCA
 
-from rlscore.core.confidence import reliability_table
-from rlscore.viz import figures, geometry
+from rlscore.core.rls.confidence import reliability_table
+from rlscore.viz.figures import charts as figures
+from rlscore.viz.plane import geometry
 
 
 def _point_traces(fig: go.Figure) -> list:

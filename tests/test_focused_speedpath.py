@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 from reference.arls_blocked import expected_risks
 from reference.focused_candidates import dense_covariance_rows, old_candidates
 
-import rlscore.core.kernels
-import rlscore.core.validation
-from rlscore.core.kernels import (
+import rlscore.core.conventions.input_validation
+import rlscore.core.kernels.functions
+from rlscore.core.kernels.functions import (
     checked_kernel_matrix,
     kernel_matrix,
     rbf_kernel,
@@ -27,7 +27,7 @@ from rlscore.core.kernels import (
     squared_norms,
 )
 from rlscore.query import FocusedARLS
-from rlscore.query.arls_focused import smallest
+from rlscore.query.arls.focused import smallest
 
 SIGMA, LAM = 1.4, 0.4
 
@@ -157,19 +157,19 @@ def test_queries_neither_validate_the_pool_nor_recompute_its_norms(monkeypatch):
         return wrapper
 
     monkeypatch.setattr(
-        rlscore.core.kernels,
+        rlscore.core.kernels.functions,
         "check_matrix",
-        counted("check_matrix", rlscore.core.kernels.check_matrix),
+        counted("check_matrix", rlscore.core.kernels.functions.check_matrix),
     )
     monkeypatch.setattr(
-        rlscore.core.validation,
+        rlscore.core.conventions.input_validation,
         "check_matrix",
-        counted("check_matrix", rlscore.core.validation.check_matrix),
+        counted("check_matrix", rlscore.core.conventions.input_validation.check_matrix),
     )
     monkeypatch.setattr(
-        rlscore.core.kernels,
+        rlscore.core.kernels.functions,
         "squared_norms",
-        counted("squared_norms", rlscore.core.kernels.squared_norms),
+        counted("squared_norms", rlscore.core.kernels.functions.squared_norms),
     )
     for c in classes:
         q.teach(int(np.flatnonzero(y == c)[0]), c)

@@ -16,7 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from rlscore.viz import figures, geometry
+from rlscore.viz.figures import charts as figures
+from rlscore.viz.plane import geometry
 
 
 def _contours(fig: go.Figure) -> list[go.Contour]:

@@ -7,8 +7,8 @@ import pytest
 import scipy.sparse as sp
 import scipy.sparse.linalg
 
-from rlscore.core.graph_family import RegularizedGraphKernels, block_cg
-from rlscore.core.kernels import graph_kernel
+from rlscore.core.graph.kernel_family import RegularizedGraphKernels, block_cg
+from rlscore.core.kernels.functions import graph_kernel
 
 
 @pytest.fixture
@@ -50,7 +50,7 @@ def test_block_cg_matches_spsolve():
 
 
 def test_graph_columns_kernel_blocks_diagonal_and_eviction(X):
-    from rlscore.core.kernel_blocks import GraphColumnsKernel, graph_kernel_at
+    from rlscore.core.kernels.blocks import GraphColumnsKernel, graph_kernel_at
 
     fam = RegularizedGraphKernels(X, "graph", k=5, solver="cg")
     K = graph_kernel(X, k=5, t=3.0).K

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from reference.graph_ocl import brute_cosine, brute_knn, brute_negatives
 
-from rlscore.core.graph_ocl import GraphOCL, spy_count
+from rlscore.core.graph.ocl import GraphOCL, spy_count
 
 
 def _two_blobs(n_pos=60, n_neg=60, d=2, gap=3.0, seed=0):

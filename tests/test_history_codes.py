@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rlscore.sessions.diagnostics import History
+from rlscore.sessions.views.diagnostics import History
 from tests.reference.history_codes import FullCodesHistory
 
 
@@ -78,7 +78,7 @@ def test_a_settled_session_keeps_the_changes_not_an_array_per_label():
 
 class _Elsewhere:
     """A pool's predictions held "elsewhere": the history sees only ``size`` and
-    ``count_changed`` (as :class:`~rlscore.query.distributed.BlockPredictions`), and every
+    ``count_changed`` (as :class:`~rlscore.query.cluster.block_passes.BlockPredictions`), and every
     count is recorded so the test knows what crossed."""
 
     counted: list[tuple[int, int]] = []

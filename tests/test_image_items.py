@@ -24,9 +24,9 @@ from rlscore.data.features.images import (
     load_image,
     pixel_feature_names,
 )
-from rlscore.data.item_view import shown_items
-from rlscore.data.projects import ProjectInputError, project_from_table
-from rlscore.data.upload import guess_image_column, guess_text_columns
+from rlscore.data.items.item_view import shown_items
+from rlscore.data.projects.project import ProjectInputError, project_from_table
+from rlscore.data.upload.proposal import guess_image_column, guess_text_columns
 
 
 @pytest.fixture(autouse=True)

@@ -20,8 +20,8 @@ from rlscore.data.features.image_urls import (
     image_urls_allowed,
 )
 from rlscore.data.features.images import image_pixel_features, load_image
-from rlscore.data.item_view import shown_items
-from rlscore.data.projects import ProjectInputError, project_from_table
+from rlscore.data.items.item_view import shown_items
+from rlscore.data.projects.project import ProjectInputError, project_from_table
 
 PICTURES = {
     f"/pic/{kind}_{k}.png": class_picture(kind, k) for kind in ("bar", "ring") for k in (0, 1)

@@ -22,10 +22,10 @@ from PIL import Image
 from sklearn.decomposition import TruncatedSVD
 from sklearn.feature_extraction.text import TfidfVectorizer
 
-from rlscore.cli import labels as labels_cli
-from rlscore.cli import simulate as simulate_cli
-from rlscore.data.projects import ProjectInputWarning, project_from_table, read_table
-from rlscore.experiments.simulate import simulate
+from rlscore.cli.commands import labels as labels_cli
+from rlscore.cli.commands import simulate as simulate_cli
+from rlscore.data.projects.project import ProjectInputWarning, project_from_table, read_table
+from rlscore.experiments.simulation.simulate import simulate
 from rlscore.storage import Event, open_store
 
 CATS = ["the cat sat on the warm mat", "a small cat chased the mouse", "my cat sleeps all day",
@@ -202,8 +202,8 @@ def test_export_carries_the_item_columns(tmp_path, capsys):
 def test_samples_command_counts_what_it_writes(tmp_path, monkeypatch, capsys):
     """``python -m rlscore samples`` says how many datasets it wrote, and wrote that many (the
     item samples come from their own scripts, and the message says so)."""
-    from rlscore.cli import samples as samples_cli
-    from rlscore.data.samples import ITEM_SAMPLES
+    from rlscore.cli.commands import samples as samples_cli
+    from rlscore.data.samples.bundled import ITEM_SAMPLES
 
     monkeypatch.setattr(samples_cli, "SAMPLE_DIR", tmp_path)
     assert samples_cli.main([]) == 0

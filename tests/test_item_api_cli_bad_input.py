@@ -16,8 +16,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rlscore.data.items import MAX_TEXT_CHARS
-from rlscore.data.projects import (
+from rlscore.data.items.columns import MAX_TEXT_CHARS
+from rlscore.data.projects.project import (
     ProjectInputError,
     ProjectInputWarning,
     project_from_table,

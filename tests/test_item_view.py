@@ -1,5 +1,6 @@
-"""What a person is shown of a point (rlscore.data.item_view, drawn by rlscore.ui.point_view):
-the item itself — its text, its image, its context — read back against the uploaded table,
+"""What a person is shown of a point (rlscore.data.items.item_view, drawn by
+rlscore.ui.label.point_view): the item itself — its text, its image, its context — read back against
+the uploaded table,
 images only from under the project's root, and the Label page showing the queried item."""
 
 from __future__ import annotations
@@ -11,9 +12,9 @@ from PIL import Image
 from streamlit.testing.v1 import AppTest
 from support.app import REPO, TIMEOUT, ok, query_point
 
-from rlscore.data.item_view import shown_features, shown_items
-from rlscore.data.projects import project_from_table
-from rlscore.data.samples import project_from_sample
+from rlscore.data.items.item_view import shown_features, shown_items
+from rlscore.data.projects.project import project_from_table
+from rlscore.data.samples.bundled import project_from_sample
 
 
 def _texts() -> pd.DataFrame:

@@ -11,8 +11,8 @@ from reference.features import tfidf_dense
 from support.access import drop_version_5
 from support.stores import raw_sql
 
-from rlscore.data.items import ItemColumn, item_values, raw_feature_values
-from rlscore.data.projects import (
+from rlscore.data.items.columns import ItemColumn, item_values, raw_feature_values
+from rlscore.data.projects.project import (
     Project,
     ProjectInputError,
     ProjectInputWarning,
@@ -21,7 +21,7 @@ from rlscore.data.projects import (
 )
 from rlscore.sessions import LabelingSession
 from rlscore.storage import open_store
-from rlscore.storage.schema import SCHEMA_VERSION
+from rlscore.storage.sql.schema import SCHEMA_VERSION
 
 SENTENCES = [
     "refund my order now, the parcel never arrived",

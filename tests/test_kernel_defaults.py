@@ -4,7 +4,7 @@ Issue 27: the von Neumann kernel failed on every project at its default t = 1 (i
 below 1/ρ(B), and ρ(B) ≥ k on a kNN graph), graph kernels failed on a 2-point pool (a 6-NN
 graph needs 7 points), and λ = 1e-4, the documented smallest λ, had to work for A-optimal KLR
 with a linear kernel. The sessions are built as the app builds them
-(:func:`rlscore.ui.store.low_rank_params` over the project's saved settings), below the UI.
+(:func:`rlscore.ui.shell.store.low_rank_params` over the project's saved settings), below the UI.
 """
 
 from __future__ import annotations
@@ -23,7 +23,8 @@ from support.app import REPO, TIMEOUT, plain_markdown
 from support.app import button as app_button
 from support.app import ok as app_ok
 
-from rlscore.core.kernels import (
+from rlscore.core.conventions.json_values import plain_scalar
+from rlscore.core.kernels.functions import (
     GRAPH_KERNELS,
     VECTOR_KERNELS,
     VON_NEUMANN_FRACTION,
@@ -31,15 +32,14 @@ from rlscore.core.kernels import (
     knn_graph,
     pool_kernel,
 )
-from rlscore.core.serialization import plain_scalar
-from rlscore.data.projects import Project
-from rlscore.data.samples import list_samples, project_from_sample
+from rlscore.data.projects.project import Project
+from rlscore.data.samples.bundled import list_samples, project_from_sample
 from rlscore.sessions import LabelingSession
-from rlscore.sessions.settings import project_settings, save_project_settings
+from rlscore.sessions.state.settings import project_settings, save_project_settings
 from rlscore.storage import open_store
-from rlscore.ui.sidebar import KERNELS, kernels_for
-from rlscore.ui.store import low_rank_params
-from rlscore.ui.strategies import STRATEGY_LABELS
+from rlscore.ui.shell.sidebar import KERNELS, kernels_for
+from rlscore.ui.shell.store import low_rank_params
+from rlscore.ui.shell.strategy_names import STRATEGY_LABELS
 
 #: the strategies checked with every kernel: the projects' default and A-optimal KLR
 STRATEGIES = ("default", "aopt-klr")

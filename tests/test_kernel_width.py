@@ -1,4 +1,5 @@
-"""The data-adaptive RBF width (rlscore.core.kernel_width) and the estimators that default to it."""
+"""The data-adaptive RBF width (rlscore.core.kernels.rbf_width) and the estimators that default to
+it."""
 
 from __future__ import annotations
 
@@ -9,21 +10,21 @@ from sklearn.base import clone
 from sklearn.datasets import load_digits
 from sklearn.svm import SVC
 
-from rlscore.core.error_rates import SpecifiedErrorClassifier
-from rlscore.core.graph_ocl import GraphOCL
-from rlscore.core.kernel_width import (
+from rlscore.core.classifiers.specified_error import SpecifiedErrorClassifier
+from rlscore.core.graph.ocl import GraphOCL
+from rlscore.core.kernels.functions import rbf_kernel
+from rlscore.core.kernels.lowrank import LowRankKernel
+from rlscore.core.kernels.rbf_width import (
     EXACT_MAX_POINTS,
     median_sigma,
     resolve_sigma,
     scale_sigma,
 )
-from rlscore.core.kernels import rbf_kernel
-from rlscore.core.klr import KernelLogisticRegression
-from rlscore.core.lowrank import LowRankKernel
-from rlscore.core.reduced_rls import ReducedRLSClassifier
-from rlscore.core.rls import RLSClassifier
-from rlscore.data.projects import Project
-from rlscore.data.samples import project_from_sample
+from rlscore.core.klr.classifier import KernelLogisticRegression
+from rlscore.core.rls.classifier import RLSClassifier
+from rlscore.core.rls.reduced import ReducedRLSClassifier
+from rlscore.data.projects.project import Project
+from rlscore.data.samples.bundled import project_from_sample
 from rlscore.sessions import LabelingSession, project_settings
 from rlscore.storage import open_store
 

@@ -5,7 +5,7 @@ import pytest
 import scipy.linalg
 from sklearn.metrics.pairwise import rbf_kernel as sk_rbf
 
-from rlscore.core.kernels import (
+from rlscore.core.kernels.functions import (
     GRAPH_KERNELS,
     graph_kernel,
     kernel_matrix,
@@ -179,8 +179,8 @@ def _brute_component_mst(X, B):
 def test_connect_adds_the_component_mst_of_closest_pairs(sizes, small, monkeypatch):
     from scipy.sparse.csgraph import connected_components
 
-    from rlscore.core import graph_components
-    from rlscore.core.graph_components import component_bridges
+    from rlscore.core.graph import components as graph_components
+    from rlscore.core.graph.components import component_bridges
 
     monkeypatch.setattr(graph_components, "_SMALL_COMPONENT", small)
 
@@ -202,7 +202,7 @@ def test_connect_adds_the_component_mst_of_closest_pairs(sizes, small, monkeypat
 
 
 def test_connected_graph_is_left_alone_and_graph_kernels_connect_by_default(X):
-    from rlscore.core.graph_components import component_sizes
+    from rlscore.core.graph.components import component_sizes
 
     np.testing.assert_array_equal(
         knn_graph(X, k=4, connect=True).toarray(), knn_graph(X, k=4).toarray()

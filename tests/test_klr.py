@@ -8,9 +8,9 @@ from sklearn.base import clone
 from sklearn.datasets import load_digits
 from sklearn.linear_model import LogisticRegression
 
-from rlscore.core.encoding import ova_targets
-from rlscore.core.kernels import graph_kernel, rbf_kernel
-from rlscore.core.klr import (
+from rlscore.core.conventions.ova_encoding import ova_targets
+from rlscore.core.kernels.functions import graph_kernel, rbf_kernel
+from rlscore.core.klr.classifier import (
     KernelLogisticRegression,
     KLRConvergenceError,
     newton_representer,
@@ -242,7 +242,7 @@ def test_singular_linear_kernel_converges_where_the_objective_is_flat():
     # equal scikit-learn's primal logistic regression (C = 1/λ, no intercept).
     from sklearn.linear_model import LogisticRegression
 
-    from rlscore.data.samples import load_sample
+    from rlscore.data.samples.bundled import load_sample
     from rlscore.query import AOptimalKLR
 
     d = load_sample("two_moons")

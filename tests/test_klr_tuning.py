@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 from sklearn.datasets import load_digits
 
-from rlscore.core.encoding import ova_targets
-from rlscore.core.kernels import graph_kernel, rbf_kernel
-from rlscore.core.klr import KernelLogisticRegression
-from rlscore.core.klr_tuning import (
+from rlscore.core.conventions.ova_encoding import ova_targets
+from rlscore.core.kernels.functions import graph_kernel, rbf_kernel
+from rlscore.core.klr.classifier import KernelLogisticRegression
+from rlscore.core.klr.tuning import (
     NEAR_UNIFORM_FRACTION,
     confidence_regime,
     loo_decision_values,
@@ -17,8 +17,8 @@ from rlscore.core.klr_tuning import (
     tune_klr,
 )
 from rlscore.query import make_strategy
-from rlscore.query.aoptimal import AOptimalKLR
-from rlscore.query.klr_pool import MaxEntropyKLR, klr_regime, tuned_prefix
+from rlscore.query.klr.aoptimal import AOptimalKLR
+from rlscore.query.klr.pool import MaxEntropyKLR, klr_regime, tuned_prefix
 
 
 def _digits(classes, n_per_class=40, seed=0):
@@ -237,7 +237,7 @@ def test_bad_tune_value():
 def test_the_choice_is_made_on_a_geometric_schedule_of_prefixes(monkeypatch):
     """With 11 labels (t, λ) are those chosen on the first 10 (the schedule's last count),
     and no choice is computed again until the next count of the schedule."""
-    import rlscore.query.klr_pool as klr_pool
+    import rlscore.query.klr.pool as klr_pool
 
     assert tuned_prefix(11) == 10 and tuned_prefix(1) == 0 and tuned_prefix(500) == 100
     classes = (3, 5, 8)

@@ -10,9 +10,9 @@ from reference.label_codes import class_codes as reference_codes
 from reference.label_codes import validation_errors as reference_errors
 from sklearn.metrics import balanced_accuracy_score
 
-from rlscore.core import metrics
-from rlscore.core.metrics import validation_errors
-from rlscore.sessions.diagnostics import class_codes
+from rlscore.core.evaluation import validation_error as metrics
+from rlscore.core.evaluation.validation_error import validation_errors
+from rlscore.sessions.views.diagnostics import class_codes
 
 RNG = np.random.default_rng(0)
 CASES = {

@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rlscore.cli.labels import main
-from rlscore.data.projects import Project
+from rlscore.cli.commands.labels import main
+from rlscore.data.projects.project import Project
 from rlscore.storage import Event, open_store
 
 

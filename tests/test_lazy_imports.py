@@ -12,26 +12,26 @@ from pathlib import Path
 import pytest
 
 import rlscore
-from rlscore.core.lazy_exports import lazy_exports
+from rlscore.core.lazy.exports import lazy_exports
 
 REPO = Path(__file__).resolve().parents[1]
 #: the lazy packages (rlscore.experiments stays eager: its ``simulate`` is also a submodule)
 PACKAGES = ("rlscore", "rlscore.data", "rlscore.query", "rlscore.sessions")
 #: what the Label page (with app.py) imports before it draws
 LABEL_PAGE = (
-    "rlscore.ui.auth",
-    "rlscore.ui.navigation",
-    "rlscore.ui.warmup",
-    "rlscore.ui.actions",
-    "rlscore.ui.query_panel",
-    "rlscore.ui.refresh",
-    "rlscore.ui.search_panel",
-    "rlscore.ui.stopping_panel",
-    "rlscore.ui.errors",
-    "rlscore.ui.keys",
-    "rlscore.ui.sidebar",
-    "rlscore.ui.store",
-    "rlscore.ui.teammates",
+    "rlscore.ui.shell.auth",
+    "rlscore.ui.shell.navigation",
+    "rlscore.ui.shell.warmup",
+    "rlscore.ui.label.actions",
+    "rlscore.ui.label.query_panel",
+    "rlscore.ui.label.refresh",
+    "rlscore.ui.label.search_panel",
+    "rlscore.ui.label.stopping_panel",
+    "rlscore.ui.shell.errors",
+    "rlscore.ui.label.keys",
+    "rlscore.ui.shell.sidebar",
+    "rlscore.ui.shell.store",
+    "rlscore.ui.label.teammates",
 )
 
 
@@ -46,7 +46,7 @@ def loaded_after(modules: tuple[str, ...], watched: tuple[str, ...]) -> set[str]
 
 
 def test_the_packages_import_none_of_their_heavy_modules():
-    heavy = ("sklearn", "pandas", "numba", "scipy.stats", "rlscore.sessions.session")
+    heavy = ("sklearn", "pandas", "numba", "scipy.stats", "rlscore.sessions.actions.session")
     assert loaded_after(PACKAGES, heavy) == set()
 
 
@@ -59,7 +59,7 @@ def test_the_label_page_imports_no_numba_nor_the_sklearn_it_does_not_draw_with()
         "sklearn.metrics",
         "sklearn.neighbors",
         "sklearn.cluster",
-        "rlscore.experiments.simulate",
+        "rlscore.experiments.simulation.simulate",
     )
     assert loaded_after(("streamlit", *LABEL_PAGE), heavy) == set()
 
@@ -91,7 +91,7 @@ def test_the_warm_up_compiles_the_signatures_a_query_runs():
     """After the warm-up, ARLS queries (two and three classes) compile nothing new."""
     code = """
 import numpy as np
-from rlscore.ui.warmup import warm_lookahead
+from rlscore.ui.shell.warmup import warm_lookahead
 from rlscore.query import ARLS
 from rlscore.query import fused_risk
 warm_lookahead()
@@ -124,7 +124,7 @@ FIRST_RUN_WITHOUT = (
     "scipy.special",
     "pandas",
     "psycopg",
-    "rlscore.core.rls",
+    "rlscore.core.rls.classifier",
     "numba",
 )
 
@@ -136,8 +136,8 @@ def test_the_label_pages_first_run_draws_the_query_without_the_heavy_modules(tmp
     db = tmp_path / "labels.sqlite3"
     setup = f"""
 import numpy as np
-from rlscore.data.projects import Project
-from rlscore.data.samples import ensure_sample_projects
+from rlscore.data.projects.project import Project
+from rlscore.data.samples.bundled import ensure_sample_projects
 from rlscore.storage import open_store
 X = np.random.default_rng(0).normal(size=(300, 2))
 with open_store({str(db)!r}) as store:

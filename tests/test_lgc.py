@@ -23,8 +23,7 @@ from hypothesis import strategies as st
 from sklearn.datasets import load_digits
 from sklearn.semi_supervised import LabelSpreading
 
-from rlscore.core.kernels import knn_graph
-from rlscore.core.lgc import (
+from rlscore.core.graph.lgc import (
     LGCClassifier,
     initial_labels,
     lgc_propagate,
@@ -33,6 +32,7 @@ from rlscore.core.lgc import (
     propagation_matrix,
     sheng_alpha_bound,
 )
+from rlscore.core.kernels.functions import knn_graph
 
 
 def _dense_S(W, normalization):

@@ -9,10 +9,10 @@ import pytest
 from reference.lgc import reference_margin, reference_proba
 
 import rlscore.query
-import rlscore.query.lgc
-from rlscore.core.lgc import _cg_iterations
+import rlscore.query.baselines.lgc_uncertainty
+from rlscore.core.graph.lgc import _cg_iterations
 from rlscore.query import STRATEGIES, LGCQuery, NoCandidatesError, make_strategy
-from rlscore.sessions.engine import KernelCache, memory_need
+from rlscore.sessions.state.engine import KernelCache, memory_need
 
 
 def pool(n: int = 80, T: int = 2, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -104,7 +104,7 @@ def test_next_query_skips_labeled_and_excluded_points():
 
 
 def test_registry_session_parameters_and_memory():
-    assert STRATEGIES["lgc"][0] == "rlscore.query.lgc:LGCQuery"
+    assert STRATEGIES["lgc"][0] == "rlscore.query.baselines.lgc_uncertainty:LGCQuery"
     assert rlscore.query.LGCQuery is LGCQuery
     q = make_strategy("lgc", kernel="rbf", sigma=2.0, lam=0.1, class_weight=None, graph_k=5)
     assert isinstance(q, LGCQuery) and q.get_params()["graph_k"] == 5
@@ -133,7 +133,10 @@ def test_twenty_thousand_points_with_one_graph_one_solve_per_label_and_no_n_by_n
     n = 20_000
     X, y = pool(n, 3, seed=4)
     graphs, solves = [], []
-    knn_graph, block_cg = rlscore.query.lgc.knn_graph, rlscore.query.lgc._block_cg
+    knn_graph, block_cg = (
+        rlscore.query.baselines.lgc_uncertainty.knn_graph,
+        rlscore.query.baselines.lgc_uncertainty._block_cg,
+    )
 
     def counting_graph(*args, **kwargs):
         graphs.append(knn_graph(*args, **kwargs))
@@ -150,8 +153,8 @@ def test_twenty_thousand_points_with_one_graph_one_solve_per_label_and_no_n_by_n
         solves.append((B.shape[1], iterations, len(products), max_iter))
         return Z, iterations
 
-    monkeypatch.setattr(rlscore.query.lgc, "knn_graph", counting_graph)
-    monkeypatch.setattr(rlscore.query.lgc, "_block_cg", counting_cg)
+    monkeypatch.setattr(rlscore.query.baselines.lgc_uncertainty, "knn_graph", counting_graph)
+    monkeypatch.setattr(rlscore.query.baselines.lgc_uncertainty, "_block_cg", counting_cg)
     tracemalloc.start()
     q = LGCQuery().start(X, [0, 1, 2])
     idx = labels_to_teach(y, 6)
@@ -162,7 +165,9 @@ def test_twenty_thousand_points_with_one_graph_one_solve_per_label_and_no_n_by_n
     tracemalloc.stop()
     assert len(graphs) == 1 and graphs[0].nnz <= 2 * 6 * n  # k = 6 neighbours each
     assert len(solves) == len(idx)  # u = 1/(1 − α) needs no solve for S = D⁻¹W
-    bound = _cg_iterations(0.99, rlscore.query.lgc.CG_TOL)  # depends on α only, not on n
+    bound = _cg_iterations(
+        0.99, rlscore.query.baselines.lgc_uncertainty.CG_TOL
+    )  # depends on α only, not on n
     for columns, iterations, products, max_iter in solves:
         assert columns == 1 and max_iter == bound and products == iterations <= bound
     assert peak < 100e6, f"peak {peak / 1e6:.0f} MB"  # an n × n float64 matrix is 3.2 GB

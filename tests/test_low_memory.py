@@ -17,14 +17,14 @@ import pytest
 from reference.arls import naive_risk, spec_weights
 from reference.kernel_ridge import reference_f, reference_scores, sk_kernel
 
-import rlscore.core.kernels
-import rlscore.core.memory
-import rlscore.query.rls_pool
-from rlscore.data.projects import Project, project_from_table, read_table
+import rlscore.core.conventions.memory_budget
+import rlscore.core.kernels.functions
+import rlscore.query.rls_state.on_kernel
+from rlscore.data.projects.project import Project, project_from_table, read_table
 from rlscore.query import STRATEGIES, make_strategy
 from rlscore.sessions import LabelingSession, PoolTooLargeError
-from rlscore.sessions.engine import KernelCache, check_pool_size
-from rlscore.sessions.settings import engine_settings, project_settings, save_project_settings
+from rlscore.sessions.state.engine import KernelCache, check_pool_size
+from rlscore.sessions.state.settings import engine_settings, project_settings, save_project_settings
 from rlscore.storage import open_store
 
 SIGMA, LAM, DEGREE = 1.3, 0.3, 2
@@ -173,14 +173,14 @@ def test_a_200k_pool_fits_in_tens_of_megabytes(name, monkeypatch):
     y = np.where(X[:, 0] + 0.3 * X[:, 1] > 0, 1, -1)
     entries = []
     # the low-memory path computes its columns from the pool's kept norms (issue 25)
-    columns = rlscore.query.rls_pool.checked_kernel_matrix
+    columns = rlscore.query.rls_state.on_kernel.checked_kernel_matrix
 
     def counting_rbf(X, Z, **params):
         K = columns(X, Z, **params)
         entries.append(K.size)
         return K
 
-    monkeypatch.setattr(rlscore.query.rls_pool, "checked_kernel_matrix", counting_rbf)
+    monkeypatch.setattr(rlscore.query.rls_state.on_kernel, "checked_kernel_matrix", counting_rbf)
     tracemalloc.start()
     try:
         q = make_strategy(name, sigma=1.0, lam=0.5).start(X, [-1, 1])
@@ -205,7 +205,9 @@ def test_a_200k_pool_fits_in_tens_of_megabytes(name, monkeypatch):
 # -- (c) the memory check names the strategies that fit ----------------------------------------
 @pytest.fixture
 def sixteen_gib(monkeypatch):
-    monkeypatch.setattr(rlscore.core.memory, "available_memory_bytes", lambda: 16 * GiB)
+    monkeypatch.setattr(
+        rlscore.core.conventions.memory_budget, "available_memory_bytes", lambda: 16 * GiB
+    )
 
 
 def advised(message: str) -> set[str]:
@@ -247,7 +249,9 @@ def test_graph_kernel_refusal_advises_a_vector_kernel(sixteen_gib, monkeypatch):
 
 
 def test_nothing_fits_advises_a_subsample(monkeypatch):
-    monkeypatch.setattr(rlscore.core.memory, "available_memory_bytes", lambda: 10**6)
+    monkeypatch.setattr(
+        rlscore.core.conventions.memory_budget, "available_memory_bytes", lambda: 10**6
+    )
     with pytest.raises(PoolTooLargeError, match="no strategy fits.*subsample"):
         check_pool_size(make_strategy("random"), 200_000, "random")
 

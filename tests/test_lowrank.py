@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rlscore.core.landmarks import LANDMARK_RULES
-from rlscore.core.lowrank import LowRankKernel, relative_frobenius_error
+from rlscore.core.kernels.landmarks import LANDMARK_RULES
+from rlscore.core.kernels.lowrank import LowRankKernel, relative_frobenius_error
 
 SIGMA = 1.3
 

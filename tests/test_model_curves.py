@@ -1,4 +1,5 @@
-"""rlscore.experiments.model_curves and the Compare page's model choice: another classifier
+"""rlscore.experiments.comparison.model_curves and the Compare page's model choice: another
+classifier
 (BDLDA, shrinkage LDA) refitted on each strategy's labels, against fits made here."""
 
 from __future__ import annotations
@@ -8,11 +9,11 @@ import pytest
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 from support.app import app_page
 
-from rlscore.core.bdlda import BDLDA
-from rlscore.data.samples import load_sample
-from rlscore.experiments.compare import compare_strategies
-from rlscore.experiments.model_curves import can_fit, model_errors
-from rlscore.experiments.simulate import simulate
+from rlscore.core.classifiers.bdlda import BDLDA
+from rlscore.data.samples.bundled import load_sample
+from rlscore.experiments.comparison.compare import compare_strategies
+from rlscore.experiments.comparison.model_curves import can_fit, model_errors
+from rlscore.experiments.simulation.simulate import simulate
 
 
 @pytest.fixture(scope="module")

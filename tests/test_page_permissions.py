@@ -19,8 +19,8 @@ from support.access import team_database
 from support.app import REPO, button, ok, query_point, stored_log
 from support.markdown import plain
 
-from rlscore.sessions import permissions
-from rlscore.sessions.settings import project_settings, save_project_settings
+from rlscore.sessions.state.settings import project_settings, save_project_settings
+from rlscore.sessions.team import permissions
 from rlscore.storage import open_store
 
 PROJECT = "moons"
@@ -63,7 +63,7 @@ def _callback_script(module: str, name: str, args: tuple, state: dict) -> None:
 
     import streamlit as st
 
-    from rlscore.ui.flash import show_flash
+    from rlscore.ui.shell.flash import show_flash
 
     st.session_state.update(state)
     result = getattr(importlib.import_module(module), name)(*args)
@@ -100,11 +100,11 @@ def test_an_annotator_cannot_delete_or_export(db):
     assert len(exports) == 8 and all(b.proto.disabled for b in exports)
     assert all("owner role" in b.proto.help for b in exports)
     # forced: the callbacks called straight with bob
-    at = crafted("rlscore.ui.admin", "delete_project", PROJECT, "bob", confirm_delete=PROJECT)
+    at = crafted("rlscore.ui.forms.admin", "delete_project", PROJECT, "bob", confirm_delete=PROJECT)
     assert "needs the owner role" in messages(at)
     with open_store(db) as store:
         assert PROJECT in store.list_projects()
-    at = crafted("rlscore.ui.admin", "export_file", PROJECT, "bob", "csv", "labels")
+    at = crafted("rlscore.ui.forms.admin", "export_file", PROJECT, "bob", "csv", "labels")
     downloaded = at.text[0].value
     assert "needs the owner role" in downloaded
     assert downloaded.startswith("not exported: ") and downloaded.count("\n") <= 1  # no labels
@@ -133,9 +133,14 @@ def test_an_annotator_cannot_save_settings(db):
     at = page("review.py", "bob")
     assert at.button(key="apply_overlap").disabled
     # forced: the sidebar's callback of the σ slider, as bob (Tune's "Apply" saves alike,
-    # through rlscore.ui.params.update_params)
+    # through rlscore.ui.shell.params.update_params)
     at = crafted(
-        "rlscore.ui.sidebar", "_changed", "sigma", w_sigma=0.2, annotator="bob", project=PROJECT
+        "rlscore.ui.shell.sidebar",
+        "_changed",
+        "sigma",
+        w_sigma=0.2,
+        annotator="bob",
+        project=PROJECT,
     )
     assert "needs the owner role" in messages(at)
     assert project_settings(open_store(db), PROJECT) == before
@@ -154,7 +159,7 @@ def test_a_reviewer_decides_reviews_but_cannot_change_settings(db):
     assert stored_log(db, PROJECT).reviews[2].annotator == "carol"
     before = project_settings(open_store(db), PROJECT)
     at = crafted(
-        "rlscore.ui.review",
+        "rlscore.ui.forms.review",
         "apply_overlap",
         "k",
         "f",
@@ -173,7 +178,7 @@ def test_an_annotator_cannot_decide_reviews_or_read_the_agreement(db):
     assert decide and all(b.disabled and "reviewer role" in b.help for b in decide)
     assert "Needs the reviewer role" in messages(at)
     assert not at.metric  # no agreement figures
-    at = crafted("rlscore.ui.review", "decide", PROJECT, 2, 1, "bob", 10**9, "1")
+    at = crafted("rlscore.ui.forms.review", "decide", PROJECT, 2, 1, "bob", 10**9, "1")
     assert "needs the reviewer role" in messages(at)
     assert 2 not in stored_log(db, PROJECT).reviews
 
@@ -199,11 +204,11 @@ def test_an_outsider_gets_no_point_on_the_label_page(db):
 def test_the_owner_does_all_and_the_audit_names_her(db):
     at = data_page("alice")
     assert not any(b.proto.disabled for b in downloads(at))
-    at = crafted("rlscore.ui.admin", "export_file", PROJECT, "alice", "csv", "labels")
+    at = crafted("rlscore.ui.forms.admin", "export_file", PROJECT, "alice", "csv", "labels")
     rows = list(csv.DictReader(io.StringIO(at.text[0].value)))
     assert len(rows) == 3  # the labeled points, with the accuracy estimate at export time
     assert all(r["accuracy_labels"] == "3" for r in rows)
-    at = crafted("rlscore.ui.admin", "export_file", PROJECT, "alice", "json", "audit")
+    at = crafted("rlscore.ui.forms.admin", "export_file", PROJECT, "alice", "json", "audit")
     assert '"action": "export"' in at.text[0].value  # the audit travels with the labels
     label_page = page("label.py", "alice")
     assert not any(sidebar_settings_disabled(label_page))

@@ -1,6 +1,6 @@
 """The team's agreement and the ``settings``/``agreement`` commands under roles.
 
-The app reads the agreement through :func:`rlscore.sessions.agreement.agreement_as` (a
+The app reads the agreement through :func:`rlscore.sessions.team.agreement_report.agreement_as` (a
 reviewer's or owner's once the project has members); the commands are a shell
 administrator's: no role checked, a settings change audited as ``shell:<login>``. The
 reference for the agreement is the unchecked report of the same log.
@@ -15,9 +15,9 @@ import pytest
 from support.stores import small_project
 
 from rlscore.cli import main
-from rlscore.sessions import permissions
-from rlscore.sessions.agreement import agreement_as, project_agreement
-from rlscore.sessions.settings import project_settings
+from rlscore.sessions.state.settings import project_settings
+from rlscore.sessions.team import permissions
+from rlscore.sessions.team.agreement_report import agreement_as, project_agreement
 from rlscore.storage import Event, open_store
 
 

@@ -1,5 +1,5 @@
-"""The strategies' parameter protocol (rlscore.core.parameters) against scikit-learn's own:
-``BaseEstimator.get_params`` / ``set_params`` and ``sklearn.base.clone`` on twins of the same
+"""The strategies' parameter protocol (rlscore.core.conventions.parameters) against scikit-learn's
+own: ``BaseEstimator.get_params`` / ``set_params`` and ``sklearn.base.clone`` on twins of the same
 classes, so a strategy behaves as before it stopped subclassing ``BaseEstimator``."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from sklearn.base import BaseEstimator, clone
 
-from rlscore.core.parameters import Parameterized, fresh_copy
+from rlscore.core.conventions.parameters import Parameterized, fresh_copy
 from rlscore.query import STRATEGIES, make_strategy, strategy_class
 
 

@@ -4,7 +4,7 @@ calls, with a crafted user — and must be refused with a message naming the rol
 database exactly as it was; every allowed action must work. On SQLite and PostgreSQL.
 
 The reference is the table of the issue, written out here independently of
-``rlscore.sessions.permissions.ACTIONS``: owner (settings, members, delete, export), reviewer
+``rlscore.sessions.team.permissions.ACTIONS``: owner (settings, members, delete, export), reviewer
 (review decisions, agreement), annotator (label, skip, undo own), each role also allowed what
 the lesser ones are.
 """
@@ -18,9 +18,12 @@ from support.access import dump
 from support.sessions import session
 from support.stores import BARRIER_SECONDS, raw_sql, small_project
 
-from rlscore.sessions import permissions
-from rlscore.sessions.audit import export_project, project_audit
-from rlscore.sessions.permissions import (
+from rlscore.sessions.actions.review import review_point
+from rlscore.sessions.actions.undo import undo_last
+from rlscore.sessions.state.settings import project_settings, save_project_settings
+from rlscore.sessions.team import permissions
+from rlscore.sessions.team.audit import export_project, project_audit
+from rlscore.sessions.team.permissions import (
     PermissionDeniedError,
     add_member,
     claim_ownership,
@@ -30,9 +33,6 @@ from rlscore.sessions.permissions import (
     require,
     restore_project,
 )
-from rlscore.sessions.review import review_point
-from rlscore.sessions.settings import project_settings, save_project_settings
-from rlscore.sessions.undo import undo_last
 from rlscore.storage import UnknownProjectError, open_store
 
 OWNER, REVIEWER, ANNOTATOR, OTHER = (

@@ -12,11 +12,11 @@ import pytest
 from support.sessions import moons_subset, session
 
 from rlscore.cli import main
-from rlscore.sessions.audit import export_project
-from rlscore.sessions.permissions import claim_ownership, delete_project, restore_project
-from rlscore.sessions.settings import save_project_settings
+from rlscore.sessions.state.settings import save_project_settings
+from rlscore.sessions.team.audit import export_project
+from rlscore.sessions.team.permissions import claim_ownership, delete_project, restore_project
 from rlscore.storage import open_store
-from rlscore.storage.postgres import PostgresLabelStore
+from rlscore.storage.backends.postgres import PostgresLabelStore
 
 SECRET = "s3cr3t-Pa55"
 

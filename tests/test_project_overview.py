@@ -1,4 +1,4 @@
-"""rlscore.sessions.project_overview: the Data page's table of projects, read incrementally.
+"""rlscore.sessions.views.project_overview: the Data page's table of projects, read incrementally.
 
 Cheapness is measured by counting: a store wrapper counts the events each read returns, so
 a second overview with nothing new must read none, and one new event must read one.
@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from support.stores import small_project
 
-from rlscore.sessions.project_overview import ProjectOverview
+from rlscore.sessions.views.project_overview import ProjectOverview
 from rlscore.storage import Event, SQLiteLabelStore, UnknownProjectError
 
 

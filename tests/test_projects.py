@@ -6,14 +6,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rlscore.data.projects import (
+from rlscore.data.projects.project import (
     Project,
     ProjectInputError,
     ProjectInputWarning,
     project_from_table,
     read_table,
 )
-from rlscore.data.samples import list_samples, load_sample, project_from_sample
+from rlscore.data.samples.bundled import list_samples, load_sample, project_from_sample
 
 GOOD = "a,b,label\n1.0,2.0,cat\n3.5,-1,dog\n0,4,cat\n"
 

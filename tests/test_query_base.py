@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import rlscore.query
-from rlscore.core.encoding import ova_targets
+from rlscore.core.conventions.ova_encoding import ova_targets
 from rlscore.query import (
     STRATEGIES,
     NoCandidatesError,

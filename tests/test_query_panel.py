@@ -1,5 +1,5 @@
-"""The Label page's state below the UI (rlscore.sessions.panel) and the session's refusals of
-a press no person could have meant (rlscore.sessions.dwell, project binding).
+"""The Label page's state below the UI (rlscore.sessions.views.label_page) and the session's
+refusals of a press no person could have meant (rlscore.sessions.actions.dwell, project binding).
 
 The panel state is checked against quantities computed here from the session's public API
 and the project's truth (validation error recounted point by point); the refusals by calling
@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 from support.sessions import moons_store, moons_subset, session
 
-from rlscore.sessions import dwell
-from rlscore.sessions.dwell import TooSoonError, check_dwell, min_dwell_seconds
-from rlscore.sessions.panel import LearnerFigures, PoolPlotState, QueryPanelState
+from rlscore.sessions.actions import dwell
+from rlscore.sessions.actions.dwell import TooSoonError, check_dwell, min_dwell_seconds
+from rlscore.sessions.views.label_page import LearnerFigures, PoolPlotState, QueryPanelState
 from rlscore.storage import Event, UnknownProjectError
 
 

@@ -1,4 +1,4 @@
-"""The Label page's callbacks (rlscore.ui.actions) called directly, as Streamlit calls them:
+"""The Label page's callbacks (rlscore.ui.label.actions) called directly, as Streamlit calls them:
 every notice says what the store holds (issue 27, item 3), and an action bound to a point
 is applied only to that point's project, after the minimum dwell (items 1–2).
 
@@ -14,10 +14,10 @@ import pytest
 import streamlit as st
 from support.sessions import moons_store, moons_subset, session
 
-from rlscore.sessions import dwell
-from rlscore.ui import actions
-from rlscore.ui.store import SessionHandle
-from rlscore.ui.text import md_text
+from rlscore.sessions.actions import dwell
+from rlscore.ui.label import actions
+from rlscore.ui.shell.safe_text import md_text
+from rlscore.ui.shell.store import SessionHandle
 
 
 @pytest.fixture

@@ -20,8 +20,8 @@ from scipy.spatial.distance import pdist
 from support.app import app_page
 from support.markdown import plain
 
-from rlscore.data.item_view import shown_features
-from rlscore.data.projects import (
+from rlscore.data.items.item_view import shown_features
+from rlscore.data.projects.project import (
     SPREAD_RATIO,
     ProjectInputError,
     ProjectInputWarning,
@@ -29,7 +29,7 @@ from rlscore.data.projects import (
     project_from_table,
     read_table,
 )
-from rlscore.data.upload import (
+from rlscore.data.upload.proposal import (
     STANDARDIZE_CHOICES,
     apply_fixes,
     categorical_columns,
@@ -38,8 +38,8 @@ from rlscore.data.upload import (
     fixed_features,
     guess_truth_column,
 )
-from rlscore.experiments.simulate import simulate
-from rlscore.sessions.settings import project_settings
+from rlscore.experiments.simulation.simulate import simulate
+from rlscore.sessions.state.settings import project_settings
 from rlscore.storage import open_store
 
 #: per species: mean bill length, bill depth, flipper length (mm), body mass (g), island

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize
 
-from rlscore.core.reduced_rls import (
+from rlscore.core.rls.reduced import (
     ReducedRLSClassifier,
     nystrom_rls,
     rectangle_rls,

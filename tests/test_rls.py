@@ -22,9 +22,9 @@ from reference.rls import (
 from sklearn.kernel_ridge import KernelRidge
 from sklearn.linear_model import Ridge
 
-from rlscore.core.kernels import linear_kernel, rbf_kernel
-from rlscore.core.rls import RLSClassifier
-from rlscore.core.rls_path import CURVE_COLUMNS, RLSPath
+from rlscore.core.kernels.functions import linear_kernel, rbf_kernel
+from rlscore.core.rls.classifier import RLSClassifier
+from rlscore.core.rls.path import CURVE_COLUMNS, RLSPath
 
 TOL = 1e-8
 

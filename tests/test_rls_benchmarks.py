@@ -85,8 +85,8 @@ def test_rls_vs_svm_tunes_both_on_the_same_folds_and_grid_size(monkeypatch):
 def test_loo_script_references_agree_with_the_classifier():
     from sklearn.datasets import make_moons
 
-    from rlscore.core.kernels import rbf_kernel
-    from rlscore.core.rls import RLSClassifier
+    from rlscore.core.kernels.functions import rbf_kernel
+    from rlscore.core.rls.classifier import RLSClassifier
 
     bench = _load("loo")
     X, yl = make_moons(40, noise=0.2, random_state=1)

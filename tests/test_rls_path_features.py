@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rlscore.core.rls_path import RLSPath
+from rlscore.core.rls.path import RLSPath
 
 FIELDS = ("coef", "intercept", "fitted", "loo", "loo_variance", "gacv")
 

@@ -12,10 +12,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from reference.rls import balanced, brute_loo, brute_loo_variance, direct_solve, ova
 
-from rlscore.core.confidence import bayes_probabilities
-from rlscore.core.kernels import kernel_matrix
-from rlscore.core.rls import RLSClassifier
-from rlscore.core.rls_path import RLSPath
+from rlscore.core.kernels.functions import kernel_matrix
+from rlscore.core.rls.classifier import RLSClassifier
+from rlscore.core.rls.confidence import bayes_probabilities
+from rlscore.core.rls.path import RLSPath
 
 SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

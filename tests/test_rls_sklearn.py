@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from rlscore.core.rls import RLSClassifier
+from rlscore.core.rls.classifier import RLSClassifier
 
 ESTIMATORS = [
     RLSClassifier(),

@@ -1,4 +1,4 @@
-"""The ids of a pool named by its row numbers (:class:`~rlscore.data.projects.RowIds`, issue
+"""The ids of a pool named by its row numbers (:class:`~rlscore.data.projects.project.RowIds`, issue
 26): read as the list ``[str(i) for i in range(n)]`` they stand for, and stored and loaded as
 ``n`` alone. The reference is that list."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rlscore.data.projects import Project, RowIds, ids_from_json, ids_to_json
+from rlscore.data.projects.project import Project, RowIds, ids_from_json, ids_to_json
 from rlscore.storage import open_store
 
 N = 23

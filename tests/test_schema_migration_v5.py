@@ -8,7 +8,12 @@ import pytest
 from support.access import dump, v4_database
 from support.stores import raw_sql
 
-from rlscore.sessions.permissions import claim_ownership, delete_project, require, restore_project
+from rlscore.sessions.team.permissions import (
+    claim_ownership,
+    delete_project,
+    require,
+    restore_project,
+)
 from rlscore.storage import SCHEMA_VERSION, Event, NotALabelDatabaseError, open_store
 
 

@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 from reference.features import nearest_by_sorting
 
-from rlscore.data.item_map import hover_texts, map_coordinates, snippet
-from rlscore.data.items import ItemColumn
-from rlscore.data.search import SearchError, more_like_this, search_texts
+from rlscore.data.items.columns import ItemColumn
+from rlscore.data.items.item_map import hover_texts, map_coordinates, snippet
+from rlscore.data.items.search import SearchError, more_like_this, search_texts
 
 TEXTS = ["A puzzle GAME", "arcade game for kids", "image viewer", "Gamepad driver", "chess"]
 

@@ -1,5 +1,5 @@
 """The Label page's "Find items" (issue 22 item 4): the search state
-(rlscore.sessions.search_results) against a direct scan and a brute-force nearest-neighbour
+(rlscore.sessions.views.search_results) against a direct scan and a brute-force nearest-neighbour
 sort, the pool map's escaped hovers, and the page: search debian_games, label a result in
 place, read it back from the database."""
 
@@ -13,18 +13,18 @@ from reference.search import matching, nearest
 from streamlit.testing.v1 import AppTest
 from support.app import REPO, TIMEOUT, ok
 
-from rlscore.data.item_map import hover_texts
-from rlscore.data.items import ItemColumn
-from rlscore.data.samples import project_from_sample
+from rlscore.data.items.columns import ItemColumn
+from rlscore.data.items.item_map import hover_texts
+from rlscore.data.samples.bundled import project_from_sample
 from rlscore.sessions import LabelingSession
-from rlscore.sessions.search_results import (
+from rlscore.sessions.views.search_results import (
     MAX_RESULTS,
     SearchError,
     similar_points,
     text_search,
 )
 from rlscore.storage import open_store
-from rlscore.viz.figures import pool_figure
+from rlscore.viz.figures.charts import pool_figure
 
 
 @pytest.fixture(scope="module")
@@ -103,7 +103,7 @@ def test_the_label_page_finds_games_and_labels_a_result_in_place(tmp_path, monke
     at.text_input(key="search_query").set_value("game")
     ok(at.button(key="FormSubmitter:search_form-Search").click().run())
     expected = matching(games.texts, "game")[:MAX_RESULTS]
-    # class buttons: search_c<class>_<point>_<seen> (rlscore.ui.actions.widget_key)
+    # class buttons: search_c<class>_<point>_<seen> (rlscore.ui.label.actions.widget_key)
     buttons = [re.fullmatch(r"search_c(-?\d+)_(\d+)_\d+", b.key or "") for b in at.button]
     keys = {(int(m[1]), int(m[2])): m[0] for m in buttons if m}
     found = sorted({point for _, point in keys})

@@ -13,7 +13,7 @@ from support.sessions import moons_store, session
 
 from rlscore.sessions import LabelLog
 from rlscore.storage import Event, StaleActionError, open_store
-from rlscore.storage.sqlite import SCHEMA_VERSION
+from rlscore.storage.backends.sqlite import SCHEMA_VERSION
 
 
 def test_annotators_are_shown_different_points_and_keep_theirs(store):

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from support.sessions import assert_same_state, session
 
-from rlscore.core.rls import RLSClassifier
-from rlscore.sessions.auto_lam import AUTO_LAM_MILESTONES
+from rlscore.core.rls.classifier import RLSClassifier
+from rlscore.sessions.state.auto_lam import AUTO_LAM_MILESTONES
 from rlscore.storage import open_store
 
 

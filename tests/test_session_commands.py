@@ -5,7 +5,7 @@ import types
 import pytest
 from support.sessions import moons_subset, session
 
-import rlscore.sessions.handout
+import rlscore.sessions.team.handout
 from rlscore.storage import open_store
 
 
@@ -108,7 +108,7 @@ def test_seconds_measured_for_the_query(store, monkeypatch):
     that was not proposed gets no time."""
     now = [1000.0]
     monkeypatch.setattr(
-        rlscore.sessions.handout, "time", types.SimpleNamespace(monotonic=lambda: now[0])
+        rlscore.sessions.team.handout, "time", types.SimpleNamespace(monotonic=lambda: now[0])
     )
     s = session(store)
     i, _ = s.query()

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from support.sessions import moons_subset, session
 
-from rlscore.core.rls import RLSClassifier
+from rlscore.core.rls.classifier import RLSClassifier
 from rlscore.query import strategy_class
 from rlscore.storage import open_store
 
@@ -119,7 +119,7 @@ def test_never_settled_before_every_class_has_a_label(store):
 
 @pytest.mark.parametrize("strategy", ["arls", "aopt-klr", "uncertainty"])
 def test_the_risk_figure_is_named_by_the_strategy(store, strategy):
-    # the pages word the risk of the session's engine (rlscore.ui.strategies.risk_wording)
+    # the pages word the risk of the session's engine (rlscore.ui.shell.strategy_names.risk_wording)
     s = session(store, strategy=strategy)
     assert type(s.engine) is strategy_class(strategy)
     s.set_params(strategy="arls")

@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 from support.sessions import scripted_history, session
 
-from rlscore.data.projects import Project
+from rlscore.data.projects.project import Project
 from rlscore.sessions import LabelLog, export_labels
-from rlscore.sessions.export import csv_cell
+from rlscore.sessions.views.export import csv_cell
 from rlscore.storage import Event
 
 

@@ -12,9 +12,9 @@ import pytest
 from support.sessions import assert_same_state, session
 
 from rlscore.sessions import LabelingSession, LabelLog, export_labels
-from rlscore.sessions.overlap import Overlap
-from rlscore.sessions.review import audit_trail
-from rlscore.sessions.settings import project_settings, save_project_settings
+from rlscore.sessions.actions.review import audit_trail
+from rlscore.sessions.state.settings import project_settings, save_project_settings
+from rlscore.sessions.team.overlap import Overlap
 from rlscore.storage import Event, StaleActionError
 
 ANNOTATORS = ["ada", "bob", "cy", "dee"]
@@ -229,7 +229,7 @@ def test_query_batch_is_one_greedy_batch_of_distinct_points(store):
     batch = s.query_batch(["ada", "bob", "cy", "dee"])
     points = [q[0] for q in batch.values()]
     assert len(set(points)) == 4
-    # the same points as the engine's own greedy batch (rlscore.query.batch)
+    # the same points as the engine's own greedy batch (rlscore.query.protocol.batch)
     assert points == [i for i, _ in s.engine.next_queries(4)]
     # asked again (a reload), everyone keeps their point
     assert s.query_batch(["dee", "ada"]) == {"dee": batch["dee"], "ada": batch["ada"]}

@@ -17,10 +17,10 @@ from support.races import run_processes
 from support.sessions import assert_same_state, moons_subset, scripted_history, session
 from support.stores import BARRIER_SECONDS
 
-import rlscore.core.memory
-from rlscore.data.samples import ensure_sample_projects
+import rlscore.core.conventions.memory_budget
+from rlscore.data.samples.bundled import ensure_sample_projects
 from rlscore.query import make_strategy
-from rlscore.query.base import QueryStrategy
+from rlscore.query.protocol.strategy import QueryStrategy
 from rlscore.sessions import LabelingSession, PoolTooLargeError
 from rlscore.storage import UnknownProjectError, open_store
 
@@ -184,7 +184,9 @@ def test_invalid_params_keep_the_session_usable(store):
 
 def test_pool_too_large_is_refused(store, monkeypatch):
     s = session(store)
-    monkeypatch.setattr(rlscore.core.memory, "available_memory_bytes", lambda: 1000)
+    monkeypatch.setattr(
+        rlscore.core.conventions.memory_budget, "available_memory_bytes", lambda: 1000
+    )
     with pytest.raises(PoolTooLargeError, match="pool too large.*subsample"):
         session(store)
     with pytest.raises(PoolTooLargeError):

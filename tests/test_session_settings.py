@@ -7,10 +7,10 @@ import json
 
 import pytest
 
-import rlscore.core.memory
+import rlscore.core.conventions.memory_budget
 from rlscore.cli import main as cli
-from rlscore.sessions.engine import make_engine
-from rlscore.sessions.settings import (
+from rlscore.sessions.state.engine import make_engine
+from rlscore.sessions.state.settings import (
     LOW_RANK_DEFAULTS,
     LOW_RANK_MIN_POOL,
     REFINE_MAX_POOL,
@@ -100,7 +100,9 @@ def test_the_exact_re_score_is_on_by_default_up_to_its_pool_size():
 
 def test_a_pool_no_arls_form_fits_defaults_to_a_baseline(monkeypatch):
     # 2 GB free: the n × 500 features of 2 000 000 points (8 GB) do not fit either
-    monkeypatch.setattr(rlscore.core.memory, "available_memory_bytes", lambda: 2 * 10**9)
+    monkeypatch.setattr(
+        rlscore.core.conventions.memory_budget, "available_memory_bytes", lambda: 2 * 10**9
+    )
     assert default_settings(2_000_000, {})["strategy"] in ("uncertainty", "random")
 
 

@@ -16,14 +16,14 @@ from support.sessions import (
     session,
 )
 
-import rlscore.sessions.snapshots
+import rlscore.sessions.state.snapshots
 from rlscore.storage import Event, open_store
 
 
 @pytest.fixture
 def always_snapshot(monkeypatch):
-    monkeypatch.setattr(rlscore.sessions.snapshots, "SNAPSHOT_MIN_SECONDS", 0.0)
-    monkeypatch.setattr(rlscore.sessions.snapshots, "SNAPSHOT_OVERHEAD_RATIO", 0.0)
+    monkeypatch.setattr(rlscore.sessions.state.snapshots, "SNAPSHOT_MIN_SECONDS", 0.0)
+    monkeypatch.setattr(rlscore.sessions.state.snapshots, "SNAPSHOT_OVERHEAD_RATIO", 0.0)
     return monkeypatch
 
 
@@ -35,7 +35,7 @@ def test_snapshot_restore_then_replay_is_identical(store, always_snapshot):
     assert len(snapshot_files) == 1
     taken_at = live.last_event_id
     always_snapshot.setattr(
-        rlscore.sessions.snapshots, "SNAPSHOT_MIN_SECONDS", 1e9
+        rlscore.sessions.state.snapshots, "SNAPSHOT_MIN_SECONDS", 1e9
     )  # no more writes
     scripted_history(live)  # events after the snapshot, undos reaching before it
     live.undo()
@@ -68,7 +68,7 @@ def test_damaged_snapshot_is_ignored(store, always_snapshot):
 
 
 def test_snapshot_eviction_and_opt_out(store, always_snapshot, tmp_path):
-    always_snapshot.setattr(rlscore.sessions.snapshots, "SNAPSHOT_KEEP", 2)
+    always_snapshot.setattr(rlscore.sessions.state.snapshots, "SNAPSHOT_KEEP", 2)
     for lam in (0.1, 0.2, 0.3):
         session(store, lam=lam).auto_label(1)
     assert len(list((tmp_path / "labels.sqlite3.snapshots").glob("*.pkl"))) == 2
@@ -85,16 +85,16 @@ def test_snapshot_of_other_engine_code_is_not_loaded(store, always_snapshot):
     live = session(store)
     live.auto_label(5)
     assert session(open_store(store.path)).restored_from_snapshot_ == live.last_event_id
-    always_snapshot.setattr(rlscore.sessions.snapshots, "engine_code_hash", lambda: "edited")
+    always_snapshot.setattr(rlscore.sessions.state.snapshots, "engine_code_hash", lambda: "edited")
     reopened = session(open_store(store.path))
     assert reopened.restored_from_snapshot_ is None  # rebuilt from the log
     assert_same_state(live, reopened)
 
 
 def test_engine_code_hash_is_computed_once_per_process():
-    first = rlscore.sessions.snapshots.engine_code_hash()
-    assert len(first) == 64 and rlscore.sessions.snapshots.engine_code_hash() == first
-    assert rlscore.sessions.snapshots.engine_code_hash.cache_info().misses == 1
+    first = rlscore.sessions.state.snapshots.engine_code_hash()
+    assert len(first) == 64 and rlscore.sessions.state.snapshots.engine_code_hash() == first
+    assert rlscore.sessions.state.snapshots.engine_code_hash.cache_info().misses == 1
 
 
 def test_snapshot_file_of_another_key_is_not_unpickled(store, always_snapshot):

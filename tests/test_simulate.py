@@ -1,4 +1,4 @@
-"""Simulated labeling (rlscore.experiments.simulate) and its command line."""
+"""Simulated labeling (rlscore.experiments.simulation.simulate) and its command line."""
 
 from __future__ import annotations
 
@@ -11,11 +11,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rlscore.cli.simulate import ProgressBar, main
-from rlscore.core.rls import RLSClassifier
-from rlscore.experiments import simulate
+from rlscore.cli.commands.simulate import ProgressBar, main
+from rlscore.core.rls.classifier import RLSClassifier
+from rlscore.experiments.simulation import simulate
 from rlscore.query import make_strategy
-from rlscore.query.arls import ARLS
+from rlscore.query.arls.thesis import ARLS
 
 SIGMA, LAM = 1.0, 0.3
 
@@ -82,7 +82,8 @@ def test_validation_fraction_is_held_out_of_the_pool(blobs):
 
 
 def test_transductive_error_counts_the_unlabeled_points_only(blobs):
-    """validation=None: the error of the pool points not labeled yet (rlscore.core.metrics),
+    """validation=None: the error of the pool points not labeled yet
+    (rlscore.core.evaluation.validation_error),
     checked against RLS refitted on the labels; none left to measure once all are labeled."""
     X, y, _, _ = blobs
     idx = [0, 1, 2, 3, 30, 31, 32, 33]
@@ -114,9 +115,9 @@ def test_classes_are_ordered_by_the_projects_rule():
     """One function orders classes for projects and simulations (numbers before text)."""
     from importlib import import_module
 
-    from rlscore.data.projects import sorted_values
+    from rlscore.data.projects.project import sorted_values
 
-    assert import_module("rlscore.experiments.simulate").sorted_values is sorted_values
+    assert import_module("rlscore.experiments.simulation.simulate").sorted_values is sorted_values
     X = np.arange(8.0).reshape(4, 2)
     res = simulate(X, np.array(["b", "a", "b", "a"], dtype=object), "random", queries=1)
     assert res.classes == ["a", "b"]

@@ -1,5 +1,6 @@
-"""The random order drawn on demand (rlscore.query.draws): equal to a full-array Fisher–Yates
-shuffle driven by the same ``rng.integers`` calls (tests/reference/fisher_yates.py), whatever
+"""The random order drawn on demand (rlscore.query.protocol.random_order): equal to a full-array
+Fisher–Yates shuffle driven by the same ``rng.integers`` calls (tests/reference/fisher_yates.py),
+whatever
 the prefixes asked, uniform, and in O(k) memory for k elements of any n."""
 
 from __future__ import annotations
@@ -12,8 +13,8 @@ import numpy as np
 import pytest
 from reference.fisher_yates import first_unlabeled, fisher_yates
 
-from rlscore.query.draws import BATCH, SparseShuffle, first_outside, shuffled
-from rlscore.query.uncertainty import random_rank
+from rlscore.query.baselines.uncertainty_scores import random_rank
+from rlscore.query.protocol.random_order import BATCH, SparseShuffle, first_outside, shuffled
 
 
 @pytest.mark.parametrize("n", [0, 1, 2, 3, 7, 1000, BATCH + 3])

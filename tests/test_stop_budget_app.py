@@ -3,7 +3,7 @@ fires" ends labeling like a budget (with a way to go on), random checks carry th
 When-to-stop panel replaced the old stopping indicator and offers the random checks.
 
 What the page must say is computed independently from the stored labels
-(:func:`rlscore.sessions.stopping_view.stopping_view` on a session of this test's own).
+(:func:`rlscore.sessions.stopping.stopping_view.stopping_view` on a session of this test's own).
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from streamlit.testing.v1 import AppTest
 from support.app import REPO, TIMEOUT, button, ok, stored_log
 
 from rlscore.sessions import LabelingSession
-from rlscore.sessions.accuracy_estimate import AUDIT_EVERY
-from rlscore.sessions.settings import project_settings, save_project_settings
-from rlscore.sessions.stopping_view import stopping_view
+from rlscore.sessions.state.settings import project_settings, save_project_settings
+from rlscore.sessions.stopping.accuracy_estimate import AUDIT_EVERY
+from rlscore.sessions.stopping.stopping_view import stopping_view
 from rlscore.storage import open_store
 
 PROJECT = "two_moons"

@@ -1,4 +1,5 @@
-"""Stopping rules (rlscore.core.stopping) against direct implementations on recorded curves."""
+"""Stopping rules (rlscore.core.evaluation.stopping_rules) against direct implementations on
+recorded curves."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import numpy as np
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from rlscore.core.stopping import (
+from rlscore.core.evaluation.stopping_rules import (
     cohen_kappa,
     confidence_drop,
     kappa_curve,

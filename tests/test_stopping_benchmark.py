@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from support.benchmarks import load_benchmark
 
-from rlscore.core.stopping import confidence_drop
+from rlscore.core.evaluation.stopping_rules import confidence_drop
 
 
 def test_the_halves_split_the_suite_by_name():

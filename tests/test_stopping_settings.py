@@ -8,8 +8,8 @@ import json
 import pytest
 
 from rlscore.cli import main as cli
-from rlscore.sessions.accuracy_estimate import DEFAULT_STOP_RULE
-from rlscore.sessions.settings import check_settings, project_settings, save_project_settings
+from rlscore.sessions.state.settings import check_settings, project_settings, save_project_settings
+from rlscore.sessions.stopping.accuracy_estimate import DEFAULT_STOP_RULE
 from rlscore.storage import open_store
 from tests.support.sessions import moons_subset
 

@@ -18,7 +18,7 @@ import pytest
 from support.races import claim_attempt, label_attempt, race, run_processes
 from support.stores import BARRIER_SECONDS, raw_sql, small_project
 
-from rlscore.data.samples import ensure_sample_projects, list_samples
+from rlscore.data.samples.bundled import ensure_sample_projects, list_samples
 from rlscore.storage import (
     DB_ENV,
     Event,
@@ -28,7 +28,7 @@ from rlscore.storage import (
     default_db_path,
     open_store,
 )
-from rlscore.storage.sqlite import SCHEMA_VERSION
+from rlscore.storage.backends.sqlite import SCHEMA_VERSION
 
 
 @pytest.fixture

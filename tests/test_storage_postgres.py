@@ -14,8 +14,8 @@ from support.races import label_attempt, race
 from support.sessions import moons_store, session
 from support.stores import raw_sql, small_project
 
-import rlscore.sessions.snapshots
-from rlscore.sessions.snapshots import default_snapshot_dir
+import rlscore.sessions.state.snapshots
+from rlscore.sessions.state.snapshots import default_snapshot_dir
 from rlscore.storage import (
     DB_ENV,
     SCHEMA_VERSION,
@@ -154,8 +154,8 @@ def test_writers_are_isolated_whatever_the_server_default(pg_url):
 
 
 def test_snapshots_go_to_a_cache_folder_per_database(pg_url, tmp_path, monkeypatch):
-    monkeypatch.setattr(rlscore.sessions.snapshots, "SNAPSHOT_MIN_SECONDS", 0.0)
-    monkeypatch.setattr(rlscore.sessions.snapshots, "SNAPSHOT_OVERHEAD_RATIO", 0.0)
+    monkeypatch.setattr(rlscore.sessions.state.snapshots, "SNAPSHOT_MIN_SECONDS", 0.0)
+    monkeypatch.setattr(rlscore.sessions.state.snapshots, "SNAPSHOT_OVERHEAD_RATIO", 0.0)
     store = moons_store(tmp_path, pg_url)
     port, dbname = pg_url.rsplit(":", 1)[1].split("/")
     # $XDG_CACHE_HOME is the test's folder (the pg_url fixture), ~/.cache by default

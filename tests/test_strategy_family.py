@@ -1,9 +1,11 @@
 """One RLS strategy family: a shared weighted one-vs-all state, two implementations.
 
-* the features implementation (:class:`~rlscore.query.feature_pool.FeaturePoolStrategy`, low-rank
-  ARLS) on features Φ and the dense one (:class:`~rlscore.query.rls_pool.RLSPoolStrategy`, ARLS)
-  on ``K = ΦΦᵀ`` pick the same points with the same scores and risks, and both equal the naive
-  refits of ``tests/reference/arls.py``;
+* the features implementation (:class:`~rlscore.query.rls_state.on_features.FeaturePoolStrategy`,
+low-rank
+  ARLS) on features Φ and the dense one
+  (:class:`~rlscore.query.rls_state.on_kernel.RLSPoolStrategy`, ARLS) on ``K = ΦΦᵀ`` pick the same
+  points with the same scores and risks, and both equal the naive refits of
+  ``tests/reference/arls.py``;
 * no class of the family defines a member borrowed from, or copied from, another class, and
   every attribute a started strategy holds is declared by its class;
 * the wording of the risk lives in the UI layer, not in the strategies.
@@ -26,10 +28,15 @@ from rlscore.query import (
     make_strategy,
     strategy_class,
 )
-from rlscore.query.feature_pool import FeaturePoolStrategy
-from rlscore.query.rls_pool import RLSPoolStrategy
-from rlscore.query.weighted_rls import WeightedRLSStrategy
-from rlscore.ui.strategies import GENERIC_RISK, RISK_WORDING, risk_chart_labels, risk_wording
+from rlscore.query.rls_state.on_features import FeaturePoolStrategy
+from rlscore.query.rls_state.on_kernel import RLSPoolStrategy
+from rlscore.query.rls_state.weighted import WeightedRLSStrategy
+from rlscore.ui.shell.strategy_names import (
+    GENERIC_RISK,
+    RISK_WORDING,
+    risk_chart_labels,
+    risk_wording,
+)
 
 QUERIES = 20
 

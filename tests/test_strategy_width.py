@@ -1,5 +1,5 @@
 """Every query strategy with an RBF kernel takes a data-adaptive width (``sigma="median"`` or
-``"scale"``, rlscore.core.kernel_width): the same picks and scores as the number the rule
+``"scale"``, rlscore.core.kernels.rbf_width): the same picks and scores as the number the rule
 gives, that number measured by brute force over every pair of pool points."""
 
 from __future__ import annotations

@@ -6,16 +6,16 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rlscore.cli.simulate import main
+from rlscore.cli.commands.simulate import main
 from rlscore.data.features.images import resolve_image_path
-from rlscore.data.samples import (
+from rlscore.data.items.search import search_texts
+from rlscore.data.samples.bundled import (
     SAMPLE_DIR,
     ensure_sample_projects,
     list_samples,
     load_sample,
     project_from_sample,
 )
-from rlscore.data.search import search_texts
 from rlscore.storage import open_store
 
 ITEM_SAMPLES = ("debian_sections", "debian_games", "digit_images")

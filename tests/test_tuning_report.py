@@ -1,4 +1,4 @@
-"""rlscore.experiments.tuning: the Tune page's candidate, against independent computations.
+"""rlscore.experiments.tuning.report: the Tune page's candidate, against independent computations.
 
 The automatic λ is checked against brute-force leave-one-out refits over the grid
 (tests/reference/tuning.py); the session-to-model rule against a table written here; the
@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 from reference.tuning import brute_auto_lam, loo_classification_error, rbf
 
-from rlscore.core.error_rates import rls_certificate, rls_offset_interval
-from rlscore.core.rls import RLSClassifier
-from rlscore.experiments.tuning import (
+from rlscore.core.classifiers.specified_error import rls_certificate, rls_offset_interval
+from rlscore.core.rls.classifier import RLSClassifier
+from rlscore.experiments.tuning.report import (
     CURVE_POINTS,
     TuningModel,
     can_tune,

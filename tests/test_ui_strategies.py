@@ -1,9 +1,10 @@
-"""rlscore.ui.strategies: every registered strategy has a name and a help text on the pages."""
+"""rlscore.ui.shell.strategy_names: every registered strategy has a name and a help text on the
+pages."""
 
 from __future__ import annotations
 
 from rlscore.query import STRATEGIES
-from rlscore.ui.strategies import STRATEGY_HELP, STRATEGY_LABELS
+from rlscore.ui.shell.strategy_names import STRATEGY_HELP, STRATEGY_LABELS
 
 
 def test_every_registered_strategy_is_named_and_explained():

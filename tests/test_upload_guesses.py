@@ -1,4 +1,4 @@
-"""rlscore.data.upload: the truth column and features proposed for an uploaded table, and
+"""rlscore.data.upload.proposal: the truth column and features proposed for an uploaded table, and
 the preview of the project built from it (the Data page's form)."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rlscore.data.projects import Project
-from rlscore.data.upload import (
+from rlscore.data.projects.project import Project
+from rlscore.data.upload.proposal import (
     MAX_LISTED,
     class_listing,
     default_features,

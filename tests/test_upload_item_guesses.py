@@ -1,4 +1,4 @@
-"""rlscore.data.upload for items: which columns are proposed as texts, images, truth and
+"""rlscore.data.upload.proposal for items: which columns are proposed as texts, images, truth and
 features, the fixes the Data page applies, and the caption of the text features."""
 
 from __future__ import annotations
@@ -7,9 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rlscore.data.projects import project_from_table
-from rlscore.data.table_fixes import TableFixError
-from rlscore.data.upload import (
+from rlscore.data.projects.project import project_from_table
+from rlscore.data.upload.proposal import (
     apply_fixes,
     categorical_columns,
     columns_with_missing_values,
@@ -21,6 +20,7 @@ from rlscore.data.upload import (
     text_feature_caption,
     text_settings,
 )
+from rlscore.data.upload.table_fixes import TableFixError
 
 SENTENCES = [f"a sentence of several words about item {i}" for i in range(8)]
 

@@ -16,10 +16,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rlscore.core.kernels import rbf_kernel
-from rlscore.core.rls import RLSClassifier
-from rlscore.core.weighting import class_weight_table, column_groups, resolve_class_weight
-from rlscore.query.arls import ARLS
+from rlscore.core.kernels.functions import rbf_kernel
+from rlscore.core.rls.class_weights import class_weight_table, column_groups, resolve_class_weight
+from rlscore.core.rls.classifier import RLSClassifier
+from rlscore.query.arls.thesis import ARLS
 
 Y3 = np.array([0, 0, 0, 1, 1, 2])
 W3 = np.array([[1.0, 1.0, 1.0], [0.75, 1.5, 0.75], [0.6, 0.6, 3.0]])  # [column, class]

@@ -3,7 +3,7 @@
 ``create-cluster-project``).
 
 Also installed as the ``rlscore`` script. Exit status 0 on success and 2 on any failure,
-which is reported as one ``error: …`` line on standard error (:mod:`rlscore.cli.errors`).
+which is reported as one ``error: …`` line on standard error (:mod:`rlscore.cli.io.errors`).
 """
 
 from __future__ import annotations
@@ -11,19 +11,28 @@ from __future__ import annotations
 import sys
 from importlib import import_module
 
-from rlscore.cli.errors import EXIT_FAILURE, run_command
+from rlscore.cli.io.errors import EXIT_FAILURE, run_command
 
 #: command -> (module with ``main(argv)``, one-line description)
 COMMANDS = {
-    "simulate": ("rlscore.cli.simulate", "run a query strategy against ground truth"),
-    "labels": ("rlscore.cli.labels", "print a project's labels from the label database"),
-    "settings": ("rlscore.cli.settings", "show or change a project's labeling settings"),
-    "samples": ("rlscore.cli.samples", "(re)write the bundled sample datasets"),
-    "agreement": ("rlscore.cli.agreement", "inter-annotator agreement of a project's labels"),
-    "negatives": ("rlscore.cli.negatives", "reliable negatives for a positives-only start"),
-    "members": ("rlscore.cli.members", "list, add or remove a project's members and roles"),
+    "simulate": ("rlscore.cli.commands.simulate", "run a query strategy against ground truth"),
+    "labels": ("rlscore.cli.commands.labels", "print a project's labels from the label database"),
+    "settings": ("rlscore.cli.commands.settings", "show or change a project's labeling settings"),
+    "samples": ("rlscore.cli.commands.samples", "(re)write the bundled sample datasets"),
+    "agreement": (
+        "rlscore.cli.commands.agreement",
+        "inter-annotator agreement of a project's labels",
+    ),
+    "negatives": (
+        "rlscore.cli.commands.negatives",
+        "reliable negatives for a positives-only start",
+    ),
+    "members": (
+        "rlscore.cli.commands.members",
+        "list, add or remove a project's members and roles",
+    ),
     "create-cluster-project": (
-        "rlscore.cli.cluster_project",
+        "rlscore.cli.commands.cluster_project",
         "create a project whose pool of Parquet files lives on a Dask cluster",
     ),
 }

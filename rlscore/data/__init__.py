@@ -1,11 +1,16 @@
 """Data: projects (the pool an annotator labels), reading user tables, bundled samples."""
 
-from rlscore.core.lazy_exports import lazy_exports
+from rlscore.core.lazy.exports import lazy_exports
 
 #: imported on first access: the samples module loads scikit-learn's datasets
 _EXPORTS = {
-    "rlscore.data.projects": ("Project", "ProjectInputError", "project_from_table", "read_table"),
-    "rlscore.data.samples": (
+    "rlscore.data.projects.project": (
+        "Project",
+        "ProjectInputError",
+        "project_from_table",
+        "read_table",
+    ),
+    "rlscore.data.samples.bundled": (
         "Dataset",
         "ensure_sample_projects",
         "list_samples",

@@ -1,6 +1,6 @@
 """Offline experiments against ground truth: simulate one strategy, compare several."""
 
-from rlscore.experiments.compare import compare_strategies
-from rlscore.experiments.simulate import SimulationResult, simulate
+from rlscore.experiments.comparison.compare import compare_strategies
+from rlscore.experiments.simulation.simulate import SimulationResult, simulate
 
 __all__ = ["SimulationResult", "compare_strategies", "simulate"]

@@ -4,9 +4,9 @@
 ``$RLSCORE_DB`` (or its argument) names: a file path gives :class:`SQLiteLabelStore` (the
 embedded default, one machine), a ``postgresql://`` URL :class:`PostgresLabelStore`
 (several app servers on one database). Both are the same :class:`SQLLabelStore`, which runs
-its statements on an :class:`~rlscore.storage.connection.SQLConnection`, keeps projects in a
-:class:`~rlscore.storage.project_table.ProjectTable` and creates or migrates its tables with
-:mod:`rlscore.storage.schema`. A database that cannot be reached raises
+its statements on an :class:`~rlscore.storage.sql.connection.SQLConnection`, keeps projects in a
+:class:`~rlscore.storage.sql.project_table.ProjectTable` and creates or migrates its tables with
+:mod:`rlscore.storage.sql.schema`. A database that cannot be reached raises
 :class:`DatabaseUnavailableError` (the store connects again on its next call).
 """
 
@@ -15,13 +15,18 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from rlscore.storage.base import LabelStore
-from rlscore.storage.connection import DatabaseUnavailableError
-from rlscore.storage.events import EVENT_KINDS, Event, StaleActionError, UnknownProjectError
-from rlscore.storage.schema import SCHEMA_VERSION, NotALabelDatabaseError
-from rlscore.storage.sql import SQLLabelStore
-from rlscore.storage.sqlite import DEFAULT_DB, SQLiteLabelStore
-from rlscore.storage.urls import is_postgres_url
+from rlscore.storage.backends.sqlite import DEFAULT_DB, SQLiteLabelStore
+from rlscore.storage.backends.urls import is_postgres_url
+from rlscore.storage.interface.events import (
+    EVENT_KINDS,
+    Event,
+    StaleActionError,
+    UnknownProjectError,
+)
+from rlscore.storage.interface.label_store import LabelStore
+from rlscore.storage.sql.connection import DatabaseUnavailableError
+from rlscore.storage.sql.schema import SCHEMA_VERSION, NotALabelDatabaseError
+from rlscore.storage.sql.store import SQLLabelStore
 
 #: environment variable naming the label database: a file path or a PostgreSQL URL
 DB_ENV = "RLSCORE_DB"
@@ -69,7 +74,7 @@ def open_store(target: str | os.PathLike | None = None, *, create: bool = True) 
     """
     target = default_db_path() if target is None else target
     if is_postgres_url(target):
-        from rlscore.storage.postgres import PostgresLabelStore
+        from rlscore.storage.backends.postgres import PostgresLabelStore
 
         return PostgresLabelStore(target, create=create)
     return SQLiteLabelStore(target, create=create)
@@ -79,7 +84,7 @@ def __getattr__(name: str):
     # the PostgreSQL store is imported when first asked for: it loads the driver (psycopg),
     # which a SQLite deployment never needs
     if name == "PostgresLabelStore":
-        from rlscore.storage.postgres import PostgresLabelStore
+        from rlscore.storage.backends.postgres import PostgresLabelStore
 
         return PostgresLabelStore
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

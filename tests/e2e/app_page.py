@@ -11,7 +11,7 @@ from rlscore.storage import open_store
 
 APP_IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 #: the app's minimum dwell (``RLSCORE_MIN_DWELL_MS`` unset): a label key or click on a point
-#: drawn less than this long ago is dropped on purpose (rlscore.ui.keys)
+#: drawn less than this long ago is dropped on purpose (rlscore.ui.label.keys)
 MIN_DWELL_MS = 200
 #: the point the page drew last (any point when ``point`` is null) has been on screen for at
 #: least ``ms`` milliseconds, by the page's own draw times (recorded by the key guard)
@@ -24,7 +24,7 @@ DWELLED = """([point, ms]) => {
 }"""
 
 
-#: every view of the Label page shows the state its query panel shows (rlscore.ui.refresh)
+#: every view of the Label page shows the state its query panel shows (rlscore.ui.label.refresh)
 VIEWS_CAUGHT_UP = """() => {
   const app = document.querySelector('[data-testid="stApp"]');
   if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
@@ -81,7 +81,7 @@ def press_after_dwell(page: Page, key: str, point: int | None = None) -> None:
     page.keyboard.press(key)
 
 
-#: the app's sign-in button (Streamlit's ``st.login``, through rlscore.ui.auth)
+#: the app's sign-in button (Streamlit's ``st.login``, through rlscore.ui.shell.auth)
 SIGN_IN = re.compile(r"^Sign in")
 
 

@@ -73,12 +73,12 @@ def two_servers(pg_url, artifacts):
 def samples_db(tmp_path_factory) -> Path:
     """A SQLite label database holding the bundled sample projects, made once per test run.
 
-    A fresh server makes them on its first page (``rlscore.ui.store``; the AppTest tests
+    A fresh server makes them on its first page (``rlscore.ui.shell.store``; the AppTest tests
     start from empty databases); made here once and copied, they cost each test nothing, and
     no first page waits for them (a cold machine once took longer than the browser's timeout
     to featurise the text samples).
     """
-    from rlscore.data.samples import ensure_sample_projects
+    from rlscore.data.samples.bundled import ensure_sample_projects
     from rlscore.storage import open_store
 
     path = tmp_path_factory.mktemp("samples") / "labels.sqlite3"

@@ -58,7 +58,7 @@ class StreamlitServer:
     ):
         # a postgresql:// URL stays a string; a SQLite file becomes a path
         self.db = db if "://" in str(db) else Path(db)
-        # teammates' polling (rlscore.ui.teammates) is off unless a test asks for it: a
+        # teammates' polling (rlscore.ui.label.teammates) is off unless a test asks for it: a
         # periodic fragment run would be counted as the run a click triggered
         self.poll_seconds = poll_seconds
         self.log_path = Path(log)

@@ -15,8 +15,8 @@ from browser_context import new_context
 from playwright.sync_api import expect
 from support.sessions import moons_subset
 
-from rlscore.data.samples import ensure_sample_projects
-from rlscore.sessions import permissions
+from rlscore.data.samples.bundled import ensure_sample_projects
+from rlscore.sessions.team import permissions
 from rlscore.storage import Event, open_store
 
 LABELS = {0: 1, 1: -1, 2: 1}

@@ -27,7 +27,7 @@ from app_page import (
 from browser_context import new_context
 from playwright.sync_api import expect
 
-from rlscore.data.projects import Project
+from rlscore.data.projects.project import Project
 from rlscore.storage import open_store
 
 ALERT = '[data-testid="stAlert"], [data-testid="stAlertContainer"]'

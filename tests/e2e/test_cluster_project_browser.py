@@ -22,13 +22,13 @@ from browser_context import new_context
 from playwright.sync_api import expect
 
 from rlscore.cli import main as cli_main
-from rlscore.core.lowrank import LowRankKernel
+from rlscore.core.kernels.lowrank import LowRankKernel
 from rlscore.query import LowRankARLS
 
 distributed = pytest.importorskip("distributed")
 
-from rlscore.data.cluster_pool import SCHEDULER_ENV, write_pool  # noqa: E402
-from rlscore.sessions.cluster_engine import DENSITY_BINS, PLOT_SAMPLE  # noqa: E402
+from rlscore.data.cluster.parquet_pool import SCHEDULER_ENV, write_pool  # noqa: E402
+from rlscore.sessions.cluster.engine import DENSITY_BINS, PLOT_SAMPLE  # noqa: E402
 
 N, D, M = 30_000, 4, 40
 SIGMA, LAM, CANDIDATES, RISK = 2.0, 0.5, 30, 2000

@@ -9,8 +9,8 @@ import re
 from app_page import open_app, rerun, settle, stored
 from playwright.sync_api import expect
 
-from rlscore.data.samples import ensure_sample_projects
-from rlscore.sessions.cold_start import project_proposal
+from rlscore.data.samples.bundled import ensure_sample_projects
+from rlscore.sessions.actions.cold_start import project_proposal
 from rlscore.storage import Event, open_store
 
 

@@ -1,4 +1,4 @@
-"""Deep links on a fresh server (rlscore/ui/navigation.py): the very first request a server
+"""Deep links on a fresh server (rlscore/ui/shell/navigation.py): the very first request a server
 ever gets is a page's own address, as a bookmark opened after a restart.
 
 Until some run has called ``st.navigation``, Streamlit runs a deep-linked file of ``pages/``
@@ -18,7 +18,7 @@ from playwright.sync_api import expect
 
 #: the app's page list (app.py), as the sidebar names it
 APP_PAGES = ("Label", "Tune", "Compare", "Review", "Data", "Admin")
-#: the local mode's sidebar caption (rlscore.ui.auth): app.py's gate ran
+#: the local mode's sidebar caption (rlscore.ui.shell.auth): app.py's gate ran
 LOCAL_MODE = "Local mode: not signed in (names are not checked)."
 
 

@@ -26,7 +26,7 @@ from support.image_site import image_site
 
 from rlscore.data.features.images import pixel_feature_names
 from rlscore.storage import open_store
-from rlscore.ui.text import WORD_JOINER
+from rlscore.ui.shell.safe_text import WORD_JOINER
 
 ALERT = '[data-testid="stAlert"]'
 

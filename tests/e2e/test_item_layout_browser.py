@@ -21,8 +21,8 @@ from browser_context import RUN_COUNTER, TIMEOUT_MS
 from PIL import Image
 from playwright.sync_api import expect
 
-from rlscore.data.item_map import map_coordinates
-from rlscore.data.projects import project_from_table
+from rlscore.data.items.item_map import map_coordinates
+from rlscore.data.projects.project import project_from_table
 from rlscore.storage import open_store
 
 WIDTH, HEIGHT = 1280, 720

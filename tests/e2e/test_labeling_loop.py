@@ -25,7 +25,7 @@ from app_page import (
 from browser_context import new_context
 from playwright.sync_api import expect
 
-from rlscore.sessions.settings import project_settings
+from rlscore.sessions.state.settings import project_settings
 from rlscore.storage import open_store
 
 #: records, in order, every point a query or selection heading showed (window.__shown)

@@ -8,8 +8,8 @@ import numpy as np
 from app_page import heading_number, open_app, settle, stored, wait_text
 from playwright.sync_api import expect
 
-from rlscore.data.projects import Project
-from rlscore.sessions.settings import LOW_RANK_MIN_POOL
+from rlscore.data.projects.project import Project
+from rlscore.sessions.state.settings import LOW_RANK_MIN_POOL
 from rlscore.storage import open_store
 
 N = LOW_RANK_MIN_POOL + 10_000

@@ -9,7 +9,7 @@ import re
 from app_page import settle
 from playwright.sync_api import expect
 
-from rlscore.data.samples import project_from_sample
+from rlscore.data.samples.bundled import project_from_sample
 from rlscore.storage import open_store
 
 MIN_DWELL_MS = 200

@@ -5,7 +5,7 @@ label given by key press without a page reload; a random check says so on the po
 
 The labels are given through the API (the oracle's, as ``auto_label`` gives them) between
 page loads, to reach the stop quickly; what the page must say is computed independently
-from the same labels (:func:`rlscore.sessions.stopping_view.stopping_view` on a session of
+from the same labels (:func:`rlscore.sessions.stopping.stopping_view.stopping_view` on a session of
 this test's own).
 """
 
@@ -16,11 +16,11 @@ import re
 from app_page import open_app, wait_text
 from playwright.sync_api import expect
 
-from rlscore.data.samples import ensure_sample_projects
+from rlscore.data.samples.bundled import ensure_sample_projects
 from rlscore.sessions import LabelingSession
-from rlscore.sessions.accuracy_estimate import DEFAULT_STOP_RULE
-from rlscore.sessions.settings import project_settings, save_project_settings
-from rlscore.sessions.stopping_view import stopping_view
+from rlscore.sessions.state.settings import project_settings, save_project_settings
+from rlscore.sessions.stopping.accuracy_estimate import DEFAULT_STOP_RULE
+from rlscore.sessions.stopping.stopping_view import stopping_view
 from rlscore.storage import open_store
 
 PROJECT = "two_moons"

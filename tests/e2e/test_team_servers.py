@@ -1,7 +1,7 @@
 """Two app servers on one PostgreSQL database, in Chromium: annotators on different servers
 are shown different points (claims in the database), and a label made through one server
 appears on the other server's open page by itself: no reload, no click there, only the Label
-page's poll (:mod:`rlscore.ui.teammates`, every second). How long it takes is printed, not
+page's poll (:mod:`rlscore.ui.label.teammates`, every second). How long it takes is printed, not
 asserted (a loaded machine is slow, not wrong)."""
 
 from __future__ import annotations

@@ -23,9 +23,9 @@ from app_page import choose, heading_number, rerun, settle, stored, wait_text
 from browser_context import RUN_COUNTER, TIMEOUT_MS
 from playwright.sync_api import Page, expect
 
-from rlscore.core.kernels import GRAPH_KERNELS
-from rlscore.data.projects import Project
-from rlscore.data.samples import ensure_sample_projects
+from rlscore.core.kernels.functions import GRAPH_KERNELS
+from rlscore.data.projects.project import Project
+from rlscore.data.samples.bundled import ensure_sample_projects
 from rlscore.storage import Event, open_store
 
 #: Streamlit's alerts (st.error, st.warning, st.info, st.success)

@@ -13,8 +13,8 @@ import numpy as np
 import scipy.linalg
 from scipy.special import expit
 
-from rlscore.core.encoding import ova_targets
-from rlscore.core.klr import fisher_blocks, probabilities
+from rlscore.core.conventions.ova_encoding import ova_targets
+from rlscore.core.klr.classifier import fisher_blocks, probabilities
 
 
 class FeaturePosteriorReference:

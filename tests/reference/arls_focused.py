@@ -1,4 +1,4 @@
-"""Naive references for focused ARLS (rlscore.query.arls_focused): RLS with an offset from its
+"""Naive references for focused ARLS (rlscore.query.arls.focused): RLS with an offset from its
 KKT system, margins, and the focused candidates scored by refits (docs/mathematics.md §5, eq. 3.50).
 """
 

@@ -1,5 +1,6 @@
 """The textbook forward Fisher–Yates shuffle on a full array, written independently of
-rlscore.query.draws: for i = 0 … n − 2, j = rng.integers(i, n) (one scalar call each), swap
+rlscore.query.protocol.random_order: for i = 0 … n − 2, j = rng.integers(i, n) (one scalar call
+each), swap
 a[i] and a[j]. The reference the sparse, on-demand shuffle must equal."""
 
 from __future__ import annotations

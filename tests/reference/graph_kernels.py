@@ -1,7 +1,7 @@
 """Graph kernels written out from their definitions (docs/mathematics.md §2) on graphs given
 by hand, with the closed forms of two small graphs.
 
-Nothing here builds a kNN graph or calls :mod:`rlscore.core.kernels`: the graphs are
+Nothing here builds a kNN graph or calls :mod:`rlscore.core.kernels.functions`: the graphs are
 adjacency matrices written in the test, the kernels dense inverses and matrix exponentials.
 """
 

@@ -1,4 +1,4 @@
-"""Graph-OCL (Sheng §3.5) by brute force, sharing no code with :mod:`rlscore.core.graph_ocl`.
+"""Graph-OCL (Sheng §3.5) by brute force, sharing no code with :mod:`rlscore.core.graph.ocl`.
 
 A kNN graph from sorted distances, ``S = D⁻¹W`` and the propagation
 ``F(t+1) = αSF(t) + (1 − α)Y`` of Sheng eq. 3.2 run to convergence in 100-digit decimal

@@ -1,5 +1,5 @@
 """The session history as it kept the predicted classes before 2026-11-27: the whole array
-of codes per label (rlscore.sessions.diagnostics.History now keeps the latest array and the
+of codes per label (rlscore.sessions.views.diagnostics.History now keeps the latest array and the
 differences). Kept as the reference its figures must equal."""
 
 from __future__ import annotations

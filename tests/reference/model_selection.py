@@ -1,7 +1,7 @@
 """Grid search over stratified folds, and kernel approximation errors, written out as loops.
 
 References for the benchmark scripts (benchmarks/rls_vs_svm.py, benchmarks/reproduce_lowrank.py):
-no ``GridSearchCV``, no :func:`rlscore.core.lowrank.relative_frobenius_error`.
+no ``GridSearchCV``, no :func:`rlscore.core.kernels.lowrank.relative_frobenius_error`.
 """
 
 from __future__ import annotations

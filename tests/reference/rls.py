@@ -1,7 +1,7 @@
 """Independent brute-force references for RLS (imported by the RLS and confidence tests).
 
 Nothing here uses an eigendecomposition or the ``W = A^{1/2}`` substitution of
-:mod:`rlscore.core.rls`: weighted (offset) RLS is solved from its KKT system
+:mod:`rlscore.core.rls.classifier`: weighted (offset) RLS is solved from its KKT system
 ``[[K + λA⁻¹, 1], [1ᵀ, 0]] [c; b] = [y; 0]`` (without offset: ``(K + λA⁻¹)c = y``), and
 leave-one-out values come from refitting on the n − 1 other points with their weights
 unchanged (docs/mathematics.md §1). ``tests/test_rls_reference.py`` checks these references against
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rlscore.core.kernels import rbf_kernel
+from rlscore.core.kernels.functions import rbf_kernel
 
 
 def direct_solve(K, y, a, lam, offset):

@@ -1,4 +1,4 @@
-"""Brute-force references for the Label page's search (rlscore.sessions.search_results):
+"""Brute-force references for the Label page's search (rlscore.sessions.views.search_results):
 a direct scan of the texts and a full sort of all distances."""
 
 from __future__ import annotations

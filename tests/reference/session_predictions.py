@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from rlscore.core.metrics import validation_errors
-from rlscore.core.serialization import plain_scalar
+from rlscore.core.conventions.json_values import plain_scalar
+from rlscore.core.evaluation.validation_error import validation_errors
 
 __all__ = ["point_prediction", "pool_predictions", "recorded", "validation_errors"]
 

@@ -1,10 +1,10 @@
 """Labeling with an oracle, written out as a plain loop without :mod:`rlscore.experiments`.
 
-A reference for :func:`rlscore.experiments.simulate.simulate` and
-:func:`rlscore.experiments.compare.compare_strategies`: each run starts its own strategy on the
-pool (its own kernel, no sharing), teaches the initial labels one by one, then asks, answers
-with the truth and measures the error on the pool points not labeled yet (docs/mathematics.md:
-the transductive error, and the class-balanced error as the mean of the per-class error rates).
+A reference for :func:`rlscore.experiments.simulation.simulate.simulate` and
+:func:`rlscore.experiments.comparison.compare.compare_strategies`: each run starts its own strategy
+on the pool (its own kernel, no sharing), teaches the initial labels one by one, then asks, answers
+with the truth and measures the error on the pool points not labeled yet (docs/mathematics.md: the
+transductive error, and the class-balanced error as the mean of the per-class error rates).
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Direct implementations of the stopping rules and the binomial intervals (issue 24).
 
 Plain loops over Python lists, written from the papers' descriptions
-(docs/mathematics.md §"Knowing when to stop"), for :mod:`rlscore.core.stopping` and
-:mod:`rlscore.core.accuracy_interval`; the intervals are found by root finding on the
+(docs/mathematics.md §"Knowing when to stop"), for :mod:`rlscore.core.evaluation.stopping_rules` and
+:mod:`rlscore.core.evaluation.accuracy_interval`; the intervals are found by root finding on the
 binomial test they invert, not by their closed forms.
 """
 

@@ -4,7 +4,7 @@ The automatic λ is the largest λ of the data's own grid (:func:`reference.rls.
 geometric from the smallest to the largest eigenvalue of ``M = A^{1/2} K A^{1/2}``) whose
 leave-one-out classification error is least. Here every LOO value comes from refitting RLS
 on the other points (:func:`reference.rls.brute_loo`), the kernel from its formula; nothing
-of :mod:`rlscore.core.rls` or its eigendecomposition is used.
+of :mod:`rlscore.core.rls.classifier` or its eigendecomposition is used.
 """
 
 from __future__ import annotations

@@ -8,8 +8,8 @@ import json
 
 import numpy as np
 
-from rlscore.data.samples import ensure_sample_projects
-from rlscore.sessions import permissions
+from rlscore.data.samples.bundled import ensure_sample_projects
+from rlscore.sessions.team import permissions
 from rlscore.storage import Event, open_store
 from support.sessions import moons_subset
 from support.stores import raw_sql

@@ -17,7 +17,7 @@ TIMEOUT = 180
 def app_page(page: str, timeout: float = TIMEOUT) -> AppTest:
     """An AppTest of ``app.py`` showing ``pages/<page>`` (not run yet): the page inside the
     app's gate, sidebar and navigation, as a browser gets it. A page file given to AppTest on
-    its own would run ``app.py``'s default page instead (rlscore.ui.navigation)."""
+    its own would run ``app.py``'s default page instead (rlscore.ui.shell.navigation)."""
     at = AppTest.from_file(str(REPO / "app.py"), default_timeout=timeout)
     # before the first run the page is found by its file name: each url_path is its stem
     at.switch_page(f"pages/{page}")
@@ -43,7 +43,7 @@ def plain_markdown(markdown: str) -> str:
 
 def button(at: AppTest, kind: str, k: int | str = ""):
     """The Label page's ``kind`` button (``label`` with class position ``k``, ``skip``,
-    ``undo``): their keys carry the point and log version shown (rlscore.ui.actions)."""
+    ``undo``): their keys carry the point and log version shown (rlscore.ui.label.actions)."""
     return next(b for b in at.button if b.key and b.key.startswith(f"{kind}_{k}_"))
 
 

@@ -8,7 +8,7 @@ import string
 from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1.element_tree import AlertBase, HeadingBase, Markdown, Table, Toast
 
-from rlscore.ui.text import WORD_JOINER
+from rlscore.ui.shell.safe_text import WORD_JOINER
 
 #: a name that would show a remote image if rendered as Markdown, and one that would be bold
 IMAGE_NAME = "![x](http://example.invalid/t.png)"

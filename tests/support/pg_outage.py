@@ -18,7 +18,7 @@ from __future__ import annotations
 import psycopg
 from pg_cluster import PostgresCluster
 
-from rlscore.storage.postgres import PostgresLabelStore
+from rlscore.storage.backends.postgres import PostgresLabelStore
 
 
 class OutageCluster(PostgresCluster):

@@ -15,7 +15,7 @@ transaction's lock:
 With the check inside the lock, ``"B"`` begins its transaction (and waits for the lock) before
 it checks: it sees A's commit and loses. With the check outside (or no lock), B's check has run
 before A's commit and both win. Waits are for signals only; the timeout only ends a test whose
-other process died. Each process patches :class:`rlscore.storage.connection.SQLConnection` in
+other process died. Each process patches :class:`rlscore.storage.sql.connection.SQLConnection` in
 its own interpreter (spawned), so the test process's store is untouched.
 """
 
@@ -26,10 +26,10 @@ import queue
 import time
 
 from rlscore.storage import Event, StaleActionError, open_store
-from rlscore.storage.connection import SQLConnection
+from rlscore.storage.sql.connection import SQLConnection
 from support.stores import BARRIER_SECONDS, small_project
 
-#: the statements that check whether an attempt may win (rlscore.storage.sql): a label's
+#: the statements that check whether an attempt may win (rlscore.storage.sql.store): a label's
 #: stale check, a claim's look-up of the point's current claim
 CHECKS = ("AND id > ? AND (point = ?", "SELECT annotator FROM claims WHERE")
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from rlscore.data.projects import Project
-from rlscore.data.samples import project_from_sample
+from rlscore.data.projects.project import Project
+from rlscore.data.samples.bundled import project_from_sample
 from rlscore.sessions import LabelingSession
 from rlscore.storage import open_store
 

@@ -8,7 +8,7 @@ from contextlib import closing
 import numpy as np
 import psycopg
 
-from rlscore.data.projects import Project
+from rlscore.data.projects.project import Project
 
 #: seconds a process of a multiprocess test waits for the others at a barrier
 BARRIER_SECONDS = 60

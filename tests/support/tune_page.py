@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 from streamlit.testing.v1 import AppTest
 
-from rlscore.data.samples import ensure_sample_projects
+from rlscore.data.samples.bundled import ensure_sample_projects
 from rlscore.storage import Event, open_store
 from support.app import app_page
 

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from rlscore.data.features import FeatureInputError
-from rlscore.data.items import rows_text
+from rlscore.data.items.columns import rows_text
 
 if TYPE_CHECKING:
     import pandas as pd

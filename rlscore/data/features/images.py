@@ -45,7 +45,7 @@ from rlscore.data.features.image_urls import (
     shown_url,
 )
 from rlscore.data.features.recent_results import RecentResults, input_digest
-from rlscore.data.items import rows_text
+from rlscore.data.items.columns import rows_text
 
 #: environment variable naming the folder image projects' paths are read from, set by whoever
 #: starts the server (an uploader can only name files inside it)

@@ -1,0 +1,89 @@
+"""``python -m rlscore labels``: print a project's labels from the label database.
+
+Without ``--project`` the projects are listed with their number of labels. The labels are
+folded from the event log (undone labels are left out, relabels show the latest label); no
+query engine is built, so this is fast on any pool. Every record carries the accuracy
+estimate at export time (issue 24: the exact leave-one-out accuracy of the RLS on the labels
+with its 95 % Wilson interval, :func:`rlscore.sessions.stopping.accuracy_estimate.export_estimate`;
+one RLS fit on the labels) unless ``--no-estimate``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from rlscore.cli.io.database_option import add_db_argument, open_existing_store
+from rlscore.cli.io.errors import run_command
+from rlscore.cli.io.output_files import output_file
+from rlscore.sessions import LabelLog, export_labels
+from rlscore.sessions.views.export import EXPORT_FORMATS
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m rlscore labels",
+        description=(
+            "Print the labels of a project (CSV, JSON, JSON Lines or Parquet: the final label "
+            "and every annotator's), or list the projects."
+        ),
+    )
+    add_db_argument(parser)
+    parser.add_argument("--project", default=None, help="project name; omit to list projects")
+    parser.add_argument("--format", choices=EXPORT_FORMATS, default="csv", dest="fmt")
+    parser.add_argument(
+        "--output", default=None, help="write to this file instead of standard output"
+    )
+    parser.add_argument(
+        "--no-features",
+        action="store_true",
+        help="leave out the feature values (point id and index only)",
+    )
+    parser.add_argument(
+        "--no-estimate",
+        action="store_true",
+        help="leave out the accuracy estimate at export time (the accuracy_* columns)",
+    )
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command; returns the exit status (0 ok, 2 any failure: one ``error:`` line)."""
+    return run_command(_run, sys.argv[1:] if argv is None else list(argv))
+
+
+def _run(argv: list[str]) -> int:
+    args = build_parser().parse_args(argv)
+    output = None if args.output is None else output_file(args.output, "--output")
+    with open_existing_store(args.db) as store:
+        if args.project is None:
+            names = store.list_projects()
+            if not names:
+                print(f"no projects in {store.location}")
+            for name in names:
+                n_labels = len(LabelLog(store.events(name)).labels)
+                n_points = store.load_project(name).n
+                print(f"{name}\t{n_labels} labeled of {n_points}")
+            return 0
+        project = store.load_project(args.project)
+        events = store.events(args.project)
+    data = export_labels(
+        project,
+        events,
+        args.fmt,
+        include_features=not args.no_features,
+        estimate=not args.no_estimate,
+    )
+    if isinstance(data, str):
+        data = (data if data.endswith("\n") else data + "\n").encode("utf-8")
+    if output is not None:
+        output.write_bytes(data)
+    else:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,366 @@
+"""``python -m rlscore simulate``: run a query strategy against known labels from the shell."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from rlscore.cli.io.output_files import output_file
+from rlscore.core.kernels.landmarks import LANDMARK_RULES
+from rlscore.core.kernels.rbf_width import DEFAULT_SIGMA
+from rlscore.data.features.text import ANALYZERS
+from rlscore.data.projects.project import project_from_table, read_table
+from rlscore.data.samples.bundled import list_samples, load_sample
+from rlscore.experiments.simulation.simulate import SimulationResult, can_predict_outside, simulate
+from rlscore.query import STRATEGIES, make_strategy
+from rlscore.sessions.stopping.accuracy_estimate import DEFAULT_STOP_RULE, STOP_RULE_PARAMS
+
+
+class ProgressBar:
+    """A one-line progress bar on stderr: redrawn in place at most every 0.2 s on a terminal,
+    one line per 10 % otherwise (logs)."""
+
+    def __init__(self, label: str, stream=None, width: int = 30):
+        self.label, self.width = label, width
+        self.stream = sys.stderr if stream is None else stream
+        self.t0 = time.perf_counter()
+        self._last = -1.0
+        self._tty = bool(getattr(self.stream, "isatty", lambda: False)())
+        self._decile = -1
+
+    def __call__(self, done: int, total: int) -> None:
+        now = time.perf_counter()
+        decile = 10 * done // max(total, 1)
+        if done < total and (now - self._last < 0.2 if self._tty else decile == self._decile):
+            return
+        self._last, self._decile = now, decile
+        filled = int(self.width * done / max(total, 1))
+        bar = "#" * filled + "." * (self.width - filled)
+        elapsed = now - self.t0
+        eta = elapsed / done * (total - done) if done else float("nan")
+        line = f"{self.label} [{bar}] {done}/{total} queries  {elapsed:.1f} s  eta {eta:.0f} s "
+        self.stream.write(f"\r{line}" if self._tty else f"{line}\n")
+        if self._tty and done >= total:
+            self.stream.write("\n")
+        self.stream.flush()
+
+
+def _load_data(args: argparse.Namespace):
+    """(X, y, validation-or-None, meta) from a sample name or a CSV/Parquet path.
+
+    With a validation file and item columns (texts, images, embeddings), the features of the
+    pool and of the validation rows are built together, so both are in one basis.
+    """
+    spec = args.data
+    if spec in list_samples():
+        pool = load_sample(spec, "pool")
+        val = load_sample(spec, "validation")
+        return pool.X, pool.y, (val.X, val.y), dict(pool.meta)
+    path = Path(spec)
+    if not path.exists():
+        raise ValueError(
+            f"--data {spec!r} is neither a sample ({', '.join(list_samples())}) "
+            "nor an existing file"
+        )
+    df = _read_labeled_table(path, args.truth)
+    n = df.shape[0]
+    options = _item_options(args)
+    if args.feature_column is not None:
+        options["feature_columns"] = args.feature_column
+    elif not any(options.get(k) for k in ("text_columns", "image_column", "embedding_column")):
+        # a numeric table: every other column is a feature
+        options["feature_columns"] = [c for c in map(str, df.columns) if c != args.truth]
+    val_path = _validation_file(args.validation)
+    if val_path is not None:
+        val = _read_labeled_table(val_path, args.truth)
+        missing = [c for c in df.columns if c not in val.columns]
+        if missing:
+            raise ValueError(f"{val_path.name} lacks the columns {missing} of {path.name}")
+        df = pd.concat([df, val[list(df.columns)]], ignore_index=True)
+    project = project_from_table(df, path.stem, truth_column=args.truth, **options)
+    X, y = project.X, np.asarray(project.truth)
+    validation = None if val_path is None else (X[n:], y[n:])
+    return X[:n], y[:n], validation, {"feature_names": project.feature_names}
+
+
+def _item_options(args: argparse.Namespace) -> dict:
+    """The keyword arguments of :func:`project_from_table` the item options give."""
+    if args.image_column is not None and args.image_root is None:
+        raise ValueError("--image-column needs --image-root: the folder the image paths are in")
+    options = {
+        "standardize": STANDARDIZE[args.standardize],
+        "text_columns": args.text_column,
+        "image_column": args.image_column,
+        "image_root": args.image_root,
+        "embedding_column": args.embedding_column,
+    }
+    settings = {
+        "analyzer": args.text_analyzer,
+        "n_components": args.text_dimension,
+        "vocabulary_size": args.vocabulary_size,
+    }
+    settings = {k: v for k, v in settings.items() if v is not None}
+    if settings:
+        options["text_settings"] = settings
+    return options
+
+
+#: ``--standardize`` -> project_from_table's ``standardize`` (auto: decided from the data)
+STANDARDIZE = {"auto": None, "yes": True, "no": False}
+
+
+def _read_labeled_table(path: Path, truth: str):
+    df = read_table(path, path.name)
+    if truth not in df.columns:
+        raise ValueError(
+            f"{path.name} has no {truth!r} column (columns: {list(df.columns)}): the "
+            "simulation needs the true label of every point (name the column with --truth)"
+        )
+    return df
+
+
+def _validation_file(value: str | None) -> Path | None:
+    """The validation file ``--validation`` names, None for a fraction or nothing."""
+    if value is None:
+        return None
+    try:
+        float(value)
+        return None
+    except ValueError:
+        pass
+    path = Path(value)
+    if not path.exists():
+        raise ValueError(f"--validation {value!r} is neither a fraction nor an existing file")
+    return path
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m rlscore simulate",
+        description="Run a query strategy against known labels and record the learning curve.",
+    )
+    p.add_argument(
+        "--data", required=True, help="sample name or CSV/Parquet file with a truth column"
+    )
+    p.add_argument("--truth", default="label", help="the file's truth column (default: label)")
+    items = p.add_argument_group(
+        "items (a --data file): features made from texts, images or embeddings, as "
+        "rlscore.data.project_from_table makes them"
+    )
+    items.add_argument(
+        "--feature-column",
+        action="append",
+        help="numeric feature column (repeat for several; default: every column but the "
+        "truth when no text, image or embedding column is given, else none)",
+    )
+    items.add_argument(
+        "--standardize",
+        choices=list(STANDARDIZE),
+        default="auto",
+        help="standardise the numeric feature columns (auto: when their spreads differ "
+        "more than 10-fold)",
+    )
+    items.add_argument(
+        "--text-column",
+        action="append",
+        help="column of texts: TF-IDF + truncated SVD features (repeat for several columns)",
+    )
+    items.add_argument("--image-column", help="column of image paths relative to --image-root")
+    items.add_argument("--image-root", help="folder the image paths are relative to")
+    items.add_argument(
+        "--embedding-column",
+        help="column holding one vector per row (JSON list text, or lists in Parquet)",
+    )
+    items.add_argument("--text-analyzer", choices=list(ANALYZERS), help="default: word")
+    items.add_argument("--text-dimension", type=int, help="dimension of the text features (100)")
+    items.add_argument("--vocabulary-size", type=int, help="terms kept (default 20000)")
+    p.add_argument(
+        "--strategy",
+        default="arls-focused",
+        choices=sorted(STRATEGIES),
+        help="query strategy (default arls-focused: the best mean rank in "
+        "benchmarks/strategies.py; arls is the thesis's ARLS)",
+    )
+    p.add_argument("--kernel", default="rbf", help="rbf, linear, polynomial or a graph kernel")
+    p.add_argument(
+        "--sigma",
+        type=float,
+        help="RBF width (default: the sample's, else the median distance between two points)",
+    )
+    p.add_argument("--lam", type=float, help="regularisation λ (default: the sample's, else 1)")
+    p.add_argument("--degree", type=int, default=2, help="polynomial degree")
+    p.add_argument(
+        "--class-weight", choices=["none", "balanced"], help="override the strategy's weighting"
+    )
+    p.add_argument("--unclipped", action="store_true", help="unclipped probability estimates")
+    p.add_argument(
+        "--candidates", type=int, help="score only this many candidates per query (aopt-klr, "
+        "muq-klr, arls-lowrank)"
+    )  # fmt: skip
+    low = p.add_argument_group("low-rank kernel (arls-lowrank, for pools of 10 000+ points)")
+    low.add_argument("--n-landmarks", type=int, help="landmarks m of the Nyström kernel")
+    low.add_argument("--landmarks", choices=list(LANDMARK_RULES), help="landmark rule")
+    low.add_argument(
+        "--risk-sample", type=int, help="estimate the risk on this many points (also aopt-klr)"
+    )
+    low.add_argument(
+        "--refine", type=int, help="re-score this many best candidates on the exact kernel"
+    )
+    klr = p.add_argument_group("A-optimal KLR (aopt-klr, muq-klr)")
+    klr.add_argument("--mode", choices=["auto", "exact", "fast"], help="refit per candidate or not")
+    klr.add_argument("--candidate-rule", choices=["uncertainty", "random"])
+    klr.add_argument("--graph-k", type=int, help="neighbours of the kNN graph (graph kernels)")
+    klr.add_argument("--graph-t", type=float, help="t of the graph kernel")
+    p.add_argument("--queries", type=int, default=50)
+    p.add_argument("--seeds", type=int, default=1, help="number of runs (seeds 0, 1, …)")
+    p.add_argument("--init", type=int, default=0, help="random initial labels per run")
+    p.add_argument(
+        "--validation",
+        help="fraction of the pool to hold out, or a file like --data (default: the sample's "
+        "validation split, else the pool itself)",
+    )
+    p.add_argument("--out", help="write the records as JSON to this file")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_stop_arguments(p)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``python -m rlscore simulate``; returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.out is not None:  # before the run: a missing folder must not cost a simulation
+            output_file(args.out, "--out")
+        X, y, validation, meta = _load_data(args)
+        if args.validation is not None and _validation_file(args.validation) is None:
+            validation = float(args.validation)
+        params = {
+            "kernel": args.kernel,
+            # a file's width is read off its points (docs/mathematics.md §1)
+            "sigma": args.sigma if args.sigma is not None else meta.get("sigma", DEFAULT_SIGMA),
+            "lam": args.lam if args.lam is not None else meta.get("lam", 1.0),
+            "degree": args.degree,
+        }
+        if args.class_weight is not None:
+            params["class_weight"] = None if args.class_weight == "none" else "balanced"
+        if args.unclipped:
+            params["clip"] = False
+        for name in ("mode", "candidates", "candidate_rule", "graph_k", "graph_t",
+                     "n_landmarks", "landmarks", "risk_sample", "refine"):  # fmt: skip
+            if getattr(args, name) is not None:
+                params[name] = getattr(args, name)
+        if args.risk_sample is not None:
+            params["risk_points"] = args.risk_sample  # the KLR strategies' name for it
+        if args.validation is None and validation is not None:
+            probe = make_strategy(args.strategy, **params)
+            if not can_predict_outside(probe):
+                print(
+                    f"note: {args.strategy} with kernel {args.kernel!r} cannot predict points "
+                    "outside the pool: measuring the error on the pool instead",
+                    file=sys.stderr,
+                )
+                validation = None
+        bar = None if args.quiet else ProgressBar(f"{args.strategy} on {args.data}")
+        result = simulate(
+            X,
+            y,
+            args.strategy,
+            queries=args.queries,
+            seeds=args.seeds,
+            init=args.init,
+            validation=validation,
+            params=params,
+            progress=bar,
+            **stop_options(args),
+        )
+    except (ValueError, MemoryError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(summary_table(result))
+    print(stop_summary(result))
+    if args.out:
+        out = {"data": args.data, **result.to_dict()}
+        Path(args.out).write_text(json.dumps(out, indent=1) + "\n")
+        print(f"wrote {args.out}")
+    return 0
+
+
+def summary_table(result: SimulationResult, rows: int = 10) -> str:
+    """Mean ± sd of the validation errors and the estimated risk at ~``rows`` steps."""
+    err, err_sd = result.curve("validation_error")
+    bal, bal_sd = result.curve("balanced_error")
+    risk, _ = result.curve("estimated_risk")
+    secs, _ = result.curve("seconds")
+    last = err.size - 1
+    picks = sorted({int(round(k)) for k in np.linspace(0, last, min(rows, last + 1))})
+    lines = [
+        f"{result.strategy} · {len(result.runs)} run(s) · error on {result.validation}",
+        f"{'queries':>8} {'error':>15} {'balanced error':>15} {'est. risk':>10} {'s/query':>8}",
+    ]
+    for k in picks:
+        lines.append(
+            f"{k:>8} {err[k]:>8.4f} ± {err_sd[k]:<5.3f}{bal[k]:>8.4f} ± {bal_sd[k]:<5.3f}"
+            f"{risk[k]:>10.2f} {secs[k]:>8.4f}"
+        )
+    return "\n".join(lines)
+
+
+# -- issue 24: the stop rule's point and the accuracy estimate there ---------------------------
+def add_stop_arguments(p: argparse.ArgumentParser) -> None:
+    """``--stop-rule``, ``--until-stop`` and ``--audit-every``."""
+    stop = p.add_argument_group("stopping (docs/mathematics.md, 'Knowing when to stop')")
+    stop.add_argument(
+        "--stop-rule",
+        default=DEFAULT_STOP_RULE,
+        choices=[*STOP_RULE_PARAMS, "none"],
+        help=f"report where this rule stops each run (default {DEFAULT_STOP_RULE})",
+    )
+    stop.add_argument("--until-stop", action="store_true", help="end each run when the rule fires")
+    stop.add_argument(
+        "--audit-every",
+        type=int,
+        default=0,
+        help="every k-th query drawn uniformly at random: an unbiased accuracy (0: none)",
+    )
+
+
+def stop_options(args: argparse.Namespace) -> dict:
+    """The keyword arguments of :func:`simulate` the stopping options give."""
+    rule = None if args.stop_rule == "none" else args.stop_rule
+    if args.until_stop and rule is None:
+        raise ValueError("--until-stop needs a --stop-rule")
+    return {"stop_rule": rule, "until_stop": args.until_stop, "audit_every": args.audit_every}
+
+
+def stop_summary(result: SimulationResult) -> str:
+    """One line per run: where the stop rule fired and the accuracy estimate there."""
+    lines = []
+    for run in result.runs:
+        for rule, stop in (run.stop or {}).items():
+            e = stop["estimate"]
+            where = (
+                f"stops at {stop['n_labels']} labels (query {stop['step']})"
+                if stop["step"] is not None
+                else f"did not fire within {e['n_labels']} labels"
+            )
+            parts = [f"seed {run.seed}: {rule} {where}"]
+            if e["loo_accuracy"] is not None:
+                lo, hi = e["loo_interval"]
+                parts.append(f"LOO accuracy {e['loo_accuracy']:.3f} [{lo:.3f}, {hi:.3f}]")
+            if e["audit_accuracy"] is not None:
+                lo, hi = e["audit_interval"]
+                parts.append(
+                    f"audit {e['audit_accuracy']:.3f} [{lo:.3f}, {hi:.3f}] "
+                    f"({e['audit_labels']} labels)"
+                )
+            if e["truth_accuracy"] is not None:
+                parts.append(f"validation accuracy {e['truth_accuracy']:.3f}")
+            lines.append(", ".join(parts))
+    return "\n".join(lines)

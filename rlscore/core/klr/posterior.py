@@ -1,0 +1,323 @@
+"""The Laplace posterior of kernel logistic regression over a pool, without an n × n inverse.
+
+docs/mathematics.md §6 (Yajima & Sato §4–5). At a KLR optimum the posterior precision of the pool
+values is
+``H = λ(I⊗K⁻¹) + Z``, ``Z`` the Fisher blocks of the labeled points. Its inverse is needed on
+diagonal blocks only: the A-optimal risk (eq. 4.23 / 5.29) sums them over the unlabeled
+points, and the approximate leave-one-out of :mod:`rlscore.core.klr.tuning` reads them at
+the labeled points. By Sherman–Morrison–Woodbury in the stable symmetric form
+``R(λI + Rᵀ(K_LL⊗I)R)⁻¹Rᵀ`` (``Z̄ = RRᵀ``; the softmax blocks are singular and never
+inverted) ``[H⁻¹]_jj = (K_jj I − (I⊗k̄_j)ᵀ G (I⊗k̄_j)) / λ`` with ``k̄_j = K_{Lj}``.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+
+import numpy as np
+import scipy.linalg
+
+from rlscore.core.klr.classifier import fisher_blocks, fisher_factor, whitened_matrix
+
+__all__ = [
+    "FeaturePosterior",
+    "LabeledPosterior",
+    "aoptimal_risk_terms",
+    "posterior_diag",
+    "woodbury_core",
+]
+
+
+def woodbury_core(K_LL: np.ndarray, P_L: np.ndarray, lam: float) -> np.ndarray:
+    """``G = R(λI + Rᵀ(K_LL⊗I)R)⁻¹Rᵀ`` (..., lh, lh, point-major), ``RRᵀ = Z̄`` the Fisher blocks.
+
+    Equal to ``(λZ̄⁻¹ + K_LL)⁻¹`` = ``K̄⁻¹`` of eq. 4.24 when ``Z̄`` is invertible (binary), and
+    well defined when it is not. Then ``H⁻¹ = (I⊗K − (I⊗K_{:L}) G (I⊗K_{L:})) / λ``.
+    ``P_L`` (..., l, h') are the labeled points' probabilities; leading axes of ``K_LL``
+    (..., l, l) and ``P_L`` are independent problems.
+    """
+    l, h = P_L.shape[-2], P_L.shape[-1]
+    lead = P_L.shape[:-2]
+    if l == 0:
+        return np.zeros((*lead, 0, 0))
+    R = fisher_factor(P_L)
+    W_inv = np.linalg.inv(whitened_matrix(K_LL, R, lam)).reshape(*lead, l, h, l * h)
+    # left: R_i W⁻¹[i, :]; right: (·)[:, j] R_jᵀ
+    Y = (R @ W_inv).reshape(*lead, l, h, l, h)
+    Y = np.moveaxis(Y, -2, -4).reshape(*lead, l, l * h, h)  # (j, (i, a), d)
+    G = Y @ np.swapaxes(R, -1, -2)  # (j, (i, a), e)
+    G = np.moveaxis(G.reshape(*lead, l, l, h, h), -4, -2)  # (i, a, j, e)
+    return G.reshape(*lead, l * h, l * h)
+
+
+def posterior_diag(
+    G: np.ndarray, K_LU: np.ndarray, k_UU: np.ndarray, h: int, lam: float
+) -> np.ndarray:
+    """Diagonal blocks ``[H⁻¹]_jj`` (..., u, h, h) for the pool points U.
+
+    ``G`` from :func:`woodbury_core`, ``K_LU`` (..., l, u) the kernel between the labeled
+    points and U, ``k_UU`` (..., u) ``diag(K)`` on U, ``h`` the columns of the model (1 for
+    binary), ``λ`` the regularisation.
+    """
+    lead, (l, u) = K_LU.shape[:-2], K_LU.shape[-2:]
+    post = np.zeros((*lead, u, h, h))
+    post[..., np.arange(h), np.arange(h)] = np.asarray(k_UU)[..., None]
+    if l:
+        # Q[a, e, j] = Σ_{i,i'} K_ij G[(i,a),(i',e)] K_i'j
+        Gt = np.swapaxes(G.reshape(*lead, l, h, l, h), -1, -2).reshape(*lead, l * h * h, l)
+        GK = (Gt @ K_LU).reshape(*lead, l, h * h, u)
+        Q = np.einsum("...iu,...iqu->...uq", K_LU, GK).reshape(*lead, u, h, h)
+        post -= Q
+    return post / lam
+
+
+def aoptimal_risk_terms(
+    K_LL: np.ndarray,
+    K_LU: np.ndarray,
+    k_UU: np.ndarray,
+    P_L: np.ndarray,
+    P_U: np.ndarray,
+    lam: float,
+) -> np.ndarray:
+    """Per-point A-optimal risk ``Σ_c q_jcᵀ H⁻¹ q_jc`` for the points U (docs/mathematics.md §6 ✔).
+
+    Parameters
+    ----------
+    K_LL, K_LU, k_UU
+        Kernel among the labeled points, between labeled and U, and ``diag(K)`` on U.
+    P_L, P_U
+        Model probabilities (n, h') of the labeled points and of U: one column (positive
+        class) for binary, h columns for softmax. Leading axes (stacks of independent
+        problems) are allowed on every argument.
+    lam
+        Regularisation λ.
+
+    Returns
+    -------
+    ndarray (..., u)
+        ``(1/λ)(‖F_j‖²_F K_jj − tr(F_j² Q_j))``, ``Q_j = (I⊗k̄_j)ᵀ G (I⊗k̄_j)``, ``F_j`` the
+        Fisher block; for binary ``(σ_j(1 − σ_j))² [H⁻¹]_jj`` (eq. 4.23 with the 1/λ the paper
+        drops).
+    """
+    h = P_U.shape[-1]
+    G = woodbury_core(K_LL, P_L, lam)
+    post = posterior_diag(G, K_LU, k_UU, h, lam)
+    F_U = fisher_blocks(P_U)
+    return np.einsum("...uab,...uab->...u", post, F_U @ F_U)
+
+
+class LabeledPosterior:
+    """The posterior covariance ``Σ = H⁻¹`` of the pool values, by Woodbury on the labeled points.
+
+    ``Σ = (I⊗K − (I⊗K_{:L}) G (I⊗K_{L:})) / λ`` (:func:`woodbury_core`): any kernel held as
+    blocks (:mod:`rlscore.core.kernels.blocks`). A product ``Σ_{U,k} X`` costs O(u·(1 + l)·h)
+    per candidate column, so the cost of a query grows with the labels.
+
+    Parameters
+    ----------
+    kernel
+        ``block(rows, cols)`` and ``diagonal(idx)`` of the pool kernel.
+    L, U
+        The labeled points and the points the risk sums over.
+    P_L
+        The labeled points' probabilities (l, h').
+    lam
+        Regularisation λ.
+    """
+
+    def __init__(self, kernel, L, U, P_L: np.ndarray, lam: float):
+        self.kernel, self.L, self.U, self.lam = kernel, L, U, lam
+        self.h = P_L.shape[-1]
+        l, h = len(L), self.h
+        self.G = woodbury_core(kernel.block(L, L), P_L, lam)
+        self._G_t = self.G.reshape(l, h, l, h).transpose(0, 1, 3, 2).reshape(l * h * h, l)
+        self.K_LU = kernel.block(L, U)
+
+    def diagonal(self) -> np.ndarray:
+        """``[Σ]_jj`` for j in U, (u, h, h)."""
+        return posterior_diag(self.G, self.K_LU, self.kernel.diagonal(self.U), self.h, self.lam)
+
+    def at(self, C) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
+        """For the candidates ``C``: ``Σ_kk`` (c, h, h) and ``times(X)``, which maps ``X``
+        (c, h, r) to ``Σ_{jk} X_k`` for every k and j in U as planes (h, r, c, u)."""
+        L, lam, l, h = self.L, self.lam, len(self.L), self.h
+        K_CU = self.kernel.block(C, self.U)
+        K_LC = self.kernel.block(L, C)
+        m = len(C)
+        Gk = np.moveaxis((self._G_t @ K_LC).reshape(l, h, h, m), -1, 0)  # (c, l, h, h)
+        S_kk = self.kernel.diagonal(C)[:, None, None] * np.eye(h)
+        if l:
+            S_kk = S_kk - np.einsum("im,miab->mab", K_LC, Gk)
+
+        def times(Xk: np.ndarray) -> np.ndarray:
+            res = Xk.transpose(1, 2, 0)[..., None] * K_CU
+            if l:
+                GX = (Gk @ Xk[:, None]).transpose(2, 3, 0, 1)  # (h, r, c, l)
+                res -= (GX.reshape(-1, l) @ self.K_LU).reshape(res.shape)
+            return res / lam
+
+        return S_kk / lam, times
+
+
+class FeaturePosterior:
+    """The posterior covariance of the pool values when ``K = ΦΦᵀ`` (docs/mathematics.md §7):
+    Woodbury on m.
+
+    With ``β_c = Φ w_c`` and the prior ``(λ/2)Σ_c‖w_c‖²``, the Laplace posterior of ``w`` has
+    the (hm × hm) covariance ``S = (λI + Σ_{i∈L} F_i ⊗ φ_iφ_iᵀ)⁻¹`` and
+    ``Σ_{(j,a),(k,b)} = φ_jᵀ S_ab φ_k`` — the same matrix as :class:`LabeledPosterior` on
+    ``K = ΦΦᵀ`` (push-through identity). One O(l m² h² + m³ h³) factorisation per model, then
+    ``Σ_{U,k} X`` costs O(u·m·h) per candidate column whatever the number of labels: cheaper
+    than :class:`LabeledPosterior`'s O(u·(1 + l)·h) once l exceeds m. The fast-mode query
+    reads the blocks ``Σ_jk`` themselves off the softmax null vector (:attr:`reduced`,
+    :meth:`reduced_blocks`, :attr:`reduced_diagonal`: h' = h − 1 coordinates,
+    O(u·m·(c·h'² + m·h'(h'+1)/2)) per query for c candidates, the diagonal included).
+
+    Parameters
+    ----------
+    features
+        Φ (n, m).
+    L, U
+        The labeled points and the points the risk sums over (U may be most of the pool:
+        then Φ is read in place rather than copied).
+    P_L
+        The labeled points' probabilities (l, h').
+    lam
+        Regularisation λ.
+    """
+
+    #: floats of one block's product with Φ's rows (a few MB: stays near the cache)
+    PAIR_BLOCK_ELEMENTS = 1_000_000
+
+    def __init__(self, features: np.ndarray, L, U, P_L: np.ndarray, lam: float):
+        self.features, self.U, self.lam = features, np.asarray(U, dtype=np.intp), lam
+        n = features.shape[0]
+        self.h = P_L.shape[-1]
+        # most of the pool: multiply the whole Φ and keep the rows of U, not a copy of Φ_U
+        self._whole = self.U.size > n // 2
+        self._phi_U = features if self._whole else features[self.U]
+        self._phi_L = features[np.asarray(L, dtype=np.intp)]
+        self._F = fisher_blocks(P_L)
+
+    def _precision(self, F: np.ndarray) -> np.ndarray:
+        """``λI + Σ_i F_i ⊗ φ_iφ_iᵀ`` for blocks F (l, g, g), (g·m, g·m)."""
+        m, g, phi_L = self.features.shape[1], F.shape[-1], self._phi_L
+        M = np.zeros((g, m, g, m))
+        for a in range(g):
+            for b in range(a, g):
+                M[a, :, b] = (phi_L * F[:, a, b, None]).T @ phi_L
+                M[b, :, a] = M[a, :, b].T
+        M = M.reshape(g * m, g * m)
+        M[np.diag_indices(g * m)] += self.lam
+        return M
+
+    @functools.cached_property
+    def S(self) -> np.ndarray:
+        """The (h·m × h·m) posterior covariance of the primal weights (for :meth:`at`)."""
+        h, m = self.h, self.features.shape[1]
+        chol = scipy.linalg.cholesky(self._precision(self._F), lower=True)
+        return scipy.linalg.cho_solve((chol, True), np.eye(h * m))
+
+    @functools.cached_property
+    def basis(self) -> np.ndarray:
+        """``Q'`` (h, h'): orthonormal columns orthogonal to ``1`` (h' = h − 1), ``[[1]]`` for
+        binary. ``S = (Q⊗I) diag(I/λ, S')(Qᵀ⊗I)`` with ``Q = [1/√h, Q']`` (docs/mathematics.md
+        §7): the softmax Fisher blocks annihilate ``1``, so the risk sees ``S'`` only."""
+        h = self.h
+        if h == 1:
+            return np.ones((1, 1))
+        Q = np.linalg.qr(np.column_stack([np.ones(h), np.eye(h)[:, : h - 1]]))[0]
+        return np.ascontiguousarray(Q[:, 1:])
+
+    @functools.cached_property
+    def reduced(self) -> np.ndarray:
+        """``S'`` (h', m, h', m): the posterior covariance of the weights off the null
+        direction, ``(λI + Σ_i Q'ᵀF_iQ' ⊗ φ_iφ_iᵀ)⁻¹``."""
+        Qp, m = self.basis, self.features.shape[1]
+        g = Qp.shape[1]
+        M = self._precision(Qp.T @ self._F @ Qp)
+        S = scipy.linalg.cho_solve((scipy.linalg.cholesky(M, lower=True), True), np.eye(g * m))
+        return S.reshape(g, m, g, m)
+
+    def reduced_at(self, C) -> tuple[np.ndarray, np.ndarray]:
+        """For the candidates C: ``Σ_kk`` (c, h, h) and ``V`` (m, h', h', c) with
+        ``V[:, a, b, k] = S'_ab φ_k``, so that ``φ_jᵀ V[..., k]`` is the reduced block
+        ``S'_jk``."""
+        Sr, Qp, h = self.reduced, self.basis, self.h
+        phi_C = self.features[np.asarray(C, dtype=np.intp)]
+        V = np.einsum("ambn,kn->mabk", Sr, phi_C)
+        S_kk = Qp @ np.einsum("mabk,km->kab", V, phi_C) @ Qp.T
+        if h > 1:  # the null direction: (‖φ_k‖²/λ) q₀q₀ᵀ, q₀ = 1/√h
+            S_kk += (np.einsum("km,km->k", phi_C, phi_C) / (self.lam * h))[:, None, None]
+        return S_kk, np.ascontiguousarray(V)
+
+    def _row_blocks(self, width: int):
+        """Yield ``(start, stop, Φ rows)`` over blocks of U sized for a product ``width`` wide."""
+        rows = self.U if self._whole else np.arange(self.U.size)
+        step = max(1, self.PAIR_BLOCK_ELEMENTS // max(1, width))
+        for s in range(0, rows.size, step):
+            phi = self._phi_U[rows[s : s + step]]
+            yield s, s + phi.shape[0], phi
+
+    @functools.cached_property
+    def reduced_diagonal(self) -> np.ndarray:
+        """``S'_jj = [φ_jᵀ S'_ab φ_j]`` for j in U (u, h', h'): one product of Φ's rows with
+        the blocks ``S'_ab``, a ≤ b."""
+        Sr = self.reduced
+        g, m = Sr.shape[0], Sr.shape[1]
+        pairs = [(a, b) for a in range(g) for b in range(a, g)]
+        W = np.concatenate([Sr[a, :, b] for a, b in pairs], axis=1)
+        out = np.empty((self.U.size, g, g))
+        for s, e, phi in self._row_blocks(W.shape[1]):
+            G = phi @ W
+            for i, (a, b) in enumerate(pairs):
+                out[s:e, a, b] = np.einsum("ij,ij->i", G[:, i * m : (i + 1) * m], phi)
+                out[s:e, b, a] = out[s:e, a, b]
+        return out
+
+    def reduced_blocks(self, V: np.ndarray):
+        """Yield ``(start, stop, Z)`` over blocks of U's rows: ``Z`` (nb, h', h', c) the reduced
+        blocks ``S'_jk`` against the candidates of ``V`` (:meth:`reduced_at`), one product
+        with Φ's rows per block."""
+        m, g, c = V.shape[0], V.shape[1], V.shape[3]
+        W = V.reshape(m, g * g * c)
+        for s, e, phi in self._row_blocks(W.shape[1]):
+            yield s, e, (phi @ W).reshape(e - s, g, g, c)
+
+    def diagonal(self) -> np.ndarray:
+        """``[Σ]_jj`` for j in U, (u, h, h): ``Q' S'_jj Q'ᵀ + (‖φ_j‖²/(λh)) 11ᵀ`` (the second
+        term for softmax only, :attr:`basis`)."""
+        Qp, h = self.basis, self.h
+        out = Qp @ self.reduced_diagonal @ Qp.T
+        if h > 1:
+            for s, e, phi in self._row_blocks(self.features.shape[1]):
+                out[s:e] += (np.einsum("ij,ij->i", phi, phi) / (self.lam * h))[:, None, None]
+        return out
+
+    def at(self, C) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
+        """As :meth:`LabeledPosterior.at`: ``Σ_kk`` (c, h, h) and ``times``."""
+        h, m = self.h, self.features.shape[1]
+        phi_C = self.features[np.asarray(C, dtype=np.intp)]  # (c, m)
+        c = phi_C.shape[0]
+        # SΦ[b] = S_{·b} φ_k for every k: (h·m, c)
+        S_phi = [self.S[:, b * m : (b + 1) * m] @ phi_C.T for b in range(h)]
+        S_kk = np.empty((c, h, h))
+        for a in range(h):
+            for b in range(h):
+                S_kk[:, a, b] = np.einsum("km,mk->k", phi_C, S_phi[b][a * m : (a + 1) * m])
+
+        def times(Xk: np.ndarray) -> np.ndarray:
+            # W_a = Σ_b S_ab φ_k X_kb (m, r, c), then one product with Φ_U per class a
+            r = Xk.shape[2]
+            W = np.zeros((h, m, r, c))
+            for b in range(h):
+                W += S_phi[b].reshape(h, m, 1, c) * Xk[:, b, :].T
+            out = np.empty((h, r * c, self.U.size))
+            for a in range(h):
+                product = self._phi_U @ W[a].reshape(m, r * c)  # (rows read, r·c)
+                # rows of U gathered whole (contiguous), then one transposed copy
+                out[a] = (product[self.U] if self._whole else product).T
+            return out.reshape(h, r, c, -1)
+
+        return S_kk, times

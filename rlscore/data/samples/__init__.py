@@ -1,0 +1,1 @@
+"""The bundled sample datasets with ground truth, seeded and reproducible."""

@@ -1,0 +1,1 @@
+"""Simulated labeling: a query strategy run against known labels (demo mode, experiments)."""

@@ -1,0 +1,182 @@
+"""A-optimal KLR on low-rank features: large pools without an n × n kernel
+(docs/mathematics.md §6–§7).
+
+The kernel is the Nyström ``K̃ = ΦΦᵀ`` of :class:`~rlscore.core.kernels.lowrank.LowRankKernel`
+(``Φ`` n × m; the pool itself for a linear kernel with d < n), held as its features
+(:class:`~rlscore.core.kernels.blocks.FeatureKernel`): the KLR, its A-optimal risk and the
+candidates' scores are those of :class:`~rlscore.query.klr.aoptimal.AOptimalKLR` on ``K̃``.
+The posterior covariance is taken by Woodbury on whichever is smaller: the l labeled points
+(:class:`~rlscore.core.klr.posterior.LabeledPosterior`, while ``l < m``) or the m features
+(:class:`~rlscore.core.klr.posterior.FeaturePosterior`, the (hm × hm) covariance of the
+primal weights), so a fast-mode query costs O(c·u·T·h²·min(l, m)) for c candidates, u risk
+points and T classes (h = 1 for two, T otherwise) and stops growing with the labels. On the
+m features the blocks are taken off the softmax null vector (h' = h − 1 coordinates, 1 for
+two classes) and the per-pair arithmetic is one compiled pass
+(:mod:`rlscore.query.klr.aoptimal_compiled`): O(u·m·(c·h'² + m·h'(h' + 1)/2)) per query, about 1.6 s
+of CPU at n = 100 000, m = 500, 1000 labels, T = 3 (``benchmarks/aopt_speed.py
+--interactive``). Memory is O(nm); the default scores 200 candidates (the most uncertain
+ones), and ``risk_points`` bounds u on large pools.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rlscore.core.conventions.input_validation import check_matrix
+from rlscore.core.kernels.blocks import FeatureKernel
+from rlscore.core.kernels.functions import VECTOR_KERNELS
+from rlscore.core.kernels.lowrank import LowRankKernel
+from rlscore.core.klr.classifier import fisher_blocks
+from rlscore.core.klr.posterior import FeaturePosterior
+from rlscore.query.klr.aoptimal import CHUNK_ELEMENTS, AOptimalKLR
+
+__all__ = ["LowRankAOptimalKLR"]
+
+
+class LowRankAOptimalKLR(AOptimalKLR):
+    """A-optimal query selection with KLR on Nyström features (no n × n matrix).
+
+    Parameters
+    ----------
+    kernel : {"rbf", "polynomial", "linear"}
+        A vector kernel (a graph kernel is an n × n inverse, not a low-rank map).
+    sigma, degree : RBF width (docs/mathematics.md §1) and polynomial degree.
+    lam : float — KLR regularisation λ.
+    n_landmarks, landmarks, random_state
+        The Nyström features (:class:`~rlscore.core.kernels.lowrank.LowRankKernel`).
+    mode, candidates, candidate_rule, seed, risk_points
+        As :class:`~rlscore.query.klr.aoptimal.AOptimalKLR` (``candidates=200`` by default).
+    tune : ``"none"`` or ``"loo"`` — λ by the LOO log-loss rule (:mod:`rlscore.core.klr.tuning`).
+
+    Attributes (after :meth:`start`)
+    --------------------------------
+    features_ : ndarray (n, m) — Φ, with ``K̃ = ΦΦᵀ``.
+    lowrank_ : LowRankKernel or None — the fitted feature map (None when Φ is the pool).
+    """
+
+    # each chunk of candidates reads all of Φ once: larger chunks (64 MB of planes) amortise it
+    _chunk_elements = 8 * CHUNK_ELEMENTS
+    # the features are most of the state and replaying the labels is cheap: no snapshots
+    snapshot_worthy = False
+    #: candidates per pass of the compiled pair kernel (bounds the blocks of S'_jk)
+    PAIR_CANDIDATES = 512
+    _kernel_params = ("kernel", "sigma", "degree", "n_landmarks", "landmarks", "random_state")
+
+    def __init__(
+        self,
+        kernel: str = "rbf",
+        sigma: float = 1.0,
+        degree: int = 2,
+        lam: float = 0.1,
+        n_landmarks: int = 200,
+        landmarks: str = "uniform",
+        random_state: int | None = 0,
+        mode: str = "auto",
+        candidates: int | None = 200,
+        candidate_rule: str = "uncertainty",
+        seed: int = 0,
+        tune: str = "none",
+        risk_points: int | None = None,
+    ):
+        self.kernel = kernel
+        self.sigma = sigma
+        self.degree = degree
+        self.lam = lam
+        self.n_landmarks = n_landmarks
+        self.landmarks = landmarks
+        self.random_state = random_state
+        self.mode = mode
+        self.candidates = candidates
+        self.candidate_rule = candidate_rule
+        self.seed = seed
+        self.tune = tune
+        self.risk_points = risk_points
+
+    def needs_pool_kernel(self) -> bool:
+        """False: the features come from the pool, an n × n kernel is never used."""
+        return False
+
+    def _initial_kernel(self, X: np.ndarray, K: np.ndarray | None) -> FeatureKernel:
+        if self.kernel not in VECTOR_KERNELS:
+            raise ValueError(
+                f"{type(self).__name__} needs a vector kernel {VECTOR_KERNELS}, got "
+                f"{self.kernel!r} (a graph kernel is an n × n inverse, not a low-rank map)"
+            )
+        if self.kernel == "linear" and X.shape[1] < X.shape[0]:
+            self.lowrank_ = None
+            self.features_ = X  # K = XXᵀ exactly
+        else:
+            self.lowrank_ = LowRankKernel(
+                kernel=self.kernel,
+                sigma=self.sigma,
+                degree=int(self.degree),
+                n_landmarks=int(self.n_landmarks),
+                landmarks=self.landmarks,
+                random_state=self.random_state,
+            ).fit(X)
+            self.features_ = self.lowrank_.features_
+        return FeatureKernel(self.features_)
+
+    def _posterior(self, U: np.ndarray):
+        """The posterior covariance by Woodbury on the m features (docs/mathematics.md §7) once the
+        labels
+        outnumber them, else on the labeled points: the smaller inner dimension of the
+        products (``benchmarks/aopt_speed.py --lowrank``). Kept for the current model."""
+        if len(self._L) < self.features_.shape[1]:
+            return super()._posterior(U)
+        key = (tuple(self._L), tuple(self._codes), self._lam, id(self.features_), U.size)
+        cached = getattr(self, "_posterior_cache", None)
+        if cached is None or cached[0] != key or not np.array_equal(cached[1].U, U):
+            P_L = self._P[self._L]
+            cached = (key, FeaturePosterior(self.features_, self._L, U, P_L, self._lam))
+            self._posterior_cache = cached
+        return cached[1]
+
+    def _fast_label_risks(self, cands: np.ndarray) -> np.ndarray:
+        """On the m features (l ≥ m): the posterior blocks in the basis off the softmax null
+        vector, made a block of risk points at a time by a product with Φ's rows, and every
+        pair's arithmetic in the compiled pass of :mod:`rlscore.query.klr.aoptimal_compiled`
+        (docs/mathematics.md §7); the same risks as :class:`AOptimalKLR`'s planes."""
+        if len(self._L) < self.features_.shape[1]:
+            return super()._fast_label_risks(cands)
+        from rlscore.query.klr.aoptimal_compiled import accumulate_pair_risks  # loads numba
+
+        n_classes = self.classes_.size
+        U, pos_in_U = self._risk_positions(cands)
+        posterior = self._posterior(U)
+        Qp = posterior.basis
+        out = np.zeros((cands.size, n_classes))
+        for s0 in range(0, cands.size, self.PAIR_CANDIDATES):
+            C = cands[s0 : s0 + self.PAIR_CANDIDATES]
+            S_kk, V = posterior.reduced_at(C)
+            X = np.concatenate(self._step_columns(C, S_kk), axis=2)  # (c, h, R)
+            Xr = np.ascontiguousarray(np.einsum("ha,khr->ark", Qp, X))
+            own_pos = pos_in_U[s0 : s0 + C.size]
+            for start, stop, Z in posterior.reduced_blocks(V):
+                own = np.where((own_pos >= start) & (own_pos < stop), own_pos - start, -1)
+                D, beta = posterior.reduced_diagonal[start:stop], self._beta[U[start:stop]]
+                accumulate_pair_risks(Z, D, beta, Xr, Qp, n_classes, own, out[s0 : s0 + C.size])
+        return out
+
+    def _risk_terms(self, L, P, U) -> np.ndarray:
+        if list(L) != list(self._L) or P is not self._P:
+            return super()._risk_terms(L, P, U)
+        F_U = fisher_blocks(P[U])
+        return np.einsum("uab,uab->u", self._posterior(U).diagonal(), F_U @ F_U)
+
+    def transform(self, Z) -> np.ndarray:
+        """Features ``φ(z)`` of any points (n_z, m)."""
+        self._check_started()
+        Z = check_matrix(Z, "Z")
+        if Z.shape[1] != self.X_.shape[1]:
+            raise ValueError(f"Z has {Z.shape[1]} features but the pool has {self.X_.shape[1]}")
+        return Z if self.lowrank_ is None else self.lowrank_.transform(Z)
+
+    def decision_function_at(self, Z) -> np.ndarray:
+        """KLR decision values at new points ``Z``: ``φ(Z) Φ_Lᵀ α``."""
+        phi = self.transform(Z)
+        if self._L:
+            f = phi @ (self.features_[self._L].T @ self._alpha)
+        else:
+            f = np.zeros((phi.shape[0], self._h))
+        return f[:, 0] if self._h == 1 else f

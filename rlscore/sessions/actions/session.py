@@ -1,0 +1,474 @@
+"""A labeling session: a query strategy driven by a project's persistent event log.
+
+The state of a session — labels, skipped points, the query engine, the histories — is a pure
+function of the project's event log in the store and of the session's parameters
+(:mod:`rlscore.sessions.state.replay`): a session rebuilt after a reload, a server restart or ``kill
+-9`` holds bit-for-bit the same engine state and proposes the same next query. Event semantics:
+:mod:`rlscore.sessions.state.label_log`. Labels are never deleted from the database: undone events
+stay in the log, marked by the undo event that reverts them.
+
+:class:`LabelingSession` writes events (label, skip, review, undo) and proposes queries; the pieces
+it orchestrates have a module each: what it shows — state, histories, diagnostics, export — is its
+base class :class:`~rlscore.sessions.views.session_view.SessionView`; which point it proposes to
+whom is :class:`~rlscore.sessions.team.handout.Handout`; then the event fold
+(:mod:`~rlscore.sessions.state.label_log`), the replay of the log
+(:mod:`~rlscore.sessions.state.replay`), the engine and its pool kernel
+(:mod:`~rlscore.sessions.state.engine`), the automatic λ (:mod:`~rlscore.sessions.state.auto_lam`),
+the RLS refitted on the labels (:mod:`~rlscore.sessions.state.loo_refit`), histories and the
+stopping indicator (:mod:`~rlscore.sessions.views.diagnostics`), the snapshot cache
+(:mod:`~rlscore.sessions.state.snapshots`) and the export (:mod:`~rlscore.sessions.views.export`).
+
+A session may be shared by several callers (browser tabs, annotators): what differs per
+caller — the labeling budget, the annotator — is an argument of the methods, never state of
+the session.
+
+**Labels bound to what was shown.** Two rules keep a label on the point its annotator saw:
+
+* *claims* — :meth:`LabelingSession.query` reserves the proposed point for its annotator (the
+  session's own unless the call names another) in the database
+  (:meth:`~rlscore.storage.interface.label_store.LabelStore.claim`, with an expiry renewed while it
+  is shown), so two annotators, in any tab on any server, are shown different points, and one
+  annotator sees the same query after a reload;
+* *the version seen* — :meth:`~LabelingSession.label` and :meth:`~LabelingSession.skip` take
+  ``seen``, the newest event id of the log when the point was put on screen
+  (:attr:`~LabelingSession.last_event_id`). The store refuses, in the same transaction as the
+  write, an action on a point that anyone labeled, skipped or un-did since
+  (:class:`~rlscore.storage.StaleActionError`): a key pressed twice cannot label the next
+  point, nor relabel the first, and another annotator's newer label is never overwritten
+  without a new decision (a confirmed relabel passes the conflicting event's id as ``seen``).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+
+from rlscore.core.conventions.json_values import plain_scalar
+from rlscore.data.projects.project import Project
+from rlscore.query import QueryStrategy, strategy_class
+from rlscore.sessions.actions.dwell import check_dwell
+from rlscore.sessions.actions.review import review_point
+from rlscore.sessions.actions.undo import undo_last
+from rlscore.sessions.state.replay import Replay
+from rlscore.sessions.state.snapshots import default_snapshot_dir
+from rlscore.sessions.team.handout import CLAIM_SECONDS, Handout, check_audit_every
+from rlscore.sessions.team.overlap import Overlap
+from rlscore.sessions.team.permissions import require
+from rlscore.sessions.views.session_view import SessionView, check_budget
+from rlscore.storage import Event, LabelStore, UnknownProjectError
+
+
+class LabelingSession(SessionView):
+    """One project's labeling state: the next query, labels, skips, undo, diagnostics.
+
+    Parameters
+    ----------
+    store
+        The label store holding the project and its event log.
+    project
+        Project name.
+    strategy
+        Strategy name of :data:`rlscore.query.STRATEGIES` (``"arls-focused"``, the default,
+        ``"arls"``, ``"arls-weighted"``, ``"aopt-klr"``, ``"uncertainty"``, ``"random"`` …) or a
+        started-or-not :class:`~rlscore.query.QueryStrategy` instance (cloned).
+    kernel, sigma
+        Pool kernel and RBF width (default: the project's recommended σ, else the median
+        distance between its points, :mod:`rlscore.core.kernels.rbf_width`).
+    lam
+        Regularisation λ, or ``"auto"`` (:mod:`rlscore.sessions.state.auto_lam`).
+    class_weight
+        ``None`` (the strategy's default), ``"balanced"`` or a dict (strategies that take it).
+    annotator
+        Name written with every event, and for whom :meth:`query` claims its point unless
+        told another.
+    budget
+        Default maximum number of labels for callers that pass none to :meth:`query`,
+        :meth:`done`, :meth:`budget_left` and :meth:`auto_label` (None or 0: no budget).
+    stop_window, stop_tolerance
+        Stopping indicator: predictions on the pool are *stable* when at most
+        ``stop_tolerance`` of them changed over the last ``stop_window`` labels.
+    snapshots
+        Directory for snapshots of the state (default: ``<database>.snapshots/`` next to the
+        database; ``False`` for none); see :mod:`rlscore.sessions.state.snapshots`.
+    claim_seconds
+        How long a point proposed to an annotator stays reserved for them (:meth:`query`).
+    overlap, overlap_fraction
+        Annotators per point, and the share of the pool that asks for them
+        (:class:`~rlscore.sessions.team.overlap.Overlap`): with ``overlap > 1`` a point one
+        annotator labeled is proposed to others first, and the learner trains on the
+        majority label; a review (:meth:`review`) decides a point in any case.
+    audit_every
+        Every k-th query claimed for an annotator is a *random check*, drawn uniformly from
+        the open points and marked ``params["audit"]`` in the log when labeled (0: none;
+        :mod:`rlscore.sessions.team.handout`). Changes without a rebuild (:meth:`set_params`).
+    **strategy_params
+        Further strategy parameters (e.g. ``graph_k``, ``random_state``).
+
+    Notes
+    -----
+    Cost per call: :meth:`sync` is two indexed queries when nothing changed; :meth:`query`
+    is cached until the state changes; a label costs one engine update plus the estimated
+    risk and the predictions on the pool (for the histories). Methods are thread-safe (one
+    session may be shared by Streamlit reruns and tabs).
+    """
+
+    def __init__(
+        self,
+        store: LabelStore,
+        project: str,
+        strategy: str | QueryStrategy = "arls-focused",
+        *,
+        kernel: str = "rbf",
+        sigma: float | None = None,
+        lam: float | str | None = None,
+        class_weight=None,
+        annotator: str = "anonymous",
+        budget: int | None = None,
+        stop_window: int = 10,
+        stop_tolerance: float = 0.01,
+        snapshots: bool | str | os.PathLike = True,
+        claim_seconds: float = CLAIM_SECONDS,
+        overlap: int = 1,
+        overlap_fraction: float = 1.0,
+        audit_every: int = 0,
+        **strategy_params,
+    ):
+        self.store = store
+        if snapshots is True:
+            self.snapshot_dir = default_snapshot_dir(store)
+        else:
+            self.snapshot_dir = Path(snapshots) if snapshots else None
+        self.annotator = annotator
+        budget = check_budget(budget)
+        stop_window, stop_tolerance = int(stop_window), float(stop_tolerance)
+        claim_seconds = float(claim_seconds)
+        overlap_setting = Overlap(overlap, overlap_fraction)
+        params = {
+            "strategy": strategy,
+            "kernel": kernel,
+            "sigma": sigma,
+            "lam": lam,
+            "class_weight": class_weight,
+            **strategy_params,
+        }
+        replay = Replay(store, project, params, self.snapshot_dir, overlap_setting.rule)
+        super().__init__(replay, budget, stop_window, stop_tolerance)
+        self._handout = Handout(replay, claim_seconds, overlap_setting, audit_every)
+
+    # -- queries: which point is shown to whom (rlscore.sessions.team.handout) ----------------
+    @property
+    def overlap(self) -> Overlap:
+        """Annotators per point (change it with :meth:`set_params`)."""
+        return self._handout.overlap
+
+    @property
+    def claim_seconds(self) -> float:
+        """How long a point proposed to an annotator stays reserved for them."""
+        return self._handout.claim_seconds
+
+    @claim_seconds.setter
+    def claim_seconds(self, seconds: float) -> None:
+        self._handout.claim_seconds = float(seconds)
+
+    def query(
+        self, budget: int | None = None, annotator: str | None = None, *, claim: bool = True
+    ) -> tuple[int, float] | None:
+        """The proposed next point and its score (lower is better), skipped points excluded.
+
+        None once ``budget`` labels are reached (None: the default budget; 0: no budget) or
+        no unlabeled, unskipped point is left.
+
+        The point is claimed in the store for ``annotator`` (default: the session's
+        :attr:`annotator`), so two sessions on one store, in any process, are shown different
+        points: their own unexpired claim on an open point is proposed again (a reload shows
+        the same query), points other annotators hold are passed over, and the claim is
+        renewed for ``claim_seconds``.
+
+        ``claim=False`` only asks the engine for its next query (cached until the state
+        changes), whoever holds it, and writes nothing to the store.
+
+        Raises
+        ------
+        PermissionDeniedError
+            A claim for someone who may not label the project (it has members and they are
+            not one): nothing is claimed (:mod:`rlscore.sessions.team.permissions`).
+        """
+        if not claim and annotator is not None:
+            raise ValueError(
+                f"query(annotator={annotator!r}, claim=False): a query for an annotator is "
+                "claimed for them; drop annotator to ask without claiming"
+            )
+        with self._lock:
+            b = self._resolve_budget(budget)
+            if b is not None and self.n_labeled >= b:
+                return None
+            if not claim:
+                return self._handout.propose(None)
+            who = self.annotator if annotator is None else annotator
+            # a claim holds a point for its holder: only a member who may label gets one
+            require(self.store, self.project_name, who, "label")
+            return self._handout.propose(str(who))
+
+    def query_batch(
+        self, annotators: list[str], budget: int | None = None
+    ) -> dict[str, tuple[int, float] | None]:
+        """One point for each of ``annotators`` at once, claimed for them: together they are
+        one greedy batch (each point chosen as if the points handed out before it were
+        labeled with their believed labels, :func:`~rlscore.query.protocol.batch.next_query_given`).
+        An annotator who already holds a point keeps it. Values as :meth:`query`."""
+        with self._lock:
+            return {str(a): self.query(budget, annotator=str(a)) for a in annotators}
+
+    def is_random_check(self, i: int, annotator: str | None = None) -> bool:
+        """Whether point ``i`` was proposed as a random check (``audit_every``) to
+        ``annotator`` (None: to anyone) and is not labeled yet: their label of it will be
+        marked as an audit."""
+        with self._lock:
+            return self._handout.is_audit(int(i), None if annotator is None else str(annotator))
+
+    def overlap_queue(self, annotator: str) -> list[int]:
+        """Labeled points waiting for ``annotator``'s own label under the overlap setting,
+        oldest first (shown to them blind: a teammate's label would bias theirs)."""
+        with self._lock:
+            return self._handout.waiting_for(str(annotator))
+
+    def release(self, annotator: str) -> None:
+        """Give back the points proposed to ``annotator`` (e.g. when they leave the project)."""
+        self._handout.release(str(annotator))
+
+    def done(self, budget: int | None = None) -> bool:
+        """True when there is nothing left to propose within ``budget`` (as :meth:`query`)."""
+        return self.query(budget, claim=False) is None
+
+    # -- writing events -------------------------------------------------------------------
+    def label(
+        self,
+        i: int,
+        label,
+        seconds: float | None = None,
+        annotator: str | None = None,
+        *,
+        seen: int | None = None,
+        shown_at: float | None = None,
+        project_uid: int | None = None,
+    ) -> int:
+        """Label point ``i``: the event is committed first, then the engine updated.
+
+        ``seconds`` is the time spent on the point; when omitted and ``i`` is the proposed
+        query, the time since it was first proposed is recorded. ``seen`` is the
+        :attr:`last_event_id` when the point was shown: if anyone labeled, skipped or un-did
+        it since, nothing is written and :class:`~rlscore.storage.StaleActionError` says
+        who (confirm a relabel by calling again with ``seen=error.newest_id``). Returns the
+        event id.
+
+        ``shown_at`` is when the point was first put on screen (:func:`time.monotonic` of
+        this process): an action less than the minimum dwell after it
+        (:mod:`rlscore.sessions.actions.dwell`) is refused with
+        :class:`~rlscore.sessions.actions.dwell.TooSoonError`. ``project_uid`` is the
+        :attr:`~rlscore.data.projects.project.Project.uid` of the project the point was shown from:
+        if the project was deleted (and perhaps created again) since,
+        :class:`~rlscore.storage.UnknownProjectError` is raised and nothing is written.
+        """
+        with self._lock:
+            i = _check_point(self.project, i)
+            check_dwell(i, shown_at)
+            self._check_project(project_uid)
+            label = plain_scalar(label)
+            if label not in self.project.classes:
+                raise ValueError(
+                    f"label {label!r} is not one of the classes {self.project.classes}"
+                )
+            if seconds is None:
+                seconds = self._handout.seconds_shown(i)
+            who = self.annotator if annotator is None else annotator
+            # a random check's label is marked in the log: the estimate reads it on replay
+            audit = self._handout.is_audit(i, who)
+            eid = self._commit("label", i, who, seen, audit=audit, label=label, seconds=seconds)
+            self._handout.labeled(i)
+            return eid
+
+    def skip(
+        self,
+        i: int,
+        annotator: str | None = None,
+        *,
+        seen: int | None = None,
+        shown_at: float | None = None,
+        project_uid: int | None = None,
+    ) -> int:
+        """Do not propose point ``i`` again (it stays unlabeled). Returns the event id.
+
+        ``seen``, ``shown_at`` and ``project_uid`` as in :meth:`label`."""
+        with self._lock:
+            i = _check_point(self.project, i)
+            check_dwell(i, shown_at)
+            self._check_project(project_uid)
+            self.sync()
+            who = self.annotator if annotator is None else annotator
+            self._handout.check_skippable(i, who, seen)
+            return self._commit("skip", i, who, seen)
+
+    def _check_project(self, uid: int | None) -> None:
+        """Refuse an action meant for the project of uid ``uid`` if this session's project
+        is another one: deleted, or deleted and created again under the same name."""
+        if uid is None:
+            return
+        if int(uid) != self.project.uid or self.store.project_uid(self.project_name) != uid:
+            raise UnknownProjectError(
+                f"project {self.project_name!r} was deleted after this point was shown: "
+                "nothing was saved"
+            )
+
+    def _commit(
+        self, kind: str, i: int, who: str, seen: int | None, audit: bool = False, **fields
+    ) -> int:
+        """Write a ``kind`` event on point ``i`` with the settings in effect (refused if the
+        point changed after ``seen``, or if ``who`` lacks the role: a project with members
+        checks every action, :mod:`rlscore.sessions.team.permissions`), then apply it."""
+        action = "relabel" if kind == "label" and i in self._state.log.labels else kind
+        require(self.store, self.project_name, who, action)
+        params = {**_event_params(self), **({"audit": True} if audit else {})}
+        event = Event(kind, point=i, annotator=who, params=params, **fields)
+        eid = self.store.append_event(self.project_name, event, unchanged_since=seen)
+        self.sync()
+        return eid
+
+    def review(self, i: int, label, reviewer: str | None = None, *, seen: int | None = None) -> int:
+        """Decide point ``i``'s final label as a reviewer; returns the event id.
+
+        The decision is its own event (who, when, what: the audit trail) and overrides the
+        annotators' labels until it is undone. ``seen`` as in :meth:`label`: a decision on a
+        point that changed after the reviewer was shown it is refused.
+        """
+        with self._lock:
+            i = _check_point(self.project, i)
+            eid = review_point(
+                self.store,
+                self.project_name,
+                i,
+                plain_scalar(label),
+                self.annotator if reviewer is None else reviewer,
+                seen=seen,
+                params=_event_params(self),
+            )
+            self.sync()
+            return eid
+
+    def undo(self, annotator: str | None = None, *, expected: int | None = None) -> Event | None:
+        """Revert the most recent label or skip, of ``annotator`` only when given (the app's
+        Undo reverts your own last action, never a teammate's); returns the reverted event.
+
+        ``expected``: the id of the event the caller showed as the one Undo reverts; if the
+        last action is another one by now (e.g. a second, stale Undo press), nothing is
+        reverted and ``ValueError`` says so. None when another tab reverted it at the same
+        moment. ``ValueError`` when there is nothing to undo.
+        """
+        with self._lock:
+            self.sync()
+            reverted = undo_last(
+                self.store,
+                self.project_name,
+                self._state.log,
+                annotator,
+                expected=expected,
+                by=self.annotator if annotator is None else annotator,
+            )
+            self.sync()
+            who = self.annotator if annotator is None else annotator
+            if reverted is not None and reverted.annotator == who:
+                # their own action undone: the point is their next query (as query() claims)
+                self._handout.show_again(reverted.point, who)
+            return reverted
+
+    def auto_label(self, n: int, annotator: str = "oracle", budget: int | None = None) -> int:
+        """Label the next ``n`` queries (within ``budget``, as :meth:`query`) with the true
+        labels; returns how many were labeled."""
+        if self.project.truth is None:
+            raise ValueError(
+                f"project {self.project_name!r} has no ground truth: auto-labeling needs a "
+                "truth column"
+            )
+        done = 0
+        with self._lock:
+            for _ in range(int(n)):
+                # claimed like any annotator's query: points shown to people are left alone
+                q = self.query(budget, annotator=annotator)
+                if q is None:
+                    break
+                self.label(q[0], self.project.truth[q[0]], seconds=0.0, annotator=annotator)
+                done += 1
+        return done
+
+    # -- parameters -----------------------------------------------------------------------
+    def set_params(self, **kw) -> LabelingSession:
+        """Change parameters; engine parameters rebuild the engine from the event log.
+
+        ``annotator``, ``stop_window``, ``stop_tolerance`` and ``audit_every`` change without
+        a rebuild;
+        ``overlap`` and ``overlap_fraction`` refold the log when the final-label rule changes. The
+        budget is not a session parameter: pass it to :meth:`query`. If the new parameters
+        are invalid the session keeps the old ones.
+        """
+        if "budget" in kw:
+            raise ValueError(
+                "the budget is per caller, not session state: pass it to query(budget=…), "
+                "done(budget=…), budget_left(budget) or auto_label(…, budget=…)"
+            )
+        with self._lock:
+            for key in ("annotator", "stop_window", "stop_tolerance"):
+                if key in kw:
+                    setattr(self, key, type(getattr(self, key))(kw.pop(key)))
+            if "audit_every" in kw:
+                self._handout.audit_every = check_audit_every(kw.pop("audit_every"))
+            if "overlap" in kw or "overlap_fraction" in kw:
+                k = kw.pop("overlap", self.overlap.k)
+                fraction = kw.pop("overlap_fraction", self.overlap.fraction)
+                self._handout.set_overlap(Overlap(k, fraction))
+            if isinstance(kw.get("strategy"), str):
+                strategy_class(kw["strategy"])  # unknown name: error before touching state
+            changed = {k: v for k, v in kw.items() if self.params.get(k, None) != v}
+            if not changed:  # nothing to rebuild
+                return self
+            self._replay.update(changed)
+            return self
+
+    def get_params(self) -> dict:
+        """The session's parameters (``lam`` may be ``"auto"``; see :attr:`lam_`)."""
+        return {
+            **self.params,
+            "annotator": self.annotator,
+            "budget": self._budget,
+            "stop_window": self.stop_window,
+            "stop_tolerance": self.stop_tolerance,
+            "overlap": self.overlap.k,
+            "overlap_fraction": self.overlap.fraction,
+            "audit_every": self._handout.audit_every,
+        }
+
+
+def _check_point(project: Project, i) -> int:
+    if isinstance(i, bool) or not isinstance(i, int | np.integer):
+        raise ValueError(f"point index must be an integer, got {i!r}")
+    if not 0 <= int(i) < project.n:
+        raise ValueError(f"point index {i} is outside the pool (0 … {project.n - 1})")
+    return int(i)
+
+
+def _event_params(session: LabelingSession) -> dict:
+    """The settings in effect, written with a label or skip event (and in the export)."""
+    p = {
+        "strategy": session.strategy_name,
+        "kernel": session.params["kernel"],
+        "sigma": session.params["sigma"],
+        "lam": session.lam_,
+    }
+    if session.params["lam"] == "auto":
+        p["lam_mode"] = "auto"
+    if session.params["class_weight"] is not None:
+        p["class_weight"] = session.params["class_weight"]
+    return p
+
+
+__all__ = ["LabelingSession", "check_budget"]

@@ -1,0 +1,1 @@
+"""Sessions on cluster-backed projects: the engine, the plotted sample, the projects."""

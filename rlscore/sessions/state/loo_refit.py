@@ -1,0 +1,114 @@
+"""RLS refitted on a session's labeled points: exact leave-one-out errors and the LOO λ.
+
+One rule for the automatic λ and for the stopping indicator's LOO errors: the RLS uses the
+engine's own kernel, σ, degree and **class weights** (the strategy's effective
+``class_weight``, its default included), so a weighted session is tuned and judged with the
+weights it learns with, as the Tune page's ``RLSClassifier(class_weight=…)`` is.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from rlscore.core.evaluation.validation_error import validation_errors
+from rlscore.core.kernels.functions import is_graph_kernel
+from rlscore.query import QueryStrategy
+from rlscore.sessions.state.engine import class_weight_of
+
+if TYPE_CHECKING:
+    from rlscore.core.rls.classifier import RLSClassifier
+
+#: an RLS with exact LOO needs a few points of at least two classes
+MIN_LABELS = 3
+
+
+def labeled_rls(
+    engine: QueryStrategy,
+    X: np.ndarray,
+    labels: dict,
+    lam: float | str,
+    K: np.ndarray | None = None,
+) -> RLSClassifier | None:
+    """RLS fitted on the labeled points with the engine's kernel and class weights.
+
+    Parameters
+    ----------
+    engine
+        The session's strategy (its parameters give kernel, σ, degree, class weights).
+    X
+        The pool.
+    labels
+        Point index -> label.
+    lam
+        λ, or ``"auto"`` (the largest λ minimising the LOO classification error).
+    K
+        The pool kernel; needed for graph kernels, which exist on the pool only (the RLS
+        then uses its labeled block).
+
+    Returns
+    -------
+    RLSClassifier or None
+        None with fewer than :data:`MIN_LABELS` labels or classes, a graph kernel
+        without ``K``, or a pool without feature columns here (on a cluster).
+    """
+    idx = list(labels)
+    y = np.asarray([labels[i] for i in idx])
+    present = set(y.tolist())
+    if len(idx) < MIN_LABELS or len(present) < 2 or X.shape[1] == 0:
+        return None  # X without columns: a pool on a cluster, no features on this server
+    # imported here: the estimator loads scikit-learn (1 s of import), which a page with
+    # fewer than MIN_LABELS labels never needs
+    from rlscore.core.rls.classifier import RLSClassifier
+
+    params = engine.get_params()
+    weight = class_weight_of(engine)
+    if isinstance(weight, dict):  # weights of classes not labeled yet play no part
+        weight = {c: w for c, w in weight.items() if c in present}
+    kernel = params.get("kernel", "rbf")
+    if is_graph_kernel(kernel):
+        if K is None:
+            return None
+        clf = RLSClassifier(kernel="precomputed", lam=lam, class_weight=weight)
+        return clf.fit(K[np.ix_(idx, idx)], y)
+    clf = RLSClassifier(
+        kernel=kernel,
+        sigma=params.get("sigma", 1.0),
+        degree=params.get("degree", 2),
+        lam=lam,
+        class_weight=weight,
+    )
+    return clf.fit(X[idx], y)
+
+
+def loo_lam(
+    engine: QueryStrategy, X: np.ndarray, labels: dict, K: np.ndarray | None = None
+) -> float | None:
+    """The λ chosen by the exact LOO classification error on the labeled points, or None."""
+    clf = labeled_rls(engine, X, labels, "auto", K)
+    return None if clf is None else float(clf.lam_)
+
+
+def loo_errors(
+    engine: QueryStrategy, X: np.ndarray, labels: dict, lam: float, K: np.ndarray | None = None
+) -> dict:
+    """``loo_error`` and ``loo_balanced_error`` of the labeled RLS at ``lam`` (None values
+    when :func:`labeled_rls` cannot fit)."""
+    clf = labeled_rls(engine, X, labels, lam, K)
+    if clf is None:
+        return {"loo_error": None, "loo_balanced_error": None}
+    error, balanced = validation_errors(clf.y_fit_, loo_labels(clf))
+    return {"loo_error": error, "loo_balanced_error": balanced}
+
+
+def loo_labels(clf: RLSClassifier) -> np.ndarray:
+    """Class predicted for each training point by its leave-one-out classifier."""
+    f = np.asarray(clf.loo_decision_)
+    classes = np.asarray(clf.classes_)
+    if f.ndim == 1:
+        return classes[(f > 0).astype(int)]
+    return classes[np.argmax(f, axis=1)]
+
+
+__all__ = ["MIN_LABELS", "labeled_rls", "loo_errors", "loo_labels", "loo_lam"]

@@ -1,0 +1,300 @@
+"""A project's labeling settings, kept in the label database for every annotator and server.
+
+Strategy, kernel, σ, λ (or automatic λ), class weights and the labeling budget are chosen per
+project, not per browser tab: the app saves them when they change (sidebar, Tune's "Apply")
+and every tab, reload or server reads them back, so a reload shows the same learner and the
+same next query. :func:`project_settings` is what the app and the CLI read;
+:func:`save_project_settings` validates before writing, so a bad value never reaches the
+database, and a saved value that is no longer valid (e.g. a strategy removed in a later
+version) falls back to the project's default with the reason in ``"ignored"``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+
+from rlscore.core.kernels.functions import GRAPH_KERNELS, VECTOR_KERNELS
+from rlscore.core.kernels.landmarks import LANDMARK_RULES
+from rlscore.core.kernels.rbf_width import DEFAULT_SIGMA, resolve_sigma
+from rlscore.query import STRATEGIES
+from rlscore.sessions.state.engine import PoolTooLargeError, check_pool_size, make_engine
+from rlscore.sessions.team.overlap import Overlap
+from rlscore.sessions.team.permissions import require
+from rlscore.storage import LabelStore
+
+# : the settings of a project, in the order the app shows them; ``n_landmarks`` … ``refine`` : are
+# the low-rank form's (``arls-lowrank``; ``candidates`` and ``risk_sample`` also A-optimal : KLR's):
+# 0 means "all" (``refine``: off); ``overlap`` and ``overlap_fraction`` are the : team's
+# (:mod:`rlscore.sessions.team.overlap`); ``until_stop``: the budget is "until the stop rule :
+# fires" (:mod:`rlscore.sessions.stopping.accuracy_estimate`), with ``budget`` as a cap; :
+# ``audit_every``: every k-th query is a random check (0: none;
+# :mod:`rlscore.sessions.team.handout`)
+SETTING_KEYS = (
+    "strategy",
+    "kernel",
+    "sigma",
+    "graph_t",
+    "lam",
+    "lam_auto",
+    "class_weight",
+    "budget",
+    "until_stop",
+    "audit_every",
+    "n_landmarks",
+    "landmarks",
+    "candidates",
+    "risk_sample",
+    "refine",
+    "overlap",
+    "overlap_fraction",
+)
+#: tried in this order for a project's default strategy: the first whose memory fits the pool
+#: (focused ARLS had the best mean AULC rank of benchmarks/strategies.py; see the README)
+DEFAULT_STRATEGIES = ("arls-focused", "arls-lowrank", "uncertainty", "random")
+#: pools above this many points default to the low-rank form of ARLS. Below, focused ARLS runs
+#: on the exact kernel with no n × n state, but its query costs O(n·l) per candidate and it
+#: keeps the kernel column of every labeled point (8·n bytes per label): at this size, after
+#: 1000 labels, 0.7 s per query and 0.4 GB, the low-rank form's 0.5 s and 0.3 GB
+#: (benchmarks/focused_large.py)
+LOW_RANK_MIN_POOL = 50_000
+#: the low-rank form's defaults on a pool above :data:`LOW_RANK_MIN_POOL`: m landmarks, and
+#: the candidates scored and the points the risk is estimated on per query
+#: (``benchmarks/large_pools.py``: about a second per query at n = 100 000)
+LOW_RANK_DEFAULTS = {"n_landmarks": 500, "landmarks": "uniform", "candidates": 500,
+                     "risk_sample": 20_000, "refine": 10}  # fmt: skip
+#: pools up to this size re-score the low-rank form's 10 best candidates on the exact kernel
+#: (``refine``: the pick of exact ARLS on 100 of 100 steps at n = 5000, m = 500, against 64–78
+#: without; benchmarks/large_pools.py). It keeps a kernel column per label, 8·n bytes: above
+#: this size (1.6 MB per label) it is off by default, the sidebar switches it on
+REFINE_MAX_POOL = 200_000
+#: the largest m the settings accept (the r × r state and the n × m features grow with it)
+MAX_LANDMARKS = 5000
+#: the default widths already computed, per project (name, creation time, shape): a page
+#: run reads the settings every time, the width needs the features
+_POOL_SIGMAS: OrderedDict[tuple, float] = OrderedDict()
+_POOL_SIGMAS_MAX = 64
+
+
+def default_settings(n: int, meta: dict | None, sigma: float | None = None) -> dict:
+    """The settings of a project nobody has changed: its recommended σ and λ (meta), an RBF
+    kernel, focused ARLS — ARLS on a low-rank kernel with candidate and risk subsampling above
+    :data:`LOW_RANK_MIN_POOL` points — or, for a pool neither fits, uncertainty sampling.
+
+    Parameters
+    ----------
+    n : int
+        Pool size.
+    meta : dict or None
+        The project's meta (recommended ``sigma``, ``lam``, ``class_weight``).
+    sigma : float or None
+        The width when the meta recommends none: :func:`project_settings` passes the median
+        distance between the pool's points (:mod:`rlscore.core.kernels.rbf_width`); None: 1.
+
+    Returns
+    -------
+    dict
+        Keys :data:`SETTING_KEYS`; ``budget`` 0 means none.
+    """
+    meta = meta or {}
+    settings = {
+        "strategy": DEFAULT_STRATEGIES[0],
+        "kernel": "rbf",
+        "sigma": float(meta.get("sigma") or sigma or 1.0),
+        "graph_t": 0.0,
+        "lam": float(meta.get("lam") or 0.5),
+        "lam_auto": False,
+        "class_weight": meta.get("class_weight") or None,
+        "budget": 0,
+        "until_stop": False,
+        # off until the owner switches it on (the When-to-stop panel offers it): a random
+        # check takes one query in k from the strategy, a choice the project's owner makes
+        "audit_every": 0,
+        "n_landmarks": LOW_RANK_DEFAULTS["n_landmarks"],
+        "landmarks": LOW_RANK_DEFAULTS["landmarks"],
+        "candidates": 0,
+        "risk_sample": 0,
+        "refine": 0,
+        "overlap": 1,
+        "overlap_fraction": 1.0,
+    }
+    if n > LOW_RANK_MIN_POOL:
+        settings.update(LOW_RANK_DEFAULTS)
+        if n > REFINE_MAX_POOL:
+            settings["refine"] = 0
+    names = DEFAULT_STRATEGIES if n <= LOW_RANK_MIN_POOL else DEFAULT_STRATEGIES[1:]
+    for name in names:
+        settings["strategy"] = name
+        try:
+            engine = make_engine({**settings, **engine_settings(settings)}, settings["lam"])
+            check_pool_size(engine, n, name)
+        except PoolTooLargeError:
+            continue
+        break
+    return settings
+
+
+def check_settings(settings: dict) -> dict:
+    """Validated settings: the known keys, with plain Python values.
+
+    Raises
+    ------
+    ValueError
+        Naming the first invalid setting and what it accepts.
+    """
+    out = {k: settings[k] for k in SETTING_KEYS if k in settings}
+    if "strategy" in out and out["strategy"] not in STRATEGIES:
+        raise ValueError(
+            f"strategy {out['strategy']!r} is unknown: choose one of {list(STRATEGIES)}"
+        )
+    kernels = VECTOR_KERNELS + GRAPH_KERNELS
+    if "kernel" in out and out["kernel"] not in kernels:
+        raise ValueError(f"kernel {out['kernel']!r} is unknown: choose one of {list(kernels)}")
+    for key in ("sigma", "lam"):
+        if key in out:
+            value = out[key]
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise ValueError(f"{key} must be a positive number, got {value!r}")
+            if not (math.isfinite(value) and value > 0):
+                raise ValueError(f"{key} must be a positive number, got {value!r}")
+            out[key] = float(value)
+    if (
+        "graph_t" in out
+    ):  # 0: the graph kernel's default (rlscore.core.kernels.functions.default_graph_t)
+        t = out["graph_t"]
+        if isinstance(t, bool) or not isinstance(t, int | float) or not math.isfinite(t) or t < 0:
+            raise ValueError(f"graph_t must be a number ≥ 0 (0: the kernel's default), got {t!r}")
+        out["graph_t"] = float(t)
+    for key in ("lam_auto", "until_stop"):
+        if key in out and not isinstance(out[key], bool):
+            raise ValueError(f"{key} must be true or false, got {out[key]!r}")
+    if "class_weight" in out:
+        weight = out["class_weight"]
+        if weight not in (None, "balanced") and not isinstance(weight, dict):
+            raise ValueError(
+                "class_weight must be none, 'balanced' or a mapping class -> weight, "
+                f"got {weight!r}"
+            )
+    for key, meaning in (
+        ("budget", "none"),
+        ("audit_every", "none"),
+        ("candidates", "all"),
+        ("risk_sample", "all"),
+        ("refine", "off"),
+    ):
+        value = out.get(key, 0)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ValueError(f"{key} must be a whole number ≥ 0 (0: {meaning}), got {value!r}")
+    if "n_landmarks" in out:
+        m = out["n_landmarks"]
+        if isinstance(m, bool) or not isinstance(m, int) or not 1 <= m <= MAX_LANDMARKS:
+            raise ValueError(f"n_landmarks must be a whole number 1 … {MAX_LANDMARKS}, got {m!r}")
+    if "overlap" in out or "overlap_fraction" in out:
+        Overlap(out.get("overlap", 1), out.get("overlap_fraction", 1.0))  # raises if invalid
+        if "overlap_fraction" in out:
+            out["overlap_fraction"] = float(out["overlap_fraction"])
+    if "landmarks" in out and out["landmarks"] not in LANDMARK_RULES:
+        raise ValueError(
+            f"landmarks {out['landmarks']!r} is unknown: choose one of {list(LANDMARK_RULES)}"
+        )
+    return out
+
+
+def engine_settings(settings: dict) -> dict:
+    """The low-rank settings as strategy parameters, 0 ("all") as None (a strategy ignores the
+    parameters it does not take: :func:`rlscore.query.make_strategy`). ``risk_sample`` is
+    also the KLR strategies' ``risk_points``: the same idea, the risk summed over a sample.
+    ``graph_t`` 0 is the graph kernel's default scale (None)."""
+    out = {
+        key: (settings.get(key) or None)
+        for key in ("n_landmarks", "landmarks", "candidates", "risk_sample", "refine", "graph_t")
+    }
+    out["risk_points"] = out["risk_sample"]
+    return out
+
+
+def pool_sigma(store: LabelStore, summary: dict) -> float | None:
+    """The default σ of a project whose meta recommends none: the median distance between two
+    of its points (``sigma="median"``, :mod:`rlscore.core.kernels.rbf_width`); None if it has one.
+
+    A sample's tuned σ (meta ``sigma``) is kept. The width is computed once per project
+    (remembered by name, creation time and shape, so a project created again is measured
+    again).
+    """
+    if (summary.get("meta") or {}).get("sigma"):
+        return None
+    key = (summary["name"], summary.get("created"), summary["n"], summary.get("d"))
+    sigma = _POOL_SIGMAS.get(key)
+    if sigma is None:
+        sigma = resolve_sigma(DEFAULT_SIGMA, store.load_project(summary["name"]).X)
+        _POOL_SIGMAS[key] = sigma
+        while len(_POOL_SIGMAS) > _POOL_SIGMAS_MAX:
+            _POOL_SIGMAS.popitem(last=False)  # a page run of another tab may race: harmless
+    return sigma
+
+
+def project_settings(store: LabelStore, name: str) -> dict:
+    """The project's settings: the saved ones over :func:`default_settings`, whose σ is the
+    project's recommended one or else the data-adaptive width of :func:`pool_sigma`.
+
+    Saved values that no longer validate are left out, and listed under the key
+    ``"ignored"`` (setting -> reason) so a caller can say so.
+    """
+    summary = next((s for s in store.project_summaries() if s["name"] == name), None)
+    if summary is None:
+        store.load_project(name)  # raises UnknownProjectError naming the projects
+    settings = default_settings(summary["n"], summary["meta"], pool_sigma(store, summary))
+    saved = store.load_settings(name) or {}
+    ignored = {}
+    for key in SETTING_KEYS:
+        if key not in saved:
+            continue
+        try:
+            settings.update(check_settings({key: saved[key]}))
+        except ValueError as exc:
+            ignored[key] = str(exc)
+    if ignored:
+        settings["ignored"] = ignored
+    return settings
+
+
+def save_project_settings(
+    store: LabelStore, name: str, changes: dict, *, user: str | None = None, checked: bool = True
+) -> dict:
+    """Validate ``changes`` and save them over the project's current settings, as ``user``
+    (an owner once the project has members; recorded in the audit). ``checked=False`` skips
+    the role check, for a shell administrator's change (the ``settings`` command).
+
+    Returns
+    -------
+    dict
+        The project's settings after the change.
+
+    Raises
+    ------
+    ValueError
+        An invalid setting (nothing is saved).
+    """
+    if checked:
+        require(store, name, user, "settings")  # an owner's, once the project has members
+    changes = check_settings(changes)
+    settings = {k: v for k, v in project_settings(store, name).items() if k in SETTING_KEYS}
+    settings.update(changes)
+    store.save_settings(name, settings, by=user or "")
+    return settings
+
+
+__all__ = [
+    "DEFAULT_STRATEGIES",
+    "LOW_RANK_DEFAULTS",
+    "MAX_LANDMARKS",
+    "REFINE_MAX_POOL",
+    "LOW_RANK_MIN_POOL",
+    "SETTING_KEYS",
+    "check_settings",
+    "default_settings",
+    "engine_settings",
+    "pool_sigma",
+    "project_settings",
+    "save_project_settings",
+]

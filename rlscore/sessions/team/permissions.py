@@ -1,0 +1,369 @@
+"""Who may do what in a project: roles, the role each action needs, and the checks.
+
+A project's members each hold one of :data:`~rlscore.storage.sql.access.ROLES`, kept in the label
+database (SQLite and PostgreSQL alike, schema version 5). The roles are ordered — an *owner*
+may do everything a *reviewer* may, a reviewer everything an *annotator* may — and
+:data:`ACTIONS` says which role each action needs:
+
+========================  ==========  ==================================================
+action                    role        what
+========================  ==========  ==================================================
+``label``, ``relabel``    annotator   label a point (again)
+``skip``                  annotator   skip a point
+``undo_own``              annotator   revert one's own last label, skip or review
+``undo_others``           reviewer    revert a teammate's
+``review``                reviewer    decide a point's final label
+``agreement``             reviewer    read the team's agreement
+``settings``              owner       change the project's learner settings
+``export``                owner       export the labels
+``delete``, ``restore``   owner       delete the project (recoverably), bring it back
+``members``               owner       add, change or remove members
+========================  ==========  ==================================================
+
+**The open local mode.** A project with no members is open: every action is allowed to
+anyone, as before roles existed (one machine, a typed name). Once it has an owner, every
+action is checked, and a user who is not a member, or holds a lesser role, is refused with
+:class:`PermissionDeniedError`, whose message names the role needed. The store keeps the
+invariant that a project with members has an owner (:mod:`rlscore.storage.sql.access`).
+
+The checks run in the session layer — :class:`~rlscore.sessions.actions.session.LabelingSession`'s
+``label``, ``skip``, ``undo`` and ``review``, :func:`~rlscore.sessions.actions.review.review_point`,
+:func:`~rlscore.sessions.actions.undo.undo_last`,
+:func:`~rlscore.sessions.state.settings.save_project_settings`, the functions below and
+:func:`~rlscore.sessions.team.audit.export_project` — so a page's callback, a crafted one or a
+direct Python call are refused alike. The user is whoever the caller says acts (the annotator's
+name, or the signed-in user once sign-in exists): the check is only as good as the identity it is
+given. The store's own methods (``append_event``, ``save_settings`` …) are the floor below and are
+not checked: whoever can call them can write to the database anyway.
+
+**Who may create projects** is a server setting, :data:`CREATORS_ENV`
+(:func:`may_create_projects`). **The first user** of a fresh database becomes the owner of
+every project in it (the samples): :func:`claim_ownership`, to be called when a user signs in.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from rlscore.data.projects.project import Project
+from rlscore.storage import LabelStore, UnknownProjectError
+from rlscore.storage.sql.access import ROLES, member_id
+
+#: the role each action needs (see the module's docstring)
+ACTIONS = {
+    "label": "annotator",
+    "relabel": "annotator",
+    "skip": "annotator",
+    "undo_own": "annotator",
+    "undo_others": "reviewer",
+    "review": "reviewer",
+    "agreement": "reviewer",
+    "settings": "owner",
+    "export": "owner",
+    "delete": "owner",
+    "restore": "owner",
+    "members": "owner",
+}
+#: what each action is called in a refusal ("… may not <verb> in project …")
+_VERBS = {
+    "label": "label points",
+    "relabel": "relabel points",
+    "skip": "skip points",
+    "undo_own": "undo their own actions",
+    "undo_others": "undo a teammate's action",
+    "review": "decide reviews",
+    "agreement": "see the team's agreement",
+    "settings": "change the project's settings",
+    "export": "export the labels",
+    "delete": "delete the project",
+    "restore": "restore the project",
+    "members": "change the project's members",
+}
+#: how much a role may do: a role may do whatever a lesser one may
+RANK = {role: len(ROLES) - i for i, role in enumerate(ROLES)}
+#: environment variable: who may create projects — unset or empty: anyone (the local mode);
+#: else a comma-separated list of users (``alice@example.org``), e-mail domains
+#: (``@example.org``) or ``*`` (anyone signed in)
+CREATORS_ENV = "RLSCORE_PROJECT_CREATORS"
+#: environment variable: days a deleted project can be restored before it is purged
+GRACE_ENV = "RLSCORE_DELETE_GRACE_DAYS"
+#: the grace period when :data:`GRACE_ENV` is unset
+DEFAULT_GRACE_DAYS = 14.0
+
+
+class PermissionDeniedError(ValueError):
+    """An action refused because the user lacks the role it needs (nothing was written).
+
+    A ``ValueError``, so the app shows its message and a command prints it as its one
+    ``error:`` line.
+
+    Attributes
+    ----------
+    project : str
+    user : str or None
+    action : str
+        A key of :data:`ACTIONS` (or ``"create"``).
+    needed : str or None
+        The role the action needs (None: a server setting decides, as for ``create``).
+    role : str or None
+        The user's role in the project (None: not a member).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        project: str = "",
+        user: str | None = None,
+        action: str = "",
+        needed: str | None = None,
+        role: str | None = None,
+    ):
+        super().__init__(message)
+        self.project, self.user, self.action = project, user, action
+        self.needed, self.role = needed, role
+
+
+def role_of(store: LabelStore, project: str, user: str | None) -> str | None:
+    """The role of ``user`` in ``project`` (None: not a member, or no user)."""
+    if user is None or not str(user).strip():
+        return None
+    return store.members(project).get(member_id(str(user)))
+
+
+def is_open(store: LabelStore, project: str) -> bool:
+    """Whether ``project`` has no members: the open local mode, where everything is allowed."""
+    return not store.members(project)
+
+
+def allowed(members: dict[str, str], user: str | None, action: str) -> bool:
+    """Whether ``user`` may do ``action`` in a project of ``members`` (member -> role)."""
+    needed = _needed(action)
+    if not members:
+        return True
+    if user is None or not str(user).strip():
+        return False
+    role = members.get(member_id(str(user)))
+    return role is not None and RANK[role] >= RANK[needed]
+
+
+def require(store: LabelStore, project: str, user: str | None, action: str) -> None:
+    """Refuse ``action`` by ``user`` in ``project`` unless their role allows it.
+
+    Parameters
+    ----------
+    store, project
+        The label database and the project (a live one).
+    user
+        Who acts (a member's name or e-mail address; None or "": nobody signed in).
+    action
+        A key of :data:`ACTIONS`.
+
+    Raises
+    ------
+    PermissionDeniedError
+        The project has members and ``user`` is not one with the role the action needs; the
+        message names that role.
+    ValueError
+        An unknown action.
+    UnknownProjectError
+        No project of that name.
+    """
+    _check(store.members(project), project, user, action)
+
+
+def _needed(action: str) -> str:
+    if action not in ACTIONS:
+        raise ValueError(f"unknown action {action!r}: one of {sorted(ACTIONS)}")
+    return ACTIONS[action]
+
+
+def _check(members: dict[str, str], project: str, user: str | None, action: str) -> None:
+    if allowed(members, user, action):
+        return
+    needed = _needed(action)
+    name = None if user is None or not str(user).strip() else member_id(str(user))
+    role = None if name is None else members.get(name)
+    verb = _VERBS[action]
+    if name is None:
+        message = (
+            f"nobody signed in may {verb} in project {project!r}: that needs the {needed} "
+            "role; sign in as a member"
+        )
+    elif role is None:
+        message = (
+            f"{name!r} may not {verb} in project {project!r}: that needs the {needed} role, "
+            f"and {name!r} is not a member (an owner can add them)"
+        )
+    else:
+        message = (
+            f"{name!r} may not {verb} in project {project!r}: that needs the {needed} role, "
+            f"and {name!r} is {_article(role)} {role}"
+        )
+    raise PermissionDeniedError(
+        message, project=project, user=name, action=action, needed=needed, role=role
+    )
+
+
+def _article(role: str) -> str:
+    return "an" if role[0] in "aeiou" else "a"
+
+
+def require_undo(store: LabelStore, project: str, user: str | None, whose: str) -> None:
+    """Refuse ``user``'s undo of an action by ``whose`` unless their role allows it: their
+    own (``undo_own``, an annotator) or a teammate's (``undo_others``, a reviewer)."""
+    require(store, project, user, "undo_own" if _same(user, whose) else "undo_others")
+
+
+def _same(a: str | None, b: str | None) -> bool:
+    """Whether two names are the same user (as :func:`~rlscore.storage.sql.access.member_id`)."""
+    a, b = (str(x or "").strip() for x in (a, b))
+    return bool(a) and member_id(a) == member_id(b or "-")
+
+
+# -- members ------------------------------------------------------------------------------------
+def add_member(store: LabelStore, project: str, member: str, role: str, user: str | None) -> None:
+    """Give ``member`` ``role`` in ``project`` (a new member or a changed role), as ``user``
+    (an owner, or anyone while the project is open; its first member must be an owner).
+    Recorded in the audit."""
+    require(store, project, user, "members")
+    store.set_member(project, member, role, by=_who(user))
+
+
+def remove_member(store: LabelStore, project: str, member: str, user: str | None) -> None:
+    """Remove ``member`` from ``project`` as ``user`` (an owner); recorded in the audit. The
+    last owner stays while other members remain; removing every member reopens the
+    project."""
+    require(store, project, user, "members")
+    store.remove_member(project, member, by=_who(user))
+
+
+def claim_ownership(store: LabelStore, user: str) -> list[str]:
+    """Make ``user`` the owner of every project of a fresh database: one where no project has
+    any member yet (the samples, before anyone signed in). Returns the projects claimed, []
+    when the database already has members (then nothing changes).
+
+    Meant to be called each time a user signs in: the first one becomes the owner, every
+    later call is a no-op. Atomic across servers (one write transaction under a lock of the
+    whole database), so two users signing in at once do not both become owners.
+    """
+    return store.claim_unowned(user)
+
+
+# -- creating and deleting projects ---------------------------------------------------------------
+def may_create_projects(user: str | None) -> bool:
+    """Whether ``user`` may create projects, by the server setting :data:`CREATORS_ENV`:
+    unset or empty, anyone (the local mode, typed names); ``*``, anyone signed in; else the
+    users and ``@domain`` entries listed (e-mail addresses compared in lower case)."""
+    setting = os.environ.get(CREATORS_ENV, "").strip()
+    if not setting:
+        return True
+    if user is None or not str(user).strip():
+        return False
+    name = member_id(str(user))
+    for entry in (e.strip() for e in setting.split(",")):
+        if not entry:
+            continue
+        if entry == "*" or member_id(entry) == name:
+            return True
+        if entry.startswith("@") and name.endswith(entry.casefold()):
+            return True
+    return False
+
+
+def create_project(store: LabelStore, project: Project, user: str | None) -> None:
+    """Store ``project`` as ``user``, who becomes its owner (None: an open project, the local
+    mode). Refused unless :func:`may_create_projects`."""
+    if not may_create_projects(user):
+        who = "nobody signed in" if user is None or not str(user).strip() else repr(user)
+        raise PermissionDeniedError(
+            f"{who} may not create projects on this server: the server setting "
+            f"{CREATORS_ENV} does not list them (ask the server's administrator)",
+            project=project.name,
+            user=user,
+            action="create",
+        )
+    store.create_project(project)
+    if user is not None and str(user).strip():
+        store.set_member(project.name, str(user), "owner", by=_who(user))
+
+
+def grace_seconds() -> float:
+    """How long a deleted project can be restored: :data:`GRACE_ENV` days (default
+    :data:`DEFAULT_GRACE_DAYS`)."""
+    text = os.environ.get(GRACE_ENV, "").strip()
+    if not text:
+        return DEFAULT_GRACE_DAYS * 86400.0
+    try:
+        days = float(text)
+    except ValueError:
+        days = -1.0
+    if not days >= 0:  # also NaN
+        raise ValueError(f"{GRACE_ENV} must be a number of days ≥ 0, got {text!r}")
+    return days * 86400.0
+
+
+def delete_project(store: LabelStore, project: str, user: str | None) -> int:
+    """Delete ``project`` as ``user`` (an owner) recoverably: it can be restored with
+    :func:`restore_project` for :func:`grace_seconds`, then it is purged (by the next
+    deletion). Recorded in the audit; returns the deleted project's uid."""
+    require(store, project, user, "delete")
+    uid = store.trash_project(project, by=_who(user))
+    purge_expired(store, by=_who(user))
+    return uid
+
+
+def restore_project(store: LabelStore, project: str, user: str | None) -> str:
+    """Bring back the most recently deleted project named ``project`` as ``user`` (one of
+    its owners, or anyone if it had no members). Recorded in the audit.
+
+    Raises
+    ------
+    UnknownProjectError
+        No deleted project of that name (never deleted, or purged after the grace period).
+    PermissionDeniedError
+        ``user`` was not an owner of it.
+    ValueError
+        A project of that name was created since.
+    """
+    trashed = [t for t in store.trashed_projects() if t["name"] == project]
+    if not trashed:
+        raise UnknownProjectError(f"no deleted project named {project!r} to restore")
+    _check(trashed[0]["members"], project, user, "restore")
+    return store.restore_project(trashed[0]["uid"], by=_who(user))
+
+
+def purge_expired(store: LabelStore, *, by: str = "") -> list[str]:
+    """Delete for good the projects deleted longer than :func:`grace_seconds` ago."""
+    return store.purge_trash(time.time() - grace_seconds(), by=by)
+
+
+def _who(user: str | None) -> str:
+    """The actor recorded in the audit ("" when nobody is named: the local mode)."""
+    return "" if user is None or not str(user).strip() else member_id(str(user))
+
+
+__all__ = [
+    "ACTIONS",
+    "CREATORS_ENV",
+    "DEFAULT_GRACE_DAYS",
+    "GRACE_ENV",
+    "RANK",
+    "ROLES",
+    "PermissionDeniedError",
+    "add_member",
+    "allowed",
+    "claim_ownership",
+    "create_project",
+    "delete_project",
+    "grace_seconds",
+    "is_open",
+    "may_create_projects",
+    "purge_expired",
+    "remove_member",
+    "require",
+    "require_undo",
+    "restore_project",
+    "role_of",
+]

@@ -1,0 +1,294 @@
+"""Export of a project's labels — the final label and every annotator's — as CSV, JSON,
+JSON Lines or Parquet (from the event log; no engine).
+
+A cluster-backed project (:mod:`rlscore.sessions.cluster.projects`) holds no features on this
+server: its feature columns are its pool's raw Parquet columns, fetched from the cluster for
+the labeled rows only (:func:`~rlscore.sessions.cluster.engine.raw_rows`), and its accuracy
+estimate is the labeled RLS on those rows.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from collections.abc import Iterable
+from datetime import UTC, datetime
+
+import numpy as np
+
+from rlscore.data.projects.project import Project
+from rlscore.sessions.state.label_log import LabelLog
+from rlscore.sessions.stopping.accuracy_estimate import export_estimate
+from rlscore.storage import Event
+
+#: first characters that make a spreadsheet read a cell as a formula (OWASP, "CSV injection")
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+# a plain decimal number such as -1, +3 or -0.5e-3: a spreadsheet reads it as that number
+_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)
+
+
+def csv_cell(value: object) -> object:
+    """``value`` made safe to open in a spreadsheet: text that a spreadsheet would run as a
+    formula gets a leading ``'``.
+
+    Text starting with one of :data:`FORMULA_START` is prefixed with ``'``, so the cell reads
+    as text (OWASP's advice against CSV injection), except a plain number such as ``-1`` or
+    ``+3``, which stays as it is and still reads as that number. Non-text values (ints,
+    floats) are unchanged.
+
+    Parameters
+    ----------
+    value : object
+        A cell's value (a point id, a label, an annotator name, a column name, a number).
+
+    Returns
+    -------
+    object
+        ``"'" + value`` for formula-leading text, else ``value``.
+    """
+    if isinstance(value, str) and value.startswith(FORMULA_START) and not _NUMBER.fullmatch(value):
+        return "'" + value
+    return value
+
+
+def _iso(ts: float | None) -> str:
+    return "" if ts is None else datetime.fromtimestamp(ts, UTC).isoformat(timespec="seconds")
+
+
+#: export formats: text (CSV, JSON, JSON Lines) and Parquet (bytes)
+EXPORT_FORMATS = ("csv", "json", "jsonl", "parquet")
+#: columns of every export row, before the per-annotator columns and the features
+FIXED_COLUMNS = (
+    "point_id", "index", "label", "annotator", "timestamp", "seconds",
+    "strategy", "kernel", "sigma", "lam", "decided_by", "reviewer", "n_annotators",
+)  # fmt: skip
+
+
+def _annotation(e: Event) -> dict:
+    return {
+        "annotator": e.annotator,
+        "label": e.label,
+        "timestamp": _iso(e.timestamp),
+        "seconds": e.seconds,
+        **{k: e.params.get(k) for k in ("strategy", "kernel", "sigma", "lam")},
+    }
+
+
+def _decided_by(log: LabelLog, point: int) -> str:
+    """How the point's final label was decided: ``review``, ``majority`` or ``latest``."""
+    if point in log.reviews:
+        return "review"
+    return "majority" if len(log.annotations.get(point, {})) > 1 else log.rule
+
+
+def _cluster_pool(project: Project) -> dict | None:
+    """A cluster-backed project's ``meta["cluster"]`` (None: its pool is in memory)."""
+    if project.X.shape[1]:
+        return None  # a pool with features here: no need to load the cluster's modules
+    from rlscore.data.cluster.parquet_pool import CLUSTER_META
+
+    return (project.meta or {}).get(CLUSTER_META) or None
+
+
+def _feature_names(project: Project) -> list[str]:
+    pool = _cluster_pool(project)
+    return list(pool.get("columns") or []) if pool else list(project.feature_names)
+
+
+def _labeled_features(project: Project, order: list[int]) -> np.ndarray:
+    """The feature rows of the points ``order`` (k, d): the stored ``X``'s, or a
+    cluster-backed project's raw columns fetched from the cluster for those rows only."""
+    pool = _cluster_pool(project)
+    if pool:
+        from rlscore.sessions.cluster.engine import raw_rows  # Dask's side: only when needed
+
+        return raw_rows(pool, order)[1]
+    return project.X[np.asarray(order, dtype=np.intp)]
+
+
+def export_rows(
+    project: Project,
+    log: LabelLog,
+    *,
+    include_features: bool = True,
+    features: np.ndarray | None = None,
+) -> list[dict]:
+    """One record per labeled point, in the order the final labels were given.
+
+    Keys :data:`FIXED_COLUMNS` (the final label, who gave it, when, the seconds spent and the
+    settings in effect; ``decided_by`` is ``review``, ``majority`` or ``latest``;
+    ``reviewer`` the reviewer's name or None), ``annotations`` (every annotator's current
+    label of the point with its time, seconds and settings) and, with ``include_features``,
+    ``features`` (name -> value): ``features`` when given (one row per labeled point, in
+    that order), else the project's (module docstring for a cluster-backed project).
+    """
+    order = log.label_order()
+    names = _feature_names(project)
+    if include_features and features is None:
+        features = _labeled_features(project, order)
+    rows = []
+    for k, point in enumerate(order):
+        e = log.label_events[point]
+        current = log.annotations.get(point, {})
+        row = {
+            "point_id": project.ids[point],
+            "index": point,
+            **{k: v for k, v in _annotation(e).items()},
+            "decided_by": _decided_by(log, point),
+            "reviewer": e.annotator if point in log.reviews else None,
+            "n_annotators": len(current),
+            "annotations": [_annotation(a) for a in sorted(current.values(), key=_event_id)],
+            "items": {c.name: c.values[point] for c in project.items},
+        }
+        if include_features:
+            row["features"] = dict(zip(names, features[k].tolist(), strict=True))
+        rows.append(row)
+    return rows
+
+
+def _event_id(e: Event) -> int:
+    return int(e.id or 0)
+
+
+def _table(rows: list[dict], project: Project, include_features: bool) -> tuple[list, list]:
+    """Header and rows of the flat (CSV, Parquet) export: the fixed columns, then
+    ``label[name]`` and ``seconds[name]`` per annotator, then the item columns, then the
+    features."""
+    names = sorted({a["annotator"] for r in rows for a in r["annotations"]})
+    header = list(FIXED_COLUMNS)
+    for name in names:
+        header += [f"label[{name}]", f"seconds[{name}]"]
+    # an item or feature named like another column gets a prefix so nothing is overwritten
+    taken = set(header)
+    header += [f"item:{c.name}" if c.name in taken else c.name for c in project.items]
+    taken = set(header)
+    features = [f"feature:{f}" if f in taken else f for f in _feature_names(project)]
+    if include_features:
+        header += features
+    table = []
+    for r in rows:
+        given = {a["annotator"]: a for a in r["annotations"]}
+        values = [r[k] for k in FIXED_COLUMNS]
+        for name in names:
+            a = given.get(name, {})
+            values += [a.get("label"), a.get("seconds")]
+        values += list(r["items"].values())
+        if include_features:
+            values += list(r["features"].values())
+        table.append(values)
+    return header, table
+
+
+def export_labels(
+    project: Project,
+    events: Iterable[Event] | LabelLog,
+    fmt: str = "csv",
+    *,
+    include_features: bool = True,
+    estimate: bool = False,
+) -> str | bytes:
+    """The labels of a project as CSV, JSON, JSON Lines (text) or Parquet (bytes).
+
+    One record per labeled point, in the order the final labels were given
+    (:func:`export_rows`): the final label with ``annotator``, ``timestamp`` (ISO 8601, UTC),
+    ``seconds`` spent, ``strategy``, ``kernel``, ``sigma``, ``lam`` in effect when it was
+    given, how it was decided (``decided_by``, ``reviewer``, ``n_annotators``), every
+    annotator's own label (CSV/Parquet: ``label[name]`` and ``seconds[name]`` columns;
+    JSON/JSONL: an ``annotations`` list with their times and settings), then the items the
+    annotator saw (CSV/Parquet: one column per item column, named as uploaded; JSON: an
+    ``items`` object), then the feature values (CSV/Parquet: one column per feature; JSON: a
+    ``features`` object).
+
+    The CSV is safe to open in a spreadsheet: every text cell, header included, that a
+    spreadsheet would run as a formula starts with ``'`` (:func:`csv_cell`); plain numbers
+    such as a label ``-1`` stay as they are. JSON, JSONL and Parquet keep every string
+    exactly.
+
+    Parameters
+    ----------
+    project
+        The project (ids, feature names, features).
+    events
+        Its event log, or a :class:`LabelLog` folded from it.
+    fmt
+        One of :data:`EXPORT_FORMATS`.
+    include_features
+        Add the feature values of each point (as stored, i.e. standardised if the project is).
+    estimate
+        Add the accuracy estimate at export time to every record (:func:`_add_estimate`).
+    """
+    if fmt not in EXPORT_FORMATS:
+        raise ValueError(f"export format must be one of {EXPORT_FORMATS}, got {fmt!r}")
+    log = events if isinstance(events, LabelLog) else LabelLog(events)
+    fetched = None
+    if _cluster_pool(project) and (include_features or estimate):
+        fetched = _labeled_features(project, log.label_order())  # one fetch for both
+    rows = export_rows(project, log, include_features=include_features, features=fetched)
+    extra = _add_estimate(rows, project, log, fetched) if estimate else []
+    if fmt == "json":
+        return json.dumps(rows, indent=2, ensure_ascii=False)
+    if fmt == "jsonl":
+        return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+    header, table = _table(rows, project, include_features)
+    header, table = (
+        header + extra,
+        [v + [r[c] for c in extra] for v, r in zip(table, rows, strict=True)],
+    )
+    if fmt == "parquet":
+        return _parquet_bytes(header, table)
+    buf = io.StringIO()
+    # CRLF rows (RFC 4180): the writer then quotes a cell holding either line break; with "\n"
+    # rows a bare "\r" in a name went unquoted and split the row for CSV readers
+    writer = csv.writer(buf, lineterminator="\r\n")
+    writer.writerow([csv_cell(c) for c in header])
+    for values in table:
+        writer.writerow([csv_cell("" if v is None else v) for v in values])
+    return buf.getvalue()
+
+
+def _add_estimate(
+    rows: list[dict], project: Project, log: LabelLog, features: np.ndarray | None = None
+) -> list[str]:
+    """Issue 24: the accuracy estimate at export time (the labeled RLS's exact leave-one-out
+    accuracy and its interval, :func:`rlscore.sessions.stopping.accuracy_estimate.export_estimate`),
+    the same in every record; returns the columns added. ``features``: the labeled rows of a
+    cluster-backed project (in label order), on which its RLS is fitted."""
+    order = log.label_order()
+    params = log.label_events[order[-1]].params if order else {}
+    if features is not None:  # only the labeled rows are here: the RLS sees nothing else
+        values = export_estimate(features, {k: log.labels[i] for k, i in enumerate(order)}, params)
+    else:
+        values = export_estimate(project.X, {i: log.labels[i] for i in order}, params)
+    for row in rows:
+        row.update(values)
+    return list(values)
+
+
+def _parquet_bytes(header: list, table: list) -> bytes:
+    """The flat export as Parquet; a column mixing numbers and text (labels of a project
+    with mixed classes) is written as text so pyarrow can type it."""
+    import pyarrow as pa  # a dependency; imported here so the text exports need not load it
+    import pyarrow.parquet as pq
+
+    columns = {}
+    for j, name in enumerate(header):
+        values = [row[j] for row in table]
+        kinds = {type(v) for v in values if v is not None}
+        if len(kinds) > 1 and str in kinds:
+            values = [None if v is None else str(v) for v in values]
+        columns[name] = values
+    buf = io.BytesIO()
+    pq.write_table(pa.table(columns), buf)
+    return buf.getvalue()
+
+
+__all__ = [
+    "EXPORT_FORMATS",
+    "FIXED_COLUMNS",
+    "FORMULA_START",
+    "csv_cell",
+    "export_labels",
+    "export_rows",
+]

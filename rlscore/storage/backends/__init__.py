@@ -1,0 +1,2 @@
+"""The two label databases, SQLite (embedded) and PostgreSQL (several servers), and which
+one a target names."""

@@ -1,0 +1,163 @@
+"""The projects table of a SQL label store: a :class:`~rlscore.data.projects.project.Project` as a
+row.
+
+A project's features are stored as one ``.npy`` byte string (float64, no pickle), its names, ids,
+classes, truth, metadata and items (:mod:`rlscore.data.items.columns`; NULL when it has none) as
+JSON. :class:`ProjectTable` also resolves a project's name to its ``uid`` (of a live project: a
+trashed one, :mod:`rlscore.storage.sql.access`, is found by no name), the key of its events, claims
+and settings, and in a write transaction locks the project's row, which serialises the project's
+writers (:mod:`rlscore.storage.sql.store`).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import time
+
+import numpy as np
+
+from rlscore.core.conventions.json_values import plain_scalar
+from rlscore.data.items.columns import ItemColumn
+from rlscore.data.projects.project import Project, ids_from_json, ids_to_json
+from rlscore.storage.interface.events import UnknownProjectError
+from rlscore.storage.sql.connection import SQLConnection
+
+#: the condition of a live (not trashed) project's row (:mod:`rlscore.storage.sql.access`)
+LIVE = "deleted IS NULL"
+
+
+def _npy_bytes(X: np.ndarray) -> bytes:
+    buf = io.BytesIO()
+    np.save(buf, np.ascontiguousarray(X, dtype=np.float64), allow_pickle=False)
+    return buf.getvalue()
+
+
+class ProjectTable:
+    """The ``projects`` table on a connection (see the module's docstring).
+
+    Parameters
+    ----------
+    db
+        The connection to the label database.
+    """
+
+    def __init__(self, db: SQLConnection) -> None:
+        self._db = db
+        self._info: dict[int, tuple[int, list]] = {}
+
+    def names(self) -> list[str]:
+        """Names of the stored projects, sorted."""
+        # sorted here: the database's collation may not sort as Python does
+        return sorted(r[0] for r in self._db.fetchall(f"SELECT name FROM projects WHERE {LIVE}"))
+
+    def create(self, project: Project) -> None:
+        """Store a new project; ``ValueError`` if the name is taken."""
+        truth = project.truth
+        truth = None if truth is None else json.dumps([plain_scalar(t) for t in truth])
+        row = (
+            project.name,
+            time.time(),
+            project.n,
+            int(project.X.shape[1]),
+            json.dumps(project.feature_names),
+            json.dumps(ids_to_json(project.ids)),
+            json.dumps(project.classes),
+            truth,
+            json.dumps(project.meta),
+            _npy_bytes(project.X),
+            json.dumps([c.to_dict() for c in project.items]) if project.items else None,
+        )
+        try:
+            with self._db.write():
+                self._db.run(
+                    "INSERT INTO projects (name, created, n, d, feature_names, ids, classes, "
+                    "truth, meta, X, items) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    row,
+                )
+        except self._db.dialect.integrity_error:
+            raise ValueError(
+                f"a project named {project.name!r} already exists: choose another name "
+                "or delete it first"
+            ) from None
+
+    def load(self, name: str) -> Project:
+        """The stored project (with ``uid`` set); :class:`UnknownProjectError` if absent."""
+        row = self._db.fetchone(
+            "SELECT uid, feature_names, ids, classes, truth, meta, X, items FROM projects "
+            f"WHERE name = ? AND {LIVE}",
+            (name,),
+        )
+        if row is None:
+            raise UnknownProjectError(self.unknown(name))
+        uid, feature_names, ids, classes, truth, meta, blob, items = row
+        return Project(
+            name=name,
+            X=np.load(io.BytesIO(blob), allow_pickle=False),
+            feature_names=json.loads(feature_names),
+            ids=ids_from_json(json.loads(ids)),
+            truth=None if truth is None else np.asarray(json.loads(truth), dtype=object),
+            classes=json.loads(classes),
+            meta=json.loads(meta),
+            uid=int(uid),
+            items=[ItemColumn.from_dict(c) for c in json.loads(items)] if items else [],
+        )
+
+    def summaries(self) -> list[dict]:
+        """One dict per project, sorted by name, without reading the features."""
+        rows = self._db.fetchall(
+            "SELECT name, n, d, classes, truth IS NOT NULL, meta, created FROM projects "
+            f"WHERE {LIVE}"
+        )
+        return [
+            {
+                "name": name,
+                "n": int(n),
+                "d": int(d),
+                "classes": json.loads(classes),
+                "has_truth": bool(has_truth),
+                "meta": json.loads(meta),
+                "created": float(created),
+            }
+            for name, n, d, classes, has_truth, meta, created in sorted(rows)
+        ]
+
+    def find_uid(self, name: str) -> int | None:
+        """The project's uid, None if there is no project of that name."""
+        row = self._db.fetchone(f"SELECT uid FROM projects WHERE name = ? AND {LIVE}", (name,))
+        return None if row is None else int(row[0])
+
+    def delete(self, uid: int) -> None:
+        """Delete a project's row (its events, claims, settings and members go with it: ON
+        DELETE CASCADE); in a write transaction."""
+        self._db.run("DELETE FROM projects WHERE uid = ?", (int(uid),))
+
+    def unknown(self, name: str) -> str:
+        """The message of :class:`UnknownProjectError` for ``name``."""
+        # no file path or URL: the message is shown in the browser (rlscore.ui.shell.errors)
+        return f"no project named {name!r} in the label database; projects: {self.names()}"
+
+    def uid(self, name: str, *, lock: bool = False) -> int:
+        """The project's uid; with ``lock`` (in a write transaction) also the dialect's lock
+        of its row, which serialises the project's writers until the commit."""
+        sql = f"SELECT uid FROM projects WHERE name = ? AND {LIVE}"
+        if lock:  # inside a write transaction, which holds the connection's lock
+            row = self._db.run(sql + self._db.dialect.lock_row, (name,)).fetchone()
+        else:
+            row = self._db.fetchone(sql, (name,))
+        if row is None:
+            raise UnknownProjectError(self.unknown(name))
+        return int(row[0])
+
+    def size_and_classes(self, uid: int) -> tuple[int, list]:
+        """The pool size and classes of a project (what an event is checked against);
+        in a write transaction."""
+        if uid not in self._info:  # uids are never reused: the cache stays valid
+            n, classes = self._db.run(
+                "SELECT n, classes FROM projects WHERE uid = ?", (uid,)
+            ).fetchone()
+            self._info[uid] = (int(n), json.loads(classes))
+        return self._info[uid]
+
+
+__all__ = ["LIVE", "ProjectTable"]

@@ -1,0 +1,2 @@
+"""The wiring of the pages that are forms: Admin (members, audit, trash), Review and the
+Data page's upload."""

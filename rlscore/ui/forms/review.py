@@ -1,0 +1,137 @@
+"""The Review page's wiring: decide a point, change the team's overlap, tables of the log.
+
+Each decision button carries the point and ``seen`` (the log version the page was drawn
+from) in its key and arguments, as the Label page's buttons do (:mod:`rlscore.ui.label.actions`):
+a decision on a point that changed after it was shown is refused and said so.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import UTC, datetime
+
+import streamlit as st
+
+from rlscore.data.projects.project import Project
+from rlscore.sessions.actions.review import Decision, review_point
+from rlscore.sessions.actions.undo import undo_last
+from rlscore.sessions.state.label_log import LabelLog
+from rlscore.storage import StaleActionError
+from rlscore.ui.label.point_view import brief_text, thumbnail, thumbnail_url
+from rlscore.ui.shell.errors import user_message
+from rlscore.ui.shell.flash import flash
+from rlscore.ui.shell.params import update_params
+from rlscore.ui.shell.safe_text import md_text
+from rlscore.ui.shell.store import get_store
+
+
+def decide(project: str, point: int, label, reviewer: str, seen: int, shown: str) -> None:
+    """Callback: the reviewer decides ``point``'s label (``shown``: the class as displayed)."""
+    try:
+        review_point(get_store(), project, point, label, reviewer, seen=seen)
+    except StaleActionError as exc:
+        who = md_text(exc.events[-1].annotator or "someone")
+        flash("warning", f"Not saved: {who} changed point #{point} after it was shown to you.")
+    except Exception as exc:  # shown, never raised into the page
+        flash("warning", f"Not saved: {user_message(exc)}")
+    else:
+        flash("success", f"Point #{point}: final label **{md_text(shown)}** ({md_text(reviewer)}).")
+
+
+def undo_mine(project: str, reviewer: str, expected: int) -> None:
+    """Callback: revert the reviewer's own last action (a decision, a label or a skip)."""
+    try:
+        reverted = undo_last(get_store(), project, annotator=reviewer, expected=expected)
+    except Exception as exc:
+        flash("warning", f"Nothing undone: {user_message(exc)}")
+        return
+    if reverted is not None:
+        flash("info", f"Undone: your {reverted.kind} of point #{reverted.point}.")
+
+
+def apply_overlap(k_key: str, fraction_key: str) -> None:
+    """Callback: save the team's overlap setting (the widgets' values now, not when the button
+    was drawn) for the project."""
+    k, fraction = st.session_state[k_key], st.session_state[fraction_key]
+    try:
+        update_params(overlap=int(k), overlap_fraction=float(fraction))
+    except Exception as exc:
+        flash("error", f"Not applied: {user_message(exc)}")
+    else:
+        flash("success", f"Saved: {int(k)} annotator(s) per point on {float(fraction):.0%}.")
+
+
+def measure_text(value: float) -> str:
+    """An agreement measure as shown in a metric: three decimals, or "—" when undefined
+    (NaN: too few points labeled twice)."""
+    return "—" if math.isnan(value) else f"{value:.3f}"
+
+
+def _when(ts: float | None) -> str:
+    return "" if ts is None else datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def ratings_table(log: LabelLog, point: int, class_text) -> list[dict]:
+    """The annotators' current labels of ``point``, oldest first."""
+    current = sorted(log.annotations.get(point, {}).values(), key=lambda e: e.id)
+    return [
+        {
+            "annotator": e.annotator or "unnamed",
+            "label": class_text(e.label),
+            "when (UTC)": _when(e.timestamp),
+            "seconds": e.seconds,
+        }
+        for e in current
+    ]
+
+
+def audit_table(trail: list[Decision], class_text, project: Project | None = None) -> list[dict]:
+    """The review decisions, newest first: who, when, which point and label, and status.
+
+    With ``project``, each row also shows the decided item as the Label page's recent labels
+    do: its one-line text (``item``, plain text in the table) and, for a project of images, a
+    thumbnail (``image``: a ``data:`` URL, drawn by :data:`AUDIT_COLUMNS`)."""
+    rows = []
+    images = project is not None and _has_images(project)
+    for d in trail:
+        row = {
+            "when (UTC)": _when(d.event.timestamp),
+            "reviewer": d.event.annotator or "unnamed",
+            "point": d.event.point,
+        }
+        if project is not None:
+            if images:
+                row["image"] = thumbnail_url(thumbnail(project, d.event.point))
+            row["item"] = brief_text(project, d.event.point)
+        row["label"] = class_text(d.event.label)
+        row["status"] = (
+            "holds"
+            if d.holds
+            else f"undone by {d.undone_by.annotator or 'unnamed'} {_when(d.undone_by.timestamp)}"
+        )
+        rows.append(row)
+    return rows
+
+
+def _has_images(project: Project) -> bool:
+    return bool(project.meta.get("image_shape")) or any(
+        c.kind == "image" for c in project.items or []
+    )
+
+
+#: how :func:`audit_table`'s item columns are drawn in ``st.dataframe``
+AUDIT_COLUMNS = {
+    "image": st.column_config.ImageColumn("image", width="small"),
+    "item": st.column_config.TextColumn("item", width="medium"),
+}
+
+
+__all__ = [
+    "AUDIT_COLUMNS",
+    "apply_overlap",
+    "audit_table",
+    "decide",
+    "measure_text",
+    "ratings_table",
+    "undo_mine",
+]

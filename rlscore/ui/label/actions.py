@@ -1,0 +1,424 @@
+"""The Label page's actions — label, skip, undo, relabel — bound to what was on screen.
+
+Each button is created with the point it shows and ``seen``, the newest event id of the log
+when the page was drawn, both in its arguments *and in its widget key*. Streamlit runs a
+button's callback with the arguments registered under the clicked widget's key; a stable key
+(``label_0``) would therefore apply a click made on the old page to the point of the newer
+page. With the point and version in the key, a click from the old page either finds no
+callback (the old button is gone: dropped) or runs with the old point and version, which the
+session refuses if that point changed since (:class:`~rlscore.storage.StaleActionError`). So
+one press is one action, on the point that was shown.
+
+Each label and skip also carries the project it was shown from (name and
+:attr:`~rlscore.data.projects.project.Project.uid`) and the moment its point was first drawn in the
+tab (:class:`ShownPoint`): an action whose project was deleted, re-created or is no longer the
+tab's project is refused, and so is one that arrives less than the minimum dwell after its
+point appeared (:mod:`rlscore.sessions.actions.dwell`). Nothing is ever written to another project.
+
+Every outcome says what happened: a saved label or skip is reported as saved; "ignored" is
+said only when this tab already applied an action on the same point and version (a second
+press really arrived); the same annotator's different decision from another tab, and another
+annotator's newer label, are shown with a choice, "relabel anyway" (a new label whose
+``seen`` is the conflicting event) or "keep"; a refusal always says why. An action that
+meets an unreachable label database is refused with that message, and what became of it
+(not saved, or looked up once the database is back) is what the outage message says
+(:mod:`rlscore.ui.shell.database_status`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import streamlit as st
+
+from rlscore.sessions.actions.dwell import TooSoonError
+from rlscore.sessions.actions.undo import undo_last
+from rlscore.storage import DatabaseUnavailableError, StaleActionError, UnknownProjectError
+from rlscore.ui.label.refresh import request_page_run
+from rlscore.ui.shell.database_status import note_saved, note_unavailable, refusal_text
+from rlscore.ui.shell.errors import user_message
+from rlscore.ui.shell.flash import flash
+from rlscore.ui.shell.params import set_project
+from rlscore.ui.shell.safe_text import md_text
+from rlscore.ui.shell.store import SessionHandle, get_store
+from rlscore.viz.figures.charts import clicked_index
+
+_CONFLICT = "conflict"
+_SHOWN = "shown"
+#: (project uid, point, seen) -> (event id, kind, label) of the actions this tab applied
+_APPLIED = "applied_actions"
+_APPLIED_KEPT = 50
+#: (project, uid) this tab's Label page last showed
+_SHOWN_PROJECT = "shown_project"
+
+
+@dataclass(frozen=True)
+class ShownPoint:
+    """A point as one tab showed it: what a label or skip button is bound to.
+
+    Attributes
+    ----------
+    project, uid
+        The project's name and uid when the point was drawn.
+    point
+        Pool index.
+    seen
+        Newest event id of the log the view was built from.
+    shown_at
+        :func:`time.monotonic` when the point was first drawn in this tab.
+    """
+
+    project: str
+    uid: int | None
+    point: int
+    seen: int
+    shown_at: float | None
+
+
+def widget_key(kind: str, point: int | None, seen: int, extra: Any = "") -> str:
+    """The key of a button acting on ``point`` as shown at log version ``seen``."""
+    return f"{kind}_{extra}_{point}_{seen}"
+
+
+def mark_shown(project: str, uid: int | None, point: int, seen: int) -> ShownPoint:
+    """Remember when ``point`` was first put on screen in this tab (the minimum dwell and
+    the seconds spent count from then); returns what its buttons are bound to."""
+    shown = st.session_state.get(_SHOWN)
+    if not shown or shown[0] != (project, uid, point):
+        shown = ((project, uid, point), time.monotonic())
+        st.session_state[_SHOWN] = shown
+    return ShownPoint(project, uid, int(point), int(seen), shown[1])
+
+
+def mark_shown_project(project: str, uid: int | None) -> None:
+    """Record that this tab's Label page shows ``project`` (uid ``uid``)."""
+    st.session_state[_SHOWN_PROJECT] = (project, uid)
+
+
+def project_gone_under_tab(uid_of: Callable[[str], int | None]) -> str | None:
+    """The project this tab's Label page showed, if it was deleted (or deleted and created
+    again) since and the annotator has not chosen a project since (:func:`continue_with`);
+    else None. ``uid_of(name)``: a project's uid in the store now (None: no such project).
+
+    The notice holds until that choice: a later run (a teammate's poll, a key press) must not
+    turn the fallback project into the one the tab labels.
+    """
+    shown = st.session_state.get(_SHOWN_PROJECT)
+    if shown is None or uid_of(shown[0]) == shown[1]:
+        return None
+    return shown[0]
+
+
+def continue_with(project: str) -> None:
+    """Callback: the annotator chose ``project`` (in the sidebar, or on the notice that their
+    project was deleted): the tab labels it now."""
+    st.session_state.pop(_SHOWN_PROJECT, None)
+    st.session_state.pop(_SHOWN, None)
+    set_project(project)
+
+
+def _seconds_on(shown: ShownPoint) -> float | None:
+    if shown.shown_at is None:
+        return None
+    return round(time.monotonic() - shown.shown_at, 3)
+
+
+def _class_text(handle: SessionHandle, label) -> str:
+    return md_text(handle.session.project.class_text(label))
+
+
+def _applied(shown: ShownPoint) -> tuple | None:
+    return st.session_state.get(_APPLIED, {}).get((shown.uid, shown.point, shown.seen))
+
+
+def _record(shown: ShownPoint, event_id: int, kind: str, label=None) -> None:
+    applied = st.session_state.setdefault(_APPLIED, {})
+    applied[(shown.uid, shown.point, shown.seen)] = (int(event_id), kind, label)
+    while len(applied) > _APPLIED_KEPT:
+        applied.pop(next(iter(applied)))
+
+
+def _done_text(handle: SessionHandle, kind: str, label) -> str:
+    if kind == "label":
+        return f"labeled it **{_class_text(handle, label)}**"
+    return "skipped it" if kind == "skip" else "undid a label on it"
+
+
+def _saved_text(handle: SessionHandle, kind: str, label, point: int) -> str | None:
+    """The notice of a saved label or skip of ``point`` (None for another kind)."""
+    if kind == "label":
+        return f"Saved: point #{point} labeled **{_class_text(handle, label)}**."
+    return f"Saved: point #{point} skipped." if kind == "skip" else None
+
+
+def _refused(
+    handle: SessionHandle, exc: StaleActionError, annotator: str, shown: ShownPoint | None, label
+) -> None:
+    """Report a stale action truthfully: a second press of this tab on the same point and
+    version, the same annotator's decision from another tab, or another annotator's."""
+    if shown is None:  # not a label or skip of a point shown: nothing to offer
+        flash("warning", f"Not saved: {user_message(exc)}")
+        return
+    newest = exc.events[-1]
+    point = f"#{exc.point}"
+    mine = _applied(shown)
+    this_tab = mine is not None and mine[0] == newest.id
+    if this_tab:
+        # this tab applied an action on this very point and version: a second one arrived
+        if newest.kind != "label" or label is None or label == newest.label:
+            # the outcome of the press first: the same press delivered twice (a double click,
+            # or a click that reached the server in two runs) is one saved action
+            done = _saved_text(handle, newest.kind, newest.label, exc.point)
+            if done is not None:
+                flash("success", f"{done} A second press of it changed nothing.")
+                return
+            flash(
+                "info",
+                f"Ignored a repeated press on point {point}: your first press "
+                f"{_done_text(handle, newest.kind, newest.label)}, and that is saved.",
+            )
+            return
+    if newest.annotator == annotator and newest.kind == "label" and newest.label == label:
+        flash(
+            "info",
+            f"Point {point} is already labeled **{_class_text(handle, label)}** by you "
+            "(in another tab); nothing changed.",
+        )
+        return
+    who = "you" if newest.annotator == annotator else md_text(newest.annotator or "someone")
+    if newest.annotator == annotator:
+        who += " (a moment ago, in this tab)" if this_tab else " (in another tab)"
+    st.session_state[_CONFLICT] = {
+        "project": shown.project,
+        "uid": shown.uid,
+        "point": exc.point,
+        "label": label,
+        "text": f"Not saved: {who} {_done_text(handle, newest.kind, newest.label)} "
+        f"after point {point} was shown here.",
+        "newest": exc.newest_id,
+    }
+
+
+def _refusal_text(exc: Exception, shown: ShownPoint | None) -> str:
+    """Why an action was not applied, in words for the annotator."""
+    if isinstance(exc, TooSoonError):
+        return (
+            f"Press ignored: point #{exc.point} had been on screen for "
+            f"{exc.dwell * 1000:.0f} ms (less than {exc.min_dwell * 1000:.0f} ms); nothing "
+            "was saved."
+        )
+    if isinstance(exc, UnknownProjectError) and shown is not None:
+        return (
+            f"Not saved: project {md_text(shown.project)} was deleted after point "
+            f"#{shown.point} was shown; nothing was written to any project."
+        )
+    return f"Not saved: {user_message(exc)}"
+
+
+def _run(
+    handle: SessionHandle,
+    annotator: str,
+    action,
+    label=None,
+    shown: ShownPoint | None = None,
+    kind: str = "change",
+):
+    st.session_state.pop(_CONFLICT, None)
+    result = None
+    with handle.lock:
+        try:
+            result = action()
+        except StaleActionError as exc:
+            _refused(handle, exc, annotator, shown, label)
+        except DatabaseUnavailableError as exc:  # the outage message says what became of it
+            note_unavailable(exc, kind, None if shown is None else shown.point)
+            flash("warning", refusal_text())
+        except Exception as exc:  # shown, never raised into the page
+            kind = "info" if isinstance(exc, TooSoonError) else "warning"
+            flash(kind, _refusal_text(exc, shown))
+    st.session_state.pop("selected", None)
+    return result
+
+
+def _bound_elsewhere(handle: SessionHandle, shown: ShownPoint) -> str | None:
+    """Why an action bound to ``shown`` cannot apply in this tab now (None: it can)."""
+    tab_project = st.session_state.get("project")
+    if handle.session.project_name != shown.project or (
+        tab_project is not None and tab_project != shown.project
+    ):
+        return (
+            f"Not saved: the button was for project {md_text(shown.project)}, and this tab "
+            f"now shows {md_text(tab_project or handle.session.project_name)}."
+        )
+    return None
+
+
+def label(handle: SessionHandle, annotator: str, shown: ShownPoint, value) -> None:
+    """Callback: label the point ``shown`` as ``value``."""
+    if (why := _bound_elsewhere(handle, shown)) is not None:
+        flash("warning", why)
+        return
+    s = handle.session
+    eid = _run(
+        handle,
+        annotator,
+        lambda: s.label(
+            shown.point,
+            value,
+            seconds=_seconds_on(shown),
+            annotator=annotator,
+            seen=shown.seen,
+            shown_at=shown.shown_at,
+            project_uid=shown.uid,
+        ),
+        value,
+        shown,
+        "label",
+    )
+    if eid is not None:
+        _record(shown, eid, "label", value)
+        note_saved("label", shown.point)
+        flash("success", _saved_text(handle, "label", value, shown.point))
+
+
+def skip(handle: SessionHandle, annotator: str, shown: ShownPoint) -> None:
+    """Callback: skip the point ``shown``."""
+    if (why := _bound_elsewhere(handle, shown)) is not None:
+        flash("warning", why)
+        return
+    eid = _run(
+        handle,
+        annotator,
+        lambda: handle.session.skip(
+            shown.point,
+            annotator,
+            seen=shown.seen,
+            shown_at=shown.shown_at,
+            project_uid=shown.uid,
+        ),
+        shown=shown,
+        kind="skip",
+    )
+    if eid is not None:
+        _record(shown, eid, "skip")
+        note_saved("skip", shown.point)
+        flash("success", _saved_text(handle, "skip", None, shown.point))
+
+
+def undo(handle: SessionHandle, annotator: str, expected: int) -> None:
+    """Callback: revert the annotator's own last action, if it is still event ``expected``."""
+
+    def run():
+        reverted = handle.session.undo(annotator, expected=expected)
+        if reverted is not None:
+            note_saved("undo", reverted.point)
+            what = "label" if reverted.kind == "label" else "skip"
+            flash("success", f"Undone: your {what} of point #{reverted.point}.")
+
+    _run(handle, annotator, run, kind="undo")
+
+
+def recent_key(event_id: int) -> str:
+    """Key of the "recent labels" row of label event ``event_id`` (a relabel makes a new row)."""
+    return f"recent_{event_id}"
+
+
+def relabel_recent(
+    handle: SessionHandle, annotator: str, event_id: int, point: int, shown, seen: int
+) -> None:
+    """Callback of the "recent labels" list: relabel ``point`` (shown labeled ``shown``) with
+    the value chosen there."""
+    value = st.session_state.get(recent_key(event_id))
+    if value is None or value == shown:  # cleared, or the label it has: nothing to change
+        return
+    project = handle.session.project
+    # a deliberate change of a label already seen: no dwell (the list is not a new point)
+    label(handle, annotator, ShownPoint(project.name, project.uid, point, seen, None), value)
+    request_page_run()
+
+
+def auto_label(handle: SessionHandle, n: int, budget: int) -> None:
+    """Callback: label the next ``n`` queries with the ground truth (a demo oracle)."""
+
+    def run():
+        done = handle.session.auto_label(n, budget=budget)
+        flash("success", f"Auto-labeled {done} points with the truth.")
+
+    _run(handle, "oracle", run)
+    request_page_run()
+
+
+def select_point(chart_key: str) -> None:
+    """Callback of the pool plot: show the clicked point instead of the query."""
+    state = st.session_state.get(chart_key)
+    points = state["selection"]["points"] if state else []
+    i = clicked_index(points[0]) if points else None
+    if i is not None:
+        # A new chart key drops plotly's own selection, which would dim the other points.
+        # Only here: an unchanged key lets the browser update the chart in place (fast).
+        st.session_state["plot_gen"] = st.session_state.get("plot_gen", 0) + 1
+        st.session_state["selected"] = i
+        request_page_run()
+
+
+def deselect() -> None:
+    """Callback: back from a point picked in the plot to the query."""
+    st.session_state.pop("selected", None)
+
+
+def undo_without_session(project: str, annotator: str) -> None:
+    """Callback: revert the annotator's last action straight in the store (when no session
+    can be built, e.g. the learner fails on the current labels)."""
+    try:
+        reverted = undo_last(get_store(), project, annotator=annotator)
+    except Exception as exc:
+        if isinstance(exc, DatabaseUnavailableError):
+            note_unavailable(exc, "undo", None)
+        flash("warning", f"Nothing undone: {user_message(exc)}")
+        return
+    if reverted is not None:
+        note_saved("undo", reverted.point)
+        flash("success", f"Undone: your last action, on point #{reverted.point}.")
+
+
+def pending_conflict() -> dict | None:
+    """The refused action waiting for the annotator's decision, if any."""
+    return st.session_state.get(_CONFLICT)
+
+
+def relabel_anyway(handle: SessionHandle, annotator: str) -> None:
+    """Callback: the annotator confirms their label over the other annotator's."""
+    c = st.session_state.pop(_CONFLICT, None)
+    if c is not None:
+        shown = ShownPoint(c["project"], c["uid"], c["point"], c["newest"], None)
+        label(handle, annotator, shown, c["label"])
+
+
+def keep_theirs() -> None:
+    """Callback: the annotator keeps the other annotator's label."""
+    st.session_state.pop(_CONFLICT, None)
+
+
+__all__ = [
+    "ShownPoint",
+    "auto_label",
+    "continue_with",
+    "deselect",
+    "keep_theirs",
+    "label",
+    "mark_shown",
+    "mark_shown_project",
+    "pending_conflict",
+    "project_gone_under_tab",
+    "relabel_anyway",
+    "recent_key",
+    "relabel_recent",
+    "select_point",
+    "skip",
+    "undo",
+    "undo_without_session",
+    "widget_key",
+]

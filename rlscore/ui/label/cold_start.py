@@ -1,0 +1,158 @@
+"""The Label page's positives-only start: propose reliable negatives, show them, confirm them.
+
+The engine is :mod:`rlscore.sessions.actions.cold_start` (Graph-OCL, Sheng §3.5). A proposal is kept
+in the tab with the log version it was computed at; every proposed point is drawn with a
+checkbox, and only the points still checked when the annotator presses the button are labeled,
+in the annotator's name and bound to that version (a point a teammate labeled since is
+refused, and said so).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import streamlit as st
+
+from rlscore.sessions.actions.cold_start import confirm_negatives, propose_negatives
+from rlscore.ui.label.point_view import brief_text, show_point
+from rlscore.ui.shell.errors import user_message
+from rlscore.ui.shell.flash import flash
+from rlscore.ui.shell.safe_text import md_text
+from rlscore.ui.shell.store import SessionHandle
+
+_PROPOSAL = "negatives_proposal"
+#: proposed points per row
+PER_ROW = 4
+#: labeled positives listed (by point number) above the proposal
+SHOWN_POSITIVES = 8
+
+
+def _checkbox_key(seen: int, point: int) -> str:
+    return f"negative_{seen}_{point}"
+
+
+def _propose(handle: SessionHandle, positives: dict, seen: int) -> None:
+    """Callback: compute Graph-OCL's proposal on the labels shown at version ``seen``."""
+    project = handle.session.project
+    try:
+        proposal = propose_negatives(project, positives)
+    except Exception as exc:  # shown, never raised into the page
+        flash("warning", f"No proposal: {user_message(exc)}")
+        return
+    st.session_state[_PROPOSAL] = (project.name, seen, proposal)
+
+
+def _dismiss() -> None:
+    st.session_state.pop(_PROPOSAL, None)
+
+
+def _confirm(handle: SessionHandle, annotator: str, text: Callable[[object], str]) -> None:
+    """Callback: label the proposed points still checked as the negative class."""
+    _, seen, proposal = st.session_state.pop(_PROPOSAL)
+    kept = [i for i in proposal.points if st.session_state.get(_checkbox_key(seen, i), True)]
+    if not kept:
+        flash("info", "No point was checked: nothing labeled.")
+        return
+    with handle.lock:
+        try:
+            written, refused = confirm_negatives(
+                handle.session, kept, proposal.negative, annotator, seen=seen
+            )
+        except Exception as exc:
+            flash("warning", f"Not saved: {user_message(exc)}")
+            return
+    message = f"Labeled {len(written)} points **{md_text(text(proposal.negative))}**."
+    if refused:
+        shown = ", ".join(f"#{i}" for i in refused)
+        message += f" Not {shown}: changed by someone else since the proposal was shown."
+    flash("success" if written else "warning", message)
+
+
+def _show_positives(project, labels: dict) -> None:
+    """The positives the proposal starts from, each as its item (a text's snippet, an image's
+    name; the id for a project of features only), drawn as plain text."""
+    if not labels:
+        return
+    points = sorted(labels)[:SHOWN_POSITIVES]
+    more = len(labels) - len(points)
+    st.caption(
+        f"The {len(labels)} positives it starts from"
+        + (f" ({len(points)} shown)" if more else "")
+        + ":"
+    )
+    st.text("\n".join(f"#{i} · {brief_text(project, i)}" for i in points))
+
+
+def cold_start_panel(
+    handle: SessionHandle,
+    annotator: str,
+    positive,
+    labels: dict,
+    seen: int,
+    text: Callable[[object], str],
+) -> None:
+    """The panel shown while a two-class project's labels are all of class ``positive``.
+
+    Parameters
+    ----------
+    handle, annotator
+        The session and who is labeling.
+    positive
+        The one class labeled so far (:func:`rlscore.sessions.actions.cold_start.cold_start_class`).
+    labels
+        The final labels shown at log version ``seen``.
+    text
+        A class as the project names it.
+    """
+    project = handle.session.project
+    negative = next(c for c in project.classes if c != positive)
+    kept = st.session_state.get(_PROPOSAL)
+    if kept is not None and kept[0] != project.name:
+        kept = None
+    with st.container(border=True):
+        st.markdown(
+            f"**Only {md_text(text(positive))} labeled so far.** Graph-OCL (Sheng §3.5) can "
+            f"propose points that are almost surely **{md_text(text(negative))}**: some of your "
+            "positives hide as spies among the unlabeled points, the pool's neighbour graph "
+            "ranks every point, and those ranked below all spies are proposed (at most as "
+            "many as your positives). You confirm each one."
+        )
+        _show_positives(project, labels)
+        if kept is None:
+            enough = len(labels) >= 2
+            st.button(
+                f"Propose reliable {md_text(text(negative))} points",
+                key=f"propose_{seen}",
+                on_click=_propose,
+                args=(handle, dict(labels), seen),
+                disabled=not enough,
+                help=None if enough else "Label at least 2 positives first.",
+            )
+            if not enough:
+                st.caption("Mark a few positives first: label them here or click them in the plot.")
+            return
+        _, at, proposal = kept
+        st.caption(md_text(proposal.describe()) + " Uncheck any that are not negatives.")
+        for row in range(0, len(proposal.points), PER_ROW):
+            cols = st.columns(PER_ROW)
+            for col, i in zip(cols, proposal.points[row : row + PER_ROW], strict=False):
+                with col:
+                    st.checkbox(
+                        f"#{i} · id {md_text(project.ids[i])}",
+                        value=True,
+                        key=_checkbox_key(at, i),
+                    )
+                    show_point(project, i)
+        c1, c2 = st.columns(2)
+        c1.button(
+            f"Label the checked points {md_text(text(negative))}",
+            key=f"confirm_{at}",
+            type="primary",
+            on_click=_confirm,
+            args=(handle, annotator, text),
+            width="stretch",
+        )
+        c2.button("Dismiss", key=f"dismiss_{at}", on_click=_dismiss, width="stretch")
+
+
+__all__ = ["cold_start_panel"]

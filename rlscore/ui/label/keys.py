@@ -1,0 +1,180 @@
+"""Keyboard habits of the Label page: one key press is one action, and focus leaves form fields.
+
+The buttons' shortcuts (``1``–``9``, ``S``, ``U``) are Streamlit's own. Browser-side rules are
+added by a small script installed once per page (:func:`install_key_guard`):
+
+* **No key while the query changes.** A shortcut key is dropped (stopped in the capture
+  phase on ``window``, before Streamlit's listener on ``document``) when it is auto-repeated
+  (``KeyboardEvent.repeat``: a key held down never labels) or pressed after another shortcut
+  that has not yet drawn the next point (the query panel's marker, :mod:`rlscore.ui.label.refresh`,
+  is unchanged and the run is not finished): until then the buttons on screen belong to the
+  point being replaced. Runs of the views that follow the panel do not block keys: the panel
+  is current then. A press that starts no run (e.g. a disabled button) frees the keys after
+  :data:`NO_RUN_MS`.
+* **No press before a person could have seen the point.** The time each point is first
+  drawn is recorded (when the panel's marker names a new point; kept in
+  ``window.__rlscoreDrawTimes`` as ``{point, at}``, ``at`` in ms since the epoch), and a
+  shortcut key or a click on a label or Skip button less than the minimum dwell after it
+  (:mod:`rlscore.sessions.actions.dwell`, ``$RLSCORE_MIN_DWELL_MS``) is dropped.
+* **A dropped press says so.** A small status line at the bottom of the page says why
+  ("Press ignored: the point had been on screen for 60 ms"); it clears when the next point is
+  drawn. Dropped presses are also counted in ``window.__rlscoreDroppedKeys`` and listed in
+  ``window.__rlscoreDropped``.
+* **Focus leaves a form field after a choice.** After an option of a select box is picked (by
+  click or Enter), a toggle, checkbox or radio button is changed, or Enter is pressed in a
+  text or number box, the field is blurred, so the next shortcut reaches the buttons instead
+  of being typed into the box.
+
+The server-side rules do not depend on this script: every label carries the point, the log
+version, the project and the moment the point was drawn, and the session refuses a stale one,
+one for a deleted project and one inside the minimum dwell (:mod:`rlscore.ui.label.actions`,
+:mod:`rlscore.sessions.actions.session`). The script only spares the annotator the refusals.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from rlscore.sessions.actions.dwell import min_dwell_seconds
+from rlscore.ui.label.refresh import PANEL_MARKER
+
+#: milliseconds after an accepted shortcut during which a run must start, else keys are freed
+NO_RUN_MS = 700
+#: the page's shortcut keys: the class keys, S (skip) and U (undo); the first eleven act on
+#: the point shown (held to the minimum dwell)
+SHORTCUT_KEYS = ("1", "2", "3", "4", "5", "6", "7", "8", "9", "s", "S", "u", "U")
+ACTION_KEYS = SHORTCUT_KEYS[:11]
+
+
+def js_key_set(keys: tuple[str, ...]) -> str:
+    """``keys`` as a JavaScript ``Set`` expression (the keys are constants, never user text)."""
+    return "new Set([" + ",".join(f'"{k}"' for k in keys) + "])"
+
+
+_SCRIPT = """
+<script>
+(() => {
+  const w = window.parent && window.parent.document ? window.parent : window;
+  if (w.__rlscoreKeyGuard) return;
+  w.__rlscoreKeyGuard = true;
+  const doc = w.document;
+  const keys = __KEYS__;
+  const actionKeys = __ACTION_KEYS__;
+  const minDwell = __MIN_DWELL_MS__;
+  let pressedAt = 0, sawRun = false, busy = false, pressedOn = null;
+  let drawnPoint = null, drawnAt = 0;
+  w.__rlscoreDroppedKeys = 0;
+  w.__rlscoreDropped = [];
+  w.__rlscoreDrawTimes = [];
+  const marker = () => doc.querySelector(__PANEL__);
+  // the query panel's marker (rlscore.ui.label.refresh) changes once the next point is drawn
+  const panelState = () => { const m = marker(); return m ? m.dataset.rlsState : null; };
+  const typing = (el) => el && (el.isContentEditable ||
+    ["INPUT", "TEXTAREA", "SELECT"].includes(el.tagName));
+  let note = null;
+  const say = (text) => {
+    if (!note) {
+      note = doc.createElement("div");
+      note.id = "rlscore-press-notice";
+      note.setAttribute("role", "status");
+      note.style.cssText = "position:fixed;bottom:10px;left:50%;transform:translateX(-50%);" +
+        "z-index:1000;padding:4px 12px;border-radius:6px;font-size:14px;" +
+        "background:rgba(240,242,246,0.95);color:#31333f;box-shadow:0 1px 3px #0003";
+      doc.body.appendChild(note);
+    }
+    note.textContent = text;  // text only: never interpreted as HTML
+    note.hidden = false;
+  };
+  const unsay = () => { if (note) { note.hidden = true; note.textContent = ""; } };
+  const drop = (e, reason, text) => {
+    e.stopImmediatePropagation();
+    e.preventDefault();
+    w.__rlscoreDroppedKeys += 1;
+    w.__rlscoreDropped.push({reason: reason, at: Date.now(), point: drawnPoint});
+    say(text);
+  };
+  const pointDrawn = () => {
+    const m = marker();
+    if (!m) return;
+    const point = m.dataset.rlsPoint || "";
+    if (point === drawnPoint) return;
+    drawnPoint = point;
+    drawnAt = Date.now();
+    if (point) w.__rlscoreDrawTimes.push({point: point, at: drawnAt});
+    unsay();
+  };
+  // a press on the point on screen less than the minimum dwell after it was drawn
+  const tooSoon = (e) => {
+    const dwell = Date.now() - drawnAt;
+    if (!drawnPoint || dwell >= minDwell) return false;
+    drop(e, "dwell", "Press ignored: the point had been on screen for " + dwell + " ms " +
+         "(less than " + minDwell + " ms).");
+    return true;
+  };
+  const watch = () => {
+    const app = doc.querySelector('[data-testid="stApp"]');
+    if (!app) { w.setTimeout(watch, 50); return; }
+    new w.MutationObserver(() => {
+      const s = app.getAttribute("data-test-script-state");
+      if (s === "running") sawRun = true;
+      else if (sawRun) { busy = false; sawRun = false; }
+    }).observe(app, {attributes: true, attributeFilter: ["data-test-script-state"]});
+    new w.MutationObserver(() => {
+      pointDrawn();
+      if (busy && pressedOn !== null && panelState() !== pressedOn) busy = false;
+    }).observe(app, {subtree: true, childList: true, attributes: true,
+                     attributeFilter: ["data-rls-state", "data-rls-point"]});
+    pointDrawn();
+  };
+  watch();
+  w.addEventListener("keydown", (e) => {
+    if (!keys.has(e.key) || e.ctrlKey || e.metaKey || e.altKey) return;
+    if (typing(doc.activeElement)) return;
+    if (busy && !sawRun && Date.now() - pressedAt > __NO_RUN_MS__) busy = false;
+    if (e.repeat) { drop(e, "repeat", "Press ignored: a key held down does not label."); return; }
+    if (busy) {
+      drop(e, "busy", "Press ignored: the next point was still being drawn.");
+      return;
+    }
+    if (actionKeys.has(e.key) && tooSoon(e)) return;
+    busy = true; sawRun = false; pressedAt = Date.now(); pressedOn = panelState();
+  }, true);
+  // clicks on a label or Skip button are held to the same minimum dwell
+  w.addEventListener("click", (e) => {
+    const t = e.target;
+    if (t && t.closest && t.closest('[class*="st-key-label_"], [class*="st-key-skip_"]'))
+      tooSoon(e);
+  }, true);
+  const blurField = () => w.setTimeout(() => {
+    const el = doc.activeElement;
+    if (typing(el) && el.tagName !== "TEXTAREA") el.blur();
+  }, 0);
+  const choice = (el) => el && el.tagName === "INPUT" && ["checkbox", "radio"].includes(el.type);
+  doc.addEventListener("click", (e) => {
+    if (e.target.closest && e.target.closest('[role="option"]')) blurField();
+    w.setTimeout(() => { if (choice(doc.activeElement)) doc.activeElement.blur(); }, 0);
+  }, true);
+  doc.addEventListener("keydown", (e) => {
+    if (e.key === "Enter" && typing(e.target)) blurField();
+  }, true);
+})();
+</script>
+"""
+
+
+def _script() -> str:
+    return (
+        _SCRIPT.replace("__NO_RUN_MS__", str(NO_RUN_MS))
+        .replace("__ACTION_KEYS__", js_key_set(ACTION_KEYS))
+        .replace("__KEYS__", js_key_set(SHORTCUT_KEYS))
+        .replace("__PANEL__", repr(PANEL_MARKER))
+        .replace("__MIN_DWELL_MS__", str(round(min_dwell_seconds() * 1000)))
+    )
+
+
+def install_key_guard() -> None:
+    """Install the page's key rules (once per browser page; later calls do nothing there)."""
+    st.sidebar.html(_script(), unsafe_allow_javascript=True)
+
+
+__all__ = ["NO_RUN_MS", "install_key_guard"]

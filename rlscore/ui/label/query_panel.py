@@ -1,0 +1,530 @@
+"""How the Label page draws its views: the query panel, the pool plot and the figures.
+
+What they show is computed below the UI (:mod:`rlscore.sessions.views.label_page`); this module lays
+it out and binds every button to what it was drawn for (:mod:`rlscore.ui.label.actions`).
+
+The query panel always draws the same sequence of top-level elements (notices, header, notes,
+conflict, the point, its class buttons, Skip/Undo, cold start, the markers), whatever the
+state: optional parts are containers that may stay empty. When a panel with fewer elements
+replaced a longer one, Streamlit kept the longer panel's tail on screen until the run ended
+— once a class button of the previous point stayed under Skip/Undo, and its shortcut key
+answered for a point no longer shown.
+
+At 1280 × 720 the point (a 600-character text scrolls in its box, a 400 × 400 image is drawn
+smaller: :func:`rlscore.ui.label.point_view.show_point`), its class buttons, Skip and Undo fit on
+the first screen: the headings are small (:data:`PANEL_CSS`), the cold-start helper comes after
+Skip/Undo, and class names wrap on their buttons instead of being cut.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from rlscore.core.conventions.json_values import plain_scalar
+from rlscore.sessions.stopping.stopping_view import stop_rule_fired
+from rlscore.sessions.views.label_page import LearnerFigures, PoolPlotState, QueryPanelState
+from rlscore.ui.label import actions, refresh
+from rlscore.ui.label import pool_picture as pool_plane
+from rlscore.ui.label.cold_start import cold_start_panel
+from rlscore.ui.label.point_view import show_brief, show_point
+from rlscore.ui.label.teammates import mark_shown_version
+from rlscore.ui.shell.errors import report_errors
+from rlscore.ui.shell.flash import show_flash
+from rlscore.ui.shell.safe_text import md_text
+from rlscore.ui.shell.store import SessionHandle
+from rlscore.ui.shell.strategy_names import STRATEGY_LABELS, low_rank_note, risk_wording
+from rlscore.viz.figures import charts as figures
+from rlscore.viz.plane.geometry import blank_flat, margin_surfaces
+
+#: at most this many label buttons per row
+BUTTONS_PER_ROW = 5
+#: classes with a shortcut key (1–9)
+MAX_KEYS = 9
+
+
+def view_state(seen: int) -> str:
+    """What a view shows: the log version, the point picked in the plot, the plot's key."""
+    return f"{seen}|{st.session_state.get('selected')}|{st.session_state.get('plot_gen', 0)}"
+
+
+def selected_point() -> int | None:
+    """The point picked in the plot in this tab, if any."""
+    return st.session_state.get("selected")
+
+
+#: the query panel's own rules (constant: no user string is ever put in them). Class names
+#: wrap instead of being cut with "…"; the shortcut badge reads "key 1", so a class named "1"
+#: cannot be taken for its key; the panel's headings are smaller, so that the item, the class
+#: buttons, Skip and Undo fit at 1280 × 720.
+PANEL_CSS = """
+<style>
+[class*="st-key-label_"] button div[data-testid="stMarkdownContainer"],
+[class*="st-key-label_"] button p, .st-key-back button p {
+  white-space: normal; overflow: visible; text-overflow: clip; overflow-wrap: anywhere;
+}
+[class*="st-key-label_"] button { height: auto; }
+[class*="st-key-label_"] button kbd {
+  border: 1px solid currentColor; border-radius: 0.25rem; padding: 0 0.3rem;
+  white-space: nowrap; opacity: 0.9;
+}
+[class*="st-key-label_"] button kbd::before { content: "key\\00a0"; }
+.st-key-rls_panel_flash [data-testid="stAlertContainer"] { padding: 0.5rem 0.75rem; }
+.st-key-rls_panel_head h3, .st-key-rls_query_item h3 {
+  font-size: 1.25rem; padding: 0.25rem 0 0.2rem 0;
+}
+</style>
+"""
+#: what the ranking score in the panel is (it is not the risk figure below the plot)
+SCORE_HELP = (
+    "The query strategy's ranking score of this point: the point with the lowest score is "
+    "asked first. It is not the risk figure shown below the plot, which sums over the whole "
+    "pool."
+)
+
+
+#: the quiet note on a random check (the project's ``audit_every``)
+AUDIT_NOTE = (
+    "random check: drawn at random from the unlabeled points, so the model's guess on it "
+    "measures its accuracy without the strategy's bias; label it as any other"
+)
+
+
+def _go_on_key(project_uid: int | None) -> str:
+    return f"go_on_after_stop_{project_uid}"
+
+
+def go_on_after_stop(project_uid: int | None) -> None:
+    """Keep labeling in this tab although the stop rule fired ("until the stop rule fires")."""
+    st.session_state[_go_on_key(project_uid)] = True
+
+
+def stop_ends_labeling(handle: SessionHandle, p: dict) -> bool:
+    """Whether the stop rule fired and ends labeling in this tab: the project's budget is
+    "until the stop rule fires" (``until_stop``) and the tab has not chosen to go on. Call
+    under the handle's lock."""
+    if not p.get("until_stop"):
+        return False
+    if st.session_state.get(_go_on_key(handle.session.project.uid)):
+        return False
+    return stop_rule_fired(handle.session)
+
+
+def panel_style() -> None:
+    """Inject :data:`PANEL_CSS` (takes no room on the page)."""
+    st.html(PANEL_CSS)
+
+
+def prediction_text(predicted_text: str, confidence: float, score: float | None) -> str:
+    """The panel's caption of the learner's prediction (Markdown, the class escaped)."""
+    ranking = "" if score is None else f" · score {score:.3g}"
+    return f"Predicted **{md_text(predicted_text)}** (confidence {confidence:.2f}){ranking}"
+
+
+def buttons_per_row(class_texts: list[str]) -> int:
+    """Class buttons side by side: fewer when the names are long, so each name and its key
+    badge fit on one or two lines of a button in the query panel."""
+    longest = max((len(t) for t in class_texts), default=1)
+    fit = 3 if longest <= 5 else 2 if longest <= 12 else 1
+    return max(1, min(fit, BUTTONS_PER_ROW, len(class_texts)))
+
+
+def query_panel(handle: SessionHandle, p: dict, annotator: str) -> None:
+    """The point to label and its buttons (the body of the page's panel fragment)."""
+    s = handle.session
+    with handle.lock:
+        state = QueryPanelState.for_annotator(
+            s, annotator, int(p["budget"]), selected_point(), stop_ends_labeling(handle, p)
+        )
+        mark_shown_version(state.project, state.seen)
+        actions.mark_shown_project(state.project, state.project_uid)
+        shown = None
+        if state.target is not None:
+            shown = actions.mark_shown(state.project, state.project_uid, state.target, state.seen)
+    point_id = "" if state.target is None else f"{state.project_uid}:{state.target}"
+
+    panel_style()
+    # notices: the last action's outcome, bound to the point shown
+    with st.container(key="rls_panel_flash"):
+        show_flash(with_point=point_id or None)
+    with st.container(key="rls_panel_head", gap="xsmall"):
+        st.subheader(f"Label · {md_text(state.project)}")
+        st.progress(
+            min(state.n_labeled / max(state.goal, 1), 1.0),
+            text=f"Labeled {state.n_labeled} of {state.goal}",
+        )
+        team = ", ".join(f"{md_text(who or 'unnamed')} {k}" for who, k in state.progress.items())
+        st.caption(f"You ({md_text(annotator)}): {state.own_labels} labels · {team or '—'}")
+    with st.container():
+        approximation = low_rank_note(p, state.n)
+        if approximation:
+            st.caption(md_text(approximation))
+        if state.regime:
+            st.info(md_text(state.regime))
+        if state.overlap_k > 1:
+            st.caption(md_text(state.overlap_text))
+    with st.container():
+        _conflict(handle, annotator, state)
+    with st.container(key="rls_query_item", gap="xsmall"):
+        _point(s, p, state)
+    with st.container(gap="xsmall"):
+        _class_buttons(handle, annotator, state, shown)
+    b1, b2, b3 = st.columns(3)
+    if shown is not None:
+        b1.button(
+            "Skip",
+            key=actions.widget_key("skip", state.target, state.seen),
+            on_click=actions.skip,
+            args=(handle, annotator, shown),
+            shortcut="S",
+            width="stretch",
+            disabled=not state.can_skip,
+        )
+    b2.button(
+        "Undo",
+        key=actions.widget_key("undo", None, state.seen),
+        on_click=actions.undo,
+        args=(handle, annotator, -1 if state.undo_target is None else state.undo_target),
+        shortcut="U",
+        width="stretch",
+        disabled=state.undo_target is None,
+        help="Reverts your own last label or skip.",
+    )
+    if state.picked:
+        b3.button("Back to query", key="back", on_click=actions.deselect, width="stretch")
+    # below Skip/Undo, so the point and its buttons stay on the first screen
+    with st.container():
+        if state.cold_start_positive is not None:
+            cold_start_panel(
+                handle,
+                annotator,
+                state.cold_start_positive,
+                state.labels,
+                state.seen,
+                s.project.class_text,
+            )
+    refresh.refresh_button(refresh.PANEL_REFRESH)
+    refresh.marker("panel", view_state(state.seen), point=point_id)
+
+
+def _conflict(handle: SessionHandle, annotator: str, state: QueryPanelState) -> None:
+    conflict = actions.pending_conflict()
+    if conflict is None or conflict.get("uid") != state.project_uid:
+        return
+    st.warning(conflict["text"])
+    c1, c2 = st.columns(2)
+    c1.button(
+        f"Relabel as {md_text(handle.session.project.class_text(conflict['label']))} anyway",
+        key=f"relabel_{conflict['newest']}",
+        on_click=actions.relabel_anyway,
+        args=(handle, annotator),
+    )
+    c2.button("Keep that label", key=f"keep_{conflict['newest']}", on_click=actions.keep_theirs)
+
+
+def _point(s, p: dict, state: QueryPanelState) -> None:
+    """The point's heading, the point itself and what the learner says about it."""
+    project = s.project
+    if state.target is None and state.stop_reached:
+        # the project's budget is "until the stop rule fires": reached, like a budget
+        st.success(
+            "Done: the stop rule fired, and this project labels until it does. Go on anyway, "
+            "or pick a point in the plot."
+        )
+        st.button(
+            "Keep labeling anyway",
+            key="go_on_after_stop",
+            on_click=go_on_after_stop,
+            args=(state.project_uid,),
+            help="More labels in this tab; the When-to-stop panel below says what they bring.",
+        )
+        return
+    if state.target is None:
+        reason = "the budget is reached" if state.budget_reached else "no point is left"
+        st.success(f"Done: {reason}. Undo, raise the budget or pick a point in the plot.")
+        return
+    target = state.target
+    if state.picked:
+        st.subheader(f"Selected point #{target}")
+        st.caption(f"id {md_text(project.ids[target])} · picked in the plot")
+    else:
+        st.subheader(f"Next query: point #{target}")
+        source = f"proposed by {STRATEGY_LABELS[p['strategy']]}"
+        if state.audit:
+            source = "random check"
+        if state.waiting:
+            source = f"a teammate labeled it; {state.overlap_k} annotators per point"
+        st.caption(
+            f"id {md_text(project.ids[target])} · {source}",
+            help=AUDIT_NOTE if state.audit else None,
+        )
+    show_point(project, target, compact=True)
+    # a point waiting for this annotator's own label is shown blind: neither a teammate's
+    # label nor the prediction trained on it
+    if not state.blind:
+        st.caption(
+            prediction_text(project.class_text(state.predicted), state.confidence, state.score),
+            help=SCORE_HELP if state.score is not None else None,
+        )
+    if state.label_shown is not None:
+        st.info(
+            f"Point #{target} is labeled **{md_text(project.class_text(state.label_shown))}**: "
+            "a button below relabels it."
+        )
+
+
+def _class_buttons(
+    handle: SessionHandle,
+    annotator: str,
+    state: QueryPanelState,
+    shown: actions.ShownPoint | None,
+) -> None:
+    if shown is None:
+        return
+    per_row = buttons_per_row(state.class_texts)
+    for row in range(0, len(state.classes), per_row):
+        cols = st.columns(per_row, gap="small")
+        for k, c in enumerate(state.classes[row : row + per_row], start=row):
+            cols[k - row].button(
+                md_text(state.class_texts[k]),
+                key=actions.widget_key("label", state.target, state.seen, k),
+                on_click=actions.label,
+                args=(handle, annotator, shown, c),
+                shortcut=str(k + 1) if k < MAX_KEYS else None,
+                type="primary",
+                width="stretch",
+                disabled=state.class_disabled(c),
+            )
+
+
+def project_gone_notice(gone: str, project: str) -> None:
+    """The Label page of a tab whose project was deleted under it: no label button, a
+    notice, and a deliberate way on."""
+    show_flash()
+    st.subheader(f"Label · {md_text(project)}")
+    st.warning(
+        f"Project {md_text(gone)} was deleted (in another tab or by a teammate) while this tab "
+        "showed it. Nothing you pressed was saved, in it or in any other project. Choose a "
+        f"project in the sidebar, or continue with {md_text(project)}."
+    )
+    st.button(
+        f"Label {md_text(project)}",
+        key="continue_with_project",
+        type="primary",
+        on_click=actions.continue_with,
+        args=(project,),
+    )
+
+
+def pool_plot(handle: SessionHandle, p: dict, annotator: str, show_contours: bool) -> None:
+    """The pool, the boundary and the query (the body of the page's plot fragment)."""
+    refresh.start_view("refresh_plot")
+    s = handle.session
+    if s.project.meta.get("cluster"):  # the pool lives on a cluster: a sample of it, no clicks
+        from rlscore.ui.label.cluster_plot import sample_pool_plot
+
+        seen = sample_pool_plot(handle, p, annotator, stop_ends_labeling(handle, p))
+        if seen is not None:
+            refresh.marker("refresh_plot", view_state(seen))
+        return
+    with report_errors("Drawing the pool"), handle.lock:
+        view = PoolPlotState.for_annotator(
+            s, annotator, int(p["budget"]), stop_ends_labeling(handle, p)
+        )
+        plane = pool_plane.projection(handle)
+        grid = None
+        if not plane.is_pca and view.labels:
+            grid = pool_plane.decision_grid(handle, plane)
+        fig = figures.pool_figure(
+            plane.xy,
+            view.classes,
+            view.labels,
+            view.predicted,
+            view.confidence,
+            query=view.query,
+            selected=selected_point(),
+            skipped=view.skipped,
+            axis_titles=plane.axis_titles,
+            grid=grid,
+            confidence_contours=show_contours,
+            height=430,
+            class_names=s.project.class_names,
+            hover=pool_plane.hovers(handle),
+        )
+        key = f"pool_{st.session_state.get('plot_gen', 0)}"
+        st.plotly_chart(
+            fig,
+            key=key,
+            on_select=lambda: actions.select_point(key),
+            selection_mode="points",
+            config={"displaylogo": False, "scrollZoom": True},
+        )
+        if plane.is_pca and pool_plane.hovers(handle) is not None:
+            what = (
+                f"Map of the items: PCA projection of their {s.project.X.shape[1]} features "
+                "(no boundary drawn); hover a point for its text or image name"
+            )
+        elif plane.is_pca:
+            what = f"PCA projection of the {s.project.X.shape[1]} features (no boundary drawn)"
+        else:
+            what = boundary_caption(grid, plane.one_feature)
+        st.caption(f"{what}. Star: the next query. Click any point to label it instead.")
+        if note := figures.sampling_note(fig):
+            st.caption(note)
+        refresh.marker("refresh_plot", view_state(view.seen))
+
+
+def boundary_caption(grid: tuple | None, one_feature: bool = False) -> str:
+    """What the pool plot's caption says of the boundary: only a line that is drawn.
+
+    ``grid`` is the ``(xs, ys, F)`` passed to :func:`rlscore.viz.figures.charts.pool_figure` (None:
+    none). A line is drawn where a surface of
+    :func:`~rlscore.viz.plane.geometry.margin_surfaces` changes sign on the grid (flat parts
+    blanked, :func:`~rlscore.viz.plane.geometry.blank_flat`, as the figure does): black for two
+    classes, one colour per class for more. Before that (no label yet, or labels of one
+    class only) the caption says that no boundary is drawn yet.
+    """
+    surfaces = None if grid is None else blank_flat(margin_surfaces(grid[2]))
+    drawn = surfaces is not None and any(
+        np.nanmin(z, initial=np.inf) < 0 < np.nanmax(z, initial=-np.inf) for z in surfaces
+    )
+    if not drawn:
+        return (
+            "No boundary yet: a line is drawn where the learner's decision changes "
+            "(f = 0), once the labels make one"
+        )
+    if len(surfaces) > 1:
+        return "Coloured lines: where each class's region ends (f = 0)"
+    if one_feature:
+        return "One feature, against the pool index; black lines: where f = 0"
+    return "Black line: decision boundary f = 0"
+
+
+def recent_labels(handle: SessionHandle, annotator: str) -> int:
+    """The annotator's recent labels, each changeable; returns the log version shown."""
+    s = handle.session
+    with handle.lock:
+        seen = s.last_event_id
+        recent = s.recent_labels(annotator)
+        classes = [plain_scalar(c) for c in s.engine.classes_]
+    project = s.project
+    if recent:
+        st.markdown("**Your recent labels** — change any of them:")
+        for e in recent:
+            c1, c2 = st.columns([3, 2], vertical_alignment="center")
+            with c1:  # the item, as in the panel: a text's snippet or an image's thumbnail
+                show_brief(project, e.point)
+            c2.segmented_control(
+                f"Label of point #{e.point}",
+                classes,
+                default=e.label,
+                format_func=lambda c: md_text(project.class_text(c)),
+                key=actions.recent_key(e.id),
+                on_change=actions.relabel_recent,
+                args=(handle, annotator, e.id, e.point, e.label, seen),
+                label_visibility="collapsed",
+            )
+    return seen
+
+
+AUTO_LABEL_HELP = "Label the next queries with the ground truth (an oracle), as a demo."
+AUTO_LABEL_TEAM_HELP = (
+    "Auto-labeling is a demo for projects without members: in a project with members every "
+    "label comes from a member (the oracle is none)."
+)
+
+
+def learner_figures(handle: SessionHandle, p: dict) -> None:
+    """Risk, validation error, λ, skips, auto-labeling and the risk history."""
+    s = handle.session
+    with handle.lock:
+        fig = LearnerFigures.of(s)
+    risk_name, risk_help = risk_wording(p["strategy"])
+    st.divider()
+    cols = st.columns(4)
+    cols[0].metric(
+        risk_name,
+        f"{fig.risk_history[-1]:.3g}",
+        help=f"{risk_help} Not a reliable stopping signal on its own: see When to stop.",
+    )
+    if fig.validation is not None:
+        cols[1].metric(
+            "Validation error",
+            f"{fig.validation:.1%}",
+            help="Error on the unlabeled pool points against the ground truth "
+            f"(class-balanced: {fig.balanced_validation:.1%}).",
+        )
+    elif fig.has_truth:
+        cols[1].metric(
+            "Validation error", "—", help="Measured against the ground truth after the first label."
+        )
+    cols[2].metric(
+        "λ in effect",
+        f"{fig.lam:.3g}",
+        "auto (LOO)" if p["lam_auto"] else None,
+        delta_color="off",
+        delta_arrow="off",
+    )
+    cols[3].metric("Skipped", fig.n_skipped)
+    left, right = st.columns(2, gap="medium")
+    with left:
+        # when to stop is the When-to-stop panel's (rlscore.ui.label.stopping_panel), drawn below
+        if fig.has_truth:
+            c1, c2 = st.columns([1, 1], vertical_alignment="bottom")
+            n_auto = c1.number_input(
+                "Auto-label the next N",
+                min_value=1,
+                max_value=fig.n,
+                value=min(10, fig.n),
+                key="n_auto",
+            )
+            # the oracle is no member: in a team's project every label comes from a member
+            team = bool(s.store.members(s.project_name))
+            c2.button(
+                f"Auto-label {int(n_auto)}",
+                key="auto",
+                help=AUTO_LABEL_TEAM_HELP if team else AUTO_LABEL_HELP,
+                on_click=actions.auto_label,
+                args=(handle, int(n_auto), int(p["budget"])),
+                disabled=team or fig.n_labeled + fig.n_skipped >= fig.n,
+            )
+    with right:
+        st.markdown(f"**{risk_name} after each label**")
+        if len(fig.risk_history) > 1:
+            st.plotly_chart(
+                figures.risk_history_figure(
+                    fig.risk_history, fig.validation_history, risk_name=risk_name
+                ),
+                config={"displaylogo": False},
+                key="risk_history",
+            )
+        else:
+            st.caption("No label yet.")
+
+
+def below_the_fold(handle: SessionHandle, p: dict, annotator: str) -> None:
+    """Recent labels and the learner's figures (the body of the page's figures fragment)."""
+    refresh.start_view("refresh_figures")
+    seen = recent_labels(handle, annotator)
+    with report_errors("The learner's figures"):
+        learner_figures(handle, p)
+    refresh.marker("refresh_figures", view_state(seen))
+
+
+__all__ = [
+    "AUDIT_NOTE",
+    "BUTTONS_PER_ROW",
+    "below_the_fold",
+    "boundary_caption",
+    "buttons_per_row",
+    "go_on_after_stop",
+    "learner_figures",
+    "panel_style",
+    "pool_plot",
+    "prediction_text",
+    "project_gone_notice",
+    "query_panel",
+    "recent_labels",
+    "stop_ends_labeling",
+    "view_state",
+]

@@ -1,0 +1,1 @@
+"""Plane geometry for the pictures: projections, grids and decision surfaces (numpy, scipy)."""
