@@ -17,7 +17,7 @@ MATHEMATICS = REPO / "docs" / "mathematics.md"
 #: the trees whose text may cite the mathematics (the docs themselves are checked below)
 CITING = ("rlscore", "benchmarks", "tests", "pages", "sample_data")
 MARKDOWN = [REPO / "README.md", REPO / "CONTRIBUTING.md", REPO / "CHANGELOG.md"] + sorted(
-    (REPO / "docs").glob("*.md")
+    (REPO / "docs").rglob("*.md")
 )
 
 
@@ -70,6 +70,47 @@ def test_relative_links_of_the_markdown_documents_resolve():
                 continue
             if not (doc.parent / target.split("#", 1)[0]).exists():
                 broken.append(f"{doc.relative_to(REPO)} → {target}")
+    assert not broken, broken
+
+
+def _heading_anchors(doc: Path) -> set[str]:
+    """The anchors GitHub gives the headings of ``doc``: lower case, every character but
+    letters, digits, ``_``, ``-`` and spaces dropped, spaces turned into ``-``, a repeated
+    anchor suffixed ``-1``, ``-2`` …; lines inside fenced code blocks are no headings."""
+    anchors: set[str] = set()
+    seen: dict[str, int] = {}
+    fenced = False
+    for line in doc.read_text(encoding="utf-8").splitlines():
+        if line.startswith("```"):
+            fenced = not fenced
+            continue
+        heading = None if fenced else re.match(r"#{1,6} (.+)", line)
+        if heading is None:
+            continue
+        anchor = re.sub(r"[^\w\- ]", "", heading.group(1).strip().lower()).replace(" ", "-")
+        count = seen.get(anchor, 0)
+        seen[anchor] = count + 1
+        anchors.add(anchor if count == 0 else f"{anchor}-{count}")
+    return anchors
+
+
+def test_the_anchors_of_the_markdown_links_name_a_heading():
+    """A link to ``page.md#anchor`` (or ``#anchor`` on the same page) lands on a heading: a
+    section renamed or moved to another page breaks the links that pointed at it."""
+    broken = []
+    n = 0
+    for doc in MARKDOWN:
+        for target in re.findall(r"\]\(([^)\s]+)\)", doc.read_text(encoding="utf-8")):
+            if re.match(r"[a-z]+:", target) or "#" not in target:
+                continue
+            path, anchor = target.split("#", 1)
+            page = (doc.parent / path) if path else doc
+            if page.suffix != ".md" or not page.exists():
+                continue  # a missing page is the test above's
+            n += 1
+            if anchor not in _heading_anchors(page):
+                broken.append(f"{doc.relative_to(REPO)} → {target}")
+    assert n > 20, f"only {n} links with an anchor found: is the link pattern still right?"
     assert not broken, broken
 
 
