@@ -5,8 +5,8 @@ argument is stored under its own name, nothing else is done in ``__init__`` — 
 three operations: ``get_params``, ``set_params`` and a fresh unfitted copy (``clone``). They do
 not subclass ``sklearn.base.BaseEstimator`` for them: importing it loads scikit-learn's
 validation stack with scipy.stats and pandas, about a second of CPU that the Label page's
-first load would otherwise pay before it draws anything (docs/benchmarks.md, "Cold start").
-The scikit-learn estimators of :mod:`rlscore.core` (``RLSClassifier`` …) keep
+first load would otherwise pay before it draws anything (docs/benchmarks/app-latency.md,
+"Cold start"). The scikit-learn estimators of :mod:`rlscore.core` (``RLSClassifier`` …) keep
 ``BaseEstimator``: they are meant for scikit-learn's pipelines and checks.
 
 Objects of this kind are accepted by ``sklearn.base.clone`` too, which only needs

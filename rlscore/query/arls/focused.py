@@ -37,8 +37,8 @@ but not how many points a label there decides. Focused ARLS takes both:
   current model, so a region it is confidently wrong about is never asked (uncertainty
   sampling's sampling bias); the uniform share keeps a fixed fraction of the labels
   distributed like the pool whatever the model does. Measured on the strategy suite's
-  development half (``benchmarks/default_vs_random.py``, docs/benchmarks.md), where the
-  default :data:`DEFAULT_EXPLORE` was chosen.
+  development half (``benchmarks/default_vs_random.py``, docs/benchmarks/strategies.md),
+  where the default :data:`DEFAULT_EXPLORE` was chosen.
 
 Cost. No n × n covariance is kept: for the c candidates the covariance rows are ``D_{C:} = K_{C:} −
 K_{CL} G⁻¹ K_{L:}`` (one Cholesky per group of columns, O(l³ + n l c)), and the lookahead costs O(c

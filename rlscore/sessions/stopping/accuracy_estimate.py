@@ -44,8 +44,8 @@ from rlscore.sessions.state.loo_refit import labeled_rls, loo_labels
 
 #: the rule a session and ``simulate`` use unless told otherwise: the winner of the
 #: pre-registered comparison of confidence-drop, stabilizing and loo-plateau on the text tasks
-#: (benchmarks/stopping_rules_text.py, 10 seeds; docs/benchmarks.md "When to stop"), after
-#: confidence-drop, the first pick, stopped ringnorm 20-27 points short
+#: (benchmarks/stopping_rules_text.py, 10 seeds; docs/benchmarks/stopping.md "When to stop"),
+#: after confidence-drop, the first pick, stopped ringnorm 20-27 points short
 DEFAULT_STOP_RULE = "stabilizing"
 #: the rules' parameters (docs/mathematics.md §"Knowing when to stop": the papers' values,
 #: with successive models ``lag`` labels apart since rlscore adds one label at a time)
