@@ -1,6 +1,7 @@
 """The ``--db`` option of the commands that use a label database (``labels``, ``settings``,
-``agreement``, ``negatives``): one help text, and :func:`open_existing_store`, which opens a
-database only once it is known to be an rlscore label database.
+``agreement``, ``negatives``, ``members``, ``create-cluster-project``): one help text, and
+:func:`open_existing_store`, which opens a database only once it is known to be an rlscore
+label database.
 
 A command never creates or converts a database: opening a missing SQLite file would create
 it, and opening an empty file or another program's SQLite database would write the label
