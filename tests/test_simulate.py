@@ -115,7 +115,7 @@ def test_classes_are_ordered_by_the_projects_rule():
     """One function orders classes for projects and simulations (numbers before text)."""
     from importlib import import_module
 
-    from rlscore.data.projects.project import sorted_values
+    from rlscore.data.projects.class_labels import sorted_values
 
     assert import_module("rlscore.experiments.simulation.simulate").sorted_values is sorted_values
     X = np.arange(8.0).reshape(4, 2)

@@ -15,8 +15,9 @@ from rlscore.cli.io.output_files import output_file
 from rlscore.core.kernels.landmarks import LANDMARK_RULES
 from rlscore.core.kernels.rbf_width import DEFAULT_SIGMA
 from rlscore.data.features.text import ANALYZERS
-from rlscore.data.projects.project import project_from_table, read_table
+from rlscore.data.projects.table_project import project_from_table
 from rlscore.data.samples.bundled import list_samples, load_sample
+from rlscore.data.upload.table_reading import read_table
 from rlscore.experiments.simulation.simulate import SimulationResult, can_predict_outside, simulate
 from rlscore.query import STRATEGIES, make_strategy
 from rlscore.sessions.stopping.accuracy_estimate import DEFAULT_STOP_RULE, STOP_RULE_PARAMS

@@ -41,7 +41,7 @@ from rlscore.core.conventions.json_values import jsonable
 from rlscore.core.conventions.missing_labels import unlabeled_mask
 from rlscore.core.evaluation.validation_error import validation_errors
 from rlscore.core.kernels.functions import is_graph_kernel
-from rlscore.data.projects.project import sorted_values
+from rlscore.data.projects.class_labels import sorted_values
 from rlscore.query import STRATEGIES, NoCandidatesError, QueryStrategy, make_strategy
 from rlscore.sessions.stopping.accuracy_estimate import (
     STOP_RULE_PARAMS,
