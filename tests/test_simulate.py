@@ -13,7 +13,7 @@ import pytest
 
 from rlscore.cli.commands.simulate import ProgressBar, main
 from rlscore.core.rls.classifier import RLSClassifier
-from rlscore.experiments.simulation import simulate
+from rlscore.experiments.simulation.simulate import simulate
 from rlscore.query import make_strategy
 from rlscore.query.arls.thesis import ARLS
 
