@@ -4,9 +4,9 @@ Texts: each is three one-line Debian package descriptions (from ``apt-cache dump
 the source of the bundled text samples) drawn at random with a fixed seed, about 130
 characters. Measured in separate child processes so each peak memory is its own:
 
-* ``rlscore``: :func:`rlscore.data.projects.project.project_from_table` with a text column (checks
-  the items, TF-IDF, truncated SVD to 100 dimensions, the project), with the progress
-  callback recording its steps;
+* ``rlscore``: :func:`rlscore.data.projects.table_project.project_from_table` with a text
+  column (checks the items, TF-IDF, truncated SVD to 100 dimensions, the project), with the
+  progress callback recording its steps;
 * ``baseline``: scikit-learn alone, ``TfidfVectorizer(max_features=20000, sublinear_tf=True)``
   then ``TruncatedSVD(100)`` — the same computation without rlscore's checks.
 
@@ -65,7 +65,7 @@ def _child(which: str, n: int, threads: int) -> dict:
         load = os.getloadavg()
         t0, c0 = time.perf_counter(), time.process_time()
         if which == "rlscore":
-            from rlscore.data.projects.project import project_from_table
+            from rlscore.data.projects.table_project import project_from_table
 
             p = project_from_table(
                 df, "bench", truth_column="label", text_columns=["text"],

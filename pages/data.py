@@ -27,13 +27,9 @@ from rlscore.data.features.image_urls import image_urls_allowed
 from rlscore.data.features.images import IMAGE_ROOT_ENV, server_image_root
 from rlscore.data.features.text import TextFeatureSettings
 from rlscore.data.items.columns import ItemInputError
-from rlscore.data.projects.project import (
-    ProjectInputError,
-    parse_class_names,
-    project_from_table,
-    read_table,
-    truth_values,
-)
+from rlscore.data.projects.class_labels import parse_class_names, truth_values
+from rlscore.data.projects.project import ProjectInputError
+from rlscore.data.projects.table_project import project_from_table
 from rlscore.data.upload.proposal import (
     ANALYZER_CHOICES,
     MAX_PREVIEW_ROWS,
@@ -54,6 +50,7 @@ from rlscore.data.upload.proposal import (
     text_settings,
 )
 from rlscore.data.upload.table_fixes import TableFixError
+from rlscore.data.upload.table_reading import read_table
 from rlscore.sessions.team import permissions
 from rlscore.sessions.views.project_overview import cluster_pool_text
 from rlscore.storage import UnknownProjectError

@@ -26,12 +26,9 @@ _EXPORTS = {
     "rlscore.core.rls.reduced": ("ReducedRLSClassifier",),
     "rlscore.core.rls.classifier": ("RLSClassifier",),
     "rlscore.core.rls.path": ("RLSPath",),
-    "rlscore.data.projects.project": (
-        "Project",
-        "ProjectInputError",
-        "project_from_table",
-        "read_table",
-    ),
+    "rlscore.data.projects.project": ("Project", "ProjectInputError"),
+    "rlscore.data.projects.table_project": ("project_from_table",),
+    "rlscore.data.upload.table_reading": ("read_table",),
     "rlscore.data.samples.bundled": (
         "Dataset",
         "ensure_sample_projects",

@@ -25,7 +25,8 @@ from rlscore.data.features.images import (
     pixel_feature_names,
 )
 from rlscore.data.items.item_view import shown_items
-from rlscore.data.projects.project import ProjectInputError, project_from_table
+from rlscore.data.projects.project import ProjectInputError
+from rlscore.data.projects.table_project import project_from_table
 from rlscore.data.upload.proposal import guess_image_column, guess_text_columns
 
 

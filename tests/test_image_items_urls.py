@@ -21,7 +21,8 @@ from rlscore.data.features.image_urls import (
 )
 from rlscore.data.features.images import image_pixel_features, load_image
 from rlscore.data.items.item_view import shown_items
-from rlscore.data.projects.project import ProjectInputError, project_from_table
+from rlscore.data.projects.project import ProjectInputError
+from rlscore.data.projects.table_project import project_from_table
 
 PICTURES = {
     f"/pic/{kind}_{k}.png": class_picture(kind, k) for kind in ("bar", "ring") for k in (0, 1)

@@ -24,7 +24,9 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 
 from rlscore.cli.commands import labels as labels_cli
 from rlscore.cli.commands import simulate as simulate_cli
-from rlscore.data.projects.project import ProjectInputWarning, project_from_table, read_table
+from rlscore.data.projects.project import ProjectInputWarning
+from rlscore.data.projects.table_project import project_from_table
+from rlscore.data.upload.table_reading import read_table
 from rlscore.experiments.simulation.simulate import simulate
 from rlscore.storage import Event, open_store
 

@@ -17,12 +17,9 @@ import pandas as pd
 import pytest
 
 from rlscore.data.items.columns import MAX_TEXT_CHARS
-from rlscore.data.projects.project import (
-    ProjectInputError,
-    ProjectInputWarning,
-    project_from_table,
-    read_table,
-)
+from rlscore.data.projects.project import ProjectInputError, ProjectInputWarning
+from rlscore.data.projects.table_project import project_from_table
+from rlscore.data.upload.table_reading import read_table
 
 HEADER = "text,label,n\n"
 SENTENCES = ["a cat on the mat", "stocks fell today", "the dog ran off", "bank rates rose"]

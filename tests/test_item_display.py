@@ -22,7 +22,7 @@ from streamlit.testing.v1 import AppTest
 from support.app import REPO, TIMEOUT, button, ok, query_point
 from support.markdown import BOLD_NAME, assert_shown_as_text, markdown_texts
 
-from rlscore.data.projects.project import project_from_table
+from rlscore.data.projects.table_project import project_from_table
 from rlscore.storage import Event, open_store
 from rlscore.ui.label.point_view import BRIEF_CHARS, THUMBNAIL_SIDE
 from rlscore.ui.label.query_panel import SCORE_HELP, boundary_caption, buttons_per_row

@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 from support.app import REPO, TIMEOUT, ok, query_point
 
 from rlscore.data.items.item_view import shown_features, shown_items
-from rlscore.data.projects.project import project_from_table
+from rlscore.data.projects.table_project import project_from_table
 from rlscore.data.samples.bundled import project_from_sample
 
 

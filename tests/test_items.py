@@ -12,13 +12,9 @@ from support.access import drop_version_5
 from support.stores import raw_sql
 
 from rlscore.data.items.columns import ItemColumn, item_values, raw_feature_values
-from rlscore.data.projects.project import (
-    Project,
-    ProjectInputError,
-    ProjectInputWarning,
-    project_from_table,
-    standardize_columns,
-)
+from rlscore.data.projects.project import Project, ProjectInputError, ProjectInputWarning
+from rlscore.data.projects.standardization import standardize_columns
+from rlscore.data.projects.table_project import project_from_table
 from rlscore.sessions import LabelingSession
 from rlscore.storage import open_store
 from rlscore.storage.sql.schema import SCHEMA_VERSION

@@ -4,7 +4,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rlscore.data.projects.project import ProjectInputError, project_from_table
+from rlscore.data.projects.project import ProjectInputError
+from rlscore.data.projects.table_project import project_from_table
 from rlscore.data.upload.table_fixes import (
     TableFixError,
     drop_missing_rows,

@@ -20,7 +20,9 @@ from reference.kernel_ridge import reference_f, reference_scores, sk_kernel
 import rlscore.core.conventions.memory_budget
 import rlscore.core.kernels.functions
 import rlscore.query.rls_state.on_kernel
-from rlscore.data.projects.project import Project, project_from_table, read_table
+from rlscore.data.projects.project import Project
+from rlscore.data.projects.table_project import project_from_table
+from rlscore.data.upload.table_reading import read_table
 from rlscore.query import STRATEGIES, make_strategy
 from rlscore.sessions import LabelingSession, PoolTooLargeError
 from rlscore.sessions.state.engine import KernelCache, check_pool_size

@@ -6,14 +6,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rlscore.data.projects.project import (
-    Project,
-    ProjectInputError,
-    ProjectInputWarning,
-    project_from_table,
-    read_table,
-)
+from rlscore.data.projects.project import Project, ProjectInputError, ProjectInputWarning
+from rlscore.data.projects.table_project import project_from_table
 from rlscore.data.samples.bundled import list_samples, load_sample, project_from_sample
+from rlscore.data.upload.table_reading import read_table
 
 GOOD = "a,b,label\n1.0,2.0,cat\n3.5,-1,dog\n0,4,cat\n"
 

@@ -21,14 +21,9 @@ from support.app import app_page
 from support.markdown import plain
 
 from rlscore.data.items.item_view import shown_features
-from rlscore.data.projects.project import (
-    SPREAD_RATIO,
-    ProjectInputError,
-    ProjectInputWarning,
-    needs_scaling,
-    project_from_table,
-    read_table,
-)
+from rlscore.data.projects.project import ProjectInputError, ProjectInputWarning
+from rlscore.data.projects.standardization import SPREAD_RATIO, needs_scaling
+from rlscore.data.projects.table_project import project_from_table
 from rlscore.data.upload.proposal import (
     STANDARDIZE_CHOICES,
     apply_fixes,
@@ -38,6 +33,7 @@ from rlscore.data.upload.proposal import (
     fixed_features,
     guess_truth_column,
 )
+from rlscore.data.upload.table_reading import read_table
 from rlscore.experiments.simulation.simulate import simulate
 from rlscore.sessions.state.settings import project_settings
 from rlscore.storage import open_store

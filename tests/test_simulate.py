@@ -13,7 +13,7 @@ import pytest
 
 from rlscore.cli.commands.simulate import ProgressBar, main
 from rlscore.core.rls.classifier import RLSClassifier
-from rlscore.experiments.simulation import simulate
+from rlscore.experiments.simulation.simulate import simulate
 from rlscore.query import make_strategy
 from rlscore.query.arls.thesis import ARLS
 
@@ -115,7 +115,7 @@ def test_classes_are_ordered_by_the_projects_rule():
     """One function orders classes for projects and simulations (numbers before text)."""
     from importlib import import_module
 
-    from rlscore.data.projects.project import sorted_values
+    from rlscore.data.projects.class_labels import sorted_values
 
     assert import_module("rlscore.experiments.simulation.simulate").sorted_values is sorted_values
     X = np.arange(8.0).reshape(4, 2)

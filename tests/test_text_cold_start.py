@@ -20,7 +20,8 @@ from reference.graph_ocl import brute_knn, brute_negatives
 from streamlit.testing.v1 import AppTest
 
 from rlscore.cli import main as cli
-from rlscore.data.projects.project import Project, project_from_table
+from rlscore.data.projects.project import Project
+from rlscore.data.projects.table_project import project_from_table
 from rlscore.sessions import LabelLog
 from rlscore.sessions.actions.cold_start import propose_negatives
 from rlscore.storage import Event, open_store

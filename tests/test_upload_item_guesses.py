@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rlscore.data.projects.project import project_from_table
+from rlscore.data.projects.table_project import project_from_table
 from rlscore.data.upload.proposal import (
     apply_fixes,
     categorical_columns,

@@ -4,12 +4,9 @@ from rlscore.core.lazy.exports import lazy_exports
 
 #: imported on first access: the samples module loads scikit-learn's datasets
 _EXPORTS = {
-    "rlscore.data.projects.project": (
-        "Project",
-        "ProjectInputError",
-        "project_from_table",
-        "read_table",
-    ),
+    "rlscore.data.projects.project": ("Project", "ProjectInputError"),
+    "rlscore.data.projects.table_project": ("project_from_table",),
+    "rlscore.data.upload.table_reading": ("read_table",),
     "rlscore.data.samples.bundled": (
         "Dataset",
         "ensure_sample_projects",

@@ -22,7 +22,7 @@ from PIL import Image
 from playwright.sync_api import expect
 
 from rlscore.data.items.item_map import map_coordinates
-from rlscore.data.projects.project import project_from_table
+from rlscore.data.projects.table_project import project_from_table
 from rlscore.storage import open_store
 
 WIDTH, HEIGHT = 1280, 720

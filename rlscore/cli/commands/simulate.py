@@ -15,8 +15,9 @@ from rlscore.cli.io.output_files import output_file
 from rlscore.core.kernels.landmarks import LANDMARK_RULES
 from rlscore.core.kernels.rbf_width import DEFAULT_SIGMA
 from rlscore.data.features.text import ANALYZERS
-from rlscore.data.projects.project import project_from_table, read_table
+from rlscore.data.projects.table_project import project_from_table
 from rlscore.data.samples.bundled import list_samples, load_sample
+from rlscore.data.upload.table_reading import read_table
 from rlscore.experiments.simulation.simulate import SimulationResult, can_predict_outside, simulate
 from rlscore.query import STRATEGIES, make_strategy
 from rlscore.sessions.stopping.accuracy_estimate import DEFAULT_STOP_RULE, STOP_RULE_PARAMS
@@ -141,14 +142,31 @@ def _validation_file(value: str | None) -> Path | None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The arguments of ``python -m rlscore simulate``: the data, the strategy and its
+    parameters, the runs, and the stopping rule (the order ``--help`` lists them in)."""
     p = argparse.ArgumentParser(
         prog="python -m rlscore simulate",
         description="Run a query strategy against known labels and record the learning curve.",
     )
+    add_data_arguments(p)
+    add_strategy_arguments(p)
+    add_run_arguments(p)
+    add_stop_arguments(p)
+    return p
+
+
+def add_data_arguments(p: argparse.ArgumentParser) -> None:
+    """``--data`` and ``--truth``, and how a file's features are made."""
     p.add_argument(
         "--data", required=True, help="sample name or CSV/Parquet file with a truth column"
     )
     p.add_argument("--truth", default="label", help="the file's truth column (default: label)")
+    _add_item_arguments(p)
+
+
+def _add_item_arguments(p: argparse.ArgumentParser) -> None:
+    """The features of a ``--data`` file: numeric columns, texts, images or embeddings, named
+    as :func:`~rlscore.data.projects.table_project.project_from_table`'s keywords."""
     items = p.add_argument_group(
         "items (a --data file): features made from texts, images or embeddings, as "
         "rlscore.data.project_from_table makes them"
@@ -180,6 +198,11 @@ def build_parser() -> argparse.ArgumentParser:
     items.add_argument("--text-analyzer", choices=list(ANALYZERS), help="default: word")
     items.add_argument("--text-dimension", type=int, help="dimension of the text features (100)")
     items.add_argument("--vocabulary-size", type=int, help="terms kept (default 20000)")
+
+
+def add_strategy_arguments(p: argparse.ArgumentParser) -> None:
+    """``--strategy`` and its parameters: the kernel, σ, λ, the weighting, and those of the
+    low-rank and the A-optimal KLR strategies."""
     p.add_argument(
         "--strategy",
         default="arls-focused",
@@ -203,6 +226,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--candidates", type=int, help="score only this many candidates per query (aopt-klr, "
         "muq-klr, arls-lowrank)"
     )  # fmt: skip
+    _add_low_rank_arguments(p)
+    _add_klr_arguments(p)
+
+
+def _add_low_rank_arguments(p: argparse.ArgumentParser) -> None:
+    """The Nyström kernel of ``arls-lowrank``: landmarks, risk sample, exact re-scoring."""
     low = p.add_argument_group("low-rank kernel (arls-lowrank, for pools of 10 000+ points)")
     low.add_argument("--n-landmarks", type=int, help="landmarks m of the Nyström kernel")
     low.add_argument("--landmarks", choices=list(LANDMARK_RULES), help="landmark rule")
@@ -212,11 +241,20 @@ def build_parser() -> argparse.ArgumentParser:
     low.add_argument(
         "--refine", type=int, help="re-score this many best candidates on the exact kernel"
     )
+
+
+def _add_klr_arguments(p: argparse.ArgumentParser) -> None:
+    """The A-optimal KLR strategies' mode and candidates, and the graph kernels' k and t."""
     klr = p.add_argument_group("A-optimal KLR (aopt-klr, muq-klr)")
     klr.add_argument("--mode", choices=["auto", "exact", "fast"], help="refit per candidate or not")
     klr.add_argument("--candidate-rule", choices=["uncertainty", "random"])
     klr.add_argument("--graph-k", type=int, help="neighbours of the kNN graph (graph kernels)")
     klr.add_argument("--graph-t", type=float, help="t of the graph kernel")
+
+
+def add_run_arguments(p: argparse.ArgumentParser) -> None:
+    """How many queries, runs and initial labels, where the error is measured, and the
+    output."""
     p.add_argument("--queries", type=int, default=50)
     p.add_argument("--seeds", type=int, default=1, help="number of runs (seeds 0, 1, …)")
     p.add_argument("--init", type=int, default=0, help="random initial labels per run")
@@ -227,8 +265,6 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--out", help="write the records as JSON to this file")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    add_stop_arguments(p)
-    return p
 
 
 def main(argv: list[str] | None = None) -> int:

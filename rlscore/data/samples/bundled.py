@@ -38,7 +38,8 @@ from rlscore.data.projects.project import Project
 if TYPE_CHECKING:
     import pandas as pd
 
-SAMPLE_DIR = Path(__file__).resolve().parents[2] / "sample_data"
+#: the repository's sample_data/ (this module is rlscore/data/samples/bundled.py)
+SAMPLE_DIR = Path(__file__).resolve().parents[3] / "sample_data"
 SPLITS = ("pool", "validation")
 
 

@@ -2,8 +2,9 @@
 
 The Data page proposes a ground-truth column (:func:`guess_truth_column`: named like a label
 column and holding few enough values to be classes) and the numeric columns as features
-(:func:`default_features`); once :func:`rlscore.data.projects.project.project_from_table` has built
-the project, :func:`class_listing` and :func:`project_preview` are what the page shows of it.
+(:func:`default_features`); once
+:func:`rlscore.data.projects.table_project.project_from_table` has built the project,
+:func:`class_listing` and :func:`project_preview` are what the page shows of it.
 Texts returned here are plain: the page escapes them for Markdown.
 """
 
@@ -52,7 +53,8 @@ MISSING_FIXES = ("keep", "drop rows", "impute median", "impute mean")
 #: the text analyzers offered on the form, by the name shown
 ANALYZER_CHOICES = {"words": "word", "character n-grams": "char_wb"}
 #: standardisation offered on the form, by the name shown: the first (the default) lets
-#: project_from_table decide from the data (rlscore.data.projects.project.needs_scaling)
+#: project_from_table decide from the data
+#: (rlscore.data.projects.standardization.needs_scaling)
 STANDARDIZE_CHOICES = {
     "automatic (when the columns' spreads differ)": None,
     "yes": True,

@@ -1,9 +1,9 @@
 """Fixes for real tables, offered when a table cannot become a project as it is.
 
 Published tables (penguins: a string species, NaN in two rows, string island and sex) fail
-:func:`~rlscore.data.projects.project.project_from_table` with a clear message; these functions are
-the fixes the Data page offers next to it, each returning a new table (the upload is never
-changed in place) and a sentence saying what was done:
+:func:`~rlscore.data.projects.table_project.project_from_table` with a clear message; these
+functions are the fixes the Data page offers next to it, each returning a new table (the upload
+is never changed in place) and a sentence saying what was done:
 
 * :func:`missing_value_rows` — which rows of the chosen columns have missing values;
 * :func:`drop_missing_rows` — drop them;

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from rlscore.experiments.comparison.model_curves import evaluation_model, model_errors
-from rlscore.experiments.simulation.simulate import Run, simulate
+from rlscore.experiments.simulation.simulate import Run, SimulationResult, simulate
 from rlscore.query import QueryStrategy, make_strategy
 
 #: columns of :func:`compare_strategies`' table, one row per (strategy, seed, step)
@@ -84,13 +84,7 @@ def compare_strategies(
     strategies = list(dict.fromkeys(strategies))
     if not strategies:
         raise ValueError("choose at least one strategy to compare")
-    if model is not None:
-        evaluation_model(model, 2)  # an unknown name fails before any simulation
-        if isinstance(validation, float):
-            raise ValueError(
-                "a model is measured on the pool or a separate validation pair, not on a "
-                "held-out fraction"
-            )
+    _check_model(model, validation)
     params = dict(params or {})
     # a fraction held out changes the pool per run set: simulate then builds its own kernel
     share_kernel = not isinstance(validation, float)
@@ -99,12 +93,6 @@ def compare_strategies(
     total = len(strategies) * queries * n_seeds
     rows = []
     for k, name in enumerate(strategies):
-        offset = k * queries * n_seeds
-
-        def report(done: int, _total: int, offset: int = offset) -> None:
-            if progress is not None:
-                progress(offset + done, total)
-
         result = simulate(
             X,
             y,
@@ -116,29 +104,65 @@ def compare_strategies(
             params=params,
             classes=classes,
             K=_shared_kernel(kernels, make_strategy(name, **params), X) if share_kernel else None,
-            progress=report,
+            progress=_counted_after(progress, k * queries * n_seeds, total),
         )
-        for run in result.runs:
-            errors = _model_errors(model, X, y, run, validation)
-            for st, (model_error, model_balanced) in zip(run.steps, errors, strict=True):
-                rows.append(
-                    {
-                        "strategy": name,
-                        "seed": run.seed,
-                        "step": st.step,
-                        "n_labels": st.n_labels,
-                        "index": st.index,
-                        "label": st.label,
-                        "score": st.score,
-                        "estimated_risk": st.estimated_risk,
-                        "validation_error": st.validation_error,
-                        "balanced_error": st.balanced_error,
-                        "model_error": model_error,
-                        "model_balanced_error": model_balanced,
-                        "seconds": st.seconds,
-                    }
-                )
+        rows += _table_rows(name, result, model, X, y, validation)
     return pd.DataFrame(rows, columns=list(COLUMNS))
+
+
+def _check_model(model: str | None, validation) -> None:
+    """Refuse an unknown evaluation model, or one asked to be measured on a held-out
+    fraction, before any simulation runs."""
+    if model is None:
+        return
+    evaluation_model(model, 2)  # raises for an unknown name
+    if isinstance(validation, float):
+        raise ValueError(
+            "a model is measured on the pool or a separate validation pair, not on a "
+            "held-out fraction"
+        )
+
+
+def _counted_after(
+    progress: Callable[[int, int], None] | None, offset: int, total: int
+) -> Callable[[int, int], None]:
+    """The progress callback of one strategy's simulation: its queries counted after the
+    ``offset`` queries of the strategies before it, out of all strategies' ``total``."""
+
+    def report(done: int, _total: int) -> None:
+        if progress is not None:
+            progress(offset + done, total)
+
+    return report
+
+
+def _table_rows(
+    name: str, result: SimulationResult, model: str | None, X, y, validation
+) -> list[dict]:
+    """The rows of :func:`compare_strategies`' table (one per run and step) for strategy
+    ``name``'s simulation, with ``model``'s errors beside its learner's."""
+    rows = []
+    for run in result.runs:
+        errors = _model_errors(model, X, y, run, validation)
+        for st, (model_error, model_balanced) in zip(run.steps, errors, strict=True):
+            rows.append(
+                {
+                    "strategy": name,
+                    "seed": run.seed,
+                    "step": st.step,
+                    "n_labels": st.n_labels,
+                    "index": st.index,
+                    "label": st.label,
+                    "score": st.score,
+                    "estimated_risk": st.estimated_risk,
+                    "validation_error": st.validation_error,
+                    "balanced_error": st.balanced_error,
+                    "model_error": model_error,
+                    "model_balanced_error": model_balanced,
+                    "seconds": st.seconds,
+                }
+            )
+    return rows
 
 
 def _model_errors(model: str | None, X, y, run: Run, validation) -> list[tuple]:

@@ -41,7 +41,7 @@ from rlscore.core.conventions.json_values import jsonable
 from rlscore.core.conventions.missing_labels import unlabeled_mask
 from rlscore.core.evaluation.validation_error import validation_errors
 from rlscore.core.kernels.functions import is_graph_kernel
-from rlscore.data.projects.project import sorted_values
+from rlscore.data.projects.class_labels import sorted_values
 from rlscore.query import STRATEGIES, NoCandidatesError, QueryStrategy, make_strategy
 from rlscore.sessions.stopping.accuracy_estimate import (
     STOP_RULE_PARAMS,
@@ -187,6 +187,38 @@ def simulate(
     """
     X = check_matrix(X, "X", min_samples=2)
     y = check_labels(y, X.shape[0], "y")
+    plan = _run_plan(queries, seeds, init, audit_every, stop_rule, until_stop)
+    classes = _classes(y, classes)
+    X, y, X_val, y_val, where = _pool_and_validation(X, y, validation, K, plan.init)
+    template, K = _template_and_kernel(strategy, params or {}, X, X_val, K)
+    pool = _Pool(X, y, classes, K, X_val, y_val)
+    counter = _QueryCounter(progress, plan.queries * len(plan.seeds))
+    runs = [_run(template, seed, pool, plan, counter) for seed in plan.seeds]
+    return SimulationResult(
+        strategy=strategy if isinstance(strategy, str) else type(strategy).__name__,
+        params=jsonable(template.get_params()),
+        classes=jsonable(list(classes)),
+        validation=where,
+        n_pool=int(X.shape[0]),
+        runs=runs,
+    )
+
+
+@dataclass(frozen=True)
+class _RunPlan:
+    """The checked settings every run of a simulation follows."""
+
+    queries: int
+    init: int  # initial labels per run
+    chosen: np.ndarray | None  # the pool indices of the initial labels; None: drawn per seed
+    seeds: list[int]
+    audit_every: int
+    rules: list[str]  # the stop rules tracked, the first one ending a run ``until_stop``
+    until_stop: bool
+
+
+def _run_plan(queries, seeds, init, audit_every, stop_rule, until_stop) -> _RunPlan:
+    """The run settings of :func:`simulate`, checked (a ``ValueError`` naming the argument)."""
     queries = _check_count(queries, "queries", minimum=1)
     chosen = None
     if isinstance(init, Sequence | np.ndarray):
@@ -203,82 +235,97 @@ def simulate(
             raise ValueError(
                 f"stop rule {rule!r} is unknown: choose one of {list(STOP_RULE_PARAMS)}"
             )
-    classes = _classes(y, classes)
-    if K is not None and isinstance(validation, float):
-        raise ValueError("a precomputed K cannot be combined with a validation fraction")
-    X, y, X_val, y_val, where = _validation_split(X, y, validation)
-    if init >= X.shape[0]:
-        raise ValueError(f"init={init} labels leave no point to query in a pool of {X.shape[0]}")
+    return _RunPlan(queries, init, chosen, seed_list, audit_every, rules, until_stop)
 
-    template = _strategy(strategy, params or {})
-    if X_val is not None and not can_predict_outside(template):
-        _predict_outside(template, X_val)  # raises the explanation
-    name = strategy if isinstance(strategy, str) else type(strategy).__name__
-    if K is None and template.needs_pool_kernel():
-        K = template.pool_kernel(X)  # computed once, shared by the runs
-    total = queries * len(seed_list)
-    done = 0
-    runs = []
-    for seed in seed_list:
-        q = clone(template)
-        if "seed" in q.get_params():
-            q.set_params(seed=seed)
-        q.start(X, classes, K=K)
-        start = (
-            np.random.default_rng(seed).choice(X.shape[0], size=init, replace=False)
-            if chosen is None
-            else chosen
-        )
-        if hasattr(q, "teach_many"):  # one build instead of one update per label
-            q.teach_many([int(i) for i in start], [y[i] for i in start])
-        else:
-            for i in start:
-                q.teach(int(i), y[i])
-        run = Run(seed=int(seed), init=[int(i) for i in start])
-        run.steps.append(_record(q, 0, None, None, None, 0.0, X_val, y_val))
-        tracker = _StopTracker(X, y, classes, K, rules) if rules else None
-        audit_rng = np.random.default_rng([int(seed), 24])  # its own stream: audits only
-        fired = tracker is not None and tracker.update(q, run.steps[-1], None)
-        for t in range(1, queries + 1):
-            if until_stop and fired:
-                done += queries - t + 1
-                if progress is not None:
-                    progress(done, total)
-                break
-            tic = time.perf_counter()
-            audit = audit_due(t, audit_every)
-            try:
-                if audit:
-                    unlabeled = np.flatnonzero(unlabeled_mask(X.shape[0], q.labeled_))
-                    if unlabeled.size == 0:
-                        raise NoCandidatesError("every point is labeled")
-                    i, score = audit_draw(unlabeled, audit_rng), None
-                else:
-                    i, score = q.next_query()
-            except NoCandidatesError:
-                done += queries - t + 1
-                if progress is not None:
-                    progress(done, total)
-                break
-            q.teach(i, y[i])
-            seconds = time.perf_counter() - tic
-            run.steps.append(_record(q, t, i, y[i], score, seconds, X_val, y_val, audit))
-            if tracker is not None:
-                fired = tracker.update(q, run.steps[-1], (i, y[i]) if audit else None)
-            done += 1
-            if progress is not None:
-                progress(done, total)
+
+@dataclass(frozen=True)
+class _Pool:
+    """What every run of a simulation labels and is measured on."""
+
+    X: np.ndarray
+    y: np.ndarray  # the oracle's answers
+    classes: np.ndarray
+    K: np.ndarray | None  # the pool kernel, shared by the runs (None: the strategy needs none)
+    X_val: np.ndarray | None  # None: the error is measured on the unlabeled pool points
+    y_val: np.ndarray
+
+
+class _QueryCounter:
+    """The queries done over all runs, reported to ``progress(done, total)``."""
+
+    def __init__(self, progress: ProgressCallback | None, total: int) -> None:
+        self.progress, self.total, self.done = progress, total, 0
+
+    def add(self, queries: int) -> None:
+        """Count ``queries`` more (a run ending early counts the queries it skips)."""
+        self.done += queries
+        if self.progress is not None:
+            self.progress(self.done, self.total)
+
+
+def _run(
+    template: QueryStrategy, seed: int, pool: _Pool, plan: _RunPlan, counter: _QueryCounter
+) -> Run:
+    """One simulated labeling session: the initial labels, then up to ``plan.queries``
+    queries, each answered by the oracle and recorded."""
+    q = clone(template)
+    if "seed" in q.get_params():
+        q.set_params(seed=seed)
+    q.start(pool.X, pool.classes, K=pool.K)
+    start = _teach_initial_labels(q, seed, pool, plan)
+    run = Run(seed=int(seed), init=[int(i) for i in start])
+    run.steps.append(_record(q, 0, None, None, None, 0.0, pool.X_val, pool.y_val))
+    tracker = _StopTracker(pool.X, pool.y, pool.classes, pool.K, plan.rules) if plan.rules else None
+    audit_rng = np.random.default_rng([int(seed), 24])  # its own stream: audits only
+    fired = tracker is not None and tracker.update(q, run.steps[-1], None)
+    for t in range(1, plan.queries + 1):
+        step = None if plan.until_stop and fired else _query(q, t, pool, plan, audit_rng)
+        if step is None:  # stopped, or no point left to query: the rest counts as done
+            counter.add(plan.queries - t + 1)
+            break
+        run.steps.append(step)
         if tracker is not None:
-            run.stop = tracker.report()
-        runs.append(run)
-    return SimulationResult(
-        strategy=name,
-        params=jsonable(template.get_params()),
-        classes=jsonable(list(classes)),
-        validation=where,
-        n_pool=int(X.shape[0]),
-        runs=runs,
+            fired = tracker.update(q, step, (step.index, step.label) if step.audit else None)
+        counter.add(1)
+    if tracker is not None:
+        run.stop = tracker.report()
+    return run
+
+
+def _teach_initial_labels(q: QueryStrategy, seed: int, pool: _Pool, plan: _RunPlan):
+    """Teach ``q`` the run's initial labels (drawn with ``seed`` unless given); returns
+    their pool indices."""
+    start = (
+        np.random.default_rng(seed).choice(pool.X.shape[0], size=plan.init, replace=False)
+        if plan.chosen is None
+        else plan.chosen
     )
+    if hasattr(q, "teach_many"):  # one build instead of one update per label
+        q.teach_many([int(i) for i in start], [pool.y[i] for i in start])
+    else:
+        for i in start:
+            q.teach(int(i), pool.y[i])
+    return start
+
+
+def _query(q: QueryStrategy, t: int, pool: _Pool, plan: _RunPlan, audit_rng) -> Step | None:
+    """Query ``t``: the strategy's choice (or an audit draw), answered by the oracle and
+    recorded; None when no point is left to query."""
+    tic = time.perf_counter()
+    audit = audit_due(t, plan.audit_every)
+    if audit:
+        unlabeled = np.flatnonzero(unlabeled_mask(pool.X.shape[0], q.labeled_))
+        if unlabeled.size == 0:  # every point is labeled
+            return None
+        i, score = audit_draw(unlabeled, audit_rng), None
+    else:
+        try:
+            i, score = q.next_query()
+        except NoCandidatesError:
+            return None
+    q.teach(i, pool.y[i])
+    seconds = time.perf_counter() - tic
+    return _record(q, t, i, pool.y[i], score, seconds, pool.X_val, pool.y_val, audit)
 
 
 def _record(q, t, i, label, score, seconds, X_val, y_val, audit=False) -> Step:
@@ -373,6 +420,17 @@ def _predict_outside(q: QueryStrategy, Z: np.ndarray) -> np.ndarray:
     return q.predict_at(Z)
 
 
+def _pool_and_validation(X, y, validation, K, init: int):
+    """:func:`_validation_split`, refused when a precomputed ``K`` meets a held-out fraction
+    (the pool changes) or when ``init`` labels leave no point to query."""
+    if K is not None and isinstance(validation, float):
+        raise ValueError("a precomputed K cannot be combined with a validation fraction")
+    X, y, X_val, y_val, where = _validation_split(X, y, validation)
+    if init >= X.shape[0]:
+        raise ValueError(f"init={init} labels leave no point to query in a pool of {X.shape[0]}")
+    return X, y, X_val, y_val, where
+
+
 def _validation_split(X, y, validation):
     """(X_pool, y_pool, X_val or None, y_val, description); X_val None = the pool itself."""
     if validation is None:
@@ -421,6 +479,18 @@ def _classes(y: np.ndarray, classes) -> np.ndarray:
     if unknown:
         raise ValueError(f"labels {unknown} of y are not among the classes {classes}")
     return np.asarray(classes)
+
+
+def _template_and_kernel(strategy, params: dict, X, X_val, K) -> tuple[QueryStrategy, object]:
+    """The strategy every run clones, refused when it cannot predict the separate validation
+    points, and the pool kernel: ``K`` if given, else computed once (if the strategy needs
+    one) and shared by the runs."""
+    template = _strategy(strategy, params)
+    if X_val is not None and not can_predict_outside(template):
+        _predict_outside(template, X_val)  # raises the explanation
+    if K is None and template.needs_pool_kernel():
+        K = template.pool_kernel(X)
+    return template, K
 
 
 def _strategy(strategy, params: dict) -> QueryStrategy:

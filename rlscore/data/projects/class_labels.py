@@ -1,0 +1,128 @@
+"""The classes of a project and its true labels: read from a truth column, named by the user.
+
+Class names come as a list or a dict renaming truth values (:func:`truth_and_classes`), or
+typed as text on the Data page (:func:`parse_class_names`); the distinct values of a truth
+column are paired with a list of names in the order of :func:`sorted_values`.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from rlscore.core.conventions.json_values import plain_scalar
+from rlscore.data.items.columns import rows_text
+from rlscore.data.projects.project import ProjectInputError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+
+def truth_and_classes(
+    df: pd.DataFrame, truth_column: str | None, class_names: list | dict | None
+) -> tuple[np.ndarray | None, list]:
+    """The true labels (None without a truth column) and the classes of a project made from
+    ``df`` (see :func:`~rlscore.data.projects.table_project.project_from_table`'s
+    ``class_names``)."""
+    if truth_column is None:
+        return None, [-1, 1] if class_names is None else _class_list(class_names)
+    return _truth(df[truth_column], truth_column, class_names)
+
+
+def _class_list(class_names) -> list:
+    """The class names given, as plain values with text stripped; refused unless at least 2
+    distinct non-empty names."""
+    if isinstance(class_names, dict):
+        class_names = list(class_names.values())
+    classes = [plain_scalar(c) for c in class_names]
+    classes = [c.strip() if isinstance(c, str) else c for c in classes]
+    if len(classes) < 2 or len(set(classes)) != len(classes) or "" in classes:
+        raise ProjectInputError(
+            f"class names must be at least 2 distinct non-empty names, got {class_names!r}"
+        )
+    return classes
+
+
+def _truth(s: pd.Series, col: str, class_names) -> tuple[np.ndarray, list]:
+    """The labels of truth column ``col`` (renamed by ``class_names`` if given) and the
+    classes: refused with a missing label or a single class."""
+    if s.isna().any():
+        raise ProjectInputError(
+            f"truth column {col!r} has missing labels in "
+            f"{rows_text(np.flatnonzero(s.isna().to_numpy()))}: fill them in, or create the "
+            "project without a truth column"
+        )
+    raw = [plain_scalar(v) for v in s.tolist()]
+    values = sorted_values(raw)
+    if len(values) < 2:
+        raise ProjectInputError(
+            f"truth column {col!r} has only one class ({values[0]!r}): a classifier needs at "
+            "least 2 classes; choose another truth column or none"
+        )
+    if class_names is None:
+        return np.asarray(raw, dtype=object), values
+    mapping = _class_name_of_value(values, class_names, col)
+    classes = _class_list([mapping[v] for v in values])
+    return np.asarray([plain_scalar(mapping[v]) for v in raw], dtype=object), classes
+
+
+def _class_name_of_value(values: list, class_names: list | dict, col: str) -> dict:
+    """The class name of each distinct truth value: a dict's renaming, or the list's names
+    in the order of ``values``; refused when a value has no name."""
+    if isinstance(class_names, dict):
+        mapping = {plain_scalar(k): v for k, v in class_names.items()}
+        # keys typed in a text box arrive as strings: match them to the values' text too
+        mapping.update(
+            {k: mapping[str(k)] for k in values if k not in mapping and str(k) in mapping}
+        )
+        unmapped = [v for v in values if v not in mapping]
+        if unmapped:
+            raise ProjectInputError(
+                f"no class name given for truth values {unmapped} of column {col!r}"
+            )
+        return mapping
+    names = list(class_names)
+    if len(names) != len(values):
+        raise ProjectInputError(
+            f"{len(names)} class names for {len(values)} distinct values {values} in truth "
+            f"column {col!r}: give one name per value"
+        )
+    return dict(zip(values, names, strict=True))
+
+
+def sorted_values(values) -> list:
+    """Distinct values sorted, numbers before text (the order class names are given in);
+    numpy scalars count as the Python values they hold."""
+    plain = {v.item() if isinstance(v, np.generic) else v for v in values}
+    return sorted(plain, key=lambda v: (isinstance(v, str), v))
+
+
+def truth_values(df: pd.DataFrame, column: str) -> list:
+    """The distinct values of a truth column, in the order
+    :func:`~rlscore.data.projects.table_project.project_from_table` pairs them with a list of
+    class names (missing values left out)."""
+    return sorted_values(plain_scalar(v) for v in df[column].dropna().tolist())
+
+
+def parse_class_names(text: str) -> list | None:
+    """Class names typed as comma-separated text; whole numbers become ints; None if blank.
+
+    >>> parse_class_names("-1, 1")
+    [-1, 1]
+    >>> parse_class_names(" cat,dog ")
+    ['cat', 'dog']
+    """
+    parts = [p.strip() for p in (text or "").split(",")]
+    if not any(parts):
+        return None
+    return [int(p) if re.fullmatch(r"[-+]?\d+", p) else p for p in parts]
+
+
+__all__ = [
+    "parse_class_names",
+    "sorted_values",
+    "truth_and_classes",
+    "truth_values",
+]

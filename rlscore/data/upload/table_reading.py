@@ -1,0 +1,244 @@
+"""Reading a user's table: an uploaded CSV (encoding and delimiter sniffed) or Parquet file.
+
+:func:`read_table` is the upload's first step; the table it returns becomes a project with
+:func:`~rlscore.data.projects.table_project.project_from_table`. It raises
+:class:`~rlscore.data.projects.project.ProjectInputError` with a message naming the problem
+and what to do about it.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from os import PathLike
+from pathlib import Path
+from typing import TYPE_CHECKING, BinaryIO
+
+from rlscore.data.items.columns import rows_text
+from rlscore.data.projects.column_choice import check_duplicate_columns
+from rlscore.data.projects.project import ProjectInputError
+
+# pandas is imported by the functions that read a table: a page that only opens stored
+# projects never pays its 0.4 s of import
+if TYPE_CHECKING:
+    import pandas as pd
+
+#: encodings tried in order; latin-1 decodes any byte string, so it is the last resort
+CSV_ENCODINGS = ("utf-8-sig", "latin-1")
+CSV_DELIMITERS = (",", ";", "\t")
+PARQUET_SUFFIXES = (".parquet", ".pq")
+_DECIMAL_COMMA = re.compile(r"^\s*[-+]?\d+(?:,\d+)?(?:[eE][-+]?\d+)?\s*$")
+
+
+def _read_bytes(file_or_bytes) -> bytes:
+    if isinstance(file_or_bytes, bytes | bytearray | memoryview):
+        return bytes(file_or_bytes)
+    if isinstance(file_or_bytes, str | PathLike):
+        return Path(file_or_bytes).read_bytes()
+    if hasattr(file_or_bytes, "getvalue"):  # Streamlit's UploadedFile, BytesIO
+        return bytes(file_or_bytes.getvalue())
+    if hasattr(file_or_bytes, "read"):
+        data = file_or_bytes.read()
+        return data.encode("utf-8") if isinstance(data, str) else bytes(data)
+    raise TypeError(f"expected bytes, a path or a file object, got {type(file_or_bytes).__name__}")
+
+
+def read_table(file_or_bytes: bytes | BinaryIO | str | PathLike, filename: str) -> pd.DataFrame:
+    """Read an uploaded CSV or Parquet file into a DataFrame.
+
+    CSV files may be UTF-8 (with or without a byte-order mark) or Latin-1, separated by
+    commas, semicolons or tabs (sniffed from the first lines); with semicolons or tabs,
+    decimal commas (``1,5``) are read as numbers. Files named ``*.parquet`` / ``*.pq`` are
+    read as Parquet.
+
+    Parameters
+    ----------
+    file_or_bytes
+        The file's bytes, a binary file object (e.g. Streamlit's ``UploadedFile``) or a path.
+    filename
+        The original file name; its suffix chooses the format and it names the file in errors.
+
+    Raises
+    ------
+    ProjectInputError
+        Empty file, binary or UTF-16 file, unknown delimiter, ragged rows, duplicate column
+        names, unreadable Parquet — each with what to do.
+    """
+    data = _read_bytes(file_or_bytes)
+    name = filename or "the file"
+    if not data.strip():
+        raise ProjectInputError(f"'{name}' is empty: upload a file with a header row and data")
+    if Path(name).suffix.lower() in PARQUET_SUFFIXES or data[:4] == b"PAR1":
+        df = _read_parquet(data, name)
+    else:
+        df = _read_csv(data, name)
+    check_duplicate_columns([str(c) for c in df.columns], name)
+    if df.shape[0] == 0:
+        raise ProjectInputError(
+            f"'{name}' has a header but no data rows: add at least 2 rows of data"
+        )
+    return df
+
+
+def _read_parquet(data: bytes, name: str) -> pd.DataFrame:
+    import pyarrow.parquet as pq
+
+    try:
+        parquet = pq.ParquetFile(io.BytesIO(data))
+        check_duplicate_columns(parquet.schema_arrow.names, name)
+        table = parquet.read()
+    except ProjectInputError:
+        raise
+    except Exception as exc:  # pyarrow raises several types for corrupt files
+        raise ProjectInputError(
+            f"'{name}' could not be read as Parquet ({exc}): upload a valid Parquet file "
+            "or save the table as CSV"
+        ) from None
+    return table.to_pandas()
+
+
+def _decode(data: bytes, name: str) -> tuple[str, str]:
+    if data[:4] == b"PK\x03\x04":
+        raise ProjectInputError(
+            f"'{name}' is a ZIP archive (an Excel .xlsx workbook?), not CSV: export the sheet "
+            "as CSV (UTF-8) or Parquet"
+        )
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff") or b"\x00" in data[:4096]:
+        raise ProjectInputError(
+            f"'{name}' is not a UTF-8 or Latin-1 text file (it looks like UTF-16 or binary "
+            "data): save it as CSV with UTF-8 encoding"
+        )
+    for encoding in CSV_ENCODINGS:
+        try:
+            return data.decode(encoding), encoding
+        except UnicodeDecodeError:
+            continue
+    raise AssertionError("latin-1 decodes every byte string")  # pragma: no cover
+
+
+def _sniff_delimiter(text: str, name: str) -> str:
+    lines = [ln for ln in text.splitlines()[:50] if ln.strip()]
+    sample = "\n".join(lines)
+    try:
+        delimiter = csv.Sniffer().sniff(sample, delimiters="".join(CSV_DELIMITERS)).delimiter
+    except csv.Error:
+        delimiter = None
+    if delimiter is None:
+        # the candidate giving the same number (> 1) of fields on every line wins
+        best, best_fields = None, 1
+        for cand in CSV_DELIMITERS:
+            try:
+                counts = {len(row) for row in csv.reader(lines, delimiter=cand)}
+            except csv.Error:  # a cell beyond the csv module's size limit: pandas reads it
+                continue
+            if len(counts) == 1 and (fields := counts.pop()) > best_fields:
+                best, best_fields = cand, fields
+        delimiter = best
+    if delimiter is None:
+        header = lines[0] if lines else ""
+        if len(lines) > 1 and all(d not in header for d in CSV_DELIMITERS):
+            # one column: legal, but only if no other separator is in sight
+            other = next((c for c in "|: " if c in header), None)
+            if other is None:
+                return ","
+            raise ProjectInputError(
+                f"'{name}': could not find the column separator (the header {header[:60]!r} "
+                f"seems to use {other!r}): separate the columns with commas, semicolons or tabs"
+            )
+        raise ProjectInputError(
+            f"'{name}': the rows do not have the same number of columns for any of the "
+            "separators comma, semicolon or tab: check that every row has one value per "
+            "column and that text containing the separator is quoted"
+        )
+    return delimiter
+
+
+def _utf8(cell: str) -> bool | None:
+    """Whether a cell decoded as Latin-1 is UTF-8 text with non-ASCII characters (True),
+    not UTF-8 at all (False), or plain ASCII (None: both encodings agree)."""
+    if cell.isascii():
+        return None
+    try:
+        cell.encode("latin-1").decode("utf-8")  # Latin-1 maps bytes 1:1: the cell's own bytes
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _check_one_encoding(df: pd.DataFrame, name: str) -> None:
+    """Refuse a table whose text cells mix UTF-8 and another encoding (``df`` was read from
+    the file decoded as Latin-1): read as one encoding, one of the two kinds of cells would
+    show garbled characters, silently. The message names a column and the rows of each kind."""
+    import pandas as pd
+
+    utf8: tuple[str, int] | None = None
+    other: dict[str, list[int]] = {}
+    for column in df.columns:
+        s = df[column]
+        if pd.api.types.is_numeric_dtype(s) or pd.api.types.is_bool_dtype(s):
+            continue
+        for row, cell in enumerate(s.tolist()):
+            kind = _utf8(cell) if isinstance(cell, str) else None
+            if kind is True and utf8 is None:
+                utf8 = (str(column), row)
+            elif kind is False:
+                other.setdefault(str(column), []).append(row)
+    if utf8 is None or not other:
+        return  # one encoding throughout (UTF-8 would have decoded): Latin-1 reads it right
+    column, rows = next(iter(other.items()))
+    more = len(other) - 1
+    raise ProjectInputError(
+        f"'{name}' mixes text encodings: column {column!r} is not UTF-8 in {rows_text(rows)}"
+        + (f" (and {more} more column{'s' if more > 1 else ''})" if more else "")
+        + f", while column {utf8[0]!r} is UTF-8 in {rows_text([utf8[1]])}: read as one "
+        "encoding, the other's accented letters would be garbled; save the file as UTF-8 "
+        "(a spreadsheet's 'CSV UTF-8') and upload it again"
+    )
+
+
+def _read_csv(data: bytes, name: str) -> pd.DataFrame:
+    import pandas as pd
+
+    text, encoding = _decode(data, name)
+    delimiter = _sniff_delimiter(text, name)
+    try:
+        header = next(csv.reader(io.StringIO(text), delimiter=delimiter), [])
+    except csv.Error:  # a header cell beyond the csv module's size limit
+        raise ProjectInputError(
+            f"'{name}': the header row is too long to be column names: check that the first "
+            "row holds the column names and that its quotes are closed"
+        ) from None
+    check_duplicate_columns([h.strip() for h in header], name)
+    try:
+        df = pd.read_csv(io.StringIO(text), sep=delimiter, skipinitialspace=True)
+    except pd.errors.EmptyDataError:
+        raise ProjectInputError(
+            f"'{name}' is empty: upload a file with a header row and data"
+        ) from None
+    except pd.errors.ParserError as exc:
+        raise ProjectInputError(
+            f"'{name}' could not be parsed with the separator {delimiter!r} ({exc}): check that "
+            "every row has one value per column"
+        ) from None
+    df.columns = [str(c).strip() for c in df.columns]
+    if encoding == "latin-1":
+        _check_one_encoding(df, name)
+    if delimiter != ",":
+        df = _convert_decimal_commas(df)
+    return df
+
+
+def _convert_decimal_commas(df: pd.DataFrame) -> pd.DataFrame:
+    import pandas as pd
+
+    for col in df.columns:
+        s = df[col]
+        if s.dtype == object or pd.api.types.is_string_dtype(s):
+            values = s.dropna().astype(str)
+            if values.str.contains(",").any() and values.str.match(_DECIMAL_COMMA).all():
+                df[col] = pd.to_numeric(s.str.replace(",", ".", regex=False))
+    return df
+
+
+__all__ = ["CSV_DELIMITERS", "CSV_ENCODINGS", "PARQUET_SUFFIXES", "read_table"]
