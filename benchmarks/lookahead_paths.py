@@ -37,7 +37,7 @@ import time
 import numpy as np
 from rlscore.query.arls.thesis import Lookahead, NUMPY_LOOKAHEAD
 from rlscore.query.arls.focused import FocusedARLS
-from rlscore.query import arls
+from rlscore.query.arls import thesis as arls
 X = np.random.default_rng(0).normal(size=(400, 2))
 q = FocusedARLS(sigma=1.0, lam=0.3).start(X, [0, 1])
 q.teach_many([0, 1, 2, 3], [0, 1, 0, 1])

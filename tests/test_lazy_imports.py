@@ -93,7 +93,7 @@ def test_the_warm_up_compiles_the_signatures_a_query_runs():
 import numpy as np
 from rlscore.ui.shell.warmup import warm_lookahead
 from rlscore.query import ARLS
-from rlscore.query import fused_risk
+from rlscore.query.arls import fused_lookahead as fused_risk
 warm_lookahead()
 kernels = (("b", fused_risk._binary), ("m", fused_risk._multiclass))
 before = {k: len(f.signatures) for k, f in kernels}

@@ -33,15 +33,16 @@ def test_star_import_gives_exactly_all():
 def test_seed_estimators_are_exported(name):
     assert name in rlscore.__all__
     module = importlib.import_module(f"rlscore.core.{_module_of(name)}")
+    assert getattr(module, name).__module__ == module.__name__
     assert getattr(rlscore, name) is getattr(module, name)
 
 
 def _module_of(name: str) -> str:
     return {
-        "LGCClassifier": "lgc",
-        "GraphOCL": "graph_ocl",
-        "BDLDA": "bdlda",
-        "SpecifiedErrorClassifier": "error_rates",
+        "LGCClassifier": "graph.lgc",
+        "GraphOCL": "graph.ocl",
+        "BDLDA": "classifiers.bdlda",
+        "SpecifiedErrorClassifier": "classifiers.specified_error",
     }[name]
 
 
@@ -49,10 +50,11 @@ def _estimator_classes_of(package: str) -> set[type]:
     """Every public scikit-learn estimator class defined in a module of ``package``."""
     pkg = importlib.import_module(package)
     found = set()
-    for info in pkgutil.iter_modules(pkg.__path__):
-        if info.name.startswith("_"):
+    # the floor's rooms are sub-packages: walk them all, modules and rooms alike
+    for info in pkgutil.walk_packages(pkg.__path__, prefix=f"{package}."):
+        if info.name.rpartition(".")[2].startswith("_"):
             continue
-        module = importlib.import_module(f"{package}.{info.name}")
+        module = importlib.import_module(info.name)
         for name, obj in vars(module).items():
             if (
                 inspect.isclass(obj)

@@ -59,7 +59,8 @@ _UNREADABLE = (
 @functools.cache
 def engine_code_hash() -> str:
     """SHA-256 of the source files of :data:`ENGINE_PACKAGES` (computed once per process)."""
-    root = Path(__file__).resolve().parents[1]
+    # the package folder: this file is rlscore/sessions/state/snapshots.py
+    root = Path(__file__).resolve().parents[2]
     digest = hashlib.sha256()
     for package in ENGINE_PACKAGES:
         for path in sorted((root / package).rglob("*.py")):
