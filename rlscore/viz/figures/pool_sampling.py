@@ -57,6 +57,7 @@ class PoolMembers:
 
     @property
     def n(self) -> int:
+        """The pool's size."""
         return self.is_labeled.size
 
     @property
