@@ -25,7 +25,7 @@ from rlscore.ui.shell.safe_text import md_text
 from rlscore.ui.shell.sidebar import project_selector
 from rlscore.ui.shell.store import get_store
 from rlscore.ui.shell.strategy_names import STRATEGY_LABELS, low_rank_note, risk_chart_labels
-from rlscore.viz.figures import charts as figures
+from rlscore.viz.figures.curves import learning_curves_figure
 
 enter_through_app(__file__)
 
@@ -135,7 +135,7 @@ left, right = st.columns(2, gap="medium")
 with left:
     st.subheader("Learning curves (validation error)")
     st.plotly_chart(
-        figures.learning_curves_figure(
+        learning_curves_figure(
             table,
             "validation_error",
             x="n_labels",
@@ -148,7 +148,7 @@ with right:
     risk_title, risk_names = risk_chart_labels(table["strategy"])
     st.subheader(risk_title[:1].upper() + risk_title[1:])
     st.plotly_chart(
-        figures.learning_curves_figure(
+        learning_curves_figure(
             table,
             "estimated_risk",
             x="n_labels",
@@ -161,7 +161,7 @@ if model is not None:
     model_name = EVALUATION_MODELS[model][0]
     st.subheader(f"{model_name} on each strategy's labels (validation error)")
     st.plotly_chart(
-        figures.learning_curves_figure(
+        learning_curves_figure(
             table, "model_error", x="n_labels", y_title="error (mean ± sd)", names=STRATEGY_LABELS
         ),
         key="model_learning",

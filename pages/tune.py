@@ -2,7 +2,7 @@
 
 Layout and wiring only: the sliders and the "Apply" buttons share the top row; the candidate
 and its leave-one-out figures are :mod:`rlscore.experiments.tuning.report`'s tuning report, drawn by
-:mod:`rlscore.viz.figures.charts`. A fit or a figure that fails is reported as a message
+:mod:`rlscore.viz.figures`. A fit or a figure that fails is reported as a message
 (:mod:`rlscore.ui.shell.errors`), never as a traceback, and the sliders stay usable.
 """
 
@@ -34,7 +34,10 @@ from rlscore.ui.shell.roles import gate
 from rlscore.ui.shell.safe_text import md_text
 from rlscore.ui.shell.sidebar import project_selector
 from rlscore.ui.shell.store import get_session, get_store
-from rlscore.viz.figures import charts as figures
+from rlscore.viz.figures.curves import loo_curve_figure
+from rlscore.viz.figures.decision_contours import add_offset_band
+from rlscore.viz.figures.histograms import confidence_histogram, reliability_figure
+from rlscore.viz.figures.pool_figure import pool_figure, sampling_note
 from rlscore.viz.plane.geometry import grid_surface
 
 enter_through_app(__file__)
@@ -175,7 +178,7 @@ with report_errors("Drawing the candidate"):
     with left:
         st.subheader("Leave-one-out error vs λ")
         st.plotly_chart(
-            figures.loo_curve_figure(
+            loo_curve_figure(
                 report.curve["lam"],
                 report.curve["loo_squared_error"],
                 report.curve["loo_classification_error"],
@@ -196,7 +199,7 @@ with report_errors("Drawing the candidate"):
         if not plane.is_pca:
             grid = grid_surface(plane.xy, clf.decision_function, 70, one_feature=plane.one_feature)
         st.subheader("Decision boundary of the candidate")
-        fig = figures.pool_figure(
+        fig = pool_figure(
             plane.xy,
             report.classes,
             labels,
@@ -211,7 +214,7 @@ with report_errors("Drawing the candidate"):
         boundary = st.empty()  # drawn below, with the offsets meeting the error-rate targets
         if plane.is_pca:
             st.caption("PCA projection (no boundary drawn); tint = candidate prediction.")
-        if note := figures.sampling_note(fig):
+        if note := sampling_note(fig):
             st.caption(note)
 
 
@@ -302,7 +305,7 @@ with report_errors("Certifying the candidate's error rates"):
 with report_errors("Drawing the candidate"):
     if boundary is not None:
         if band is not None and grid is not None:
-            figures.add_offset_band(
+            add_offset_band(
                 fig,
                 grid,
                 band[:2],
@@ -317,11 +320,11 @@ with report_errors("Drawing the candidate"):
         h1, h2 = st.columns(2, gap="medium")
         with h1:
             st.subheader("Confidence over the pool")
-            st.plotly_chart(figures.confidence_histogram(conf), key="confidence_hist")
+            st.plotly_chart(confidence_histogram(conf), key="confidence_hist")
         with h2:
             st.subheader("Reliability (exact LOO, labeled points)")
             st.plotly_chart(
-                figures.reliability_figure(report.reliability(method, bins=10)),
+                reliability_figure(report.reliability(method, bins=10)),
                 key="reliability",
             )
             st.caption(

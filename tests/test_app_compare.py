@@ -89,7 +89,7 @@ def test_errors_are_reported(moons):
 
 
 def test_summary_feeds_the_learning_curves(moons):
-    from rlscore.viz.figures.charts import summarize_curves
+    from rlscore.viz.plane.geometry import summarize_curves
 
     X, y = moons
     table = compare_strategies(X, y, ["uncertainty"], queries=3, seeds=3, init=2,

@@ -27,7 +27,8 @@ from rlscore.data.samples.bundled import ensure_sample_projects
 from rlscore.experiments.tuning.report import TuningModel
 from rlscore.sessions.state.settings import save_project_settings
 from rlscore.storage import Event, open_store
-from rlscore.viz.figures import charts as figures
+from rlscore.viz.figures.decision_contours import add_offset_band
+from rlscore.viz.figures.pool_figure import pool_figure
 
 LOG_SIGMA, LOG_LAM = -0.35, -1.2  # a candidate unlike the session's, set on the sliders
 NUMBER = r"[-+]?(?:\d+\.?\d*(?:e[-+]?\d+)?|inf)"
@@ -219,11 +220,11 @@ def test_add_offset_band_draws_two_dashed_contours_at_the_offsets():
     g = xs[None, :] + 0.5 * ys[:, None]  # g = wᵀφ on the grid
     b = 0.3
     F = g - b  # the figure's decision values f = g − b
-    fig = figures.pool_figure(
+    fig = pool_figure(
         np.c_[xs[:20], ys], [-1, 1], {0: -1, 19: 1}, grid=(xs, ys, F), confidence_contours=True
     )
     before = len(fig.data)
-    out = figures.add_offset_band(fig, (xs, ys, F), (-0.5, 1.25), offset=b, names=("lo", "<hi>"))
+    out = add_offset_band(fig, (xs, ys, F), (-0.5, 1.25), offset=b, names=("lo", "<hi>"))
     assert out is fig and len(fig.data) == before + 2
     lo, hi = fig.data[-2:]
     for trace, level in ((lo, -0.5), (hi, 1.25)):
@@ -238,6 +239,6 @@ def test_add_offset_band_draws_two_dashed_contours_at_the_offsets():
 def test_add_offset_band_wants_binary_values_and_two_finite_offsets():
     xs = ys = np.linspace(0, 1, 5)
     with pytest.raises(ValueError, match="binary"):
-        figures.add_offset_band(go.Figure(), (xs, ys, np.zeros((5, 5, 3))), (0, 1))
+        add_offset_band(go.Figure(), (xs, ys, np.zeros((5, 5, 3))), (0, 1))
     with pytest.raises(ValueError, match="two finite"):
-        figures.add_offset_band(go.Figure(), (xs, ys, np.ones((5, 5))), (0, np.nan))
+        add_offset_band(go.Figure(), (xs, ys, np.ones((5, 5))), (0, np.nan))

@@ -14,7 +14,7 @@ from rlscore.core.graph.lgc import LGCClassifier
 from rlscore.core.kernels.functions import graph_kernel
 from rlscore.core.klr.classifier import KernelLogisticRegression
 from rlscore.data.projects.project import Project
-from rlscore.viz.figures import charts as figures
+from rlscore.viz.figures.user_text import class_text
 
 
 def _pool(n=60, seed=3):
@@ -113,4 +113,4 @@ def test_class_text_of_the_project_and_of_the_figures_agree(c, names, text):
     )
     assert project.class_text(c) == text
     # the figures escape for plotly; the name is the same
-    assert figures.class_text(c, project.class_names) == html.escape(text, quote=False)
+    assert class_text(c, project.class_names) == html.escape(text, quote=False)

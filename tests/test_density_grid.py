@@ -2,9 +2,9 @@
 project counts its pool on the workers and the plot draws only a sample over that grid.
 
 The reference counts are :func:`numpy.histogram2d` on the same points, written here; the
-in-memory layer is :func:`rlscore.viz.figures.charts.pool_figure` counting the points itself. Both
-must draw the same layer (one drawing code), and the figure from a grid must send the sample
-and the grid's cells only, whatever the pool's size.
+in-memory layer is :func:`rlscore.viz.figures.pool_figure.pool_figure` counting the points
+itself. Both must draw the same layer (one drawing code), and the figure from a grid must send
+the sample and the grid's cells only, whatever the pool's size.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import plotly.graph_objects as go
 import pytest
 
 from rlscore.query.cluster.block_passes import block_histogram
-from rlscore.viz.figures import charts as figures
+from rlscore.viz.figures.pool_figure import pool_figure, sampling_note
 from rlscore.viz.plane.geometry import plane_projection
 
 BINS = 40
@@ -50,10 +50,10 @@ def pool():
 
 def test_a_precomputed_grid_draws_the_in_memory_density_layer(pool):
     n = pool.shape[0]
-    in_memory = figures.pool_figure(pool, [0, 1], {}, density=True, density_bins=BINS)
+    in_memory = pool_figure(pool, [0, 1], {}, density=True, density_bins=BINS)
     grid = _reference_grid(pool, BINS)
     sample = np.sort(np.random.default_rng(1).choice(n, 300, replace=False))
-    given = figures.pool_figure(pool[sample], [0, 1], {}, density_counts=grid)
+    given = pool_figure(pool[sample], [0, 1], {}, density_counts=grid)
     _assert_same_layer(_heatmap(given), _heatmap(in_memory))
     # the in-memory counts are the reference's, and every point is counted
     np.testing.assert_array_equal(np.asarray(_heatmap(in_memory).z), grid[2])
@@ -68,7 +68,7 @@ def test_the_workers_block_counts_draw_the_in_memory_layer(pool):
     rng = np.random.default_rng(7)
     features = np.column_stack([pool, rng.normal(size=(pool.shape[0], 3))])
     plane = plane_projection(features)
-    in_memory = figures.pool_figure(plane.xy, [0, 1], {}, density=True, density_bins=BINS)
+    in_memory = pool_figure(plane.xy, [0, 1], {}, density=True, density_bins=BINS)
     heat = _heatmap(in_memory)
     x_edges, y_edges, _ = _reference_grid(plane.xy, BINS)
     blocks = np.array_split(np.arange(features.shape[0]), 5)
@@ -76,9 +76,7 @@ def test_the_workers_block_counts_draw_the_in_memory_layer(pool):
         block_histogram(features[b], int(b[0]), plane.center, plane.axes, x_edges, y_edges)
         for b in blocks
     )
-    given = figures.pool_figure(
-        plane.xy[:50], [0, 1], {}, density_counts=(x_edges, y_edges, counts)
-    )
+    given = pool_figure(plane.xy[:50], [0, 1], {}, density_counts=(x_edges, y_edges, counts))
     _assert_same_layer(_heatmap(given), heat)
 
 
@@ -87,7 +85,7 @@ def test_a_figure_from_a_grid_sends_the_sample_and_the_cells_only():
     sample = rng.normal(size=(400, 2))
     x_edges = np.linspace(-4, 4, BINS + 1)
     counts = rng.integers(0, 5000, size=(BINS, BINS))  # a pool of millions counted elsewhere
-    fig = figures.pool_figure(
+    fig = pool_figure(
         sample, [0, 1], {3: 1, 8: 0}, query=5, density_counts=(x_edges, x_edges, counts)
     )
     scatters = [t for t in fig.data if not isinstance(t, go.Heatmap)]
@@ -98,7 +96,7 @@ def test_a_figure_from_a_grid_sends_the_sample_and_the_cells_only():
     assert np.asarray(_heatmap(fig).z).size == BINS * BINS
     meta = fig.layout.meta
     assert meta["points_drawn"] == 400 and meta["density_points"] == int(counts.sum())
-    assert str(meta["density_points"]) in figures.sampling_note(fig).replace(",", "")
+    assert str(meta["density_points"]) in sampling_note(fig).replace(",", "")
 
 
 @pytest.mark.parametrize(
@@ -114,13 +112,13 @@ def test_a_figure_from_a_grid_sends_the_sample_and_the_cells_only():
 )
 def test_a_grid_that_is_not_a_count_grid_is_refused(grid, message):
     with pytest.raises(ValueError, match=message):
-        figures.pool_figure(np.zeros((3, 2)), [0, 1], {}, density_counts=grid)
+        pool_figure(np.zeros((3, 2)), [0, 1], {}, density_counts=grid)
 
 
 def test_density_false_with_a_grid_is_refused():
     grid = (np.arange(3.0), np.arange(3.0), np.ones((2, 2), int))
     with pytest.raises(ValueError, match="density=False"):
-        figures.pool_figure(np.zeros((3, 2)), [0, 1], {}, density=False, density_counts=grid)
+        pool_figure(np.zeros((3, 2)), [0, 1], {}, density=False, density_counts=grid)
 
 
 @pytest.mark.parametrize("d", [2, 5])

@@ -12,7 +12,12 @@ import pytest
 from sklearn.decomposition import PCA
 
 from rlscore.core.rls.confidence import reliability_table
-from rlscore.viz.figures import charts as figures
+from rlscore.viz.figures.curves import learning_curves_figure, loo_curve_figure, risk_history_figure
+from rlscore.viz.figures.histograms import confidence_histogram, reliability_figure
+from rlscore.viz.figures.palette import class_color
+from rlscore.viz.figures.pool_figure import pool_figure, sampling_note
+from rlscore.viz.figures.pool_points import clicked_index
+from rlscore.viz.figures.pool_sampling import DENSITY_SAMPLE, MAX_POINTS
 from rlscore.viz.plane import geometry
 
 
@@ -100,7 +105,7 @@ def test_blank_flat_hides_boundaries_where_the_model_has_decayed_to_zero():
     Z = geometry.blank_flat(F)
     assert np.isnan(Z[:, 40:]).all()  # underflowed / negligible: no contour possible there
     np.testing.assert_array_equal(Z[:, :5], F[:, :5])
-    fig = figures.pool_figure(
+    fig = pool_figure(
         np.column_stack([xs, np.zeros(61)]), [-1, 1], {0: 1}, grid=(xs, np.arange(5.0), F)
     )
     contour = next(t for t in fig.data if isinstance(t, go.Contour))
@@ -120,7 +125,7 @@ def _pool(n=40, seed=4):
 def test_pool_figure_draws_every_point_once_with_its_index():
     xy, predicted, confidence = _pool()
     labels = {5: 1, 9: -1, 12: 1}
-    fig = figures.pool_figure(
+    fig = pool_figure(
         xy, [-1, 1], labels, predicted, confidence, query=20, selected=21, skipped=[7, 5]
     )
     base = [t for t in _point_traces(fig) if t.name not in ("next query", "selected")]
@@ -143,35 +148,35 @@ def test_pool_figure_draws_every_point_once_with_its_index():
 
 def test_pool_figure_tints_by_confidence_and_colours_classes_consistently():
     xy, predicted, confidence = _pool()
-    fig = figures.pool_figure(xy, [-1, 1], {0: 1}, predicted, confidence)
+    fig = pool_figure(xy, [-1, 1], {0: 1}, predicted, confidence)
     t = _trace(fig, "predicted 1")
     opacity = np.asarray(t.marker.opacity)
     conf = confidence[_indices(t)]
     order = np.argsort(conf)
     assert np.all(np.diff(opacity[order]) >= -1e-12)  # more confident, more opaque
-    assert t.marker.color == _trace(fig, "labeled 1").marker.color == figures.class_color(1)
-    assert _trace(fig, "predicted -1").marker.color == figures.class_color(0)
+    assert t.marker.color == _trace(fig, "labeled 1").marker.color == class_color(1)
+    assert _trace(fig, "predicted -1").marker.color == class_color(0)
 
 
 def test_pool_figure_without_predictions_and_with_boundary():
     xy, _, _ = _pool()
     xs, ys, pts = geometry.grid_points(xy, 20)
     F = (pts[:, 0] - 0.1).reshape(20, 20)
-    fig = figures.pool_figure(xy, [-1, 1], {}, grid=(xs, ys, F), confidence_contours=True)
+    fig = pool_figure(xy, [-1, 1], {}, grid=(xs, ys, F), confidence_contours=True)
     contours = [t for t in fig.data if isinstance(t, go.Contour)]
     # f = ±0.5 is one trace with two levels (it was two traces with the same grid)
     assert [(c.contours.start, c.contours.end) for c in contours] == [(0.0, 0.0), (-0.5, 0.5)]
     assert contours[1].contours.size == 1.0
     assert _indices(_trace(fig, "unlabeled")) == list(range(len(xy)))
-    multi = figures.pool_figure(xy, ["a", "b", "c"], {}, grid=(xs, ys, np.zeros((20, 20, 3))))
+    multi = pool_figure(xy, ["a", "b", "c"], {}, grid=(xs, ys, np.zeros((20, 20, 3))))
     assert sum(isinstance(t, go.Contour) for t in multi.data) == 3
 
 
 def test_clicked_index_reads_plotly_points():
-    assert figures.clicked_index({"customdata": 17, "x": 0.1}) == 17
-    assert figures.clicked_index({"customdata": [4]}) == 4
-    assert figures.clicked_index({"x": 1.0}) is None  # e.g. a contour line
-    assert figures.clicked_index({"customdata": "nope"}) is None
+    assert clicked_index({"customdata": 17, "x": 0.1}) == 17
+    assert clicked_index({"customdata": [4]}) == 4
+    assert clicked_index({"x": 1.0}) is None  # e.g. a contour line
+    assert clicked_index({"customdata": "nope"}) is None
 
 
 def _json_array(value) -> np.ndarray:
@@ -191,7 +196,7 @@ def test_pool_figure_serialises(offset):
     not hold them), with its own index; the labeled point and the query where they belong."""
     xy, predicted, confidence = _pool()
     xy = xy + offset
-    fig = figures.pool_figure(xy, [-1, 1], {1: -1}, predicted, confidence, query=2)
+    fig = pool_figure(xy, [-1, 1], {1: -1}, predicted, confidence, query=2)
     traces = {t["name"]: t for t in json.loads(fig.to_json())["data"] if "customdata" in t}
     tolerance = 1e-4 * np.ptp(xy, axis=0)
     drawn = []
@@ -223,7 +228,7 @@ def test_loo_curve_figure_marks_current_and_auto_lambda_on_log_axis():
     lams = np.geomspace(1e-3, 10, 30)
     sq = (np.log10(lams) + 1) ** 2 + 0.1
     cls = np.linspace(0.4, 0.1, 30)
-    fig = figures.loo_curve_figure(lams, sq, cls, lam_current=0.5, lam_auto=lams[8])
+    fig = loo_curve_figure(lams, sq, cls, lam_current=0.5, lam_auto=lams[8])
     assert fig.layout.xaxis.type == "log"
     auto = [t for t in fig.data if t.name and t.name.startswith("automatic λ")][0]
     assert auto.x[0] == lams[8] and auto.y[0] == sq[8]
@@ -231,12 +236,12 @@ def test_loo_curve_figure_marks_current_and_auto_lambda_on_log_axis():
     assert current.y[0] == sq[np.argmin(np.abs(np.log(lams) - np.log(0.5)))]
     assert len(fig.layout.shapes) == 2
     with pytest.raises(ValueError, match="same length"):
-        figures.loo_curve_figure(lams, sq[:-1], cls)
+        loo_curve_figure(lams, sq[:-1], cls)
 
 
 def test_confidence_histogram_counts():
     conf = np.array([0.51, 0.52, 0.97, 0.99, 0.99, 0.75])
-    fig = figures.confidence_histogram(conf, bins=4)
+    fig = confidence_histogram(conf, bins=4)
     np.testing.assert_array_equal(fig.data[0].y, [0, 0, 2, 4])  # 0.75 falls in the last bin
 
 
@@ -244,12 +249,12 @@ def test_reliability_figure_skips_empty_bins_and_checks_columns():
     conf = np.array([0.55, 0.58, 0.91, 0.95, 0.99])
     correct = np.array([True, False, True, True, False])
     table = reliability_table(conf, correct, bins=5)
-    fig = figures.reliability_figure(table)
+    fig = reliability_figure(table)
     np.testing.assert_allclose(fig.data[0].x, [0.5, 0.9])  # bin centres of the non-empty bins
     np.testing.assert_allclose(fig.data[0].y, [0.5, 2 / 3])
     assert list(fig.data[0].text) == ["n=2", "n=3"]
     with pytest.raises(ValueError, match="accuracy"):
-        figures.reliability_figure(table.drop(columns="accuracy"))
+        reliability_figure(table.drop(columns="accuracy"))
 
 
 def test_learning_curves_mean_and_sd_over_seeds():
@@ -267,7 +272,7 @@ def test_learning_curves_mean_and_sd_over_seeds():
     assert at["mean"] == pytest.approx(values.mean())
     assert at["sd"] == pytest.approx(values.std(ddof=1))
     assert at["runs"] == 3
-    fig = figures.learning_curves_figure(runs, "error", y_title="validation error")
+    fig = learning_curves_figure(runs, "error", y_title="validation error")
     lines = [t for t in fig.data if t.mode == "lines"]
     assert [t.name for t in lines] == ["arls", "random"]
     np.testing.assert_allclose(lines[0].y, [1.0, 0.5, 1 / 3])
@@ -276,7 +281,7 @@ def test_learning_curves_mean_and_sd_over_seeds():
 
 
 def test_risk_history_figure_with_validation_axis():
-    fig = figures.risk_history_figure([3.0, 2.0, 1.5], [0.3, 0.2, 0.1])
+    fig = risk_history_figure([3.0, 2.0, 1.5], [0.3, 0.2, 0.1])
     assert [t.name for t in fig.data] == ["estimated risk", "validation error"]
     assert fig.data[1].yaxis == "y2"
     assert list(fig.data[0].x) == [0, 1, 2]  # after 0, 1, 2 labels
@@ -284,10 +289,10 @@ def test_risk_history_figure_with_validation_axis():
 
 def test_large_pools_use_webgl_for_every_point_trace():
     xy, predicted, confidence = _pool(n=1500)
-    fig = figures.pool_figure(xy, [-1, 1], {1: 1}, predicted, confidence, query=2, skipped=[3])
+    fig = pool_figure(xy, [-1, 1], {1: 1}, predicted, confidence, query=2, skipped=[3])
     points = [t for t in fig.data if t.customdata is not None]
     assert points and all(isinstance(t, go.Scattergl) for t in points)
-    small = figures.pool_figure(xy[:50], [-1, 1], {1: 1}, predicted[:50], confidence[:50])
+    small = pool_figure(xy[:50], [-1, 1], {1: 1}, predicted[:50], confidence[:50])
     assert not any(isinstance(t, go.Scattergl) for t in small.data)
 
 
@@ -306,15 +311,13 @@ def _strings(node) -> list[str]:
 def test_pool_figure_names_classes_in_legends_and_hover_labels():
     xy, predicted, _ = _pool()
     predicted = np.where(predicted > 0, 2, 1)
-    fig = figures.pool_figure(
-        xy, [1, 2], {0: 1, 1: 2}, predicted, class_names={"1": "one", "2": "two"}
-    )
+    fig = pool_figure(xy, [1, 2], {0: 1, 1: 2}, predicted, class_names={"1": "one", "2": "two"})
     names = {t.name for t in fig.data}
     assert {"predicted one", "predicted two", "labeled one", "labeled two"} <= names
     assert not names & {"predicted 1", "predicted 2", "labeled 1", "labeled 2"}
     for t in _point_traces(fig):  # the hover label shows the trace's name: the class name
         assert t.hovertemplate.endswith("<extra>%{fullData.name}</extra>")
-    partial = figures.pool_figure(xy, [1, 2], {0: 1}, predicted, class_names={"1": "one"})
+    partial = pool_figure(xy, [1, 2], {0: 1}, predicted, class_names={"1": "one"})
     assert {"predicted one", "predicted 2"} <= {t.name for t in partial.data}
 
 
@@ -322,7 +325,7 @@ def test_user_strings_reach_the_figure_as_text_not_html():
     xy, predicted, confidence = _pool()
     link, image = '<a href="http://x">y</a>', "<img src=x>"
     predicted = np.where(predicted > 0, "b", "a")
-    fig = figures.pool_figure(
+    fig = pool_figure(
         xy,
         ["a", "b"],
         {0: "a", 1: "b"},
@@ -344,7 +347,7 @@ def test_user_strings_reach_the_figure_as_text_not_html():
         bare = text.replace("<extra>", "").replace("</extra>", "")  # our own hover template
         assert not any(tag in bare for tag in ("<a", "<img", "<b>", "<br>", "<span")), text
     runs = pd.DataFrame({"strategy": ["<i>x</i>"] * 2, "n_labeled": [1, 2], "error": [0.5, 0.4]})
-    curves = figures.learning_curves_figure(runs, "error")
+    curves = learning_curves_figure(runs, "error")
     assert {t.name for t in curves.data} == {"&lt;i&gt;x&lt;/i&gt;", "&lt;i&gt;x&lt;/i&gt; ± sd"}
 
 
@@ -365,28 +368,28 @@ def test_large_pools_draw_a_bounded_sample_and_every_labeled_point():
     query, selected = int(chosen[690]), int(chosen[691])
     # the sample alone (the density layer is tested below)
     kwargs = dict(query=query, selected=selected, skipped=skipped, density=False)
-    fig = figures.pool_figure(xy, [-1, 1], labels, predicted, confidence, **kwargs)
+    fig = pool_figure(xy, [-1, 1], labels, predicted, confidence, **kwargs)
     assert len(fig.to_json()) < 3_000_000
     drawn = _drawn(fig)
     everything = {i for members in drawn.values() for i in members}
     assert set(labels) | set(skipped) | {query, selected} <= everything
     tinted = [m for name, m in drawn.items() if name.startswith(("predicted", "unlabeled"))]
     unlabeled = [i for members in tinted for i in members]
-    assert len(unlabeled) == figures.MAX_POINTS == len(set(unlabeled))
+    assert len(unlabeled) == MAX_POINTS == len(set(unlabeled))
     assert not set(unlabeled) & (set(labels) | set(skipped))
     assert {query, selected} <= set(unlabeled)  # clickable in the scatter, not only as marks
     meta = fig.layout.meta
     assert meta["points_total"] == n and meta["unlabeled_total"] == n - 690
-    assert meta["unlabeled_drawn"] == figures.MAX_POINTS
-    assert meta["points_drawn"] == figures.MAX_POINTS + 690
-    assert "20,000 of the 199,310" in figures.sampling_note(fig)
+    assert meta["unlabeled_drawn"] == MAX_POINTS
+    assert meta["points_drawn"] == MAX_POINTS + 690
+    assert "20,000 of the 199,310" in sampling_note(fig)
     # a click on any drawn point maps back to its pool index and position
     trace = next(t for t in fig.data if t.name == "predicted 1")
     k = len(trace.customdata) // 2
-    i = figures.clicked_index({"customdata": trace.customdata[k], "x": trace.x[k]})
+    i = clicked_index({"customdata": trace.customdata[k], "x": trace.x[k]})
     assert i == trace.customdata[k] and trace.x[k] == pytest.approx(xy[i, 0], abs=1e-3)
     # the same sample on every run
-    again = figures.pool_figure(xy, [-1, 1], labels, predicted, confidence, **kwargs)
+    again = pool_figure(xy, [-1, 1], labels, predicted, confidence, **kwargs)
     assert _drawn(again) == drawn
 
 
@@ -404,13 +407,13 @@ def test_a_million_points_send_a_density_grid_and_a_bounded_sample():
     labels = {int(i): int(predicted[i]) for i in chosen[:300]}
     skipped = [int(i) for i in chosen[300:400]]
     query, selected = int(chosen[400]), int(chosen[401])
-    fig = figures.pool_figure(
+    fig = pool_figure(
         xy, [-1, 1], labels, predicted, confidence, query=query, selected=selected,
         skipped=skipped,
     )  # fmt: skip
     # the payload: the points of the scatter traces and the cells of one heatmap, whatever n
     sent = sum(len(t.x) for t in fig.data if not isinstance(t, go.Heatmap))
-    assert sent == figures.DENSITY_SAMPLE + 300 + 100 + 2  # + the query's and selection's marks
+    assert sent == DENSITY_SAMPLE + 300 + 100 + 2  # + the query's and selection's marks
     (heat,) = _heatmaps(fig)
     z = np.asarray(heat.z)
     bins = geometry.DENSITY_BINS
@@ -427,36 +430,36 @@ def test_a_million_points_send_a_density_grid_and_a_bounded_sample():
     assert _indices(_trace(fig, "next query")) == [query]
     assert _indices(_trace(fig, "labeled 1")) == sorted(i for i, c in labels.items() if c == 1)
     meta = fig.layout.meta
-    assert meta["density_points"] == n and meta["unlabeled_drawn"] == figures.DENSITY_SAMPLE
-    note = figures.sampling_note(fig)
+    assert meta["density_points"] == n and meta["unlabeled_drawn"] == DENSITY_SAMPLE
+    note = sampling_note(fig)
     assert "1,000,000 pool points" in note and "5,000 of the 999,600" in note
     assert heat.name in {t.name for t in fig.data if t.showlegend is not False}
 
 
 def test_the_density_layer_is_drawn_only_when_the_pool_is_sampled():
     xy, predicted, confidence = _pool(n=300)
-    small = figures.pool_figure(xy, [-1, 1], {}, predicted, confidence)
+    small = pool_figure(xy, [-1, 1], {}, predicted, confidence)
     assert not _heatmaps(small) and small.layout.meta["density_points"] is None
-    assert figures.sampling_note(small) is None
-    sampled = figures.pool_figure(xy, [-1, 1], {}, predicted, confidence, max_points=100)
+    assert sampling_note(small) is None
+    sampled = pool_figure(xy, [-1, 1], {}, predicted, confidence, max_points=100)
     (heat,) = _heatmaps(sampled)
     assert int(np.asarray(heat.z).sum()) == 300
     # over the density layer at most min(max_points, density_sample) unlabeled points
     assert sum(len(m) for m in _drawn(sampled).values()) == 100
-    fewer = figures.pool_figure(xy, [-1, 1], {}, max_points=100, density_sample=30)
+    fewer = pool_figure(xy, [-1, 1], {}, max_points=100, density_sample=30)
     assert sum(len(m) for m in _drawn(fewer).values()) == 30
     # asked for on a small pool: every point drawn, and the shading explained
-    forced = figures.pool_figure(xy, [-1, 1], {3: 1}, density=True, density_bins=7)
+    forced = pool_figure(xy, [-1, 1], {3: 1}, density=True, density_bins=7)
     assert np.asarray(_heatmaps(forced)[0].z).shape == (7, 7)
     assert sum(len(m) for m in _drawn(forced).values()) == 300
-    assert figures.sampling_note(forced).startswith("Shading: how many of the 300 pool points")
+    assert sampling_note(forced).startswith("Shading: how many of the 300 pool points")
     with pytest.raises(ValueError, match="density_sample"):
-        figures.pool_figure(xy, [-1, 1], {}, density=True, density_sample=-1)
+        pool_figure(xy, [-1, 1], {}, density=True, density_sample=-1)
 
 
 def test_the_density_shade_grows_with_the_log_of_the_count():
     xy = np.array([[0.0, 0.0]] * 1000 + [[1.0, 1.0]] * 10 + [[0.0, 1.0]])
-    fig = figures.pool_figure(xy, [0, 1], {}, density=True, density_bins=2)
+    fig = pool_figure(xy, [0, 1], {}, density=True, density_bins=2)
     (heat,) = _heatmaps(fig)
     np.testing.assert_array_equal(np.asarray(heat.z), [[1000, 0], [1, 10]])
     stops = [(float(p), c) for p, c in heat.colorscale]
@@ -470,29 +473,29 @@ def test_the_density_shade_grows_with_the_log_of_the_count():
 
 def test_the_sample_changes_by_one_point_when_a_point_is_labeled():
     xy, predicted, confidence = _pool(n=300)
-    before = figures.pool_figure(xy, [-1, 1], {}, predicted, confidence, max_points=50)
+    before = pool_figure(xy, [-1, 1], {}, predicted, confidence, max_points=50)
     shown = {i for m in _drawn(before).values() for i in m}
-    assert len(shown) == 50 and figures.sampling_note(before) is not None
+    assert len(shown) == 50 and sampling_note(before) is not None
     i = min(shown)
-    after = figures.pool_figure(xy, [-1, 1], {i: 1}, predicted, confidence, max_points=50)
+    after = pool_figure(xy, [-1, 1], {i: 1}, predicted, confidence, max_points=50)
     unlabeled_after = {
         j for name, m in _drawn(after).items() if not name.startswith("labeled") for j in m
     }
     assert len(unlabeled_after) == 50 and len(unlabeled_after - shown) == 1
-    other = figures.pool_figure(xy, [-1, 1], {}, max_points=50, sample_seed=1)
+    other = pool_figure(xy, [-1, 1], {}, max_points=50, sample_seed=1)
     assert {j for m in _drawn(other).values() for j in m} != shown
-    everything = figures.pool_figure(xy, [-1, 1], {}, predicted, confidence, max_points=None)
-    assert figures.sampling_note(everything) is None
+    everything = pool_figure(xy, [-1, 1], {}, predicted, confidence, max_points=None)
+    assert sampling_note(everything) is None
     assert sum(len(m) for m in _drawn(everything).values()) == 300
     with pytest.raises(ValueError, match="max_points"):
-        figures.pool_figure(xy, [-1, 1], {}, max_points=-1)
+        pool_figure(xy, [-1, 1], {}, max_points=-1)
 
 
 # -- payload --------------------------------------------------------------------------------
 def test_coordinates_keep_the_axis_precision_far_from_zero():
     rng = np.random.default_rng(6)
     xy = np.column_stack([1e6 + rng.uniform(0, 1, 50), rng.uniform(-1e-6, 1e-6, 50)])
-    fig = figures.pool_figure(xy, [-1, 1], {3: 1})
+    fig = pool_figure(xy, [-1, 1], {3: 1})
     t = _trace(fig, "unlabeled")
     members = _indices(t)
     # float32 would round 1e6 + u to steps of 0.0625 (6% of this axis): not allowed
@@ -508,7 +511,7 @@ def test_pool_figure_payload_is_bounded():
     confidence = np.clip(0.5 + np.abs(xy[:, 0] - 10) / 6, 0.5, 1.0)
     labels = {int(i): int(predicted[i]) for i in rng.choice(n, 60, replace=False)}
     grid = geometry.grid_surface(xy, lambda p: np.tanh(p[:, 0] - 10.0), 70)
-    fig = figures.pool_figure(
+    fig = pool_figure(
         xy, [-1, 1], labels, predicted, confidence, query=1, grid=grid, confidence_contours=True
     )
     # 633 kB before coordinates were rounded and the ±0.5 contours shared one grid
@@ -518,6 +521,6 @@ def test_pool_figure_payload_is_bounded():
 def test_nan_confidence_is_drawn_undecided():
     xy, predicted, confidence = _pool()
     confidence[10:15] = np.nan
-    fig = figures.pool_figure(xy, [-1, 1], {}, predicted, confidence)
+    fig = pool_figure(xy, [-1, 1], {}, predicted, confidence)
     assert set(range(10, 15)) <= set(_indices(_trace(fig, "unlabeled (undecided)")))
     assert "NaN" not in fig.to_json()

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from rlscore.viz.figures import charts as figures
+from rlscore.viz.figures.pool_figure import pool_figure
 from rlscore.viz.plane import geometry
 
 
@@ -77,9 +77,7 @@ def test_one_feature_boundary_is_drawn_as_a_vertical_line_where_f_changes_sign()
     x = np.linspace(-3, 3, 61)
     plane = geometry.plane_projection(x[:, None], ["t"])
     grid = geometry.grid_surface(plane.xy, lambda Z: Z[:, 0] - 0.4, 70, one_feature=True)
-    fig = figures.pool_figure(
-        plane.xy, [-1, 1], {0: -1, 60: 1}, axis_titles=plane.axis_titles, grid=grid
-    )
+    fig = pool_figure(plane.xy, [-1, 1], {0: -1, 60: 1}, axis_titles=plane.axis_titles, grid=grid)
     (contour,) = _contours(fig)
     Z = np.asarray(contour.z, dtype=float)
     xs = np.asarray(contour.x, dtype=float)
@@ -202,7 +200,7 @@ def test_blank_flat_blanks_infinities_so_figures_serialise():
     F = np.array([[1.0, np.inf], [-np.inf, np.nan]])
     np.testing.assert_array_equal(np.isnan(geometry.blank_flat(F)), [[False, True], [True, True]])
     xy = np.array([[0.0, 0.0], [1.0, 1.0]])
-    fig = figures.pool_figure(xy, [-1, 1], {0: 1}, grid=(np.arange(2.0), np.arange(2.0), F))
+    fig = pool_figure(xy, [-1, 1], {0: 1}, grid=(np.arange(2.0), np.arange(2.0), F))
     (contour,) = _contours(fig)
     assert not np.isinf(np.asarray(contour.z, dtype=float)).any()
     assert "Infinity" not in fig.to_json()

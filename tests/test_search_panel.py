@@ -24,7 +24,7 @@ from rlscore.sessions.views.search_results import (
     text_search,
 )
 from rlscore.storage import open_store
-from rlscore.viz.figures.charts import pool_figure
+from rlscore.viz.figures.pool_figure import pool_figure
 
 
 @pytest.fixture(scope="module")

@@ -44,7 +44,7 @@ from rlscore.ui.shell.flash import flash
 from rlscore.ui.shell.params import set_project
 from rlscore.ui.shell.safe_text import md_text
 from rlscore.ui.shell.store import SessionHandle, get_store
-from rlscore.viz.figures.charts import clicked_index
+from rlscore.viz.figures.pool_points import clicked_index
 
 _CONFLICT = "conflict"
 _SHOWN = "shown"

@@ -19,7 +19,7 @@ from rlscore.sessions.cluster.plot_sample import sample_plot
 from rlscore.sessions.views.label_page import PoolPlotState
 from rlscore.ui.shell.errors import report_errors
 from rlscore.ui.shell.store import SessionHandle
-from rlscore.viz.figures import charts as figures
+from rlscore.viz.figures.pool_figure import pool_figure, sampling_note
 from rlscore.viz.plane.geometry import PlaneProjection, plane_projection
 
 #: the keys of a session's plane and density grid in its handle's cache
@@ -59,7 +59,7 @@ def sample_pool_plot(
         plane = _plane(handle, sample.features)
         one_feature = plane.axes is None
         xy = plane_projection(sample.features).xy if one_feature else plane.project(sample.features)
-        fig = figures.pool_figure(
+        fig = pool_figure(
             xy,
             view.classes,
             sample.labels,
@@ -78,7 +78,7 @@ def sample_pool_plot(
             f"A sample of {len(sample.indices):,} of the {s.project.n:,} points, fetched from "
             f"the cluster ({what}, no boundary drawn). Star: the next query."
         )
-        if note := figures.sampling_note(fig):
+        if note := sampling_note(fig):
             st.caption(note)
         return view.seen
     return None

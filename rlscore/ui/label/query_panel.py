@@ -34,7 +34,8 @@ from rlscore.ui.shell.flash import show_flash
 from rlscore.ui.shell.safe_text import md_text
 from rlscore.ui.shell.store import SessionHandle
 from rlscore.ui.shell.strategy_names import STRATEGY_LABELS, low_rank_note, risk_wording
-from rlscore.viz.figures import charts as figures
+from rlscore.viz.figures.curves import risk_history_figure
+from rlscore.viz.figures.pool_figure import pool_figure, sampling_note
 from rlscore.viz.plane.geometry import blank_flat, margin_surfaces
 
 #: at most this many label buttons per row
@@ -335,7 +336,7 @@ def pool_plot(handle: SessionHandle, p: dict, annotator: str, show_contours: boo
         grid = None
         if not plane.is_pca and view.labels:
             grid = pool_plane.decision_grid(handle, plane)
-        fig = figures.pool_figure(
+        fig = pool_figure(
             plane.xy,
             view.classes,
             view.labels,
@@ -369,7 +370,7 @@ def pool_plot(handle: SessionHandle, p: dict, annotator: str, show_contours: boo
         else:
             what = boundary_caption(grid, plane.one_feature)
         st.caption(f"{what}. Star: the next query. Click any point to label it instead.")
-        if note := figures.sampling_note(fig):
+        if note := sampling_note(fig):
             st.caption(note)
         refresh.marker("refresh_plot", view_state(view.seen))
 
@@ -377,11 +378,11 @@ def pool_plot(handle: SessionHandle, p: dict, annotator: str, show_contours: boo
 def boundary_caption(grid: tuple | None, one_feature: bool = False) -> str:
     """What the pool plot's caption says of the boundary: only a line that is drawn.
 
-    ``grid`` is the ``(xs, ys, F)`` passed to :func:`rlscore.viz.figures.charts.pool_figure` (None:
-    none). A line is drawn where a surface of
-    :func:`~rlscore.viz.plane.geometry.margin_surfaces` changes sign on the grid (flat parts
-    blanked, :func:`~rlscore.viz.plane.geometry.blank_flat`, as the figure does): black for two
-    classes, one colour per class for more. Before that (no label yet, or labels of one
+    ``grid`` is the ``(xs, ys, F)`` passed to
+    :func:`rlscore.viz.figures.pool_figure.pool_figure` (None: none). A line is drawn where a
+    surface of :func:`~rlscore.viz.plane.geometry.margin_surfaces` changes sign on the grid (flat
+    parts blanked, :func:`~rlscore.viz.plane.geometry.blank_flat`, as the figure does): black
+    for two classes, one colour per class for more. Before that (no label yet, or labels of one
     class only) the caption says that no boundary is drawn yet.
     """
     surfaces = None if grid is None else blank_flat(margin_surfaces(grid[2]))
@@ -492,9 +493,7 @@ def learner_figures(handle: SessionHandle, p: dict) -> None:
         st.markdown(f"**{risk_name} after each label**")
         if len(fig.risk_history) > 1:
             st.plotly_chart(
-                figures.risk_history_figure(
-                    fig.risk_history, fig.validation_history, risk_name=risk_name
-                ),
+                risk_history_figure(fig.risk_history, fig.validation_history, risk_name=risk_name),
                 config={"displaylogo": False},
                 key="risk_history",
             )

@@ -171,12 +171,31 @@ def learner_sidebar() -> dict:
         The current settings (:func:`rlscore.ui.shell.params.params`).
     """
     p = params()
-    sb = st.sidebar
-    sb.caption("Learner settings of this project, shared by every annotator.")
-    # shown to everyone, changeable by whoever may (the save is checked again below the UI)
+    st.sidebar.caption("Learner settings of this project, shared by every annotator.")
+    locked = settings_locked()
+    strategy_and_kernel(p, locked)
+    kernel_scale_controls(p, locked)
+    regularisation_controls(p, locked)
+    low_rank_controls(p, locked)
+    budget_controls(p, locked)
+    return p
+
+
+def settings_locked() -> bool:
+    """Whether the annotator may not change the project's settings (then the sidebar says who
+    may). The controls are shown to everyone, changeable by whoever may; the save is checked
+    again below the UI."""
     locked = not can(get_store(), current_project(), current_annotator(), "settings")
     if locked:
-        sb.caption(md_text(needs("settings")))
+        st.sidebar.caption(md_text(needs("settings")))
+    return locked
+
+
+def strategy_and_kernel(p: dict, locked: bool) -> None:
+    """The strategy and the kernels it works with (:func:`kernels_for`); a kernel the strategy
+    cannot use stays selectable, with a warning saying why; ``locked``: shown, not
+    changeable."""
+    sb = st.sidebar
     sb.selectbox(
         "Strategy",
         list(STRATEGY_LABELS),
@@ -199,6 +218,13 @@ def learner_sidebar() -> dict:
         "graph of the pool.",
         **_bind(p, "kernel", locked),
     )
+
+
+def kernel_scale_controls(p: dict, locked: bool) -> None:
+    """The kernel's scale: a graph kernel's t (enabled with a graph kernel) and the RBF width σ
+    (enabled with the RBF kernel), each with its value in words; ``locked``: shown, not
+    changeable."""
+    sb = st.sidebar
     graph = is_graph_kernel(p["kernel"])
     sb.number_input(
         "Graph kernel t (0 = default)",
@@ -222,6 +248,12 @@ def learner_sidebar() -> dict:
         **_bind(p, "sigma", locked, disabled=p["kernel"] != "rbf"),
     )
     sb.caption(f"σ = {p['sigma']:.4g}")
+
+
+def regularisation_controls(p: dict, locked: bool) -> None:
+    """λ, chosen by leave-one-out or set (the slider is disabled while λ is automatic), and the
+    class weights; ``locked``: shown, not changeable."""
+    sb = st.sidebar
     sb.toggle(
         "λ auto (LOO)",
         help="Choose λ by exact leave-one-out error on the labeled points "
@@ -244,7 +276,12 @@ def learner_sidebar() -> dict:
         help="Balanced weights equalise the classes (for imbalanced data).",
         **_bind(p, "class_weight", locked),
     )
-    low_rank_controls(p, locked)
+
+
+def budget_controls(p: dict, locked: bool) -> None:
+    """When labeling ends and how the model's accuracy is checked: the budget, the stop rule and
+    the random checks; ``locked``: shown, not changeable."""
+    sb = st.sidebar
     sb.number_input(
         "Labeling budget (0 = none)",
         min_value=0,
@@ -267,7 +304,6 @@ def learner_sidebar() -> dict:
         "stop), at the price of one query in k. 10 is a good start.",
         **_bind(p, "audit_every", locked),
     )
-    return p
 
 
 def low_rank_controls(p: dict, locked: bool) -> None:

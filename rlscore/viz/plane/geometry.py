@@ -3,7 +3,7 @@
 Everything a figure needs computed before it is drawn: 2-D coordinates of a pool (the data
 itself or a PCA projection), grids over the plane, the surfaces whose zero level is a
 decision boundary, a point's features as a picture, and learning curves summarised over
-seeds. The plotly builders in :mod:`rlscore.viz.figures.charts` only draw these.
+seeds. The plotly builders in :mod:`rlscore.viz.figures` only draw these.
 """
 
 from __future__ import annotations
