@@ -150,9 +150,4 @@ def create_cluster_project(
     return store.load_project(project.name)
 
 
-def is_cluster_project(project: Project) -> bool:
-    """Whether the project's pool lives on a cluster (its ``X`` is a placeholder)."""
-    return bool((project.meta or {}).get(CLUSTER_META))
-
-
-__all__ = ["CLUSTER_DEFAULTS", "create_cluster_project", "is_cluster_project", "parquet_shape"]
+__all__ = ["CLUSTER_DEFAULTS", "create_cluster_project", "parquet_shape"]
