@@ -25,10 +25,10 @@ from rlscore.data.projects.project import Project  # noqa: E402
 from rlscore.query import LowRankARLS, QueryStrategy  # noqa: E402
 from rlscore.query.cluster.block_passes import (  # noqa: E402
     BlockPredictions,
-    BlockQuery,
     block_changed,
     block_predicted_positions,
 )
+from rlscore.query.cluster.block_query import BlockQuery  # noqa: E402
 from rlscore.sessions import LabelingSession  # noqa: E402
 from rlscore.sessions.cluster.engine import ClusterEngine  # noqa: E402
 from rlscore.sessions.cluster.plot_sample import sample_plot  # noqa: E402

@@ -38,7 +38,7 @@ from rlscore.data.cluster.parquet_pool import (  # noqa: E402
 )
 from rlscore.query import FocusedARLS, LowRankARLS  # noqa: E402
 from rlscore.query.baselines.strategies import EntropyQuery, RandomQuery, UncertaintyQuery  # noqa: E402
-from rlscore.query.cluster.block_passes import BlockQuery  # noqa: E402
+from rlscore.query.cluster.block_query import BlockQuery  # noqa: E402
 from rlscore.sessions import LabelingSession  # noqa: E402
 from rlscore.sessions.cluster.engine import landmark_rows  # noqa: E402
 from rlscore.sessions.cluster.projects import create_cluster_project  # noqa: E402
@@ -345,7 +345,7 @@ def test_an_unreachable_scheduler_is_named(tmp_path):
 
 def test_importing_rlscore_does_not_import_dask():
     code = (
-        "import sys, rlscore, rlscore.query.cluster.block_passes, "
+        "import sys, rlscore, rlscore.query.cluster.block_query, "
         "rlscore.data.cluster.parquet_pool; "
         "print(any(m == 'dask' or m.startswith(('dask.', 'distributed')) for m in sys.modules))"
     )

@@ -3,8 +3,9 @@
 One module per idea: :mod:`~rlscore.sessions.state.label_log` (the event fold),
 :mod:`~rlscore.sessions.state.engine` (the strategy and its pool kernel),
 :mod:`~rlscore.sessions.state.auto_lam` (the automatic λ), :mod:`~rlscore.sessions.state.loo_refit`
-(RLS refitted on the labels), :mod:`~rlscore.sessions.views.diagnostics` (histories, stopping
-indicator), :mod:`~rlscore.sessions.state.snapshots` (the state cache),
+(RLS refitted on the labels), :mod:`~rlscore.sessions.views.diagnostics` (histories),
+:mod:`~rlscore.sessions.stopping.prediction_change` (the stopping indicator),
+:mod:`~rlscore.sessions.state.snapshots` (the state cache),
 :mod:`~rlscore.sessions.views.export` (CSV, JSON, JSONL, Parquet),
 :mod:`~rlscore.sessions.state.settings` (a project's settings in the database),
 :mod:`~rlscore.sessions.actions.undo` (an annotator's own undo),

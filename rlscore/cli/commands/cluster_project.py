@@ -14,7 +14,7 @@ import sys
 
 from rlscore.cli.io.database_option import add_db_argument, open_existing_store
 from rlscore.cli.io.errors import CommandError, run_command
-from rlscore.query.cluster.block_passes import BLOCK_STRATEGIES
+from rlscore.query.cluster.block_query import BLOCK_STRATEGIES
 from rlscore.sessions.cluster.projects import CLUSTER_DEFAULTS, create_cluster_project
 
 

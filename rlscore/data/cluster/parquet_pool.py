@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:
-    from rlscore.query.cluster.block_passes import BlockQuery
+    from rlscore.query.cluster.block_query import BlockQuery
 
 
 #: share of each worker's memory limit the pool's blocks may take (the rest: the passes'
@@ -135,7 +135,7 @@ class ClusterPool:
     """A pool's feature blocks held by Dask workers (module docstring).
 
     Build it with :meth:`load`; :meth:`map_blocks` runs a block pass, :meth:`query` gives a
-    :class:`~rlscore.query.cluster.block_passes.BlockQuery` on it.
+    :class:`~rlscore.query.cluster.block_query.BlockQuery` on it.
 
     Attributes
     ----------
@@ -276,10 +276,10 @@ class ClusterPool:
         return str(self.client.scheduler.address)
 
     def query(self, classes, strategy: str = "arls-lowrank", **params) -> BlockQuery:
-        """A :class:`~rlscore.query.cluster.block_passes.BlockQuery` on this pool."""
+        """A :class:`~rlscore.query.cluster.block_query.BlockQuery` on this pool."""
         # imported here: the block passes load the low-rank features' scikit-learn, which a
         # page that only asks whether a project is cluster-backed never needs
-        from rlscore.query.cluster.block_passes import BlockQuery
+        from rlscore.query.cluster.block_query import BlockQuery
 
         return BlockQuery(self.map_blocks, self.n_pool, classes, strategy, **params)
 

@@ -204,7 +204,7 @@ class FocusedARLS(RLSPoolStrategy):
         unlabeled points not excluded (in pool order), or None when this query exploits.
 
         Depends on the labels, ``explore``, ``seed`` and ``n_free`` only, so a client that
-        holds the labels but not the pool (:class:`~rlscore.query.cluster.block_passes.BlockQuery`)
+        holds the labels but not the pool (:class:`~rlscore.query.cluster.block_query.BlockQuery`)
         draws the same point. Once every class has a label (before, the search for a missing
         class is what the margins do, and a uniform draw finds a 1 % class once in a hundred),
         with ``l`` labels the generator ``default_rng([l, *entropy])`` (``entropy`` that of
@@ -276,7 +276,7 @@ class FocusedARLS(RLSPoolStrategy):
         The solves of :meth:`covariance_rows`: ``D_{C:} = K_{C:} − (G⁻¹K_{LC})ᵀ K_{L:}``, plus
         ``r rᵀ/(1ᵀG⁻¹1)`` with ``r = 1 − K_{:L} G⁻¹ 1`` for the offset. A client that holds
         the labeled points' features but not the pool's
-        (:class:`~rlscore.query.cluster.block_passes.BlockQuery`) finishes the rows in features."""
+        (:class:`~rlscore.query.cluster.block_query.BlockQuery`) finishes the rows in features."""
         self._check_started()
         L = np.asarray(self.labeled_, dtype=np.intp)
         classes = self._label_positions()
@@ -356,7 +356,7 @@ def cold_start_positions(n_free: int) -> np.ndarray | None:
     """The points scored by the first query, as sorted positions among the ``n_free``
     unlabeled points not excluded (pool order): None for all of them when there are at most
     :data:`COLD_START_CANDIDATES`, else that many drawn by a fixed seed (the same draw for a
-    client without the pool, :class:`~rlscore.query.cluster.block_passes.BlockQuery`)."""
+    client without the pool, :class:`~rlscore.query.cluster.block_query.BlockQuery`)."""
     if n_free <= COLD_START_CANDIDATES:
         return None
     return np.sort(np.random.default_rng(0).choice(n_free, COLD_START_CANDIDATES, False))

@@ -46,6 +46,7 @@ _FASTMATH = {"reassoc", "contract", "nsz"}
 ROWS = 8
 
 
+# one function by design: its 16 running sums share one loop along the pool in registers, unrolled
 @numba.njit(cache=True, fastmath=_FASTMATH, nogil=True)
 def _binary(D, rows, idx, m, targets, lam_w, q, inv_w, clip, weighted):  # pragma: no cover
     b, n = rows.size, m.size

@@ -53,7 +53,7 @@ from rlscore.query.rls_state.weighted import pool_risk
 #: candidates whose lookahead is computed together (one BLAS product per block of pool points)
 CANDIDATE_BLOCK = 512
 #: SeedSequence words that keep the two draws of a state independent (the candidates', the
-#: risk points'); :class:`~rlscore.query.cluster.block_passes.BlockQuery` makes the same draws
+#: risk points'); :class:`~rlscore.query.cluster.block_query.BlockQuery` makes the same draws
 CANDIDATE_DRAW, RISK_DRAW = 1, 2
 
 
@@ -61,7 +61,7 @@ def draw_generator(random_state: int | None, draw: int, labeled) -> np.random.Ge
     """The generator of one draw of a state: seeded by ``random_state``, the draw
     (:data:`CANDIDATE_DRAW`, :data:`RISK_DRAW`) and the labeled set, so a state always draws
     the same points (None: fresh randomness). Shared by :class:`LowRankARLS` and the client
-    of a pool on a cluster (:class:`~rlscore.query.cluster.block_passes.BlockQuery`)."""
+    of a pool on a cluster (:class:`~rlscore.query.cluster.block_query.BlockQuery`)."""
     if random_state is None:
         return np.random.default_rng()
     words = [int(random_state), draw, *sorted(int(i) for i in labeled)]
@@ -370,8 +370,8 @@ def lookahead_sums(
     over when ``S`` is None) and
     :meth:`~rlscore.query.rls_state.weighted.WeightedRLSStrategy.lookahead_terms` only, so a pool
     held elsewhere in row blocks runs the same sums block by block
-    (:func:`rlscore.query.cluster.block_passes.block_lookahead`). ``posterior`` gives ``m``, ``p̂``,
-    the covariance rows of a block of candidates and the block size: the features'
+    (:func:`rlscore.query.cluster.block_lookahead.block_lookahead`). ``posterior`` gives ``m``,
+    ``p̂``, the covariance rows of a block of candidates and the block size: the features'
     (:class:`_FeaturePosterior`) or the exact one
     (:class:`~rlscore.query.arls.refined.ExactPosterior`); the weights and the risk are the
     strategy's (the exact side is taught the same labels, so it has the same weights).

@@ -37,7 +37,7 @@ def random_rank(n: int, seed: int | None) -> np.ndarray:
     """Each point's position in a random order of ``n`` points fixed by ``seed``, (n,): the
     order of :class:`~rlscore.query.protocol.random_order.SparseShuffle` on ``default_rng(seed)``,
     which a
-    pool on a cluster draws as far as it needs (:mod:`rlscore.query.cluster.block_passes`)."""
+    pool on a cluster draws as far as it needs (:mod:`rlscore.query.cluster.block_query`)."""
     order = shuffled(np.random.default_rng(seed), n)
     rank = np.empty(n)
     rank[order] = np.arange(n)

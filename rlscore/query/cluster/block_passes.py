@@ -1,95 +1,56 @@
-"""Query passes over a pool held as row blocks of features by other processes (a cluster).
+"""The passes on one block of a pool held as row blocks of features by other processes (a
+cluster), and the predictions state the changed predictions pass compares.
 
 The strategies on low-rank features (docs/mathematics.md §7) touch the whole pool only through
 sums and top-k's over its rows, with one small state shared by every row: the primal
 coefficients ``w`` (r × T') and the r × r core ``C`` per group of one-vs-all columns
 (:mod:`~rlscore.query.rls_state.on_features`). So a pool split into blocks of rows is queried by
-sending that state to every block and combining what each returns:
+sending that state to every block and combining what each returns. Each pass here is a function
+``fn(Φ_b, offset_b, *args)`` run where the block lives (:data:`MapBlocks`):
 
 * the *summary pass* (:func:`block_summary`): the block's predictions ``m = Φ_p w``, its
   part of the estimated risk (eq. 3.49, a sum over points) and its ``k`` best rows by the
   strategy's score (smallest margin, largest entropy);
 * the *rows pass* (:func:`block_rows`): the features of a few given rows (labeled points,
   ARLS's candidates);
+* the *predictions pass* (:func:`block_decisions`): ``Φ_p w + b`` of every row;
 * the *predicted classes pass* (:func:`block_predicted_positions`): each row's predicted
   class position, one byte a row with up to 256 classes;
 * the *changed predictions pass* (:func:`block_changed`): how many rows two states of the
   classifier predict differently — what a session's history reads of the whole pool
   (:class:`BlockPredictions`: a state kept per label, not n codes);
-* the *lookahead pass* (:func:`block_lookahead`): for ARLS's candidates, the block's part of
-  ``Σ_z g_i(z)`` and ``Σ_z g_i(z)²`` (:mod:`~rlscore.query.arls.lowrank`), computed by the
-  same code as the in-memory engine;
 * the *density passes* (:func:`block_extent`, :func:`block_histogram`): the block's rows
   projected to 2-D by a given affine map, their extent, then their counts on a grid — the
   pool plot's density layer, of which only the grid reaches the client.
 
-:class:`BlockQuery` is the client: it keeps the labels, the labeled rows' features and the state
-built from them (no n-vector of the pool unless every free point is a candidate), runs the passes
-through a ``map_blocks`` callable (``map_blocks(fn, *args)`` returns ``[fn(Φ_b, offset_b, *args) for
-every block b]`` in block order; :class:`rlscore.data.cluster.parquet_pool.ClusterPool` runs it on
-Dask workers) and finishes the query. Its picks and risks are those of the in-memory engine on the
-same features: :class:`~rlscore.query.arls.lowrank.LowRankARLS` and
-:class:`~rlscore.query.arls.focused.FocusedARLS`,
-:class:`~rlscore.query.baselines.strategies.UncertaintyQuery`,
-:class:`~rlscore.query.baselines.strategies.EntropyQuery`,
-:class:`~rlscore.query.baselines.strategies.RandomQuery` with ``kernel="linear"`` on Φ (the same
-RLS: ``K = ΦΦᵀ``). Focused ARLS is the summary pass ranking by margin (its ``focus`` candidates) and
-the lookahead pass on them over every row, with its offset ``b`` in the predictions and an affine
-term in the covariance rows (:class:`BlockQuery`). The random draws are the in-memory engine's, made
-on the client from the seed, the labeled set and the pool size by the same functions
-(:func:`~rlscore.query.arls.lowrank.draw_generator`,
-:func:`~rlscore.query.arls.focused.cold_start_positions`,
-:meth:`~rlscore.query.arls.focused.FocusedARLS.exploration_position`), so they do not depend on how
-the pool is split. A drawn position among the free points becomes a pool index by a search in the
-sorted labeled set, without an n-vector; low-rank ARLS's draw before any label and the random
-strategy's order are prefixes of a random order of the pool drawn on demand
-(:class:`~rlscore.query.protocol.random_order.SparseShuffle`: O(k) memory for k points drawn,
-whatever n).
+The lookahead pass of ARLS is :mod:`~rlscore.query.cluster.block_lookahead`; the client that
+runs the passes and finishes the query is :class:`~rlscore.query.cluster.block_query.BlockQuery`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 
 import numpy as np
 
 from rlscore.core.rls.confidence import predicted_index, soft_probabilities
-from rlscore.query.arls.focused import (
-    DEFAULT_EXPLORE,
-    DEFAULT_FOCUS,
-    FocusedARLS,
-    cold_start_positions,
-    smallest,
-)
-from rlscore.query.arls.lowrank import (
-    CANDIDATE_BLOCK,
-    CANDIDATE_DRAW,
-    RISK_DRAW,
-    draw_generator,
-    lookahead_sums,
-    scaled_estimates,
-)
+from rlscore.query.arls.focused import smallest
 from rlscore.query.baselines.uncertainty_scores import entropy, margin
-from rlscore.query.protocol.random_order import SparseShuffle, first_outside
-from rlscore.query.protocol.strategy import NoCandidatesError
-from rlscore.query.rls_state.on_features import FeaturePoolStrategy
 from rlscore.query.rls_state.weighted import pool_risk
 
-#: strategies with a block pass
-BLOCK_STRATEGIES = ("arls-lowrank", "arls-focused", "uncertainty", "entropy", "random")
-#: what the summary pass ranks the rows by, per strategy (None: no ranking)
-_RANKING = {
-    "arls-lowrank": "margin",
-    "arls-focused": "margin",
-    "uncertainty": "margin",
-    "entropy": "entropy",
-}
-
+#: how the client runs a pass: ``map_blocks(fn, *args)`` returns ``[fn(Φ_b, offset_b, *args)
+#: for every block b]`` in block order
 MapBlocks = Callable[..., list]
 
 
 # -- passes on one block (run where the block lives) -----------------------------------------
+def base_rule_scores(m: np.ndarray) -> np.ndarray:
+    """Predictions ``m`` (p, T') as the base rule reads decision values: one column (two
+    classes) as the vector of ``f`` (p,), several as they are."""
+    return m[:, 0] if m.shape[1] == 1 else m
+
+
 def block_predictions(
     features: np.ndarray, coef: np.ndarray, intercept: np.ndarray | None = None
 ) -> np.ndarray:
@@ -119,7 +80,7 @@ def block_predicted_positions(
     """The predicted classes pass: ``lookup[predicted_index(f)]`` per row of a block, (p,) in
     ``lookup``'s dtype, with ``f = Φ_p w + b`` as the client's decision values (one column:
     the two-class sign rule, ``f > 0``; several: the first largest). ``offset`` unused."""
-    return lookup[predicted_index(_decision(block_predictions(features, coef, intercept)))]
+    return lookup[predicted_index(base_rule_scores(block_predictions(features, coef, intercept)))]
 
 
 def block_changed(
@@ -133,22 +94,24 @@ def block_changed(
     """The changed predictions pass: how many rows of a block the classifier ``Φ w + b``
     predicts another class for than the classifier ``Φ w' + b'`` (``former_…``), each by the
     rule of :func:`block_predicted_positions`. ``offset`` unused."""
-    now = predicted_index(_decision(block_predictions(features, coef, intercept)))
-    before = predicted_index(_decision(block_predictions(features, former_coef, former_intercept)))
+    now = predicted_index(base_rule_scores(block_predictions(features, coef, intercept)))
+    former = block_predictions(features, former_coef, former_intercept)
+    before = predicted_index(base_rule_scores(former))
     return int(np.count_nonzero(now != before))
 
 
 class BlockPredictions:
-    """The pool's predicted classes under one state of a :class:`BlockQuery`, held as that
-    state — the primal coefficients ``w`` (r × T') and offsets ``b`` — not as n codes: the
-    classes are computed again where the blocks live whenever two states are compared
-    (:meth:`count_changed`, one pass), so a session's history keeps O(r T') numbers per label
-    on the client, whatever the pool size.
+    """The pool's predicted classes under one state of a
+    :class:`~rlscore.query.cluster.block_query.BlockQuery`, held as that state — the primal
+    coefficients ``w`` (r × T') and offsets ``b`` — not as n codes: the classes are computed
+    again where the blocks live whenever two states are compared (:meth:`count_changed`, one
+    pass), so a session's history keeps O(r T') numbers per label on the client, whatever the
+    pool size.
 
     Parameters
     ----------
     map_blocks : callable
-        As :class:`BlockQuery`'s.
+        Runs a pass on every block (:data:`MapBlocks`).
     size : int
         Rows of the pool.
     coef, intercept
@@ -180,23 +143,9 @@ class BlockPredictions:
         return int(sum(parts))
 
 
-def _decision(m: np.ndarray) -> np.ndarray:
-    return m[:, 0] if m.shape[1] == 1 else m
-
-
-def _probabilities(m: np.ndarray, clip: bool) -> np.ndarray:
-    """``p̂`` as
-    :meth:`~rlscore.query.rls_state.weighted.WeightedRLSStrategy.class_probabilities`."""
-    f = _decision(m)
-    if clip:
-        return soft_probabilities(f)
-    if f.ndim == 1:
-        return np.column_stack([(1.0 - f) / 2.0, (1.0 + f) / 2.0])
-    return (f + 1.0) / 2.0
-
-
-def _local(indices: np.ndarray, offset: int, size: int) -> np.ndarray:
-    """The sorted global ``indices`` inside ``[offset, offset + size)``, as local rows."""
+def local_rows(indices: np.ndarray, offset: int, size: int) -> np.ndarray:
+    """The sorted global ``indices`` inside ``[offset, offset + size)``, as local rows of the
+    block that starts at ``offset`` and holds ``size`` rows."""
     lo, hi = np.searchsorted(indices, [offset, offset + size])
     return indices[lo:hi] - offset
 
@@ -248,10 +197,10 @@ def block_summary(
     if ranking is None or k < 1:
         return risk, np.empty(0, dtype=np.intp), np.empty(0)
     if ranking == "margin":
-        score = margin(_decision(m))
+        score = margin(base_rule_scores(m))
     else:
-        score = -entropy(soft_probabilities(_decision(m)))
-    score[_local(exclude, offset, features.shape[0])] = np.inf
+        score = -entropy(soft_probabilities(base_rule_scores(m)))
+    score[local_rows(exclude, offset, features.shape[0])] = np.inf
     # the k smallest scores, a tie to the lowest index as in memory
     best = smallest(score, k)
     keep = np.isfinite(score[best])
@@ -260,7 +209,7 @@ def block_summary(
 
 def block_rows(features: np.ndarray, offset: int, indices: np.ndarray) -> np.ndarray:
     """The features of the sorted global ``indices`` that fall in this block, (q, r)."""
-    return features[_local(indices, offset, features.shape[0])]
+    return features[local_rows(indices, offset, features.shape[0])]
 
 
 def _projected(features: np.ndarray, center: np.ndarray, axes: np.ndarray) -> np.ndarray:
@@ -296,513 +245,17 @@ def block_histogram(
     return counts.T.astype(np.int64)
 
 
-class _BlockCovariance:
-    """``d_i = Φ_p r_i + t_i`` of a block of candidates, with ``r_i`` (``C φ_i``) and the
-    shifts ``t_i`` (focused ARLS's offset, else none) made by the client."""
-
-    def __init__(
-        self, features: np.ndarray, R: list[np.ndarray], diagonal: np.ndarray, shift
-    ) -> None:
-        self._phi, self._R, self.diagonal, self._shift = features, R, diagonal, shift
-
-    def by_point(self, points) -> list[np.ndarray]:
-        out = [self._phi[points] @ R for R in self._R]
-        if self._shift is not None:
-            for g, d in enumerate(out):
-                d += self._shift[:, g]
-        return out
-
-    def by_candidate(self, points) -> list[np.ndarray]:
-        out = [R.T @ self._phi[points].T for R in self._R]
-        if self._shift is not None:
-            for g, d in enumerate(out):
-                d += self._shift[:, g, None]
-        return out
-
-
-class _BlockPosterior:
-    """The posterior of one block as :func:`~rlscore.query.arls.lowrank.lookahead_sums`
-    reads it: the block's rows first, then the c candidates (rows p … p + c − 1)."""
-
-    def __init__(self, features, m_block, m_cand, p_cand, R, diagonal, shift, block_size):
-        self._p = features.shape[0]
-        self._phi, self._R, self._diagonal, self._shift = features, R, diagonal, shift
-        self.m = _Rows(m_block, m_cand)
-        self.probabilities = _Rows(None, p_cand, self._p)
-        self.block_size = block_size
-
-    def covariance(self, idx: np.ndarray) -> _BlockCovariance:
-        cols = idx - self._p
-        shift = None if self._shift is None else self._shift[cols]
-        R = [R[:, cols] for R in self._R]
-        return _BlockCovariance(self._phi, R, self._diagonal[cols], shift)
-
-
-class _Rows:
-    """The block's rows ``0 … p − 1`` (slices and point indices) and the candidates' rows
-    ``p … p + c − 1`` (candidate indices) of one quantity, without stacking them."""
-
-    def __init__(self, block: np.ndarray | None, cand: np.ndarray, p: int | None = None) -> None:
-        self._block, self._cand = block, cand
-        self._p = block.shape[0] if p is None else p
-        self.shape = (self._p + cand.shape[0], cand.shape[1])
-
-    def __getitem__(self, idx):
-        if isinstance(idx, slice):
-            return self._block[idx]
-        idx = np.asarray(idx)
-        if idx.size and idx.min() >= self._p:
-            return self._cand[idx - self._p]
-        return self._block[idx]
-
-
-class _BlockStrategy:
-    """What :func:`~rlscore.query.arls.lowrank.lookahead_sums` reads of the strategy."""
-
-    def __init__(self, n_classes: int, clip: bool, terms: tuple, n_rows: int) -> None:
-        self.classes_ = np.arange(n_classes)
-        self.clip, self._terms, self.n_pool_ = clip, terms, n_rows
-
-    def lookahead_terms(self) -> tuple:
-        return self._terms
-
-
-def block_lookahead(
-    features: np.ndarray,
-    offset: int,
-    coef: np.ndarray,
-    cand: dict,
-    terms: tuple,
-    n_classes: int,
-    clip: bool,
-    risk_points: np.ndarray | None,
-) -> tuple[np.ndarray, np.ndarray]:
-    """The block's part of ``Σ_z g_i(z)`` and ``Σ_z g_i(z)²`` for every candidate i
-    (:func:`~rlscore.query.arls.lowrank.lookahead_sums`, the in-memory engine's code).
-
-    ``cand`` holds the candidates' ``m`` (c, T'), their ``p̂`` as ``probabilities`` (c, T;
-    the lookahead weighs them by ``1/w_y`` itself), ``R`` (one
-    (r, c) array per group), ``diagonal`` (c, groups), ``block_size`` and optionally
-    ``shift`` (c, groups) and ``intercept`` (T'): focused ARLS's offset, whose covariance
-    ``d_i = Φ r_i + t_i`` and predictions ``Φ w + b`` are affine in the features; ``terms`` is
-    :meth:`~rlscore.query.rls_state.weighted.WeightedRLSStrategy.lookahead_terms`; ``risk_points``
-    the sorted global risk points (None: every row).
-    """
-    p = features.shape[0]
-    c = cand["m"].shape[0]
-    S = None if risk_points is None else _local(risk_points, offset, p)
-    if S is not None and S.size == 0:
-        return np.zeros(c), np.zeros(c)
-    posterior = _BlockPosterior(
-        features, block_predictions(features, coef, cand.get("intercept")), cand["m"],
-        cand["probabilities"], cand["R"], cand["diagonal"], cand.get("shift"), cand["block_size"],
-    )  # fmt: skip
-    strategy = _BlockStrategy(n_classes, clip, terms, p)
-    return lookahead_sums(strategy, p + np.arange(c), S, posterior)
-
-
-# -- the client ------------------------------------------------------------------------------
-class _LabeledState(FeaturePoolStrategy):
-    """The RLS state in features of the labeled rows alone: started on their features (after
-    two zero rows, never labeled, so that a state without labels exists) with Φ given."""
-
-    def pool_features(self, X: np.ndarray) -> tuple[np.ndarray, None]:
-        return X, None  # the rows are features already
-
-
-def _nth_free(out: np.ndarray, positions: np.ndarray) -> np.ndarray:
-    """The pool indices of the points at ``positions`` among those not in the sorted ``out``
-    (pool order): what ``flatnonzero(free)[positions]`` gives, without an n-vector."""
-    positions = np.asarray(positions, dtype=np.intp)
-    return positions + np.searchsorted(out - np.arange(out.size), positions, side="right")
-
-
-class BlockQuery:
-    """A query strategy on features held as row blocks elsewhere (module docstring).
-
-    Parameters
-    ----------
-    map_blocks : callable
-        ``map_blocks(fn, *args)`` → ``[fn(Φ_b, offset_b, *args) for b in blocks]``.
-    n_pool : int
-        Rows of the pool (the blocks' rows in order).
-    classes : sequence
-        The session's classes (2 or more).
-    strategy : {"arls-lowrank", "arls-focused", "uncertainty", "entropy", "random"}
-        The in-memory strategy reproduced.
-    lam, class_weight, bias_corrected, clip
-        As :class:`~rlscore.query.rls_state.on_features.FeaturePoolStrategy`.
-    candidates, risk_sample, random_state
-        As :class:`~rlscore.query.arls.lowrank.LowRankARLS` (low-rank ARLS only).
-    focus, fit_intercept, explore
-        As :class:`~rlscore.query.arls.focused.FocusedARLS` (focused ARLS only).
-    seed : int or None
-        As :class:`~rlscore.query.baselines.strategies.RandomQuery` and, for focused ARLS, the seed
-        of its exploration's draws (None: fresh entropy, drawn once here).
-
-    Focused ARLS keeps its state as the in-memory engine does: a
-    :class:`~rlscore.query.arls.focused.FocusedARLS` with ``kernel="linear"`` taught the
-    labeled rows (its weights, offsets, solves and exploration draws are the in-memory
-    engine's on ``K = ΦΦᵀ``), turned into the primal ``w = Φ_Lᵀ c`` and, for the shortlist,
-    ``d_i = Φ r_i + t_i`` with ``r_i = φ_i − Φ_Lᵀ G⁻¹ Φ_L φ_i − u t_i``, ``u = Φ_Lᵀ G⁻¹ 1``,
-    ``t_i = (1 − φ_iᵀu)/(1ᵀG⁻¹1)`` when the offset is fitted (``u``, ``t`` = 0 otherwise):
-    the covariance rows ``D_{C:} + r rᵀ/(1ᵀG⁻¹1)`` of
-    :meth:`~rlscore.query.arls.focused.FocusedARLS.covariance_rows` written in features.
-    """
-
-    def __init__(
-        self,
-        map_blocks: MapBlocks,
-        n_pool: int,
-        classes: Sequence,
-        strategy: str = "arls-lowrank",
-        *,
-        lam: float = 1.0,
-        class_weight=None,
-        bias_corrected: bool | None = None,
-        clip: bool = True,
-        candidates: int | None = None,
-        risk_sample: int | None = None,
-        random_state: int | None = 0,
-        seed: int | None = 0,
-        focus: int = DEFAULT_FOCUS,
-        fit_intercept: bool = True,
-        explore: float = DEFAULT_EXPLORE,
-    ) -> None:
-        if strategy not in BLOCK_STRATEGIES:
-            raise ValueError(f"unknown strategy {strategy!r}: choose one of {BLOCK_STRATEGIES}")
-        self._map = map_blocks
-        self.n_pool_ = int(n_pool)
-        self.strategy = strategy
-        self.candidates, self.risk_sample = candidates, risk_sample
-        self.random_state, self.seed = random_state, seed
-        self._params = dict(
-            kernel="linear", lam=lam, class_weight=class_weight,
-            bias_corrected=bias_corrected, clip=clip,
-        )  # fmt: skip
-        if strategy == "arls-focused":
-            # seed None: fresh entropy drawn once, so the draws stay a function of the
-            # labels across the state's rebuilds (as FocusedARLS draws it once at start)
-            entropy = np.random.SeedSequence(seed).entropy
-            self._params.update(
-                focus=focus, fit_intercept=fit_intercept, explore=explore, seed=entropy
-            )
-        else:
-            self._params.update(random_state=random_state)
-        self.classes_ = np.asarray(list(classes))
-        self.labeled_: list[int] = []
-        self.labels_: list = []
-        self._rows = np.empty((0, 0))
-        self._state = self._build()
-        self._order = None
-        if strategy == "random":
-            # RandomQuery's order (rlscore.query.baselines.uncertainty_scores.random_rank), fixed by
-            # the seed whatever the blocks, drawn only as far as the labeled and excluded points
-            # reach
-            self._order = SparseShuffle(np.random.default_rng(seed), self.n_pool_)
-        self._summary: tuple | None = None
-        self.risk_standard_error_ = 0.0
-
-    # -- labels ---------------------------------------------------------------------------
-    def teach(self, i: int, y) -> None:
-        """Teach label ``y`` at pool index ``i`` (the row's features are fetched once)."""
-        self.teach_many([i], [y])
-
-    def teach_many(self, indices, labels) -> None:
-        """Teach several labels with one fetch of their rows and one build."""
-        idx = [int(i) for i in indices]
-        if any(not 0 <= i < self.n_pool_ for i in idx) or len(set(idx)) < len(idx):
-            raise ValueError("indices must be distinct pool indices")
-        if set(idx) & set(self.labeled_):
-            raise ValueError("a point is labeled already")
-        unknown = [y for y in labels if y not in set(self.classes_.tolist())]
-        if unknown:
-            raise ValueError(
-                f"labels {unknown!r} are not among the classes {self.classes_.tolist()}"
-            )
-        new = self.rows(idx)
-        self._rows = new if not self.labeled_ else np.vstack([self._rows, new])
-        self.labeled_ += idx
-        self.labels_ += list(labels)
-        self._state = self._build()
-
-    def forget(self, i: int) -> None:
-        """Remove the label of point ``i`` (undo): the state is rebuilt from the others."""
-        pos = self.labeled_.index(int(i))
-        self._rows = np.delete(self._rows, pos, axis=0)
-        del self.labeled_[pos], self.labels_[pos]
-        self._state = self._build()
-
-    def _build(self) -> _LabeledState | FocusedARLS:
-        """The state of the labels: :class:`FeaturePoolStrategy` (focused ARLS:
-        :class:`FocusedARLS` on ``K = ΦΦᵀ``) taught the labeled rows."""
-        r = self._rows.shape[1] if self.labeled_ else 1
-        pad = np.zeros((2, r))
-        X = np.vstack([pad, self._rows]) if self.labeled_ else pad
-        kind = FocusedARLS if self.strategy == "arls-focused" else _LabeledState
-        state = kind(**self._params).start(X, self.classes_)
-        if self.labeled_:
-            state.teach_many(range(2, 2 + len(self.labeled_)), self.labels_)
-        self._primal = None
-        if kind is FocusedARLS and self.labeled_:
-            c, b = state.dual_solution()
-            self._primal = (self._rows.T @ c, b)  # w = Φ_Lᵀ c: f = Φ w + b
-        self._summary = None
-        return state
-
-    def rows(self, indices) -> np.ndarray:
-        """The features of pool rows ``indices`` (in that order), one pass over the blocks."""
-        idx = np.asarray(indices, dtype=np.intp)
-        order = np.argsort(idx, kind="stable")
-        parts = [p for p in self._map(block_rows, idx[order]) if p.size]
-        out = np.empty((idx.size, parts[0].shape[1]))
-        out[order] = np.vstack(parts)
-        return out
-
-    # -- passes ---------------------------------------------------------------------------
-    def coefficients(self) -> np.ndarray:
-        """Primal coefficients ``w`` (r, T') of the labels (zeros before any)."""
-        if not self.labeled_:
-            return np.zeros((self._n_features(), self.intercept().size))
-        if self._primal is not None:
-            return self._primal[0]
-        return self._state.coef_
-
-    def intercept(self) -> np.ndarray:
-        """The offsets ``b`` (T',) of the predictions ``Φ w + b``: focused ARLS's (zeros
-        until its offset is fitted), zeros for the other strategies."""
-        if self._primal is not None:
-            return self._primal[1]
-        return np.zeros(len(self._state.lookahead_terms()[3]))
-
-    def decisions(self, features: np.ndarray) -> np.ndarray:
-        """Decision values ``φ w + b`` of rows given by their features, (k, T')."""
-        return features @ self.coefficients() + self.intercept()
-
-    def _n_features(self) -> int:
-        if not hasattr(self, "_r"):
-            self._r = self.rows([0]).shape[1]
-        return self._r
-
-    def _summarize(self, exclude: np.ndarray, k: int) -> tuple[float, np.ndarray, np.ndarray]:
-        ranking = _RANKING.get(self.strategy)
-        inv_w = self._state.lookahead_terms()[0]
-        coef, clip = self.coefficients(), self._state.clip
-        b = self._primal[1] if self._primal is not None else None
-        parts = self._map(block_summary, coef, inv_w, clip, ranking, k, exclude, b)
-        risk = float(sum(p[0] for p in parts))
-        idx = np.concatenate([p[1] for p in parts])
-        score = np.concatenate([p[2] for p in parts])
-        best = np.lexsort((idx, score))[:k]
-        return risk, idx[best], score[best]
-
-    def decision_values(self) -> np.ndarray:
-        """``Φ w`` on every pool row, (n, T'): one pass, n × T' floats to the client (the
-        in-memory strategy's ``decision_function``, before dropping a single column)."""
-        b = self._primal[1] if self._primal is not None else None
-        return np.vstack(self._map(block_decisions, self.coefficients(), b))
-
-    def predicted_positions(self) -> np.ndarray:
-        """The position in ``classes_`` of every pool row's predicted class, (n,) in the
-        smallest integer dtype: ``predicted_index`` of :meth:`decision_values` (ties to the
-        first class, two classes by the sign), computed on the blocks, so only n bytes reach
-        the client (up to 256 classes) instead of n × T' floats."""
-        b = self._primal[1] if self._primal is not None else None
-        T = self.classes_.size
-        lookup = np.arange(T, dtype=np.min_scalar_type(T - 1))
-        return np.concatenate(self._map(block_predicted_positions, self.coefficients(), b, lookup))
-
-    def pool_predictions(
-        self, errors: Callable[[], AbstractContextManager] | None = None
-    ) -> BlockPredictions:
-        """The pool's predicted classes under the current labels, as the state that makes
-        them (:class:`BlockPredictions`; no pass now): what a session's history keeps per
-        label. ``errors``: the context each later pass runs in."""
-        b = self._primal[1] if self._primal is not None else None
-        return BlockPredictions(self._map, self.n_pool_, self.coefficients(), b, errors)
-
-    def density(
-        self, center: np.ndarray, axes: np.ndarray, bins: int
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Every pool row projected to 2-D by ``(φ − center) A`` (``axes`` A: r × 2) and
-        counted on a ``bins`` × ``bins`` grid over their extent, in two passes (the extent,
-        then the counts): ``x_edges``, ``y_edges`` (bins + 1,) and the counts (bins, bins),
-        int64, row-major over (y, x), as
-        :func:`rlscore.viz.plane.geometry.density_grid` of the projected rows (an axis where every
-        row has the same coordinate spans one unit from it). Only the grid reaches here."""
-        if isinstance(bins, bool) or not isinstance(bins, int | np.integer) or bins < 1:
-            raise ValueError(f"bins must be a positive integer, got {bins!r}")
-        center = np.asarray(center, dtype=np.float64).reshape(-1)
-        axes = np.asarray(axes, dtype=np.float64).reshape(center.size, 2)
-        extents = np.array(self._map(block_extent, center, axes))
-        lo, hi = np.nanmin(extents[:, 0], axis=0), np.nanmax(extents[:, 1], axis=0)
-        if not np.isfinite(lo).all():
-            lo, hi = np.zeros(2), np.ones(2)  # no finite row: an empty unit grid
-        span = np.where(hi > lo, hi - lo, 1.0)
-        x_edges, y_edges = (lo[k] + span[k] * np.arange(bins + 1) / bins for k in range(2))
-        # lo + (hi − lo) may round below hi: the largest row would then be left out
-        x_edges[-1], y_edges[-1] = np.where(hi > lo, hi, lo + 1.0)
-        parts = self._map(block_histogram, center, axes, x_edges, y_edges)
-        return x_edges, y_edges, np.sum(parts, axis=0)
-
-    def estimated_risk(self) -> float:
-        """``R̂(f)`` of the current classifier on the whole pool (eqs. 3.47, 3.49)."""
-        if self._summary is None:
-            self._summary = self._summarize(np.asarray(sorted(self.labeled_), np.intp), 0)
-        return self._summary[0]
-
-    def next_query(self, exclude=None) -> tuple[int, float]:
-        """The in-memory strategy's pick and score; the summary pass also gives the risk."""
-        ex = set() if exclude is None else {int(e) for e in exclude if 0 <= int(e) < self.n_pool_}
-        ex_only = tuple(sorted(ex))
-        out = np.asarray(sorted(ex | set(self.labeled_)), dtype=np.intp)
-        if out.size >= self.n_pool_:
-            raise NoCandidatesError("no candidate left: every point is labeled or skipped")
-        if self.strategy == "random":
-            self.estimated_risk()
-            i, pos = first_outside(self._order, out)
-            return i, float(pos)
-        if self.strategy == "arls-focused":
-            return self._focused(out, ex)
-        if self.strategy != "arls-lowrank":
-            risk, idx, score = self._summarize(out, 1)
-            self._summary = (risk, idx, score) if not ex else self._summary
-            return int(idx[0]), float(score[0])
-        return self._arls(out, ex_only)
-
-    # -- ARLS -----------------------------------------------------------------------------
-    def _rng(self, draw: int) -> np.random.Generator:
-        """LowRankARLS's generator of a draw (:func:`.arls_lowrank.draw_generator`)."""
-        return draw_generator(self.random_state, draw, self.labeled_)
-
-    def candidate_indices(self, out: np.ndarray) -> np.ndarray:
-        """LowRankARLS's candidates: the ⌊k/2⌋ smallest margins among the free points (from
-        the blocks) and k − ⌊k/2⌋ drawn among the other free points (on the client)."""
-        n_free = self.n_pool_ - out.size
-        k = self.candidates
-        if k is None or k >= n_free:
-            free = np.ones(self.n_pool_, dtype=bool)
-            free[out] = False
-            return np.flatnonzero(free)
-        half = k // 2
-        rng = self._rng(CANDIDATE_DRAW)
-        if self.labeled_:
-            risk, uncertain, _ = self._summarize(out, half)
-            if out.size == len(self.labeled_):
-                self._summary = (risk, uncertain, None)
-        else:
-            # no label: every margin is 0, a tie the in-memory engine breaks by the first
-            # points of a random order of the free points: the same draw, made here
-            uncertain = np.sort(_nth_free(out, SparseShuffle(rng, n_free).take(half)))
-        # position j among the points neither out nor uncertain: the j-th of the complement
-        drawn = _nth_free(np.union1d(out, uncertain), rng.choice(n_free - half, k - half, False))
-        return np.sort(np.concatenate([uncertain, drawn]))
-
-    def risk_points(self) -> np.ndarray | None:
-        """LowRankARLS's risk points (sorted), None for the whole pool."""
-        s = self.risk_sample
-        if s is None or s >= self.n_pool_:
-            return None
-        return np.sort(self._rng(RISK_DRAW).choice(self.n_pool_, s, replace=False))
-
-    def _lookahead_pass(
-        self, cand: np.ndarray, phi_c: np.ndarray, R: list, shift, S: np.ndarray | None
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """The candidates' ``Σ_z g_i(z)``, ``Σ_z g_i(z)²`` over the blocks (risk points ``S``,
-        None: every row) given ``d_i = Φ r_i + t_i`` by ``R`` and ``shift`` (None: t = 0)."""
-        st = self._state
-        b = self._primal[1] if self._primal is not None else None
-        m_c = self.decisions(phi_c)
-        diagonal = np.column_stack([np.einsum("ij,ji->i", phi_c, r) for r in R])
-        if shift is not None:
-            diagonal += shift
-        payload = dict(
-            m=m_c, probabilities=_probabilities(m_c, st.clip), R=R, diagonal=diagonal,
-            shift=shift, intercept=b, block_size=CANDIDATE_BLOCK,
-        )  # fmt: skip
-        parts = self._map(
-            block_lookahead, self.coefficients(), payload, st.lookahead_terms(),
-            self.classes_.size, st.clip, S,
-        )  # fmt: skip
-        return np.sum([p[0] for p in parts], axis=0), np.sum([p[1] for p in parts], axis=0)
-
-    def _arls(self, out: np.ndarray, ex: tuple) -> tuple[int, float]:
-        cand = self.candidate_indices(out)
-        if cand.size == 0:
-            raise NoCandidatesError("no candidate left: every point is labeled or skipped")
-        phi_c = self.rows(cand)
-        R = [C @ phi_c.T for C in self._state.cores_] if self.labeled_ else [phi_c.T.copy()]
-        S = self.risk_points()
-        total, squares = self._lookahead_pass(cand, phi_c, R, None, S)
-        n = self.n_pool_
-        scores, errors = scaled_estimates(total, squares, n, n if S is None else S.size)
-        best = int(np.argmin(scores))
-        self.risk_standard_error_ = float(errors[best])
-        return int(cand[best]), float(scores[best])
-
-    # -- focused ARLS ---------------------------------------------------------------------
-    def focused_candidates(self, out: np.ndarray) -> np.ndarray:
-        """FocusedARLS's candidates among the points not in the sorted ``out`` (sorted): the
-        ``focus`` smallest margins (the summary pass, ties to the lowest index), or before
-        any label the cold start's points
-        (:func:`~rlscore.query.arls.focused.cold_start_positions`)."""
-        if self.labeled_:
-            risk, idx, _ = self._summarize(out, int(self._params["focus"]))
-            if out.size == len(self.labeled_):
-                self._summary = (risk, idx, None)
-            return np.sort(idx)
-        n_free = self.n_pool_ - out.size
-        positions = cold_start_positions(n_free)
-        return _nth_free(out, np.arange(n_free) if positions is None else positions)
-
-    def focused_covariance(self, phi_c: np.ndarray) -> tuple[list, np.ndarray | None]:
-        """``R`` (one (r, c) array per group) and the shifts ``t`` (c, groups; None without
-        the offset) of ``d_i = Φ r_i + t_i`` for candidates of features ``phi_c`` (class
-        docstring), from :meth:`~rlscore.query.arls.focused.FocusedARLS.covariance_solves`."""
-        if not self.labeled_:
-            return [phi_c.T.copy()] * len(set(self._state.lookahead_terms()[3])), None
-        st, phi_L, c = self._state, self._rows, phi_c.shape[0]
-        offset = st.offset_active_
-        R, shift = [], []
-        for B in st.covariance_solves(phi_L @ phi_c.T):
-            r = phi_c.T - phi_L.T @ B[:, :c]  # φ_i − Φ_Lᵀ G⁻¹ Φ_L φ_i
-            if offset:
-                u = phi_L.T @ B[:, c]  # Φ_Lᵀ G⁻¹ 1
-                t = (1.0 - phi_c @ u) / B[:, c].sum()
-                r -= np.outer(u, t)
-                shift.append(t)
-            R.append(r)
-        return R, np.column_stack(shift) if offset else None
-
-    def _focused(self, out: np.ndarray, ex: tuple) -> tuple[int, float]:
-        """FocusedARLS.next_query: the exploratory draw (a position among the free points,
-        made by the state), else the candidate of lowest expected risk (ties to the lowest
-        index); an exploring query returns its point's score, NaN when it is no candidate."""
-        explored = self._state.exploration_position(self.n_pool_ - out.size)
-        cand = self.focused_candidates(out)
-        phi_c = self.rows(cand)
-        R, shift = self.focused_covariance(phi_c)
-        scores = self._lookahead_pass(cand, phi_c, R, shift, None)[0]
-        self.risk_standard_error_ = 0.0
-        if explored is not None:
-            i = int(_nth_free(out, [explored])[0])
-            hit = np.flatnonzero(cand == i)
-            return i, float(scores[hit[0]]) if hit.size else float("nan")
-        best = int(np.argmin(scores))
-        return int(cand[best]), float(scores[best])
-
-
 __all__ = [
-    "BLOCK_STRATEGIES",
     "BlockPredictions",
-    "BlockQuery",
+    "MapBlocks",
+    "base_rule_scores",
     "block_changed",
     "block_decisions",
     "block_extent",
     "block_histogram",
-    "block_lookahead",
     "block_predicted_positions",
     "block_predictions",
     "block_rows",
     "block_summary",
+    "local_rows",
 ]

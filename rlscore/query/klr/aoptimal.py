@@ -266,13 +266,9 @@ class AOptimalKLR(KLRPoolStrategy):
         """``p̂(c|x_k)`` for every label code c (n_cands, T)."""
         return self.predict_proba()[cands]
 
-    def exact_label_risks(self, cands) -> np.ndarray:
-        """Risk ``R(ω^{+(k,c)})`` after a full refit, (n_cands, T) (for tests and reports)."""
-        self._check_started()
-        return self._exact_label_risks(np.asarray(cands, dtype=np.int64))
-
     def fast_label_risks(self, cands) -> np.ndarray:
-        """One-Newton-step approximation of :meth:`exact_label_risks`, (n_cands, T)."""
+        """One-Newton-step approximation of the risk ``R(ω^{+(k,c)})`` after a full refit (the
+        exact mode's), (n_cands, T)."""
         self._check_started()
         return self._fast_label_risks(np.asarray(cands, dtype=np.int64))
 

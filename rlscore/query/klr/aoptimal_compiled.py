@@ -69,9 +69,125 @@ def _exp_nonpositive(x, work):  # pragma: no cover
         x[i] *= work[i]
 
 
+# the steps below are inlined into _accumulate (numba IR, before LLVM), so the compiled pass is
+# the one loop nest it was: the named steps cost no call and keep every loop's vectorisation
+@numba.njit(cache=True, fastmath=_FASTMATH, inline="always")
+def _variance_block(Dp, j, Qp, N):  # pragma: no cover
+    """``N = Q' D'_j Q'ᵀ`` (h, h): the variance block at point j without its ``11ᵀ`` part
+    (``F 1 = 0``)."""
+    h, hp = Qp.shape
+    for a in range(h):
+        for b in range(h):
+            s = 0.0
+            for e in range(hp):
+                t = 0.0
+                for f in range(hp):
+                    t += Dp[j, e, f] * Qp[b, f]
+                s += Qp[a, e] * t
+            N[a, b] = s
+
+
+@numba.njit(cache=True, fastmath=_FASTMATH, inline="always")
+def _pair_steps(Z, j, Qp, Xr, Zf, Y):  # pragma: no cover
+    """``Y = (Q' S'_jk) X'_k`` (h, R, c): ``Σ_jk`` times every label's step and factor
+    columns, for every candidate k (``Zf``: work space for ``Q' S'_jk``)."""
+    h, hp = Qp.shape
+    R, c = Xr.shape[1], Xr.shape[2]
+    for a in range(h):
+        for f in range(hp):
+            for k in range(c):
+                Zf[a, f, k] = 0.0
+            for e in range(hp):
+                q = Qp[a, e]
+                for k in range(c):
+                    Zf[a, f, k] += q * Z[j, e, f, k]
+    for a in range(h):
+        for r in range(R):
+            for k in range(c):
+                Y[a, r, k] = 0.0
+            for f in range(hp):
+                for k in range(c):
+                    Y[a, r, k] += Zf[a, f, k] * Xr[f, r, k]
+
+
+@numba.njit(cache=True, fastmath=_FASTMATH, inline="always")
+def _binary_terms(beta, j, n00, Y, c0, c1, flat, work, p, term):  # pragma: no cover
+    """``term[k]``: point j's risk term after labeling candidate k with the label whose step is
+    ``Y[0, c0]`` and factor columns ``Y[0, c0 + 1 : c1]``, two classes (h = 1)."""
+    c = term.size
+    b0 = beta[j, 0]
+    for k in range(c):
+        flat[k] = -abs(b0 - Y[0, c0, k])
+    _exp_nonpositive(flat[:c], work[:c])
+    for k in range(c):
+        e = flat[k]  # e^{−|z|}: σ(z)(1 − σ(z)) = e / (1 + e)² for either sign
+        q = e / ((1.0 + e) * (1.0 + e))
+        p[0, k] = q
+        term[k] = q * q * n00
+    for r in range(c0 + 1, c1):
+        for k in range(c):
+            fy = p[0, k] * Y[0, r, k]
+            term[k] -= fy * fy
+
+
+@numba.njit(cache=True, fastmath=_FASTMATH, inline="always")
+def _softmax_terms(beta, j, N, Y, c0, c1, flat, work, p, Np, term):  # pragma: no cover
+    """``term[k]``: point j's risk term after labeling candidate k with the label whose step is
+    ``Y[:, c0]`` and factor columns ``Y[:, c0 + 1 : c1]``, h ≥ 2 classes (``p`` views
+    ``flat``)."""
+    h, c = p.shape
+    for k in range(c):
+        term[k] = beta[j, 0] - Y[0, c0, k]  # the largest logit so far
+    for a in range(1, h):
+        for k in range(c):
+            term[k] = max(term[k], beta[j, a] - Y[a, c0, k])
+    for a in range(h):
+        for k in range(c):
+            p[a, k] = beta[j, a] - Y[a, c0, k] - term[k]
+    _exp_nonpositive(flat, work)
+    for k in range(c):
+        tot = 0.0
+        for a in range(h):
+            tot += p[a, k]
+        term[k] = 1.0 / tot
+    for a in range(h):
+        for k in range(c):
+            p[a, k] *= term[k]
+    # tr(F²N) = Σ p_a² N_aa − 2 (p∘p)ᵀNp + ‖p‖² pᵀNp, F = diag(p) − ppᵀ
+    for a in range(h):
+        for k in range(c):
+            Np[a, k] = 0.0
+        for b in range(h):
+            nab = N[a, b]
+            for k in range(c):
+                Np[a, k] += nab * p[b, k]
+    for k in range(c):
+        sq = 0.0
+        t1 = 0.0
+        t2 = 0.0
+        t3 = 0.0
+        for a in range(h):
+            qa = p[a, k] * p[a, k]
+            sq += qa
+            t1 += qa * N[a, a]
+            t2 += qa * Np[a, k]
+            t3 += p[a, k] * Np[a, k]
+        term[k] = t1 - 2.0 * t2 + sq * t3
+    for r in range(c0 + 1, c1):
+        for k in range(c):
+            py = 0.0
+            for a in range(h):
+                py += p[a, k] * Y[a, r, k]
+            sub = 0.0
+            for a in range(h):
+                fy = p[a, k] * (Y[a, r, k] - py)
+                sub += fy * fy
+            term[k] -= sub
+
+
 @numba.njit(cache=True, fastmath=_FASTMATH, nogil=True)
 def _accumulate(Z, Dp, beta, Xr, Qp, n_labels, own, out):  # pragma: no cover
-    # candidates are the innermost axis of every array: each loop below runs over the c
+    # candidates are the innermost axis of every array: each loop of the steps runs over the c
     # candidates with unit stride, which LLVM vectorises (exp excepted)
     nb, hp, c = Z.shape[0], Z.shape[1], Z.shape[3]
     h = Qp.shape[0]
@@ -86,96 +202,14 @@ def _accumulate(Z, Dp, beta, Xr, Qp, n_labels, own, out):  # pragma: no cover
     Np = np.empty((h, c))
     term = np.empty(c)
     for j in range(nb):
-        # N = Q' D'_j Q'ᵀ: the variance block at j without its 11ᵀ part (F 1 = 0)
-        for a in range(h):
-            for b in range(h):
-                s = 0.0
-                for e in range(hp):
-                    t = 0.0
-                    for f in range(hp):
-                        t += Dp[j, e, f] * Qp[b, f]
-                    s += Qp[a, e] * t
-                N[a, b] = s
-        # Y = (Q' S'_jk) X'_k: Σ_jk times every label's step and factor columns
-        for a in range(h):
-            for f in range(hp):
-                for k in range(c):
-                    Zf[a, f, k] = 0.0
-                for e in range(hp):
-                    q = Qp[a, e]
-                    for k in range(c):
-                        Zf[a, f, k] += q * Z[j, e, f, k]
-        for a in range(h):
-            for r in range(R):
-                for k in range(c):
-                    Y[a, r, k] = 0.0
-                for f in range(hp):
-                    for k in range(c):
-                        Y[a, r, k] += Zf[a, f, k] * Xr[f, r, k]
+        _variance_block(Dp, j, Qp, N)
+        _pair_steps(Z, j, Qp, Xr, Zf, Y)
         for lab in range(n_labels):
             c0 = lab * per_label
             if h == 1:
-                b0, n00 = beta[j, 0], N[0, 0]
-                for k in range(c):
-                    flat[k] = -abs(b0 - Y[0, c0, k])
-                _exp_nonpositive(flat[:c], work[:c])
-                for k in range(c):
-                    e = flat[k]  # e^{−|z|}: σ(z)(1 − σ(z)) = e / (1 + e)² for either sign
-                    q = e / ((1.0 + e) * (1.0 + e))
-                    p[0, k] = q
-                    term[k] = q * q * n00
-                for r in range(c0 + 1, c0 + per_label):
-                    for k in range(c):
-                        fy = p[0, k] * Y[0, r, k]
-                        term[k] -= fy * fy
+                _binary_terms(beta, j, N[0, 0], Y, c0, c0 + per_label, flat, work, p, term)
             else:
-                for k in range(c):
-                    term[k] = beta[j, 0] - Y[0, c0, k]  # the largest logit so far
-                for a in range(1, h):
-                    for k in range(c):
-                        term[k] = max(term[k], beta[j, a] - Y[a, c0, k])
-                for a in range(h):
-                    for k in range(c):
-                        p[a, k] = beta[j, a] - Y[a, c0, k] - term[k]
-                _exp_nonpositive(flat, work)
-                for k in range(c):
-                    tot = 0.0
-                    for a in range(h):
-                        tot += p[a, k]
-                    term[k] = 1.0 / tot
-                for a in range(h):
-                    for k in range(c):
-                        p[a, k] *= term[k]
-                # tr(F²N) = Σ p_a² N_aa − 2 (p∘p)ᵀNp + ‖p‖² pᵀNp, F = diag(p) − ppᵀ
-                for a in range(h):
-                    for k in range(c):
-                        Np[a, k] = 0.0
-                    for b in range(h):
-                        nab = N[a, b]
-                        for k in range(c):
-                            Np[a, k] += nab * p[b, k]
-                for k in range(c):
-                    sq = 0.0
-                    t1 = 0.0
-                    t2 = 0.0
-                    t3 = 0.0
-                    for a in range(h):
-                        qa = p[a, k] * p[a, k]
-                        sq += qa
-                        t1 += qa * N[a, a]
-                        t2 += qa * Np[a, k]
-                        t3 += p[a, k] * Np[a, k]
-                    term[k] = t1 - 2.0 * t2 + sq * t3
-                for r in range(c0 + 1, c0 + per_label):
-                    for k in range(c):
-                        py = 0.0
-                        for a in range(h):
-                            py += p[a, k] * Y[a, r, k]
-                        sub = 0.0
-                        for a in range(h):
-                            fy = p[a, k] * (Y[a, r, k] - py)
-                            sub += fy * fy
-                        term[k] -= sub
+                _softmax_terms(beta, j, N, Y, c0, c0 + per_label, flat, work, p, Np, term)
             for k in range(c):
                 if own[k] != j:  # the candidate is labeled after the query: not in the sum
                     out[k, lab] += term[k]

@@ -214,7 +214,7 @@ class FeaturePoolStrategy(WeightedRLSStrategy):
 
         The one step between the pool and the state: a subclass whose pool rows are
         features already overrides it to return ``(X, None)``
-        (:class:`rlscore.query.cluster.block_passes.BlockQuery`'s state of the labeled rows)."""
+        (:class:`rlscore.query.cluster.block_query.BlockQuery`'s state of the labeled rows)."""
         key = repr(sorted(self.kernel_params().items()))
         cached = self._feature_cache
         if cached is not None and cached[0] == key:

@@ -455,13 +455,6 @@ class _LabeledColumns:
 _COLUMNS_PER_BLOCK = 16
 
 
-def matrix_rows(D: np.ndarray, idx: np.ndarray) -> np.ndarray:
-    """``D[idx]``: a view when ``idx`` is a contiguous range (D is symmetric: rows = columns)."""
-    if idx[-1] - idx[0] == idx.size - 1:
-        return D[idx[0] : idx[-1] + 1]
-    return D[idx]
-
-
 def _as_slice(cols: np.ndarray) -> slice | np.ndarray:
     """A slice for a contiguous run of columns (a view instead of a copy), else ``cols``."""
     if cols[-1] - cols[0] == cols.size - 1:
@@ -477,4 +470,4 @@ def _symmetric_rank_one(D: np.ndarray, u: np.ndarray, sign: float) -> None:
 
 
 # pool_risk is defined with the shared state (rlscore.query.rls_state.weighted) and importable here
-__all__ = ["BLOCK_ELEMENTS", "LABEL_BUDGET", "RLSPoolStrategy", "matrix_rows", "pool_risk"]
+__all__ = ["BLOCK_ELEMENTS", "LABEL_BUDGET", "RLSPoolStrategy", "pool_risk"]

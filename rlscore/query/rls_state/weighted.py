@@ -285,10 +285,7 @@ class WeightedRLSStrategy(QueryStrategy):
         (:meth:`predict_proba`), or Paskov's raw ``(f + 1)/2`` when ``clip=False``."""
         if self.clip:
             return self.predict_proba()
-        f = self.decision_function()
-        if f.ndim == 1:
-            return np.column_stack([(1.0 - f) / 2.0, (1.0 + f) / 2.0])
-        return (f + 1.0) / 2.0
+        return unclipped_probabilities(self.decision_function())
 
     def estimated_risk(self) -> float:
         """``R̂(f) = Σ_z Σ_l p̂(l|z)/w_l δ(l, ĉ_z)`` of the current classifier (eqs. 3.47, 3.49)."""
@@ -330,6 +327,14 @@ class WeightedRLSStrategy(QueryStrategy):
             a.flags.writeable = False  # shared by every query of these weights
         self._terms_cache = (key, terms)
         return terms
+
+
+def unclipped_probabilities(f: np.ndarray) -> np.ndarray:
+    """Paskov's raw ``p̂ = (f + 1)/2`` of decision values, (n, T): per one-vs-all column of
+    ``f`` (n, T), or ``[(1 − f)/2, (1 + f)/2]`` for a binary ``f`` (n,)."""
+    if f.ndim == 1:
+        return np.column_stack([(1.0 - f) / 2.0, (1.0 + f) / 2.0])
+    return (f + 1.0) / 2.0
 
 
 def pool_risk(
@@ -403,4 +408,4 @@ def pool_risk(
     return risk.sum(axis=1)
 
 
-__all__ = ["VECTORS_PER_CLASS", "WeightedRLSStrategy", "pool_risk"]
+__all__ = ["VECTORS_PER_CLASS", "WeightedRLSStrategy", "pool_risk", "unclipped_probabilities"]

@@ -14,8 +14,9 @@ whom is :class:`~rlscore.sessions.team.handout.Handout`; then the event fold
 (:mod:`~rlscore.sessions.state.label_log`), the replay of the log
 (:mod:`~rlscore.sessions.state.replay`), the engine and its pool kernel
 (:mod:`~rlscore.sessions.state.engine`), the automatic λ (:mod:`~rlscore.sessions.state.auto_lam`),
-the RLS refitted on the labels (:mod:`~rlscore.sessions.state.loo_refit`), histories and the
-stopping indicator (:mod:`~rlscore.sessions.views.diagnostics`), the snapshot cache
+the RLS refitted on the labels (:mod:`~rlscore.sessions.state.loo_refit`), histories
+(:mod:`~rlscore.sessions.views.diagnostics`), the stopping indicator
+(:mod:`~rlscore.sessions.stopping.prediction_change`), the snapshot cache
 (:mod:`~rlscore.sessions.state.snapshots`) and the export (:mod:`~rlscore.sessions.views.export`).
 
 A session may be shared by several callers (browser tabs, annotators): what differs per

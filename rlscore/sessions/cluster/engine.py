@@ -47,7 +47,8 @@ from rlscore.data.cluster.parquet_pool import (
     connect,
 )
 from rlscore.query.arls.focused import DEFAULT_EXPLORE, DEFAULT_FOCUS
-from rlscore.query.cluster.block_passes import BLOCK_STRATEGIES, BlockPredictions, BlockQuery
+from rlscore.query.cluster.block_passes import BlockPredictions
+from rlscore.query.cluster.block_query import BLOCK_STRATEGIES, BlockQuery
 from rlscore.query.protocol.strategy import QueryStrategy
 
 #: feature maps loaded at once per server (each holds the pool's features on the workers)
@@ -188,12 +189,12 @@ class ClusterEngine(QueryStrategy):
         used when the strategy takes none).
     strategy : {"arls-lowrank", "arls-focused", "uncertainty", "entropy", "random"}
         The in-memory strategy reproduced
-        (:data:`~rlscore.query.cluster.block_passes.BLOCK_STRATEGIES`).
+        (:data:`~rlscore.query.cluster.block_query.BLOCK_STRATEGIES`).
     kernel, sigma, n_landmarks
         The feature map: m landmarks of this kernel (None: the project's m; the raw columns
         if it has none).
     lam, class_weight, candidates, risk_sample, random_state, seed, focus, fit_intercept, explore
-        As :class:`~rlscore.query.cluster.block_passes.BlockQuery`; ``random_state`` also seeds the
+        As :class:`~rlscore.query.cluster.block_query.BlockQuery`; ``random_state`` also seeds the
         landmark draw.
     tune : {"none"}
         The automatic λ (RLS leave-one-out on the labeled rows) is not available here.
@@ -389,7 +390,7 @@ class ClusterEngine(QueryStrategy):
         """The position in ``classes_`` of every pool point's predicted class (what
         :meth:`predict` would index ``classes_`` by: ``predicted_index`` of the decision
         values), (n,) in the smallest integer dtype, read-only: computed on the workers
-        (:meth:`~rlscore.query.cluster.block_passes.BlockQuery.predicted_positions`), so this server
+        (:meth:`~rlscore.query.cluster.block_query.BlockQuery.predicted_positions`), so this server
         holds n bytes (up to 256 classes) instead of the n × T' decision values. Cached until
         the labels change. For a caller that needs every point's class; the session's history
         reads :meth:`pool_predictions` instead (no n-vector)."""
@@ -441,7 +442,7 @@ class ClusterEngine(QueryStrategy):
         """The pool plot's density layer computed on the workers: every pool row's features
         projected by ``(φ − center) A`` (e.g. the PCA of the plot's sample) and counted on a
         ``bins`` × ``bins`` grid over their extent; ``(x_edges, y_edges, counts)`` as
-        :meth:`~rlscore.query.cluster.block_passes.BlockQuery.density`. Only the grid reaches this
+        :meth:`~rlscore.query.cluster.block_query.BlockQuery.density`. Only the grid reaches this
         server."""
         self._check_started()
         with cluster_errors(self.address_):

@@ -17,7 +17,7 @@ import numpy as np
 
 from rlscore.data.cluster.parquet_pool import CLUSTER_META
 from rlscore.data.projects.project import Project, ProjectInputError, RowIds
-from rlscore.query.cluster.block_passes import BLOCK_STRATEGIES
+from rlscore.query.cluster.block_query import BLOCK_STRATEGIES
 from rlscore.sessions.state.settings import save_project_settings
 from rlscore.storage import LabelStore
 
@@ -99,7 +99,7 @@ def create_cluster_project(
     feature_columns
         The raw feature columns (default: every numeric column).
     strategy
-        One of :data:`~rlscore.query.cluster.block_passes.BLOCK_STRATEGIES`.
+        One of :data:`~rlscore.query.cluster.block_query.BLOCK_STRATEGIES`.
     sigma, lam
         The RBF width of the landmark features and λ.
     n_landmarks, candidates, risk_sample
@@ -150,9 +150,4 @@ def create_cluster_project(
     return store.load_project(project.name)
 
 
-def is_cluster_project(project: Project) -> bool:
-    """Whether the project's pool lives on a cluster (its ``X`` is a placeholder)."""
-    return bool((project.meta or {}).get(CLUSTER_META))
-
-
-__all__ = ["CLUSTER_DEFAULTS", "create_cluster_project", "is_cluster_project", "parquet_shape"]
+__all__ = ["CLUSTER_DEFAULTS", "create_cluster_project", "parquet_shape"]

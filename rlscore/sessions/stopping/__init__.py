@@ -1,2 +1,2 @@
-"""When to stop: the accuracy estimate with its interval along the labels, and what the
-Label page's stopping panel shows."""
+"""When to stop: the accuracy estimate with its interval along the labels, what the Label
+page's stopping panel shows, and the stopping indicator of settled pool predictions."""

@@ -2,8 +2,9 @@
 
 :class:`SessionView` reads the state that :class:`~rlscore.sessions.state.replay.Replay` folds from
 the project's event log: the labels and skips, the engine and its parameters, the histories
-along the labeling path, the validation and leave-one-out errors, the stopping indicator
-(:mod:`~rlscore.sessions.views.diagnostics`) and the export (:mod:`~rlscore.sessions.views.export`).
+along the labeling path (:mod:`~rlscore.sessions.views.diagnostics`), the validation and
+leave-one-out errors, the stopping indicator (:mod:`~rlscore.sessions.stopping.prediction_change`)
+and the export (:mod:`~rlscore.sessions.views.export`).
 :class:`~rlscore.sessions.actions.session.LabelingSession` adds what changes the log.
 """
 
@@ -17,7 +18,7 @@ from rlscore.data.projects.project import Project
 from rlscore.query import QueryStrategy
 from rlscore.sessions.state.loo_refit import loo_errors
 from rlscore.sessions.state.replay import Replay, SessionState
-from rlscore.sessions.views.diagnostics import stopping_report
+from rlscore.sessions.stopping.prediction_change import stopping_report
 from rlscore.sessions.views.export import export_labels
 from rlscore.storage import Event
 
@@ -213,8 +214,9 @@ class SessionView:
             return self._loo_cache[1]
 
     def stopping(self) -> dict:
-        """Stopping indicator (:func:`rlscore.sessions.views.diagnostics.stopping_report`): never
-        settled before every class has a label."""
+        """Stopping indicator
+        (:func:`~rlscore.sessions.stopping.prediction_change.stopping_report`): never settled
+        before every class has a label."""
         with self._lock:
             labeled = set(self._state.log.labels.values())
             return stopping_report(

@@ -66,10 +66,6 @@ class LabelStore(ABC):
         """Member -> role of a project (empty: no members, the open local mode)."""
 
     @abstractmethod
-    def trashed_members(self, uid: int) -> dict[str, str]:
-        """Member -> role of a trashed project (who may restore it)."""
-
-    @abstractmethod
     def set_member(self, name: str, member: str, role: str, *, by: str = "") -> str | None:
         """Add ``member`` with ``role`` or change their role; returns the previous role.
         ``ValueError`` for a first member who is not an owner or a last owner demoted."""

@@ -157,9 +157,6 @@ class SQLLabelStore(LabelStore):
     def members(self, name: str) -> dict[str, str]:
         return self._access.members(self._projects.uid(name))
 
-    def trashed_members(self, uid: int) -> dict[str, str]:
-        return self._access.members(uid)
-
     def set_member(self, name: str, member: str, role: str, *, by: str = "") -> str | None:
         return self._access.set_member(name, member, role, by)
 
