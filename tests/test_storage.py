@@ -136,7 +136,8 @@ def test_events_round_trip_and_order(store):
         "p",
         Event("label", 2, "dog", "alice", seconds=1.5, params={"strategy": "arls", "lam": 0.5}),
     )
-    b = store.append_event("p", Event("skip", np.int64(3), annotator="bob", timestamp=123.0))
+    # a skip says nothing of the class: a label given with it is not stored
+    b = store.append_event("p", Event("skip", np.int64(3), "cat", "bob", timestamp=123.0))
     c = store.append_event("p", Event("undo", annotator="bob"))
     assert a < b < c
     ev = store.events("p")
