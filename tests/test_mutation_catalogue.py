@@ -89,6 +89,10 @@ def test_a_mutant_the_test_catches_is_killed_and_the_file_put_back(toy_tree, mon
     killed = mutation.run_mutant(toy_tree, caught, timeout=120)
     assert (killed.verdict, killed.detail) == ("killed", "test_toy.py::test_double")
     assert mutation.run_mutant(toy_tree, missed, timeout=120).verdict == "survived"
+    loop = "while x:\n        pass"  # an endless loop: interrupted at the time limit
+    endless = Mutation("m", "toy/__init__.py", "return 2 * x", loop, ("test_toy.py",), "hangs")
+    hung = mutation.run_mutant(toy_tree, endless, timeout=2)
+    assert (hung.verdict, hung.detail) == ("killed", "timed out after 2 s")
     assert (toy_tree / "toy" / "__init__.py").read_text() == before
     gone = Mutation("m", "toy/__init__.py", "4 * x", "5 * x", ("test_toy.py",), "rotted")
     assert mutation.run_mutant(toy_tree, gone, timeout=120).verdict == "error"

@@ -31,6 +31,7 @@ import argparse
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -44,6 +45,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 #: seconds one mutant's tests may take before it counts as killed (an endless loop)
 DEFAULT_TIMEOUT = 600.0
+#: seconds an interrupted run may take to tear down (stop its PostgreSQL server) before a kill
+TEARDOWN_SECONDS = 60.0
 
 
 @dataclass(frozen=True)
@@ -546,15 +549,31 @@ def check_import_root(tree: Path) -> None:
 
 def run_pytest(tree: Path, tests: Sequence[str], timeout: float) -> tuple[int | None, str]:
     """Run ``pytest -x -q`` on ``tests`` in ``tree``: its exit status (None: timed out) and
-    its output."""
+    its output.
+
+    A run past ``timeout`` is interrupted as Ctrl-C would (SIGINT to its process group), so
+    that pytest's teardown stops the PostgreSQL server it started; killed if it lingers."""
     command = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *tests]
-    try:
-        done = subprocess.run(
-            command, cwd=tree, env=pytest_env(tree), capture_output=True, text=True, timeout=timeout
-        )
-    except subprocess.TimeoutExpired:
-        return None, f"timed out after {timeout:.0f} s"
-    return done.returncode, done.stdout + done.stderr
+    with subprocess.Popen(
+        command,
+        cwd=tree,
+        env=pytest_env(tree),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,  # its own process group: the interrupt reaches its children
+    ) as run:
+        try:
+            output, _ = run.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(run.pid, signal.SIGINT)
+            try:
+                run.communicate(timeout=TEARDOWN_SECONDS)
+            except subprocess.TimeoutExpired:
+                os.killpg(run.pid, signal.SIGKILL)
+                run.communicate()
+            return None, f"timed out after {timeout:.0f} s"
+    return run.returncode, output
 
 
 def verdict(status: int | None) -> str:
