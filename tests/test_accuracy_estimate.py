@@ -23,11 +23,17 @@ from rlscore.sessions.stopping.accuracy_estimate import (
     accuracy_estimate,
     audit_draw,
     audit_due,
+    first_stop,
     learner_state,
     stop_decision,
     stop_set,
 )
-from tests.reference.stopping import clopper_pearson_by_root, first_drop, wilson_by_root
+from tests.reference.stopping import (
+    clopper_pearson_by_root,
+    first_drop,
+    first_stable,
+    wilson_by_root,
+)
 
 SIGMA, LAM = 1.2, 0.3
 
@@ -196,6 +202,35 @@ def test_stop_decision_words():
     estimate = accuracy_estimate(curves)
     assert estimate.loo == pytest.approx(58 / 59)
     assert estimate.loo_interval == wilson_interval(58, 59)
+
+
+def test_no_rule_fires_before_every_class_has_a_label():
+    curves = StopCurves()
+    for n in range(1, 36):  # a constant model (κ = 1, a flat risk) that has seen one class
+        curves.append(_state(n - 1, n, [0, 0, 0, 0]), risk=1.0, classes_seen=1)
+    ready = MIN_STOP_LABELS - 1  # the first step with enough labels (n = step + 1)
+    # with one class in the project the rules fire (the reference: stabilizing from
+    # tests/reference/stopping.py; the risk plateau after its window of 20 steps)
+    assert first_stop(curves, "stabilizing", 1) == first_stable(curves.kappa, 10, 3, 0.99, ready)
+    assert first_stop(curves, "risk-plateau", 1) == 20
+    for rule in ("stabilizing", "risk-plateau"):
+        assert first_stop(curves, rule, n_classes=2) is None
+        decision = stop_decision(curves, 2, rule)
+        assert not decision.stop and decision.message == "keep going: 1 class(es) have no label yet"
+    for n in range(36, 40):  # the second class labeled at step 35: the rules fire from there
+        curves.append(_state(n - 1, n, [0, 0, 0, 0]), risk=1.0, classes_seen=2)
+    assert first_stop(curves, "stabilizing", 2) == first_stop(curves, "risk-plateau", 2) == 35
+
+
+def test_before_the_minimum_the_missing_labels_are_counted():
+    curves = StopCurves()
+    for n in range(1, 7):
+        curves.append(_state(n - 1, n, [0, 1, 0, 1]), risk=1.0, classes_seen=2)
+    for rule in ("stabilizing", "risk-plateau"):
+        decision = stop_decision(curves, 2, rule)
+        assert not decision.stop
+        assert decision.more_labels == MIN_STOP_LABELS - 6  # six labels so far
+        assert decision.message == f"keep going: no rule fires before {MIN_STOP_LABELS} labels"
 
 
 def test_stop_decision_of_the_confidence_drop_rule_counts_the_drops_still_needed():

@@ -43,7 +43,9 @@ def test_min_dwell_setting(monkeypatch):
 
 def test_check_dwell_boundary():
     check_dwell(3, None, 0.2, now=5.0)  # unknown draw time: no rule
-    check_dwell(3, 4.8, 0.2, now=5.0)  # exactly the minimum: allowed
+    # exactly the minimum: allowed (binary fractions: 5.0 − 4.75 is 0.25 to the bit, where
+    # 5.0 − 4.8 is 0.20000000000000018, above 0.2, and would not test the boundary)
+    check_dwell(3, 4.75, 0.25, now=5.0)
     with pytest.raises(TooSoonError) as err:
         check_dwell(3, 4.94, 0.2, now=5.0)
     assert err.value.point == 3

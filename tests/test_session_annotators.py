@@ -90,6 +90,34 @@ def test_a_repeated_press_cannot_label_twice_or_another_point(store):
         s.label(q, -1, annotator="ada", seen=seen)
 
 
+def test_a_skip_of_a_point_labeled_before_it_was_shown_is_refused_as_labeled_not_stale(store):
+    s = session(store)
+    p, _ = s.query(annotator="ada")
+    shown = s.last_event_id
+    labeled = s.label(p, 1, annotator="bob", seen=shown)
+    with pytest.raises(StaleActionError):  # ada was shown p before bob's label
+        s.skip(p, "ada", seen=shown)
+    # shown with bob's label (seen is its id): nothing changed since, but p is labeled
+    with pytest.raises(ValueError, match=f"point {p} is labeled") as info:
+        s.skip(p, "ada", seen=labeled)
+    assert not isinstance(info.value, StaleActionError)
+    assert [e.kind for e in store.events("moons")] == ["label"]
+
+
+def test_a_claim_is_written_again_only_once_half_its_time_is_gone(store):
+    s = session(store, claim_seconds=600.0)
+    p, _ = s.query(annotator="ada")
+    _, written = store.claims("moons")[p]
+    assert s.query(annotator="ada")[0] == p
+    assert store.claims("moons")[p] == ("ada", written)  # most of it left: not rewritten
+    # 200 of the 600 seconds left (an expiry set behind the session's back): renewed
+    store.claim("moons", p, "ada", 200.0)
+    _, short = store.claims("moons")[p]
+    assert s.query(annotator="ada")[0] == p
+    _, renewed = store.claims("moons")[p]
+    assert renewed >= short + 400.0 - 1.0  # about 600 s from now again
+
+
 def test_a_change_on_another_point_does_not_make_a_view_stale(store):
     s = session(store)
     qa, _ = s.query(annotator="ada")

@@ -142,6 +142,21 @@ def test_overlap_hands_a_labeled_point_to_k_annotators_then_moves_on(store):
         session(store).skip(p, annotator="eve")
 
 
+def test_a_point_never_waits_for_the_annotator_who_labeled_it():
+    log = LabelLog([Event("label", 3, "x", "ada", id=1)], rule="majority")
+    overlap = Overlap(2)
+    assert overlap.wanted_from(log, "ada") == []
+    assert overlap.wanted_from(log, "bob") == [3]
+
+
+def test_an_annotator_is_not_handed_back_their_own_label_before_a_teammate_asks(store):
+    s = session(store, overlap=2)
+    p, _ = s.query(annotator="ada")
+    s.label(p, 1, annotator="ada", seen=s.last_event_id)
+    assert s.overlap_queue("ada") == [] and s.overlap_queue("bob") == [p]
+    assert s.query(annotator="ada")[0] != p  # nobody holds p: only ada's label keeps it away
+
+
 def test_review_overrides_the_majority_and_the_engine_follows(store):
     s = session(store, overlap=3)
     p = 4

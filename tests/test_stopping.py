@@ -108,6 +108,22 @@ def test_constant_curves():
     assert stabilizing_predictions(k, lag=10, window=3, min_step=33) == 33
 
 
+def test_stabilizing_fires_at_the_threshold_as_soon_as_its_comparisons_exist():
+    """A κ curve defined from step 0 (the rule's contract; a kappa_curve is NaN before ``lag``,
+    which hides its first window): the first window ends at step (window − 1)·lag, and a mean
+    equal to the threshold is enough ("at least")."""
+    k = [0.5] * 12  # every mean exactly 0.5
+    assert stabilizing_predictions(k, lag=2, window=3, threshold=0.5) == 4
+    assert first_stable(k, 2, 3, 0.5) == 4
+    assert stabilizing_predictions(k, lag=2, window=3, threshold=0.5 + 1e-9) is None
+    rng = np.random.default_rng(3)
+    for lag, window, threshold in [(1, 1, 0.9), (2, 3, 0.9), (5, 2, 0.85)]:
+        for _ in range(20):
+            k = list(rng.uniform(0.7, 1.0, 25))
+            got = stabilizing_predictions(k, lag=lag, window=window, threshold=threshold)
+            assert got == first_stable(k, lag, window, threshold)
+
+
 def test_steps_to_stabilize_counts_the_missing_comparisons():
     k = np.full(41, np.nan)
     k[10:] = 0.5  # every comparison so far poor: the three averaged must all be to come

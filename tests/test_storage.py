@@ -136,7 +136,8 @@ def test_events_round_trip_and_order(store):
         "p",
         Event("label", 2, "dog", "alice", seconds=1.5, params={"strategy": "arls", "lam": 0.5}),
     )
-    b = store.append_event("p", Event("skip", np.int64(3), annotator="bob", timestamp=123.0))
+    # a skip says nothing of the class: a label given with it is not stored
+    b = store.append_event("p", Event("skip", np.int64(3), "cat", "bob", timestamp=123.0))
     c = store.append_event("p", Event("undo", annotator="bob"))
     assert a < b < c
     ev = store.events("p")
@@ -235,6 +236,34 @@ def test_a_review_is_subject_to_the_stale_check_and_releases_claims(store):
     with pytest.raises(StaleActionError) as info:
         store.append_event("p", Event("label", 2, 1, "ann"), unchanged_since=newer)
     assert info.value.newest_id == review
+
+
+@pytest.mark.parametrize("kind", ["label", "skip", "review"])
+def test_an_undo_alone_makes_the_point_stale(store, kind):
+    """The only event on the point after ``seen`` is the undo of an earlier one: the undo
+    event has no point of its own, so only its target ties it to the point."""
+    store.create_project(small_project())
+    fields = {"label": 1} if kind != "skip" else {}
+    before = store.append_event("p", Event(kind, 2, annotator="ann", **fields))
+    other = store.append_event("p", Event("label", 4, 1, "ann2"))
+    seen = store.last_event_id("p")
+    undo = store.append_event("p", Event("undo", target=before, annotator="ann"))
+    for refused in (
+        lambda: store.append_event("p", Event("label", 2, -1, "bob"), unchanged_since=seen),
+        lambda: store.append_event("p", Event("skip", 2, annotator="bob"), unchanged_since=seen),
+        lambda: store.append_event("p", Event("review", 2, -1, "rev"), unchanged_since=seen),
+        lambda: store.claim("p", 2, "bob", 60, unchanged_since=seen),
+    ):
+        with pytest.raises(StaleActionError) as info:
+            refused()
+        assert info.value.point == 2
+        assert [(e.id, e.kind, e.target) for e in info.value.events] == [(undo, "undo", before)]
+    assert [e.id for e in store.events("p")] == [before, other, undo]  # nothing written
+    assert store.claims("p") == {}
+    # the undo targets point 2 only: a view of point 4 built at ``seen`` is still current
+    store.append_event("p", Event("label", 4, -1, "bob"), unchanged_since=seen)
+    # confirmed against the undo, the label on point 2 goes through
+    store.append_event("p", Event("label", 2, -1, "bob"), unchanged_since=undo)
 
 
 # -- several connections and processes ---------------------------------------------------------
