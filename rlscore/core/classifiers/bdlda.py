@@ -472,6 +472,7 @@ class BDLDA(ClassifierMixin, BaseEstimator):
     def __init__(
         self,
         max_grow: int = 3,
+        *,
         max_features: int = 20,
         n_models: int = 5,
         treelet_level: int = 0,

@@ -37,6 +37,7 @@ import math
 import time
 import warnings
 from dataclasses import dataclass
+from numbers import Integral, Real
 from typing import Literal
 
 import numpy as np
@@ -47,8 +48,14 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from rlscore.core.conventions.parameter_constraints import (
+    Interval,
+    Options,
+    Validated,
+    check_parameters,
+)
 from rlscore.core.kernels.functions import VECTOR_KERNELS, kernel_matrix
-from rlscore.core.kernels.rbf_width import DEFAULT_SIGMA, fitted_sigma
+from rlscore.core.kernels.rbf_width import DEFAULT_SIGMA, check_width, fitted_sigma
 
 __all__ = [
     "DEFAULT_RIDGE",
@@ -961,9 +968,23 @@ class SpecifiedErrorClassifier(ClassifierMixin, BaseEstimator):
         The RBF width used (None for the other kernels).
     """
 
+    parameter_constraints = {
+        "eta": (Validated(_eta_pair),),
+        "kernel": (Options(*KERNELS),),
+        "sigma": (Validated(check_width),),
+        "degree": (Interval(Integral, 1, None),),
+        "solver": (Options(*SOLVERS),),
+        "moments": (Options(*MOMENTS),),
+        "ridge": (Interval(Real, 0, None),),
+        "tol": (Interval(Real, 0, None, closed="neither"), Options(None)),
+        "max_iter": (Interval(Integral, 1, None),),
+        "rank_rtol": (Interval(Real, 0, 1, closed="left"),),
+    }
+
     def __init__(
         self,
         eta: float | tuple[float, float] = (0.1, 0.1),
+        *,
         kernel: str = "linear",
         sigma: float | str = DEFAULT_SIGMA,
         degree: int = 2,
@@ -988,17 +1009,15 @@ class SpecifiedErrorClassifier(ClassifierMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.pairwise = self.kernel == "precomputed"
+        tags.classifier_tags.multi_class = False
         return tags
 
     def _kernel(self, X: np.ndarray, Z: np.ndarray | None = None) -> np.ndarray:
         return kernel_matrix(X, Z, kernel=self.kernel, sigma=self.sigma_, degree=int(self.degree))
 
     def _check_params(self) -> np.ndarray:
-        if self.kernel not in KERNELS:
-            raise ValueError(f"unknown kernel {self.kernel!r}: choose one of {KERNELS}")
-        if self.solver not in SOLVERS:
-            raise ValueError(f"unknown solver {self.solver!r}: choose one of {SOLVERS}")
-        _check_moments(self.moments)
+        """Check the parameters; the multipliers κ of the two targets."""
+        check_parameters(self)
         e = _eta_pair(self.eta)
         if self.moments == "gaussian" and np.any(e > 0.5):
             raise ValueError(
@@ -1031,7 +1050,8 @@ class SpecifiedErrorClassifier(ClassifierMixin, BaseEstimator):
         self.classes_ = np.unique(y)
         if self.classes_.size != 2:
             raise ValueError(
-                f"SpecifiedErrorClassifier is binary; y has {self.classes_.size} classes"
+                "Only binary classification is supported: SpecifiedErrorClassifier is binary "
+                f"(false negatives and false positives); y has {self.classes_.size} classes"
             )
         pos = _positive_mask(y, self.classes_[1])
         self.kappa_ = k
@@ -1092,7 +1112,8 @@ class SpecifiedErrorClassifier(ClassifierMixin, BaseEstimator):
 
     def predict(self, X) -> np.ndarray:
         """``classes_[1]`` where ``f(x) > 0``, else ``classes_[0]``."""
-        return self.classes_[(self.decision_function(X) > 0).astype(np.intp)]
+        f = self.decision_function(X)  # checks fitted before classes_ is read
+        return self.classes_[(f > 0).astype(np.intp)]
 
     def certificate(self, X, y, *, moments: Moments | None = None) -> Certificate:
         """Worst-case rates of the fitted classifier under the moments of labeled ``(X, y)``.

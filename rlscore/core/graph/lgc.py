@@ -73,10 +73,16 @@ import scipy.sparse as sp
 import scipy.sparse.linalg
 from scipy.sparse.csgraph import connected_components
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from rlscore.core.conventions.input_validation import check_matrix
-from rlscore.core.conventions.missing_labels import labeled_indices
+from rlscore.core.conventions.parameter_constraints import (
+    Interval,
+    Options,
+    Validated,
+    check_parameters,
+)
+from rlscore.core.conventions.partial_labels import validate_partial_labels
 from rlscore.core.kernels.functions import knn_graph
 
 __all__ = [
@@ -125,6 +131,9 @@ def check_affinity(W: Affinity) -> sp.csr_matrix:
     """Return ``W`` as a symmetric, non-negative, finite (n, n) CSR matrix, or raise."""
     if sp.issparse(W):
         W = sp.csr_matrix(W, dtype=np.float64)
+        # rebuilt from its arrays, scipy takes 32-bit indices where they fit: the graph
+        # routines of scipy 1.11 (our floor: connected_components) refuse 64-bit ones
+        W = sp.csr_matrix((W.data, W.indices, W.indptr), shape=W.shape)
         data = W.data
     else:
         W = check_matrix(W, "W")
@@ -137,8 +146,8 @@ def check_affinity(W: Affinity) -> sp.csr_matrix:
         raise ValueError("the affinity W contains NaN or infinite values")
     if np.any(data < 0):
         raise ValueError(
-            "the affinity W has negative entries: LGC needs similarities ≥ 0 "
-            "(clip them, e.g. np.maximum(W, 0), or use a kNN graph)"
+            "Negative values in data: the affinity W has negative entries; LGC needs "
+            "similarities ≥ 0 (clip them, e.g. np.maximum(W, 0), or use a kNN graph)"
         )
     W = sp.csr_matrix(W)
     W.eliminate_zeros()
@@ -522,9 +531,23 @@ class LGCClassifier(ClassifierMixin, BaseEstimator):
     n_iter_ : int — CG iterations.
     """
 
+    parameter_constraints = {
+        "n_neighbors": (Interval(Integral, 1, None),),
+        "alpha": (Validated(check_alpha),),
+        "normalization": (Options(*NORMALIZATIONS),),
+        "unlabeled_init": (Options(*UNLABELED_INITS),),
+        "affinity": (Options("knn", "precomputed"),),
+        "metric": (Options("euclidean", "cosine"),),
+        "weights": (Options("binary", "heat"),),
+        "heat_width": (Interval(Real, 0, None, closed="neither"),),
+        "solver": (Options(*SOLVERS),),
+        "tol": (Interval(Real, 0, 1, closed="neither"),),
+    }
+
     def __init__(
         self,
         n_neighbors: int = 10,
+        *,
         alpha: float = 0.2,
         normalization: str = "random_walk",
         unlabeled_init: str = "uniform",
@@ -548,37 +571,29 @@ class LGCClassifier(ClassifierMixin, BaseEstimator):
         self.tol = tol
         self.unlabeled = unlabeled
 
-    def _check_params(self) -> None:
-        check_alpha(self.alpha)
-        _check_choice(self.normalization, "normalization", NORMALIZATIONS)
-        _check_choice(self.unlabeled_init, "unlabeled_init", UNLABELED_INITS)
-        _check_choice(self.affinity, "affinity", ("knn", "precomputed"))
-        _check_choice(self.solver, "solver", SOLVERS)
-        if self.affinity == "knn" and (
-            isinstance(self.n_neighbors, bool)
-            or not isinstance(self.n_neighbors, Integral)
-            or self.n_neighbors < 1
-        ):
-            raise ValueError(f"n_neighbors must be a positive integer, got {self.n_neighbors!r}")
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = self.affinity == "precomputed"
+        tags.input_tags.sparse = self.affinity == "precomputed"
+        tags.input_tags.positive_only = self.affinity == "precomputed"  # W ≥ 0
+        return tags
 
-    def _graph(self, X: np.ndarray | Affinity) -> tuple[sp.csr_matrix, np.ndarray]:
+    def _graph(self, X: np.ndarray | sp.csr_matrix) -> sp.csr_matrix:
+        """The affinity ``W`` of the validated pool ``X`` (or ``X`` itself when precomputed)."""
         if self.affinity == "precomputed":
-            W = check_affinity(X)
-            return W, W
-        X = check_matrix(X, "X", min_samples=2)
+            return check_affinity(X)
         if self.n_neighbors >= X.shape[0]:
             raise ValueError(
                 f"n_neighbors={self.n_neighbors} needs more than {self.n_neighbors} points, "
                 f"X has {X.shape[0]}"
             )
-        W = knn_graph(
+        return knn_graph(
             X,
             k=int(self.n_neighbors),
             metric=self.metric,
             weights=self.weights,
             heat_width=self.heat_width,
         )
-        return W, X
 
     def fit(self, X: np.ndarray | Affinity, y: np.ndarray) -> LGCClassifier:
         """Spread the labels of ``y`` over the graph of the pool ``X``.
@@ -591,20 +606,18 @@ class LGCClassifier(ClassifierMixin, BaseEstimator):
             (n,) labels with unlabeled points marked (see ``unlabeled``); at least two classes
             must have a labeled point.
         """
-        self._check_params()
-        W, X_ref = self._graph(X)
+        check_parameters(self)
+        X, y, labeled = validate_partial_labels(
+            self,
+            X,
+            y,
+            self.unlabeled,
+            dtype=np.float64,
+            accept_sparse="csr" if self.affinity == "precomputed" else False,
+            ensure_min_samples=2,
+        )
+        W = self._graph(X)
         n = W.shape[0]
-        y = np.asarray(y)
-        if y.ndim == 2 and y.shape[1] == 1:
-            y = y.ravel()
-        if y.ndim != 1 or y.shape[0] != n:
-            raise ValueError(f"y has shape {y.shape} but the pool has {n} points: one label each")
-        labeled = labeled_indices(y, self.unlabeled)
-        if labeled.size == 0:
-            raise ValueError(
-                "y has no labeled points: mark unlabeled points with NaN/None (or the value "
-                "given as unlabeled) and label at least one point of two classes"
-            )
         classes, codes_l = np.unique(y[labeled], return_inverse=True)
         if classes.size < 2:
             raise ValueError(
@@ -647,22 +660,24 @@ class LGCClassifier(ClassifierMixin, BaseEstimator):
         total = sol.F.sum(axis=1, keepdims=True)
         self.label_distributions_ = sol.F / np.where(total > 0, total, 1.0)
         self.transduction_ = classes[np.argmax(sol.F, axis=1)]
-        self._X_fit = X_ref
-        self.n_features_in_ = int(X_ref.shape[1])
+        self._X_fit = W if self.affinity == "precomputed" else X
         return self
 
     # -- transductive outputs ------------------------------------------------------------------
     def _check_pool(self, X: np.ndarray | Affinity) -> None:
         check_is_fitted(self, "F_")
-        ref = self._X_fit
-        if sp.issparse(ref):  # a precomputed affinity, dense or sparse
-            A = sp.csr_matrix(X) if sp.issparse(X) else sp.csr_matrix(np.asarray(X, float))
-            same = A.shape == ref.shape and (A != ref).nnz == 0
-        elif sp.issparse(X):
-            same = False
-        else:
-            X = np.asarray(X, dtype=np.float64)
-            same = X.shape == ref.shape and np.array_equal(X, ref)
+        precomputed = self.affinity == "precomputed"
+        # a sparse matrix is never the dense pool of a kNN model (it is the pool's affinity)
+        same = precomputed or not sp.issparse(X)
+        if same:
+            sparse = "csr" if precomputed else False
+            X = validate_data(self, X, dtype=np.float64, accept_sparse=sparse, reset=False)
+            ref = self._X_fit
+            if precomputed:  # the fitted affinity, dense or sparse
+                A = sp.csr_matrix(X)
+                same = A.shape == ref.shape and (A != ref).nnz == 0
+            else:
+                same = X.shape == ref.shape and np.array_equal(X, ref)
         if not same:
             raise ValueError(
                 "LGC is transductive: it predicts only the pool passed to fit (use "

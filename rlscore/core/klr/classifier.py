@@ -35,16 +35,24 @@ optimum; only the data-adaptive width ``sigma="median"`` reads them) and predict
 
 from __future__ import annotations
 
+from numbers import Integral, Real
+
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg
 from scipy.special import expit, log_softmax, softmax
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_is_fitted, validate_data
 
-from rlscore.core.conventions.input_validation import check_matrix, check_positive
-from rlscore.core.conventions.missing_labels import labeled_indices
 from rlscore.core.conventions.ova_encoding import ova_targets
+from rlscore.core.conventions.parameter_constraints import (
+    Booleans,
+    Interval,
+    Options,
+    Validated,
+    check_parameters,
+)
+from rlscore.core.conventions.partial_labels import validate_partial_labels
 from rlscore.core.kernels.functions import (
     GRAPH_ALIASES,
     GRAPH_KERNELS,
@@ -53,7 +61,7 @@ from rlscore.core.kernels.functions import (
     is_graph_kernel,
     kernel_matrix,
 )
-from rlscore.core.kernels.rbf_width import DEFAULT_SIGMA, fitted_sigma
+from rlscore.core.kernels.rbf_width import DEFAULT_SIGMA, check_width, fitted_sigma
 
 __all__ = [
     "KLRConvergenceError",
@@ -67,6 +75,8 @@ __all__ = [
     "whitened_matrix",
 ]
 
+#: the kernels the estimator takes: vector kernels, graph kernels on the pool, a precomputed one
+KLR_KERNELS = (*VECTOR_KERNELS, *GRAPH_KERNELS, *GRAPH_ALIASES, "precomputed")
 #: Armijo constant and the smallest step of the backtracking line search
 _ARMIJO = 1e-4
 _MIN_STEP = 1e-10
@@ -449,9 +459,25 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
     sigma_ : float or None — the RBF width used (None for the other kernels).
     """
 
+    parameter_constraints = {
+        "lam": (Interval(Real, 0, None, closed="neither"),),
+        "kernel": (Options(*KLR_KERNELS),),
+        "sigma": (Validated(check_width),),
+        "degree": (Interval(Integral, 1, None),),
+        "graph_k": (Interval(Integral, 1, None),),
+        "graph_t": (Interval(Real, 0, None, closed="neither"), Options(None)),
+        "graph_metric": (Options("euclidean", "cosine"),),
+        "graph_weights": (Options("binary", "heat"),),
+        "graph_connect": (Booleans(),),
+        "solver": (Options("auto", "representer", "sparse"),),
+        "tol": (Interval(Real, 0, None, closed="neither"),),
+        "max_iter": (Interval(Integral, 1, None),),
+    }
+
     def __init__(
         self,
         lam: float = 1.0,
+        *,
         kernel: str = "rbf",
         sigma: float | str = DEFAULT_SIGMA,
         degree: int = 2,
@@ -479,6 +505,11 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
         self.tol = tol
         self.max_iter = max_iter
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = self.kernel == "precomputed"
+        return tags
+
     # -- fitting -------------------------------------------------------------------------------
     def fit(self, X, y) -> KernelLogisticRegression:
         """Fit on ``X`` (samples, or the pool for graph kernels, or a kernel) and labels ``y``.
@@ -486,30 +517,12 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
         Unlabeled rows (see ``unlabeled``) are allowed; graph kernels use them through the
         graph, the other kernels ignore them (but for the RBF width rule, ``sigma``).
         """
-        lam = check_positive(self.lam, "lam")
-        tol = check_positive(self.tol, "tol")
-        if int(self.max_iter) != self.max_iter or self.max_iter < 1:
-            raise ValueError(f"max_iter must be a positive integer, got {self.max_iter!r}")
-        kernel = self.kernel
-        known = VECTOR_KERNELS + GRAPH_KERNELS + tuple(GRAPH_ALIASES) + ("precomputed",)
-        if kernel not in known:
-            raise ValueError(f"unknown kernel {kernel!r}: choose one of {known}")
-        if self.solver not in ("auto", "representer", "sparse"):
-            raise ValueError(
-                f"solver must be 'auto', 'representer' or 'sparse', got {self.solver!r}"
-            )
-        X = check_matrix(X, "K" if kernel == "precomputed" else "X")
+        check_parameters(self)
+        lam, tol, kernel = float(self.lam), float(self.tol), self.kernel
+        X, y, labeled = validate_partial_labels(self, X, y, self.unlabeled, dtype=np.float64)
         n = X.shape[0]
         if kernel == "precomputed" and X.shape != (n, n):
             raise ValueError(f"kernel='precomputed' needs a square n × n kernel, got {X.shape}")
-        y = np.asarray(y)
-        if y.ndim == 2 and y.shape[1] == 1:
-            y = y.ravel()
-        if y.ndim != 1 or y.shape[0] != n:
-            raise ValueError(f"y has shape {y.shape} but X has {n} rows: pass one label per row")
-        labeled = labeled_indices(y, self.unlabeled)
-        if labeled.size == 0:
-            raise ValueError("y has no labeled points: label at least one point of two classes")
         classes, codes = np.unique(y[labeled], return_inverse=True)
         if classes.size < 2:
             raise ValueError(
@@ -519,7 +532,6 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
         T = ova_targets(codes, classes.size, negative=0.0)
         self.classes_ = classes
         self.labeled_ = labeled
-        self.n_features_in_ = X.shape[1]
         self.sigma_ = fitted_sigma(self.sigma, kernel, X)
         if is_graph_kernel(kernel):
             self._fit_graph(X, labeled, T, lam, tol)
@@ -580,30 +592,18 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
     # -- prediction ----------------------------------------------------------------------------
     def _raw_decision(self, X) -> np.ndarray:
         check_is_fitted(self, "dual_coef_")
-        kernel = self.kernel
-        if is_graph_kernel(kernel):
-            X = check_matrix(X, "X")
+        # n_features_in_ is the pool's width, or the training rows of a precomputed kernel
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        if is_graph_kernel(self.kernel):
             if X.shape != self.X_fit_.shape or not np.array_equal(X, self.X_fit_):
                 raise ValueError(
-                    f"the {kernel!r} graph kernel is transductive: it predicts only the pool "
+                    f"the {self.kernel!r} graph kernel is transductive: it predicts only the pool "
                     "passed to fit (use transduction_, or refit on a pool including the new "
                     "points)"
                 )
             return self.pool_decision_
-        if kernel == "precomputed":
-            Kx = check_matrix(X, "K")
-            n_fit = self.n_features_in_
-            if Kx.shape[1] != n_fit:
-                raise ValueError(
-                    f"kernel='precomputed': predict needs the kernel between the new points and "
-                    f"the {n_fit} training rows, got shape {Kx.shape}"
-                )
-            return Kx[:, self.labeled_] @ self.dual_coef_
-        X = check_matrix(X, "X")
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"X has {X.shape[1]} features but the model was fit with {self.n_features_in_}"
-            )
+        if self.kernel == "precomputed":
+            return X[:, self.labeled_] @ self.dual_coef_
         return self._vector_kernel(X, self.X_fit_) @ self.dual_coef_
 
     def decision_function(self, X) -> np.ndarray:
