@@ -26,8 +26,8 @@ from rlscore.core.classifiers.bdlda import (
     count_candidate_models,
     estimated_error_rate,
     log_estimated_error_rate,
-    treelets,
 )
+from rlscore.core.classifiers.treelets import treelets
 
 
 def Phi(z: float) -> float:
