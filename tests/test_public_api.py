@@ -38,7 +38,7 @@ def test_seed_estimators_are_exported(name):
 
 def _module_of(name: str) -> str:
     return {
-        "LGCClassifier": "graph.lgc",
+        "LGCClassifier": "graph.lgc_classifier",
         "GraphOCL": "graph.ocl",
         "BDLDA": "classifiers.bdlda",
         "SpecifiedErrorClassifier": "classifiers.specified_error",
