@@ -297,21 +297,35 @@ def relative_frobenius_error(
         raise ValueError(f"kernel must be one of {VECTOR_KERNELS}, got {kernel!r}")
     if kernel == "rbf":
         sigma = check_sigma(sigma, X)
-    degree = int(degree)
+    params = {"kernel": kernel, "sigma": sigma, "degree": int(degree)}
     if n <= exact_max:
-        num = den = 0.0
-        rows = max(1, BLOCK_ENTRIES // n)
-        for s in range(0, n, rows):
-            K = kernel_matrix(X[s : s + rows], X, kernel=kernel, sigma=sigma, degree=degree)
-            den += float(np.einsum("ij,ij->", K, K))
-            K -= F[s : s + rows] @ F.T
-            num += float(np.einsum("ij,ij->", K, K))
-        if den == 0:
-            raise ValueError("the kernel matrix is zero: the relative error is undefined")
-        return float(np.sqrt(num / den)), 0.0
+        return _exact_frobenius_error(X, F, params), 0.0
     if isinstance(n_pairs, bool) or not isinstance(n_pairs, Integral) or n_pairs < 2:
         raise ValueError(f"n_pairs must be an integer ≥ 2, got {n_pairs!r}")
-    rng = check_random_state(random_state)
+    return _sampled_frobenius_error(X, F, params, int(n_pairs), check_random_state(random_state))
+
+
+def _exact_frobenius_error(X: np.ndarray, F: np.ndarray, params: dict) -> float:
+    """``‖K − FFᵀ‖_F / ‖K‖_F`` over blocks of about :data:`BLOCK_ENTRIES` kernel entries."""
+    n = X.shape[0]
+    num = den = 0.0
+    rows = max(1, BLOCK_ENTRIES // n)
+    for s in range(0, n, rows):
+        K = kernel_matrix(X[s : s + rows], X, **params)
+        den += float(np.einsum("ij,ij->", K, K))
+        K -= F[s : s + rows] @ F.T
+        num += float(np.einsum("ij,ij->", K, K))
+    if den == 0:
+        raise ValueError("the kernel matrix is zero: the relative error is undefined")
+    return float(np.sqrt(num / den))
+
+
+def _sampled_frobenius_error(
+    X: np.ndarray, F: np.ndarray, params: dict, n_pairs: int, rng: np.random.RandomState
+) -> tuple[float, float]:
+    """The ratio on ``n_pairs`` uniform pairs (i, j) and its delta-method standard error (see
+    :func:`relative_frobenius_error`)."""
+    n = X.shape[0]
     a = np.empty(n_pairs)
     b = np.empty(n_pairs)
     chunk = 65_536
@@ -319,7 +333,7 @@ def relative_frobenius_error(
         size = min(chunk, n_pairs - s)
         i = rng.randint(n, size=size)
         j = rng.randint(n, size=size)
-        k = paired_kernel(X[i], X[j], kernel=kernel, sigma=sigma, degree=degree)
+        k = paired_kernel(X[i], X[j], **params)
         e = k - np.einsum("ij,ij->i", F[i], F[j])
         a[s : s + size] = e * e
         b[s : s + size] = k * k
