@@ -37,7 +37,6 @@ from rlscore.core.graph.lgc import (
     check_alpha,
     initial_labels,
     lgc_solve,
-    sheng_alpha_bound,
 )
 from rlscore.core.kernels.functions import knn_graph
 
@@ -284,8 +283,3 @@ class LGCClassifier(ClassifierMixin, BaseEstimator):
         sign = -1.0 if descending else 1.0
         # lexsort: last key is primary
         return np.lexsort((np.arange(self.F_.shape[0]), sign * self._H[:, k], sign * self.F_[:, k]))
-
-    def alpha_bound(self) -> float:
-        """Sheng's eq. 3.37 bound for the fitted graph (:func:`sheng_alpha_bound`)."""
-        check_is_fitted(self, "F_")
-        return sheng_alpha_bound(self.affinity_, self.normalization)
