@@ -226,6 +226,10 @@ class LowRankKernel(TransformerMixin, BaseEstimator):
         self.features_ = self.transform(X)
         return self
 
+    def fit_transform(self, X, y=None) -> np.ndarray:
+        """``fit(X)`` and the pool's features (a copy of ``features_``, computed once)."""
+        return self.fit(X).features_.copy()
+
     def transform(self, X) -> np.ndarray:
         """Features ``φ(x) = k(x, Z) K_mm^{-1/2}`` of any points, (n, r)."""
         check_is_fitted(self, "normalization_")
