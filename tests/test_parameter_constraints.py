@@ -44,7 +44,7 @@ COUNT = Interval(Integral, 1, None)
         (Interval(Real, 0, 1, closed="left"), [0, 0.999], [1, 1.0]),
         (Interval(Real, 0, 1, closed="right"), [1, 0.001], [0, 0.0]),
         (Interval(Real, None, 0, closed="neither"), [-1e9, -1], [0, 1]),
-        (COUNT, [1, 2, 10**12, np.int32(3)], [0, -1, 2.0, 2.5, True, np.float64(1)]),
+        (COUNT, [1, 2, 10**400, np.int32(3)], [0, -1, 2.0, 2.5, True, np.float64(1)]),
         (Interval(Integral, 0, 5), [0, 5], [-1, 6]),
         (Options("rbf", "linear"), ["rbf", "linear"], ["RBF", "sigmoid", None, 1]),
         (Options(None, "auto"), [None, "auto"], ["none", 0, False]),

@@ -117,7 +117,10 @@ class Interval:
 
     def accepts(self, value: Any) -> bool:
         """Whether ``value`` is a (finite) number of the kind inside the bounds."""
-        return self._is_kind(value) and math.isfinite(value) and self._within(value)
+        if not self._is_kind(value):
+            return False
+        # an integer is always finite (and math.isfinite overflows on a huge one)
+        return (isinstance(value, Integral) or math.isfinite(value)) and self._within(value)
 
     @property
     def _range(self) -> str:
