@@ -16,7 +16,7 @@ Wisconsin breast cancer (malignant = positive, the chapter's medical example) an
 definitions, DELVE/UCI benchmark sets): 400 training points and 20 000 test points, so test rates
 have small sampling error. Features standardised on the training split; RBF σ = the median
 training distance; ridge 1e-3 (linear) and 1e-2 (RBF, where it regularises: module docstring
-of :mod:`rlscore.core.classifiers.specified_error`).
+of :mod:`rlscore.core.classifiers.error_bounds`).
 
 Tables: (1) test FN/FP rates against the targets, Chebyshev and Gaussian κ, linear and RBF;
 (2) the same classifiers beside SVM, a cost-weighted ("biased") SVM (class weights η₂ : η₁) and
@@ -43,14 +43,12 @@ from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 
+from rlscore.core.classifiers.ellipsoid_separation import solve_iterative, solve_socp
+from rlscore.core.classifiers.error_bounds import class_moments, kappa
+from rlscore.core.classifiers.rls_certificate import rls_offset_interval
 from rlscore.core.classifiers.specified_error import (
     InfeasibleTargetsWarning,
     SpecifiedErrorClassifier,
-    class_moments,
-    kappa,
-    rls_offset_interval,
-    solve_iterative,
-    solve_socp,
 )
 from rlscore.core.kernels.functions import kernel_matrix, squared_distances
 from rlscore.core.rls.classifier import RLSClassifier

@@ -21,7 +21,7 @@ _EXPORTS = {
     "rlscore.core.kernels.rbf_width": ("SIGMA_RULES", "median_sigma", "scale_sigma"),
     "rlscore.core.kernels.functions": ("graph_kernel", "kernel_matrix", "pool_kernel"),
     "rlscore.core.klr.classifier": ("KernelLogisticRegression",),
-    "rlscore.core.graph.lgc": ("LGCClassifier",),
+    "rlscore.core.graph.lgc_classifier": ("LGCClassifier",),
     "rlscore.core.kernels.lowrank": ("LowRankKernel",),
     "rlscore.core.rls.reduced": ("ReducedRLSClassifier",),
     "rlscore.core.rls.classifier": ("RLSClassifier",),

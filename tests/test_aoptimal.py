@@ -7,7 +7,9 @@ import pytest
 from sklearn.datasets import load_digits
 
 from rlscore.core.kernels.functions import graph_kernel, rbf_kernel
-from rlscore.core.klr.classifier import KernelLogisticRegression, KLRConvergenceError, probabilities
+from rlscore.core.klr.classifier import KernelLogisticRegression
+from rlscore.core.klr.link import probabilities
+from rlscore.core.klr.newton import KLRConvergenceError
 from rlscore.query import make_strategy
 from rlscore.query.klr.aoptimal import AOptimalKLR, MaxEntropyKLR, aoptimal_risk_terms
 
@@ -201,7 +203,7 @@ def test_fast_mode_equals_one_dense_newton_step(classes):
 
 # -- fast mode against an independent exact reference ------------------------------------------
 # Written from docs/mathematics.md §6 with numpy only (shares no code with rlscore.query
-# / rlscore.core.klr.classifier):
+# / rlscore.core.klr):
 # KLR refitted to convergence by Newton in the representer coefficients for every candidate
 # and label, then the risk by the formula of docs/mathematics.md §6
 # qᵀH⁻¹q = (1/λ)(‖s‖²K_jj − (s⊗k̄_j)ᵀ(λI + Z̄(I⊗K_LL))⁻¹Z̄(s⊗k̄_j)), class-major ordering.

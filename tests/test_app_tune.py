@@ -14,7 +14,7 @@ from streamlit.testing.v1 import AppTest
 from support.markdown import BOLD_NAME, IMAGE_NAME, assert_shown_as_text, markdown_texts, plain
 from support.tune_page import label_some, run_page
 
-from rlscore.core.klr.classifier import KLRConvergenceError
+from rlscore.core.klr.newton import KLRConvergenceError
 from rlscore.core.rls.classifier import RLSClassifier
 from rlscore.data.projects.project import Project
 from rlscore.data.samples.bundled import ensure_sample_projects, load_sample

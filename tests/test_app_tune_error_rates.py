@@ -2,7 +2,7 @@
 function.
 
 The page's certificate and interval of offsets are compared with
-:mod:`rlscore.core.classifiers.specified_error` computed here on the same labeled points, σ and λ.
+:mod:`rlscore.core.classifiers.rls_certificate` computed here on the same labeled points, σ and λ.
 """
 
 from __future__ import annotations
@@ -16,11 +16,8 @@ import pytest
 from support.markdown import plain
 from support.tune_page import label_some, run_page
 
-from rlscore.core.classifiers.specified_error import (
-    INFEASIBLE,
-    rls_certificate,
-    rls_offset_interval,
-)
+from rlscore.core.classifiers.error_bounds import INFEASIBLE
+from rlscore.core.classifiers.rls_certificate import rls_certificate, rls_offset_interval
 from rlscore.core.rls.classifier import RLSClassifier
 from rlscore.data.projects.project import Project
 from rlscore.data.samples.bundled import ensure_sample_projects

@@ -19,7 +19,6 @@ import pytest
 from sklearn.base import clone
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 from sklearn.exceptions import NotFittedError
-from sklearn.utils.estimator_checks import parametrize_with_checks
 from threadpoolctl import threadpool_limits
 
 from rlscore.core.classifiers.bdlda import (
@@ -27,8 +26,8 @@ from rlscore.core.classifiers.bdlda import (
     count_candidate_models,
     estimated_error_rate,
     log_estimated_error_rate,
-    treelets,
 )
+from rlscore.core.classifiers.treelets import treelets
 
 
 def Phi(z: float) -> float:
@@ -338,11 +337,6 @@ def test_constant_features_give_the_prior_rule():
     assert m.blocks_ == [] and np.all(m.coef_ == 0)
     assert m.estimated_error_ == pytest.approx(0.3)
     assert set(m.predict(X)) == {0}
-
-
-@parametrize_with_checks([BDLDA(), BDLDA(treelet_level=2, max_features=4)])
-def test_sklearn_estimator_checks(estimator, check):
-    check(estimator)
 
 
 # ------------------------------------------------------------------ the reproduction benchmark

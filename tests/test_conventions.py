@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from rlscore.core.conventions.missing_labels import is_unlabeled, labeled_indices, unlabeled_mask
-from rlscore.core.graph.lgc import LGCClassifier
+from rlscore.core.graph.lgc_classifier import LGCClassifier
 from rlscore.core.kernels.functions import graph_kernel
 from rlscore.core.klr.classifier import KernelLogisticRegression
 from rlscore.data.projects.project import Project

@@ -1,8 +1,9 @@
 """Classifiers with specified error rates (Saketha Nath ch. 2, docs/mathematics.md §8) against
 references.
 
-References shared with nothing in :mod:`rlscore.core.classifiers.specified_error`: explicit feature
-maps with numpy means and covariances (``np.cov``), held-out error rates on large samples drawn from
+References shared with nothing in :mod:`rlscore.core.classifiers` (``error_bounds``,
+``rls_certificate``, ``ellipsoid_separation``, ``specified_error``): explicit feature maps with
+numpy means and covariances (``np.cov``), held-out error rates on large samples drawn from
 known distributions (binomial bounds, fixed seeds), scipy's normal quantiles, and the two solvers
 (cvxpy + Clarabel, the numpy ellipsoid-distance iteration) against each other.
 """
@@ -18,11 +19,9 @@ from scipy.stats import norm
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 
-from rlscore.core.classifiers.specified_error import (
+from rlscore.core.classifiers.ellipsoid_separation import solve_iterative, solve_socp
+from rlscore.core.classifiers.error_bounds import (
     DEFAULT_RIDGE,
-    InfeasibleTargetsError,
-    InfeasibleTargetsWarning,
-    SpecifiedErrorClassifier,
     certificate,
     class_moments,
     kappa,
@@ -30,11 +29,13 @@ from rlscore.core.classifiers.specified_error import (
     linear_projected_moments,
     offset_interval,
     projected_moments,
-    rls_certificate,
-    rls_offset_interval,
-    solve_iterative,
-    solve_socp,
     worst_case_rate,
+)
+from rlscore.core.classifiers.rls_certificate import rls_certificate, rls_offset_interval
+from rlscore.core.classifiers.specified_error import (
+    InfeasibleTargetsError,
+    InfeasibleTargetsWarning,
+    SpecifiedErrorClassifier,
 )
 from rlscore.core.rls.classifier import RLSClassifier
 

@@ -146,7 +146,9 @@ def test_error_messages():
         GraphOCL(spy_fraction=0.0).fit(X, truth)
     with pytest.raises(ValueError, match="alpha must lie strictly between 0 and 1"):
         GraphOCL(alpha=1.0).fit(X, truth)
-    with pytest.raises(ValueError, match="affinity must be 'knn' or 'kernel'"):
+    with pytest.raises(
+        ValueError, match="unknown affinity 'full': affinity must be one of 'knn', 'kernel'"
+    ):
         GraphOCL(affinity="full").fit(X, truth)
     with pytest.raises(ValueError, match="not a precomputed kernel"):
         GraphOCL(kernel="precomputed").fit(X, truth)

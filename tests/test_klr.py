@@ -10,12 +10,9 @@ from sklearn.linear_model import LogisticRegression
 
 from rlscore.core.conventions.ova_encoding import ova_targets
 from rlscore.core.kernels.functions import graph_kernel, rbf_kernel
-from rlscore.core.klr.classifier import (
-    KernelLogisticRegression,
-    KLRConvergenceError,
-    newton_representer,
-    probabilities,
-)
+from rlscore.core.klr.classifier import KernelLogisticRegression
+from rlscore.core.klr.link import probabilities
+from rlscore.core.klr.newton import KLRConvergenceError, newton_representer
 
 
 def _blobs(n=90, d=4, classes=2, seed=0):

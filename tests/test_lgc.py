@@ -24,7 +24,6 @@ from sklearn.datasets import load_digits
 from sklearn.semi_supervised import LabelSpreading
 
 from rlscore.core.graph.lgc import (
-    LGCClassifier,
     initial_labels,
     lgc_propagate,
     lgc_solve,
@@ -32,6 +31,7 @@ from rlscore.core.graph.lgc import (
     propagation_matrix,
     sheng_alpha_bound,
 )
+from rlscore.core.graph.lgc_classifier import LGCClassifier
 from rlscore.core.kernels.functions import knn_graph
 
 

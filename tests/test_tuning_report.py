@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from reference.tuning import brute_auto_lam, loo_classification_error, rbf
 
-from rlscore.core.classifiers.specified_error import rls_certificate, rls_offset_interval
+from rlscore.core.classifiers.rls_certificate import rls_certificate, rls_offset_interval
 from rlscore.core.rls.classifier import RLSClassifier
 from rlscore.experiments.tuning.report import (
     CURVE_POINTS,

@@ -14,7 +14,7 @@ import scipy.linalg
 from scipy.special import expit
 
 from rlscore.core.conventions.ova_encoding import ova_targets
-from rlscore.core.klr.classifier import fisher_blocks, probabilities
+from rlscore.core.klr.link import fisher_blocks, probabilities
 
 
 class FeaturePosteriorReference:

@@ -1,6 +1,6 @@
 """The specified-error-rate certificate (Saketha Nath ch. 2) from explicit features: numpy means
 and covariances instead of the kernel expressions of
-:mod:`rlscore.core.classifiers.specified_error`.
+:mod:`rlscore.core.classifiers.error_bounds`.
 """
 
 from __future__ import annotations

@@ -1,13 +1,13 @@
 """Local and global consistency (Sheng eq. 3.5) as the references of the LGC strategy's tests:
-an independently fitted :class:`rlscore.core.graph.lgc.LGCClassifier` (its own dense or sparse solve
-on the whole system) and the margin of its probabilities, written out.
+an independently fitted :class:`rlscore.core.graph.lgc_classifier.LGCClassifier` (its own dense or
+sparse solve on the whole system) and the margin of its probabilities, written out.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from rlscore.core.graph.lgc import LGCClassifier
+from rlscore.core.graph.lgc_classifier import LGCClassifier
 
 
 def reference_proba(X, y, idx, graph_k=6, alpha=0.99, normalization="random_walk"):

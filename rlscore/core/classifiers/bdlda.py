@@ -17,7 +17,7 @@ The algorithm (Algorithms 1 and 3, §2.2.2–2.2.5):
 2. optional *treelets* (§2.2.4, Algorithm 2; Lee, Nadler & Wasserman, *Treelets — an adaptive
    multi-scale basis for sparse unordered data*, Ann. Appl. Stat. 2(2):435–471, 2008): ``𝓛``
    Jacobi rotations, each decorrelating the two most similar sum variables; BDLDA then runs on
-   the coefficients ``x^(𝓛) = Bᵀx`` (eq. 2.9);
+   the coefficients ``x^(𝓛) = Bᵀx`` (eq. 2.9; :mod:`rlscore.core.classifiers.treelets`);
 3. a *tree of block-diagonal models* (Algorithm 1, fig. 2.1): from the best single feature,
    every model of F < MaxFeature features spawns (1) the model with a new 1-feature block and
    (2), when the last block is smaller than MaxGrow and than the block before it, the model
@@ -49,13 +49,9 @@ Where the thesis is silent or inconsistent, and what this module does:
   written (compared in log space, so no underflow ties); see ``search_path_``.
 * RFSS step 5 "remove S": the features of the kept model are removed (§2.2.3 "the features
   selected during the first iteration"); features explored by other branches stay available.
-* treelets: the similarity is the *absolute* correlation ``|ρ_ij|`` (Lee et al.; the thesis
-  prints ``argmax M̂`` — with signed correlations the ``K_{−ρ}`` blocks of §2.3.1 would never
-  merge); after each rotation the coordinate of larger variance is the sum variable kept in δ
-  (Lee et al.; the thesis keeps "α", the lower index). A level is one rotation, so a
-  coefficient mixes at most 𝓛 + 1 original features (the thesis says 2^𝓛). Treelets are
-  built on the prescreened features (Algorithm 3: threshold first) from the total sample
-  covariance (unsupervised); no second prescreening on the coefficients.
+* treelets are built on the prescreened features (Algorithm 3: threshold first), with no
+  second prescreening on the coefficients; their own choices are in
+  :mod:`rlscore.core.classifiers.treelets`.
 * ties (equal scores) go to the lower index; the fit is deterministic.
 
 Only two classes: the thesis derives BDLDA for classes A and B (use
@@ -74,16 +70,14 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from rlscore.core.conventions.input_validation import check_matrix
+from rlscore.core.classifiers.treelets import Treelets, treelets
 
 __all__ = [
     "BDLDA",
-    "Treelets",
     "count_candidate_models",
     "estimated_error_rate",
     "log_estimated_error_rate",
     "separation_scores",
-    "treelets",
 ]
 
 #: refuse searches whose tree has more models than this (partitions grow fast with MaxGrow)
@@ -171,105 +165,6 @@ def separation_scores(
     with np.errstate(divide="ignore", invalid="ignore"):
         score = np.where(sigma2 > 0, np.abs(d) / np.sqrt(sigma2), 0.0)
     return d, sigma2, score
-
-
-# -------------------------------------------------------------------------------- treelets
-
-
-@dataclass(frozen=True)
-class Treelets:
-    """A treelet basis at level 𝓛 (Sheng Algorithm 2; Lee, Nadler & Wasserman 2008).
-
-    Attributes
-    ----------
-    basis : ndarray (p, p)
-        Orthonormal ``B^(𝓛)``; its *columns* are the basis vectors, ``x = B x^(𝓛)`` (eq. 2.9)
-        and ``x^(𝓛) = Bᵀx``.
-    covariance : ndarray (p, p)
-        ``Σ^(𝓛) = BᵀΣ^(0)B``, the sample covariance of the coefficients.
-    merges : ndarray (𝓛, 2) of int
-        Per level, (sum variable kept in δ, difference variable removed from δ).
-    angles : ndarray (𝓛,)
-        The Jacobi angles ``θ_l``, ``|θ_l| ≤ π/4``.
-    """
-
-    basis: np.ndarray
-    covariance: np.ndarray
-    merges: np.ndarray
-    angles: np.ndarray
-
-    def transform(self, X: np.ndarray) -> np.ndarray:
-        """Treelet coefficients ``x^(𝓛) = Bᵀx`` of the rows of X, (n, p)."""
-        return np.asarray(X, dtype=np.float64) @ self.basis
-
-
-def _abs_correlation(Sigma: np.ndarray, rows: np.ndarray | slice) -> np.ndarray:
-    """``|Σ_ij|/√(Σ_ii Σ_jj)`` for the given rows (0 where a variance is 0)."""
-    v = np.diag(Sigma)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        M = np.abs(Sigma[rows]) / np.sqrt(np.multiply.outer(v[rows], v))
-    return np.nan_to_num(M, nan=0.0, posinf=0.0)
-
-
-def _jacobi_angle(a: float, b: float, c: float) -> float:
-    """θ with ``|θ| ≤ π/4`` zeroing the off-diagonal of ``JᵀΣJ``, ``Σ = [[a, c], [c, b]]``."""
-    if a == b:
-        return float(np.sign(c)) * np.pi / 4
-    return 0.5 * float(np.arctan(2.0 * c / (a - b)))  # tan 2θ = 2c/(a − b)
-
-
-def treelets(X: np.ndarray, level: int) -> Treelets:
-    """Treelet basis of the columns of X after ``level`` Jacobi rotations (Sheng Algorithm 2).
-
-    Each level merges the two *sum variables* of largest absolute correlation (Lee, Nadler &
-    Wasserman 2008): a Jacobi rotation ``J(α, β, θ)`` decorrelates them (a local PCA),
-    ``Σ ← JᵀΣJ``, ``B ← BJ``; the rotated coordinate of larger variance stays a sum variable,
-    the other (the difference variable) leaves δ. O(p²) memory, O(p²) time per level.
-
-    Parameters
-    ----------
-    X
-        (n, p) data, n ≥ 2.
-    level
-        Number of rotations 𝓛, ``0 ≤ level ≤ p − 1``.
-
-    Returns
-    -------
-    Treelets
-    """
-    X = check_matrix(X, "X", min_samples=2)
-    n, p = X.shape
-    if isinstance(level, bool) or not isinstance(level, Integral) or not 0 <= level <= p - 1:
-        raise ValueError(f"level must be an integer in [0, p − 1] = [0, {p - 1}], got {level!r}")
-    Xc = X - X.mean(axis=0)
-    Sigma = Xc.T @ Xc / (n - 1)
-    B = np.eye(p)
-    M = _abs_correlation(Sigma, slice(None))
-    np.fill_diagonal(M, -np.inf)
-    merges = np.empty((level, 2), dtype=np.intp)
-    angles = np.empty(level)
-    for lev in range(level):
-        i, j = np.unravel_index(np.argmax(M), M.shape)
-        alpha, beta = (int(i), int(j)) if i < j else (int(j), int(i))
-        theta = _jacobi_angle(Sigma[alpha, alpha], Sigma[beta, beta], Sigma[alpha, beta])
-        cs, sn = np.cos(theta), np.sin(theta)
-        R = np.array([[cs, -sn], [sn, cs]])
-        pair = [alpha, beta]
-        Sigma[:, pair] = Sigma[:, pair] @ R
-        Sigma[pair, :] = R.T @ Sigma[pair, :]
-        Sigma[alpha, beta] = Sigma[beta, alpha] = 0.0  # exactly, not up to rounding
-        B[:, pair] = B[:, pair] @ R
-        keep, drop = (alpha, beta) if Sigma[alpha, alpha] >= Sigma[beta, beta] else (beta, alpha)
-        merges[lev] = keep, drop
-        angles[lev] = theta
-        # only the two rotated coordinates change similarity; the difference variable leaves δ
-        active = np.isfinite(M[keep]) | (np.arange(p) == keep)
-        active[drop] = False
-        row = np.where(active, _abs_correlation(Sigma, keep), -np.inf)
-        row[keep] = -np.inf
-        M[keep, :] = M[:, keep] = row
-        M[drop, :] = M[:, drop] = -np.inf
-    return Treelets(basis=B, covariance=Sigma, merges=merges, angles=angles)
 
 
 # ------------------------------------------------------------------------ greedy block search
@@ -398,6 +293,42 @@ class _BlockSearch:
 # ------------------------------------------------------------------------------- estimator
 
 
+def _two_classes(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The two classes of ``y`` and each label's index (class A = index 1), or raise."""
+    check_classification_targets(y)
+    classes, y_index = np.unique(y, return_inverse=True)
+    if classes.size > 2:
+        raise ValueError(
+            "Only binary classification is supported: BDLDA (Sheng §2.2) is derived for "
+            f"two classes; the type of the target is {type_of_target(y)} with "
+            f"{classes.size} classes. Wrap it in sklearn.multiclass.OneVsRestClassifier."
+        )
+    if classes.size < 2:
+        raise ValueError(f"y has only one class ({classes[0]!r}): a classifier needs two classes")
+    return classes, y_index
+
+
+def _block_lda_weights(Zc: np.ndarray, d: np.ndarray, blocks: list[np.ndarray]) -> np.ndarray:
+    """The LDA rule block by block, ``ŵ_b = K̂_b⁻¹ d̂_b`` (eq. 2.6), zero off the blocks.
+
+    ``Zc`` are the within-class-centred features (``K̂ = ZcᵀZc/n``), ``d`` the difference of
+    the class means. Raises when a block's pooled covariance is singular.
+    """
+    n = Zc.shape[0]
+    w = np.zeros(Zc.shape[1])
+    for b in blocks:
+        Kb = Zc[:, b].T @ Zc[:, b] / n
+        ev = np.linalg.eigvalsh(Kb)
+        if ev[0] <= _RTOL * max(ev[-1], 1e-300):
+            raise ValueError(
+                f"the pooled covariance of the block {b.tolist()} is singular: LDA needs "
+                f"more samples than features in a block (n − 2 = {n - 2}) and no constant "
+                "or collinear features"
+            )
+        w[b] = np.linalg.solve(Kb, d[b])
+    return w
+
+
 def _check_int(value, name: str, low: int) -> int:
     if isinstance(value, bool) or not isinstance(value, Integral) or value < low:
         raise ValueError(f"{name} must be an integer ≥ {low}, got {value!r}")
@@ -472,6 +403,7 @@ class BDLDA(ClassifierMixin, BaseEstimator):
     def __init__(
         self,
         max_grow: int = 3,
+        *,
         max_features: int = 20,
         n_models: int = 5,
         treelet_level: int = 0,
@@ -554,92 +486,82 @@ class BDLDA(ClassifierMixin, BaseEstimator):
             (n,) labels of exactly two classes.
         """
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
-        check_classification_targets(y)
-        classes, y_index = np.unique(y, return_inverse=True)
-        if classes.size > 2:
-            raise ValueError(
-                "Only binary classification is supported: BDLDA (Sheng §2.2) is derived for "
-                f"two classes; the type of the target is {type_of_target(y)} with "
-                f"{classes.size} classes. Wrap it in sklearn.multiclass.OneVsRestClassifier."
-            )
-        if classes.size < 2:
-            raise ValueError(
-                f"y has only one class ({classes[0]!r}): a classifier needs two classes"
-            )
+        classes, y_index = _two_classes(y)
         fixed = self._check_params(X.shape[1])
         n, d_in = X.shape
         is_a = y_index == 1
         priors = np.bincount(y_index, minlength=2) / n
-        d_all, _, score_all = separation_scores(X, is_a, float(self.prescreen_reg))
-
-        if fixed is None and self.prescreen:
-            top = np.sort(score_all)[::-1][: int(self.prescreen_top)]
-            keep = np.flatnonzero(score_all >= float(self.prescreen_fraction) * top.mean())
-        else:
-            keep = np.arange(d_in)
-        Z = X[:, keep]
-        tl = None
-        level = 0
-        if fixed is None and self.treelet_level > 0 and keep.size > 1:
-            level = min(int(self.treelet_level), keep.size - 1)
-            tl = treelets(Z, level)
-            Z = tl.transform(Z)
+        _, _, score_all = separation_scores(X, is_a, float(self.prescreen_reg))
+        keep = self._prescreened(score_all, fixed)
+        tl = self._treelets(X[:, keep], fixed)
+        Z = X[:, keep] if tl is None else tl.transform(X[:, keep])
 
         # within-class centring: K̂ = XcᵀXc/n is the pooled maximum-likelihood covariance
         ma, mb = Z[is_a].mean(axis=0), Z[~is_a].mean(axis=0)
         Zc = Z - np.where(is_a[:, None], ma, mb)
         dz = ma - mb
-
         if fixed is not None:
             blocks, owner, paths = fixed, np.zeros(len(fixed), dtype=np.intp), []
         else:
             _, _, score = separation_scores(Z, is_a, float(self.prescreen_reg))
             search = _BlockSearch(Zc, dz, score, (priors[1], priors[0]))
-            available = np.ones(Z.shape[1], dtype=bool)
-            blocks, owner, paths = [], [], []
-            for rep in range(int(self.n_models)):  # RFSS (§2.2.3)
-                found, table = search.run(available, int(self.max_features), int(self.max_grow))
-                if not found:
-                    break  # not enough candidate features left
-                paths.append(table)
-                for b in found:
-                    blocks.append(np.asarray(b, dtype=np.intp))
-                    owner.append(rep)
-                    available[list(b)] = False
-            owner = np.asarray(owner, dtype=np.intp)
-
-        # the LDA rule, block by block: ŵ_b = K̂_b⁻¹ d̂_b (2.6)
-        w = np.zeros(Z.shape[1])
-        for b in blocks:
-            Kb = Zc[:, b].T @ Zc[:, b] / n
-            ev = np.linalg.eigvalsh(Kb)
-            if ev[0] <= _RTOL * max(ev[-1], 1e-300):
-                raise ValueError(
-                    f"the pooled covariance of the block {b.tolist()} is singular: LDA needs "
-                    f"more samples than features in a block (n − 2 = {n - 2}) and no constant "
-                    "or collinear features"
-                )
-            w[b] = np.linalg.solve(Kb, dz[b])
+            blocks, owner, paths = self._rfss(search, Z.shape[1])
+        w = _block_lda_weights(Zc, dz, blocks)
         fisher = float(dz @ w)
-        midpoint = 0.5 * (ma + mb)
-        coef_z = w if tl is None else tl.basis @ w  # g = wᵀBᵀx = (Bw)ᵀx
         coef = np.zeros(d_in)
-        coef[keep] = coef_z
+        coef[keep] = w if tl is None else tl.basis @ w  # g = wᵀBᵀx = (Bw)ᵀx
 
         self.classes_ = classes
         self.priors_ = priors
         self.separation_ = score_all
         self.prescreened_ = keep
         self.treelets_ = tl
-        self.treelet_level_ = level
+        self.treelet_level_ = 0 if tl is None else tl.merges.shape[0]
         self.blocks_ = [keep[b] for b in blocks] if tl is None else list(blocks)
         self.model_of_block_ = owner
         self.search_path_ = paths
         self.fisher_ratio_ = fisher
         self.estimated_error_ = float(estimated_error_rate(fisher, priors[1], priors[0]))
         self.coef_ = coef[None, :]
+        midpoint = 0.5 * (ma + mb)
         self.intercept_ = np.array([np.log(priors[1] / priors[0]) - float(w @ midpoint)])
         return self
+
+    def _prescreened(self, score: np.ndarray, fixed: list | None) -> np.ndarray:
+        """Algorithm 3, step 1: the columns whose ``|d_i/σ_i|`` reaches the fraction of the
+        reference score (all columns without prescreening or with fixed blocks)."""
+        if fixed is not None or not self.prescreen:
+            return np.arange(score.size)
+        top = np.sort(score)[::-1][: int(self.prescreen_top)]
+        return np.flatnonzero(score >= float(self.prescreen_fraction) * top.mean())
+
+    def _treelets(self, X: np.ndarray, fixed: list | None) -> Treelets | None:
+        """The treelet basis of the prescreened columns (None at level 0 or with one column);
+        its level is clipped to the columns − 1."""
+        if fixed is not None or self.treelet_level == 0 or X.shape[1] < 2:
+            return None
+        return treelets(X, min(int(self.treelet_level), X.shape[1] - 1))
+
+    def _rfss(
+        self, search: _BlockSearch, p: int
+    ) -> tuple[list[np.ndarray], np.ndarray, list[np.ndarray]]:
+        """RFSS (§2.2.3): 𝒩 searches, each on the features the previous ones left.
+
+        Returns the blocks in order, the repetition each came from and each repetition's
+        search table (see :meth:`_BlockSearch.run`).
+        """
+        available = np.ones(p, dtype=bool)
+        blocks, owner, paths = [], [], []
+        for rep in range(int(self.n_models)):
+            found, table = search.run(available, int(self.max_features), int(self.max_grow))
+            if not found:
+                break  # not enough candidate features left
+            paths.append(table)
+            for b in found:
+                blocks.append(np.asarray(b, dtype=np.intp))
+                owner.append(rep)
+                available[list(b)] = False
+        return blocks, np.asarray(owner, dtype=np.intp), paths
 
     def decision_function(self, X) -> np.ndarray:
         """``g(x) = ŵᵀ(x − (m̂_A + m̂_B)/2) + ln(π̂_A/π̂_B)`` (eq. 2.1), (m,); ≥ 0 is class A."""

@@ -1,2 +1,3 @@
 """One module per convention the whole package shares: missing labels, one-vs-all encoding,
-input validation, constructor parameters, memory budgets and plain JSON values."""
+input validation, the inputs of estimators fitted on partially labeled pools, declarative
+parameter constraints, constructor parameters, memory budgets and plain JSON values."""

@@ -30,7 +30,7 @@ def check_matrix(X, name: str = "X", *, min_samples: int = 1) -> np.ndarray:
             f"{A.shape}; reshape a single feature with X.reshape(-1, 1)"
         )
     if A.shape[0] < min_samples:
-        raise ValueError(f"{name} has {A.shape[0]} rows; at least {min_samples} are needed")
+        raise ValueError(f"{name} has {A.shape[0]} sample(s); at least {min_samples} are needed")
     if A.shape[1] == 0:
         raise ValueError(f"{name} has no features (0 columns)")
     bad = ~np.isfinite(A)

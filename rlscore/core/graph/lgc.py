@@ -1,4 +1,5 @@
-"""Local and Global Consistency (LGC) label spreading: classification and ranking on a graph.
+"""Local and Global Consistency (LGC) label spreading: classification and ranking on a graph,
+the mathematics (the estimator: :mod:`rlscore.core.graph.lgc_classifier`).
 
 Mathematics (docs/mathematics.md §8; Sheng, seed 001, §3.2, after Zhou et al. 2004). With a
 symmetric
@@ -28,13 +29,6 @@ gradients converge in ``O(√((1 + α)/(1 − α)) · log(1/tol))`` sparse produ
 k = 10 neighbours the solve takes well under a second even at α = 0.99; building the kNN graph
 dominates (``benchmarks/reproduce_sheng.py``).
 
-**scikit-learn.** ``LabelSpreading`` is the symmetric form with zero initial rows, its output
-rows normalised (our ``label_distributions_``). Given the same affinity (a callable kernel
-returning ``W``) the two agree exactly. With ``kernel="knn", n_neighbors=m`` it uses the
-*directed* graph of the m nearest points (each point its own neighbour, self-loops then
-ignored, in-degrees): this equals our symmetrised (m − 1)-NN graph only when the (m − 1)-NN
-relation is mutual (``tests/test_lgc.py``).
-
 **Precision for small α.** Ranking uses α ≈ 0.001 (docs/mathematics.md §8), where ``F*`` is
 ``(1 − α)Y``
 plus differences of order α. We therefore solve for ``H = S(I − αS)⁻¹Y`` (``(I − αS)H = SY``)
@@ -48,9 +42,10 @@ sums the series ``Σ α^k S^k 1_L`` in the scale of each point and orders every 
 component is solved on its own. In a component without a labeled point every column of ``Y``
 is the same, hence every column of ``F*``: each row is a tie — ``1/c`` exactly with
 ``S = D⁻¹W`` and uniform rows (``S1 = 1``), ``0`` with zeros (with the symmetric ``S`` and
-uniform rows the common value varies with the degree). :class:`LGCClassifier` flags those
-points in ``unreached_``, warns, and labels them ``classes_[0]`` by convention (as
-scikit-learn's argmax does); in a ranking they sit together at the initial value (for
+uniform rows the common value varies with the degree).
+:class:`~rlscore.core.graph.lgc_classifier.LGCClassifier` flags those points in
+``unreached_``, warns, and labels them ``classes_[0]`` by convention (as scikit-learn's argmax
+does); in a ranking they sit together at the initial value (for
 Graph-OCL: at the bottom, the first reliable negatives). An isolated point (degree 0, only
 possible with a precomputed ``W``) has ``S``-row 0 and ``F*`` row ``(1 − α)Y_i``.
 
@@ -64,26 +59,20 @@ ranking changes between two α below 0.005, and tests the sufficient condition t
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg
 from scipy.sparse.csgraph import connected_components
-from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_is_fitted
 
 from rlscore.core.conventions.input_validation import check_matrix
-from rlscore.core.conventions.missing_labels import labeled_indices
-from rlscore.core.kernels.functions import knn_graph
 
 __all__ = [
     "NORMALIZATIONS",
     "SOLVERS",
     "UNLABELED_INITS",
-    "LGCClassifier",
     "LGCSolution",
     "initial_labels",
     "lgc_propagate",
@@ -125,6 +114,9 @@ def check_affinity(W: Affinity) -> sp.csr_matrix:
     """Return ``W`` as a symmetric, non-negative, finite (n, n) CSR matrix, or raise."""
     if sp.issparse(W):
         W = sp.csr_matrix(W, dtype=np.float64)
+        # rebuilt from its arrays, scipy takes 32-bit indices where they fit: the graph
+        # routines of scipy 1.11 (our floor: connected_components) refuse 64-bit ones
+        W = sp.csr_matrix((W.data, W.indices, W.indptr), shape=W.shape)
         data = W.data
     else:
         W = check_matrix(W, "W")
@@ -137,8 +129,8 @@ def check_affinity(W: Affinity) -> sp.csr_matrix:
         raise ValueError("the affinity W contains NaN or infinite values")
     if np.any(data < 0):
         raise ValueError(
-            "the affinity W has negative entries: LGC needs similarities ≥ 0 "
-            "(clip them, e.g. np.maximum(W, 0), or use a kNN graph)"
+            "Negative values in data: the affinity W has negative entries; LGC needs "
+            "similarities ≥ 0 (clip them, e.g. np.maximum(W, 0), or use a kNN graph)"
         )
     W = sp.csr_matrix(W)
     W.eliminate_zeros()
@@ -467,245 +459,3 @@ def sheng_alpha_bound(W: Affinity, normalization: str = "random_walk") -> float:
     col_min = np.where(full, col_min, np.minimum(col_min, 0.0))
     spread = float(np.max(col_max - col_min)) if n else 0.0
     return min(0.005, 0.01 / spread) if spread > 0 else 0.005
-
-
-# -- the estimator ------------------------------------------------------------------------------
-class LGCClassifier(ClassifierMixin, BaseEstimator):
-    """Local and Global Consistency (Sheng §3.2, Zhou et al. 2004): transductive classifier and
-    ranker on a graph over the pool, in scikit-learn style (like ``LabelSpreading``).
-
-    ``fit(X, y)`` takes the **whole pool** with unlabeled points marked in ``y`` (see
-    ``unlabeled``); ``transduction_`` holds the labels of every pool point (row argmax of
-    ``F*``, Sheng Algorithm 4 step 4) and :meth:`rank` orders the pool by one column.
-
-    Parameters
-    ----------
-    n_neighbors : int
-        k of the symmetric kNN graph (:func:`rlscore.core.kernels.functions.knn_graph`; an edge when
-        either point is among the other's k nearest).
-    alpha : float
-        0 < α < 1 (Sheng eq. 3.2). Large α trusts the graph more; the thesis (§3.3) finds the
-        accuracy sensitive to α when the labeled classes are unbalanced. Default 0.2
-        (scikit-learn's ``LabelSpreading``); rank with α ≈ 0.001 (docs/mathematics.md §8,
-        Sheng §3.4).
-    normalization : {"random_walk", "symmetric"}
-        ``S = D⁻¹W`` (Sheng, docs/mathematics.md §8; rows of ``F*`` sum to one with uniform init) or
-        ``D^{-1/2}WD^{-1/2}`` (Zhou, scikit-learn).
-    unlabeled_init : {"uniform", "zeros"}
-        Initial rows of unlabeled points: ``1/c`` (Sheng §3.2.1, docs/mathematics.md §8) or 0 (Zhou,
-        scikit-learn). The argmax does not depend on it; rankings do.
-    affinity : {"knn", "precomputed"}
-        ``"precomputed"``: ``X`` is the (n, n) symmetric non-negative affinity ``W`` (dense or
-        sparse), e.g. Sheng's fully connected RBF or cosine similarity (eq. 3.46).
-    metric, weights, heat_width
-        The kNN graph: ``"euclidean"`` or ``"cosine"`` distances, binary or heat weights
-        ``exp(−‖x_i − x_j‖²/heat_width²)``.
-    solver : {"cg", "direct"}
-        Sparse solver of :func:`lgc_solve` (no dense inverse either way).
-    tol : float
-        CG relative residual.
-    unlabeled : object or None
-        Marker of unlabeled points in ``y`` (:mod:`rlscore.core.conventions.missing_labels`): None
-        or NaN mean NaN (float ``y``) or None/NaN (object ``y``); pass ``-1`` for scikit-learn's
-        convention (only when −1 is not a class).
-
-    Attributes
-    ----------
-    classes_ : ndarray (c,) — sorted labels of the labeled points.
-    F_ : ndarray (n, c) — ``F* = (1 − α)(I − αS)⁻¹Y`` (Sheng eq. 3.5).
-    label_distributions_ : ndarray (n, c) — ``F*`` normalised to rows summing to one (rows of
-        zeros stay zero); equal to ``F_`` for the random-walk form with uniform init.
-    transduction_ : ndarray (n,) — the label of every pool point.
-    unreached_ : ndarray (n,) bool — points in graph components without a labeled point.
-    labeled_ : ndarray — indices of the labeled points.
-    affinity_ : scipy.sparse.csr_matrix — the graph ``W``.
-    n_iter_ : int — CG iterations.
-    """
-
-    def __init__(
-        self,
-        n_neighbors: int = 10,
-        alpha: float = 0.2,
-        normalization: str = "random_walk",
-        unlabeled_init: str = "uniform",
-        affinity: str = "knn",
-        metric: str = "euclidean",
-        weights: str = "binary",
-        heat_width: float = 1.0,
-        solver: str = "cg",
-        tol: float = 1e-12,
-        unlabeled: object = None,
-    ) -> None:
-        self.n_neighbors = n_neighbors
-        self.alpha = alpha
-        self.normalization = normalization
-        self.unlabeled_init = unlabeled_init
-        self.affinity = affinity
-        self.metric = metric
-        self.weights = weights
-        self.heat_width = heat_width
-        self.solver = solver
-        self.tol = tol
-        self.unlabeled = unlabeled
-
-    def _check_params(self) -> None:
-        check_alpha(self.alpha)
-        _check_choice(self.normalization, "normalization", NORMALIZATIONS)
-        _check_choice(self.unlabeled_init, "unlabeled_init", UNLABELED_INITS)
-        _check_choice(self.affinity, "affinity", ("knn", "precomputed"))
-        _check_choice(self.solver, "solver", SOLVERS)
-        if self.affinity == "knn" and (
-            isinstance(self.n_neighbors, bool)
-            or not isinstance(self.n_neighbors, Integral)
-            or self.n_neighbors < 1
-        ):
-            raise ValueError(f"n_neighbors must be a positive integer, got {self.n_neighbors!r}")
-
-    def _graph(self, X: np.ndarray | Affinity) -> tuple[sp.csr_matrix, np.ndarray]:
-        if self.affinity == "precomputed":
-            W = check_affinity(X)
-            return W, W
-        X = check_matrix(X, "X", min_samples=2)
-        if self.n_neighbors >= X.shape[0]:
-            raise ValueError(
-                f"n_neighbors={self.n_neighbors} needs more than {self.n_neighbors} points, "
-                f"X has {X.shape[0]}"
-            )
-        W = knn_graph(
-            X,
-            k=int(self.n_neighbors),
-            metric=self.metric,
-            weights=self.weights,
-            heat_width=self.heat_width,
-        )
-        return W, X
-
-    def fit(self, X: np.ndarray | Affinity, y: np.ndarray) -> LGCClassifier:
-        """Spread the labels of ``y`` over the graph of the pool ``X``.
-
-        Parameters
-        ----------
-        X
-            (n, d) pool, or the (n, n) affinity with ``affinity="precomputed"``.
-        y
-            (n,) labels with unlabeled points marked (see ``unlabeled``); at least two classes
-            must have a labeled point.
-        """
-        self._check_params()
-        W, X_ref = self._graph(X)
-        n = W.shape[0]
-        y = np.asarray(y)
-        if y.ndim == 2 and y.shape[1] == 1:
-            y = y.ravel()
-        if y.ndim != 1 or y.shape[0] != n:
-            raise ValueError(f"y has shape {y.shape} but the pool has {n} points: one label each")
-        labeled = labeled_indices(y, self.unlabeled)
-        if labeled.size == 0:
-            raise ValueError(
-                "y has no labeled points: mark unlabeled points with NaN/None (or the value "
-                "given as unlabeled) and label at least one point of two classes"
-            )
-        classes, codes_l = np.unique(y[labeled], return_inverse=True)
-        if classes.size < 2:
-            raise ValueError(
-                f"the labeled points have only one class ({classes.tolist()[0]!r}): LGC "
-                "classification "
-                "needs two; for positive-only data use rlscore.core.graph.ocl.GraphOCL or "
-                "lgc_solve with initial_labels(codes, 2)"
-            )
-        codes = np.full(n, -1, dtype=np.intp)
-        codes[labeled] = codes_l
-        Y = initial_labels(codes, classes.size, self.unlabeled_init)
-        sol = lgc_solve(
-            W, Y, self.alpha, self.normalization, solver=self.solver, tol=float(self.tol)
-        )
-        _, comp = connected_components(W, directed=False)
-        reached = np.zeros(comp.max() + 1, dtype=bool)
-        reached[comp[labeled]] = True
-        unreached = ~reached[comp]
-        if unreached.any():
-            # every column of Y is the same there, hence every column of F*: make the tie exact
-            # (rounding would otherwise pick a class at random)
-            for M in (sol.F, sol.H):
-                M[unreached] = M[unreached].mean(axis=1, keepdims=True)
-            warnings.warn(
-                f"{int(unreached.sum())} of {n} points lie in graph components without a "
-                "labeled point: their rows of F* are ties (1/c with the default uniform rows "
-                f"and S = D⁻¹W, 0 with zeros) and they are assigned {classes.tolist()[0]!r} by "
-                "convention; see unreached_ (raise n_neighbors or label a point in each "
-                "component)",
-                UserWarning,
-                stacklevel=2,
-            )
-        self.unreached_ = unreached
-        self.classes_ = classes
-        self.labeled_ = labeled
-        self.affinity_ = W
-        self.F_ = sol.F
-        self._H = sol.H
-        self.n_iter_ = sol.n_iter
-        total = sol.F.sum(axis=1, keepdims=True)
-        self.label_distributions_ = sol.F / np.where(total > 0, total, 1.0)
-        self.transduction_ = classes[np.argmax(sol.F, axis=1)]
-        self._X_fit = X_ref
-        self.n_features_in_ = int(X_ref.shape[1])
-        return self
-
-    # -- transductive outputs ------------------------------------------------------------------
-    def _check_pool(self, X: np.ndarray | Affinity) -> None:
-        check_is_fitted(self, "F_")
-        ref = self._X_fit
-        if sp.issparse(ref):  # a precomputed affinity, dense or sparse
-            A = sp.csr_matrix(X) if sp.issparse(X) else sp.csr_matrix(np.asarray(X, float))
-            same = A.shape == ref.shape and (A != ref).nnz == 0
-        elif sp.issparse(X):
-            same = False
-        else:
-            X = np.asarray(X, dtype=np.float64)
-            same = X.shape == ref.shape and np.array_equal(X, ref)
-        if not same:
-            raise ValueError(
-                "LGC is transductive: it predicts only the pool passed to fit (use "
-                "transduction_, or refit on a pool that includes the new points)"
-            )
-
-    def predict(self, X: np.ndarray | Affinity) -> np.ndarray:
-        """Labels of the pool (``X`` must be the pool passed to ``fit``)."""
-        self._check_pool(X)
-        return self.transduction_
-
-    def predict_proba(self, X: np.ndarray | Affinity) -> np.ndarray:
-        """:attr:`label_distributions_` of the pool (``X`` must be the fitted pool)."""
-        self._check_pool(X)
-        return self.label_distributions_
-
-    def rank(self, label: object, *, descending: bool = True) -> np.ndarray:
-        """Pool indices ordered by the column of ``label`` in ``F*`` (Sheng Algorithm 4, ranking).
-
-        Parameters
-        ----------
-        label
-            A class of ``classes_``.
-        descending
-            Most relevant first (default) or least relevant first (the reliable negatives of
-            Graph-OCL, Sheng §3.5.1).
-
-        Returns
-        -------
-        ndarray (n,)
-            Indices; exact ties keep index order. Ties of ``F*`` in floating point among points
-            with equal initial rows are broken by ``H`` (see :class:`LGCSolution`).
-        """
-        check_is_fitted(self, "F_")
-        hit = np.flatnonzero(self.classes_ == label)
-        if hit.size != 1:
-            raise ValueError(f"unknown class {label!r}: choose one of {self.classes_.tolist()}")
-        k = int(hit[0])
-        sign = -1.0 if descending else 1.0
-        # lexsort: last key is primary
-        return np.lexsort((np.arange(self.F_.shape[0]), sign * self._H[:, k], sign * self.F_[:, k]))
-
-    def alpha_bound(self) -> float:
-        """Sheng's eq. 3.37 bound for the fitted graph (:func:`sheng_alpha_bound`)."""
-        check_is_fitted(self, "F_")
-        return sheng_alpha_bound(self.affinity_, self.normalization)

@@ -45,11 +45,17 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_is_fitted, validate_data
 
-from rlscore.core.conventions.input_validation import check_matrix
+from rlscore.core.conventions.parameter_constraints import (
+    Booleans,
+    Interval,
+    Options,
+    Validated,
+    check_parameters,
+)
 from rlscore.core.graph.lgc import check_alpha, initial_labels, lgc_solve, one_class_log_scores
-from rlscore.core.kernels.functions import kernel_matrix, knn_graph
+from rlscore.core.kernels.functions import VECTOR_KERNELS, kernel_matrix, knn_graph
 from rlscore.core.kernels.rbf_width import DEFAULT_SIGMA, fitted_sigma
 from rlscore.core.rls.classifier import RLSClassifier
 
@@ -144,9 +150,27 @@ class GraphOCL(BaseEstimator):
     sigma_ : float or None — the RBF width used (None for the other kernels).
     """
 
+    parameter_constraints = {
+        "n_neighbors": (Interval(Integral, 1, None),),
+        "metric": (Options("euclidean", "cosine"),),
+        "weights": (Options("binary", "heat"),),
+        "heat_width": (Interval(Real, 0, None, closed="neither"),),
+        "affinity": (Options("knn", "kernel"),),
+        "alpha": (Validated(check_alpha),),
+        "spy_fraction": (Interval(Real, 0, 1, closed="neither"),),
+        "second_pass": (Booleans(),),
+        "kernel": (Options(*VECTOR_KERNELS),),
+        # the classifier's own parameters, checked before the graph is built
+        **{
+            name: RLSClassifier.parameter_constraints[name]
+            for name in ("sigma", "degree", "lam", "offset")
+        },
+    }
+
     def __init__(
         self,
         n_neighbors: int = 10,
+        *,
         metric: str = "euclidean",
         weights: str = "binary",
         heat_width: float = 1.0,
@@ -196,20 +220,9 @@ class GraphOCL(BaseEstimator):
         return lgc_solve(W, initial_labels(codes, 2, "uniform"), alpha, "random_walk").H[:, 0]
 
     def _check_params(self) -> None:
-        check_alpha(self.alpha)
-        if self.affinity not in ("knn", "kernel"):
-            raise ValueError(f"affinity must be 'knn' or 'kernel', got {self.affinity!r}")
-        if self.affinity == "knn" and (
-            isinstance(self.n_neighbors, bool)
-            or not isinstance(self.n_neighbors, Integral)
-            or self.n_neighbors < 1
-        ):
-            raise ValueError(f"n_neighbors must be a positive integer, got {self.n_neighbors!r}")
-        frac = self.spy_fraction
-        if isinstance(frac, bool) or not isinstance(frac, Real) or not 0 < frac < 1:
-            raise ValueError(f"spy_fraction must be a number in (0, 1), got {frac!r}")
-        if self.kernel == "precomputed":
+        if self.kernel == "precomputed":  # the likely mistake gets its own hint
             raise ValueError("GraphOCL needs the points X, not a precomputed kernel")
+        check_parameters(self)
 
     def _affinity(self, X: np.ndarray, sigma: float | None) -> sp.csr_matrix:
         if self.affinity == "knn":
@@ -226,19 +239,15 @@ class GraphOCL(BaseEstimator):
         np.fill_diagonal(W, 0.0)
         return sp.csr_matrix(np.maximum(W, 0.0))
 
-    def fit(self, X: np.ndarray, positive_mask: np.ndarray) -> GraphOCL:
-        """Find reliable negatives among the unlabeled points of ``X`` and fit the classifier.
-
-        Parameters
-        ----------
-        X
-            (n, d) pool: the labeled positives and the unlabeled points.
-        positive_mask
-            (n,) booleans, True for the labeled positives; everything else is unlabeled.
-        """
-        self._check_params()
-        X = check_matrix(X, "X", min_samples=3)
+    def _validate(self, X, positive_mask) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The pool as floats, the labeled positives and the unlabeled points, or raise."""
+        X = validate_data(self, X, dtype=np.float64)
         n = X.shape[0]
+        if n < 3:
+            raise ValueError(
+                f"X has {n} rows; at least 3 are needed, 2 labeled positives and an unlabeled "
+                f"point (n_samples = {n})"
+            )
         mask = np.asarray(positive_mask)
         if mask.shape != (n,) or mask.dtype.kind not in "bui":
             raise ValueError(
@@ -247,9 +256,7 @@ class GraphOCL(BaseEstimator):
             )
         if mask.dtype.kind != "b" and not np.isin(mask, (0, 1)).all():
             raise ValueError("positive_mask must hold booleans or 0/1 values")
-        mask = mask.astype(bool)
         positives = np.flatnonzero(mask)
-        unlabeled = np.flatnonzero(~mask)
         if positives.size == 0:
             raise ValueError(
                 "positive_mask has no labeled positive: Graph-OCL learns from positives only, "
@@ -260,19 +267,20 @@ class GraphOCL(BaseEstimator):
                 "Graph-OCL needs at least 2 labeled positives (one becomes a spy, one stays "
                 f"labeled), got {positives.size}"
             )
-        if unlabeled.size == 0:
+        if positives.size == n:
             raise ValueError("every point is a labeled positive: no unlabeled point to classify")
         if self.affinity == "knn" and self.n_neighbors >= n:
             raise ValueError(
                 f"n_neighbors={self.n_neighbors} needs more than {self.n_neighbors} points, "
                 f"X has {n}"
             )
-        rng = check_random_state(self.random_state)
-        spies = np.sort(
-            rng.choice(positives, spy_count(positives.size, self.spy_fraction), replace=False)
-        )
-        sigma = fitted_sigma(self.sigma, self.kernel, X)
-        W = self._affinity(X, sigma)
+        return X, positives, np.flatnonzero(mask == 0)
+
+    def _find_negatives(
+        self, W: sp.csr_matrix, positives: np.ndarray, unlabeled: np.ndarray, spies: np.ndarray
+    ) -> tuple[np.ndarray, int, np.ndarray]:
+        """Sheng Algorithms 5–6: the reliable negatives (most negative first), how many
+        unlabeled points ranked below every spy, and the ranking scores with the spies hidden."""
         labeled = np.setdiff1d(positives, spies)  # the spies hide among the unlabeled
         scores = self._ranking(W, labeled)
         negatives, n_below = reliable_negatives(scores, unlabeled, spies, positives.size)
@@ -286,6 +294,27 @@ class GraphOCL(BaseEstimator):
             again = self._ranking(W, positives)
             order = np.lexsort((unlabeled, again[unlabeled]))
             negatives = unlabeled[order][: negatives.size]
+        return negatives, n_below, scores
+
+    def fit(self, X: np.ndarray, positive_mask: np.ndarray) -> GraphOCL:
+        """Find reliable negatives among the unlabeled points of ``X`` and fit the classifier.
+
+        Parameters
+        ----------
+        X
+            (n, d) pool: the labeled positives and the unlabeled points.
+        positive_mask
+            (n,) booleans, True for the labeled positives; everything else is unlabeled.
+        """
+        self._check_params()
+        X, positives, unlabeled = self._validate(X, positive_mask)
+        rng = check_random_state(self.random_state)
+        spies = np.sort(
+            rng.choice(positives, spy_count(positives.size, self.spy_fraction), replace=False)
+        )
+        sigma = fitted_sigma(self.sigma, self.kernel, X)
+        W = self._affinity(X, sigma)
+        negatives, n_below, scores = self._find_negatives(W, positives, unlabeled, spies)
         train = np.concatenate([positives, negatives])
         y_train = np.concatenate([np.ones(positives.size), -np.ones(negatives.size)])
         clf = RLSClassifier(
@@ -305,7 +334,6 @@ class GraphOCL(BaseEstimator):
         self.affinity_ = W
         self.sigma_ = sigma
         self.classifier_ = clf
-        self.n_features_in_ = X.shape[1]
         self.transduction_ = clf.decision_function(X) > 0
         return self
 
@@ -313,6 +341,7 @@ class GraphOCL(BaseEstimator):
     def decision_function(self, X: np.ndarray) -> np.ndarray:
         """RLS decision values ``f(x)`` (> 0: positive) of any points."""
         check_is_fitted(self, "classifier_")
+        X = validate_data(self, X, dtype=np.float64, reset=False)
         return self.classifier_.decision_function(X)
 
     def predict(self, X: np.ndarray) -> np.ndarray:

@@ -20,11 +20,17 @@ from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator
+from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from rlscore.core.conventions.input_validation import check_matrix
+from rlscore.core.conventions.parameter_constraints import (
+    Interval,
+    Options,
+    Validated,
+    check_parameters,
+)
 from rlscore.core.kernels.functions import VECTOR_KERNELS, check_sigma, kernel_matrix
 from rlscore.core.kernels.landmarks import (
     DEFAULT_ETA,
@@ -39,7 +45,7 @@ from rlscore.core.kernels.landmarks import (
     paired_kernel,
     uniform_landmarks,
 )
-from rlscore.core.kernels.rbf_width import DEFAULT_SIGMA, fitted_sigma
+from rlscore.core.kernels.rbf_width import DEFAULT_SIGMA, check_width, fitted_sigma
 
 #: rows of the pool whose kernel columns are computed at a time (n × m blocks stay small)
 BLOCK_ROWS = 16_384
@@ -47,7 +53,7 @@ BLOCK_ROWS = 16_384
 BLOCK_ENTRIES = 4_000_000
 
 
-class LowRankKernel(BaseEstimator):
+class LowRankKernel(TransformerMixin, BaseEstimator):
     """Nyström features ``Φ = K_nm K_mm^{-1/2}`` of a vector kernel on a pool.
 
     Parameters
@@ -113,9 +119,22 @@ class LowRankKernel(BaseEstimator):
         Exponential-weight rules: the validation columns V and each subset's error on them.
     """
 
+    parameter_constraints = {
+        "kernel": (Options(*VECTOR_KERNELS),),
+        "sigma": (Validated(check_width),),
+        "degree": (Interval(Integral, 1, None),),
+        "n_landmarks": (Interval(Integral, 1, None),),
+        "landmarks": (Options(*LANDMARK_RULES),),
+        "n_subsets": (Interval(Integral, 1, None),),
+        "mixture": (Options(None, *MIXTURES),),
+        "eta": (Interval(Real, 0, None),),
+        "block_size": (Interval(Integral, 1, None), Options(None)),
+    }
+
     def __init__(
         self,
         kernel: str = "rbf",
+        *,
         sigma: float | str = DEFAULT_SIGMA,
         degree: int = 2,
         n_landmarks: int = 500,
@@ -137,41 +156,24 @@ class LowRankKernel(BaseEstimator):
         self.eta = eta
         self.block_size = block_size
 
-    def _check_params(self, n: int) -> int:
-        if self.kernel not in VECTOR_KERNELS:
-            raise ValueError(
-                f"a low-rank kernel needs a vector kernel {VECTOR_KERNELS}, got {self.kernel!r}"
-            )
-        if self.landmarks not in LANDMARK_RULES:
-            raise ValueError(
-                f"unknown landmarks {self.landmarks!r}: choose one of {LANDMARK_RULES}"
-            )
-        m = self.n_landmarks
-        if isinstance(m, bool) or not isinstance(m, Integral) or m < 1:
-            raise ValueError(f"n_landmarks must be a positive integer, got {m!r}")
+    def _landmarks_per_group(self, n: int) -> int:
+        """m on a pool of ``n`` points: at most n, and at most n // p for p groups (n // (p + 1)
+        when validation points are held out too)."""
+        m = int(self.n_landmarks)
         if self.landmarks not in ("ensemble", "boost"):
-            return min(int(m), n)
-        p = self.n_subsets
-        if isinstance(p, bool) or not isinstance(p, Integral) or p < 1:
-            raise ValueError(f"n_subsets must be a positive integer, got {p!r}")
-        if self._mixture() not in MIXTURES:
-            raise ValueError(f"unknown mixture {self.mixture!r}: choose one of {MIXTURES}")
-        eta = self.eta
-        if isinstance(eta, bool) or not isinstance(eta, Real) or not np.isfinite(eta) or eta < 0:
-            raise ValueError(f"eta must be a finite number ≥ 0, got {eta!r}")
-        d = self.block_size
-        if d is not None and (isinstance(d, bool) or not isinstance(d, Integral) or d < 1):
-            raise ValueError(f"block_size must be a positive integer or None, got {d!r}")
+            return min(m, n)
+        p = int(self.n_subsets)
         held_out = self.landmarks == "boost" or self._mixture() == "exponential"
         cap = n // (p + 1) if held_out else n // p
         if cap < 1:
-            raise ValueError(f"{n} points are too few for {p} subsets of landmarks")
-        return min(int(m), cap)
+            raise ValueError(f"{n} sample(s) are too few for {p} subsets of landmarks")
+        return min(m, cap)
 
     def max_features(self, n: int) -> int:
         """The number of features ``fit`` gives at most on a pool of ``n`` points: m, or p·m
         for the ensemble rules (p subsets of m landmarks each)."""
-        m = self._check_params(n)
+        check_parameters(self)
+        m = self._landmarks_per_group(n)
         return m * int(self.n_subsets) if self.landmarks in ("ensemble", "boost") else m
 
     def _mixture(self) -> str:
@@ -181,8 +183,9 @@ class LowRankKernel(BaseEstimator):
 
     def fit(self, X, y=None) -> LowRankKernel:
         """Choose the landmarks on pool ``X`` and compute its features ``features_``."""
-        X = check_matrix(X, "X", min_samples=1)
-        m = self._check_params(X.shape[0])
+        check_parameters(self)
+        X = validate_data(self, X, dtype=np.float64)
+        m = self._landmarks_per_group(X.shape[0])
         self.sigma_ = fitted_sigma(self.sigma, self.kernel, X)
         rng = check_random_state(self.random_state)
         rule = self.landmarks
@@ -223,14 +226,14 @@ class LowRankKernel(BaseEstimator):
         self.features_ = self.transform(X)
         return self
 
+    def fit_transform(self, X, y=None) -> np.ndarray:
+        """``fit(X)`` and the pool's features (a copy of ``features_``, computed once)."""
+        return self.fit(X).features_.copy()
+
     def transform(self, X) -> np.ndarray:
         """Features ``φ(x) = k(x, Z) K_mm^{-1/2}`` of any points, (n, r)."""
         check_is_fitted(self, "normalization_")
-        X = check_matrix(X, "X", min_samples=1)
-        if X.shape[1] != self.landmarks_.shape[1]:
-            raise ValueError(
-                f"X has {X.shape[1]} features, the landmarks have {self.landmarks_.shape[1]}"
-            )
+        X = validate_data(self, X, dtype=np.float64, reset=False)
         out = np.empty((X.shape[0], self.normalization_.shape[1]))
         for s in range(0, X.shape[0], BLOCK_ROWS):
             rows = X[s : s + BLOCK_ROWS]
@@ -298,21 +301,35 @@ def relative_frobenius_error(
         raise ValueError(f"kernel must be one of {VECTOR_KERNELS}, got {kernel!r}")
     if kernel == "rbf":
         sigma = check_sigma(sigma, X)
-    degree = int(degree)
+    params = {"kernel": kernel, "sigma": sigma, "degree": int(degree)}
     if n <= exact_max:
-        num = den = 0.0
-        rows = max(1, BLOCK_ENTRIES // n)
-        for s in range(0, n, rows):
-            K = kernel_matrix(X[s : s + rows], X, kernel=kernel, sigma=sigma, degree=degree)
-            den += float(np.einsum("ij,ij->", K, K))
-            K -= F[s : s + rows] @ F.T
-            num += float(np.einsum("ij,ij->", K, K))
-        if den == 0:
-            raise ValueError("the kernel matrix is zero: the relative error is undefined")
-        return float(np.sqrt(num / den)), 0.0
+        return _exact_frobenius_error(X, F, params), 0.0
     if isinstance(n_pairs, bool) or not isinstance(n_pairs, Integral) or n_pairs < 2:
         raise ValueError(f"n_pairs must be an integer ≥ 2, got {n_pairs!r}")
-    rng = check_random_state(random_state)
+    return _sampled_frobenius_error(X, F, params, int(n_pairs), check_random_state(random_state))
+
+
+def _exact_frobenius_error(X: np.ndarray, F: np.ndarray, params: dict) -> float:
+    """``‖K − FFᵀ‖_F / ‖K‖_F`` over blocks of about :data:`BLOCK_ENTRIES` kernel entries."""
+    n = X.shape[0]
+    num = den = 0.0
+    rows = max(1, BLOCK_ENTRIES // n)
+    for s in range(0, n, rows):
+        K = kernel_matrix(X[s : s + rows], X, **params)
+        den += float(np.einsum("ij,ij->", K, K))
+        K -= F[s : s + rows] @ F.T
+        num += float(np.einsum("ij,ij->", K, K))
+    if den == 0:
+        raise ValueError("the kernel matrix is zero: the relative error is undefined")
+    return float(np.sqrt(num / den))
+
+
+def _sampled_frobenius_error(
+    X: np.ndarray, F: np.ndarray, params: dict, n_pairs: int, rng: np.random.RandomState
+) -> tuple[float, float]:
+    """The ratio on ``n_pairs`` uniform pairs (i, j) and its delta-method standard error (see
+    :func:`relative_frobenius_error`)."""
+    n = X.shape[0]
     a = np.empty(n_pairs)
     b = np.empty(n_pairs)
     chunk = 65_536
@@ -320,7 +337,7 @@ def relative_frobenius_error(
         size = min(chunk, n_pairs - s)
         i = rng.randint(n, size=size)
         j = rng.randint(n, size=size)
-        k = paired_kernel(X[i], X[j], kernel=kernel, sigma=sigma, degree=degree)
+        k = paired_kernel(X[i], X[j], **params)
         e = k - np.einsum("ij,ij->i", F[i], F[j])
         a[s : s + size] = e * e
         b[s : s + size] = k * k

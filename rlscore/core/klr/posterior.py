@@ -18,7 +18,7 @@ from collections.abc import Callable
 import numpy as np
 import scipy.linalg
 
-from rlscore.core.klr.classifier import fisher_blocks, fisher_factor, whitened_matrix
+from rlscore.core.klr.link import fisher_blocks, fisher_factor, whitened_matrix
 
 __all__ = [
     "FeaturePosterior",

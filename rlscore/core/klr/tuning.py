@@ -10,7 +10,7 @@ says nothing about t or λ); with no scorable point the caller keeps its own set
 Two LOO computations (:func:`loo_decision_values`):
 
 * ``"exact"``: the l refits on l − 1 points, solved together as a stack by the representer
-  Newton (:func:`rlscore.core.klr.classifier.newton_representer`), warm-started from the full fit;
+  Newton (:func:`rlscore.core.klr.newton.newton_representer`), warm-started from the full fit;
   O(l·(lh)³) per Newton step and setting.
 * ``"one_step"``: one Newton step of the leave-i-out problem from the full fit. Removing i
   changes the Hessian by one Fisher block, so by Woodbury
@@ -36,13 +36,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from rlscore.core.conventions.ova_encoding import ova_targets
-from rlscore.core.klr.classifier import (
-    KLRConvergenceError,
-    fisher_blocks,
-    log_losses,
-    newton_representer,
-    probabilities,
-)
+from rlscore.core.klr.link import fisher_blocks, log_losses, probabilities
+from rlscore.core.klr.newton import KLRConvergenceError, newton_representer
 from rlscore.core.klr.posterior import posterior_diag, woodbury_core
 
 __all__ = [
@@ -60,7 +55,7 @@ __all__ = [
 
 #: graph-kernel scales tried (Yajima uses t = 1; t ≈ 10 made the KLR informative on digits)
 T_GRID = (1.0, 3.0, 10.0, 30.0)
-#: λ values tried (1e-4 is the smallest at which the KLR reliably converges: klr.LAM_SAFE)
+#: λ values tried (1e-4 is the smallest at which the KLR reliably converges: klr.newton.LAM_SAFE)
 LAM_GRID = (1e-4, 1e-3, 1e-2, 1e-1, 1.0)
 #: "auto" LOO is exact up to this many labels, one Newton step above. Measured 2026-11-24
 #: (benchmarks/reproduce_yajima.py pools, 3 classes, the 4 × 5 grid, one thread, load ≈ 6):

@@ -20,8 +20,15 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from rlscore.core.conventions.input_validation import check_positive, check_sample_weight
+from rlscore.core.conventions.input_validation import check_sample_weight
 from rlscore.core.conventions.ova_encoding import ova_targets
+from rlscore.core.conventions.parameter_constraints import (
+    Booleans,
+    Interval,
+    Options,
+    Validated,
+    check_parameters,
+)
 from rlscore.core.kernels.functions import VECTOR_KERNELS, kernel_matrix
 from rlscore.core.kernels.rbf_width import check_width, fitted_sigma
 from rlscore.core.rls import confidence as _conf
@@ -121,9 +128,20 @@ class RLSClassifier(ClassifierMixin, BaseEstimator):
     and a refit after ``set_params(lam=…)`` on the same data never refactorise.
     """
 
+    parameter_constraints = {
+        "kernel": (Options(*KERNELS),),
+        "sigma": (Validated(check_width),),
+        "degree": (Interval(Integral, 1, None),),
+        "lam": (Interval(Real, 0, None, closed="neither"), Options("auto")),
+        # class_weight is checked against the classes (class_weights.resolve_class_weight)
+        "offset": (Booleans(),),
+        "loo_error": (Options(*LOO_ERRORS),),
+    }
+
     def __init__(
         self,
         kernel: str = "rbf",
+        *,
         sigma: float | str = 1.0,
         degree: int = 2,
         lam: float | str = 1.0,
@@ -151,27 +169,6 @@ class RLSClassifier(ClassifierMixin, BaseEstimator):
         state.pop("_path_key", None)
         return state
 
-    def _check_params(self) -> None:
-        if self.kernel not in KERNELS:
-            raise ValueError(f"unknown kernel {self.kernel!r}: choose one of {KERNELS}")
-        check_width(self.sigma)
-        if (
-            isinstance(self.degree, bool)
-            or not isinstance(self.degree, Integral | Real)
-            or int(self.degree) != self.degree
-            or self.degree < 1
-        ):
-            raise ValueError(f"degree must be a positive integer, got {self.degree!r}")
-        if isinstance(self.lam, str):
-            if self.lam != "auto":
-                raise ValueError(f"lam must be a number > 0 or 'auto', got {self.lam!r}")
-        else:
-            check_positive(self.lam, "lam")
-        if self.loo_error not in LOO_ERRORS:
-            raise ValueError(f"unknown loo_error {self.loo_error!r}: choose one of {LOO_ERRORS}")
-        if not isinstance(self.offset, bool | np.bool_):
-            raise ValueError(f"offset must be True or False, got {self.offset!r}")
-
     def _kernel(self, X: np.ndarray, Z: np.ndarray | None = None) -> np.ndarray:
         return kernel_matrix(X, Z, kernel=self.kernel, sigma=self.sigma_, degree=int(self.degree))
 
@@ -189,7 +186,7 @@ class RLSClassifier(ClassifierMixin, BaseEstimator):
             Optional (n,) non-negative loss weights, multiplied into the class weights. A
             point of weight 0 is equivalent to leaving it out.
         """
-        self._check_params()
+        check_parameters(self)
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
         check_classification_targets(y)
         classes, y_index = np.unique(y, return_inverse=True)

@@ -61,19 +61,14 @@ def _scores(F) -> np.ndarray:
     return F
 
 
-def ova_scores(F) -> np.ndarray:
-    """One-vs-all view of decision values: ``(n,)`` binary ``f`` becomes ``(n, 2)`` ``[−f, f]``."""
-    F = _scores(F)
-    return np.column_stack([-F, F]) if F.ndim == 1 else F
-
-
 def soft_scores(F) -> np.ndarray:
     """Clipped soft scores ``clip((f + 1)/2, 0, 1)`` per OvA classifier, shape (n, T).
 
     For binary ``f`` the two columns are ``1 − p̂`` and ``p̂`` with ``p̂ = clip((f + 1)/2, 0, 1)``.
     """
-    # in place, the same values as np.clip((ova_scores(F) + 1)/2, 0, 1) (F is finite), a few
-    # times faster at small n, where the lookahead of every ARLS query calls it
+    # in place (binary f as the two OvA columns [−f, f]), the same values as np.clip((F + 1)/2,
+    # 0, 1) (F is finite), a few times faster at small n, where the lookahead of every ARLS
+    # query calls it
     F = _scores(F)
     if F.ndim == 1:
         P = np.empty((F.shape[0], 2))

@@ -21,17 +21,18 @@ Rifkin's finding on usps and faces: rectangle beats subset beats Nyström at equ
 
 from __future__ import annotations
 
-from numbers import Integral
+from numbers import Real
 
 import numpy as np
 import scipy.linalg
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_is_fitted, validate_data
 
-from rlscore.core.conventions.input_validation import check_matrix, check_positive
+from rlscore.core.conventions.input_validation import check_positive
 from rlscore.core.conventions.ova_encoding import ova_targets
-from rlscore.core.kernels.functions import VECTOR_KERNELS, kernel_matrix
+from rlscore.core.conventions.parameter_constraints import Interval, Options, check_parameters
+from rlscore.core.kernels.functions import kernel_matrix
 from rlscore.core.kernels.landmarks import inverse_sqrt
 from rlscore.core.kernels.lowrank import BLOCK_ENTRIES, LowRankKernel
 from rlscore.core.kernels.rbf_width import DEFAULT_SIGMA
@@ -118,9 +119,21 @@ class ReducedRLSClassifier(ClassifierMixin, BaseEstimator):
         The RBF width used (None for the other kernels).
     """
 
+    parameter_constraints = {
+        "method": (Options(*METHODS),),
+        # the landmarks' parameters are LowRankKernel's, checked before any work
+        **{
+            name: LowRankKernel.parameter_constraints[name]
+            for name in ("kernel", "sigma", "degree", "n_landmarks")
+        },
+        "lam": (Interval(Real, 0, None, closed="neither"),),
+        "landmarks": (Options(*SINGLE_RULES),),
+    }
+
     def __init__(
         self,
         method: str = "rectangle",
+        *,
         kernel: str = "rbf",
         sigma: float | str = DEFAULT_SIGMA,
         degree: int = 2,
@@ -140,21 +153,11 @@ class ReducedRLSClassifier(ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y) -> ReducedRLSClassifier:
         """Choose the landmarks and solve the method's m × m (or primal) system."""
-        if self.method not in METHODS:
-            raise ValueError(f"unknown method {self.method!r}: choose one of {METHODS}")
-        if self.kernel not in VECTOR_KERNELS:
-            raise ValueError(f"kernel must be one of {VECTOR_KERNELS}, got {self.kernel!r}")
-        if self.landmarks not in SINGLE_RULES:
-            raise ValueError(f"landmarks must be one of {SINGLE_RULES}, got {self.landmarks!r}")
+        check_parameters(self)
         if self.method == "subset" and self.landmarks == "kmeans":
             raise ValueError("the subset method needs labeled landmarks: k-means centres have none")
-        if isinstance(self.degree, bool) or not isinstance(self.degree, Integral):
-            raise ValueError(f"degree must be an integer, got {self.degree!r}")
-        lam = check_positive(self.lam, "lam")
-        X = check_matrix(X, "X", min_samples=2)
-        y = np.asarray(y)
-        if y.shape != (X.shape[0],):
-            raise ValueError(f"y has shape {y.shape}; expected ({X.shape[0]},)")
+        lam = float(self.lam)
+        X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
         check_classification_targets(y)
         self.classes_, codes = np.unique(y, return_inverse=True)
         if self.classes_.size < 2:
@@ -182,7 +185,7 @@ class ReducedRLSClassifier(ClassifierMixin, BaseEstimator):
     def decision_function(self, X) -> np.ndarray:
         """``f(x) = k(x, basis_) coef_``: (n,) for two classes, (n, T) otherwise."""
         check_is_fitted(self, "coef_")
-        X = check_matrix(X, "X", min_samples=1)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
         out = np.empty((X.shape[0], self.coef_.shape[1]))
         step = max(1, BLOCK_ENTRIES // self.basis_.shape[0])  # k(x, X) for "nystrom" is wide
         for s in range(0, X.shape[0], step):

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from rlscore.core.classifiers.specified_error import rls_certificate, rls_offset_interval
+from rlscore.core.classifiers.rls_certificate import rls_certificate, rls_offset_interval
 from rlscore.core.conventions.json_values import plain_scalar
 from rlscore.core.kernels.functions import VECTOR_KERNELS
 from rlscore.core.rls.classifier import RLSClassifier
@@ -158,7 +158,7 @@ class TuningReport:
 
     def certificate(self, moments: str = "chebyshev", positive=None):
         """Worst-case error rates of ``positive`` vs the rest
-        (:func:`~rlscore.core.classifiers.specified_error.rls_certificate`)."""
+        (:func:`~rlscore.core.classifiers.rls_certificate.rls_certificate`)."""
         return rls_certificate(
             self.classifier, moments=moments, positive=self.positive_class(positive)
         )
@@ -167,7 +167,7 @@ class TuningReport:
         self, targets: tuple[float, float], moments: str = "chebyshev", positive=None
     ):
         """Offsets meeting the (false-negative, false-positive) ``targets`` for ``positive``
-        vs the rest (:func:`~rlscore.core.classifiers.specified_error.rls_offset_interval`)."""
+        vs the rest (:func:`~rlscore.core.classifiers.rls_certificate.rls_offset_interval`)."""
         return rls_offset_interval(
             self.classifier, targets, moments=moments, positive=self.positive_class(positive)
         )

@@ -2,12 +2,12 @@
 distribution that LGC spreads over the pool's kNN graph (Sheng §3.2, Zhou et al. 2004,
 docs/mathematics.md §8).
 
-The model is :class:`rlscore.core.graph.lgc.LGCClassifier` on the symmetric binary kNN graph ``W``
-of the pool (``graph_k`` neighbours, as the graph kernels): ``S = D⁻¹W`` (or ``D^{-1/2}WD^{-1/2}``)
-and ``F* = (1 − α)(I − αS)⁻¹Y`` (Sheng eq. 3.5, the limit of eq. 3.2), with one-hot rows of ``Y``
-for the labeled points and uniform rows ``1/T`` for the others (Sheng §3.2.1). The class
-probabilities are the rows of ``F*``, clipped at 0 and normalised; the query is the point with the
-smallest gap between its two most probable classes.
+The model is :class:`rlscore.core.graph.lgc_classifier.LGCClassifier` on the symmetric binary
+kNN graph ``W`` of the pool (``graph_k`` neighbours, as the graph kernels): ``S = D⁻¹W`` (or
+``D^{-1/2}WD^{-1/2}``) and ``F* = (1 − α)(I − αS)⁻¹Y`` (Sheng eq. 3.5, the limit of eq. 3.2),
+with one-hot rows of ``Y`` for the labeled points and uniform rows ``1/T`` for the others (Sheng
+§3.2.1). The class probabilities are the rows of ``F*``, clipped at 0 and normalised; the query
+is the point with the smallest gap between its two most probable classes.
 
 **One sparse solve per label.** ``F*`` is linear in ``Y``. Writing
 ``Y = (1/T) 1 1ᵀ + Σ_{j∈L} e_j (y_j − 1/T)ᵀ`` (``y_j`` the one-hot row of label j),

@@ -2,7 +2,7 @@
 docs/mathematics.md §6).
 
 The model is the transductive KLR over the pool: ``β = K_{:L} α`` with the representer Newton of
-:mod:`rlscore.core.klr.classifier` (identical to Yajima's sparse formulation on graph kernels, and
+:mod:`rlscore.core.klr.newton` (identical to Yajima's sparse formulation on graph kernels, and
 valid for any kernel, e.g. RBF). The A-optimal risk of a model is the summed predictive variance of
 the class probabilities over the unlabeled pool,
 
@@ -40,13 +40,8 @@ from scipy.special import expit
 from threadpoolctl import threadpool_limits
 
 from rlscore.core.conventions.ova_encoding import ova_targets
-from rlscore.core.klr.classifier import (
-    LAM_SAFE,
-    KLRConvergenceError,
-    fisher_blocks,
-    newton_representer,
-    probabilities,
-)
+from rlscore.core.klr.link import fisher_blocks, probabilities
+from rlscore.core.klr.newton import LAM_SAFE, KLRConvergenceError, newton_representer
 from rlscore.core.klr.posterior import LabeledPosterior, aoptimal_risk_terms, woodbury_core
 from rlscore.query.klr.pool import KLRPoolStrategy, MaxEntropyKLR
 

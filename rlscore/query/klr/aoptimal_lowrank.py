@@ -26,7 +26,7 @@ from rlscore.core.conventions.input_validation import check_matrix
 from rlscore.core.kernels.blocks import FeatureKernel
 from rlscore.core.kernels.functions import VECTOR_KERNELS
 from rlscore.core.kernels.lowrank import LowRankKernel
-from rlscore.core.klr.classifier import fisher_blocks
+from rlscore.core.klr.link import fisher_blocks
 from rlscore.core.klr.posterior import FeaturePosterior
 from rlscore.query.klr.aoptimal import CHUNK_ELEMENTS, AOptimalKLR
 

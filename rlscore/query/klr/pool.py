@@ -30,7 +30,8 @@ from rlscore.core.kernels.functions import (
     kernel_matrix,
     pool_kernel,
 )
-from rlscore.core.klr.classifier import newton_representer, probabilities
+from rlscore.core.klr.link import probabilities
+from rlscore.core.klr.newton import newton_representer
 from rlscore.core.klr.tuning import (
     LAM_GRID,
     T_GRID,
@@ -67,8 +68,8 @@ class KLRPoolStrategy(QueryStrategy):
     the queries (:class:`MaxEntropyKLR` here, :class:`~rlscore.query.klr.aoptimal.AOptimalKLR`).
 
     The model is the transductive KLR ``β = K_{:L} α`` fitted by the representer Newton of
-    :mod:`rlscore.core.klr.classifier` (any kernel; docs/mathematics.md §6), warm-started from the
-    previous coefficients. A failed fit (:class:`~rlscore.core.klr.classifier.KLRConvergenceError`)
+    :mod:`rlscore.core.klr.newton` (any kernel; docs/mathematics.md §6), warm-started from the
+    previous coefficients. A failed fit (:class:`~rlscore.core.klr.newton.KLRConvergenceError`)
     leaves the labels and the model as they were.
 
     With ``tune="loo"`` the setting in use is ``lam_`` and ``graph_t_`` (the parameters
