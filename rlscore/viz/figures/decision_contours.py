@@ -110,7 +110,7 @@ def add_offset_band(
 
     For a classifier ``f = g − b`` (``g = wᵀφ``, thesis sign) the boundary of the offset ``b'`` is
     the contour ``g = b'``: drawn for both ends of an interval of offsets, e.g. the one meeting
-    error-rate targets (:func:`rlscore.core.classifiers.specified_error.rls_offset_interval`), the
+    error-rate targets (:func:`rlscore.core.classifiers.rls_certificate.rls_offset_interval`), the
     two lines enclose the boundaries that meet them.
 
     Parameters
