@@ -1,22 +1,13 @@
 """Query strategies over a pool, all following
 :class:`~rlscore.query.protocol.strategy.QueryStrategy`.
 
-* :mod:`~rlscore.query.protocol.strategy` — the protocol (teach, undo, forget, next query);
-* :mod:`~rlscore.query.rls_state.weighted` — the weighted one-vs-all RLS state every RLS strategy
-  shares, with two implementations: on the pool kernel (:mod:`~rlscore.query.rls_state.on_kernel`)
-  and on low-rank features (:mod:`~rlscore.query.rls_state.on_features`);
-* :mod:`~rlscore.query.arls.thesis` — ARLS (docs/mathematics.md §5);
-:mod:`~rlscore.query.arls.focused` —
-  ARLS's expected risk on the most uncertain candidates; :mod:`~rlscore.query.arls.lowrank` — ARLS
-  on low-rank features for large pools (docs/mathematics.md §7);
-  :mod:`~rlscore.query.baselines.strategies` — random, margin and entropy queries;
-  :mod:`~rlscore.query.klr.pool` — the KLR over a pool and MUQ; :mod:`~rlscore.query.klr.aoptimal` —
-  A-optimal KLR (docs/mathematics.md §6), on low-rank features in
-  :mod:`~rlscore.query.klr.aoptimal_lowrank`; :mod:`~rlscore.query.baselines.lgc_uncertainty` —
-  local and global consistency on the kNN graph (docs/mathematics.md §8);
-* :mod:`~rlscore.query.protocol.batch` — batch queries for several annotators
-  (:meth:`QueryStrategy.next_queries <rlscore.query.protocol.strategy.QueryStrategy.next_queries>`);
-* :mod:`~rlscore.query.protocol.registry` — strategies by name for the CLI and the app.
+Rooms: :mod:`~rlscore.query.protocol` (the protocol — teach, undo, forget, next query — batch
+queries, the registry of names, random orders), :mod:`~rlscore.query.rls_state` (the weighted
+one-vs-all RLS state every RLS strategy shares, on the pool kernel or on low-rank features),
+:mod:`~rlscore.query.arls` (thesis ARLS, focused and low-rank ARLS, docs/mathematics.md §5 and §7),
+:mod:`~rlscore.query.klr` (the KLR over a pool, MUQ and A-optimal KLR, §6),
+:mod:`~rlscore.query.baselines` (random, margin, entropy and LGC uncertainty, §8) and
+:mod:`~rlscore.query.cluster` (passes over a pool held by a cluster's workers).
 """
 
 from __future__ import annotations

@@ -1,21 +1,12 @@
 """Labeling sessions: a query strategy driven by a project's persistent event log.
 
-One module per idea: :mod:`~rlscore.sessions.state.label_log` (the event fold),
-:mod:`~rlscore.sessions.state.engine` (the strategy and its pool kernel),
-:mod:`~rlscore.sessions.state.auto_lam` (the automatic λ), :mod:`~rlscore.sessions.state.loo_refit`
-(RLS refitted on the labels), :mod:`~rlscore.sessions.views.diagnostics` (histories),
-:mod:`~rlscore.sessions.stopping.prediction_change` (the stopping indicator),
-:mod:`~rlscore.sessions.state.snapshots` (the state cache),
-:mod:`~rlscore.sessions.views.export` (CSV, JSON, JSONL, Parquet),
-:mod:`~rlscore.sessions.state.settings` (a project's settings in the database),
-:mod:`~rlscore.sessions.actions.undo` (an annotator's own undo),
-:mod:`~rlscore.sessions.team.claims` (who is shown which point),
-:mod:`~rlscore.sessions.team.overlap` (several annotators per point),
-:mod:`~rlscore.sessions.actions.review` (a reviewer's decisions),
-:mod:`~rlscore.sessions.team.agreement_report` (agreement between annotators),
-:mod:`~rlscore.sessions.team.handout` (which point a session proposes to whom),
-:mod:`~rlscore.sessions.views.session_view` (what a session shows: state, diagnostics, export) and
-:mod:`~rlscore.sessions.actions.session` (the session, which writes the events).
+Rooms: :mod:`~rlscore.sessions.state` (the state as a function of the log: label log, replay,
+engine, automatic λ, LOO refit, snapshots, settings), :mod:`~rlscore.sessions.actions` (the
+session that writes events, undo, dwell, review, the positives-only start),
+:mod:`~rlscore.sessions.team` (claims, hand-out, overlap, agreement, permissions, audit),
+:mod:`~rlscore.sessions.views` (what a session shows, exports), :mod:`~rlscore.sessions.stopping`
+(the accuracy estimate and when to stop) and :mod:`~rlscore.sessions.cluster` (cluster-backed
+projects).
 """
 
 from rlscore.core.lazy.exports import lazy_exports

@@ -1,9 +1,6 @@
 """The Streamlit layer: wiring shared by ``app.py`` and the pages in ``pages/`` (the only
-Streamlit imports of the package).
-
-One module per idea: :mod:`~rlscore.ui.shell.store` (the label store and the cached sessions),
-:mod:`~rlscore.ui.shell.params` (the current settings), :mod:`~rlscore.ui.shell.sidebar` (the
-widgets that choose them), :mod:`~rlscore.ui.shell.strategy_names` (what the pages call strategies
-and their risk figures), :mod:`~rlscore.ui.label.pool_picture` (the pool's picture cached per
-session) and :mod:`~rlscore.ui.shell.flash` (messages shown after a rerun).
+Streamlit imports of the package), in three rooms: :mod:`~rlscore.ui.shell` (what every page runs
+inside: navigation, sign-in, roles, the store and cached sessions, the tab's parameters, the
+sidebar, messages and errors), :mod:`~rlscore.ui.label` (the Label page's panels and the actions
+bound to what was shown) and :mod:`~rlscore.ui.forms` (Admin, Review and the Data page's upload).
 """
