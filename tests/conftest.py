@@ -1,9 +1,16 @@
-"""Fixtures shared by the test modules.
+"""Fixtures shared by the test modules, and the markers that say what a test needs.
 
 The label store fixtures (``db_target``, ``store``) are parametrised over both backends:
 SQLite (a file in the test's folder) and PostgreSQL (a new database in a throwaway server
 that the tests start themselves, :mod:`pg_cluster`). Without PostgreSQL installed the
 PostgreSQL variants skip, unless ``RLSCORE_REQUIRE_POSTGRES=1`` (CI), when they fail.
+
+Markers (registered in pyproject.toml) are given here by what a test uses, so that no test
+can forget its own: ``browser`` (tests/e2e), ``postgres`` (a PostgreSQL server: the
+``pg_cluster`` or ``outage_server`` fixture, or the PostgreSQL case of ``db_target``) and
+``cluster`` (the ``scheduler`` fixture's Dask LocalCluster; a module with a cluster of its
+own marks its tests itself). ``slow`` is written on the tests themselves. Select or skip
+them with ``-m``, e.g. ``pytest -m "not browser and not cluster"``.
 """
 
 from __future__ import annotations
@@ -32,6 +39,35 @@ SQLITE_ONLY = {
         "store's folder is tested in test_storage_postgres.py"
     ),
 }
+
+
+#: fixtures that start a PostgreSQL server (directly or through another fixture)
+POSTGRES_FIXTURES = {"pg_cluster", "outage_server"}
+#: fixtures that start a Dask LocalCluster
+CLUSTER_FIXTURES = {"scheduler"}
+
+
+def needs(item: pytest.Item) -> set[str]:
+    """The markers ``item`` earns by where it is and the fixtures it uses."""
+    fixtures = set(getattr(item, "fixturenames", ()))
+    callspec = getattr(item, "callspec", None)
+    backend = callspec.params.get("db_target") if callspec is not None else None
+    found = set()
+    if "e2e" in item.path.parts:
+        found.add("browser")
+    if fixtures & POSTGRES_FIXTURES or backend == "postgres":
+        found.add("postgres")
+    if fixtures & CLUSTER_FIXTURES:
+        found.add("cluster")
+    return found
+
+
+@pytest.hookimpl(tryfirst=True)  # before ``-m`` selects by them
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark every collected test with what it needs (:func:`needs`)."""
+    for item in items:
+        for marker in sorted(needs(item)):
+            item.add_marker(marker)
 
 
 @pytest.fixture(autouse=True)

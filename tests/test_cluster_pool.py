@@ -53,6 +53,9 @@ RTOL = 1e-10
 
 @pytest.fixture(scope="module")
 def client():
+    """A LocalCluster of the module's own (2 GiB workers), and its client: the tests that
+    use it are marked ``cluster`` here (tests/conftest.py marks the users of its
+    ``scheduler`` fixture)."""
     cluster = distributed.LocalCluster(
         n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
         dashboard_address=None, memory_limit="2GiB",
@@ -82,12 +85,14 @@ def pool(client, data):
     return ClusterPool.load(client, folder, fmap), fmap.transform(X), sample, idx
 
 
+@pytest.mark.cluster
 def test_sample_rows_are_the_pool_rows(pool, data):
     X = data[0]
     _, _, sample, idx = pool
     np.testing.assert_array_equal(sample, X[idx])
 
 
+@pytest.mark.cluster
 def test_the_blocks_hold_the_features(pool):
     cpool, phi, _, _ = pool
     assert cpool.n_pool == N and list(cpool.sizes) == [ROWS_PER_FILE] * 4
@@ -147,6 +152,7 @@ def _truth(name: str, data):
     return np.array(["a", "b", "c"])[np.searchsorted(cuts, X[:, 0])], ["a", "b", "c"]
 
 
+@pytest.mark.cluster
 @pytest.mark.parametrize(
     "name",
     [
@@ -181,6 +187,7 @@ def test_picks_and_risks_equal_the_in_memory_engine(name, pool, data):
         assert explored >= 2
 
 
+@pytest.mark.cluster
 @pytest.mark.parametrize("name", ["arls", "focused"])
 def test_an_exclusion_is_drawn_around_as_in_memory(name, pool, data):
     cpool, phi, _, _ = pool
@@ -263,6 +270,7 @@ def test_random_order_walks_past_points_labeled_out_of_order():
     assert len(dist._order) <= len(dist.labeled_) + 2  # the order drawn as far as needed
 
 
+@pytest.mark.cluster
 def test_forgetting_a_label_queries_as_in_memory(pool, data):
     cpool, phi, _, _ = pool
     truth, classes = _truth("uncertainty", data)
@@ -282,6 +290,7 @@ def test_forgetting_a_label_queries_as_in_memory(pool, data):
     assert dist.labeled_ == ref.labeled_
 
 
+@pytest.mark.cluster
 def test_a_cluster_backed_session_labels_with_focused_arls(client, data, tmp_path, monkeypatch):
     """The app's default strategy on a cluster-backed project: the session's picks, scores and
     risks are those of the in-memory FocusedARLS on the features of the project's landmarks."""
@@ -315,6 +324,7 @@ def test_a_cluster_backed_session_labels_with_focused_arls(client, data, tmp_pat
     store.close()
 
 
+@pytest.mark.cluster
 def test_the_memory_check_names_the_size_needed(client, data):
     folder = data[2]
     before = set(client.who_has())
@@ -362,6 +372,7 @@ def _wait_for(condition, timeout: float = 60.0):
     return value
 
 
+@pytest.mark.cluster
 def test_a_worker_killed_during_a_pass_is_retried(client, pool, data):
     """Last in the module: a worker is killed (its nanny starts a new one)."""
     cpool, phi, _, _ = pool
