@@ -1,13 +1,93 @@
 #!/usr/bin/env bash
 # Installs everything the test suite needs — Debian's chromium for the browser tests, Debian's
-# postgresql for the PostgreSQL label store tests and a fresh virtual environment with the
-# package and its test extras — then lints and runs every test, twice: with the newest releases
-# pip picks, and with the declared minimum versions of the runtime dependencies
-# (tests/constraints-floor.txt, in .venv-floor). Extra arguments go to pytest. CI (.ci/run)
-# calls exactly this.
+# postgresql for the PostgreSQL label store tests and fresh virtual environments with the
+# package and its test extras — then lints and runs the tests twice: every test with the
+# newest releases pip picks (.venv), and the tests that depend on the versions (FLOOR_TESTS
+# below) with the declared minimum versions of the runtime dependencies
+# (tests/constraints-floor.txt, in .venv-floor). It prints the wall time of each phase and the
+# total (CONTRIBUTING.md, "CI time"). Extra arguments go to pytest, and then both passes run
+# what they select. CI (.ci/run) calls exactly this.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# -- the floor pass: what depends on the versions -------------------------------------------
+# The newest pass runs every test; the floor pass runs again only what a dependency's version
+# can change, so that a floor that is too low still fails CI:
+FLOOR_TESTS=(
+  # the engine: the numerics of rlscore/core and rlscore/query (kernels, RLS and its
+  # leave-one-out, KLR and A-optimal design, graph kernels, the classifiers, the query
+  # strategies, the stopping rules) against their references. numpy's and scipy's linear
+  # algebra, scikit-learn's estimator checks, numba's compiled lookahead and cvxpy/Clarabel's
+  # conic solver are where a version changes a result.
+  tests/test_kernels.py tests/test_kernel_width.py tests/test_lowrank.py
+  tests/test_rls*.py tests/test_reduced_rls.py
+  tests/test_klr*.py tests/test_aopt*.py
+  tests/test_graph_*.py tests/test_lgc*.py
+  tests/test_bdlda.py tests/test_error_rates.py tests/test_confidence.py tests/test_encoding.py
+  tests/test_estimator_checks.py tests/test_parameter_constraints.py tests/test_partial_labels.py
+  tests/test_weighting.py tests/test_stopping.py
+  tests/test_arls*.py tests/test_focused_speedpath.py tests/test_baselines.py
+  tests/test_batch_queries.py tests/test_query_base.py tests/test_parameters.py
+  tests/test_sparse_draw.py tests/test_strategy_family.py tests/test_strategy_width.py
+  # storage: the SQLite and PostgreSQL label stores (numpy arrays stored as bytes, psycopg's
+  # floor), their schema migration and backups
+  tests/test_storage*.py tests/test_schema_migration_v5.py tests/test_backup_restore.py
+  tests/test_row_ids.py
+  # Dask's floor: one labeling session on a LocalCluster against the in-memory engine
+  tests/test_cluster_project.py::test_a_session_labels_like_the_in_memory_engine
+  # a browser smoke set: Streamlit's and plotly's front end at their floors — the Label page
+  # by buttons, keys and a plot click, Tune and Compare, a kill and restart
+  # (test_label_with…); the Data page's upload (pandas reads the CSV) and export; plotly's
+  # WebGL points; sign-in through st.login (Authlib and httpx at their floors); an image
+  # project (pillow's floor decodes and shrinks the pictures)
+  tests/e2e/test_browser.py::test_label_with_buttons_keys_and_clicks_then_reload_and_crash
+  tests/e2e/test_browser.py::test_upload_csv_label_it_and_export
+  tests/e2e/test_browser.py::test_large_pool_webgl_points_can_be_clicked
+  tests/e2e/test_sign_in_browser.py::test_visitor_sees_only_sign_in_then_labels_as_the_signed_in_user
+  tests/e2e/test_image_project_browser.py::test_upload_images_see_the_queried_picture_and_label_five_by_keys
+)
+# Not in the floor pass: the sessions, experiments, CLI, figures and AppTest page tests (they
+# run the engine and the stores checked above through the package's own code; what they take
+# from Streamlit, plotly and pandas the smoke set runs at the floors) and the other Dask
+# cluster tests (about 12 s each, mostly worker start-ups).
+
+# -- wall time of each phase ----------------------------------------------------------------
+PHASES=()
+START=$SECONDS
+CURRENT="" # the phase running, and when it began
+CURRENT_T0=0
+
+# minutes:seconds of a number of seconds
+clock() { printf '%d:%02d' $(($1 / 60)) $(($1 % 60)); }
+
+# record NAME SECONDS: one line of the table of phases
+record() { PHASES+=("$(printf '%-36s %8s' "$1" "$(clock "$2")")"); }
+
+# phase NAME COMMAND…: run COMMAND as the phase NAME and record its wall time (a failing
+# command ends the script, as before: set -e)
+phase() {
+  CURRENT=$1 CURRENT_T0=$SECONDS
+  shift
+  echo "== $CURRENT"
+  "$@"
+  record "$CURRENT" $((SECONDS - CURRENT_T0))
+  CURRENT=""
+}
+
+# on exit, also after a failure: the wall time of each phase that ran, and the total
+summary() {
+  local status=$? line
+  [ -z "$CURRENT" ] || record "$CURRENT (failed)" $((SECONDS - CURRENT_T0))
+  echo "== wall time"
+  for line in "${PHASES[@]}"; do
+    echo "   $line"
+  done
+  printf '   %-36s %8s\n' "total" "$(clock $((SECONDS - START)))"
+  return $status
+}
+trap summary EXIT
+
+# -- the phases -----------------------------------------------------------------------------
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
 
@@ -19,24 +99,26 @@ apt_install() {
   $sudo env DEBIAN_FRONTEND=noninteractive apt-get "${lock[@]}" install -y -qq "$@" >/dev/null
 }
 
-if ! command -v chromium >/dev/null 2>&1; then
-  apt_install chromium
-fi
-
-# The tests start a throwaway PostgreSQL server of their own (tests/pg_cluster.py, which says
-# whether it finds initdb): only the server programs are needed. Their package would start the
-# system's service; a policy-rc.d that refuses every start (as Docker images have) stops that.
-if ! python3 tests/pg_cluster.py >/dev/null 2>&1; then
-  policy=/usr/sbin/policy-rc.d
-  if [ -e "$policy" ]; then
-    apt_install postgresql
-  else
-    printf '#!/bin/sh\nexit 101\n' | $sudo tee "$policy" >/dev/null
-    $sudo chmod +x "$policy"
-    apt_install postgresql || { $sudo rm -f "$policy"; exit 1; }
-    $sudo rm -f "$policy"
+system_packages() {
+  if ! command -v chromium >/dev/null 2>&1; then
+    apt_install chromium
   fi
-fi
+  # The tests start a throwaway PostgreSQL server of their own (tests/pg_cluster.py, which
+  # says whether it finds initdb): only the server programs are needed. Their package would
+  # start the system's service; a policy-rc.d that refuses every start (as Docker images
+  # have) stops that.
+  if ! python3 tests/pg_cluster.py >/dev/null 2>&1; then
+    local policy=/usr/sbin/policy-rc.d
+    if [ -e "$policy" ]; then
+      apt_install postgresql
+    else
+      printf '#!/bin/sh\nexit 101\n' | $sudo tee "$policy" >/dev/null
+      $sudo chmod +x "$policy"
+      apt_install postgresql || { $sudo rm -f "$policy"; exit 1; }
+      $sudo rm -f "$policy"
+    fi
+  fi
+}
 
 # make_venv DIR [pip options…]: a fresh virtual environment with the package and its test extras
 make_venv() {
@@ -46,18 +128,28 @@ make_venv() {
   if ! "$dir/bin/python" -m pip install -q --disable-pip-version-check "$@" -e ".[test]" \
     >"$dir/pip.log" 2>&1; then
     cat "$dir/pip.log"
-    exit 1
+    return 1
   fi
 }
 
-make_venv .venv
+# one after the other: both build the same editable checkout, which is not safe to do twice at once
+virtual_environments() {
+  make_venv .venv
+  make_venv .venv-floor -c tests/constraints-floor.txt
+}
 
-.venv/bin/ruff check .
-.venv/bin/ruff format --check .
+lint() {
+  .venv/bin/ruff check .
+  .venv/bin/ruff format --check .
+}
+
+phase "apt installs" system_packages
+phase "venv installs (.venv, .venv-floor)" virtual_environments
+phase "lint" lint
 # browser and PostgreSQL tests fail instead of skipping when chromium or PostgreSQL is missing
 export RLSCORE_REQUIRE_BROWSER=1 RLSCORE_REQUIRE_POSTGRES=1
-.venv/bin/python -m pytest "$@"
-
-echo "== again with the minimum supported versions (tests/constraints-floor.txt)"
-make_venv .venv-floor -c tests/constraints-floor.txt
-.venv-floor/bin/python -m pytest "$@"
+phase "tests, newest releases" .venv/bin/python -m pytest --durations=25 "$@"
+if [ $# -eq 0 ]; then
+  set -- "${FLOOR_TESTS[@]}"
+fi
+phase "tests, floor versions" .venv-floor/bin/python -m pytest --durations=25 "$@"
