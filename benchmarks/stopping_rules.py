@@ -4,7 +4,7 @@ For every task of :mod:`strategy_suite` (its split, σ by the median heuristic, 
 initial labels per class), several seeds, and two strategies — the project's default
 (focused ARLS) and uncertainty sampling — one simulated run of up to ``--max-labels`` labels
 (300, or the whole pool when it is smaller) records the curves every rule of
-:data:`rlscore.sessions.stopping.accuracy_estimate.STOP_RULE_PARAMS` reads
+:data:`rlscore.sessions.stopping.stop_rule.STOP_RULE_PARAMS` reads
 (:func:`rlscore.experiments.simulation.simulate.simulate` with ``stop_rule``). Per rule and run:
 
 * the labels used at its stop (all of them when it never fires),
@@ -61,15 +61,19 @@ from rlscore.core.evaluation.validation_error import validation_errors  # noqa: 
 from rlscore.experiments.simulation.simulate import simulate  # noqa: E402
 from rlscore.sessions.state.settings import DEFAULT_STRATEGIES  # noqa: E402
 from rlscore.sessions.stopping.accuracy_estimate import (  # noqa: E402
-    DEFAULT_STOP_RULE,
-    STOP_RULE_PARAMS,
-    StopCurves,
     accuracy_estimate,
     audit_draw,
     audit_due,
-    first_stop,
+)
+from rlscore.sessions.stopping.curves import (  # noqa: E402
+    StopCurves,
     learner_state,
     stop_set,
+)
+from rlscore.sessions.stopping.stop_rule import (  # noqa: E402
+    DEFAULT_STOP_RULE,
+    STOP_RULE_PARAMS,
+    first_stop,
 )
 
 STRATEGIES = (DEFAULT_STRATEGIES[0], "uncertainty")

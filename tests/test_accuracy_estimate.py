@@ -17,16 +17,20 @@ from rlscore.core.rls.classifier import RLSClassifier
 from rlscore.experiments.simulation.simulate import simulate
 from rlscore.query import make_strategy
 from rlscore.sessions.stopping.accuracy_estimate import (
-    MIN_STOP_LABELS,
-    LearnerState,
-    StopCurves,
     accuracy_estimate,
     audit_draw,
     audit_due,
-    first_stop,
+)
+from rlscore.sessions.stopping.curves import (
+    LearnerState,
+    StopCurves,
     learner_state,
-    stop_decision,
     stop_set,
+)
+from rlscore.sessions.stopping.stop_rule import (
+    MIN_STOP_LABELS,
+    first_stop,
+    stop_decision,
 )
 from tests.reference.stopping import (
     clopper_pearson_by_root,

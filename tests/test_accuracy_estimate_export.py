@@ -12,7 +12,9 @@ import pytest
 from rlscore.core.evaluation.accuracy_interval import wilson_interval
 from rlscore.core.rls.classifier import RLSClassifier
 from rlscore.sessions import export_labels
-from rlscore.sessions.stopping.accuracy_estimate import ESTIMATE_COLUMNS
+from rlscore.sessions.stopping.accuracy_estimate import (
+    ESTIMATE_COLUMNS,
+)
 from tests.support.sessions import moons_store, session
 
 

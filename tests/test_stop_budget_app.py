@@ -16,7 +16,9 @@ from support.app import REPO, TIMEOUT, button, ok, stored_log
 
 from rlscore.sessions import LabelingSession
 from rlscore.sessions.state.settings import project_settings, save_project_settings
-from rlscore.sessions.stopping.accuracy_estimate import AUDIT_EVERY
+from rlscore.sessions.stopping.accuracy_estimate import (
+    AUDIT_EVERY,
+)
 from rlscore.sessions.stopping.stopping_view import stopping_view
 from rlscore.storage import open_store
 

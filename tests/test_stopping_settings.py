@@ -9,7 +9,9 @@ import pytest
 
 from rlscore.cli import main as cli
 from rlscore.sessions.state.settings import check_settings, project_settings, save_project_settings
-from rlscore.sessions.stopping.accuracy_estimate import DEFAULT_STOP_RULE
+from rlscore.sessions.stopping.stop_rule import (
+    DEFAULT_STOP_RULE,
+)
 from rlscore.storage import open_store
 from tests.support.sessions import moons_subset
 

@@ -19,7 +19,9 @@ from playwright.sync_api import expect
 from rlscore.data.samples.bundled import ensure_sample_projects
 from rlscore.sessions import LabelingSession
 from rlscore.sessions.state.settings import project_settings, save_project_settings
-from rlscore.sessions.stopping.accuracy_estimate import DEFAULT_STOP_RULE
+from rlscore.sessions.stopping.stop_rule import (
+    DEFAULT_STOP_RULE,
+)
 from rlscore.sessions.stopping.stopping_view import stopping_view
 from rlscore.storage import open_store
 

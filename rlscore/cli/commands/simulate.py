@@ -20,7 +20,10 @@ from rlscore.data.samples.bundled import list_samples, load_sample
 from rlscore.data.upload.table_reading import read_table
 from rlscore.experiments.simulation.simulate import SimulationResult, can_predict_outside, simulate
 from rlscore.query import STRATEGIES, make_strategy
-from rlscore.sessions.stopping.accuracy_estimate import DEFAULT_STOP_RULE, STOP_RULE_PARAMS
+from rlscore.sessions.stopping.stop_rule import (
+    DEFAULT_STOP_RULE,
+    STOP_RULE_PARAMS,
+)
 
 
 class ProgressBar:

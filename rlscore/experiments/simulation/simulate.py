@@ -44,14 +44,18 @@ from rlscore.core.kernels.functions import is_graph_kernel
 from rlscore.data.projects.class_labels import sorted_values
 from rlscore.query import STRATEGIES, NoCandidatesError, QueryStrategy, make_strategy
 from rlscore.sessions.stopping.accuracy_estimate import (
-    STOP_RULE_PARAMS,
-    StopCurves,
     accuracy_estimate,
     audit_draw,
     audit_due,
-    first_stop,
+)
+from rlscore.sessions.stopping.curves import (
+    StopCurves,
     learner_state,
     stop_set,
+)
+from rlscore.sessions.stopping.stop_rule import (
+    STOP_RULE_PARAMS,
+    first_stop,
 )
 
 #: ``progress(done, total)`` — called after every query (``done`` counts queries over all seeds)
@@ -172,7 +176,7 @@ def simulate(
     progress : callable(done, total)
         Called after every query, e.g. to drive a progress bar.
     stop_rule : str, sequence of str or None
-        Rules of :data:`rlscore.sessions.stopping.accuracy_estimate.STOP_RULE_PARAMS`: record the
+        Rules of :data:`rlscore.sessions.stopping.stop_rule.STOP_RULE_PARAMS`: record the
         curves they read and report each one's stop in :attr:`Run.stop` (None: not tracked).
     until_stop : bool
         End each run when the (first) ``stop_rule`` fires (``queries`` is then the most it
@@ -351,7 +355,7 @@ def _record(q, t, i, label, score, seconds, X_val, y_val, audit=False) -> Step:
 
 class _StopTracker:
     """The curves of one run for its stopping rule and accuracy estimate
-    (:class:`~rlscore.sessions.stopping.accuracy_estimate.StopCurves`)."""
+    (:class:`~rlscore.sessions.stopping.curves.StopCurves`)."""
 
     def __init__(self, X, y, classes, K, rules: list[str]) -> None:
         self.X, self.y, self.classes, self.K = X, y, list(classes), K

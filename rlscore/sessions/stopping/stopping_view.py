@@ -29,16 +29,20 @@ import numpy as np
 from rlscore.core.kernels.functions import is_graph_kernel
 from rlscore.sessions.state.loo_refit import labeled_rls
 from rlscore.sessions.stopping.accuracy_estimate import (
-    DEFAULT_STOP_RULE,
-    STOP_RULE_PARAMS,
     AccuracyEstimate,
+    accuracy_estimate,
+)
+from rlscore.sessions.stopping.curves import (
     LearnerState,
     StopCurves,
-    StopDecision,
-    accuracy_estimate,
     learner_state,
-    stop_decision,
     stop_set,
+)
+from rlscore.sessions.stopping.stop_rule import (
+    DEFAULT_STOP_RULE,
+    STOP_RULE_PARAMS,
+    StopDecision,
+    stop_decision,
 )
 from rlscore.sessions.views.session_view import SessionView
 

@@ -17,7 +17,9 @@ import numpy as np
 
 from rlscore.query import NoCandidatesError
 from rlscore.sessions.state.replay import Replay
-from rlscore.sessions.stopping.accuracy_estimate import audit_due
+from rlscore.sessions.stopping.accuracy_estimate import (
+    audit_due,
+)
 from rlscore.sessions.team.claims import CLAIM_ATTEMPTS, ClaimContention, claimed_point
 from rlscore.sessions.team.overlap import Overlap
 from rlscore.storage import StaleActionError

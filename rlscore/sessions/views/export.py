@@ -20,7 +20,9 @@ import numpy as np
 
 from rlscore.data.projects.project import Project
 from rlscore.sessions.state.label_log import LabelLog
-from rlscore.sessions.stopping.accuracy_estimate import export_estimate
+from rlscore.sessions.stopping.accuracy_estimate import (
+    export_estimate,
+)
 from rlscore.storage import Event
 
 #: first characters that make a spreadsheet read a cell as a formula (OWASP, "CSV injection")

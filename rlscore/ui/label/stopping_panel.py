@@ -13,6 +13,8 @@ import streamlit as st
 
 from rlscore.sessions.stopping.accuracy_estimate import (
     AUDIT_EVERY,
+)
+from rlscore.sessions.stopping.stop_rule import (
     MIN_STOP_LABELS,
     STOP_RULE_PARAMS,
 )

@@ -1,0 +1,144 @@
+"""What a run records after each label for the accuracy estimate and the stopping rules.
+
+The *learner* judged here is the RLS on the labeled points with the session's kernel, σ, λ
+and class weights (:func:`rlscore.sessions.state.loo_refit.labeled_rls`, the same fit as the Label
+page's leave-one-out error). After every label a run records, in :class:`StopCurves`:
+
+* its exact leave-one-out (LOO) predictions on the labels: ``loo_correct`` of ``loo_n``;
+* its predictions and mean soft confidence on a fixed **stop set** (:func:`stop_set`: a
+  seeded uniform sample of the pool), for the stopping rules
+  (:mod:`rlscore.sessions.stopping.stop_rule`);
+* the strategy's estimated risk;
+* for an **audit** label (a query drawn uniformly at random from the unlabeled pool): whether
+  the model's prediction for the point, made *before* its label was known, was right;
+* the agreement with the truth on the unlabeled points, when a truth column exists.
+
+:mod:`rlscore.sessions.stopping.accuracy_estimate` turns them into the estimate shown to a
+user, :mod:`rlscore.sessions.stopping.stop_rule` into "you can stop" or "keep going".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from rlscore.core.evaluation.stopping_rules import cohen_kappa
+from rlscore.core.rls.confidence import predicted_index, soft_confidence
+from rlscore.query import QueryStrategy
+from rlscore.sessions.state.loo_refit import labeled_rls, loo_labels
+
+#: labels between the two models whose stop-set predictions κ compares (the stabilizing
+#: rule's ``lag``: rlscore adds one label at a time, the papers compared models 10 apart)
+KAPPA_LAG = 10
+#: the stop set: at most this many pool points (Bloodgood & Vijay-Shanker used 2000)
+STOP_SET_SIZE = 1000
+
+
+def stop_set(n: int, size: int = STOP_SET_SIZE, seed: int = 0) -> np.ndarray:
+    """Sorted indices of the stop set: ``min(n, size)`` pool points drawn uniformly without
+    replacement with ``numpy.random.default_rng(seed)`` (fixed for a pool, so successive
+    models are compared on the same points)."""
+    if n <= size:
+        return np.arange(n)
+    return np.sort(np.random.default_rng(seed).choice(n, size=size, replace=False))
+
+
+@dataclass
+class LearnerState:
+    """The labeled RLS after some labels: its LOO score and its view of the stop set."""
+
+    loo_correct: int | None
+    loo_n: int
+    codes: np.ndarray | None  # predicted class positions on the stop set
+    confidence: float | None  # mean soft confidence on the stop set
+    model: object = None  # the fitted RLSClassifier (None: too few labels or classes)
+
+
+def learner_state(
+    engine: QueryStrategy,
+    X: np.ndarray,
+    labels: dict,
+    lam: float | str,
+    classes: Sequence,
+    stop: np.ndarray,
+    K: np.ndarray | None = None,
+) -> LearnerState:
+    """Fit the labeled RLS (:func:`rlscore.sessions.state.loo_refit.labeled_rls`) and read its exact
+    LOO
+    predictions and its predictions on the ``stop`` set (class positions in ``classes``)."""
+    clf = labeled_rls(engine, X, labels, lam, K)
+    if clf is None:
+        return LearnerState(None, len(labels), None, None)
+    correct = int(np.sum(loo_labels(clf) == clf.y_fit_))
+    # a graph kernel exists on the pool only: the fit is on its labeled block (labeled_rls)
+    on_pool = clf.kernel == "precomputed"
+    F = clf.decision_function(K[np.ix_(stop, list(labels))] if on_pool else X[stop])
+    position = {c: k for k, c in enumerate(classes)}
+    predicted = clf.classes_[predicted_index(F)].tolist()
+    codes = np.fromiter((position[v] for v in predicted), dtype=np.intp, count=len(predicted))
+    return LearnerState(correct, len(labels), codes, float(np.mean(soft_confidence(F))), clf)
+
+
+@dataclass
+class StopCurves:
+    """What a run records after each label for the estimate and the stopping rules (entry
+    ``t``: after step ``t``; see the module's docstring)."""
+
+    n_labels: list[int] = field(default_factory=list)
+    loo_correct: list[int | None] = field(default_factory=list)
+    codes: list[np.ndarray | None] = field(default_factory=list)
+    confidence: list[float | None] = field(default_factory=list)
+    risk: list[float | None] = field(default_factory=list)
+    audit_correct: list[bool | None] = field(default_factory=list)  # None: not an audit
+    truth_accuracy: list[float | None] = field(default_factory=list)
+    classes_seen: list[int] = field(default_factory=list)
+    # : κ between the stop-set predictions ``lag`` steps apart (the stabilizing rule's curve, : kept
+    # as the steps come: :func:`~rlscore.core.evaluation.stopping_rules.kappa_curve` of ``codes``)
+    kappa: list[float] = field(default_factory=list)
+
+    def append(
+        self,
+        state: LearnerState,
+        *,
+        risk: float | None,
+        classes_seen: int,
+        audit_correct: bool | None = None,
+        truth_accuracy: float | None = None,
+    ) -> None:
+        """Record the state after the next step."""
+        self.n_labels.append(state.loo_n)
+        self.loo_correct.append(state.loo_correct)
+        self.codes.append(state.codes)
+        self.confidence.append(state.confidence)
+        self.risk.append(None if risk is None else float(risk))
+        self.audit_correct.append(audit_correct)
+        self.truth_accuracy.append(truth_accuracy)
+        self.classes_seen.append(int(classes_seen))
+        lag, t = KAPPA_LAG, len(self.codes) - 1
+        before = self.codes[t - lag] if t >= lag else None
+        self.kappa.append(
+            np.nan if before is None or state.codes is None else cohen_kappa(before, state.codes)
+        )
+
+    def truncate(self, length: int) -> None:
+        """Keep the first ``length`` entries (an undo walked back)."""
+        for values in vars(self).values():
+            del values[length:]
+
+    def __len__(self) -> int:
+        return len(self.n_labels)
+
+    def loo_accuracy(self) -> np.ndarray:
+        """LOO accuracy at each step (NaN without a fit)."""
+        return np.asarray(
+            [
+                np.nan if k is None else k / n
+                for k, n in zip(self.loo_correct, self.n_labels, strict=True)
+            ],
+            dtype=np.float64,
+        )
+
+
+__all__ = ["KAPPA_LAG", "STOP_SET_SIZE", "LearnerState", "StopCurves", "learner_state", "stop_set"]
