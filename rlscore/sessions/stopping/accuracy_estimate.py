@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from rlscore.core.evaluation.accuracy_interval import accuracy_interval
+from rlscore.core.evaluation.pool_accuracy import PoolAccuracy
 from rlscore.core.kernels.functions import is_graph_kernel
 from rlscore.query import STRATEGIES, make_strategy
 from rlscore.sessions.state.loo_refit import labeled_rls, loo_labels
@@ -41,13 +42,17 @@ def audit_draw(unlabeled: Sequence[int] | np.ndarray, rng: np.random.Generator) 
 
 @dataclass(frozen=True)
 class AccuracyEstimate:
-    """The estimate after the last recorded step (accuracies in [0, 1]; None: not known).
+    """The estimates after a recorded step (accuracies in [0, 1]; None: not known).
 
-    ``loo``: the LOO accuracy on all labels, with its interval (biased: the labels were
-    chosen). ``audit``: the accuracy on the audit labels, each predicted before it was
-    labeled, with its interval (unbiased for the pool, but over the models of the run so
-    far, so it lags a learner that improves). ``truth``: agreement with the truth column on
-    the unlabeled points.
+    ``headline``: the model's accuracy over the pool with its 95 % interval, from the random
+    checks among the labels and the calibrated model
+    (:func:`~rlscore.core.evaluation.pool_accuracy.pool_accuracy`; None before the first
+    check): the figure shown to a user. ``expected_error_rate``: the calibrated chance of a
+    wrong prediction averaged over the unlabeled pool. The rest is what it is built from or
+    checked against: ``loo``, the LOO accuracy on all labels, with its interval (biased: the
+    labels were chosen); ``audit``, the accuracy on the random checks, each predicted before
+    it was labeled (unbiased, but over the models of the run so far, so it lags);
+    ``truth``, agreement with the truth column on the unlabeled points.
     """
 
     n_labels: int
@@ -58,11 +63,18 @@ class AccuracyEstimate:
     audit_interval: tuple[float, float] | None
     truth: float | None
     level: float
+    headline: PoolAccuracy | None = None
+    expected_error_rate: float | None = None
 
     def as_dict(self) -> dict:
         """Plain values, for an export or a JSON report."""
+        h = self.headline
         return {
             "n_labels": self.n_labels,
+            "accuracy_estimate": None if h is None else h.estimate,
+            "accuracy_interval": None if h is None else [h.low, h.high],
+            "accuracy_checks": 0 if h is None else h.n_checks,
+            "expected_error_rate": self.expected_error_rate,
             "loo_accuracy": self.loo,
             "loo_interval": None if self.loo_interval is None else list(self.loo_interval),
             "audit_accuracy": self.audit,
@@ -76,7 +88,8 @@ class AccuracyEstimate:
 def accuracy_estimate(
     curves: StopCurves, step: int | None = None, *, level: float = 0.95, method: str = "wilson"
 ) -> AccuracyEstimate:
-    """The estimate at ``step`` (default the last one) from the recorded ``curves``."""
+    """The estimates at ``step`` (default the last one) from the recorded ``curves``
+    (``level`` and ``method``: the LOO and audit intervals'; the headline's is 95 %)."""
     if len(curves) == 0:
         raise ValueError("nothing recorded yet: no estimate")
     t = len(curves) - 1 if step is None else int(step)
@@ -92,6 +105,8 @@ def accuracy_estimate(
         audit_interval=accuracy_interval(a_k, len(audits), level, method) if audits else None,
         truth=curves.truth_accuracy[t],
         level=level,
+        headline=curves.accuracy[t],
+        expected_error_rate=curves.expected_error_rate[t],
     )
 
 
