@@ -56,7 +56,8 @@ def wilson_bounds(p: float, n: float, level: float = 0.95) -> tuple[float, float
     denom = 1.0 + z * z / n
     centre = (p + z * z / (2.0 * n)) / denom
     half = z * math.sqrt(p * (1.0 - p) / n + z * z / (4.0 * n * n)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # the interval always holds p: the min/max only undo rounding at p = 0 or 1
+    return min(max(0.0, centre - half), p), max(min(1.0, centre + half), p)
 
 
 def clopper_pearson_interval(k: int, n: int, level: float = 0.95) -> tuple[float, float]:

@@ -95,10 +95,10 @@ def _offset(engine: QueryStrategy, params: dict, present: set) -> bool:
     """Whether the engine's model has an offset now: ``fit_intercept`` (focused ARLS), once
     every class has a label (as the engine fits it), so the labeled RLS is the model the
     session predicts with."""
-    classes = getattr(engine, "classes_", None)
-    if not params.get("fit_intercept") or classes is None:
+    if not params.get("fit_intercept"):
         return False
-    return len(present) == len(classes)
+    classes = getattr(engine, "classes_", None)  # an engine not started: the labels' classes
+    return classes is None or len(present) == len(classes)
 
 
 def loo_lam(

@@ -10,13 +10,13 @@ checks: :func:`audit_due`, :func:`audit_draw`) is unbiased for the pool but wide
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from rlscore.core.evaluation.accuracy_interval import accuracy_interval
-from rlscore.core.evaluation.pool_accuracy import PoolAccuracy
+from rlscore.core.evaluation.pool_accuracy import PoolAccuracy, pool_accuracy
 from rlscore.core.kernels.functions import is_graph_kernel
 from rlscore.query import STRATEGIES, make_strategy
 from rlscore.sessions.state.loo_refit import labeled_rls, loo_labels
@@ -111,17 +111,27 @@ def accuracy_estimate(
 
 
 #: the columns an export adds with ``estimate=True`` (:func:`export_estimate`)
-ESTIMATE_COLUMNS = ("accuracy_estimate", "accuracy_low", "accuracy_high", "accuracy_labels")
+ESTIMATE_COLUMNS = (
+    "accuracy_estimate",
+    "accuracy_low",
+    "accuracy_high",
+    "accuracy_checks",
+    "accuracy_labels",
+)
 
 
-def export_estimate(X: np.ndarray, labels: dict, params: dict, level: float = 0.95) -> dict:
-    """The accuracy estimate at export time, from the labels and the settings in effect
-    (``params``: the newest label's ``strategy``, ``kernel``, ``sigma`` and ``lam``; the
-    strategy's own default class weights): the exact LOO accuracy of the labeled RLS and its
-    Wilson interval, under :data:`ESTIMATE_COLUMNS` (None values when it cannot be made: too
-    few labels or classes, a graph kernel, unknown settings)."""
+def export_estimate(
+    X: np.ndarray, labels: dict, params: dict, checks: Collection = (), level: float = 0.95
+) -> dict:
+    """The Label page's headline at export time, from the labels, the random checks among
+    them (``checks``: their keys in ``labels``) and the settings in effect (``params``: the
+    newest label's ``strategy``, ``kernel``, ``sigma`` and ``lam``; the strategy's own default
+    class weights): the exact LOO accuracy of the checks and its Wilson interval
+    (:func:`~rlscore.core.evaluation.pool_accuracy.pool_accuracy`), under
+    :data:`ESTIMATE_COLUMNS` (None values when it cannot be made: no check, too few labels
+    or classes, a graph kernel, unknown settings)."""
     out = dict.fromkeys(ESTIMATE_COLUMNS)
-    out["accuracy_labels"] = len(labels)
+    out["accuracy_labels"], out["accuracy_checks"] = len(labels), 0
     name, lam = params.get("strategy"), params.get("lam")
     if name not in STRATEGIES or not isinstance(lam, int | float):
         return out
@@ -132,9 +142,15 @@ def export_estimate(X: np.ndarray, labels: dict, params: dict, level: float = 0.
     clf = labeled_rls(engine, X, labels, float(lam))
     if clf is None:
         return out
-    k = int(np.sum(loo_labels(clf) == clf.y_fit_))
-    low, high = accuracy_interval(k, len(labels), level)
-    out.update(accuracy_estimate=k / len(labels), accuracy_low=low, accuracy_high=high)
+    is_check = np.isin(np.asarray(list(labels)), np.asarray(list(checks)))
+    headline = pool_accuracy(loo_labels(clf) == clf.y_fit_, is_check, level=level)
+    if headline is not None:
+        out.update(
+            accuracy_estimate=headline.estimate,
+            accuracy_low=headline.low,
+            accuracy_high=headline.high,
+            accuracy_checks=headline.n_checks,
+        )
     return out
 
 
