@@ -230,6 +230,14 @@ def main(argv: list[str] | None = None) -> int:
         everything += records
         print(_line(task, summarise(records)), flush=True)
     print(_line("all", summarise(everything)))
+    print("the headline by number of labels: coverage % | mean width (points) | checks (mean)")
+    for n in sorted({r["labels"] for r in everything}):
+        at = [r for r in everything if r["labels"] == n and r["checks"] is not None]
+        if at:
+            hits = np.mean([r["checks"][1] <= r["test_accuracy"] <= r["checks"][2] for r in at])
+            width = np.mean([r["checks"][2] - r["checks"][1] for r in at])
+            checks = np.mean([r["n_checks"] for r in at])
+            print(f"  {n:4d} labels  {100 * hits:5.1f} | {100 * width:5.1f} | {checks:5.1f}")
     print(f"{time.perf_counter() - tic:.0f} s; load average {load_average()}")
     if args.out:
         Path(args.out).write_text(json.dumps(everything, indent=1))
