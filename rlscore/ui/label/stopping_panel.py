@@ -111,7 +111,7 @@ def _headline(estimate, every: int, handle: SessionHandle) -> None:
     if estimate.expected_error_rate is not None:
         c2.metric(
             "Expected errors on the unlabeled points",
-            f"≈ {estimate.expected_error_rate:.0%}",
+            f"≈ {_share(estimate.expected_error_rate)}",
             help=RISK_HELP,
         )
 
@@ -208,6 +208,11 @@ def _evidence(view: StoppingView) -> None:
             f"At least {decision.more_labels} more labels before the rule can fire, if the "
             "predictions stay as stable as they are now."
         )
+
+
+def _share(rate: float) -> str:
+    """A share as a percentage, with a decimal below 10 % (0.3 % is not 0 %)."""
+    return f"{rate:.1%}" if rate < 0.1 else f"{rate:.0%}"
 
 
 def _sentence(message: str) -> str:
