@@ -225,6 +225,7 @@ def test_the_export_carries_the_labeled_rows_read_from_the_parquet_files(
     monkeypatch.setenv(SCHEDULER_ENV, scheduler)
     _create(store, folder)
     session = _session(store)
+    session.set_params(audit_every=2)  # random checks: the estimate rests on them
     for who in ("ada", "bob", "ada", "bob", "ada"):
         i, _ = session.query(annotator=who)
         session.label(i, truth[i], annotator=who, seconds=1.5)
@@ -243,6 +244,7 @@ def test_the_export_carries_the_labeled_rows_read_from_the_parquet_files(
     pd.testing.assert_frame_equal(got, want)
     points = got["index"].to_numpy()
     assert sorted(points) == sorted(session.labels) and got["accuracy_labels"].iloc[0] == 5
+    assert got["accuracy_checks"].iloc[0] >= 1  # the random checks, found in the log
     assert 0 <= got["accuracy_estimate"].iloc[0] <= 1  # fitted on the fetched rows
     assert got["point_id"].tolist() == [str(k) for k in points]
     assert got["label"].tolist() == [session.labels[k] for k in points]

@@ -87,6 +87,8 @@ _PERMISSIONS = "rlscore/sessions/team/permissions.py"
 _RULES = "rlscore/core/evaluation/stopping_rules.py"
 _INTERVAL = "rlscore/core/evaluation/accuracy_interval.py"
 _ESTIMATE = "rlscore/sessions/stopping/accuracy_estimate.py"
+_STOP_RULE = "rlscore/sessions/stopping/stop_rule.py"
+_CURVES = "rlscore/sessions/stopping/curves.py"
 
 _T_STORAGE = "tests/test_storage.py"
 _T_ANNOTATORS = "tests/test_session_annotators.py"
@@ -441,8 +443,24 @@ CATALOGUE: tuple[Mutation, ...] = (
         "the random check is the query after every k-th",
     ),
     Mutation(
+        "headline-uses-all-labels",
+        "rlscore/core/evaluation/pool_accuracy.py",
+        "share, worth = float(right[is_check].mean()), float(m)",
+        "share, worth = float(right.mean()), float(m)",
+        ("tests/test_pool_accuracy.py", "tests/test_headline_estimate.py"),
+        "the headline is the LOO accuracy on all labels, not on the random checks",
+    ),
+    Mutation(
+        "relabel-drops-the-check",
+        "rlscore/sessions/state/label_log.py",
+        'if any(e.kind == "label" and e.params.get("audit") for e in events):',
+        'if events[-1].kind == "label" and events[-1].params.get("audit"):',
+        ("tests/test_random_checks_log.py",),
+        "a random check relabeled is no longer counted as one",
+    ),
+    Mutation(
         "first-stop-ignores-classes",
-        _ESTIMATE,
+        _STOP_RULE,
         "if curves.n_labels[t] >= MIN_STOP_LABELS and curves.classes_seen[t] >= n_classes",
         "if curves.n_labels[t] >= MIN_STOP_LABELS",
         (_T_ESTIMATE, "tests/test_accuracy_estimate_session.py"),
@@ -458,7 +476,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         "kappa-lag-off-by-one",
-        _ESTIMATE,
+        _CURVES,
         "before = self.codes[t - lag] if t >= lag else None",
         "before = self.codes[t - lag + 1] if t >= lag else None",
         (_T_ESTIMATE, "tests/test_accuracy_estimate_session.py"),
@@ -466,7 +484,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         "stop-decision-more-labels",
-        _ESTIMATE,
+        _STOP_RULE,
         "more = MIN_STOP_LABELS - n\n",
         "more = MIN_STOP_LABELS - n + 1\n",
         (_T_ESTIMATE,),
