@@ -4,12 +4,20 @@
 :func:`~rlscore.data.projects.table_project.project_from_table`. It raises
 :class:`~rlscore.data.projects.project.ProjectInputError` with a message naming the problem
 and what to do about it.
+
+**Nested cells** — a Parquet list, array, struct or map column — are read as JSON text, the
+form a CSV cell holds a vector in (``[0.1, -0.2, 0.3]``): one representation for both formats,
+which every later step can compare and hash (a numpy array in a cell cannot be). A column of
+numeric vectors of one length is then proposed as the embedding column
+(:func:`~rlscore.data.upload.proposal.guess_embedding_column`); any other nested column can
+be shown as text or context, and is refused, named, as an embedding or a feature.
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import json
 import re
 from os import PathLike
 from pathlib import Path
@@ -95,7 +103,46 @@ def _read_parquet(data: bytes, name: str) -> pd.DataFrame:
             f"'{name}' could not be read as Parquet ({exc}): upload a valid Parquet file "
             "or save the table as CSV"
         ) from None
-    return table.to_pandas()
+    return nested_as_json(table.to_pandas())
+
+
+def _plain(value):
+    """A nested cell's value as plain Python (lists, dicts with text keys, numbers, text)."""
+    import numpy as np
+
+    if isinstance(value, np.ndarray | list | tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def _nested(value) -> bool:
+    import numpy as np
+
+    return isinstance(value, np.ndarray | list | tuple | dict)
+
+
+def _json_cell(value) -> str | None:
+    import pandas as pd
+
+    if not _nested(value) and (value is None or bool(pd.isna(value))):
+        return None
+    # NaN inside a vector stays NaN (the embedding refuses it, naming the row); anything
+    # JSON cannot hold (bytes, dates) as its text
+    return json.dumps(_plain(value), default=str, ensure_ascii=False)
+
+
+def nested_as_json(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` with every column holding nested cells (lists, arrays, dicts) as JSON text,
+    missing cells kept missing; other columns unchanged."""
+    for column in df.columns:
+        s = df[column]
+        if s.dtype == object and any(_nested(v) for v in s.tolist()):
+            df[column] = [_json_cell(v) for v in s.tolist()]
+    return df
 
 
 def _decode(data: bytes, name: str) -> tuple[str, str]:
@@ -241,4 +288,4 @@ def _convert_decimal_commas(df: pd.DataFrame) -> pd.DataFrame:
     return df
 
 
-__all__ = ["CSV_DELIMITERS", "CSV_ENCODINGS", "PARQUET_SUFFIXES", "read_table"]
+__all__ = ["CSV_DELIMITERS", "CSV_ENCODINGS", "PARQUET_SUFFIXES", "nested_as_json", "read_table"]
