@@ -142,3 +142,25 @@ def test_local_mode_reads_as_before(db):
     assert at.session_state["params"]["project"] == PROJECT
     at = page("admin.py")
     assert {"alice", "bob", "carol"} <= {t.value for t in at.text}
+
+
+def _refusing_script() -> None:
+    import streamlit as st
+
+    from rlscore.sessions.team.permissions import PermissionDeniedError
+    from rlscore.ui.shell.errors import report_errors
+
+    with report_errors("Opening project P"):
+        raise PermissionDeniedError("'eve' may not read anything in project 'P'")
+    st.text("the page goes on")
+
+
+def test_a_refusal_is_information_not_a_failure_nor_a_logged_traceback(caplog):
+    from streamlit.testing.v1 import AppTest
+
+    caplog.set_level("DEBUG", logger="rlscore")
+    at = ok(AppTest.from_function(_refusing_script).run())
+    assert not at.error and "failed" not in said(at)
+    assert [plain(i.value) for i in at.info] == ["'eve' may not read anything in project 'P'"]
+    assert [t.value for t in at.text] == ["the page goes on"]
+    assert not [r for r in caplog.records if r.name.startswith("rlscore")]
