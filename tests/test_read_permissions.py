@@ -187,8 +187,9 @@ def test_the_commands_act_as_the_user_of_as(team, person, capsys):
     if may(person, "agreement"):
         status, out, _ = command(capsys, "agreement", *moons, "--json")
         assert status == 0 and json.loads(out) == project_agreement(team, "moons").to_dict()
-    else:
-        assert "reviewer role" in refused_command(team, capsys, "agreement", *moons)
+    else:  # a non-member is refused the read itself
+        needed = "reviewer" if may(person, "read") else "annotator"
+        assert f"{needed} role" in refused_command(team, capsys, "agreement", *moons)
     if may(person, "members"):
         status, out, _ = command(capsys, "members", *moons, "--json")
         listed = {m["member"]: m["role"] for m in json.loads(out)["members"]}
@@ -199,12 +200,18 @@ def test_the_commands_act_as_the_user_of_as(team, person, capsys):
         assert status == 0 and out == reference.rstrip("\n") + "\n"
         assert [r.action for r in team.audit("moons")][-1] == "export"  # as the app's
     else:
+        needed = "owner" if may(person, "read") else "annotator"
         for argv in (("members", *moons, "--list"), ("labels", *moons)):
-            assert "owner role" in refused_command(team, capsys, *argv)
+            assert f"{needed} role" in refused_command(team, capsys, *argv)
         # a change is an owner's too
-        assert "owner role" in refused_command(
+        assert f"{needed} role" in refused_command(
             team, capsys, "members", *moons, "--add", OUTSIDER, "--role", "annotator"
         )
+    # an unknown project is named without the projects the user may not read
+    for command_name in ("labels", "agreement", "members", "settings", "negatives"):
+        argv = (command_name, "--db", db, "--project", "nope", "--as", person)
+        err = refused_command(team, capsys, *argv)
+        assert "'nope'" in err and ("moons" in err) is may(person, "read"), err
 
 
 def test_without_as_a_command_is_the_databases_administrator(team, capsys, monkeypatch):

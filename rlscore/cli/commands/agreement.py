@@ -18,7 +18,7 @@ import sys
 
 from rlscore.cli.io.database_option import add_db_argument, open_existing_store
 from rlscore.cli.io.errors import CommandError, run_command
-from rlscore.cli.io.reader_option import add_reader_argument, reader
+from rlscore.cli.io.reader_option import add_reader_argument, check_read, reader
 from rlscore.sessions.state.label_log import FINAL_RULES
 from rlscore.sessions.team.agreement_report import agreement_as, project_agreement
 
@@ -52,6 +52,7 @@ def _run(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     with open_existing_store(args.db) as store:
         user = reader(args)
+        check_read(store, args.project, user)
         if user is None:  # the database's administrator
             report = project_agreement(store, args.project, rule=args.rule)
         else:  # as the app: a reviewer's or an owner's

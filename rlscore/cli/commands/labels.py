@@ -20,7 +20,12 @@ import sys
 from rlscore.cli.io.database_option import add_db_argument, open_existing_store
 from rlscore.cli.io.errors import run_command
 from rlscore.cli.io.output_files import output_file
-from rlscore.cli.io.reader_option import add_reader_argument, listed_projects, reader
+from rlscore.cli.io.reader_option import (
+    add_reader_argument,
+    check_read,
+    listed_projects,
+    reader,
+)
 from rlscore.sessions import LabelLog, export_labels
 from rlscore.sessions.team.audit import export_project
 from rlscore.sessions.views.export import EXPORT_FORMATS
@@ -73,6 +78,8 @@ def _run(argv: list[str]) -> int:
                 n_points = store.load_project(name).n
                 print(f"{name}\t{n_labels} labeled of {n_points}")
             return 0
+        # with --as, an unknown name is said without the projects the user may not read
+        check_read(store, args.project, user)
         if user is not None:  # an export, as the app's: an owner's, recorded in the audit
             data = export_project(
                 store,

@@ -25,7 +25,7 @@ import sys
 
 from rlscore.cli.io.database_option import add_db_argument, open_existing_store
 from rlscore.cli.io.errors import CommandError, run_command
-from rlscore.cli.io.reader_option import add_reader_argument, reader
+from rlscore.cli.io.reader_option import add_reader_argument, check_read, reader
 from rlscore.sessions.team import permissions
 from rlscore.storage.sql.access import ROLES, check_role, member_id
 
@@ -79,6 +79,7 @@ def _run(argv: list[str]) -> int:
         raise CommandError("--json goes with --list")
     user = reader(args)
     with open_existing_store(args.db) as store:
+        check_read(store, args.project, user)
         if args.add is not None:
             previous = _add(store, args.project, args.add, args.role, user)
             done = "added" if previous is None else f"changed from {previous} to"
