@@ -123,15 +123,21 @@ def _is_string_column(column: pd.Series) -> bool:
 
 
 def _json_cells(column: pd.Series) -> list | None:
-    """The probed cells of a string column read as JSON lists or objects (a nested column),
-    or None when one of them is not one (or the column holds no text)."""
+    """The probed cells of a nested column — tuples of numbers, or JSON lists or objects as
+    text (:mod:`rlscore.data.upload.table_reading`) — as lists and dicts, or None when one
+    of them is neither (or the column holds none)."""
     if not _is_string_column(column):
         return None
-    cells = _probe(column)
-    if cells.empty:
+    filled = column.dropna()
+    cells = filled.iloc[:: max(1, len(filled) // PROBE_ROWS)].tolist()
+    if not cells:
         return None
     values = []
-    for text in cells.str.strip():
+    for cell in cells:
+        if isinstance(cell, tuple):
+            values.append(list(cell))
+            continue
+        text = str(cell).strip()
         if not text.startswith(("[", "{")):
             return None
         try:
@@ -245,8 +251,8 @@ def categorical_columns(df: pd.DataFrame, exclude: Iterable[str | None] = ()) ->
         for c in df.columns
         if str(c) not in skip
         and _is_string_column(df[c])
+        and _json_cells(df[c]) is None  # lists are not categories (and cost to count)
         and 2 <= df[c].nunique(dropna=False) <= MAX_CATEGORIES
-        and _json_cells(df[c]) is None  # a few distinct lists are not categories
     ]
 
 
