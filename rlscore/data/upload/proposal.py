@@ -148,10 +148,11 @@ def _json_cells(column: pd.Series) -> list | None:
 
 
 def _is_vector(value) -> bool:
-    return (
-        isinstance(value, list)
-        and bool(value)
-        and all(isinstance(v, Real) and not isinstance(v, bool) for v in value)
+    if not isinstance(value, list) or not value:
+        return False
+    kinds = set(map(type, value))  # at C speed; the ABC check only for other number types
+    return kinds <= {float, int} or all(
+        isinstance(v, Real) and not isinstance(v, bool) for v in value
     )
 
 
@@ -203,12 +204,12 @@ def looks_like_text(column: pd.Series) -> bool:
 
     if not _is_string_column(column):
         return False
+    if _json_cells(column) is not None:  # lists or records (vectors, tags) are not free text
+        return False
     cells = _probe(column)
     if cells.empty or pd.to_numeric(cells, errors="coerce").notna().mean() >= 0.5:
         return False
     if looks_like_image_paths(column):  # long paths or URLs of pictures are not free text
-        return False
-    if _json_cells(column) is not None:  # lists or records (vectors, tags) are not free text
         return False
     return float(cells.str.len().median()) >= MIN_TEXT_CHARS
 
