@@ -1,7 +1,8 @@
 """Every upload either works or says why (issue 34 item 6).
 
 A Parquet file with a nested (list) column crashed the Data page (``TypeError: unhashable
-type: 'numpy.ndarray'`` in ``categorical_columns``). Nested cells are now read as JSON text
+type: 'numpy.ndarray'`` in ``categorical_columns``). Nested cells are now read as values
+that can be compared — a numeric vector as a tuple of numbers, anything else as JSON text
 (:mod:`rlscore.data.upload.table_reading`): a column of numeric vectors of one length is
 proposed as the embedding column and used, any other nested column is named and refused as
 an embedding or a feature.
