@@ -20,7 +20,9 @@ from rlscore.ui.shell.warmup import start_warmup
 
 PAGES = Path(__file__).resolve().parent / "pages"
 
-st.set_page_config(page_title="rlscore", page_icon=":material/label:", layout="wide")
+# the tab's icon is an emoji: Streamlit draws it as an inline (data:) SVG, while a
+# ":material/…:" icon would be fetched from a public font host on every page load (issue 34)
+st.set_page_config(page_title="rlscore", page_icon="🏷️", layout="wide")
 # with RLSCORE_WARMUP=1, the compiled lookahead loads in the background meanwhile
 start_warmup()
 # less empty space above the page, so the query and its buttons fit a 1280 × 720 screen

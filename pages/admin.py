@@ -16,7 +16,7 @@ from rlscore.ui.shell.errors import report_errors
 from rlscore.ui.shell.flash import show_flash
 from rlscore.ui.shell.navigation import enter_through_app
 from rlscore.ui.shell.params import params
-from rlscore.ui.shell.roles import gate
+from rlscore.ui.shell.roles import gate, may_see_members, reads_checked
 from rlscore.ui.shell.safe_text import md_text
 from rlscore.ui.shell.sidebar import annotator_input, project_selector
 from rlscore.ui.shell.store import get_store
@@ -33,7 +33,6 @@ show_flash()
 
 # -- members -------------------------------------------------------------------------------
 st.header(f"Members · {md_text(name)}")
-members = store.members(name)
 role = role_of(store, name, user)
 st.caption(
     f"You: {md_text(user or 'nobody (type your name in the sidebar)')}"
@@ -41,10 +40,17 @@ st.caption(
 )
 if is_open(store, name):
     st.info(
-        "This project has no members: anyone may do anything in it (the local mode). Add an "
-        "owner first to check roles: owner (settings, members, delete, export), reviewer "
-        "(review decisions, agreement), annotator (label, skip, undo their own)."
+        "This project has no members, so it is open: every signed-in user can list it, open "
+        "it, label, review and export it (and anyone, in the local mode). Add an owner first "
+        "to make it private to its members: owner (settings, members, delete, export), "
+        "reviewer (review decisions, agreement), annotator (label, skip, undo their own); "
+        "then only members can see it."
     )
+# the members' addresses and the audit (which names them) are an owner's to read
+shown = may_see_members(store, name, user)
+members = store.members(name) if shown else {}
+if not shown:
+    st.info("The members' addresses and the audit trail are shown to the project's owners only.")
 members_gate = gate(store, name, user, "members")
 for member, member_role in members.items():
     c1, c2, c3, c4 = st.columns([3, 2, 1, 1], vertical_alignment="bottom")
@@ -65,23 +71,26 @@ c3.button("Add member", key="add_member", on_click=admin.add_member, args=(name,
           **members_gate)  # fmt: skip
 
 # -- audit ---------------------------------------------------------------------------------
-st.header("Audit trail")
-st.caption(
-    "Settings changes, membership changes, exports, deletions and restores, with who and "
-    "when. Review decisions are on the Review page."
-)
-with report_errors("Reading the audit"):
-    rows = admin.project_audit_table(store, name)
-    if rows:
-        st.dataframe(rows, hide_index=True, key="audit_table")
-    else:
-        st.caption("Nothing recorded yet.")
+if shown:
+    st.header("Audit trail")
+    st.caption(
+        "Settings changes, membership changes, exports, deletions and restores, with who and "
+        "when. Review decisions are on the Review page."
+    )
+    with report_errors("Reading the audit"):
+        rows = admin.project_audit_table(store, name)
+        if rows:
+            st.dataframe(rows, hide_index=True, key="audit_table")
+        else:
+            st.caption("Nothing recorded yet.")
 
 # -- deleted projects ----------------------------------------------------------------------
 st.header("Deleted projects")
 deleted = []
 with report_errors("Listing the deleted projects"):
     deleted = admin.deleted_projects(store, user)
+    if reads_checked():  # a deleted project is listed, with its members, to its owners only
+        deleted = [(row, may_restore) for row, may_restore in deleted if may_restore]
 if not deleted:
     st.caption("No deleted project waits in its grace period.")
 for i, (row, may_restore) in enumerate(deleted):

@@ -26,7 +26,7 @@ from rlscore.ui.forms.upload import read_upload, upload_form
 from rlscore.ui.shell.errors import report_errors
 from rlscore.ui.shell.flash import show_flash
 from rlscore.ui.shell.navigation import enter_through_app
-from rlscore.ui.shell.roles import gate
+from rlscore.ui.shell.roles import gate, visible_projects
 from rlscore.ui.shell.safe_text import md_text
 from rlscore.ui.shell.sidebar import annotator_input
 from rlscore.ui.shell.store import get_overview, get_store
@@ -60,7 +60,9 @@ if df is not None:
 # -- existing projects ---------------------------------------------------------------------
 st.header("Projects")
 overview = get_overview()
-rows = overview.rows()  # reads only the events committed since the last run
+# reads only the events committed since the last run; lists only what this user may read
+visible = set(visible_projects(store))
+rows = [r for r in overview.rows() if r["project"] in visible]
 st.dataframe(pd.DataFrame(rows), hide_index=True)
 
 if rows:

@@ -133,3 +133,13 @@ def test_large_pools_naive_reference_picks_what_the_low_rank_engine_picks():
     assert all(o["same"] and o["max_diff"] < 1e-8 for o in settings), settings
     assert settings[0]["se"] == 0.0 and settings[1]["se"] > 0.0
     assert 0 <= out["exact"]["same"] <= out["exact"]["steps"] == 10
+
+
+def test_upload_nested_benchmark_builds_the_matrix_pyarrow_and_numpy_build():
+    """The nested-upload benchmark's two paths give the file's vectors exactly."""
+    bench = load_benchmark("upload_nested")
+    data, X = bench.parquet_file(60, 5)
+    np.testing.assert_array_equal(bench.rlscore_matrix(data), X)
+    np.testing.assert_array_equal(bench.baseline_matrix(data), X)
+    out = bench.main(["--quick"])
+    assert (out["n"], out["d"]) == (200, 8)

@@ -73,7 +73,8 @@ def team(store):
     add_member(store, "moons", REVIEWER, "reviewer", OWNER)
     add_member(store, "moons", ANNOTATOR, "annotator", OWNER)
     add_member(store, "moons", OTHER, "annotator", OWNER)
-    s = session(store, snapshots=False)
+    # one session shared by the team, as the app's: opened unchecked, each action names its user
+    s = session(store, snapshots=False, checked=False)
     s.label(0, s.project.truth[0], annotator=OTHER)
     s.label(1, s.project.truth[1], annotator=ANNOTATOR)
     return s
@@ -121,6 +122,9 @@ def test_role_of_and_is_open_say_what_a_page_needs_to_hide_buttons(team, store):
 
 def test_the_modules_table_is_the_issues():
     assert {a: permissions.ACTIONS[a] for a in NEEDS} == NEEDS
+    # issue 34: reading is a member's, the members' addresses an owner's
+    assert permissions.ACTIONS["read"] == "annotator"
+    assert permissions.ACTIONS["see_members"] == "owner"
     assert permissions.ACTIONS["undo_others"] == "reviewer"
 
 

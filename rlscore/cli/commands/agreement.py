@@ -18,8 +18,9 @@ import sys
 
 from rlscore.cli.io.database_option import add_db_argument, open_existing_store
 from rlscore.cli.io.errors import CommandError, run_command
+from rlscore.cli.io.reader_option import add_reader_argument, check_read, reader
 from rlscore.sessions.state.label_log import FINAL_RULES
-from rlscore.sessions.team.agreement_report import project_agreement
+from rlscore.sessions.team.agreement_report import agreement_as, project_agreement
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -28,6 +29,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Print the inter-annotator agreement of a project.",
     )
     add_db_argument(parser)
+    add_reader_argument(parser)
     parser.add_argument("--project", required=True, help="project name")
     parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
     parser.add_argument(
@@ -49,7 +51,12 @@ def main(argv: list[str] | None = None) -> int:
 def _run(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     with open_existing_store(args.db) as store:
-        report = project_agreement(store, args.project, rule=args.rule)
+        user = reader(args)
+        check_read(store, args.project, user)
+        if user is None:  # the database's administrator
+            report = project_agreement(store, args.project, rule=args.rule)
+        else:  # as the app: a reviewer's or an owner's
+            report = agreement_as(store, args.project, user, rule=args.rule)
     if not report.ratings:
         raise CommandError(f"project {args.project!r} has no labels yet: nothing to compare")
     print(json.dumps(report.to_dict(), indent=2) if args.json else report.to_text())

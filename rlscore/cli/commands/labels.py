@@ -7,6 +7,10 @@ estimate at export time — the Label page's headline: the exact leave-one-out a
 random checks among the labels with its 95 % Wilson interval
 (:func:`rlscore.sessions.stopping.accuracy_estimate.export_estimate`; one RLS fit on the
 labels) — unless ``--no-estimate``.
+
+With ``--as USER`` the command acts as that user (:mod:`rlscore.cli.io.reader_option`): it lists
+the projects they may read, and prints a project's labels only for its owner (an export, as on
+the Data page, recorded in the audit).
 """
 
 from __future__ import annotations
@@ -17,7 +21,14 @@ import sys
 from rlscore.cli.io.database_option import add_db_argument, open_existing_store
 from rlscore.cli.io.errors import run_command
 from rlscore.cli.io.output_files import output_file
+from rlscore.cli.io.reader_option import (
+    add_reader_argument,
+    check_read,
+    listed_projects,
+    reader,
+)
 from rlscore.sessions import LabelLog, export_labels
+from rlscore.sessions.team.audit import export_project
 from rlscore.sessions.views.export import EXPORT_FORMATS
 
 
@@ -30,6 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     add_db_argument(parser)
+    add_reader_argument(parser)
     parser.add_argument("--project", default=None, help="project name; omit to list projects")
     parser.add_argument("--format", choices=EXPORT_FORMATS, default="csv", dest="fmt")
     parser.add_argument(
@@ -56,9 +68,10 @@ def main(argv: list[str] | None = None) -> int:
 def _run(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     output = None if args.output is None else output_file(args.output, "--output")
+    user = reader(args)
     with open_existing_store(args.db) as store:
         if args.project is None:
-            names = store.list_projects()
+            names = listed_projects(store, user)  # with --as, only the projects theirs to read
             if not names:
                 print(f"no projects in {store.location}")
             for name in names:
@@ -66,15 +79,25 @@ def _run(argv: list[str]) -> int:
                 n_points = store.load_project(name).n
                 print(f"{name}\t{n_labels} labeled of {n_points}")
             return 0
-        project = store.load_project(args.project)
-        events = store.events(args.project)
-    data = export_labels(
-        project,
-        events,
-        args.fmt,
-        include_features=not args.no_features,
-        estimate=not args.no_estimate,
-    )
+        # with --as, an unknown name is said without the projects the user may not read
+        check_read(store, args.project, user)
+        if user is not None:  # an export, as the app's: an owner's, recorded in the audit
+            data = export_project(
+                store,
+                args.project,
+                user,
+                args.fmt,
+                include_features=not args.no_features,
+                estimate=not args.no_estimate,
+            ).labels
+        else:
+            data = export_labels(
+                store.load_project(args.project),
+                store.events(args.project),
+                args.fmt,
+                include_features=not args.no_features,
+                estimate=not args.no_estimate,
+            )
     if isinstance(data, str):
         data = (data if data.endswith("\n") else data + "\n").encode("utf-8")
     if output is not None:

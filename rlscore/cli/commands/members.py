@@ -3,8 +3,10 @@
 Roles are per project and kept in the label database (:mod:`rlscore.sessions.team.permissions`):
 ``owner``, ``reviewer``, ``annotator``. Whoever can run this command on the database is its
 administrator, so the command is not itself checked against a role; every change is recorded
-in the project's audit as made by ``shell:<login name>``. The first member of a project must
-be an owner, and its last owner stays while other members remain.
+in the project's audit as made by ``shell:<login name>``. With ``--as USER``
+(:mod:`rlscore.cli.io.reader_option`) it acts as that user, checked as on the Admin page: the
+members are listed, added and removed by the project's owners only. The first member of a
+project must be an owner, and its last owner stays while other members remain.
 
 Examples::
 
@@ -23,7 +25,9 @@ import sys
 
 from rlscore.cli.io.database_option import add_db_argument, open_existing_store
 from rlscore.cli.io.errors import CommandError, run_command
-from rlscore.storage.sql.access import ROLES, check_role
+from rlscore.cli.io.reader_option import add_reader_argument, check_read, reader
+from rlscore.sessions.team import permissions
+from rlscore.storage.sql.access import ROLES, check_role, member_id
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -35,6 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     add_db_argument(parser)
+    add_reader_argument(parser)
     parser.add_argument("--project", required=True, help="project name")
     parser.add_argument("--add", metavar="USER", help="user (e-mail address) to add or change")
     parser.add_argument("--role", help=f"the role of --add: one of {', '.join(ROLES)}")
@@ -72,17 +77,45 @@ def _run(argv: list[str]) -> int:
         raise CommandError("--role goes with --add")
     if args.json and (args.add is not None or args.remove is not None):
         raise CommandError("--json goes with --list")
+    user = reader(args)
     with open_existing_store(args.db) as store:
+        check_read(store, args.project, user)
         if args.add is not None:
-            previous = store.set_member(args.project, args.add, args.role, by=shell_actor())
+            previous = _add(store, args.project, args.add, args.role, user)
             done = "added" if previous is None else f"changed from {previous} to"
             print(f"{args.add.strip()}: {done} {args.role} in project {args.project!r}")
         elif args.remove is not None:
-            role = store.remove_member(args.project, args.remove, by=shell_actor())
+            role = _remove(store, args.project, args.remove, user)
             print(f"{args.remove.strip()}: removed ({role}) from project {args.project!r}")
         else:
-            _print_members(args.project, store.members(args.project), args.json)
+            # with --as, the addresses are an owner's to read (as on the Admin page)
+            listed = (
+                store.members(args.project)
+                if user is None
+                else permissions.members_as(store, args.project, user)
+            )
+            _print_members(args.project, listed, args.json)
     return 0
+
+
+def _add(store, project: str, member: str, role: str, user: str | None) -> str | None:
+    """Add ``member`` or change their role, as the administrator (None) or as ``user`` (an
+    owner's); returns their previous role."""
+    if user is None:
+        return store.set_member(project, member, role, by=shell_actor())
+    previous = permissions.members_as(store, project, user).get(member_id(member))
+    permissions.add_member(store, project, member, role, user)
+    return previous
+
+
+def _remove(store, project: str, member: str, user: str | None) -> str:
+    """Remove ``member``, as the administrator (None) or as ``user`` (an owner's); returns
+    their role."""
+    if user is None:
+        return store.remove_member(project, member, by=shell_actor())
+    role = permissions.members_as(store, project, user).get(member_id(member), "")
+    permissions.remove_member(store, project, member, user)
+    return role
 
 
 def _print_members(project: str, members: dict[str, str], as_json: bool) -> None:

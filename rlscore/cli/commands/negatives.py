@@ -13,6 +13,7 @@ import sys
 
 from rlscore.cli.io.database_option import add_db_argument, open_existing_store
 from rlscore.cli.io.errors import run_command
+from rlscore.cli.io.reader_option import add_reader_argument, check_read, reader
 from rlscore.core.conventions.json_values import jsonable
 from rlscore.sessions.actions.cold_start import DEFAULT_NEIGHBORS, project_proposal, proposal_table
 
@@ -24,6 +25,7 @@ def build_parser() -> argparse.ArgumentParser:
         "labels are all of one class.",
     )
     add_db_argument(parser)
+    add_reader_argument(parser)
     parser.add_argument("--project", required=True, help="project name")
     parser.add_argument(
         "--neighbors", type=int, default=DEFAULT_NEIGHBORS, help="k of the kNN graph"
@@ -43,6 +45,7 @@ def main(argv: list[str] | None = None) -> int:
 def _run(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     with open_existing_store(args.db) as store:
+        check_read(store, args.project, reader(args))
         project, proposal = project_proposal(
             store, args.project, n_neighbors=args.neighbors, seed=args.seed
         )

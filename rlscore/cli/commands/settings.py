@@ -6,7 +6,9 @@ and server (:mod:`rlscore.sessions.state.settings`). Values are JSON (``--set si
 --set lam_auto=true --set class_weight='"balanced"'``); a bare word is taken as a string.
 
 Shell access to the database is an administrator's, as for ``members``: no role is checked,
-and a change is recorded in the project's audit as made by ``shell:<login name>``.
+and a change is recorded in the project's audit as made by ``shell:<login name>``. With
+``--as USER`` (:mod:`rlscore.cli.io.reader_option`) the command acts as that user, checked as in
+the app: the settings are read by the project's members, changed by its owners.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import sys
 from rlscore.cli.commands.members import shell_actor
 from rlscore.cli.io.database_option import add_db_argument, open_existing_store
 from rlscore.cli.io.errors import CommandError, run_command
+from rlscore.cli.io.reader_option import add_reader_argument, check_read, reader
 from rlscore.sessions.state.settings import SETTING_KEYS, project_settings, save_project_settings
 
 
@@ -27,6 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Print a project's labeling settings as JSON, or change them with --set.",
     )
     add_db_argument(parser)
+    add_reader_argument(parser)
     parser.add_argument("--project", required=True, help="project name")
     parser.add_argument(
         "--set",
@@ -62,8 +66,12 @@ def _run(argv: list[str]) -> int:
     if unknown:
         raise CommandError(f"unknown setting(s) {unknown}: choose from {list(SETTING_KEYS)}")
     # the database must exist: a mistyped --db does not become a new, empty one
+    user = reader(args)
     with open_existing_store(args.db) as store:
-        if changes:
+        check_read(store, args.project, user)
+        if changes and user is not None:  # as the app: an owner's, audited as them
+            save_project_settings(store, args.project, changes, user=user)
+        elif changes:
             # shell access is an administrator's (as for members): no role is checked, and
             # the change is recorded in the audit as shell:<login>
             save_project_settings(store, args.project, changes, user=shell_actor(), checked=False)

@@ -28,8 +28,18 @@ if TYPE_CHECKING:
     import pandas as pd
 
 
+class _Where:
+    """Where a cell is, in words — made only for a message (a column has many cells)."""
+
+    def __init__(self, column: str, row: int):
+        self.column, self.row = column, row
+
+    def __format__(self, spec: str) -> str:
+        return f"embedding column {self.column!r}, {rows_text([self.row])}"
+
+
 def _vector(cell, column: str, row: int) -> list:
-    where = f"embedding column {column!r}, {rows_text([row])}"
+    where = _Where(column, row)
     if cell is None or (isinstance(cell, float) and math.isnan(cell)):
         raise FeatureInputError(f"{where} is empty: every row needs its vector")
     if isinstance(cell, str):
@@ -49,13 +59,12 @@ def _vector(cell, column: str, row: int) -> list:
         )
     if not cell:
         raise FeatureInputError(f"{where} is an empty list: every row needs its vector")
-    bad = next((v for v in cell if isinstance(v, bool) or not isinstance(v, Real)), None)
-    if bad is not None:
-        raise FeatureInputError(f"{where} holds {bad!r}, which is not a number")
-    if not all(math.isfinite(float(v)) for v in cell):
-        raise FeatureInputError(
-            f"{where} holds NaN or an infinite value: every entry must be a finite number"
-        )
+    # the types of a row at once (C speed): only a row holding something else is looked at
+    # element by element, for the message
+    if not set(map(type, cell)) <= {float, int}:
+        bad = next((v for v in cell if isinstance(v, bool) or not isinstance(v, Real)), None)
+        if bad is not None:
+            raise FeatureInputError(f"{where} holds {bad!r}, which is not a number")
     return cell
 
 
@@ -80,7 +89,29 @@ def embedding_matrix(s: pd.Series, column: str) -> np.ndarray:
             f"{'' if ragged.size == 1 else ' (first of them)'}: every vector must have the "
             "same length"
         )
-    return np.asarray(vectors, dtype=np.float64)
+    try:
+        X = np.asarray(vectors, dtype=np.float64)
+    except OverflowError:  # an integer beyond any float: found row by row, for the message
+        row = next(i for i, v in enumerate(vectors) if not _fits_float(v))
+        raise FeatureInputError(
+            f"embedding column {column!r}, {rows_text([row])} holds a number too large for a "
+            "float: every entry must be a finite number"
+        ) from None
+    not_finite = np.flatnonzero(~np.isfinite(X).all(axis=1))
+    if not_finite.size:
+        raise FeatureInputError(
+            f"embedding column {column!r}, {rows_text([int(not_finite[0])])} holds NaN or an "
+            "infinite value: every entry must be a finite number"
+        )
+    return X
+
+
+def _fits_float(vector: list) -> bool:
+    try:
+        np.asarray(vector, dtype=np.float64)
+    except OverflowError:
+        return False
+    return True
 
 
 def embedding_feature_names(column: str, d: int) -> list[str]:

@@ -2,7 +2,10 @@
 
 The Data page proposes a ground-truth column (:func:`guess_truth_column`: named like a label
 column and holding few enough values to be classes) and the numeric columns as features
-(:func:`default_features`); once
+(:func:`default_features`) and, among the columns holding a JSON list per row (a CSV's
+text or a Parquet list, :mod:`rlscore.data.upload.table_reading`), the first of numeric
+vectors of one length as the embedding (:func:`guess_embedding_column`); the other list
+columns are named by :func:`nested_column_notes`. Once
 :func:`rlscore.data.projects.table_project.project_from_table` has built the project,
 :func:`class_listing` and :func:`project_preview` are what the page shows of it.
 Texts returned here are plain: the page escapes them for Markdown.
@@ -10,7 +13,9 @@ Texts returned here are plain: the page escapes them for Markdown.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
+from numbers import Real
 from typing import TYPE_CHECKING
 
 from rlscore.data.features.text import TextFeatureSettings
@@ -117,6 +122,77 @@ def _is_string_column(column: pd.Series) -> bool:
     return pd.api.types.is_object_dtype(column) or pd.api.types.is_string_dtype(column)
 
 
+def _json_cells(column: pd.Series) -> list | None:
+    """The probed cells of a nested column — tuples of numbers, or JSON lists or objects as
+    text (:mod:`rlscore.data.upload.table_reading`) — as lists and dicts, or None when one
+    of them is neither (or the column holds none)."""
+    if not _is_string_column(column):
+        return None
+    filled = column.dropna()
+    cells = filled.iloc[:: max(1, len(filled) // PROBE_ROWS)].tolist()
+    if not cells:
+        return None
+    values = []
+    for cell in cells:
+        if isinstance(cell, tuple):
+            values.append(list(cell))
+            continue
+        text = str(cell).strip()
+        if not text.startswith(("[", "{")):
+            return None
+        try:
+            values.append(json.loads(text))
+        except (ValueError, RecursionError):  # not JSON, or nested beyond the parser
+            return None
+    return values
+
+
+def _is_vector(value) -> bool:
+    if not isinstance(value, list) or not value:
+        return False
+    kinds = set(map(type, value))  # at C speed; the ABC check only for other number types
+    return kinds <= {float, int} or all(
+        isinstance(v, Real) and not isinstance(v, bool) for v in value
+    )
+
+
+def looks_like_vectors(column: pd.Series) -> bool:
+    """Whether a column holds one numeric vector per row, all of one length (probed): an
+    embedding column. Every cell is checked when the project is built
+    (:func:`~rlscore.data.features.embeddings.embedding_matrix`).
+
+    >>> looks_like_vectors(pd.Series(["[0.1, 0.2]", "[0.3, -1]"]))
+    True
+    """
+    values = _json_cells(column)
+    if not values or not all(_is_vector(v) for v in values):
+        return False
+    return len({len(v) for v in values}) == 1
+
+
+def guess_embedding_column(df: pd.DataFrame, exclude: Iterable[str | None] = ()) -> str | None:
+    """The first column of numeric vectors of one length (:func:`looks_like_vectors`),
+    except ``exclude``: the embedding column proposed."""
+    skip = set(exclude)
+    return next(
+        (str(c) for c in df.columns if str(c) not in skip and looks_like_vectors(df[c])), None
+    )
+
+
+def nested_column_notes(df: pd.DataFrame, exclude: Iterable[str | None] = ()) -> list[str]:
+    """One sentence per column of lists or records (JSON) that are not numeric vectors of
+    one length, except ``exclude``: why it is not proposed as the embedding, and what it can
+    be instead."""
+    skip = set(exclude)
+    return [
+        f"Column {str(c)!r} holds lists or records that are not numeric vectors of one "
+        "length: it cannot be the embedding column or a feature; it can be shown as a text "
+        "or context column."
+        for c in df.columns
+        if str(c) not in skip and _json_cells(df[c]) is not None and not looks_like_vectors(df[c])
+    ]
+
+
 def looks_like_text(column: pd.Series) -> bool:
     """Whether a column holds free text: strings (not numbers) whose median length is at
     least :data:`MIN_TEXT_CHARS` characters.
@@ -127,6 +203,8 @@ def looks_like_text(column: pd.Series) -> bool:
     import pandas as pd
 
     if not _is_string_column(column):
+        return False
+    if _json_cells(column) is not None:  # lists or records (vectors, tags) are not free text
         return False
     cells = _probe(column)
     if cells.empty or pd.to_numeric(cells, errors="coerce").notna().mean() >= 0.5:
@@ -174,6 +252,7 @@ def categorical_columns(df: pd.DataFrame, exclude: Iterable[str | None] = ()) ->
         for c in df.columns
         if str(c) not in skip
         and _is_string_column(df[c])
+        and _json_cells(df[c]) is None  # lists are not categories (and cost to count)
         and 2 <= df[c].nunique(dropna=False) <= MAX_CATEGORIES
     ]
 
@@ -287,11 +366,14 @@ __all__ = [
     "STANDARDIZE_CHOICES",
     "apply_fixes",
     "categorical_columns",
+    "guess_embedding_column",
     "columns_with_missing_values",
     "guess_image_column",
     "guess_text_columns",
     "looks_like_image_paths",
     "looks_like_text",
+    "looks_like_vectors",
+    "nested_column_notes",
     "fixed_features",
     "text_feature_caption",
     "text_settings",

@@ -94,6 +94,12 @@ def impute_missing(
         numeric = pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_bool_dtype(s)
         rule = strategy if numeric else "most_frequent"
         values = s.to_numpy(dtype=np.float64 if numeric else object).reshape(-1, 1)
+        infinite = np.flatnonzero(np.isinf(values[:, 0])) if numeric else []
+        if len(infinite):  # a median or mean of infinities is no value to fill in
+            raise TableFixError(
+                f"column {c!r} holds an infinite value in {rows_text(infinite)}: fix or drop "
+                "those rows before imputing its missing values"
+            )
         if not numeric:
             values = np.where(pd.isna(values), None, values)
         # imported here: the app's pages import this module, few tables need a fix

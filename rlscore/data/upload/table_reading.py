@@ -4,12 +4,22 @@
 :func:`~rlscore.data.projects.table_project.project_from_table`. It raises
 :class:`~rlscore.data.projects.project.ProjectInputError` with a message naming the problem
 and what to do about it.
+
+**Nested cells** — a Parquet list, array, struct or map column — become values every later
+step can compare and hash (a numpy array in a cell cannot be: the Data page crashed on one): a
+vector of numbers becomes a tuple of numbers (cheap: a 384-number embedding per row stays
+numbers, not text), anything else JSON text, the form a CSV cell holds a list in
+(``[0.1, -0.2, 0.3]``). A column of numeric vectors of one length is then proposed as the
+embedding column (:func:`~rlscore.data.upload.proposal.guess_embedding_column`); any other
+nested column can be shown as text or context, and is refused, named, as an embedding or a
+feature.
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import json
 import re
 from os import PathLike
 from pathlib import Path
@@ -95,7 +105,59 @@ def _read_parquet(data: bytes, name: str) -> pd.DataFrame:
             f"'{name}' could not be read as Parquet ({exc}): upload a valid Parquet file "
             "or save the table as CSV"
         ) from None
-    return table.to_pandas()
+    return hashable_nested(table.to_pandas())
+
+
+def _plain(value):
+    """A nested cell's value as plain Python (lists, dicts with text keys, numbers, text)."""
+    import numpy as np
+
+    if isinstance(value, np.ndarray) and value.dtype != object:
+        return value.tolist()  # numbers (a vector): numpy's own conversion, fast
+    if isinstance(value, np.ndarray | list | tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def _nested(value) -> bool:
+    import numpy as np
+
+    return isinstance(value, np.ndarray | list | tuple | dict)
+
+
+def _hashable_cell(value):
+    """A nested cell as a tuple of numbers (a numeric vector) or JSON text; missing stays
+    None; any other cell (a number or text in a column that also holds lists) as JSON text
+    too, so the column holds one kind of value."""
+    import numpy as np
+    import pandas as pd
+
+    if isinstance(value, np.ndarray) and value.dtype.kind in "biuf":
+        return tuple(value.tolist())
+    if not _nested(value) and (value is None or bool(pd.isna(value))):
+        return None
+    # NaN inside a list stays NaN (the embedding refuses it, naming the row); anything JSON
+    # cannot hold (bytes, dates) as its text
+    return json.dumps(_plain(value), default=str, ensure_ascii=False)
+
+
+def hashable_nested(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` with every column holding nested cells (lists, arrays, dicts) made hashable:
+    numeric vectors as tuples, other cells as JSON text (:func:`_hashable_cell`); other
+    columns unchanged."""
+    import pandas as pd
+
+    for column in df.columns:
+        s = df[column]
+        if s.dtype == object and any(_nested(v) for v in s.tolist()):
+            # a Series of tuples stays one column of tuples
+            df[column] = pd.Series([_hashable_cell(v) for v in s.tolist()], index=s.index,
+                                   dtype=object)  # fmt: skip
+    return df
 
 
 def _decode(data: bytes, name: str) -> tuple[str, str]:
@@ -241,4 +303,4 @@ def _convert_decimal_commas(df: pd.DataFrame) -> pd.DataFrame:
     return df
 
 
-__all__ = ["CSV_DELIMITERS", "CSV_ENCODINGS", "PARQUET_SUFFIXES", "read_table"]
+__all__ = ["CSV_DELIMITERS", "CSV_ENCODINGS", "PARQUET_SUFFIXES", "hashable_nested", "read_table"]

@@ -57,7 +57,7 @@ from rlscore.sessions.state.replay import Replay
 from rlscore.sessions.state.snapshots import default_snapshot_dir
 from rlscore.sessions.team.handout import CLAIM_SECONDS, Handout, check_audit_every
 from rlscore.sessions.team.overlap import Overlap
-from rlscore.sessions.team.permissions import require
+from rlscore.sessions.team.permissions import require, require_read
 from rlscore.sessions.views.session_view import SessionView, check_budget
 from rlscore.storage import Event, LabelStore, UnknownProjectError
 
@@ -84,7 +84,8 @@ class LabelingSession(SessionView):
         ``None`` (the strategy's default), ``"balanced"`` or a dict (strategies that take it).
     annotator
         Name written with every event, and for whom :meth:`query` claims its point unless
-        told another.
+        told another. Also who opens the session: a project with members is opened by its
+        members only (:func:`~rlscore.sessions.team.permissions.require_read`).
     budget
         Default maximum number of labels for callers that pass none to :meth:`query`,
         :meth:`done`, :meth:`budget_left` and :meth:`auto_label` (None or 0: no budget).
@@ -105,8 +106,19 @@ class LabelingSession(SessionView):
         Every k-th query claimed for an annotator is a *random check*, drawn uniformly from
         the open points and marked ``params["audit"]`` in the log when labeled (0: none;
         :mod:`rlscore.sessions.team.handout`). Changes without a rebuild (:meth:`set_params`).
+    checked
+        Whether ``annotator`` must be allowed to read the project (the default). ``False``
+        opens it as the database's holder, unchecked: the app's sessions, shared by its
+        users, whose pages check each user's read before handing them the session
+        (:mod:`rlscore.ui.shell.store`).
     **strategy_params
         Further strategy parameters (e.g. ``graph_k``, ``random_state``).
+
+    Raises
+    ------
+    PermissionDeniedError
+        ``checked`` and the project has members, of whom ``annotator`` is not one: nothing of
+        the project is read.
 
     Notes
     -----
@@ -135,8 +147,11 @@ class LabelingSession(SessionView):
         overlap: int = 1,
         overlap_fraction: float = 1.0,
         audit_every: int = 0,
+        checked: bool = True,
         **strategy_params,
     ):
+        if checked:  # before anything of the project is read
+            require_read(store, project, annotator)
         self.store = store
         if snapshots is True:
             self.snapshot_dir = default_snapshot_dir(store)

@@ -6,7 +6,8 @@ by :func:`export_project`, which checks the role, exports the labels and records
 Review decisions are not repeated here: each is an event of the labeling log, with its own
 audit trail (:func:`rlscore.sessions.actions.review.audit_trail`).
 
-:func:`project_audit` reads a project's records (a deleted one's too, by uid);
+:func:`project_audit` reads a project's records (a deleted one's too, by uid), :func:`audit_as`
+as a user may (an owner's: the records name members by their addresses);
 :func:`audit_rows` and :func:`export_audit` give them as plain rows and as CSV, JSON, JSON
 Lines or Parquet, so they travel with the labels (:func:`export_project`).
 """
@@ -34,6 +35,20 @@ def project_audit(
     """The audit of ``project`` (or of the project of ``uid``, e.g. a deleted one's, from
     :meth:`~rlscore.storage.interface.label_store.LabelStore.trashed_projects`), oldest first."""
     return store.audit(project, uid=uid)
+
+
+def audit_as(store: LabelStore, project: str, user: str | None) -> list[AuditRecord]:
+    """:func:`project_audit` of ``project`` as ``user`` may read it: an owner's once the
+    project has members (the records name members by their addresses), anyone's while it is
+    open.
+
+    Raises
+    ------
+    PermissionDeniedError
+        ``user`` is not an owner of a project with members.
+    """
+    require(store, project, user, "see_members")
+    return project_audit(store, project)
 
 
 def audit_rows(records: list[AuditRecord]) -> list[dict]:
@@ -139,6 +154,7 @@ def export_project(
 __all__ = [
     "AUDIT_COLUMNS",
     "ProjectExport",
+    "audit_as",
     "audit_rows",
     "export_audit",
     "export_project",

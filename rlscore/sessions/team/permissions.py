@@ -8,6 +8,7 @@ may do everything a *reviewer* may, a reviewer everything an *annotator* may —
 ========================  ==========  ==================================================
 action                    role        what
 ========================  ==========  ==================================================
+``read``                  annotator   list, open, search, tune or review the project
 ``label``, ``relabel``    annotator   label a point (again)
 ``skip``                  annotator   skip a point
 ``undo_own``              annotator   revert one's own last label, skip or review
@@ -18,6 +19,7 @@ action                    role        what
 ``export``                owner       export the labels
 ``delete``, ``restore``   owner       delete the project (recoverably), bring it back
 ``members``               owner       add, change or remove members
+``see_members``           owner       read the members' addresses and the audit trail
 ========================  ==========  ==================================================
 
 **The open local mode.** A project with no members is open: every action is allowed to
@@ -36,6 +38,16 @@ name, or the signed-in user once sign-in exists): the check is only as good as t
 given. The store's own methods (``append_event``, ``save_settings`` …) are the floor below and are
 not checked: whoever can call them can write to the database anyway.
 
+**Reading is a permission like the others** (issue 34): a project with members is read by
+its members only. :func:`can_read` and :func:`require_read` are the one rule, asked by every
+read that names a reader — :class:`~rlscore.sessions.actions.session.LabelingSession` (and so
+search, tuning, the Label page), :func:`readable_projects` (the lists of projects),
+:func:`members_as` and :func:`~rlscore.sessions.team.audit.audit_as` (an owner's), the export
+(an owner's) and the commands' ``--as`` option. A project without members stays open to
+everyone. Whoever reads the database itself (a store opened from Python, a shell command
+without ``--as``) is its holder, not a user, and is not checked: the check guards the app's
+users, not the database's credentials.
+
 **Who may create projects** is a server setting, :data:`CREATORS_ENV`
 (:func:`may_create_projects`). **The first user** of a fresh database becomes the owner of
 every project in it (the samples): :func:`claim_ownership`, to be called when a user signs in.
@@ -52,6 +64,7 @@ from rlscore.storage.sql.access import ROLES, member_id
 
 #: the role each action needs (see the module's docstring)
 ACTIONS = {
+    "read": "annotator",
     "label": "annotator",
     "relabel": "annotator",
     "skip": "annotator",
@@ -64,9 +77,11 @@ ACTIONS = {
     "delete": "owner",
     "restore": "owner",
     "members": "owner",
+    "see_members": "owner",
 }
 #: what each action is called in a refusal ("… may not <verb> in project …")
 _VERBS = {
+    "read": "read anything",
     "label": "label points",
     "relabel": "relabel points",
     "skip": "skip points",
@@ -79,6 +94,7 @@ _VERBS = {
     "delete": "delete the project",
     "restore": "restore the project",
     "members": "change the project's members",
+    "see_members": "see the members' addresses",
 }
 #: how much a role may do: a role may do whatever a lesser one may
 RANK = {role: len(ROLES) - i for i, role in enumerate(ROLES)}
@@ -222,6 +238,67 @@ def _same(a: str | None, b: str | None) -> bool:
     return bool(a) and member_id(a) == member_id(b or "-")
 
 
+# -- reading ------------------------------------------------------------------------------------
+def can_read(store: LabelStore, project: str, user: str | None) -> bool:
+    """Whether ``user`` may read ``project``: list it, open it, search, tune or review it.
+    Anyone may read a project without members; once it has members, only they may.
+
+    Raises
+    ------
+    UnknownProjectError
+        No project of that name.
+    """
+    return allowed(store.members(project), user, "read")
+
+
+def require_read(store: LabelStore, project: str, user: str | None) -> None:
+    """Refuse ``user`` any read of ``project`` unless they may (:func:`can_read`).
+
+    Raises
+    ------
+    PermissionDeniedError
+        The project has members and ``user`` is not one; nothing of it is read.
+    UnknownProjectError
+        No project of that name; the message lists only the projects ``user`` may read.
+    """
+    try:
+        members = store.members(project)
+    except UnknownProjectError:
+        # the store's own message lists every project: a reader is told only theirs
+        raise UnknownProjectError(
+            f"no project named {project!r} that you may read; projects: "
+            f"{readable_projects(store, user)}"
+        ) from None
+    _check(members, project, user, "read")
+
+
+def readable_projects(store: LabelStore, user: str | None) -> list[str]:
+    """The projects ``user`` may read (:func:`can_read`), in the store's order: those without
+    members and those they are a member of. A project deleted meanwhile is left out."""
+    names = []
+    for name in store.list_projects():
+        try:
+            if can_read(store, name, user):
+                names.append(name)
+        except UnknownProjectError:  # deleted between the two reads
+            continue
+    return names
+
+
+def members_as(store: LabelStore, project: str, user: str | None) -> dict[str, str]:
+    """The members of ``project`` (member -> role) as ``user`` may read them: an owner's
+    (anyone's while the project is open, when the answer is empty).
+
+    Raises
+    ------
+    PermissionDeniedError
+        ``user`` is not an owner of a project with members (their addresses stay unread).
+    """
+    members = store.members(project)
+    _check(members, project, user, "see_members")
+    return members
+
+
 # -- members ------------------------------------------------------------------------------------
 def add_member(store: LabelStore, project: str, member: str, role: str, user: str | None) -> None:
     """Give ``member`` ``role`` in ``project`` (a new member or a changed role), as ``user``
@@ -354,15 +431,19 @@ __all__ = [
     "PermissionDeniedError",
     "add_member",
     "allowed",
+    "can_read",
     "claim_ownership",
     "create_project",
     "delete_project",
     "grace_seconds",
     "is_open",
     "may_create_projects",
+    "members_as",
     "purge_expired",
+    "readable_projects",
     "remove_member",
     "require",
+    "require_read",
     "require_undo",
     "restore_project",
     "role_of",

@@ -33,10 +33,12 @@ from rlscore.data.upload.proposal import (
     categorical_columns,
     columns_with_missing_values,
     default_features,
+    guess_embedding_column,
     guess_image_column,
     guess_text_columns,
     guess_truth_column,
     listed,
+    nested_column_notes,
 )
 from rlscore.ui.shell.safe_text import md_text
 
@@ -285,12 +287,16 @@ def feature_columns(
         The embedding column and the feature columns.
     """
     st.subheader("Features: what the learner uses")
+    embedding_options = [NO_EMBEDDING, *free_columns(columns, items)]
     embedding_column = st.selectbox(
         "Embedding column (one vector per row: a JSON list or a Parquet list)",
-        [NO_EMBEDDING, *free_columns(columns, items)],
+        embedding_options,
+        index=_guess_index(embedding_options, guess_embedding_column(df, exclude=items)),
         key="embedding_column",
     )
     embedding_column = _none_for(embedding_column, NO_EMBEDDING)
+    for note in nested_column_notes(df, exclude={*items, embedding_column}):
+        st.caption(md_text(note))
     used = {*items, embedding_column}
     features = st.multiselect(
         "Feature columns",

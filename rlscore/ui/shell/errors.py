@@ -45,7 +45,10 @@ def user_message(exc: BaseException) -> str:
             "it is back."
         )
     if isinstance(exc, UnknownProjectError):
-        return f"{md_text(exc)}. Choose another project in the sidebar."
+        # the store's message lists every project: a browser is shown none of them (its user
+        # may not read them all)
+        named = str(exc).split("; projects:")[0]
+        return f"{md_text(named)}. Choose another project in the sidebar."
     if isinstance(exc, StaleActionError):
         return md_text(exc)
     if isinstance(exc, MemoryError):
@@ -68,7 +71,9 @@ def user_message(exc: BaseException) -> str:
 
 @contextmanager
 def report_errors(what: str) -> Iterator[None]:
-    """Run the block; on any exception show ``what`` failed and why, log the traceback.
+    """Run the block; on any exception show ``what`` failed and why, log the traceback. A
+    refusal (:class:`PermissionDeniedError`) is information, not a failure: its message alone,
+    neutral, and nothing logged.
 
     ``st.stop()`` and ``st.rerun()`` pass through: Streamlit raises them as ``BaseException``, which
     this does not catch. An unreachable label database shows the outage message instead, and stops
@@ -78,6 +83,9 @@ def report_errors(what: str) -> Iterator[None]:
         yield
     except DatabaseUnavailableError as exc:
         show_outage(exc)
+    except PermissionDeniedError as exc:
+        # an expected refusal, not a failure: said neutrally, and no traceback in the log
+        st.info(user_message(exc))
     except Exception as exc:
         _LOG.exception("%s failed", what)
         st.error(f"{what} failed: {user_message(exc)}")
@@ -95,7 +103,8 @@ def flash_errors(what: str) -> Iterator[None]:
             note_unavailable(exc, "change", None)
         elif not isinstance(exc, PermissionDeniedError):
             _LOG.exception("%s failed", what)
-        flash("warning", f"{what}: {user_message(exc)}")
+        refused = isinstance(exc, PermissionDeniedError)  # expected: information, neutral
+        flash("info" if refused else "warning", f"{what}: {user_message(exc)}")
 
 
 __all__ = ["flash_errors", "report_errors", "user_message"]

@@ -18,6 +18,7 @@ import streamlit as st
 from rlscore.sessions.state.settings import SETTING_KEYS, project_settings, save_project_settings
 from rlscore.storage import UnknownProjectError
 from rlscore.ui.shell.auth import current_user, sign_in_configured
+from rlscore.ui.shell.roles import visible_projects
 from rlscore.ui.shell.store import get_store
 
 DEFAULT_PROJECT = "two_moons"
@@ -29,16 +30,29 @@ MAX_NAME = 60
 
 def current_project() -> str:
     """The tab's project: the one chosen in this tab, else the link's ``?project=``, else the
-    default sample, else the first project. Stops the page when the database has none."""
-    projects = get_store().list_projects()
+    default sample, else the first project — among those the user may read
+    (:func:`~rlscore.ui.shell.roles.visible_projects`). Stops the page when there is none."""
+    store = get_store()
+    projects = visible_projects(store)
     if not projects:
-        st.error("The label database holds no project: create one on the Data page.")
+        if store.list_projects():  # a refusal, said neutrally: nothing failed
+            st.info(
+                "No project on this server is open to you: each has members, and you are not "
+                "one of them. Ask a project's owner to add you (Admin page), or create a "
+                "project on the Data page if this server lets you."
+            )
+        else:
+            st.error("The label database holds no project: create one on the Data page.")
         st.stop()
-    chosen = st.session_state.get("project")
-    if chosen is not None and chosen not in projects:
-        st.session_state["project_gone"] = chosen  # deleted meanwhile: the page says so
-        chosen = None
+    previous = st.session_state.get("project")
+    chosen = previous if previous in projects else None
+    if previous is not None and chosen is None:
+        # deleted meanwhile, or no longer readable: the page says so, the same either way
+        st.session_state["project_gone"] = previous
     wanted = st.query_params.get("project")
+    if wanted is not None and wanted not in projects and wanted != previous:
+        # the same words whether it does not exist or is not the user's: no leak of names
+        st.session_state["project_refused"] = wanted
     name = next(p for p in (chosen, wanted, DEFAULT_PROJECT, projects[0]) if p in projects)
     st.session_state["project"] = name
     return name

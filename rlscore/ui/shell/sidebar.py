@@ -36,7 +36,7 @@ from rlscore.ui.shell.params import (
     sync_address_bar,
     update_params,
 )
-from rlscore.ui.shell.roles import can, needs
+from rlscore.ui.shell.roles import can, needs, reads_checked, visible_projects
 from rlscore.ui.shell.safe_text import md_text
 from rlscore.ui.shell.store import get_store
 from rlscore.ui.shell.strategy_names import STRATEGY_HELP, STRATEGY_LABELS, strategy_parameters
@@ -119,11 +119,23 @@ def project_selector() -> str:
     project = current_project()
     gone = st.session_state.pop("project_gone", None)
     if gone is not None:
-        flash("warning", f"Project {md_text(gone)} was deleted; showing {md_text(project)}.")
+        why = "was deleted or is no longer open to you" if reads_checked() else "was deleted"
+        flash("warning", f"Project {md_text(gone)} {why}; showing {md_text(project)}.")
+    refused = st.session_state.pop("project_refused", None)
+    if refused is not None:
+        why = " (it does not exist, or it has members and you are not one of them)"
+        flash(
+            "info",
+            f"There is no project {md_text(refused)} that you can open"
+            f"{why if reads_checked() else ''}; showing {md_text(project)}.",
+        )
     sync_address_bar()
     samples = set(list_samples())
-    # one read of every project's size and meta, for the options and their labels
-    summaries = {s["name"]: s for s in get_store().project_summaries()}
+    # one read of every project's size and meta, for the options and their labels: only the
+    # projects this user may read are listed
+    store = get_store()
+    visible = set(visible_projects(store))
+    summaries = {s["name"]: s for s in store.project_summaries() if s["name"] in visible}
     st.session_state["w_project"] = project
     st.sidebar.selectbox(
         "Project",

@@ -85,6 +85,8 @@ def _session(
         sigma=sigma,
         lam=lam,
         class_weight=class_weight,
+        # shared by every user of the server: get_session checks each user's read
+        checked=False,
         **dict(low_rank),
     )
     return SessionHandle(session)
