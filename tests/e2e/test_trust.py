@@ -459,19 +459,6 @@ def test_csv_export_escapes_formulas(page, server, artifacts):
     assert rows[0]["label"] == "1"
 
 
-def test_deep_link_on_a_fresh_server_uses_the_app_navigation(own_server, page, artifacts):
-    # the first page this server ever serves is a deep link (a bookmark after a restart)
-    server = own_server
-    page.goto(f"{server.url}/data")
-    expect(page.get_by_role("heading", name="Export labels")).to_be_visible()
-    settle(page)
-    nav = page.get_by_test_id("stSidebarNav")
-    page.screenshot(path=artifacts / "fresh_server_data.png")
-    for title in ("Label", "Tune", "Compare", "Data"):
-        expect(nav.get_by_role("link", name=title, exact=True)).to_be_visible(timeout=5_000)
-    expect(nav.get_by_role("link", name="app", exact=True)).to_have_count(0)
-
-
 # -- 3. the query panel fits 1280 × 720 -----------------------------------------------------
 @pytest.mark.parametrize(
     ("project", "total", "classes", "picture"),
