@@ -443,8 +443,10 @@ def test_csv_export_escapes_formulas(page, server, artifacts):
     expect(page.get_by_role("heading", name="Export labels")).to_be_visible()
     settle(page)
     # picked without app_page.choose: the caption naming the project is the condition
-    # waited for
-    page.get_by_role("combobox", name="Project").click()
+    # waited for; typed first, as choose does (the list draws only the options in view)
+    combo = page.get_by_role("combobox", name="Project")
+    combo.click()
+    combo.fill("formula")
     page.get_by_role("option", name="formula", exact=True).click()
     expect(page.get_by_text("Type 'formula' to confirm")).to_be_visible()
     settle(page)
