@@ -4,9 +4,11 @@
 # package and its test extras — then lints and runs the tests twice: every test with the
 # newest releases pip picks (.venv), and the tests that depend on the versions (FLOOR_TESTS
 # below) with the declared minimum versions of the runtime dependencies
-# (tests/constraints-floor.txt, in .venv-floor). It prints the wall time of each phase and the
-# total (CONTRIBUTING.md, "CI time"). Extra arguments go to pytest, and then both passes run
-# what they select. CI (.ci/run) calls exactly this.
+# (tests/constraints-floor.txt, in .venv-floor). The installs overlap (apt beside .venv,
+# .venv-floor beside lint and the newest pass) and the tests run in two pytest-xdist workers.
+# It prints the wall time of each phase and the total (CONTRIBUTING.md, "CI time"). Extra
+# arguments go to pytest, and then both passes run what they select. CI (.ci/run) calls
+# exactly this.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -54,6 +56,8 @@ FLOOR_TESTS=(
 # -- wall time of each phase ----------------------------------------------------------------
 PHASES=()
 START=$SECONDS
+BACKGROUND=() # the background jobs not awaited yet, NAME:PID
+JOBS_DIR=$(mktemp -d) # each background job's output and wall time
 CURRENT="" # the phase running, and when it began
 CURRENT_T0=0
 
@@ -78,6 +82,12 @@ phase() {
 summary() {
   local status=$? line
   [ -z "$CURRENT" ] || record "$CURRENT (failed)" $((SECONDS - CURRENT_T0))
+  # a job still running after a failure: let it finish (a pip install, a minute or two) so
+  # that nothing outlives the script
+  for line in "${BACKGROUND[@]}"; do
+    wait "${line#*:}" || true
+  done
+  rm -rf "$JOBS_DIR"
   echo "== wall time"
   for line in "${PHASES[@]}"; do
     echo "   $line"
@@ -132,24 +142,69 @@ make_venv() {
   fi
 }
 
-# one after the other: both build the same editable checkout, which is not safe to do twice at once
-virtual_environments() {
-  make_venv .venv
-  make_venv .venv-floor -c tests/constraints-floor.txt
+# background NAME COMMAND…: start COMMAND while the next phases run (installs are network-
+# and disk-bound, the tests CPU-bound); await_background NAME waits for it
+background() {
+  local name=$1
+  shift
+  (
+    t0=$SECONDS
+    trap 'echo $((SECONDS - t0)) >"$JOBS_DIR/$name.time"' EXIT
+    "$@" >"$JOBS_DIR/$name.log" 2>&1 # set -e: the first failing command ends the job
+  ) &
+  BACKGROUND+=("$name:$!")
 }
+
+# await_background NAME: wait for the background job NAME, record its own wall time and show
+# its output if it failed
+await_background() {
+  local entry pid="" status=0 left=()
+  for entry in "${BACKGROUND[@]}"; do
+    if [ "${entry%%:*}" = "$1" ]; then pid=${entry#*:}; else left+=("$entry"); fi
+  done
+  BACKGROUND=("${left[@]}")
+  wait "$pid" || status=$?
+  record "$1 (in the background)" "$(cat "$JOBS_DIR/$1.time")"
+  if [ $status -ne 0 ]; then
+    cat "$JOBS_DIR/$1.log"
+    echo "== $1 failed"
+  fi
+  return $status
+}
+
+# .venv while apt installs chromium and PostgreSQL (they touch different things); .venv-floor
+# later, while the newest pass runs: the two pip installs build the same editable checkout
+# (its rlscore_active.egg-info), which is not safe to do twice at once
+installs() {
+  # a password prompt cannot be answered in the background (its input is /dev/null): ask first
+  if [ -n "$sudo" ] && ! { command -v chromium && python3 tests/pg_cluster.py; } >/dev/null 2>&1; then
+    sudo -v
+  fi
+  background apt system_packages
+  make_venv .venv
+  await_background apt
+}
+
+# Both passes run the tests in two pytest-xdist workers: the browser tests mostly wait on a
+# server and the browser, so two nearly halve them even on two cores. A test module stays in
+# one worker (loadfile), so a module's fixtures (a Dask cluster, a server) start once; each
+# worker starts its own session fixtures (the shared app server, a PostgreSQL server), on
+# free ports and in temporary folders of its own.
+XDIST=(-n 2 --dist loadfile)
 
 lint() {
   .venv/bin/ruff check .
   .venv/bin/ruff format --check .
 }
 
-phase "apt installs" system_packages
-phase "venv installs (.venv, .venv-floor)" virtual_environments
+phase "installs (apt, .venv)" installs
+background venv-floor make_venv .venv-floor -c tests/constraints-floor.txt
 phase "lint" lint
 # browser and PostgreSQL tests fail instead of skipping when chromium or PostgreSQL is missing
 export RLSCORE_REQUIRE_BROWSER=1 RLSCORE_REQUIRE_POSTGRES=1
-phase "tests, newest releases" .venv/bin/python -m pytest --durations=25 "$@"
+phase "tests, newest releases" .venv/bin/python -m pytest "${XDIST[@]}" --durations=25 "$@"
+phase "wait for .venv-floor" await_background venv-floor
 if [ $# -eq 0 ]; then
   set -- "${FLOOR_TESTS[@]}"
 fi
-phase "tests, floor versions" .venv-floor/bin/python -m pytest --durations=25 "$@"
+phase "tests, floor versions" .venv-floor/bin/python -m pytest "${XDIST[@]}" --durations=25 "$@"

@@ -333,6 +333,7 @@ def _pick_stats(picks, S):
     return picks == int(np.nanargmin(S)), (S[picks] - scored.min()) <= NEAR_EXCESS * spread
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lam", list(FAST_FLOORS))
 def test_fast_mode_picks_the_exact_choice_or_a_near_one(lam):
     same = near = rand_same = rand_near = impl_exact_same = n = 0

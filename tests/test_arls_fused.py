@@ -277,7 +277,9 @@ def test_arls_terms_take_the_one_vs_all_pass_and_others_do_not(T):
     assert not _is_one_vs_all(targets[:, : T - 1], lam_w[: T - 1])  # fewer columns than labels
 
 
-@pytest.mark.parametrize("T", [3, 4, 5])
+# T = 4 left out: with T = 5 two labels, with T = 4 one, sit untouched between column 0's
+# changed ones; as test_unweighted_one_sweep_pass_reads_each_columns_own_covariance, 3 and 5
+@pytest.mark.parametrize("T", [3, 5])
 @pytest.mark.parametrize("clip", [True, False])
 def test_unweighted_terms_outside_the_one_vs_all_form_equal_the_reference(T, clip):
     """Unweighted, but with λ/a of column 0 differing between two of the other labels, or a

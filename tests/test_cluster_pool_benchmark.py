@@ -15,6 +15,8 @@ pytest.importorskip("distributed")
 SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "cluster_pool.py"
 
 
+@pytest.mark.cluster  # the script starts a LocalCluster
+@pytest.mark.slow
 def test_the_benchmark_runs_and_agrees_with_the_in_memory_engine():
     out = subprocess.run(
         [sys.executable, str(SCRIPT), "--n", "20000", "--rows-per-file", "5000", "--m", "20",

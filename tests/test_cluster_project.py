@@ -151,6 +151,7 @@ def test_without_a_scheduler_the_message_names_the_variable(store, data, monkeyp
         _session(store)
 
 
+@pytest.mark.slow  # the client waits out its connection timeout
 def test_an_unreachable_scheduler_is_named(store, data, monkeypatch):
     with socket.socket() as s:  # a port nobody listens on
         s.bind(("127.0.0.1", 0))

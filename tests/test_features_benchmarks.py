@@ -2,9 +2,11 @@
 
 import re
 
+import pytest
 from support.benchmarks import load_benchmark
 
 
+@pytest.mark.slow
 def test_text_feature_benchmark_equals_the_plain_sklearn_pipeline_below_the_sample(capsys):
     bench = load_benchmark("text_features")
     assert bench.main(["--n", "3000", "--threads", "1"]) == 0

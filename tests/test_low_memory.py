@@ -291,6 +291,7 @@ def test_a_session_labels_a_200k_pool_with_uncertainty(tmp_path):
     np.testing.assert_allclose(s.engine.decision_function()[sample], f[:, 0], rtol=0, atol=1e-10)
 
 
+@pytest.mark.slow
 def test_a_million_row_upload_becomes_a_low_rank_session_that_labels(tmp_path):
     # the Data page's path: CSV bytes → table → project → database → the project's settings
     n = 1_000_000

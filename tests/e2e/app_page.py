@@ -125,11 +125,16 @@ def open_app(page: Page, url: str, labeled: int, total: int = 220, annotator: st
 
 
 def choose(page: Page, box: str, option: str) -> None:
-    """Pick ``option`` in the select box labelled ``box`` (the app blurs the box itself)."""
+    """Pick ``option`` in the select box labelled ``box`` (the app blurs the box itself).
+
+    The option's name is typed first, as a person finds it in a long list: the list draws
+    only the options in its view (the shared server's Project box holds every test's
+    projects)."""
     combo = page.get_by_role("combobox", name=box)
     if combo.input_value() == option:  # choosing the current value triggers no run
         return
     combo.click()
+    combo.fill(option)
     rerun(page, page.get_by_role("option", name=option, exact=True).click)
 
 

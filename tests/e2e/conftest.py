@@ -1,4 +1,10 @@
-"""Fixtures for the browser tests: Debian's chromium driven by Playwright, a live server.
+"""Fixtures for the browser tests: Debian's chromium driven by Playwright, live servers.
+
+Most tests share one app server (``server``, a share of ``shared_server``; see
+:mod:`server_share`) and label only projects of their own (``own_sample``). A test that
+stops or kills its server, needs a fresh server's first request, a setting at start, sign-in
+or a second server starts its own (``own_server``, ``start_server``, ``signed_in_server``,
+``two_servers``).
 
 Without chromium the tests are skipped, unless ``RLSCORE_REQUIRE_BROWSER=1`` (CI), which
 turns "browser missing" into a failure.
@@ -12,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from browser_context import TIMEOUT_MS, new_context
+from server_share import ServerShare, changed_samples, copy_sample
 from streamlit_server import CHROMIUM_ARGS, REPO, StreamlitServer, chromium_executable
 
 ARTIFACTS = REPO / "tests" / "e2e" / "artifacts"
@@ -95,8 +102,45 @@ def fresh_db(samples_db: Path, path: Path) -> Path:
     return path
 
 
+@pytest.fixture(scope="session")
+def shared_server(tmp_path_factory, samples_db):
+    """The app server of every test that can share one (:mod:`server_share`): started by
+    the first test that asks for :func:`server`, on a copy of :func:`samples_db`, with no
+    setting at start (the tests that need one use :func:`start_server`)."""
+    folder = tmp_path_factory.mktemp("shared_server")
+    srv = StreamlitServer(fresh_db(samples_db, folder / "labels.sqlite3"), folder / "server.log")
+    srv.start()
+    yield srv
+    srv.stop()
+
+
 @pytest.fixture
-def server(tmp_path, artifacts, samples_db):
+def server(shared_server, samples_db, artifacts):
+    """This test's share of :func:`shared_server`: label only projects of your own
+    (:func:`own_sample`, or a project made under a name no other test uses). Fails the test
+    if it changed the labels or settings of a bundled sample, which the next tests expect as
+    a fresh server has them."""
+    share = ServerShare(shared_server)
+    yield share
+    share.save_log(artifacts / "server.log")
+    changed = changed_samples(share.db, samples_db)
+    assert not changed, (
+        f"the test changed the shared server's samples {changed}: label a copy (own_sample)"
+    )
+
+
+@pytest.fixture
+def own_sample(server):
+    """Factory: ``own_sample("two_moons")`` copies a bundled sample into the shared server's
+    database under a name of this test's own (``two_moons_7``, listed in the sidebar as
+    ``"two_moons_7 (uploaded)"``) and returns that name."""
+    return lambda sample: copy_sample(server.db, sample)
+
+
+@pytest.fixture
+def own_server(tmp_path, artifacts, samples_db):
+    """A server of the test's own, on a copy of :func:`samples_db`: for a test that stops
+    or kills it, or needs the first request a fresh server answers."""
     srv = StreamlitServer(
         fresh_db(samples_db, tmp_path / "labels.sqlite3"), artifacts / "server.log"
     )
@@ -126,7 +170,7 @@ def start_server(tmp_path, artifacts, monkeypatch, samples_db):
 
 
 @pytest.fixture
-def fresh_page(browser, server):
+def fresh_page(browser):
     """Factory of pages, each in a context of its own (closed at the end of the test)."""
     contexts = []
 
@@ -140,7 +184,7 @@ def fresh_page(browser, server):
 
 
 @pytest.fixture
-def page(browser, server, artifacts, request):
+def page(browser, artifacts, request):
     context = new_context(browser)
     pg = context.new_page()
     yield pg

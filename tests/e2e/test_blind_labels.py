@@ -81,25 +81,28 @@ def flush(page) -> None:
     settle(page)
 
 
-def test_key_presses_60_ms_apart_and_auto_repeat_label_only_after_the_dwell(browser, server):
+def test_key_presses_60_ms_apart_and_auto_repeat_label_only_after_the_dwell(
+    browser, server, own_sample
+):
+    moons = own_sample("two_moons")
     context = new_context(browser)
     page = context.new_page()
     try:
-        open_app(page, f"{server.url}/?project=two_moons", 0)
+        open_app(page, f"{server.url}/?project={moons}", 0)
         settle(page)
         for _ in range(10):
             page.keyboard.press("1")
             page.wait_for_timeout(60)
         flush(page)
         # a key held down: the first keydown may label, every auto-repeat is dropped
-        n_before = len(label_events(server.db, "two_moons"))
+        n_before = len(label_events(server.db, moons))
         page.keyboard.down("2")
         for _ in range(8):
             page.wait_for_timeout(40)
             page.keyboard.down("2")  # Playwright sends a held key's keydown with repeat=true
         page.keyboard.up("2")
         flush(page)
-        events = assert_every_label_after_the_dwell(page, server.db, "two_moons")
+        events = assert_every_label_after_the_dwell(page, server.db, moons)
         assert 1 <= len(events) < 10  # the first press labels; presses inside the dwell do not
         assert len(events) - n_before <= 1  # one label at most from the held key
         dropped = page.evaluate("window.__rlscoreDropped.map(d => d.reason)")
@@ -110,11 +113,12 @@ def test_key_presses_60_ms_apart_and_auto_repeat_label_only_after_the_dwell(brow
         context.close()
 
 
-def test_a_click_right_after_the_draw_is_dropped_and_says_why(browser, server):
+def test_a_click_right_after_the_draw_is_dropped_and_says_why(browser, server, own_sample):
+    moons = own_sample("two_moons")
     context = new_context(browser)
     page = context.new_page()
     try:
-        q0 = open_app(page, f"{server.url}/?project=two_moons", 0)
+        q0 = open_app(page, f"{server.url}/?project={moons}", 0)
         settle(page)
         before = len(draw_times(page))
         label_button(page, "-1").click()  # q0 had been on screen for seconds: saved
@@ -125,7 +129,7 @@ def test_a_click_right_after_the_draw_is_dropped_and_says_why(browser, server):
             re.compile(r"Press ignored: the point had been on screen for \d+ ms")
         )
         settle(page)
-        assert stored(server.db, "two_moons").labels == {q0: -1}
+        assert stored(server.db, moons).labels == {q0: -1}
         q1 = heading_number(page, "Next query:")
         assert q1 != q0
         # the same click once the point has been on screen long enough is saved, and the
@@ -134,8 +138,8 @@ def test_a_click_right_after_the_draw_is_dropped_and_says_why(browser, server):
         label_button(page, "1").click()
         wait_text(page, "Labeled 2 of 220")
         expect(notice).to_be_hidden()
-        assert stored(server.db, "two_moons").labels == {q0: -1, q1: 1}
-        assert_every_label_after_the_dwell(page, server.db, "two_moons")
+        assert stored(server.db, moons).labels == {q0: -1, q1: 1}
+        assert_every_label_after_the_dwell(page, server.db, moons)
     finally:
         context.close()
 
@@ -234,11 +238,12 @@ def test_a_stale_press_after_a_delete_is_refused_by_the_server(browser, start_se
         context.close()
 
 
-def test_notices_say_what_the_database_holds(browser, server):
+def test_notices_say_what_the_database_holds(browser, server, own_sample):
+    moons = own_sample("two_moons")
     ctx_a, ctx_b = new_context(browser), new_context(browser)
     a, b = ctx_a.new_page(), ctx_b.new_page()
     try:
-        url = f"{server.url}/?project=two_moons"
+        url = f"{server.url}/?project={moons}"
         q0 = open_app(a, url, 0, annotator="ada")
         assert open_app(b, url, 0, annotator="ada") == q0  # one annotator, two tabs
         settle(a)
@@ -247,19 +252,19 @@ def test_notices_say_what_the_database_holds(browser, server):
         label_button(a, "-1").click()
         saved = a.locator(ALERT).filter(has_text=f"Saved: point #{q0} labeled").first
         expect(saved).to_contain_text("-1")
-        assert stored(server.db, "two_moons").labels == {q0: -1}
+        assert stored(server.db, moons).labels == {q0: -1}
         expect(a.locator(ALERT).filter(has_text="Ignored")).to_have_count(0)
         # the same annotator's different label from the other tab: offered as a relabel
         settle(b)
         label_button(b, "1").click()
         offer = b.locator(ALERT).filter(has_text=f"after point #{q0} was shown here").first
         expect(offer).to_contain_text("you (in another tab) labeled it")
-        assert stored(server.db, "two_moons").labels == {q0: -1}  # not saved yet
+        assert stored(server.db, moons).labels == {q0: -1}  # not saved yet
         b.get_by_role("button", name="Relabel as 1 anyway").click()
         expect(
             b.locator(ALERT).filter(has_text=f"Saved: point #{q0} labeled").first
         ).to_be_visible()
-        assert stored(server.db, "two_moons").labels == {q0: 1}
+        assert stored(server.db, moons).labels == {q0: 1}
         # the notice about q0 clears when the next point is shown
         settle(b)
         q1 = heading_number(b, "Next query:")

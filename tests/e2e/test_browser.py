@@ -31,7 +31,8 @@ def click_plot_point(page: Page, trace: int = 0, point: int = 0) -> None:
     page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
 
 
-def test_label_with_buttons_keys_and_clicks_then_reload_and_crash(page, server, artifacts):
+def test_label_with_buttons_keys_and_clicks_then_reload_and_crash(own_server, page, artifacts):
+    server = own_server  # killed and started again below: a server of its own
     url = server.url
     q0 = open_app(page, url, 0)
     page.screenshot(path=artifacts / "label_first_run.png", full_page=True)
@@ -116,22 +117,24 @@ def test_label_with_buttons_keys_and_clicks_then_reload_and_crash(page, server, 
     page.screenshot(path=artifacts / "compare.png", full_page=True)
 
 
-def test_digits_show_the_picture_and_pca(page, server, artifacts):
+def test_digits_show_the_picture_and_pca(page, server, own_sample, artifacts):
+    digits = own_sample("digits123")
     open_app(page, server.url, 0)
-    choose(page, "Project", "digits123")
+    choose(page, "Project", f"{digits} (uploaded)")
     wait_text(page, "Labeled 0 of 300")
     expect(page.get_by_text("PCA projection", exact=False).first).to_be_visible()
     expect(label_button(page, "two")).to_be_visible()
     page.keyboard.press("3")
     wait_text(page, "Labeled 1 of 300")
-    assert list(stored(server.db, "digits123").labels.values()) == [3]
+    assert list(stored(server.db, digits).labels.values()) == [3]
     page.screenshot(path=artifacts / "label_digits.png", full_page=True)
 
 
-def test_large_pool_webgl_points_can_be_clicked(page, server, artifacts):
+def test_large_pool_webgl_points_can_be_clicked(page, server, own_sample, artifacts):
     # spheres has 1200 points: its unlabeled points are drawn with WebGL (no SVG markers)
+    spheres = own_sample("spheres")
     open_app(page, server.url, 0)
-    choose(page, "Project", "spheres")
+    choose(page, "Project", f"{spheres} (uploaded)")
     wait_text(page, "Labeled 0 of 1200")
     target = page.evaluate(
         """() => {
@@ -149,7 +152,7 @@ def test_large_pool_webgl_points_can_be_clicked(page, server, artifacts):
     settle(page)
     page.keyboard.press("2")
     wait_text(page, "Labeled 1 of 1200")
-    assert stored(server.db, "spheres").labels == {target["index"]: 1}
+    assert stored(server.db, spheres).labels == {target["index"]: 1}
     page.screenshot(path=artifacts / "label_spheres.png", full_page=True)
 
 

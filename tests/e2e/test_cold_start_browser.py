@@ -9,20 +9,21 @@ import re
 from app_page import open_app, rerun, settle, stored
 from playwright.sync_api import expect
 
-from rlscore.data.samples.bundled import ensure_sample_projects
 from rlscore.sessions.actions.cold_start import project_proposal
 from rlscore.storage import Event, open_store
 
 
-def test_positives_then_confirmed_negatives_then_the_active_loop(page, server, artifacts):
+def test_positives_then_confirmed_negatives_then_the_active_loop(
+    page, server, own_sample, artifacts
+):
+    moons = own_sample("two_moons")
     with open_store(server.db) as store:
-        ensure_sample_projects(store)
-        truth = store.load_project("two_moons").truth
+        truth = store.load_project(moons).truth
         positives = [i for i, y in enumerate(truth) if y == 1][:6]
         for i in positives:
-            store.append_event("two_moons", Event("label", point=i, label=1, annotator="ada"))
-        _, proposal = project_proposal(store, "two_moons")
-    open_app(page, server.url, len(positives))
+            store.append_event(moons, Event("label", point=i, label=1, annotator="ada"))
+        _, proposal = project_proposal(store, moons)
+    open_app(page, f"{server.url}/?project={moons}", len(positives))
     expect(page.get_by_text("Only 1 labeled so far.", exact=False)).to_be_visible()
     rerun(page, lambda: page.get_by_role("button", name="Propose reliable -1 points").click())
     boxes = page.get_by_role("checkbox", name=re.compile(r"^#\d+ · id "))
@@ -39,7 +40,7 @@ def test_positives_then_confirmed_negatives_then_the_active_loop(page, server, a
     expect(page.get_by_text(f"Labeled {len(positives) + len(proposal.points) - 1} of 220",
                             exact=True)).to_be_visible()  # fmt: skip
     settle(page)
-    log = stored(server.db, "two_moons")
+    log = stored(server.db, moons)
     kept = set(proposal.points[:-1])
     assert {i for i, v in log.labels.items() if v == -1} == kept
     assert dropped not in log.labels

@@ -260,11 +260,14 @@ def test_a_400x400_image_and_keys_of_classes_minus_1_and_1_fit_at_1280x720(
     assert labels == {q: -1, q2: 1}
 
 
-def test_the_ten_digits_of_the_digit_images_sample_fit_at_1280x720(small_page, server, artifacts):
+def test_the_ten_digits_of_the_digit_images_sample_fit_at_1280x720(
+    small_page, server, own_sample, artifacts
+):
     """Ten classes on three rows of buttons, the tenth without a key; the 32 × 32 digit drawn
     enlarged."""
     page = small_page
-    page.goto(f"{server.url}/?project=digit_images&annotator=ada")
+    digits = own_sample("digit_images")
+    page.goto(f"{server.url}/?project={digits}&annotator=ada")
     wait_text(page, "Labeled 0 of 400")
     classes = [str(d) for d in range(10)]
     q = query_number(page)
@@ -273,5 +276,5 @@ def test_the_ten_digits_of_the_digit_images_sample_fit_at_1280x720(small_page, s
     check_fits(page, classes, query_number(page), None, min_width=100)
     page.screenshot(path=artifacts / "digits_1_label.png")
     with open_store(server.db) as store:
-        events = [e for e in store.events("digit_images") if e.kind == "label"]
+        events = [e for e in store.events(digits) if e.kind == "label"]
     assert [(e.point, e.label) for e in events] == [(q, 4)]

@@ -52,12 +52,12 @@ def flush(page) -> None:
     page.evaluate("document.activeElement && document.activeElement.blur()")
 
 
-def check_one_label_per_point_shown(page, db) -> set[int]:
+def check_one_label_per_point_shown(page, db, project: str) -> set[int]:
     shown = page.evaluate("window.__shown")
     current = heading_number(page, "Next query:")
-    log = stored(db, "two_moons")
+    log = stored(db, project)
     with open_store(db) as store:
-        label_events = [e for e in store.events("two_moons") if e.kind == "label"]
+        label_events = [e for e in store.events(project) if e.kind == "label"]
     labeled = set(log.labels)
     # every label is on a point that was on screen, once; every point shown and replaced
     # was labeled; the point on screen now is not
@@ -69,7 +69,10 @@ def check_one_label_per_point_shown(page, db) -> set[int]:
 
 
 @pytest.mark.parametrize("guard", ["browser guard", "server rule only"])
-def test_rapid_key_presses_label_only_the_points_shown(browser, server, artifacts, guard):
+def test_rapid_key_presses_label_only_the_points_shown(
+    browser, server, own_sample, artifacts, guard
+):
+    moons = own_sample("two_moons")
     context = new_context(browser)
     context.add_init_script(SHOWN_RECORDER)
     if guard == "server rule only":
@@ -77,20 +80,20 @@ def test_rapid_key_presses_label_only_the_points_shown(browser, server, artifact
         context.add_init_script("window.__rlscoreKeyGuard = true;")
     page = context.new_page()
     try:
-        open_app(page, f"{server.url}/?project=two_moons", 0)
+        open_app(page, f"{server.url}/?project={moons}", 0)
         # two presses 30 ms apart (the delay is the stimulus, not a wait for a result)
         page.keyboard.press("1")
         page.wait_for_timeout(30)
         page.keyboard.press("1")
         flush(page)
-        first = check_one_label_per_point_shown(page, server.db)
+        first = check_one_label_per_point_shown(page, server.db, moons)
         assert len(first) >= 1
         # ten presses 150 ms apart
         for _ in range(10):
             page.keyboard.press("1")
             page.wait_for_timeout(150)
         flush(page)
-        labeled = check_one_label_per_point_shown(page, server.db)
+        labeled = check_one_label_per_point_shown(page, server.db, moons)
         assert len(labeled) >= len(first) + 2  # presses between runs did label
         page.screenshot(path=artifacts / "after_rapid_keys.png")
         if guard == "browser guard":
@@ -100,12 +103,13 @@ def test_rapid_key_presses_label_only_the_points_shown(browser, server, artifact
 
 
 def test_two_annotators_get_their_own_points_and_never_overwrite_silently(
-    browser, server, artifacts
+    browser, server, own_sample, artifacts
 ):
+    moons = own_sample("two_moons")
     ctx_a, ctx_b = new_context(browser), new_context(browser)
     a, b = ctx_a.new_page(), ctx_b.new_page()
     try:
-        url = f"{server.url}/?project=two_moons"
+        url = f"{server.url}/?project={moons}"
         qa = open_app(a, url, 0, annotator="ada")
         qb = open_app(b, url, 0, annotator="bob")
         assert qa != qb
@@ -117,7 +121,7 @@ def test_two_annotators_get_their_own_points_and_never_overwrite_silently(
         settle(a)
         label_button(a, "1").click()
         wait_text(a, "Labeled 1 of 220")
-        assert stored(server.db, "two_moons").labels == {qb: 1}
+        assert stored(server.db, moons).labels == {qb: 1}
 
         # bob's click is refused with a warning; nothing is written
         rerun(b, lambda: label_button(b, "-1").click())
@@ -125,10 +129,10 @@ def test_two_annotators_get_their_own_points_and_never_overwrite_silently(
             b.get_by_text(re.compile(rf"Not saved: ada labeled it 1 after point #{qb}"))
         ).to_be_visible()
         b.screenshot(path=artifacts / "stale_label_refused.png")
-        assert stored(server.db, "two_moons").labels == {qb: 1}
+        assert stored(server.db, moons).labels == {qb: 1}
         # bob confirms: his label replaces ada's, as a new event
         rerun(b, lambda: b.get_by_role("button", name=re.compile("Relabel as -1 anyway")).click())
-        assert stored(server.db, "two_moons").labels == {qb: -1}
+        assert stored(server.db, moons).labels == {qb: -1}
 
         # Undo reverts one's own last action, never a teammate's newer one
         assert heading_number(a, "Next query:") == qa
@@ -136,11 +140,11 @@ def test_two_annotators_get_their_own_points_and_never_overwrite_silently(
         q_bob = heading_number(b, "Next query:")
         assert q_bob not in (qa, qb)
         rerun(b, lambda: label_button(b, "1").click())
-        assert stored(server.db, "two_moons").labels == {qb: -1, qa: 1, q_bob: 1}
+        assert stored(server.db, moons).labels == {qb: -1, qa: 1, q_bob: 1}
         a.reload()
         wait_text(a, "Labeled 3 of 220")
         rerun(a, lambda: a.keyboard.press("u"))
-        assert stored(server.db, "two_moons").labels == {qb: -1, q_bob: 1}
+        assert stored(server.db, moons).labels == {qb: -1, q_bob: 1}
         expect(a.get_by_text(f"Undone: your label of point #{qa}.")).to_be_visible()
     finally:
         ctx_a.close()
@@ -148,12 +152,13 @@ def test_two_annotators_get_their_own_points_and_never_overwrite_silently(
 
 
 def test_the_name_is_asked_once_and_a_reload_keeps_it_the_settings_and_the_query(
-    browser, server, artifacts
+    browser, server, own_sample, artifacts
 ):
+    circles = own_sample("circles")
     context = new_context(browser)
     page = context.new_page()
     try:
-        page.goto(f"{server.url}/?project=circles")
+        page.goto(f"{server.url}/?project={circles}")
         page.get_by_role("textbox", name="Your name").fill("ada")
         rerun(page, lambda: page.get_by_role("button", name="Start labeling").click())
         expect(page).to_have_url(re.compile(r"annotator=ada"))
@@ -162,7 +167,7 @@ def test_the_name_is_asked_once_and_a_reload_keeps_it_the_settings_and_the_query
         # the selection left no focus in the box: a shortcut key reaches the buttons
         assert page.evaluate("document.activeElement.tagName") != "INPUT"
         with open_store(server.db) as store:
-            assert project_settings(store, "circles")["strategy"] == "uncertainty"
+            assert project_settings(store, circles)["strategy"] == "uncertainty"
         q = heading_number(page, "Next query:")
 
         page.reload()
@@ -180,7 +185,7 @@ def test_the_name_is_asked_once_and_a_reload_keeps_it_the_settings_and_the_query
             wait_text(p2, "Labeled 0 of 2020")
             assert heading_number(p2, "Next query:") == q
             # another annotator: the same settings, another point
-            p2.goto(f"{server.url}/?project=circles&annotator=bob")
+            p2.goto(f"{server.url}/?project={circles}&annotator=bob")
             wait_text(p2, "Labeled 0 of 2020")
             expect(p2.get_by_role("combobox", name="Strategy")).to_have_value(
                 "Uncertainty sampling"

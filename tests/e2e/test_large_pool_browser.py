@@ -21,7 +21,7 @@ def test_a_large_pool_labels_on_the_low_rank_kernel_with_the_exact_re_score(page
     with open_store(server.db) as store:
         store.create_project(
             Project(
-                name="big",
+                name="large_pool",  # not test_trust's "big": the tests share the server
                 X=X,
                 feature_names=["a", "b", "c"],
                 ids=[str(i) for i in range(N)],
@@ -30,12 +30,12 @@ def test_a_large_pool_labels_on_the_low_rank_kernel_with_the_exact_re_score(page
                 meta={"sigma": 1.5, "lam": 0.3},
             )
         )
-    q = open_app(page, f"{server.url}/?project=big", 0, total=N)
+    q = open_app(page, f"{server.url}/?project=large_pool", 0, total=N)
     note = page.get_by_text(f"Pool of {N:,} points")
     expect(note).to_contain_text("low-rank kernel of 500 uniform landmarks")
     expect(note).to_contain_text("the 10 best re-scored on the exact kernel")
     page.keyboard.press("2")
     wait_text(page, f"Labeled 1 of {N}")
-    assert stored(server.db, "big").labels == {q: "yes"}
+    assert stored(server.db, "large_pool").labels == {q: "yes"}
     settle(page)
     assert heading_number(page, "Next query:") != q

@@ -15,10 +15,11 @@ from rlscore.storage import open_store
 MIN_DWELL_MS = 200
 
 
-def test_search_debian_games_and_label_a_result_in_place(page, server, artifacts):
+def test_search_debian_games_and_label_a_result_in_place(page, server, own_sample, artifacts):
     project = project_from_sample("debian_games")
     expected = [i for i, t in enumerate(project.texts) if "game" in t.casefold()][:20]
-    page.goto(f"{server.url}/?project=debian_games&annotator=ada")
+    games = own_sample("debian_games")
+    page.goto(f"{server.url}/?project={games}&annotator=ada")
     expect(page.get_by_role("heading", name=re.compile(r"Next query: point #\d+"))).to_be_visible()
     settle(page)
     page.get_by_text("Find items", exact=True).click()
@@ -46,5 +47,5 @@ def test_search_debian_games_and_label_a_result_in_place(page, server, artifacts
     settle(page)
     page.screenshot(path=artifacts / "search_label_in_place.png", full_page=True)
     with open_store(server.db) as store:
-        events = [e for e in store.events("debian_games") if e.kind == "label"]
+        events = [e for e in store.events(games) if e.kind == "label"]
     assert [(e.point, e.label, e.annotator) for e in events] == [(point, 1, "ada")]

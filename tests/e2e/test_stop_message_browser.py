@@ -16,7 +16,6 @@ import re
 from app_page import open_app, wait_text
 from playwright.sync_api import expect
 
-from rlscore.data.samples.bundled import ensure_sample_projects
 from rlscore.sessions import LabelingSession
 from rlscore.sessions.state.settings import project_settings, save_project_settings
 from rlscore.sessions.stopping.stop_rule import (
@@ -25,32 +24,30 @@ from rlscore.sessions.stopping.stop_rule import (
 from rlscore.sessions.stopping.stopping_view import stopping_view
 from rlscore.storage import open_store
 
-PROJECT = "two_moons"
 
-
-def _session(store) -> LabelingSession:
+def _session(store, project: str) -> LabelingSession:
     """A session with the project's settings (those the app uses)."""
-    p = project_settings(store, PROJECT)
+    p = project_settings(store, project)
     return LabelingSession(
-        store, PROJECT, p["strategy"], kernel=p["kernel"], sigma=p["sigma"], lam=p["lam"],
+        store, project, p["strategy"], kernel=p["kernel"], sigma=p["sigma"], lam=p["lam"],
         class_weight=p["class_weight"], snapshots=False,
     )  # fmt: skip
 
 
-def test_the_stop_message_and_the_estimate_appear(server, page):
+def test_the_stop_message_and_the_estimate_appear(server, own_sample, page):
+    moons = own_sample("two_moons")
     with open_store(server.db) as store:
-        ensure_sample_projects(store)
-        s = _session(store)
+        s = _session(store, moons)
         s.auto_label(12)
         early = stopping_view(s)
     assert not early.decision.stop and early.decision.more_labels
-    open_app(page, f"{server.url}/?project={PROJECT}", 12)
+    open_app(page, f"{server.url}/?project={moons}", 12)
     panel = page.locator(".st-key-stopping_panel")
     expect(panel.get_by_text(re.compile(r"^Keep going"))).to_be_visible()
     expect(panel.get_by_text(f"about {early.decision.more_labels} more labels")).to_be_visible()
 
     with open_store(server.db) as store:
-        s = _session(store)
+        s = _session(store, moons)
         while not (view := stopping_view(s)).decision.stop and s.n_labeled < 200:
             s.auto_label(1)
         n = s.n_labeled
@@ -75,11 +72,11 @@ def test_the_stop_message_and_the_estimate_appear(server, page):
     expect(panel.get_by_text(re.compile(rf"^{words[DEFAULT_STOP_RULE]} \("))).to_be_visible()
 
 
-def test_the_panel_follows_a_key_press_label_without_a_reload(server, page):
+def test_the_panel_follows_a_key_press_label_without_a_reload(server, own_sample, page):
+    moons = own_sample("two_moons")
     with open_store(server.db) as store:
-        ensure_sample_projects(store)
-        _session(store).auto_label(12)
-    open_app(page, f"{server.url}/?project={PROJECT}", 12)
+        _session(store, moons).auto_label(12)
+    open_app(page, f"{server.url}/?project={moons}", 12)
     panel = page.locator(".st-key-stopping_panel")
     expect(panel.get_by_text("As of 12 labels.")).to_be_visible()
     page.evaluate("window.__loaded_once = true")  # gone if the page were loaded again
@@ -87,7 +84,7 @@ def test_the_panel_follows_a_key_press_label_without_a_reload(server, page):
     wait_text(page, "Labeled 13 of 220")
     expect(panel.get_by_text("As of 13 labels.")).to_be_visible()
     with open_store(server.db) as store:
-        expected = stopping_view(_session(store))
+        expected = stopping_view(_session(store, moons))
     assert expected.n_labels == 13
     panel.get_by_text("Other figures").click()
     loo = f"Leave-one-out accuracy on all 13 labels: {expected.estimate.loo:.0%}"
@@ -95,18 +92,18 @@ def test_the_panel_follows_a_key_press_label_without_a_reload(server, page):
     assert page.evaluate("window.__loaded_once === true")
 
 
-def test_a_random_check_shows_its_note(server, page):
+def test_a_random_check_shows_its_note(server, own_sample, page):
+    moons = own_sample("two_moons")
     with open_store(server.db) as store:
-        ensure_sample_projects(store)
-        _session(store).auto_label(4)
-        save_project_settings(store, PROJECT, {"audit_every": 1})  # every query a check
-    open_app(page, f"{server.url}/?project={PROJECT}", 4)
+        _session(store, moons).auto_label(4)
+        save_project_settings(store, moons, {"audit_every": 1})  # every query a check
+    open_app(page, f"{server.url}/?project={moons}", 4)
     item = page.locator(".st-key-rls_query_item")
     expect(item.get_by_text("· random check")).to_be_visible()
     page.keyboard.press("1")
     wait_text(page, "Labeled 5 of 220")
     with open_store(server.db) as store:
-        last = [e for e in store.events(PROJECT) if e.kind == "label"][-1]
-        save_project_settings(store, PROJECT, {"audit_every": 0})
+        last = [e for e in store.events(moons) if e.kind == "label"][-1]
+        save_project_settings(store, moons, {"audit_every": 0})
     assert last.params.get("audit") is True
     expect(item.get_by_text("· random check")).to_be_visible()  # the next one

@@ -7,7 +7,8 @@
 * the plot's legend speaks in class names.
 
 Projects are written into the server's database before the page loads; labels are checked
-in the database (read independently of the app).
+in the database (read independently of the app). The tests share one server (the ``server``
+fixture): each labels only projects of its own (copies of the samples, ``own_sample``).
 """
 
 from __future__ import annotations
@@ -25,7 +26,6 @@ from playwright.sync_api import Page, expect
 
 from rlscore.core.kernels.functions import GRAPH_KERNELS
 from rlscore.data.projects.project import Project
-from rlscore.data.samples.bundled import ensure_sample_projects
 from rlscore.storage import Event, open_store
 
 #: Streamlit's alerts (st.error, st.warning, st.info, st.success)
@@ -107,7 +107,7 @@ def assert_no_crash(page: Page, server) -> None:
     server_paths = ("/work/", "site-packages", '.py"', str(server.db.parent))
     for bad in ("Traceback", "has encountered an error", *server_paths):
         assert bad not in text, f"the page shows {bad!r}:\n{text[:3000]}"
-    log = server.log_path.read_text(errors="replace")
+    log = server.logged()
     assert "Uncaught app execution" not in log, log[-4000:]
 
 
@@ -118,15 +118,16 @@ def assert_no_error_alert(page: Page) -> None:
     expect(failures).to_have_count(0)
 
 
-def assert_usable(page: Page, server) -> None:
-    """The sidebar still switches to two_moons, and labeling it works (key "1")."""
-    choose(page, "Project", "two_moons")
-    expect(page.get_by_role("heading", name="Label · two_moons", exact=True)).to_be_visible()
+def assert_usable(page: Page, server, moons: str) -> None:
+    """The sidebar still switches to ``moons`` (the test's copy of two_moons), and labeling
+    it works (key "1")."""
+    choose(page, "Project", f"{moons} (uploaded)")
+    expect(page.get_by_role("heading", name=f"Label · {moons}", exact=True)).to_be_visible()
     wait_text(page, "Labeled 0 of 220")
     q = heading_number(page, "Next query:")
     page.keyboard.press("1")
     wait_text(page, "Labeled 1 of 220")
-    assert stored(server.db, "two_moons").labels == {q: -1}
+    assert stored(server.db, moons).labels == {q: -1}
     assert_no_crash(page, server)
 
 
@@ -170,7 +171,8 @@ def small_screen(browser, width: int = 1280, height: int = 720):
 
 
 # -- 1. a message, no traceback, and the page stays usable ----------------------------------
-def test_tiny_project_opens_and_labels(page, server, artifacts):
+def test_tiny_project_opens_and_labels(page, server, own_sample, artifacts):
+    moons = own_sample("two_moons")
     # fewer points than the auto-label input's default of 10 (old: StreamlitValueAboveMaxError)
     X = [[0.0, 0.0], [0.1, 0.3], [0.2, 0.1], [1.0, 1.1], [1.2, 0.9], [0.9, 1.0]]
     make_project(server.db, "tiny", X, truth=[0, 0, 0, 1, 1, 1])
@@ -183,10 +185,11 @@ def test_tiny_project_opens_and_labels(page, server, artifacts):
     page.screenshot(path=artifacts / "tiny.png", full_page=True)
     assert_no_crash(page, server)
     assert_no_error_alert(page)
-    assert_usable(page, server)
+    assert_usable(page, server, moons)
 
 
-def test_one_feature_project_labels_with_buttons(page, server, artifacts):
+def test_one_feature_project_labels_with_buttons(page, server, own_sample, artifacts):
+    moons = own_sample("two_moons")
     # one feature: the decision grid is 1-D (old: QhullError, then no buttons)
     x = np.linspace(-1.0, 1.0, 30)
     make_project(server.db, "one_feature", x[:, None], truth=(x > 0.1).astype(int))
@@ -203,11 +206,12 @@ def test_one_feature_project_labels_with_buttons(page, server, artifacts):
     page.screenshot(path=artifacts / "one_feature.png", full_page=True)
     assert_no_crash(page, server)
     assert_no_error_alert(page)
-    assert_usable(page, server)
+    assert_usable(page, server, moons)
 
 
 @pytest.mark.parametrize("kernel", GRAPH_KERNELS[:1])
-def test_graph_kernel_on_collinear_points(page, server, artifacts, kernel):
+def test_graph_kernel_on_collinear_points(page, server, own_sample, artifacts, kernel):
+    moons = own_sample("two_moons")
     # 40 points on a line: a flat 2-D pool (old: QhullError in the decision grid)
     t = np.linspace(0.0, 1.0, 40)
     make_project(
@@ -227,21 +231,23 @@ def test_graph_kernel_on_collinear_points(page, server, artifacts, kernel):
     page.screenshot(path=artifacts / "graph_kernel_line.png", full_page=True)
     assert_no_crash(page, server)
     assert_no_error_alert(page)
-    assert_usable(page, server)
+    assert_usable(page, server, moons)
 
 
-def test_klr_that_does_not_converge_names_lambda_and_undo_still_works(page, server, artifacts):
+def test_klr_that_does_not_converge_names_lambda_and_undo_still_works(
+    page, server, own_sample, artifacts
+):
     # A-optimal KLR, linear kernel, λ = 1e-4 on fully labeled spheres: Newton stalls
+    moons, spheres = own_sample("two_moons"), own_sample("spheres")
     with open_store(server.db) as store:
-        ensure_sample_projects(store)
-        truth = store.load_project("spheres").truth
+        truth = store.load_project(spheres).truth
         for i, y in enumerate(truth):
-            store.append_event("spheres", Event("label", point=i, label=y, annotator="ada"))
+            store.append_event(spheres, Event("label", point=i, label=y, annotator="ada"))
         store.save_settings(
-            "spheres", {"strategy": "aopt-klr", "kernel": "linear", "lam": 1e-4, "lam_auto": False}
+            spheres, {"strategy": "aopt-klr", "kernel": "linear", "lam": 1e-4, "lam_auto": False}
         )
     n = len(truth)
-    page.goto(label_url(server, "spheres"))
+    page.goto(label_url(server, spheres))
     expect(alert(page, r"(λ|\blam\b)\s*=\s*(0\.0001|1e-0?4)")).to_be_visible()
     settle(page)
     page.screenshot(path=artifacts / "klr_not_converged.png", full_page=True)
@@ -249,17 +255,20 @@ def test_klr_that_does_not_converge_names_lambda_and_undo_still_works(page, serv
 
     undo = page.get_by_role("button", name=re.compile(r"^Undo"))
     expect(undo).to_be_visible()
-    before = stored(server.db, "spheres").labels
+    before = stored(server.db, spheres).labels
     assert len(before) == n
     rerun(page, undo.first.click)
-    after = stored(server.db, "spheres").labels
+    after = stored(server.db, spheres).labels
     assert after == {i: y for i, y in before.items() if i != n - 1}  # ada's last label
     expect(alert(page, r"undone")).to_be_visible()
     assert_no_crash(page, server)
-    assert_usable(page, server)
+    assert_usable(page, server, moons)
 
 
-def test_project_deleted_while_another_tab_labels_it(page, fresh_page, server, artifacts):
+def test_project_deleted_while_another_tab_labels_it(
+    page, fresh_page, server, own_sample, artifacts
+):
+    moons = own_sample("two_moons")
     rng = np.random.default_rng(0)
     make_project(server.db, "p", rng.normal(size=(30, 2)), classes=["no", "yes"])
     q = open_label(page, server, "p", 0, 30)
@@ -293,10 +302,11 @@ def test_project_deleted_while_another_tab_labels_it(page, fresh_page, server, a
     assert_no_crash(page, server)
     # the tab's buttons stay inert until the annotator chooses to go on (issue 27, item 2)
     rerun(page, page.get_by_role("button", name="Label two_moons").click)
-    assert_usable(page, server)
+    assert_usable(page, server, moons)
 
 
-def test_two_hundred_thousand_points(page, server, artifacts):
+def test_two_hundred_thousand_points(page, server, own_sample, artifacts):
+    moons = own_sample("two_moons")
     n = 200_000
     rng = np.random.default_rng(1)
     X = rng.normal(size=(n, 2))
@@ -329,7 +339,7 @@ def test_two_hundred_thousand_points(page, server, artifacts):
     settle(page)
     page.screenshot(path=artifacts / "big_arls.png")
     assert_no_crash(page, server)
-    assert_usable(page, server)
+    assert_usable(page, server, moons)
 
 
 # -- 2. user strings are text --------------------------------------------------------------
@@ -406,7 +416,7 @@ def test_user_strings_are_shown_as_text_and_never_fetched(page, server, artifact
 
 
 def test_urls_in_user_strings_are_not_links(page, server, artifacts):
-    name = f"evil {EVIL}"
+    name = f"links {EVIL}"  # not the previous test's name: the tests share the server
     X = np.random.default_rng(4).normal(size=(20, 2))
     make_project(
         server.db,
@@ -433,8 +443,10 @@ def test_csv_export_escapes_formulas(page, server, artifacts):
     expect(page.get_by_role("heading", name="Export labels")).to_be_visible()
     settle(page)
     # picked without app_page.choose: the caption naming the project is the condition
-    # waited for
-    page.get_by_role("combobox", name="Project").click()
+    # waited for; typed first, as choose does (the list draws only the options in view)
+    combo = page.get_by_role("combobox", name="Project")
+    combo.click()
+    combo.fill("formula")
     page.get_by_role("option", name="formula", exact=True).click()
     expect(page.get_by_text("Type 'formula' to confirm")).to_be_visible()
     settle(page)
@@ -447,18 +459,6 @@ def test_csv_export_escapes_formulas(page, server, artifacts):
     assert rows[0]["point_id"] == "'" + FORMULA_ID
     assert rows[0]["annotator"] == "'=ada"
     assert rows[0]["label"] == "1"
-
-
-def test_deep_link_on_a_fresh_server_uses_the_app_navigation(page, server, artifacts):
-    # the first page this server ever serves is a deep link (a bookmark after a restart)
-    page.goto(f"{server.url}/data")
-    expect(page.get_by_role("heading", name="Export labels")).to_be_visible()
-    settle(page)
-    nav = page.get_by_test_id("stSidebarNav")
-    page.screenshot(path=artifacts / "fresh_server_data.png")
-    for title in ("Label", "Tune", "Compare", "Data"):
-        expect(nav.get_by_role("link", name=title, exact=True)).to_be_visible(timeout=5_000)
-    expect(nav.get_by_role("link", name="app", exact=True)).to_have_count(0)
 
 
 # -- 3. the query panel fits 1280 × 720 -----------------------------------------------------
@@ -495,23 +495,21 @@ def test_query_panel_fits_1280x720(browser, server, artifacts, project, total, c
         context.close()
 
 
-def test_tune_apply_button_fits_1280x720(browser, server, artifacts):
+def test_tune_apply_button_fits_1280x720(browser, server, own_sample, artifacts):
     # Tune shows its sliders and "Apply" from 3 labels of 2 classes
+    moons = own_sample("two_moons")
     with open_store(server.db) as store:
-        ensure_sample_projects(store)
-        truth = store.load_project("two_moons").truth
+        truth = store.load_project(moons).truth
         first = {int(y): i for i, y in reversed(list(enumerate(truth)))}
         points = [first[-1], first[1]] + [i for i in range(len(truth)) if i not in first.values()]
         for i in points[:4]:
-            store.append_event(
-                "two_moons", Event("label", point=i, label=truth[i], annotator="ada")
-            )
+            store.append_event(moons, Event("label", point=i, label=truth[i], annotator="ada"))
     context = small_screen(browser)
     try:
         pg = context.new_page()
-        pg.goto(label_url(server, "two_moons"))
+        pg.goto(label_url(server, moons))
         wait_text(pg, "Labeled 4 of 220")
-        pg.goto(f"{server.url}/tune?project=two_moons&annotator=ada")
+        pg.goto(f"{server.url}/tune?project={moons}&annotator=ada")
         apply = pg.get_by_role("button", name="Apply to session", exact=True)
         expect(apply).to_be_visible()
         settle(pg)
@@ -523,8 +521,8 @@ def test_tune_apply_button_fits_1280x720(browser, server, artifacts):
 
 
 # -- 4. legends use class names -------------------------------------------------------------
-def test_digits_legend_uses_class_names(page, server, artifacts):
-    open_label(page, server, "digits123", 0, 300)
+def test_digits_legend_uses_class_names(page, server, own_sample, artifacts):
+    open_label(page, server, own_sample("digits123"), 0, 300)
     rerun(page, label_button(page, "two").click)
     wait_text(page, "Labeled 1 of 300")
     page.wait_for_function(
