@@ -157,26 +157,37 @@ def common_curve(record: dict, protocol: Protocol, offset: bool) -> list[float]:
     return curve
 
 
-def table(runs: Sequence[dict], specs: Sequence[str], tasks: Sequence[str]) -> str:
-    """Mean AULC (× 100) per task and strategy, and each strategy's differences to random and
-    uncertainty (points): per task, the worst and the mean over the tasks."""
+#: what a table compares: the AULC (the suite's figure) and the accuracy after the last query
+METRICS = {"AULC": aulc, "final accuracy": lambda curve: float(curve[-1])}
+
+
+def table(
+    runs: Sequence[dict], specs: Sequence[str], tasks: Sequence[str], metric: str = "AULC"
+) -> str:
+    """Mean ``metric`` (× 100) per task and strategy, and each strategy's differences to random
+    and uncertainty (points): per task, the worst and the mean over the tasks."""
+    of = METRICS[metric]
     mean = {
-        (s, d): 100 * np.mean([aulc(r["accuracy"]) for r in runs
+        (s, d): 100 * np.mean([of(r["accuracy"]) for r in runs
                                if r["strategy"] == s and r["dataset"] == d])
         for s in specs for d in tasks
     }  # fmt: skip
     lines = [
-        "| strategy | " + " | ".join(tasks) + " | worst − random | mean − uncertainty |",
-        "|---" * (len(tasks) + 3) + "|",
+        "| strategy | " + " | ".join(tasks) + " | worst − random | worst − uncertainty "
+        "| mean − uncertainty |",
+        "|---" * (len(tasks) + 4) + "|",
     ]
     for s in specs:
         vs_random = [mean[s, d] - mean["random", d] for d in tasks]
         vs_unc = [mean[s, d] - mean["uncertainty", d] for d in tasks]
-        worst = int(np.argmin(vs_random))
-        cells = [f"{mean[s, d]:.1f} ({vs_random[k]:+.1f})" for k, d in enumerate(tasks)]
+        worst, worst_unc = int(np.argmin(vs_random)), int(np.argmin(vs_unc))
+        cells = [
+            f"{mean[s, d]:.1f} ({vs_random[k]:+.1f}, {vs_unc[k]:+.1f})" for k, d in enumerate(tasks)
+        ]
         lines.append(
             f"| {s} | " + " | ".join(cells)
-            + f" | {vs_random[worst]:+.1f} ({tasks[worst]}) | {np.mean(vs_unc):+.2f} |"
+            + f" | {vs_random[worst]:+.1f} ({tasks[worst]}) "
+            + f"| {vs_unc[worst_unc]:+.1f} ({tasks[worst_unc]}) | {np.mean(vs_unc):+.2f} |"
         )  # fmt: skip
     return "\n".join(lines)
 
@@ -212,6 +223,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     p.add_argument("--coverage", action="store_true", help="also the labels' reach (σ units)")
     p.add_argument("--out", type=Path, help="write the curves (JSON)")
+    p.add_argument(
+        "--resume", action="store_true", help="reuse the runs already in --out (same protocol)"
+    )
     a = p.parse_args(argv)
     specs = [s for s in a.strategies.split(";") if s]
     specs += [s for s in ("random", "uncertainty") if s not in specs]
@@ -221,7 +235,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     protocol = Protocol(a.queries, tuple(range(a.seeds)))
     report_machine()
     began = time.monotonic()
-    runs = []
+    runs = json.loads(a.out.read_text()) if a.resume and a.out and a.out.exists() else []
+    done = {(r["strategy"], r["dataset"], r["seed"], len(r["accuracy"])) for r in runs}
     for label, tasks in list(groups.items()):
         fits = [d for d in tasks if pool_room(d, protocol) >= a.queries]
         for d in sorted(set(tasks) - set(fits)):
@@ -230,6 +245,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         for d in tasks:
             for s in specs:
                 for seed in protocol.seeds:
+                    if (s, d, seed, a.queries + 1) in done:
+                        continue
                     record = run(s, d, seed, protocol)
                     if a.evaluator != "own":
                         offset = a.evaluator == "rls-offset"
@@ -238,15 +255,19 @@ def main(argv: Sequence[str] | None = None) -> None:
                         record["coverage"] = coverage(record, protocol)
                     runs.append(record)
             print(f"# {d} done, {time.monotonic() - began:.0f} s", flush=True)
-    if a.out:
-        a.out.write_text(json.dumps(runs))
+            if a.out:
+                a.out.write_text(json.dumps(runs))
     print(
         f"# seeds {a.seeds}, queries {a.queries}, evaluator {a.evaluator}, "
-        "AULC × 100 (difference to random)"
+        "× 100 (difference to random, to uncertainty)"
     )
+    current = [
+        r for r in runs if len(r["accuracy"]) == a.queries + 1 and r["seed"] in protocol.seeds
+    ]
     for label, tasks in groups.items():
-        print(f"\n## {label}: {', '.join(tasks)}\n")
-        print(table(runs, specs, tasks))
+        for metric in METRICS:
+            print(f"\n## {label}, {metric}: {', '.join(tasks)}\n")
+            print(table(current, specs, tasks, metric))
         if a.coverage:
             print("\nmean distance from a test point to its nearest label at the end (σ)\n")
             print(coverage_table(runs, specs, tasks))

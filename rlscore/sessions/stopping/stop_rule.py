@@ -18,6 +18,7 @@ from rlscore.core.evaluation.stopping_rules import (
     plateau,
     stabilizing_predictions,
     steps_to_confidence_drop,
+    steps_to_plateau,
     steps_to_stabilize,
 )
 from rlscore.sessions.stopping.curves import KAPPA_LAG, StopCurves
@@ -74,6 +75,19 @@ def first_stop(curves: StopCurves, rule: str, n_classes: int, from_step: int = 0
     return plateau(curve, min_step=ready, **params)
 
 
+def steps_if_unchanged(curves: StopCurves, rule: str) -> int | None:
+    """Labels before ``rule`` fires if its curve stays at its current value (None: it never
+    would, or the curve has no current value): the forecast behind "about N more labels",
+    recomputed from the recorded curve after every label
+    (:func:`~rlscore.core.evaluation.stopping_rules.steps_to_stabilize` and its siblings)."""
+    curve, params = rule_curve(curves, rule), STOP_RULE_PARAMS[rule]
+    if rule == "stabilizing":
+        return steps_to_stabilize(curve, **params)
+    if rule == "confidence-drop":
+        return steps_to_confidence_drop(curve, **params)
+    return steps_to_plateau(curve, **params)
+
+
 @dataclass(frozen=True)
 class StopDecision:
     """Whether the rule has fired, where, and the evidence."""
@@ -81,7 +95,9 @@ class StopDecision:
     rule: str
     stop: bool
     fired_at_labels: int | None
-    more_labels: int | None  # labels before the rule can fire (a lower bound), if known
+    #: labels before the rule fires if its curve stays as it is now (:func:`steps_if_unchanged`;
+    #: before :data:`MIN_STOP_LABELS` labels, the labels still missing); None: not in sight
+    more_labels: int | None
     message: str
     evidence: dict
 
@@ -96,7 +112,6 @@ def stop_decision(
     n = curves.n_labels[-1] if len(curves) else 0
     recent = [None if np.isnan(v) else float(v) for v in curve[-4 * params.get("lag", 5) :]]
     evidence = {"rule": rule, "params": dict(params), "recent": recent, "n_labels": n}
-    more = None
     if fired is not None:
         at = curves.n_labels[fired]
         message = (
@@ -106,23 +121,37 @@ def stop_decision(
         return StopDecision(rule, True, at, 0, message, evidence)
     missing = n_classes - (curves.classes_seen[-1] if len(curves) else 0)
     if missing > 0:
-        message = f"keep going: {missing} class(es) have no label yet"
-    elif n < MIN_STOP_LABELS:
-        more = MIN_STOP_LABELS - n
+        return StopDecision(
+            rule, False, None, None, f"keep going: {missing} class(es) have no label yet", evidence
+        )
+    if n < MIN_STOP_LABELS:
         message = f"keep going: no rule fires before {MIN_STOP_LABELS} labels"
-    elif rule in ("stabilizing", "confidence-drop"):
-        more = (steps_to_stabilize if rule == "stabilizing" else steps_to_confidence_drop)(
-            curve, **params
+        return StopDecision(rule, False, None, MIN_STOP_LABELS - n, message, evidence)
+    more = steps_if_unchanged(curves, rule)
+    if more is not None:
+        more = max(more, 1)  # it has not fired at this label
+        message = (
+            f"keep going: about {more} more labels if the model changes as little as it "
+            f"does now ({_now(rule, curve, params)})"
         )
-        more = (
-            params["lag"] * params.get("window", params.get("patience"))
-            if more is None
-            else max(more, 1)
-        )
-        message = f"keep going: about {more} more labels expected to help"
     else:
-        message = "keep going: the rule has not fired yet"
+        message = f"keep going: the model is still changing ({_now(rule, curve, params)})"
     return StopDecision(rule, False, None, more, message, evidence)
+
+
+def _now(rule: str, curve: np.ndarray, params: dict) -> str:
+    """The current value of the rule's curve against what the rule needs, in words."""
+    value = float(curve[-1]) if curve.size else float("nan")
+    if np.isnan(value):
+        return "no comparison yet"
+    if rule == "stabilizing":
+        return (
+            f"κ = {value:.3f} between the models {params['lag']} labels apart; the rule needs "
+            f"{params['threshold']} on average over {params['window']} such comparisons"
+        )
+    if rule == "confidence-drop":
+        return f"mean confidence {value:.3f}; the rule needs it to fall {params['patience']} times"
+    return f"{rule.split('-')[0]} {value:.4g}; the rule needs it flat for {params['window']} labels"
 
 
 __all__ = [
@@ -132,5 +161,6 @@ __all__ = [
     "StopDecision",
     "first_stop",
     "rule_curve",
+    "steps_if_unchanged",
     "stop_decision",
 ]
