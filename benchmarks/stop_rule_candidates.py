@@ -86,8 +86,10 @@ def group_tasks(group: str) -> tuple[str, ...]:
         return strategy_suite.CONFIRMATION_TASKS
     import heldout_tasks  # built on another branch: confirmation only
 
-    tasks = heldout_tasks.TABLE_TASKS if group == "heldout-tables" else heldout_tasks.TEXT_TASKS
-    strategy_suite.DATASETS.update({t: heldout_tasks.DATASETS[t] for t in tasks})
+    heldout_tasks.register()
+    text = heldout_tasks.TEXT_TASKS
+    tables = tuple(t for t in heldout_tasks.HELDOUT_TASKS if t not in text)
+    tasks = tables if group == "heldout-tables" else text
     return tuple(tasks)
 
 
