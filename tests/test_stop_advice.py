@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rlscore.sessions.stopping.curves import KAPPA_LAG, LearnerState, StopCurves
+from rlscore.sessions.stopping.curves import LearnerState, StopCurves
 from rlscore.sessions.stopping.stop_rule import (
     DEFAULT_STOP_RULE,
     MIN_STOP_LABELS,
@@ -23,9 +23,10 @@ from tests.reference.stopping import first_flat, first_stable
 HORIZON = 300
 
 
-def _settling_run(seed: int, labels: int = 120, points: int = 300) -> list[LearnerState]:
-    """Learner states of a run whose stop-set predictions settle: each label flips a share
-    of the predictions that decays with the labels, with bursts of change (new evidence)."""
+def _settling_run(seed: int, labels: int = 160, points: int = 300) -> list[LearnerState]:
+    """Learner states of a run whose stop-set predictions and mean confidence settle: each
+    label flips a share of the predictions that decays with the labels, with bursts of
+    change (new evidence), and the confidence rises towards 0.9 with decaying noise."""
     rng = np.random.default_rng(seed)
     codes = rng.integers(0, 2, points)
     states = []
@@ -33,26 +34,41 @@ def _settling_run(seed: int, labels: int = 120, points: int = 300) -> list[Learn
         share = 0.2 * np.exp(-n / 12) + (0.05 if n in (35, 36, 60) else 0.0)
         flips = rng.random(points) < share
         codes = np.where(flips, 1 - codes, codes)
-        states.append(LearnerState(n - 1, n, None if n < 3 else codes.copy(), 0.6))
+        confidence = 0.9 - 0.3 * np.exp(-n / 15) + rng.normal(0, 0.02 * np.exp(-n / 30))
+        states.append(LearnerState(n - 1, n, None if n < 3 else codes.copy(), confidence))
     return states
 
 
-def _brute(curves: StopCurves, rule: str) -> int | None:
-    """Labels until ``rule`` fires if its curve kept its current value: the curve extended with
-    that value, and the first firing at or after the current step asked of the reference."""
-    curve = list(rule_curve(curves, rule))
-    t, p = len(curve) - 1, STOP_RULE_PARAMS[rule]
-    extended = curve + [curve[-1]] * HORIZON
-    if rule == "stabilizing":
-        fired = first_stable(extended, p["lag"], p["window"], p["threshold"], t)
-    else:
-        fired = first_flat(extended, p["window"], p["epsilon"], p["relative"], t)
-    return None if fired is None else max(fired - t, 1)
+def _reference_first(curve: list, rule: str, min_step: int) -> int | None:
+    """Where the single rule ``rule`` first fires from ``min_step`` on (tests' reference)."""
+    p = STOP_RULE_PARAMS[rule]
+    if rule.startswith("stabilizing"):
+        return first_stable(curve, p["lag"], p["window"], p["threshold"], min_step)
+    return first_flat(curve, p["window"], p["epsilon"], p["relative"], min_step)
+
+
+def _brute(curves: StopCurves, rule: str, n_classes: int) -> int | None:
+    """Labels until ``rule`` fires if its curves kept their current values: every curve it
+    reads extended with that value, and the reference asked where each part first fires (a
+    rule with parts fires once all have)."""
+    t = len(curves) - 1
+    ready = next(
+        k for k in range(t + 1)
+        if curves.n_labels[k] >= MIN_STOP_LABELS and curves.classes_seen[k] >= n_classes
+    )  # fmt: skip
+    fires = []
+    for part in STOP_RULE_PARAMS[rule].get("parts", (rule,)):
+        curve = list(rule_curve(curves, part))
+        fired = _reference_first(curve + [curve[-1]] * HORIZON, part, ready)
+        if fired is None:
+            return None
+        fires.append(fired)
+    return max(max(fires) - t, 1)
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_the_count_is_recomputed_after_every_label_and_is_right(seed):
-    rule = DEFAULT_STOP_RULE
+@pytest.mark.parametrize("rule", sorted({DEFAULT_STOP_RULE, "stabilizing", "loo-plateau"}))
+def test_the_count_is_recomputed_after_every_label_and_is_right(seed, rule):
     curves, counts, messages = StopCurves(), [], []
     for state in _settling_run(seed):
         curves.append(state, risk=1.0, classes_seen=2)
@@ -62,10 +78,10 @@ def test_the_count_is_recomputed_after_every_label_and_is_right(seed):
         if state.loo_n < MIN_STOP_LABELS:
             assert decision.more_labels == MIN_STOP_LABELS - state.loo_n
             continue
-        assert decision.more_labels == _brute(curves, rule), state.loo_n
+        assert decision.more_labels == _brute(curves, rule, 2), state.loo_n
         if decision.more_labels is not None:
             assert f"about {decision.more_labels} more labels" in decision.message
-        if not np.isnan(curves.kappa[-1]):
+        if not np.isnan(rule_curve(curves, rule)[-1]):
             counts.append(decision.more_labels)
             messages.append(decision.message)
     assert decision.stop, "the predictions settle: the rule fires within the run"
@@ -77,23 +93,32 @@ def test_the_count_is_recomputed_after_every_label_and_is_right(seed):
     assert len(set(shown)) >= 3, counts
 
 
-def test_the_count_comes_true_when_the_curve_stays():
-    """A run whose κ stays at its current value from some label on stops exactly where the
-    count said."""
-    rule, lag = "stabilizing", KAPPA_LAG
+@pytest.mark.parametrize("rule", sorted({DEFAULT_STOP_RULE, "stabilizing"}))
+def test_the_count_comes_true_when_the_curves_stay(rule):
+    """A run whose predictions and confidence stop changing at some label stops exactly
+    where the count said once every curve the rule reads has reached its final value."""
+    parts = STOP_RULE_PARAMS[rule].get("parts", (rule,))
+    lag = max(STOP_RULE_PARAMS[p].get("lag", 0) for p in parts)
     rng = np.random.default_rng(0)
     codes = rng.integers(0, 2, 200)
     curves = StopCurves()
-    for n in range(1, 26):  # changing predictions: κ well below 0.99
+
+    def label(n: int, confidence: float) -> None:
+        curves.append(LearnerState(n - 1, n, codes.copy(), confidence), risk=1.0, classes_seen=2)
+
+    for n in range(1, 26):  # changing predictions and confidence: κ well below 0.99
         codes = np.where(rng.random(200) < 0.1, 1 - codes, codes)
-        curves.append(LearnerState(n - 1, n, codes.copy(), 0.6), risk=1.0, classes_seen=2)
+        label(n, 0.5 + 0.01 * n)
     decision = stop_decision(curves, 2, rule)
     assert not decision.stop and decision.more_labels is None
-    for n in range(26, 26 + lag):  # then the model no longer changes: κ = 1 from n = 35
-        curves.append(LearnerState(n - 1, n, codes.copy(), 0.6), risk=1.0, classes_seen=2)
+    assert "still changing" in decision.message
+    for n in range(26, 26 + lag):  # then nothing changes: κ = 1 once the models compared
+        label(n, 0.8)  # are both from this phase
     decision = stop_decision(curves, 2, rule)
-    assert curves.kappa[-1] == 1.0 and decision.more_labels is not None
+    assert not decision.stop and decision.more_labels is not None
     promised, now = decision.more_labels, len(curves) - 1
     for n in range(26 + lag, 26 + lag + promised):
-        curves.append(LearnerState(n - 1, n, codes.copy(), 0.6), risk=1.0, classes_seen=2)
+        label(n, 0.8)
+        more = stop_decision(curves, 2, rule).more_labels
+        assert more in (0, promised - (len(curves) - 1 - now))  # counts down, one per label
     assert first_stop(curves, rule, 2) == now + promised

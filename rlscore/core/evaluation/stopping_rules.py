@@ -24,8 +24,16 @@ from collections.abc import Sequence
 
 import numpy as np
 
-#: the rules by name, for the simulations, the benchmark and the app
-STOP_RULES = ("stabilizing", "confidence-drop", "risk-plateau", "loo-plateau")
+#: the single rules by name (the session floor's ``stop_rule.STOP_RULE_PARAMS`` gives each its
+#: curve and parameters, and combines them)
+STOP_RULES = (
+    "stabilizing",
+    "confidence-drop",
+    "risk-plateau",
+    "loo-plateau",
+    "stabilizing-long",
+    "confidence-plateau",
+)
 
 
 def cohen_kappa(a: np.ndarray, b: np.ndarray) -> float:
