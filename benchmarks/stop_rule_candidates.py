@@ -68,7 +68,11 @@ from rlscore.core.evaluation.validation_error import validation_errors  # noqa: 
 from rlscore.query import make_strategy  # noqa: E402
 from rlscore.sessions.state.settings import DEFAULT_STRATEGIES  # noqa: E402
 from rlscore.sessions.stopping.curves import StopCurves, learner_state, stop_set  # noqa: E402
-from rlscore.sessions.stopping.stop_rule import MIN_STOP_LABELS  # noqa: E402
+from rlscore.sessions.stopping.stop_rule import (  # noqa: E402
+    DEFAULT_STOP_RULE,
+    MIN_STOP_LABELS,
+    first_stop,
+)
 
 #: the κ lags recorded (labels between the two compared models)
 KAPPA_LAGS = (10, 20)
@@ -130,6 +134,9 @@ def record_run(task: str, seed: int, spec: str, max_labels: int) -> dict:
         "confidence": [c for c in curves.confidence],
         "loo": _listed(curves.loo_accuracy()),
         "risk": list(curves.risk),
+        # the shipped default rule on the same curves (stop_rule.first_stop), to check that the
+        # candidate it implements (DEFAULT_CANDIDATE) stops at the same step
+        "default_stop": first_stop(curves, DEFAULT_STOP_RULE, int(classes.size)),
         "seconds": time.perf_counter() - tic,
     }
 
@@ -235,10 +242,19 @@ CANDIDATES: dict[str, Callable[[dict, int], int | None]] = {
 }
 
 
+#: the candidate the shipped ``DEFAULT_STOP_RULE`` implements
+DEFAULT_CANDIDATE = "stabilizing lag 20, 4 × 0.99 and confidence-plateau"
+
+
 def candidate_stop(run: dict, name: str) -> int | None:
     """The step at which candidate ``name`` fires on ``run`` (None: never)."""
     ready = ready_step(run)
     return None if ready is None else CANDIDATES[name](run, ready)
+
+
+#: fixed budgets printed beside the candidates (never chosen): how much a stop at a given
+#: number of labels keeps, whatever the curves say
+BUDGETS = {f"fixed {n} labels (baseline)": n for n in (100, 150, 200)}
 
 
 def with_stops(runs: list[dict]) -> list[dict]:
@@ -246,6 +262,9 @@ def with_stops(runs: list[dict]) -> list[dict]:
     for r in runs:
         r["stops"] = {name: {"step": candidate_stop(r, name), "loo_interval": None}
                       for name in CANDIDATES}  # fmt: skip
+        for name, budget in BUDGETS.items():
+            step = next((t for t, n in enumerate(r["labels"]) if n >= budget), None)
+            r["stops"][name] = {"step": step, "loo_interval": None}
     return runs
 
 
@@ -288,7 +307,7 @@ def table(runs: list[dict], title: str) -> str:
         "| worst task (within) |",
         "|---|---|---|---|---|---|---|",
     ]
-    for name in CANDIDATES:
+    for name in [*CANDIDATES, *BUDGETS]:
         s = summary(runs, name)
         lines.append(
             f"| {name} | {s['within']:.0%} | {s['saved']:.0%} | {s['fired']:.0%} | "
@@ -335,6 +354,10 @@ def main(argv: list[str] | None = None) -> None:
     for group in groups:
         print()
         print(table([r for r in runs if r["group"] == group], group))
+    checked = [r for r in runs if "default_stop" in r]
+    same = sum(r["default_stop"] == candidate_stop(r, DEFAULT_CANDIDATE) for r in checked)
+    print(f"\n{DEFAULT_STOP_RULE} (shipped) stops where {DEFAULT_CANDIDATE!r} does in {same} of "
+          f"{len(checked)} runs that recorded it")  # fmt: skip
     dev = [r for r in runs if r["group"] == "development"]
     if dev:
         print(f"\nwinner on the development half by the pre-registered criterion: {pick(dev)}")
