@@ -62,7 +62,8 @@ def test_loo_estimate_matches_brute_force_refits(weight, seed):
     correct = 0
     for i in labeled:  # refit without point i (weight 0: the same class weights), predict it
         keep = np.asarray([j != i for j in labeled], dtype=np.float64)
-        clf = RLSClassifier(sigma=SIGMA, lam=LAM, class_weight=weight)
+        # focused ARLS fits an offset: the labeled RLS is its model (loo_refit)
+        clf = RLSClassifier(sigma=SIGMA, lam=LAM, class_weight=weight, offset=True)
         if weight is None:
             others = [j for j in labeled if j != i]
             clf.fit(X[others], y[others])
@@ -71,7 +72,8 @@ def test_loo_estimate_matches_brute_force_refits(weight, seed):
         correct += int(clf.predict(X[[i]])[0] == y[i])
     assert state.loo_correct == correct
     assert state.loo_n == len(labeled)
-    full = RLSClassifier(sigma=SIGMA, lam=LAM, class_weight=weight).fit(X[labeled], y[labeled])
+    full = RLSClassifier(sigma=SIGMA, lam=LAM, class_weight=weight, offset=True)
+    full.fit(X[labeled], y[labeled])
     np.testing.assert_array_equal(state.codes, full.predict(X[stop]))
 
 

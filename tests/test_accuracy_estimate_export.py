@@ -1,4 +1,5 @@
-"""Exports record the accuracy estimate at export time (issue 24), when asked to."""
+"""Exports record the Label page's headline at export time (issues 24 and 33), when asked to:
+the exact LOO accuracy of the random checks among the labels, with its Wilson interval."""
 
 from __future__ import annotations
 
@@ -18,11 +19,14 @@ from rlscore.sessions.stopping.accuracy_estimate import (
 from tests.support.sessions import moons_store, session
 
 
-def _brute_force_loo(X, labels, sigma, lam, class_weight):
+def _brute_force_loo(X, labels, sigma, lam, class_weight, checks):
+    """Right LOO predictions among ``checks``: each refitted without the point (weight 0)."""
     idx = list(labels)
     y = np.asarray([labels[i] for i in idx])
     hits = 0
     for k in range(len(idx)):
+        if idx[k] not in checks:
+            continue
         keep = np.ones(len(idx))
         keep[k] = 0.0
         clf = RLSClassifier(sigma=sigma, lam=lam, class_weight=class_weight)
@@ -31,26 +35,40 @@ def _brute_force_loo(X, labels, sigma, lam, class_weight):
     return hits
 
 
-def test_the_estimate_travels_with_every_format(tmp_path):
-    store = moons_store(tmp_path)
+def _labeled_with_checks(store):
+    """Four labels by hand (no check), then the oracle's, every second query a check."""
     s = session(store, strategy="uncertainty", sigma=2.0, lam=0.5)
     truth = s.project.truth
-    for i in [*np.flatnonzero(truth == 1)[:3], *np.flatnonzero(truth == -1)[:9]]:
+    for i in [*np.flatnonzero(truth == 1)[:2], *np.flatnonzero(truth == -1)[:2]]:
         s.label(int(i), truth[i], annotator="ann")
+    s.set_params(audit_every=2)
+    s.auto_label(12)
+    return s
+
+
+def _expected(s) -> list:
+    checks = s._state.log.checks
     weight = s.engine.get_params().get("class_weight")
-    k = _brute_force_loo(s.project.X, s.labels, 2.0, 0.5, weight)
+    k, m = _brute_force_loo(s.project.X, s.labels, 2.0, 0.5, weight, checks), len(checks)
+    assert m >= 5 and m < len(s.labels)
+    return [k / m, *wilson_interval(k, m), m, len(s.labels)]
+
+
+def test_the_estimate_travels_with_every_format(tmp_path):
+    store = moons_store(tmp_path)
+    s = _labeled_with_checks(store)
+    expected = _expected(s)
     n = len(s.labels)
-    expected = [k / n, *wilson_interval(k, n), n]
 
     events = store.events("moons")
     df = pd.read_csv(io.StringIO(export_labels(s.project, events, "csv", estimate=True)))
-    assert list(df.columns[-4:]) == list(ESTIMATE_COLUMNS)
+    assert list(df.columns[-5:]) == list(ESTIMATE_COLUMNS)
     for column, value in zip(ESTIMATE_COLUMNS, expected, strict=True):
         assert df[column].tolist() == pytest.approx([value] * n)
     records = json.loads(export_labels(s.project, events, "json", estimate=True))
     assert [records[0][c] for c in ESTIMATE_COLUMNS] == pytest.approx(expected)
     table = pd.read_parquet(io.BytesIO(export_labels(s.project, events, "parquet", estimate=True)))
-    assert table["accuracy_estimate"].tolist() == pytest.approx([k / n] * n)
+    assert table["accuracy_estimate"].tolist() == pytest.approx([expected[0]] * n)
     # without asking, the export is as before
     plain = pd.read_csv(io.StringIO(export_labels(s.project, events, "csv")))
     assert not set(ESTIMATE_COLUMNS) & set(plain.columns)
@@ -64,22 +82,25 @@ def test_too_few_labels_export_no_estimate(tmp_path):
     assert records[0]["accuracy_estimate"] is None and records[0]["accuracy_labels"] == 1
 
 
-def test_the_labels_command_records_the_estimate(tmp_path, capsys):
-    from rlscore.cli.commands.labels import main
-
+def test_without_a_random_check_the_export_has_no_estimate(tmp_path):
     store = moons_store(tmp_path)
     s = session(store, strategy="uncertainty", sigma=2.0, lam=0.5)
     truth = s.project.truth
     for i in [*np.flatnonzero(truth == 1)[:4], *np.flatnonzero(truth == -1)[:6]]:
-        s.label(int(i), truth[i], annotator="ann")
-    weight = s.engine.get_params().get("class_weight")
-    k, n = _brute_force_loo(s.project.X, s.labels, 2.0, 0.5, weight), len(s.labels)
+        s.label(int(i), truth[i], annotator="ann")  # chosen by hand: no check
+    records = json.loads(export_labels(s.project, store.events("moons"), "json", estimate=True))
+    assert records[0]["accuracy_estimate"] is None and records[0]["accuracy_checks"] == 0
+
+
+def test_the_labels_command_records_the_estimate(tmp_path, capsys):
+    from rlscore.cli.commands.labels import main
+
+    store = moons_store(tmp_path)
+    expected = _expected(_labeled_with_checks(store))
     db = str(tmp_path / "labels.sqlite3")
     assert main(["--db", db, "--project", "moons", "--format", "json"]) == 0
     records = json.loads(capsys.readouterr().out)
-    assert [records[-1][c] for c in ESTIMATE_COLUMNS] == pytest.approx(
-        [k / n, *wilson_interval(k, n), n]
-    )
+    assert [records[-1][c] for c in ESTIMATE_COLUMNS] == pytest.approx(expected)
     assert main(["--db", db, "--project", "moons", "--no-estimate"]) == 0
     plain = pd.read_csv(io.StringIO(capsys.readouterr().out))
     assert not set(ESTIMATE_COLUMNS) & set(plain.columns)

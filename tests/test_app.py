@@ -360,13 +360,13 @@ def test_labels_survive_a_fresh_app_session(db):
     assert _progress_text(again) == "Labeled 1 of 220"
     assert _query(again) == q_next
     assert _log(db, "two_moons").labels == first
-    assert 0 <= float(_metric(again, "Expected errors on the pool")) <= 220
+    assert 0 <= float(_metric(again, "Selection criterion (estimated risk)")) <= 220
 
 
 @pytest.mark.parametrize(
     ("strategy", "name", "words"),
     [
-        ("arls", "Expected errors on the pool", "misclassified"),
+        ("arls", "Selection criterion (estimated risk)", "not a count of errors"),
         ("aopt-klr", "Predictive variance (A-optimal)", "variance"),
     ],
 )

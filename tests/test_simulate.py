@@ -262,3 +262,28 @@ def test_python_dash_m_entry_point(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert "2/2 queries" in proc.stderr  # the progress bar
     assert json.loads(out.read_text())["strategy"] == "arls-weighted"
+
+
+@pytest.mark.parametrize("strategy", ["arls-focused", "random", "uncertainty"])
+def test_cli_records_the_headline_and_the_calibrated_risk_at_every_step(tmp_path, strategy):
+    # issue 33 item 6: every step of every strategy records the Label page's figures
+    out = tmp_path / "run.json"
+    rc = main(["--data", "two_moons", "--strategy", strategy, "--queries", "25", "--seeds", "1",
+               "--out", str(out), "--quiet"])  # fmt: skip
+    assert rc == 0
+    steps = json.loads(out.read_text())["runs"][0]["steps"]
+    assert all({"accuracy_estimate", "accuracy_interval", "expected_error_rate"} <= set(s)
+               for s in steps)  # fmt: skip
+    shown = [s for s in steps if s["accuracy_estimate"] is not None]
+    for s in shown:
+        low, high = s["accuracy_interval"]
+        assert 0.0 <= low <= s["accuracy_estimate"] <= high <= 1.0
+    rates = [s["expected_error_rate"] for s in steps]
+    assert rates[-1] is not None and all(0.0 <= r <= 1.0 for r in rates if r is not None)
+    checks = sum(s["check"] for s in steps)
+    if strategy == "random":  # every query is a uniform draw, and so are the initial labels
+        assert checks == len(steps) - 1  # estimates from the first fit on (3 labels, 2 classes)
+        first = steps.index(shown[0])
+        assert shown == steps[first:] and steps[first]["n_labels"] <= 5
+    if strategy == "uncertainty":  # a score picks every query: no check, no estimate after
+        assert checks == 0

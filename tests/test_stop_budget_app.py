@@ -87,7 +87,7 @@ def test_until_stop_ends_labeling_like_a_budget_and_a_tab_can_go_on(db):
 def test_the_when_to_stop_panel_replaced_the_stopping_indicator(db):
     at = _open()
     texts = [m.value for m in at.markdown]
-    assert "**When to stop**" in texts
+    assert "**How good is the model — can I stop?**" in texts
     assert not any("Stopping indicator" in t for t in texts)
 
 
@@ -139,17 +139,22 @@ def test_the_panel_offers_the_random_checks(db):
         save_project_settings(store, PROJECT, {"audit_every": 0})
 
 
-def test_the_panel_shows_the_random_checks_accuracy_with_its_interval(db):
+def test_the_panel_shows_the_headline_from_the_random_checks_with_its_interval(db):
     at = _open()
     with open_store(db) as store:
         s = _session(store)
         s.set_params(audit_every=2)  # the oracle's queries: every second one a check
         s.auto_label(16)
-        estimate = stopping_view(_session(store)).estimate  # rebuilt from the log alone
-    assert estimate.audit_n >= 6
+        view = stopping_view(_session(store))  # rebuilt from the log alone
+        log = _session(store)._state.log
+        checks = [p for p in log.label_order() if p in log.checks]
+    headline = view.estimate.headline
+    assert headline.n_checks == len(checks) >= 6
     ok(at.run())
-    metric = next(m for m in at.metric if m.label == "Random-check accuracy")
-    assert metric.value == f"{estimate.audit:.0%}"
-    lo, hi = estimate.audit_interval
-    expected = f"95% interval {lo:.0%} – {hi:.0%} over {estimate.audit_n} random checks"
+    metric = next(m for m in at.metric if m.label == "Model accuracy")
+    assert metric.value == f"≈ {headline.estimate:.0%}"
+    expected = (
+        f"95% interval {headline.low:.0%} – {headline.high:.0%}, from {headline.n_checks} "
+        "random checks"
+    )
     assert expected in [c.value for c in at.caption]

@@ -41,7 +41,7 @@ def test_simulate_reports_the_stop_and_stops_there(tmp_path, capsys):
     stop = run["stop"][DEFAULT_STOP_RULE]
     assert stop["step"] is not None
     assert f"seed 0: {DEFAULT_STOP_RULE} stops at {stop['n_labels']} labels" in printed
-    assert f"LOO accuracy {stop['estimate']['loo_accuracy']:.3f}" in printed
+    assert f"LOO on all labels {stop['estimate']['loo_accuracy']:.3f}" in printed
     assert cli([*args, "--until-stop", "--out", str(out)]) == 0
     cut = json.loads(out.read_text())["runs"][0]
     assert len(cut["steps"]) - 1 == stop["step"] == cut["stop"][DEFAULT_STOP_RULE]["step"]

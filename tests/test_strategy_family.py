@@ -273,7 +273,7 @@ def test_the_ui_words_every_strategy_and_one_state_has_one_wording():
         assert title and help_text.endswith(".")
     family = [n for n in STRATEGIES if issubclass(strategy_class(n), WeightedRLSStrategy)]
     assert len({risk_wording(n) for n in family}) == 1
-    assert risk_wording("arls")[0] == "Expected errors on the pool"
+    assert risk_wording("arls")[0] == "Selection criterion (estimated risk)"
     assert risk_wording("aopt-klr")[0] == "Predictive variance (A-optimal)"
     with pytest.raises(ValueError, match="unknown strategy"):
         risk_wording("no-such-strategy")
@@ -281,13 +281,13 @@ def test_the_ui_words_every_strategy_and_one_state_has_one_wording():
 
 def test_risk_chart_labels_read_the_ui_table():
     assert risk_chart_labels(["arls", "random"]) == (
-        "Expected errors on the pool",
+        "Selection criterion (estimated risk)",
         {"arls": "ARLS (active RLS, thesis)", "random": "Random"},
     )
     title, names = risk_chart_labels(["arls", "aopt-klr"])
     assert title == "each strategy's own risk estimate"
     assert names == {
-        "arls": "ARLS (active RLS, thesis): Expected errors on the pool",
+        "arls": "ARLS (active RLS, thesis): Selection criterion (estimated risk)",
         "aopt-klr": "A-optimal KLR: Predictive variance (A-optimal)",
     }
 

@@ -3,9 +3,10 @@
 Without ``--project`` the projects are listed with their number of labels. The labels are
 folded from the event log (undone labels are left out, relabels show the latest label); no
 query engine is built, so this is fast on any pool. Every record carries the accuracy
-estimate at export time (issue 24: the exact leave-one-out accuracy of the RLS on the labels
-with its 95 % Wilson interval, :func:`rlscore.sessions.stopping.accuracy_estimate.export_estimate`;
-one RLS fit on the labels) unless ``--no-estimate``.
+estimate at export time — the Label page's headline: the exact leave-one-out accuracy of the
+random checks among the labels with its 95 % Wilson interval
+(:func:`rlscore.sessions.stopping.accuracy_estimate.export_estimate`; one RLS fit on the
+labels) — unless ``--no-estimate``.
 """
 
 from __future__ import annotations

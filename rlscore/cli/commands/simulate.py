@@ -390,9 +390,17 @@ def stop_summary(result: SimulationResult) -> str:
                 else f"did not fire within {e['n_labels']} labels"
             )
             parts = [f"seed {run.seed}: {rule} {where}"]
+            if e["accuracy_estimate"] is not None:
+                lo, hi = e["accuracy_interval"]
+                parts.append(
+                    f"model accuracy {e['accuracy_estimate']:.3f} [{lo:.3f}, {hi:.3f}] "
+                    f"({e['accuracy_checks']} random checks)"
+                )
+            else:
+                parts.append("model accuracy unknown (no random check)")
             if e["loo_accuracy"] is not None:
                 lo, hi = e["loo_interval"]
-                parts.append(f"LOO accuracy {e['loo_accuracy']:.3f} [{lo:.3f}, {hi:.3f}]")
+                parts.append(f"LOO on all labels {e['loo_accuracy']:.3f} [{lo:.3f}, {hi:.3f}]")
             if e["audit_accuracy"] is not None:
                 lo, hi = e["audit_interval"]
                 parts.append(

@@ -39,16 +39,25 @@ def wilson_interval(k: int, n: int, level: float = 0.95) -> tuple[float, float]:
     normal quantile of ``level``; ``(0, 1)`` when ``n`` is 0 (nothing measured).
     """
     _check(k, n, level)
+    return wilson_bounds(k / n if n else 0.0, n, level)
+
+
+def wilson_bounds(p: float, n: float, level: float = 0.95) -> tuple[float, float]:
+    """The Wilson interval of :func:`wilson_interval` for a share ``p`` measured on an
+    *effective* number ``n`` of trials (real, ≥ 0: a weighted or model-assisted estimate
+    whose variance is that of ``n`` Bernoulli trials); ``(0, 1)`` when ``n`` is 0."""
+    if not 0.0 <= p <= 1.0 or not n >= 0.0:
+        raise ValueError(f"need a share p in [0, 1] and n ≥ 0, got p={p!r}, n={n!r}")
     if n == 0:
         return 0.0, 1.0
     from scipy.special import ndtri  # here, as in clopper_pearson_interval
 
     z = float(ndtri(0.5 + level / 2.0))
-    p = k / n
     denom = 1.0 + z * z / n
     centre = (p + z * z / (2.0 * n)) / denom
     half = z * math.sqrt(p * (1.0 - p) / n + z * z / (4.0 * n * n)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # the interval always holds p: the min/max only undo rounding at p = 0 or 1
+    return min(max(0.0, centre - half), p), max(min(1.0, centre + half), p)
 
 
 def clopper_pearson_interval(k: int, n: int, level: float = 0.95) -> tuple[float, float]:
@@ -83,5 +92,6 @@ __all__ = [
     "INTERVAL_METHODS",
     "accuracy_interval",
     "clopper_pearson_interval",
+    "wilson_bounds",
     "wilson_interval",
 ]

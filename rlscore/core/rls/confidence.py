@@ -111,6 +111,20 @@ def predicted_index(F) -> np.ndarray:
     return (F > 0).astype(np.intp) if F.ndim == 1 else np.argmax(F, axis=1)
 
 
+def margin(F) -> np.ndarray:
+    """Distance to the decision boundary, (n,).
+
+    ``|f(x)|`` for binary decision values (n,), or the gap between the two largest
+    one-vs-all values ``f_(1)(x) − f_(2)(x)`` for (n, T) values (twice the binary margin
+    when T = 2).
+    """
+    F = np.asarray(F, dtype=np.float64)
+    if F.ndim == 1:
+        return np.abs(F)
+    top = np.sort(F, axis=1)
+    return top[:, -1] - top[:, -2]
+
+
 def soft_confidence(F) -> np.ndarray:
     """Soft confidence (Paskov eq. 3.36): the clipped soft score of the predicted class."""
     P = soft_scores(F)

@@ -2,7 +2,10 @@
 
 An oracle answers every query with the true label; after each query the run records the
 queried point, the strategy's score for it (ARLS: its expected risk), the estimated risk of
-the new classifier, the validation error (plain and class-balanced) and the time taken.
+the new classifier, the validation error (plain and class-balanced), the time taken and the
+figures a user is shown: the accuracy estimate of the pool with its 95 % interval (from the
+random checks among the labels: ``check``) and the calibrated expected error rate
+(:mod:`rlscore.core.evaluation.pool_accuracy`).
 
 The validation error is :mod:`rlscore.core.evaluation.validation_error`' one definition: measured on
 a held-out set when there is one, else on the pool points not labeled yet (as in a labeling
@@ -78,6 +81,15 @@ class Step:
     balanced_error: float | None
     seconds: float  # next_query + teach
     audit: bool = False  # drawn uniformly at random from the unlabeled pool (audit_every)
+    #: a random check: drawn uniformly at random from the unlabeled pool (an audit, an
+    #: exploring or random strategy's draw, or a uniform initial label)
+    check: bool = False
+    #: the headline accuracy estimate of the pool after the label, with its 95 % interval
+    #: (:func:`~rlscore.core.evaluation.pool_accuracy.pool_accuracy`; None before a check)
+    accuracy_estimate: float | None = None
+    accuracy_interval: list[float] | None = None
+    #: the calibrated chance of a wrong prediction, averaged over the unlabeled pool
+    expected_error_rate: float | None = None
 
 
 @dataclass
@@ -279,19 +291,22 @@ def _run(
     start = _teach_initial_labels(q, seed, pool, plan)
     run = Run(seed=int(seed), init=[int(i) for i in start])
     run.steps.append(_record(q, 0, None, None, None, 0.0, pool.X_val, pool.y_val))
-    tracker = _StopTracker(pool.X, pool.y, pool.classes, pool.K, plan.rules) if plan.rules else None
+    tracker = _StopTracker(pool.X, pool.y, pool.classes, pool.K, plan.rules)
+    if plan.chosen is None:  # drawn uniformly from the pool: random checks
+        tracker.checks.update(int(i) for i in start)
     audit_rng = np.random.default_rng([int(seed), 24])  # its own stream: audits only
-    fired = tracker is not None and tracker.update(q, run.steps[-1], None)
+    fired = tracker.update(q, run.steps[-1], None)
     for t in range(1, plan.queries + 1):
         step = None if plan.until_stop and fired else _query(q, t, pool, plan, audit_rng)
         if step is None:  # stopped, or no point left to query: the rest counts as done
             counter.add(plan.queries - t + 1)
             break
         run.steps.append(step)
-        if tracker is not None:
-            fired = tracker.update(q, step, (step.index, step.label) if step.audit else None)
+        if step.check:
+            tracker.checks.add(step.index)
+        fired = tracker.update(q, step, (step.index, step.label) if step.audit else None)
         counter.add(1)
-    if tracker is not None:
+    if plan.rules:
         run.stop = tracker.report()
     return run
 
@@ -322,14 +337,18 @@ def _query(q: QueryStrategy, t: int, pool: _Pool, plan: _RunPlan, audit_rng) -> 
         if unlabeled.size == 0:  # every point is labeled
             return None
         i, score = audit_draw(unlabeled, audit_rng), None
+        drawn = i
     else:
+        drawn = q.uniform_draw()
         try:
             i, score = q.next_query()
         except NoCandidatesError:
             return None
     q.teach(i, pool.y[i])
     seconds = time.perf_counter() - tic
-    return _record(q, t, i, pool.y[i], score, seconds, pool.X_val, pool.y_val, audit)
+    step = _record(q, t, i, pool.y[i], score, seconds, pool.X_val, pool.y_val, audit)
+    step.check = drawn == i
+    return step
 
 
 def _record(q, t, i, label, score, seconds, X_val, y_val, audit=False) -> Step:
@@ -365,10 +384,11 @@ class _StopTracker:
         self.model = None  # the labeled RLS before the newest label (audit predictions)
         self.model_index: list[int] = []  # its training points (a graph kernel's columns)
         self.fired: dict[str, int | None] = dict.fromkeys(rules)
+        self.checks: set[int] = set()  # the labeled points that are random checks
 
     def update(self, q: QueryStrategy, step: Step, audit) -> bool:
         """Record the state after ``step``; ``audit`` the (point, label) of an audit query.
-        Returns whether the first rule has fired."""
+        Returns whether the first rule has fired (False without a rule)."""
         correct = None
         if audit is not None and self.model is not None:
             i, label = audit
@@ -376,7 +396,13 @@ class _StopTracker:
             correct = bool(self.model.predict(Z)[0] == label)
         labels = {int(i): self.y[i] for i in q.labeled_}
         lam = getattr(q, "lam_", None) or q.get_params().get("lam", 1.0)  # or "auto"
-        state = learner_state(q, self.X, labels, lam, self.classes, self.stop, self.K)
+        state = learner_state(
+            q, self.X, labels, lam, self.classes, self.stop, self.K, checks=self.checks
+        )
+        if state.accuracy is not None:
+            step.accuracy_estimate = state.accuracy.estimate
+            step.accuracy_interval = [state.accuracy.low, state.accuracy.high]
+        step.expected_error_rate = state.expected_error_rate
         self.model, self.model_index = state.model, list(labels)
         truth = None if step.validation_error is None else 1.0 - step.validation_error
         seen = len(set(labels.values()))
@@ -391,7 +417,7 @@ class _StopTracker:
         for rule, fired in self.fired.items():
             if fired is None:
                 self.fired[rule] = first_stop(self.curves, rule, len(self.classes), last)
-        return self.fired[self.rules[0]] is not None
+        return bool(self.rules) and self.fired[self.rules[0]] is not None
 
     def _on_pool(self) -> bool:
         return self.model is not None and self.model.kernel == "precomputed"

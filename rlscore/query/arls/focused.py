@@ -61,8 +61,8 @@ import scipy.linalg
 from scipy.linalg.blas import dger
 
 from rlscore.core.conventions.ova_encoding import ova_targets
+from rlscore.core.rls.confidence import margin
 from rlscore.query.arls.thesis import Lookahead
-from rlscore.query.baselines.uncertainty_scores import margin
 from rlscore.query.protocol.strategy import NoCandidatesError
 from rlscore.query.rls_state.on_kernel import RLSPoolStrategy
 
@@ -191,6 +191,10 @@ class FocusedARLS(RLSPoolStrategy):
             raise NoCandidatesError("no candidate left: every point is labeled or skipped")
         i = int(np.nanargmin(s))
         return i, float(s[i])
+
+    def uniform_draw(self, exclude: Iterable[int] | None = None) -> int | None:
+        """The exploring query's uniform draw (:meth:`exploration`), else None."""
+        return self.exploration(() if exclude is None else exclude)
 
     def exploration(self, exclude: Iterable[int] = ()) -> int | None:
         """The exploratory pick of the current state, or None when this query exploits: the

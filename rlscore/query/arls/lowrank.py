@@ -35,10 +35,10 @@ from numbers import Integral
 
 import numpy as np
 
+from rlscore.core.rls.confidence import margin
 from rlscore.query.arls.focused import smallest
 from rlscore.query.arls.refined import ExactPosterior
 from rlscore.query.arls.thesis import hypothetical_risks
-from rlscore.query.baselines.uncertainty_scores import margin
 from rlscore.query.protocol.random_order import SparseShuffle
 from rlscore.query.protocol.strategy import NoCandidatesError
 from rlscore.query.rls_state.on_features import (

@@ -41,7 +41,7 @@ from scipy.sparse.csgraph import connected_components
 from rlscore.core.conventions.memory_budget import require_memory, vectors_bytes
 from rlscore.core.graph.lgc import NORMALIZATIONS, _block_cg, _cg_iterations, check_alpha
 from rlscore.core.kernels.functions import knn_graph
-from rlscore.query.baselines.uncertainty_scores import margin
+from rlscore.core.rls.confidence import margin
 from rlscore.query.protocol.strategy import QueryStrategy
 
 #: relative residual of each conjugate-gradient solve (as :class:`LGCClassifier`'s default)

@@ -18,9 +18,13 @@ by ``memory_bytes``), so they take pools far beyond ARLS's reach; with a graph k
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 
-from rlscore.query.baselines.uncertainty_scores import entropy, margin, random_rank
+from rlscore.core.rls.confidence import margin
+from rlscore.query.baselines.uncertainty_scores import entropy, random_rank
+from rlscore.query.protocol.strategy import NoCandidatesError
 from rlscore.query.rls_state.on_kernel import RLSPoolStrategy
 
 
@@ -69,6 +73,14 @@ class RandomQuery(_Baseline):
     def _start(self, X: np.ndarray, K: np.ndarray | None) -> None:
         super()._start(X, K)
         self._rank = random_rank(X.shape[0], self.seed)
+
+    def uniform_draw(self, exclude: Iterable[int] | None = None) -> int | None:
+        """Every query: the next point of a uniformly random order is a uniform draw from the
+        unlabeled points (the order does not depend on the labels)."""
+        try:
+            return self.next_query(exclude)[0]
+        except NoCandidatesError:
+            return None
 
     def scores(self) -> np.ndarray:
         """The point's position in the random order."""

@@ -11,20 +11,6 @@ import numpy as np
 from rlscore.query.protocol.random_order import shuffled
 
 
-def margin(F) -> np.ndarray:
-    """Distance to the decision boundary, (n,).
-
-    ``|f(x)|`` for binary decision values (n,), or the gap between the two largest
-    one-vs-all values ``f_(1)(x) − f_(2)(x)`` for (n, T) values (twice the binary margin
-    when T = 2).
-    """
-    F = np.asarray(F, dtype=np.float64)
-    if F.ndim == 1:
-        return np.abs(F)
-    top = np.sort(F, axis=1)
-    return top[:, -1] - top[:, -2]
-
-
 def entropy(P) -> np.ndarray:
     """Entropy in nats of each row of class probabilities (n, T), with 0 · log 0 = 0."""
     P = np.asarray(P, dtype=np.float64)

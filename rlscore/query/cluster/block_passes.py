@@ -34,9 +34,9 @@ from contextlib import AbstractContextManager, nullcontext
 
 import numpy as np
 
-from rlscore.core.rls.confidence import predicted_index, soft_probabilities
+from rlscore.core.rls.confidence import margin, predicted_index, soft_probabilities
 from rlscore.query.arls.focused import smallest
-from rlscore.query.baselines.uncertainty_scores import entropy, margin
+from rlscore.query.baselines.uncertainty_scores import entropy
 from rlscore.query.rls_state.weighted import pool_risk
 
 #: how the client runs a pass: ``map_blocks(fn, *args)`` returns ``[fn(Φ_b, offset_b, *args)

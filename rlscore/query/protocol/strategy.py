@@ -157,6 +157,13 @@ class QueryStrategy(Parameterized):
         i = int(np.nanargmin(s))
         return i, float(s[i])
 
+    def uniform_draw(self, exclude: Iterable[int] | None = None) -> int | None:
+        """The next query when it is a draw uniformly at random from the unlabeled points not
+        in ``exclude`` (a *random check*, which the accuracy estimate counts on:
+        :mod:`rlscore.core.evaluation.pool_accuracy`), else None. None here: a strategy that
+        chooses by a score never draws at random."""
+        return None
+
     def next_queries(
         self, k: int, exclude: Iterable[int] | None = None, rule: str = "greedy"
     ) -> list[tuple[int, float]]:

@@ -49,6 +49,7 @@ import numpy as np
 from rlscore.core.conventions.json_values import plain_scalar
 from rlscore.data.projects.project import Project
 from rlscore.query import QueryStrategy, strategy_class
+from rlscore.query.protocol.strategy import NoCandidatesError
 from rlscore.sessions.actions.dwell import check_dwell
 from rlscore.sessions.actions.review import review_point
 from rlscore.sessions.actions.undo import undo_last
@@ -285,7 +286,7 @@ class LabelingSession(SessionView):
                 seconds = self._handout.seconds_shown(i)
             who = self.annotator if annotator is None else annotator
             # a random check's label is marked in the log: the estimate reads it on replay
-            audit = self._handout.is_audit(i, who)
+            audit = self._handout.is_audit(i, who) or self._is_uniform_draw(i)
             eid = self._commit("label", i, who, seen, audit=audit, label=label, seconds=seconds)
             self._handout.labeled(i)
             return eid
@@ -321,6 +322,18 @@ class LabelingSession(SessionView):
                 f"project {self.project_name!r} was deleted after this point was shown: "
                 "nothing was saved"
             )
+
+    def _is_uniform_draw(self, i: int) -> bool:
+        """Whether a first label of ``i`` answers the engine's uniform draw of the current
+        state (focused ARLS's exploration share, a random order): a random check, as the
+        hand-out's own (:meth:`~rlscore.query.protocol.strategy.QueryStrategy.uniform_draw`)."""
+        if i in self._state.log.labels:
+            return False
+        draw = getattr(self._state.engine, "uniform_draw", None)
+        try:
+            return draw is not None and draw(self._state.log.skipped) == i
+        except NoCandidatesError:  # only skipped points left
+            return False
 
     def _commit(
         self, kind: str, i: int, who: str, seen: int | None, audit: bool = False, **fields

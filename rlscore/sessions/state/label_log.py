@@ -86,6 +86,9 @@ class LabelLog:
         point -> {annotator: their current label event} (reviews excluded).
     reviews : dict
         point -> the review event that holds.
+    checks : set
+        Points with a label, not undone, given as a random check (``params["audit"]``:
+        drawn uniformly at random from the unlabeled pool), labeled or not now.
     skipped : set
         Unlabeled points with a skip that holds.
     skipped_by : dict
@@ -104,6 +107,7 @@ class LabelLog:
         self.annotations: dict[int, dict[str, Event]] = {}
         self.reviews: dict[int, Event] = {}
         self.skipped: set[int] = set()
+        self.checks: set[int] = set()
         self.skipped_by: dict[int, set[str]] = {}
         self.last_id = 0
         # what was applied, not only what it folded to: a snapshot of this log is valid for
@@ -147,6 +151,11 @@ class LabelLog:
             table.pop(point, None)
         self.skipped_by.pop(point, None)
         self.skipped.discard(point)
+        # a random check stays one when relabeled or reviewed: how it was drawn is what counts
+        if any(e.kind == "label" and e.params.get("audit") for e in events):
+            self.checks.add(point)
+        else:
+            self.checks.discard(point)
         if skippers:
             self.skipped_by[point] = skippers
         if current:

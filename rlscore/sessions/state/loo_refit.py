@@ -1,5 +1,8 @@
 """RLS refitted on a session's labeled points: exact leave-one-out errors and the LOO λ.
 
+The RLS is the engine's own model: its kernel, σ, degree, class weights and, for a strategy
+that fits one (focused ARLS's ``fit_intercept``), the unpenalised offset.
+
 One rule for the automatic λ and for the stopping indicator's LOO errors: the RLS uses the
 engine's own kernel, σ, degree and **class weights** (the strategy's effective
 ``class_weight``, its default included), so a weighted session is tuned and judged with the
@@ -70,7 +73,12 @@ def labeled_rls(
     if is_graph_kernel(kernel):
         if K is None:
             return None
-        clf = RLSClassifier(kernel="precomputed", lam=lam, class_weight=weight)
+        clf = RLSClassifier(
+            kernel="precomputed",
+            lam=lam,
+            class_weight=weight,
+            offset=_offset(engine, params, present),
+        )
         return clf.fit(K[np.ix_(idx, idx)], y)
     clf = RLSClassifier(
         kernel=kernel,
@@ -78,8 +86,19 @@ def labeled_rls(
         degree=params.get("degree", 2),
         lam=lam,
         class_weight=weight,
+        offset=_offset(engine, params, present),
     )
     return clf.fit(X[idx], y)
+
+
+def _offset(engine: QueryStrategy, params: dict, present: set) -> bool:
+    """Whether the engine's model has an offset now: ``fit_intercept`` (focused ARLS), once
+    every class has a label (as the engine fits it), so the labeled RLS is the model the
+    session predicts with."""
+    if not params.get("fit_intercept"):
+        return False
+    classes = getattr(engine, "classes_", None)  # an engine not started: the labels' classes
+    return classes is None or len(present) == len(classes)
 
 
 def loo_lam(

@@ -10,12 +10,13 @@ checks: :func:`audit_due`, :func:`audit_draw`) is unbiased for the pool but wide
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from rlscore.core.evaluation.accuracy_interval import accuracy_interval
+from rlscore.core.evaluation.pool_accuracy import PoolAccuracy, pool_accuracy
 from rlscore.core.kernels.functions import is_graph_kernel
 from rlscore.query import STRATEGIES, make_strategy
 from rlscore.sessions.state.loo_refit import labeled_rls, loo_labels
@@ -41,13 +42,17 @@ def audit_draw(unlabeled: Sequence[int] | np.ndarray, rng: np.random.Generator) 
 
 @dataclass(frozen=True)
 class AccuracyEstimate:
-    """The estimate after the last recorded step (accuracies in [0, 1]; None: not known).
+    """The estimates after a recorded step (accuracies in [0, 1]; None: not known).
 
-    ``loo``: the LOO accuracy on all labels, with its interval (biased: the labels were
-    chosen). ``audit``: the accuracy on the audit labels, each predicted before it was
-    labeled, with its interval (unbiased for the pool, but over the models of the run so
-    far, so it lags a learner that improves). ``truth``: agreement with the truth column on
-    the unlabeled points.
+    ``headline``: the model's accuracy over the pool with its 95 % interval, from the random
+    checks among the labels and the calibrated model
+    (:func:`~rlscore.core.evaluation.pool_accuracy.pool_accuracy`; None before the first
+    check): the figure shown to a user. ``expected_error_rate``: the calibrated chance of a
+    wrong prediction averaged over the unlabeled pool. The rest is what it is built from or
+    checked against: ``loo``, the LOO accuracy on all labels, with its interval (biased: the
+    labels were chosen); ``audit``, the accuracy on the random checks, each predicted before
+    it was labeled (unbiased, but over the models of the run so far, so it lags);
+    ``truth``, agreement with the truth column on the unlabeled points.
     """
 
     n_labels: int
@@ -58,11 +63,18 @@ class AccuracyEstimate:
     audit_interval: tuple[float, float] | None
     truth: float | None
     level: float
+    headline: PoolAccuracy | None = None
+    expected_error_rate: float | None = None
 
     def as_dict(self) -> dict:
         """Plain values, for an export or a JSON report."""
+        h = self.headline
         return {
             "n_labels": self.n_labels,
+            "accuracy_estimate": None if h is None else h.estimate,
+            "accuracy_interval": None if h is None else [h.low, h.high],
+            "accuracy_checks": 0 if h is None else h.n_checks,
+            "expected_error_rate": self.expected_error_rate,
             "loo_accuracy": self.loo,
             "loo_interval": None if self.loo_interval is None else list(self.loo_interval),
             "audit_accuracy": self.audit,
@@ -76,7 +88,8 @@ class AccuracyEstimate:
 def accuracy_estimate(
     curves: StopCurves, step: int | None = None, *, level: float = 0.95, method: str = "wilson"
 ) -> AccuracyEstimate:
-    """The estimate at ``step`` (default the last one) from the recorded ``curves``."""
+    """The estimates at ``step`` (default the last one) from the recorded ``curves``
+    (``level`` and ``method``: the LOO and audit intervals'; the headline's is 95 %)."""
     if len(curves) == 0:
         raise ValueError("nothing recorded yet: no estimate")
     t = len(curves) - 1 if step is None else int(step)
@@ -92,21 +105,33 @@ def accuracy_estimate(
         audit_interval=accuracy_interval(a_k, len(audits), level, method) if audits else None,
         truth=curves.truth_accuracy[t],
         level=level,
+        headline=curves.accuracy[t],
+        expected_error_rate=curves.expected_error_rate[t],
     )
 
 
 #: the columns an export adds with ``estimate=True`` (:func:`export_estimate`)
-ESTIMATE_COLUMNS = ("accuracy_estimate", "accuracy_low", "accuracy_high", "accuracy_labels")
+ESTIMATE_COLUMNS = (
+    "accuracy_estimate",
+    "accuracy_low",
+    "accuracy_high",
+    "accuracy_checks",
+    "accuracy_labels",
+)
 
 
-def export_estimate(X: np.ndarray, labels: dict, params: dict, level: float = 0.95) -> dict:
-    """The accuracy estimate at export time, from the labels and the settings in effect
-    (``params``: the newest label's ``strategy``, ``kernel``, ``sigma`` and ``lam``; the
-    strategy's own default class weights): the exact LOO accuracy of the labeled RLS and its
-    Wilson interval, under :data:`ESTIMATE_COLUMNS` (None values when it cannot be made: too
-    few labels or classes, a graph kernel, unknown settings)."""
+def export_estimate(
+    X: np.ndarray, labels: dict, params: dict, checks: Collection = (), level: float = 0.95
+) -> dict:
+    """The Label page's headline at export time, from the labels, the random checks among
+    them (``checks``: their keys in ``labels``) and the settings in effect (``params``: the
+    newest label's ``strategy``, ``kernel``, ``sigma`` and ``lam``; the strategy's own default
+    class weights): the exact LOO accuracy of the checks and its Wilson interval
+    (:func:`~rlscore.core.evaluation.pool_accuracy.pool_accuracy`), under
+    :data:`ESTIMATE_COLUMNS` (None values when it cannot be made: no check, too few labels
+    or classes, a graph kernel, unknown settings)."""
     out = dict.fromkeys(ESTIMATE_COLUMNS)
-    out["accuracy_labels"] = len(labels)
+    out["accuracy_labels"], out["accuracy_checks"] = len(labels), 0
     name, lam = params.get("strategy"), params.get("lam")
     if name not in STRATEGIES or not isinstance(lam, int | float):
         return out
@@ -117,9 +142,15 @@ def export_estimate(X: np.ndarray, labels: dict, params: dict, level: float = 0.
     clf = labeled_rls(engine, X, labels, float(lam))
     if clf is None:
         return out
-    k = int(np.sum(loo_labels(clf) == clf.y_fit_))
-    low, high = accuracy_interval(k, len(labels), level)
-    out.update(accuracy_estimate=k / len(labels), accuracy_low=low, accuracy_high=high)
+    is_check = np.isin(np.asarray(list(labels)), np.asarray(list(checks)))
+    headline = pool_accuracy(loo_labels(clf) == clf.y_fit_, is_check, level=level)
+    if headline is not None:
+        out.update(
+            accuracy_estimate=headline.estimate,
+            accuracy_low=headline.low,
+            accuracy_high=headline.high,
+            accuracy_checks=headline.n_checks,
+        )
     return out
 
 

@@ -19,13 +19,15 @@ user, :mod:`rlscore.sessions.stopping.stop_rule` into "you can stop" or "keep go
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from rlscore.core.evaluation.calibration import fit_platt
+from rlscore.core.evaluation.pool_accuracy import PoolAccuracy, pool_accuracy
 from rlscore.core.evaluation.stopping_rules import cohen_kappa
-from rlscore.core.rls.confidence import predicted_index, soft_confidence
+from rlscore.core.rls.confidence import margin, predicted_index, soft_confidence
 from rlscore.query import QueryStrategy
 from rlscore.sessions.state.loo_refit import labeled_rls, loo_labels
 
@@ -49,13 +51,17 @@ def stop_set(n: int, size: int = STOP_SET_SIZE, seed: int = 0) -> np.ndarray:
 
 @dataclass
 class LearnerState:
-    """The labeled RLS after some labels: its LOO score and its view of the stop set."""
+    """The labeled RLS after some labels: its LOO score, its view of the stop set and the
+    accuracy estimate of the pool (:func:`~rlscore.core.evaluation.pool_accuracy.pool_accuracy`;
+    None without a random check among the labels)."""
 
     loo_correct: int | None
     loo_n: int
     codes: np.ndarray | None  # predicted class positions on the stop set
     confidence: float | None  # mean soft confidence on the stop set
     model: object = None  # the fitted RLSClassifier (None: too few labels or classes)
+    accuracy: PoolAccuracy | None = None
+    expected_error_rate: float | None = None  # calibrated, over the unlabeled pool
 
 
 def learner_state(
@@ -66,21 +72,35 @@ def learner_state(
     classes: Sequence,
     stop: np.ndarray,
     K: np.ndarray | None = None,
+    checks: Collection[int] = (),
 ) -> LearnerState:
-    """Fit the labeled RLS (:func:`rlscore.sessions.state.loo_refit.labeled_rls`) and read its exact
-    LOO
-    predictions and its predictions on the ``stop`` set (class positions in ``classes``)."""
+    """Fit the labeled RLS (:func:`rlscore.sessions.state.loo_refit.labeled_rls`) and read its
+    exact LOO predictions, its predictions on the ``stop`` set (class positions in
+    ``classes``) and the accuracy estimate, ``checks`` being the labeled points that were
+    random checks (drawn uniformly at random from the unlabeled pool)."""
     clf = labeled_rls(engine, X, labels, lam, K)
     if clf is None:
         return LearnerState(None, len(labels), None, None)
-    correct = int(np.sum(loo_labels(clf) == clf.y_fit_))
+    right = loo_labels(clf) == clf.y_fit_
     # a graph kernel exists on the pool only: the fit is on its labeled block (labeled_rls)
     on_pool = clf.kernel == "precomputed"
     F = clf.decision_function(K[np.ix_(stop, list(labels))] if on_pool else X[stop])
     position = {c: k for k, c in enumerate(classes)}
     predicted = clf.classes_[predicted_index(F)].tolist()
     codes = np.fromiter((position[v] for v in predicted), dtype=np.intp, count=len(predicted))
-    return LearnerState(correct, len(labels), codes, float(np.mean(soft_confidence(F))), clf)
+    # the calibrated chance of a right prediction: Platt on the LOO margins
+    loo_margin = margin(clf.loo_decision_)
+    calibration = fit_platt(loo_margin, right)
+    unlabeled = ~np.isin(stop, np.fromiter(labels, dtype=np.intp, count=len(labels)))
+    q_unlabeled = calibration.probability(margin(F)[unlabeled])
+    accuracy = pool_accuracy(
+        right,
+        np.isin(np.fromiter(labels, dtype=np.intp, count=len(labels)), list(checks)),
+        unlabeled_prob=q_unlabeled,
+    )
+    expected = float(1.0 - q_unlabeled.mean()) if q_unlabeled.size else None
+    confidence = float(np.mean(soft_confidence(F)))
+    return LearnerState(int(right.sum()), len(labels), codes, confidence, clf, accuracy, expected)
 
 
 @dataclass
@@ -95,6 +115,8 @@ class StopCurves:
     risk: list[float | None] = field(default_factory=list)
     audit_correct: list[bool | None] = field(default_factory=list)  # None: not an audit
     truth_accuracy: list[float | None] = field(default_factory=list)
+    accuracy: list[PoolAccuracy | None] = field(default_factory=list)  # the headline's
+    expected_error_rate: list[float | None] = field(default_factory=list)
     classes_seen: list[int] = field(default_factory=list)
     # : κ between the stop-set predictions ``lag`` steps apart (the stabilizing rule's curve, : kept
     # as the steps come: :func:`~rlscore.core.evaluation.stopping_rules.kappa_curve` of ``codes``)
@@ -119,6 +141,8 @@ class StopCurves:
         self.risk.append(None if risk is None else float(risk))
         self.audit_correct.append(audit_correct)
         self.truth_accuracy.append(truth_accuracy)
+        self.accuracy.append(state.accuracy)
+        self.expected_error_rate.append(state.expected_error_rate)
         self.classes_seen.append(int(classes_seen))
         t = len(self.codes) - 1
         for lag, kappa in ((KAPPA_LAG, self.kappa), (KAPPA_LONG_LAG, self.kappa_long)):

@@ -56,8 +56,10 @@ DENSE_TAIL = 4 * max(p.get("lag", 1) for p in STOP_RULE_PARAMS.values()) + 1
 class StoppingView:
     """The panel's state at ``n_labels`` labels (``seen``: the log version it reflects).
 
-    ``labels``, ``loo``, ``loo_low``, ``loo_high``, ``truth`` and ``risk`` are curves over the
-    number of labels (NaN where not defined); ``estimate`` and ``decision`` are at the last.
+    ``labels``, ``accuracy``, ``accuracy_low``, ``accuracy_high`` (the headline estimate and its
+    95 % interval), ``expected_error_rate``, ``loo``, ``loo_low``, ``loo_high``, ``truth`` and
+    ``risk`` are curves over the number of labels (NaN where not defined); ``estimate`` and
+    ``decision`` are at the last.
     ``reason`` says why there is no estimate (None when there is one).
     """
 
@@ -69,6 +71,10 @@ class StoppingView:
     loo_high: np.ndarray
     truth: np.ndarray
     risk: np.ndarray
+    accuracy: np.ndarray
+    accuracy_low: np.ndarray
+    accuracy_high: np.ndarray
+    expected_error_rate: np.ndarray
     estimate: AccuracyEstimate | None
     decision: StopDecision | None
     rule: str
@@ -130,6 +136,7 @@ def stopping_view(session: SessionView, rule: str = DEFAULT_STOP_RULE) -> Stoppi
         stop = stop_set(project.n)
         classes = list(project.classes)
         label_events = session._state.log.label_events
+        checks = session._state.log.checks
         start, end = len(tracker.curves), len(order) + 1
         dense_from = max(start, end - DENSE_TAIL)
         stride = max(1, -(-(dense_from - start) // MAX_REBUILD_FITS))
@@ -138,7 +145,9 @@ def stopping_view(session: SessionView, rule: str = DEFAULT_STOP_RULE) -> Stoppi
             if n < dense_from and (n - start) % stride:
                 state = LearnerState(None, n, None, None)  # off the sparse grid: not fitted
             else:
-                state = learner_state(engine, project.X, prefix, session.lam_, classes, stop, K)
+                state = learner_state(
+                    engine, project.X, prefix, session.lam_, classes, stop, K, checks
+                )
             audit_correct = None
             if n and label_events[order[n - 1][0]].params.get("audit"):
                 before = _model_before(tracker, engine, project.X, K, order, n, session.lam_)
@@ -153,27 +162,7 @@ def stopping_view(session: SessionView, rule: str = DEFAULT_STOP_RULE) -> Stoppi
                 audit_correct=audit_correct,
                 truth_accuracy=None if truth is None else 1.0 - truth,
             )
-        curves = tracker.curves
-        loo = curves.loo_accuracy()
-        low, high = np.full(loo.shape, np.nan), np.full(loo.shape, np.nan)
-        for t in range(len(curves)):
-            interval = accuracy_estimate(curves, t).loo_interval
-            if interval is not None:
-                low[t], high[t] = interval
-        return StoppingView(
-            seen=seen,
-            n_labels=len(order),
-            labels=np.asarray(curves.n_labels),
-            loo=loo,
-            loo_low=low,
-            loo_high=high,
-            truth=_floats(curves.truth_accuracy),
-            risk=_floats(curves.risk),
-            estimate=accuracy_estimate(curves),
-            decision=stop_decision(curves, len(classes), rule),
-            rule=rule,
-            reason=None if not np.isnan(loo[-1]) else "label a few points of two classes first",
-        )
+        return _view(tracker.curves, seen, len(order), len(classes), rule)
 
 
 def stop_rule_fired(session: SessionView, rule: str = DEFAULT_STOP_RULE) -> bool:
@@ -181,6 +170,38 @@ def stop_rule_fired(session: SessionView, rule: str = DEFAULT_STOP_RULE) -> bool
     fires" is reached); the same curves as :func:`stopping_view`, kept between the calls."""
     decision = stopping_view(session, rule).decision
     return decision is not None and decision.stop
+
+
+def _view(curves: StopCurves, seen: int, n_labels: int, n_classes: int, rule: str):
+    """The :class:`StoppingView` of the recorded ``curves``."""
+    loo = curves.loo_accuracy()
+    low, high = np.full(loo.shape, np.nan), np.full(loo.shape, np.nan)
+    for t in range(len(curves)):
+        interval = accuracy_estimate(curves, t).loo_interval
+        if interval is not None:
+            low[t], high[t] = interval
+    headline = np.full((3, len(curves)), np.nan)  # estimate, low, high
+    for t, a in enumerate(curves.accuracy):
+        if a is not None:
+            headline[:, t] = a.estimate, a.low, a.high
+    return StoppingView(
+        accuracy=headline[0],
+        accuracy_low=headline[1],
+        accuracy_high=headline[2],
+        expected_error_rate=_floats(curves.expected_error_rate),
+        seen=seen,
+        n_labels=n_labels,
+        labels=np.asarray(curves.n_labels),
+        loo=loo,
+        loo_low=low,
+        loo_high=high,
+        truth=_floats(curves.truth_accuracy),
+        risk=_floats(curves.risk),
+        estimate=accuracy_estimate(curves),
+        decision=stop_decision(curves, n_classes, rule),
+        rule=rule,
+        reason=None if not np.isnan(loo[-1]) else "label a few points of two classes first",
+    )
 
 
 def _model_before(

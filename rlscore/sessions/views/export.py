@@ -253,16 +253,19 @@ def export_labels(
 def _add_estimate(
     rows: list[dict], project: Project, log: LabelLog, features: np.ndarray | None = None
 ) -> list[str]:
-    """Issue 24: the accuracy estimate at export time (the labeled RLS's exact leave-one-out
-    accuracy and its interval, :func:`rlscore.sessions.stopping.accuracy_estimate.export_estimate`),
+    """The Label page's headline at export time (the exact leave-one-out accuracy of the random
+    checks and its interval, :func:`rlscore.sessions.stopping.accuracy_estimate.export_estimate`),
     the same in every record; returns the columns added. ``features``: the labeled rows of a
     cluster-backed project (in label order), on which its RLS is fitted."""
     order = log.label_order()
     params = log.label_events[order[-1]].params if order else {}
     if features is not None:  # only the labeled rows are here: the RLS sees nothing else
-        values = export_estimate(features, {k: log.labels[i] for k, i in enumerate(order)}, params)
+        labels = {k: log.labels[i] for k, i in enumerate(order)}
+        checks = [k for k, i in enumerate(order) if i in log.checks]
+        values = export_estimate(features, labels, params, checks)
     else:
-        values = export_estimate(project.X, {i: log.labels[i] for i in order}, params)
+        labels = {i: log.labels[i] for i in order}
+        values = export_estimate(project.X, labels, params, log.checks)
     for row in rows:
         row.update(values)
     return list(values)

@@ -446,19 +446,8 @@ def learner_figures(handle: SessionHandle, p: dict) -> None:
     cols[0].metric(
         risk_name,
         f"{fig.risk_history[-1]:.3g}",
-        help=f"{risk_help} Not a reliable stopping signal on its own: see When to stop.",
+        help=f"{risk_help} How good the model is: see Model accuracy below.",
     )
-    if fig.validation is not None:
-        cols[1].metric(
-            "Validation error",
-            f"{fig.validation:.1%}",
-            help="Error on the unlabeled pool points against the ground truth "
-            f"(class-balanced: {fig.balanced_validation:.1%}).",
-        )
-    elif fig.has_truth:
-        cols[1].metric(
-            "Validation error", "—", help="Measured against the ground truth after the first label."
-        )
     cols[2].metric(
         "λ in effect",
         f"{fig.lam:.3g}",

@@ -24,7 +24,6 @@ from rlscore.ui.shell.flash import flash
 from rlscore.ui.shell.params import update_params
 from rlscore.ui.shell.safe_text import md_text
 from rlscore.ui.shell.store import SessionHandle
-from rlscore.ui.shell.strategy_names import risk_wording
 from rlscore.viz.figures.stopping_figure import accuracy_figure
 
 #: what each rule checks, in words (docs/mathematics.md §"Knowing when to stop")
@@ -58,89 +57,123 @@ def stopping_panel(handle: SessionHandle, p: dict) -> None:
 
 
 def _draw(view: StoppingView, p: dict, handle: SessionHandle) -> None:
-    st.markdown("**When to stop**")
+    st.markdown("**How good is the model — can I stop?**")
     with st.container(key="stopping_panel"):
         decision, estimate = view.decision, view.estimate
         if decision is None or estimate is None:
             st.info(f"No accuracy estimate yet: {view.reason}.")
             return
+        _headline(estimate, int(p.get("audit_every") or 0), handle)
         if decision.stop:
             st.success(_sentence(decision.message))
             if p.get("until_stop"):
                 st.caption("This project's budget is 'until the stop rule fires': it is reached.")
         else:
             st.info(_sentence(decision.message))
-        c1, c2, c3 = st.columns(3)
-        if estimate.loo is not None:
-            lo, hi = estimate.loo_interval
-            c1.metric(
-                "Accuracy estimate (leave-one-out)",
-                f"{estimate.loo:.0%}",
-                help=(
-                    "Each labeled point predicted by the model fitted on the other labels. "
-                    "The labels were chosen by the strategy, not at random, so this is "
-                    "biased (usually pessimistic: the strategy asks about hard points)."
-                ),
-            )
-            c1.caption(f"95% interval {lo:.0%} – {hi:.0%} over {estimate.n_labels} labels")
-        else:
-            c1.metric("Accuracy estimate (leave-one-out)", "–")
-            c1.caption(view.reason or "")
-        if estimate.truth is not None:
-            c2.metric(
-                "Agreement with the truth column",
-                f"{estimate.truth:.0%}",
-                help="The predictions on the points not labeled yet, against the project's "
-                "truth column.",
-            )
-        _audit(c3, estimate, int(p.get("audit_every") or 0), handle)
         if len(view.labels) > 1:
-            risk_name, _help = risk_wording(p["strategy"])
             fig = accuracy_figure(
                 view.labels,
-                view.loo,
-                view.loo_low,
-                view.loo_high,
+                view.accuracy,
+                view.accuracy_low,
+                view.accuracy_high,
+                loo=view.loo,
                 truth=view.truth,
-                risk=view.risk,
-                risk_name=risk_name,
                 stop_at=decision.fired_at_labels,
             )
             st.plotly_chart(fig, key="stopping_figure", config={"displaylogo": False})
         else:  # one point is no curve (and a chart costs the browser a third of a second)
             st.caption("The curves start with the first label.")
-        with st.expander("Why: the evidence"):
+        with st.expander("Other figures, and how they differ from the headline"):
+            _other_figures(estimate)
+        with st.expander("Why: the evidence for the stop advice"):
             _evidence(view)
         st.caption(f"As of {view.n_labels} labels.")
 
 
-def _audit(column, estimate, every: int, handle: SessionHandle) -> None:
-    """The random checks' accuracy with its interval, or the offer to switch them on."""
-    if estimate.audit is not None:
-        a_lo, a_hi = estimate.audit_interval
-        column.metric(
-            "Random-check accuracy",
-            f"{estimate.audit:.0%}",
-            help="The model's guess on each random check, made before its label: unbiased "
-            "for the pool, but wide with few checks, and it lags a model that improves.",
+def _headline(estimate, every: int, handle: SessionHandle) -> None:
+    """Model accuracy with its interval and the checks it rests on; the calibrated expected
+    errors beside it."""
+    c1, c2 = st.columns(2)
+    h = estimate.headline
+    if h is not None:
+        c1.metric(
+            "Model accuracy",
+            f"≈ {h.estimate:.0%}",
+            help=HEADLINE_HELP,
         )
-        column.caption(
-            f"95% interval {a_lo:.0%} – {a_hi:.0%} over {estimate.audit_n} random checks"
+        c1.caption(
+            f"95% interval {h.low:.0%} – {h.high:.0%}, from {h.n_checks} random "
+            f"check{'s' if h.n_checks != 1 else ''}"
         )
-    elif every:
-        column.caption(f"Random checks: 1 query in {every}; none labeled yet.")
     else:
+        c1.metric("Model accuracy", "not known yet", help=HEADLINE_HELP)
+    _more_checks(c1, h is None, every, handle)
+    if estimate.expected_error_rate is not None:
+        c2.metric(
+            "Expected errors on the unlabeled points",
+            f"≈ {_share(estimate.expected_error_rate)}",
+            help=RISK_HELP,
+        )
+
+
+#: what the headline is, in the help of its metric
+HEADLINE_HELP = (
+    "The share of the random checks (labels drawn uniformly at random from the points not "
+    "labeled yet) that the model, fitted on all the other labels, predicts right: a fair "
+    "test of the model on new points like the pool's. The interval is Wilson's 95% interval "
+    "for that many checks; it narrows as checks accumulate."
+)
+#: what the calibrated expected error rate is
+RISK_HELP = (
+    "The model's own chance of being wrong on each point not labeled yet, averaged: its "
+    "confidence calibrated on the leave-one-out predictions of the labels (Platt scaling). "
+    "A model-based figure: no interval, and it relies on the calibration."
+)
+
+
+def _more_checks(column, none_yet: bool, every: int, handle: SessionHandle) -> None:
+    """Why there is no headline yet, and the offer of random checks (which narrow it)."""
+    if every:
+        if none_yet:
+            column.caption(f"Random checks: 1 query in {every}; none labeled yet.")
+        return
+    if none_yet:
         column.caption(
-            "No random checks: the estimate above is the only one, and it is biased. A random "
-            f"check every {AUDIT_EVERY} queries gives an unbiased one."
+            "No random check among the labels yet: the strategy chose every label, so no "
+            "unbiased test exists. Focused ARLS draws about 1 query in 10 at random once "
+            f"every class has a label; a random check every {AUDIT_EVERY} queries adds more."
         )
-        column.button(
-            f"Random check every {AUDIT_EVERY} queries",
-            key="audit_on",
-            on_click=_switch_audit_on,
-            args=(handle,),
-            help="A project setting (the sidebar's 'Random check every k queries').",
+    column.button(
+        f"Random check every {AUDIT_EVERY} queries",
+        key="audit_on",
+        on_click=_switch_audit_on,
+        args=(handle,),
+        help="More random checks narrow the interval. A project setting (the sidebar's "
+        "'Random check every k queries').",
+    )
+
+
+def _other_figures(estimate) -> None:
+    """The figures that are not the headline, each with how it differs."""
+    if estimate.truth is not None:
+        st.write(
+            f"**Accuracy against the truth column: {estimate.truth:.1%}** — on the points not "
+            "labeled yet, against the project's truth column (a demo or a benchmark: real "
+            "projects have none). The remaining points are the easier ones, so this is "
+            "usually above the headline."
         )
+    if estimate.loo is not None:
+        lo, hi = estimate.loo_interval
+        st.write(
+            f"**Leave-one-out accuracy on all {estimate.n_labels} labels: {estimate.loo:.0%}** "
+            f"(95% interval {lo:.0%} – {hi:.0%}) — every label, not only the random checks. "
+            "The strategy chose hard points, so this is usually well below the model's "
+            "accuracy on new points: it is not an estimate of it."
+        )
+    st.write(
+        "The strategy's selection criterion (its estimated risk) is shown beside the learner "
+        "settings: it ranks the queries and is not a count of errors."
+    )
 
 
 def _switch_audit_on(handle: SessionHandle) -> None:
@@ -154,7 +187,7 @@ def _switch_audit_on(handle: SessionHandle) -> None:
 
 
 def _evidence(view: StoppingView) -> None:
-    decision, estimate = view.decision, view.estimate
+    decision = view.decision
     params = STOP_RULE_PARAMS[decision.rule]
     st.write(RULE_WORDS[decision.rule].format(**params))
     st.write(f"No rule fires before {MIN_STOP_LABELS} labels, nor before every class has a label.")
@@ -175,13 +208,11 @@ def _evidence(view: StoppingView) -> None:
             f"At least {decision.more_labels} more labels before the rule can fire, if the "
             "predictions stay as stable as they are now."
         )
-    st.write(
-        "The accuracy estimate is the exact leave-one-out accuracy of the regularized "
-        "least-squares model on the labels, with a 95% Wilson interval. It is biased: the "
-        "labels were chosen by the strategy, not drawn at random (docs/mathematics.md)."
-    )
-    if estimate.audit is None:
-        st.write("No random check labeled yet: the unbiased estimate is not shown.")
+
+
+def _share(rate: float) -> str:
+    """A share as a percentage, with a decimal below 10 % (0.3 % is not 0 %)."""
+    return f"{rate:.1%}" if rate < 0.1 else f"{rate:.0%}"
 
 
 def _sentence(message: str) -> str:

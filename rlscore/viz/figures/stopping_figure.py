@@ -1,5 +1,5 @@
-"""The accuracy estimate over labels with its band, beside the strategy's risk (a plotly
-figure for the Label page's stopping panel; a pure function of arrays, no Streamlit)."""
+"""The model's accuracy over labels with its band, beside the LOO accuracy and the truth (a
+plotly figure for the Label page's stopping panel; a pure function of arrays, no Streamlit)."""
 
 from __future__ import annotations
 
@@ -8,37 +8,36 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from rlscore.viz.figures.user_text import plain_text
-
-#: colours: the estimate and its band, the truth, the risk
-ESTIMATE, TRUTH, RISK = "#1f77b4", "#2ca02c", "#7f7f7f"
+#: colours: the estimate and its band, the truth, the LOO accuracy
+ESTIMATE, TRUTH, LOO = "#1f77b4", "#2ca02c", "#7f7f7f"
 
 
 def accuracy_figure(
     labels: Sequence[int],
-    loo: Sequence[float],
+    accuracy: Sequence[float],
     low: Sequence[float],
     high: Sequence[float],
     *,
+    loo: Sequence[float] | None = None,
     truth: Sequence[float] | None = None,
-    risk: Sequence[float] | None = None,
-    risk_name: str = "estimated risk",
     stop_at: int | None = None,
     height: int = 280,
 ) -> go.Figure:
-    """Leave-one-out accuracy after each number of labels with its interval as a band, the
-    agreement with the truth column (if known) and the strategy's risk on a second axis.
+    """The model's accuracy after each number of labels (the headline estimate, from the
+    random checks) with its 95 % interval as a band; beside it the leave-one-out accuracy on
+    all labels and the accuracy against the truth column (if known), dotted.
 
     Parameters
     ----------
     labels
         The number of labels of each entry.
-    loo, low, high
-        The estimate and its interval (NaN where not defined), in [0, 1].
+    accuracy, low, high
+        The estimate and its interval (NaN where not defined: before the first check), in
+        [0, 1].
+    loo
+        The LOO accuracy on all labels (biased: the labels were chosen).
     truth
-        Agreement with the truth on the unlabeled points (None: no truth column).
-    risk, risk_name
-        The strategy's estimated risk and what it measures (right axis).
+        Accuracy against the truth on the unlabeled points (None: no truth column).
     stop_at
         Labels at which the stop rule fired: a vertical line.
     """
@@ -48,25 +47,25 @@ def accuracy_figure(
     fig.add_trace(
         go.Scatter(
             x=x,
-            y=list(loo),
+            y=list(accuracy),
             mode="lines",
-            name="accuracy (LOO)",
+            name="model accuracy (random checks)",
             line=dict(color=ESTIMATE),
             connectgaps=True,  # a long history is fitted on a sparse grid (stopping_view)
         )
     )
-    if truth is not None and np.isfinite(np.asarray(truth, dtype=np.float64)).any():
-        fig.add_trace(
-            go.Scatter(
-                x=x,
-                y=list(truth),
-                mode="lines",
-                name="agreement with truth",
-                line=dict(color=TRUTH, dash="dot"),
+    for values, name, colour in ((loo, "LOO on all labels", LOO), (truth, "truth column", TRUTH)):
+        if values is not None and np.isfinite(np.asarray(values, dtype=np.float64)).any():
+            fig.add_trace(
+                go.Scatter(
+                    x=x,
+                    y=list(values),
+                    mode="lines",
+                    name=name,
+                    line=dict(color=colour, dash="dot"),
+                    connectgaps=True,
+                )
             )
-        )
-    if risk is not None and len(risk):
-        add_risk_axis(fig, x, risk, risk_name)
     if stop_at is not None:
         fig.add_vline(x=stop_at, line=dict(color="black", dash="dot"))
     fig.update_layout(
@@ -118,21 +117,4 @@ def interval_band(x: np.ndarray, low: Sequence[float], high: Sequence[float]) ->
     return [upper, lower]
 
 
-def add_risk_axis(fig: go.Figure, x: np.ndarray, risk: Sequence[float], risk_name: str) -> None:
-    """Draw the strategy's risk on a second axis (right) of ``fig``, named ``risk_name`` (plain
-    text, escaped here): it measures something else than accuracy, on another scale."""
-    name = plain_text(risk_name)
-    fig.add_trace(
-        go.Scatter(
-            x=x,
-            y=list(risk),
-            mode="lines",
-            name=name,
-            yaxis="y2",
-            line=dict(color=RISK, dash="dash"),
-        )
-    )
-    fig.update_layout(yaxis2=dict(title=name, overlaying="y", side="right", rangemode="tozero"))
-
-
-__all__ = ["accuracy_figure", "add_risk_axis", "interval_band"]
+__all__ = ["accuracy_figure", "interval_band"]
