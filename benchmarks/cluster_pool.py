@@ -100,7 +100,7 @@ def in_memory(args) -> None:
         if name == "arls-lowrank":
             s = LowRankARLS(**params, candidates=args.candidates, risk_sample=args.risk_sample)
         elif name == "arls-focused":
-            s = FocusedARLS(**params)  # the app's default: focus 10, explore 0.1, seed 0
+            s = FocusedARLS(**params)  # the app's default: focus 10, DEFAULT_EXPLORE, seed 0
         else:
             s = {"uncertainty": UncertaintyQuery, "entropy": EntropyQuery}.get(name)
             s = RandomQuery(**params, seed=0) if s is None else s(**params)
@@ -159,7 +159,7 @@ def main() -> None:
     print(
         f"medians of {args.queries} queries (each = next_query + estimated_risk, then the label "
         f"taught); low-rank ARLS: {args.candidates} candidates, {args.risk_sample} risk points; "
-        "focused ARLS: the app's defaults (focus 10, explore 0.1), risk on every point"
+        "focused ARLS: the app's defaults (focus 10, its exploration share), risk on every point"
     )
     print(
         f"{'strategy':>14} {'cluster query s':>16} {'teach s':>8} {'in-memory query s':>18} "

@@ -14,6 +14,7 @@ from rlscore.core.evaluation.stopping_rules import (
     plateau,
     stabilizing_predictions,
     steps_to_confidence_drop,
+    steps_to_plateau,
     steps_to_stabilize,
 )
 from tests.reference.stopping import first_drop, first_flat, first_stable, kappa
@@ -124,40 +125,65 @@ def test_stabilizing_fires_at_the_threshold_as_soon_as_its_comparisons_exist():
             assert got == first_stable(k, lag, window, threshold)
 
 
-def test_steps_to_stabilize_counts_the_missing_comparisons():
+def test_steps_to_stabilize_waits_for_the_known_comparisons_to_leave_the_window():
     k = np.full(41, np.nan)
-    k[10:] = 0.5  # every comparison so far poor: the three averaged must all be to come
-    assert steps_to_stabilize(k, lag=10, window=3, threshold=0.99) == 21
-    k[30] = k[20] = k[40] = 1.0
+    k[10:] = 0.5  # every comparison so far poor, and so is the current one: never
+    assert steps_to_stabilize(k, lag=10, window=3, threshold=0.99) is None
+    k[40] = 1.0  # now agreeing: the poor comparisons 10 and 20 back must leave the window
+    assert steps_to_stabilize(k, lag=10, window=3, threshold=0.99) == 20
+    k[30] = 1.0  # one fewer poor comparison to wait for
+    assert steps_to_stabilize(k, lag=10, window=3, threshold=0.99) == 10
+    k[20] = 1.0
     assert steps_to_stabilize(k, lag=10, window=3, threshold=0.99) == 0
     assert stabilizing_predictions(k, lag=10, window=3, threshold=0.99) == 40
 
 
+#: steps beyond the last recorded one that the brute force looks at (more than any window)
+HORIZON = 200
+
+
+def _if_unchanged(curve: list, first, t: int) -> int | None:
+    """Brute force: extend the curve with its last value and ask the rule itself (through the
+    tests' reference implementation ``first``) where it first fires from step ``t`` on."""
+    fired = first(curve + [curve[-1]] * HORIZON, t)
+    return None if fired is None else fired - t
+
+
 @pytest.mark.parametrize("seed", range(5))
 @pytest.mark.parametrize("length", [15, 40, 70])
-def test_steps_to_stabilize_is_the_first_stop_of_the_best_future(seed, length):
-    """With every comparison to come perfect (κ = 1), the rule fires exactly that many
-    steps on: the count is the fewest steps it can take."""
+def test_steps_to_stabilize_is_the_first_stop_if_kappa_stays(seed, length):
     lag, window, threshold = 5, 3, 0.95
     k = list(kappa_curve(_curves(seed)["codes"][:length], lag))
-    more = steps_to_stabilize(k, lag=lag, window=window, threshold=threshold)
     t = len(k) - 1
-    extended = k + [1.0] * more
-    assert first_stable(extended, lag, window, threshold, t) == t + more
+    want = _if_unchanged(k, lambda c, m: first_stable(c, lag, window, threshold, m), t)
+    assert steps_to_stabilize(k, lag=lag, window=window, threshold=threshold) == want
 
 
 @pytest.mark.parametrize("seed", range(5))
-@pytest.mark.parametrize("length", [15, 40, 70])
-def test_steps_to_confidence_drop_is_the_first_stop_of_the_best_future(seed, length):
-    """With every value to come lower than all before it, the rule fires exactly that many
-    steps on."""
+@pytest.mark.parametrize("length", [15, 40, 70, 100])
+def test_steps_to_confidence_drop_is_the_first_stop_if_the_confidence_stays(seed, length):
     lag, patience = 5, 3
     c = list(_curves(seed)["confidence"][:length])
-    more = steps_to_confidence_drop(c, lag=lag, patience=patience)
     t = len(c) - 1
-    floor = np.nanmin(c)
-    extended = c + [floor - 1.0 - i for i in range(more)]
-    assert first_drop(extended, lag, patience, t) == t + more
+    want = _if_unchanged(c, lambda v, m: first_drop(v, lag, patience, m), t)
+    assert steps_to_confidence_drop(c, lag=lag, patience=patience) == want
+
+
+@pytest.mark.parametrize("seed", range(5))
+@pytest.mark.parametrize("length", [4, 15, 40, 70])
+@pytest.mark.parametrize("relative", [True, False])
+def test_steps_to_plateau_is_the_first_stop_if_the_curve_stays(seed, length, relative):
+    window, epsilon = 10, 0.05
+    r = list(_curves(seed)["risk"][:length])
+    t = len(r) - 1
+    want = _if_unchanged(r, lambda v, m: first_flat(v, window, epsilon, relative, m), t)
+    assert steps_to_plateau(r, window=window, epsilon=epsilon, relative=relative) == want
+
+
+def test_no_count_from_an_undefined_current_value():
+    assert steps_to_plateau([0.1, np.nan]) is None
+    assert steps_to_confidence_drop([0.9, np.nan]) is None
+    assert steps_to_stabilize([1.0, np.nan], lag=1, window=1) is None
 
 
 def test_bad_parameters_are_refused():

@@ -34,7 +34,7 @@ def test_until_stop_is_a_project_setting(tmp_path):
 
 def test_simulate_reports_the_stop_and_stops_there(tmp_path, capsys):
     out = tmp_path / "run.json"
-    args = ["simulate", "--data", "two_moons", "--queries", "80", "--init", "4", "--quiet"]
+    args = ["simulate", "--data", "two_moons", "--queries", "160", "--init", "4", "--quiet"]
     assert cli([*args, "--out", str(out)]) == 0
     printed = capsys.readouterr().out
     run = json.loads(out.read_text())["runs"][0]

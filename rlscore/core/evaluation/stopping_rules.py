@@ -24,8 +24,16 @@ from collections.abc import Sequence
 
 import numpy as np
 
-#: the rules by name, for the simulations, the benchmark and the app
-STOP_RULES = ("stabilizing", "confidence-drop", "risk-plateau", "loo-plateau")
+#: the single rules by name (the session floor's ``stop_rule.STOP_RULE_PARAMS`` gives each its
+#: curve and parameters, and combines them)
+STOP_RULES = (
+    "stabilizing",
+    "confidence-drop",
+    "risk-plateau",
+    "loo-plateau",
+    "stabilizing-long",
+    "confidence-plateau",
+)
 
 
 def cohen_kappa(a: np.ndarray, b: np.ndarray) -> float:
@@ -146,51 +154,76 @@ def plateau(
 def steps_to_stabilize(
     kappa: Sequence[float], *, lag: int = 10, window: int = 3, threshold: float = 0.99
 ) -> int | None:
-    """Fewest further steps before :func:`stabilizing_predictions` can fire: the smallest
-    ``s ≥ 0`` for which the rule would hold at step ``t + s`` (``t`` the last step) if every
-    comparison still to come had κ = 1. A lower bound, not a forecast; None before any
-    comparison exists."""
+    """Steps before :func:`stabilizing_predictions` fires **if κ stays at its current value**:
+    the smallest ``s ≥ 0`` for which the rule holds at step ``t + s`` (``t`` the last step)
+    when every comparison still to come equals ``κ_t``. None when it never would (``κ_t``
+    below the threshold keeps the mean below it once the known comparisons have left the
+    window) or when ``κ_t`` is undefined.
+
+    A forecast from the current evidence, recomputed after every label: it moves as the
+    recorded κ moves (the known comparisons leave the window one step at a time)."""
     k = _curve(kappa)
     lag, window = _positive(lag, "lag"), _positive(window, "window")
-    if np.isnan(k).all():
+    if k.size == 0 or np.isnan(k[-1]):
         return None
-    t = k.size - 1
-    for s in range(lag * window + 1):
+    t, now = k.size - 1, float(k[-1])
+    # from s = (window − 1)·lag + 1 on every comparison is one to come: the mean is κ_t
+    for s in range((window - 1) * lag + 2):
         steps = t + s - lag * np.arange(window)
         if steps.min() < 0:
             continue
-        values = np.where(steps <= t, k[np.minimum(steps, t)], 1.0)
+        values = np.where(steps <= t, k[np.minimum(steps, t)], now)
         if not np.isnan(values).any() and values.mean() >= threshold:
             return s
-    return None  # pragma: no cover - s = lag·window has every comparison still to come
+    return None
 
 
 def steps_to_confidence_drop(
     confidence: Sequence[float], *, lag: int = 10, patience: int = 3
 ) -> int | None:
-    """Fewest further steps before :func:`confidence_drop` can fire: the smallest ``s ≥ 0``
-    for which the rule would hold at step ``t + s`` if every value still to come were lower
-    than all before it. A lower bound, not a forecast; None before any value exists."""
+    """Steps before :func:`confidence_drop` fires **if the confidence stays at its current
+    value**: the smallest ``s ≥ 0`` for which the rule holds at step ``t + s`` when every
+    value still to come equals ``c_t``. A value to come is then no drop from another value to
+    come, so the rule can fire only within ``lag`` steps, on drops from known values; None
+    otherwise, or when ``c_t`` is undefined."""
     c = _curve(confidence)
     lag, patience = _positive(lag, "lag"), _positive(patience, "patience")
-    if np.isnan(c).all():
+    if c.size == 0 or np.isnan(c[-1]):
         return None
     t = c.size - 1
-    for s in range(lag * patience + lag + 1):
+    for s in range(lag + 1):
         u = t + s
         if u < patience * lag:
             continue
-        holds = True
-        for j in range(patience):
-            later, earlier = u - j * lag, u - (j + 1) * lag
-            if later > t:  # a value to come: lower than any before it
-                continue
-            if np.isnan(c[later]) or np.isnan(c[earlier]) or not c[later] < c[earlier]:
-                holds = False
-                break
-        if holds:
+        later = u - lag * np.arange(patience)
+        earlier = later - lag
+        a = np.where(later <= t, c[np.minimum(later, t)], c[t])
+        b = np.where(earlier <= t, c[np.minimum(earlier, t)], c[t])
+        if not (np.isnan(a).any() or np.isnan(b).any()) and np.all(a < b):
             return s
-    return None  # pragma: no cover - every pair involves a value to come by then
+    return None
+
+
+def steps_to_plateau(
+    curve: Sequence[float], *, window: int = 20, epsilon: float = 0.05, relative: bool = True
+) -> int | None:
+    """Steps before :func:`plateau` fires **if the curve stays at its current value**: the
+    smallest ``s ≥ 0`` for which the range of the last ``window + 1`` values at step
+    ``t + s``, the values to come equal to ``c_t``, is within the tolerance. At most
+    ``window`` (then every value of the window is ``c_t``); None when ``c_t`` is undefined."""
+    c = _curve(curve)
+    window = _positive(window, "window")
+    if c.size == 0 or np.isnan(c[-1]):
+        return None
+    t, now = c.size - 1, float(c[-1])
+    tolerance = epsilon * (abs(now) if relative else 1.0)
+    for s in range(window + 1):
+        if t + s < window:
+            continue
+        known = c[t + s - window : t + 1]  # the window's recorded part (with c_t)
+        if not np.isnan(known).any() and known.max() - known.min() <= tolerance:
+            return s
+    return None  # pragma: no cover - s = window leaves c_t alone in the window
 
 
 def _curve(values: Sequence[float]) -> np.ndarray:
@@ -211,5 +244,6 @@ __all__ = [
     "plateau",
     "stabilizing_predictions",
     "steps_to_confidence_drop",
+    "steps_to_plateau",
     "steps_to_stabilize",
 ]

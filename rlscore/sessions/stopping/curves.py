@@ -34,6 +34,8 @@ from rlscore.sessions.state.loo_refit import labeled_rls, loo_labels
 #: labels between the two models whose stop-set predictions κ compares (the stabilizing
 #: rule's ``lag``: rlscore adds one label at a time, the papers compared models 10 apart)
 KAPPA_LAG = 10
+#: the same between models 20 labels apart (``kappa_long``: the ``settled`` rule's curve)
+KAPPA_LONG_LAG = 20
 #: the stop set: at most this many pool points (Bloodgood & Vijay-Shanker used 2000)
 STOP_SET_SIZE = 1000
 
@@ -119,6 +121,8 @@ class StopCurves:
     # : κ between the stop-set predictions ``lag`` steps apart (the stabilizing rule's curve, : kept
     # as the steps come: :func:`~rlscore.core.evaluation.stopping_rules.kappa_curve` of ``codes``)
     kappa: list[float] = field(default_factory=list)
+    #: the same with :data:`KAPPA_LONG_LAG`
+    kappa_long: list[float] = field(default_factory=list)
 
     def append(
         self,
@@ -140,11 +144,14 @@ class StopCurves:
         self.accuracy.append(state.accuracy)
         self.expected_error_rate.append(state.expected_error_rate)
         self.classes_seen.append(int(classes_seen))
-        lag, t = KAPPA_LAG, len(self.codes) - 1
-        before = self.codes[t - lag] if t >= lag else None
-        self.kappa.append(
-            np.nan if before is None or state.codes is None else cohen_kappa(before, state.codes)
-        )
+        t = len(self.codes) - 1
+        for lag, kappa in ((KAPPA_LAG, self.kappa), (KAPPA_LONG_LAG, self.kappa_long)):
+            before = self.codes[t - lag] if t >= lag else None
+            kappa.append(
+                np.nan
+                if before is None or state.codes is None
+                else cohen_kappa(before, state.codes)
+            )
 
     def truncate(self, length: int) -> None:
         """Keep the first ``length`` entries (an undo walked back)."""
@@ -165,4 +172,12 @@ class StopCurves:
         )
 
 
-__all__ = ["KAPPA_LAG", "STOP_SET_SIZE", "LearnerState", "StopCurves", "learner_state", "stop_set"]
+__all__ = [
+    "KAPPA_LAG",
+    "KAPPA_LONG_LAG",
+    "STOP_SET_SIZE",
+    "LearnerState",
+    "StopCurves",
+    "learner_state",
+    "stop_set",
+]

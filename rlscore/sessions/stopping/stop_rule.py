@@ -18,32 +18,75 @@ from rlscore.core.evaluation.stopping_rules import (
     plateau,
     stabilizing_predictions,
     steps_to_confidence_drop,
+    steps_to_plateau,
     steps_to_stabilize,
 )
-from rlscore.sessions.stopping.curves import KAPPA_LAG, StopCurves
+from rlscore.sessions.stopping.curves import KAPPA_LAG, KAPPA_LONG_LAG, StopCurves
 
-#: the rule a session and ``simulate`` use unless told otherwise: the winner of the
-#: pre-registered comparison of confidence-drop, stabilizing and loo-plateau on the text tasks
-#: (benchmarks/stopping_rules_text.py, 10 seeds; docs/benchmarks/stopping.md "When to stop"),
-#: after confidence-drop, the first pick, stopped ringnorm 20-27 points short
-DEFAULT_STOP_RULE = "stabilizing"
+#: the rule a session and ``simulate`` use unless told otherwise: the winner of issue 33's
+#: pre-registered comparison on the strategy suite's development half (benchmarks/
+#: stop_rule_candidates.py; docs/benchmarks/stopping.md), ``stabilizing`` before
+DEFAULT_STOP_RULE = "settled"
 #: the rules' parameters (docs/mathematics.md §"Knowing when to stop": the papers' values,
-#: with successive models ``lag`` labels apart since rlscore adds one label at a time)
+#: with successive models ``lag`` labels apart since rlscore adds one label at a time);
+#: a rule with ``parts`` fires once each of its parts has fired
 STOP_RULE_PARAMS: dict[str, dict] = {
     "stabilizing": {"lag": KAPPA_LAG, "window": 3, "threshold": 0.99},
     "confidence-drop": {"lag": 10, "patience": 3},
     "risk-plateau": {"window": 20, "epsilon": 0.05, "relative": True},
     "loo-plateau": {"window": 20, "epsilon": 0.02, "relative": False},
+    "stabilizing-long": {"lag": KAPPA_LONG_LAG, "window": 4, "threshold": 0.99},
+    "confidence-plateau": {"window": 20, "epsilon": 0.01, "relative": False},
+    "settled": {"parts": ("stabilizing-long", "confidence-plateau")},
 }
 #: no rule fires with fewer labels than this (nor before every class has one)
 MIN_STOP_LABELS = 10
+#: what each single rule checks, in words (docs/mathematics.md §"Knowing when to stop")
+RULE_WORDS = {
+    "stabilizing": (
+        "Stabilizing predictions (Bloodgood & Vijay-Shanker 2009): the model's predictions on "
+        "a fixed sample of the pool agree with those of the model {lag} labels earlier with "
+        "Cohen's κ averaging at least {threshold} over the last {window} comparisons."
+    ),
+    "confidence-drop": (
+        "Confidence drop (Vlachos 2008): the model's mean confidence on a fixed sample of the "
+        "pool fell at each of the last {patience} checks, {lag} labels apart."
+    ),
+    "risk-plateau": (
+        "Risk plateau: the strategy's estimated risk moved by at most {epsilon:.0%} of its "
+        "value over the last {window} labels."
+    ),
+    "loo-plateau": (
+        "Leave-one-out plateau: the leave-one-out error moved by at most {epsilon:.0%} over "
+        "the last {window} labels."
+    ),
+    "confidence-plateau": (
+        "Confidence plateau: the model's mean confidence on a fixed sample of the pool (a "
+        "share between 0 and 1) moved by at most {epsilon} over the last {window} labels."
+    ),
+}
+RULE_WORDS["stabilizing-long"] = RULE_WORDS["stabilizing"]
+
+
+def describe_rule(rule: str) -> str:
+    """What ``rule`` checks, in words, with its parameters (a rule with parts: each part)."""
+    params = STOP_RULE_PARAMS[rule]
+    if "parts" in params:
+        parts = " ".join(describe_rule(part) for part in params["parts"])
+        return f"The {rule} rule fires once each of these has held: {parts}"
+    return RULE_WORDS[rule].format(**params)
 
 
 def rule_curve(curves: StopCurves, rule: str) -> np.ndarray:
-    """The curve ``rule`` reads (its ``lag`` from :data:`STOP_RULE_PARAMS`)."""
+    """The curve ``rule`` reads (its ``lag`` from :data:`STOP_RULE_PARAMS`); a rule with
+    ``parts`` reads that of its first part."""
+    if rule in STOP_RULE_PARAMS and "parts" in STOP_RULE_PARAMS[rule]:
+        return rule_curve(curves, STOP_RULE_PARAMS[rule]["parts"][0])
     if rule == "stabilizing":
         return np.asarray(curves.kappa, dtype=np.float64)
-    if rule == "confidence-drop":
+    if rule == "stabilizing-long":
+        return np.asarray(curves.kappa_long, dtype=np.float64)
+    if rule in ("confidence-drop", "confidence-plateau"):
         return np.asarray([np.nan if c is None else c for c in curves.confidence], np.float64)
     if rule == "risk-plateau":
         return np.asarray([np.nan if r is None else r for r in curves.risk], np.float64)
@@ -55,7 +98,18 @@ def rule_curve(curves: StopCurves, rule: str) -> np.ndarray:
 def first_stop(curves: StopCurves, rule: str, n_classes: int, from_step: int = 0) -> int | None:
     """The first step (from ``from_step`` on) at which ``rule`` fires on the recorded curves,
     never before :data:`MIN_STOP_LABELS` labels and a label of each of the ``n_classes``
-    classes. A run that checks after each step passes its last step as ``from_step``."""
+    classes. A run that checks after each step passes its last step as ``from_step``.
+
+    A rule with ``parts`` fires at the latest of its parts' first stops (each from the first
+    step the rules may fire): from then on every part has fired."""
+    rule_curve(curves, rule)  # an unknown rule is refused before anything is read
+    params = STOP_RULE_PARAMS[rule]
+    if "parts" in params:
+        stops = [first_stop(curves, part, n_classes) for part in params["parts"]]
+        if None in stops:
+            return None
+        fired = max(stops)
+        return max(fired, from_step) if from_step < len(curves) else None
     ready = next(
         (
             t
@@ -66,12 +120,34 @@ def first_stop(curves: StopCurves, rule: str, n_classes: int, from_step: int = 0
     )
     if ready is None:
         return None
-    curve, params = rule_curve(curves, rule), STOP_RULE_PARAMS[rule]
-    if rule == "stabilizing":
+    curve = rule_curve(curves, rule)
+    if rule.startswith("stabilizing"):
         return stabilizing_predictions(curve, min_step=ready, **params)
     if rule == "confidence-drop":
         return confidence_drop(curve, min_step=ready, **params)
     return plateau(curve, min_step=ready, **params)
+
+
+def steps_if_unchanged(curves: StopCurves, rule: str, n_classes: int) -> int | None:
+    """Labels before ``rule`` fires if its curve stays at its current value (None: it never
+    would, or the curve has no current value): the forecast behind "about N more labels",
+    recomputed from the recorded curve after every label
+    (:func:`~rlscore.core.evaluation.stopping_rules.steps_to_stabilize` and its siblings).
+    A rule with ``parts``: the most any part that has not fired yet needs."""
+    params = STOP_RULE_PARAMS[rule]
+    if "parts" in params:
+        counts = [
+            0 if first_stop(curves, part, n_classes) is not None
+            else steps_if_unchanged(curves, part, n_classes)
+            for part in params["parts"]
+        ]  # fmt: skip
+        return None if None in counts else max(counts)
+    curve = rule_curve(curves, rule)
+    if rule.startswith("stabilizing"):
+        return steps_to_stabilize(curve, **params)
+    if rule == "confidence-drop":
+        return steps_to_confidence_drop(curve, **params)
+    return steps_to_plateau(curve, **params)
 
 
 @dataclass(frozen=True)
@@ -81,7 +157,9 @@ class StopDecision:
     rule: str
     stop: bool
     fired_at_labels: int | None
-    more_labels: int | None  # labels before the rule can fire (a lower bound), if known
+    #: labels before the rule fires if its curve stays as it is now (:func:`steps_if_unchanged`;
+    #: before :data:`MIN_STOP_LABELS` labels, the labels still missing); None: not in sight
+    more_labels: int | None
     message: str
     evidence: dict
 
@@ -91,12 +169,12 @@ def stop_decision(
 ) -> StopDecision:
     """ "You can stop" or "keep going" from ``rule`` on the recorded curves, in words."""
     fired = first_stop(curves, rule, n_classes)
-    curve = rule_curve(curves, rule)
     params = STOP_RULE_PARAMS[rule]
+    shown = params["parts"][0] if "parts" in params else rule  # whose curve the evidence is
+    curve, lag = rule_curve(curves, shown), STOP_RULE_PARAMS[shown].get("lag", 5)
     n = curves.n_labels[-1] if len(curves) else 0
-    recent = [None if np.isnan(v) else float(v) for v in curve[-4 * params.get("lag", 5) :]]
+    recent = [None if np.isnan(v) else float(v) for v in curve[-4 * lag :]]
     evidence = {"rule": rule, "params": dict(params), "recent": recent, "n_labels": n}
-    more = None
     if fired is not None:
         at = curves.n_labels[fired]
         message = (
@@ -106,31 +184,63 @@ def stop_decision(
         return StopDecision(rule, True, at, 0, message, evidence)
     missing = n_classes - (curves.classes_seen[-1] if len(curves) else 0)
     if missing > 0:
-        message = f"keep going: {missing} class(es) have no label yet"
-    elif n < MIN_STOP_LABELS:
-        more = MIN_STOP_LABELS - n
+        return StopDecision(
+            rule, False, None, None, f"keep going: {missing} class(es) have no label yet", evidence
+        )
+    if n < MIN_STOP_LABELS:
         message = f"keep going: no rule fires before {MIN_STOP_LABELS} labels"
-    elif rule in ("stabilizing", "confidence-drop"):
-        more = (steps_to_stabilize if rule == "stabilizing" else steps_to_confidence_drop)(
-            curve, **params
+        return StopDecision(rule, False, None, MIN_STOP_LABELS - n, message, evidence)
+    waiting = [
+        part for part in params.get("parts", (rule,))
+        if part == rule or first_stop(curves, part, n_classes) is None
+    ]  # fmt: skip
+    now = "; ".join(_now(curves, part) for part in waiting)
+    more = steps_if_unchanged(curves, rule, n_classes)
+    if more is not None:
+        more = max(more, 1)  # it has not fired at this label
+        message = (
+            f"keep going: about {more} more labels if the model changes as little as it "
+            f"does now ({now})"
         )
-        more = (
-            params["lag"] * params.get("window", params.get("patience"))
-            if more is None
-            else max(more, 1)
-        )
-        message = f"keep going: about {more} more labels expected to help"
     else:
-        message = "keep going: the rule has not fired yet"
+        message = f"keep going: the model is still changing ({now})"
     return StopDecision(rule, False, None, more, message, evidence)
+
+
+def _now(curves: StopCurves, rule: str) -> str:
+    """The current value of the (single) rule's curve against what it needs, in words."""
+    curve, params = rule_curve(curves, rule), STOP_RULE_PARAMS[rule]
+    value = float(curve[-1]) if curve.size else float("nan")
+    if rule.startswith("stabilizing"):
+        if np.isnan(value):
+            return f"no two models {params['lag']} labels apart to compare yet"
+        return (
+            f"κ = {value:.3f} between the models {params['lag']} labels apart; the rule needs "
+            f"{params['threshold']} on average over {params['window']} such comparisons"
+        )
+    if np.isnan(value):
+        return "no value yet"
+    if rule == "confidence-drop":
+        return f"mean confidence {value:.3f}; the rule needs it to fall {params['patience']} times"
+    window = curve[-params["window"] - 1 :]
+    moved = float(np.nanmax(window) - np.nanmin(window))
+    what = {"confidence-plateau": "mean confidence", "loo-plateau": "LOO error"}
+    bound = params["epsilon"] * (abs(value) if params["relative"] else 1.0)
+    return (
+        f"{what.get(rule, 'estimated risk')} {value:.3f}, moved by {moved:.3f} over the last "
+        f"{params['window']} labels; the rule needs at most {bound:.3g}"
+    )
 
 
 __all__ = [
     "DEFAULT_STOP_RULE",
     "MIN_STOP_LABELS",
     "STOP_RULE_PARAMS",
+    "RULE_WORDS",
     "StopDecision",
+    "describe_rule",
     "first_stop",
     "rule_curve",
+    "steps_if_unchanged",
     "stop_decision",
 ]

@@ -17,6 +17,7 @@ from rlscore.sessions.stopping.accuracy_estimate import (
 from rlscore.sessions.stopping.stop_rule import (
     MIN_STOP_LABELS,
     STOP_RULE_PARAMS,
+    describe_rule,
 )
 from rlscore.sessions.stopping.stopping_view import StoppingView, stopping_view
 from rlscore.ui.shell.errors import report_errors
@@ -25,27 +26,6 @@ from rlscore.ui.shell.params import update_params
 from rlscore.ui.shell.safe_text import md_text
 from rlscore.ui.shell.store import SessionHandle
 from rlscore.viz.figures.stopping_figure import accuracy_figure
-
-#: what each rule checks, in words (docs/mathematics.md §"Knowing when to stop")
-RULE_WORDS = {
-    "stabilizing": (
-        "Stabilizing predictions (Bloodgood & Vijay-Shanker 2009): the model's predictions on "
-        "a fixed sample of the pool agree with those of the model {lag} labels earlier with "
-        "Cohen's κ averaging at least {threshold} over the last {window} comparisons."
-    ),
-    "confidence-drop": (
-        "Confidence drop (Vlachos 2008): the model's mean confidence on a fixed sample of the "
-        "pool fell at each of the last {patience} checks, {lag} labels apart."
-    ),
-    "risk-plateau": (
-        "Risk plateau: the strategy's estimated risk moved by at most {epsilon:.0%} of its "
-        "value over the last {window} labels."
-    ),
-    "loo-plateau": (
-        "Leave-one-out plateau: the leave-one-out error moved by at most {epsilon:.0%} over "
-        "the last {window} labels."
-    ),
-}
 
 
 def stopping_panel(handle: SessionHandle, p: dict) -> None:
@@ -189,7 +169,7 @@ def _switch_audit_on(handle: SessionHandle) -> None:
 def _evidence(view: StoppingView) -> None:
     decision = view.decision
     params = STOP_RULE_PARAMS[decision.rule]
-    st.write(RULE_WORDS[decision.rule].format(**params))
+    st.write(describe_rule(decision.rule))
     st.write(f"No rule fires before {MIN_STOP_LABELS} labels, nor before every class has a label.")
     #: what the rule's recorded curve is, in words
     what = {
@@ -205,8 +185,8 @@ def _evidence(view: StoppingView) -> None:
         st.write(f"Latest {what[decision.rule].format(lag=lag)} (newest first): {last}.")
     if decision.more_labels:
         st.write(
-            f"At least {decision.more_labels} more labels before the rule can fire, if the "
-            "predictions stay as stable as they are now."
+            f"About {decision.more_labels} more labels before the rule fires, if the model "
+            "keeps changing as little as it does now (recomputed after every label)."
         )
 
 
