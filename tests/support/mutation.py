@@ -405,10 +405,10 @@ CATALOGUE: tuple[Mutation, ...] = (
     Mutation(
         "steps-to-stabilize-future-now",
         _RULES,
+        "values = np.where(steps <= t, k[np.minimum(steps, t)], now)",
         "values = np.where(steps <= t, k[np.minimum(steps, t)], 1.0)",
-        "values = np.where(steps < t, k[np.minimum(steps, t)], 1.0)",
-        (_T_STOPPING,),
-        "the last recorded κ is taken as 1, like the ones to come",
+        (_T_STOPPING, "tests/test_stop_advice.py"),
+        "the comparisons to come are taken as κ = 1 (a bound), not the current κ",
     ),
     Mutation(
         "wilson-centre",
@@ -485,8 +485,8 @@ CATALOGUE: tuple[Mutation, ...] = (
     Mutation(
         "stop-decision-more-labels",
         _STOP_RULE,
-        "more = MIN_STOP_LABELS - n\n",
-        "more = MIN_STOP_LABELS - n + 1\n",
+        "return StopDecision(rule, False, None, MIN_STOP_LABELS - n, message, evidence)",
+        "return StopDecision(rule, False, None, MIN_STOP_LABELS - n + 1, message, evidence)",
         (_T_ESTIMATE,),
         "one label too many said to be missing before a rule can fire",
     ),
