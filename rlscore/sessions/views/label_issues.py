@@ -5,12 +5,14 @@ of each point: :class:`~rlscore.sessions.state.label_log.LabelLog`) and ranks th
 :func:`rlscore.core.evaluation.label_issues.label_issues`, the exact leave-one-out RLS with the
 project's current kernel, σ, λ (or automatic λ) and class weights — the model of the Label
 page's leave-one-out figures (:func:`rlscore.sessions.state.loo_refit.labeled_rls_params`).
-Read-only: nothing is written. The ``label-issues`` command prints it.
+Read-only: nothing is written. The ``label-issues`` command prints it; the Review page's
+"Probably wrong" queue is :func:`probably_wrong_queue`, the suspects no reviewer has decided.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -29,9 +31,13 @@ if TYPE_CHECKING:
 
 #: the columns of :func:`project_label_issues`, in order
 ISSUE_COLUMNS = ("index", "point_id", "label", "suggested", "score", "label_margin", "annotator")
+#: a label enters the Review page's queue when its chance of being wrong is at least this
+SUSPECT_SCORE = 0.5
 
 
-def project_label_issues(project: Project, events: Iterable[Event], settings: dict) -> pd.DataFrame:
+def project_label_issues(
+    project: Project, events: Iterable[Event], settings: dict, rule: str = "latest"
+) -> pd.DataFrame:
     """The project's labeled points, most likely wrong first.
 
     Parameters
@@ -42,6 +48,9 @@ def project_label_issues(project: Project, events: Iterable[Event], settings: di
         Its label log, in commit order.
     settings
         Its settings (:func:`rlscore.sessions.state.settings.project_settings`).
+    rule
+        How a point's final label is chosen among its annotators' (``"latest"``,
+        ``"majority"``: :class:`~rlscore.sessions.state.label_log.LabelLog`).
 
     Returns
     -------
@@ -59,7 +68,7 @@ def project_label_issues(project: Project, events: Iterable[Event], settings: di
     """
     from rlscore.core.evaluation.label_issues import label_issues
 
-    log = LabelLog(events)
+    log = LabelLog(events, rule=rule)
     present = set(log.labels.values())
     if len(log.labels) < MIN_LABELS or len(present) < 2:
         raise ValueError(
@@ -88,4 +97,44 @@ def project_label_issues(project: Project, events: Iterable[Event], settings: di
     return table
 
 
-__all__ = ["ISSUE_COLUMNS", "project_label_issues"]
+@dataclass(frozen=True)
+class SuspectQueue:
+    """The Review page's "Probably wrong" queue: ``suspects`` (rows of
+    :func:`project_label_issues`, most likely wrong first) or, when the labels cannot be
+    checked yet, the ``reason`` why."""
+
+    suspects: pd.DataFrame | None
+    reason: str | None = None
+
+
+def probably_wrong_queue(
+    project: Project,
+    events: list[Event],
+    settings: dict,
+    rule: str = "latest",
+    threshold: float = SUSPECT_SCORE,
+) -> SuspectQueue:
+    """The labels a reviewer should look at: the model suggests another class, its chance
+    of the label being wrong is at least ``threshold``, and no review decision holds on the
+    point (keeping or relabeling it is a review:
+    :func:`rlscore.sessions.actions.review.review_point`)."""
+    try:
+        table = project_label_issues(project, events, settings, rule=rule)
+    except ValueError as exc:
+        return SuspectQueue(None, str(exc))
+    decided = set(LabelLog(events, rule=rule).reviews)
+    keep = (
+        (table["score"] >= threshold)
+        & (table["suggested"] != table["label"])
+        & ~table["index"].isin(decided)
+    )
+    return SuspectQueue(table[keep].reset_index(drop=True))
+
+
+__all__ = [
+    "ISSUE_COLUMNS",
+    "SUSPECT_SCORE",
+    "SuspectQueue",
+    "probably_wrong_queue",
+    "project_label_issues",
+]
