@@ -7,6 +7,7 @@ import pytest
 
 import rlscore
 from rlscore.core.evaluation.calibration import fit_platt
+from rlscore.core.evaluation.label_issues import label_margins
 
 
 def _rbf(X: np.ndarray, sigma: float) -> np.ndarray:
@@ -116,3 +117,12 @@ def test_other_marker_and_columns():
 def test_bad_input_is_named(y, message):
     with pytest.raises(ValueError, match=message):
         rlscore.label_issues(np.zeros((4, 2)), y)
+
+
+def test_a_binary_decision_is_its_two_one_vs_all_columns():
+    f = np.array([0.7, -0.2, 1.5, -2.0])
+    codes = np.array([0, 0, 1, 0])
+    two = np.column_stack([-f, f])
+    np.testing.assert_array_equal(label_margins(f, codes), label_margins(two, codes))
+    # the label margin by hand: the other column minus the label's
+    np.testing.assert_allclose(label_margins(f, codes), [1.4, -0.4, -3.0, -4.0])
