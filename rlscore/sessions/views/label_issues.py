@@ -11,6 +11,7 @@ Read-only: nothing is written. The ``label-issues`` command prints it; the Revie
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -33,6 +34,10 @@ if TYPE_CHECKING:
 ISSUE_COLUMNS = ("index", "point_id", "label", "suggested", "score", "label_margin", "annotator")
 #: a label enters the Review page's queue when its chance of being wrong is at least this
 SUSPECT_SCORE = 0.5
+#: the queues last computed: a rerun of the Review page (a teammate's refresh, a widget) on
+#: the same log and settings reuses its queue rather than fitting the checker again
+_QUEUES: OrderedDict[tuple, SuspectQueue] = OrderedDict()
+_QUEUES_MAX = 16
 
 
 def project_label_issues(
@@ -117,18 +122,28 @@ def probably_wrong_queue(
     """The labels a reviewer should look at: the model suggests another class, its chance
     of the label being wrong is at least ``threshold``, and no review decision holds on the
     point (keeping or relabeling it is a review:
-    :func:`rlscore.sessions.actions.review.review_point`)."""
+    :func:`rlscore.sessions.actions.review.review_point`). Remembered for the same project,
+    log (its digest), settings, rule and threshold."""
+    log = LabelLog(events, rule=rule)
+    key = (project.name, project.uid, log.history, repr(sorted(settings.items())), rule, threshold)
+    if key in _QUEUES:
+        _QUEUES.move_to_end(key)
+        return _QUEUES[key]
     try:
         table = project_label_issues(project, events, settings, rule=rule)
     except ValueError as exc:
-        return SuspectQueue(None, str(exc))
-    decided = set(LabelLog(events, rule=rule).reviews)
-    keep = (
-        (table["score"] >= threshold)
-        & (table["suggested"] != table["label"])
-        & ~table["index"].isin(decided)
-    )
-    return SuspectQueue(table[keep].reset_index(drop=True))
+        queue = SuspectQueue(None, str(exc))
+    else:
+        keep = (
+            (table["score"] >= threshold)
+            & (table["suggested"] != table["label"])
+            & ~table["index"].isin(set(log.reviews))
+        )
+        queue = SuspectQueue(table[keep].reset_index(drop=True))
+    _QUEUES[key] = queue
+    while len(_QUEUES) > _QUEUES_MAX:
+        _QUEUES.popitem(last=False)
+    return queue
 
 
 __all__ = [
