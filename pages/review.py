@@ -5,9 +5,10 @@ Layout and wiring only: the log fold is :mod:`rlscore.sessions.state.label_log`,
 measures :mod:`rlscore.sessions.team.agreement_report`, the suspects
 :mod:`rlscore.sessions.views.label_issues`, decisions
 :mod:`rlscore.sessions.actions.review`, the callbacks :mod:`rlscore.ui.forms.review`. No query
-engine is started: the page reads the log (and fits the checker on the labels). The agreement and decisions are a reviewer's (or
-owner's), the overlap setting an owner's, once the project has members: their buttons are disabled
-with the role needed, and the engine checks again (:mod:`rlscore.sessions.team.permissions`).
+engine is started: the page reads the log (and fits the label checker on the labels). The
+agreement and decisions are a reviewer's (or owner's), the overlap setting an owner's, once the
+project has members: their buttons are disabled with the role needed, and the engine checks
+again (:mod:`rlscore.sessions.team.permissions`).
 """
 
 from __future__ import annotations

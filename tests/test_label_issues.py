@@ -67,7 +67,10 @@ def test_scores_equal_brute_force_refits(n_classes):
     np.testing.assert_array_equal(got["suggested"], suggested.astype(float))
     np.testing.assert_array_equal(got["label"], y[labeled])
     assert sorted(table["index"]) == labeled.tolist()
-    assert np.all(np.diff(table["score"]) <= 0)  # most suspicious first
+    assert np.all(np.diff(table["label_margin"]) <= 0)  # most suspicious first
+    disagree = table["label_margin"] > 0  # … each group in the order of its score
+    assert np.all(np.diff(table["score"][disagree]) <= 0)
+    assert np.all(np.diff(table["score"][~disagree]) <= 0)
 
 
 def test_precomputed_kernel_equals_brute_force():

@@ -14,7 +14,7 @@ calibrated chance that the label is wrong: with ``q(m) = P(LOO prediction right 
 Platt-fitted on the LOO margins (:mod:`rlscore.core.evaluation.calibration`), it is ``q(s)``
 where the prediction disagrees (the label is wrong when the prediction is right) and
 ``1 − q(|s|)`` where it agrees (the label can be wrong only if the prediction is;
-docs/mathematics.md §"Which labels are probably wrong").
+docs/mathematics.md §"Which labels are probably wrong"). The labels are ranked by ``s``.
 """
 
 from __future__ import annotations
@@ -146,11 +146,13 @@ def label_issues(
     Returns
     -------
     pandas.DataFrame
-        One row per labeled point, most suspicious first (by ``score``, ties by
-        ``label_margin``): ``index`` (row of ``X``), ``label``, ``suggested`` (the class the
-        LOO model predicts), ``score`` (calibrated chance in [0, 1] that the label is wrong)
-        and ``label_margin`` (module docstring). ``attrs`` holds the ``lam`` and ``sigma``
-        used and the calibration's ``slope`` and ``intercept``.
+        One row per labeled point, most suspicious first: by ``label_margin``, i.e. the
+        labels the LOO model disagrees with first, then the others, each group by ``score``
+        (docs/mathematics.md, "Which labels are probably wrong"): ``index`` (row of ``X``),
+        ``label``, ``suggested`` (the class the LOO model predicts), ``score`` (calibrated
+        chance in [0, 1] that the label is wrong) and ``label_margin`` (module docstring).
+        ``attrs`` holds the ``lam`` and ``sigma`` used and the calibration's ``slope`` and
+        ``intercept``.
 
     Raises
     ------
@@ -183,7 +185,10 @@ def label_issues(
             "label_margin": s,
         }
     )
-    table = table.sort_values(["score", "label_margin"], ascending=False, kind="stable")
+    # the order is the label margin's, not the score's: the two agree within the disagreeing
+    # and within the agreeing labels, and the calibration (fitted against noisy labels) can
+    # put an agreeing label above a disagreeing one — worse, measured (docs/mathematics.md)
+    table = table.sort_values("label_margin", ascending=False, kind="stable")
     table = table.reset_index(drop=True)
     table.attrs.update(
         lam=float(clf.lam_),
