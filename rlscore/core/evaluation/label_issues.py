@@ -177,13 +177,7 @@ def label_issues(
     codes = np.searchsorted(clf.classes_, labels)
     s, suggested, score, calibration = label_scores(clf.loo_decision_, codes)
     table = pd.DataFrame(
-        {
-            "index": labeled,
-            "label": labels,
-            "suggested": clf.classes_[suggested],
-            "score": score,
-            "label_margin": s,
-        }
+        dict(zip(COLUMNS, (labeled, labels, clf.classes_[suggested], score, s), strict=True))
     )
     # the order is the label margin's, not the score's: the two agree within the disagreeing
     # and within the agreeing labels, and the calibration (fitted against noisy labels) can
@@ -191,10 +185,7 @@ def label_issues(
     table = table.sort_values("label_margin", ascending=False, kind="stable")
     table = table.reset_index(drop=True)
     table.attrs.update(
-        lam=float(clf.lam_),
-        sigma=width,
-        slope=calibration.slope,
-        intercept=calibration.intercept,
+        lam=float(clf.lam_), sigma=width, slope=calibration.slope, intercept=calibration.intercept
     )
     return table
 
