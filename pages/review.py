@@ -1,11 +1,14 @@
-"""Review page: the team's agreement, the points annotators disagree on, a reviewer's decisions.
+"""Review page: the team's agreement, the points annotators disagree on, the labels that are
+probably wrong, a reviewer's decisions.
 
 Layout and wiring only: the log fold is :mod:`rlscore.sessions.state.label_log`, the agreement
-measures :mod:`rlscore.sessions.team.agreement_report`, decisions
+measures :mod:`rlscore.sessions.team.agreement_report`, the suspects
+:mod:`rlscore.sessions.views.label_issues`, decisions
 :mod:`rlscore.sessions.actions.review`, the callbacks :mod:`rlscore.ui.forms.review`. No query
-engine is built: the page reads the log alone. The agreement and decisions are a reviewer's (or
-owner's), the overlap setting an owner's, once the project has members: their buttons are disabled
-with the role needed, and the engine checks again (:mod:`rlscore.sessions.team.permissions`).
+engine is started: the page reads the log (and fits the label checker on the labels). The
+agreement and decisions are a reviewer's (or owner's), the overlap setting an owner's, once the
+project has members: their buttons are disabled with the role needed, and the engine checks
+again (:mod:`rlscore.sessions.team.permissions`).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from rlscore.sessions.actions.review import audit_trail, review_queue
 from rlscore.sessions.state.label_log import LabelLog
 from rlscore.sessions.team.agreement_report import agreement_as
 from rlscore.sessions.team.overlap import MAX_OVERLAP, Overlap
+from rlscore.sessions.views.label_issues import probably_wrong_queue
 from rlscore.ui.forms import review
 from rlscore.ui.label.point_view import show_point
 from rlscore.ui.label.teammates import follow_teammates, mark_shown_version
@@ -112,6 +116,42 @@ for point in queue[:SHOWN_POINTS]:
                     help=decide_gate["help"]
                     or f"Final label of point #{point}: {md_text(class_text(c))}",
                 )
+
+st.markdown("### Probably wrong")
+if can(store, name, reviewer, "review"):
+    with report_errors("Checking the labels"):
+        suspects = probably_wrong_queue(project, events, p, rule=overlap.rule)
+        if suspects.reason:
+            st.caption(md_text(suspects.reason))
+        elif suspects.suspects.empty:
+            st.caption("No label looks wrong to the leave-one-out model.")
+        else:
+            st.caption(
+                f"{len(suspects.suspects)} labels the model trained on all the others "
+                "disagrees with, most likely wrong first."
+            )
+        table = suspects.suspects
+        for row in [] if table is None else table.head(SHOWN_POINTS).to_dict("records"):
+            point, label, suggested = int(row["index"]), row["label"], row["suggested"]
+            with st.container(border=True):
+                st.markdown(f"**Point #{point}** · id {md_text(project.ids[point])}")
+                left, right = st.columns([1, 2])
+                with left:
+                    show_point(project, point)
+                with right:
+                    st.dataframe(review.suspect_table(row, class_text), hide_index=True)
+                    keep, relabel = st.columns(2)
+                    for col, verb, c in ((keep, "Keep", label), (relabel, "Relabel as", suggested)):
+                        col.button(
+                            f"{verb} {md_text(class_text(c))}",
+                            key=f"suspect_{point}_{c}_{seen}",
+                            on_click=review.decide,
+                            args=(name, point, c, reviewer, seen, class_text(c)),
+                            disabled=not reviewer or decide_gate["disabled"],
+                            width="stretch",
+                        )
+else:
+    st.info(f"The labels that are probably wrong: {needs('review')}")
 
 st.markdown("### Decisions (audit trail)")
 trail = audit_trail(events)

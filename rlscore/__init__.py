@@ -15,6 +15,7 @@ from rlscore.core.lazy.exports import lazy_exports
 # scikit-learn : and pandas with it
 _EXPORTS = {
     "rlscore.core.rls": ("confidence",),
+    "rlscore.core.evaluation.label_issues": ("label_issues",),
     "rlscore.core.classifiers.bdlda": ("BDLDA",),
     "rlscore.core.classifiers.specified_error": ("SpecifiedErrorClassifier",),
     "rlscore.core.graph.ocl": ("GraphOCL",),

@@ -160,6 +160,21 @@ CASES = [
     ("negatives-no-labels", "negatives --db {db} --project tiny", "tiny"),
     ("negatives-bad-neighbors", "negatives --db {db} --project tiny --neighbors abc", "abc"),
     ("negatives-zero-neighbors", "negatives --db {db} --project tiny --neighbors 0", "error"),
+    # -- label-issues --------------------------------------------------------------------
+    ("issues-missing-db", "label-issues --db {missing} --project tiny", "no label database"),
+    ("issues-folder-db", "label-issues --db {folder} --project tiny", "is a folder"),
+    ("issues-empty-db", "label-issues --db {empty} --project tiny", "is empty"),
+    ("issues-other-sqlite", "label-issues --db {other} --project tiny", "not an rlscore"),
+    ("issues-unknown-project", "label-issues --db {db} --project nope", "nope"),
+    ("issues-no-labels", "label-issues --db {db} --project tiny", "0 labels"),
+    ("issues-no-project", "label-issues --db {db}", "--project"),
+    ("issues-zero-top", "label-issues --db {db} --project tiny --top 0", "--top"),
+    ("issues-bad-top", "label-issues --db {db} --project tiny --top many", "many"),
+    (
+        "issues-out-missing-folder",
+        "label-issues --db {db} --project tiny --out {missing_dir_file}",
+        "does not exist",
+    ),
     # -- simulate ------------------------------------------------------------------------
     ("simulate-missing-data", "simulate --data {missing} --quiet", "neither a sample"),
     ("simulate-folder-data", "simulate --data {folder} --quiet", "folder"),

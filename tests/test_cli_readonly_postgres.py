@@ -1,6 +1,6 @@
 """Commands that read a label database never create or convert one, on PostgreSQL too (issue 27).
 
-``labels``, ``settings``, ``agreement`` and ``negatives`` open their database with
+``labels``, ``settings``, ``agreement``, ``negatives`` and ``label-issues`` open their database with
 ``open_store(url, create=False)``: on a reachable PostgreSQL database that is empty, or holds
 an older schema, each ends with exit status 2 and one ``error:`` line, and the database is
 left exactly as it was — checked by listing its tables through psycopg, not through rlscore.
@@ -26,6 +26,7 @@ READ_COMMANDS = {
     "settings-set": "settings --db {db} --project tiny --set sigma=2",
     "agreement": "agreement --db {db} --project tiny",
     "negatives": "negatives --db {db} --project tiny",
+    "label-issues": "label-issues --db {db} --project tiny",
 }
 
 

@@ -1,5 +1,5 @@
-"""Command line: ``python -m rlscore COMMAND …`` (``simulate``, ``labels``, ``settings``,
-``agreement``, ``negatives``, ``members``, ``samples``,
+"""Command line: ``python -m rlscore COMMAND …`` (``simulate``, ``labels``, ``label-issues``,
+``settings``, ``agreement``, ``negatives``, ``members``, ``samples``,
 ``create-cluster-project``).
 
 Also installed as the ``rlscore`` script. Exit status 0 on success and 2 on any failure,
@@ -17,6 +17,10 @@ from rlscore.cli.io.errors import EXIT_FAILURE, run_command
 COMMANDS = {
     "simulate": ("rlscore.cli.commands.simulate", "run a query strategy against ground truth"),
     "labels": ("rlscore.cli.commands.labels", "print a project's labels from the label database"),
+    "label-issues": (
+        "rlscore.cli.commands.label_issues",
+        "a project's labels ranked by the chance that they are wrong",
+    ),
     "settings": ("rlscore.cli.commands.settings", "show or change a project's labeling settings"),
     "samples": ("rlscore.cli.commands.samples", "(re)write the bundled sample datasets"),
     "agreement": (

@@ -65,39 +65,41 @@ def labeled_rls(
     # fewer than MIN_LABELS labels never needs
     from rlscore.core.rls.classifier import RLSClassifier
 
+    model = labeled_rls_params(engine, present)
+    if is_graph_kernel(model["kernel"]):
+        if K is None:
+            return None
+        clf = RLSClassifier(**{**model, "kernel": "precomputed"}, lam=lam)
+        return clf.fit(K[np.ix_(idx, idx)], y)
+    return RLSClassifier(**model, lam=lam).fit(X[idx], y)
+
+
+def labeled_rls_params(engine: QueryStrategy, present: set, classes=None) -> dict:
+    """The RLS parameters of the engine's model on labels of the classes ``present``:
+    ``kernel`` (a graph kernel by name: the caller fits on its pool kernel), ``sigma``,
+    ``degree``, ``class_weight`` and ``offset`` (see :func:`labeled_rls`); ``classes``: the
+    project's, for an engine not started (default: the engine's, else ``present``)."""
     params = engine.get_params()
     weight = class_weight_of(engine)
     if isinstance(weight, dict):  # weights of classes not labeled yet play no part
         weight = {c: w for c, w in weight.items() if c in present}
-    kernel = params.get("kernel", "rbf")
-    if is_graph_kernel(kernel):
-        if K is None:
-            return None
-        clf = RLSClassifier(
-            kernel="precomputed",
-            lam=lam,
-            class_weight=weight,
-            offset=_offset(engine, params, present),
-        )
-        return clf.fit(K[np.ix_(idx, idx)], y)
-    clf = RLSClassifier(
-        kernel=kernel,
-        sigma=params.get("sigma", 1.0),
-        degree=params.get("degree", 2),
-        lam=lam,
-        class_weight=weight,
-        offset=_offset(engine, params, present),
-    )
-    return clf.fit(X[idx], y)
+    return {
+        "kernel": params.get("kernel", "rbf"),
+        "sigma": params.get("sigma", 1.0),
+        "degree": params.get("degree", 2),
+        "class_weight": weight,
+        "offset": _offset(engine, params, present, classes),
+    }
 
 
-def _offset(engine: QueryStrategy, params: dict, present: set) -> bool:
+def _offset(engine: QueryStrategy, params: dict, present: set, classes=None) -> bool:
     """Whether the engine's model has an offset now: ``fit_intercept`` (focused ARLS), once
     every class has a label (as the engine fits it), so the labeled RLS is the model the
     session predicts with."""
     if not params.get("fit_intercept"):
         return False
-    classes = getattr(engine, "classes_", None)  # an engine not started: the labels' classes
+    if classes is None:  # an engine not started: the labels' classes
+        classes = getattr(engine, "classes_", None)
     return classes is None or len(present) == len(classes)
 
 
@@ -130,4 +132,4 @@ def loo_labels(clf: RLSClassifier) -> np.ndarray:
     return classes[np.argmax(f, axis=1)]
 
 
-__all__ = ["MIN_LABELS", "labeled_rls", "loo_errors", "loo_labels", "loo_lam"]
+__all__ = ["MIN_LABELS", "labeled_rls", "labeled_rls_params", "loo_errors", "loo_labels", "loo_lam"]

@@ -1,4 +1,5 @@
-"""The Review page's wiring: decide a point, change the team's overlap, tables of the log.
+"""The Review page's wiring: decide a point, change the team's overlap, tables of the log and
+of the "Probably wrong" queue (keep and relabel are decisions, :func:`decide`).
 
 Each decision button carries the point and ``seen`` (the log version the page was drawn
 from) in its key and arguments, as the Label page's buttons do (:mod:`rlscore.ui.label.actions`):
@@ -113,6 +114,19 @@ def audit_table(trail: list[Decision], class_text, project: Project | None = Non
     return rows
 
 
+def suspect_table(row, class_text) -> list[dict]:
+    """One suspect of the "Probably wrong" queue as a one-row table: its label, who gave
+    it, the class the leave-one-out model suggests and the chance the label is wrong."""
+    return [
+        {
+            "label": class_text(row["label"]),
+            "given by": row["annotator"] or "unnamed",
+            "suggested": class_text(row["suggested"]),
+            "chance wrong": f"{row['score']:.0%}",
+        }
+    ]
+
+
 def _has_images(project: Project) -> bool:
     return bool(project.meta.get("image_shape")) or any(
         c.kind == "image" for c in project.items or []
@@ -133,5 +147,6 @@ __all__ = [
     "decide",
     "measure_text",
     "ratings_table",
+    "suspect_table",
     "undo_mine",
 ]

@@ -1,0 +1,270 @@
+"""Issue 37: finding wrong labels — rlscore's exact-LOO checker against cleanlab.
+
+For each task of the strategy suite (:mod:`strategy_suite`, its pool: the 70 % stratified split
+of seed ``s``, features standardised, σ by the median heuristic), a share ``rate`` of the
+labels is flipped, and each checker ranks the labels, most suspicious first:
+
+* **uniform** — ``round(rate·n)`` points drawn uniformly, each given a different class drawn
+  uniformly;
+* **class-conditional** — class ``c`` (of T) loses ``round(r_c·n_c)`` labels to class
+  ``c + 1 mod T``, ``r_c = rate·(½ + c/(T−1))`` (rates from ½·rate to 1.5·rate, mean ``rate``);
+* **active** — the labels a default session collects: focused ARLS (the default strategy)
+  labels ``--active-labels`` points of the pool with the true labels (2 of each class
+  first), then ``rate`` of *those* labels are flipped uniformly — the case of the app, where
+  the labeled points are the hard ones near the boundary.
+
+Checkers (each timed from the labels to its ranking):
+
+* ``rlscore`` — :func:`rlscore.label_issues` (exact LOO RLS, λ by LOO, Platt-calibrated score);
+* ``cleanlab-rls`` — cleanlab's ``find_label_issues`` (confident learning, ``n_jobs=1``, issues
+  ranked by self-confidence) on 5-fold cross-validated ``predict_proba`` of the same RLS model
+  (σ, λ by LOO within each fold), then the unflagged labels by cleanlab's label quality score;
+* ``cleanlab-lr`` — the same with scikit-learn's ``LogisticRegression(max_iter=1000)``;
+* ``cleanlab-loo`` — cleanlab on RLS's exact LOO probabilities (clipped soft scores), one fit:
+  an ablation separating the out-of-sample model from the ranking rule.
+
+Measures: precision at k = number of flipped labels, AUROC of the ranking (flipped = positive;
+scikit-learn's ``roc_auc_score`` on the rank), seconds. Printed: per setting and rate, the mean
+over tasks of the per-task median over seeds, and the median seconds.
+
+Usage::
+
+    OPENBLAS_NUM_THREADS=1 nice -n 10 .venv/bin/python benchmarks/label_issues.py \\
+        --seeds 3 [--tasks wine iris] [--settings uniform active] [--out FILE.jsonl]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+import warnings
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from harness import load_average, pin_blas, report_machine  # noqa: E402
+
+pin_blas(1)
+
+import numpy as np  # noqa: E402
+from cleanlab.filter import find_label_issues  # noqa: E402
+from cleanlab.rank import get_label_quality_scores  # noqa: E402
+from sklearn.linear_model import LogisticRegression  # noqa: E402
+from sklearn.metrics import roc_auc_score  # noqa: E402
+from sklearn.model_selection import StratifiedKFold  # noqa: E402
+from strategy_suite import DATASETS, LAM, Protocol, make_split  # noqa: E402
+
+import rlscore  # noqa: E402
+from rlscore.core.rls.classifier import RLSClassifier  # noqa: E402
+from rlscore.core.rls.confidence import soft_probabilities  # noqa: E402
+from rlscore.query import NoCandidatesError, make_strategy  # noqa: E402
+
+RATES = (0.05, 0.10, 0.20)
+SETTINGS = ("uniform", "class-conditional", "active")
+METHODS = ("rlscore", "cleanlab-rls", "cleanlab-lr", "cleanlab-loo")
+
+
+# -- noise ------------------------------------------------------------------------------------
+def flip_uniform(y: np.ndarray, rate: float, rng) -> tuple[np.ndarray, np.ndarray]:
+    """``round(rate·n)`` labels, each changed to another class drawn uniformly."""
+    classes = np.unique(y)
+    flipped = rng.choice(y.size, size=round(rate * y.size), replace=False)
+    noisy = y.copy()
+    for i in flipped:
+        noisy[i] = rng.choice(classes[classes != y[i]])
+    return noisy, np.sort(flipped)
+
+
+def flip_class_conditional(y: np.ndarray, rate: float, rng) -> tuple[np.ndarray, np.ndarray]:
+    """Class ``c`` loses ``round(r_c·n_c)`` labels to the next class (module docstring)."""
+    classes = np.unique(y)
+    T = classes.size
+    noisy, flipped = y.copy(), []
+    for c, cls in enumerate(classes):
+        members = np.flatnonzero(y == cls)
+        r_c = rate * (0.5 + c / (T - 1))
+        chosen = rng.choice(members, size=round(r_c * members.size), replace=False)
+        noisy[chosen] = classes[(c + 1) % T]
+        flipped.extend(chosen.tolist())
+    return noisy, np.sort(np.asarray(flipped, dtype=np.intp))
+
+
+def active_labels(split, n_labels: int, seed: int) -> np.ndarray:
+    """The pool points focused ARLS asks for, in order, answered with the true labels."""
+    q = make_strategy("arls-focused", sigma=split.sigma, lam=LAM)
+    if "seed" in q.get_params():
+        q.set_params(seed=seed)
+    q.start(split.X_pool, np.unique(split.y_pool))
+    for i in split.init:
+        q.teach(int(i), split.y_pool[i])
+    while len(q.labeled_) < min(n_labels, split.X_pool.shape[0]):
+        try:
+            i, _ = q.next_query()
+        except NoCandidatesError:
+            break
+        q.teach(i, split.y_pool[i])
+    return np.asarray(list(q.labeled_), dtype=np.intp)
+
+
+# -- checkers: each returns the label positions, most suspicious first ------------------------
+def rank_rlscore(X, y, sigma):
+    table = rlscore.label_issues(X, y, sigma=sigma, lam="auto")
+    return table["index"].to_numpy()
+
+
+def _cleanlab_ranking(codes: np.ndarray, probs: np.ndarray) -> np.ndarray:
+    """cleanlab's issues ranked by self-confidence, then the rest by label quality."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        # one process, as rlscore's checker: the machine's cores are shared
+        issues = find_label_issues(
+            codes, probs, return_indices_ranked_by="self_confidence", n_jobs=1
+        )
+        quality = get_label_quality_scores(codes, probs)
+    rest = np.setdiff1d(np.arange(codes.size), issues)
+    return np.concatenate([issues, rest[np.argsort(quality[rest], kind="stable")]])
+
+
+def _cv_probs(make_model, X, codes, T, seed) -> np.ndarray:
+    """5-fold out-of-fold ``predict_proba``, a column per class (0 for a class a fold lacks)."""
+    probs = np.zeros((codes.size, T))
+    folds = StratifiedKFold(5, shuffle=True, random_state=seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a class with fewer than 5 labels (the active case)
+        for train, test in folds.split(X, codes):
+            model = make_model().fit(X[train], codes[train])
+            probs[np.ix_(test, model.classes_)] = model.predict_proba(X[test])
+    return probs
+
+
+def rank_cleanlab(X, codes, T, seed, make_model):
+    return _cleanlab_ranking(codes, _cv_probs(make_model, X, codes, T, seed))
+
+
+def rank_cleanlab_loo(X, codes, sigma):
+    model = RLSClassifier(sigma=sigma, lam="auto").fit(X, codes)
+    return _cleanlab_ranking(codes, soft_probabilities(model.loo_decision_))
+
+
+def evaluate(X, noisy, flipped, sigma, seed) -> dict[str, dict]:
+    """Each checker's precision at k, AUROC and seconds on one noisy labeling."""
+    classes, codes = np.unique(noisy, return_inverse=True)
+    T = classes.size
+    truth = np.zeros(codes.size, dtype=bool)
+    truth[flipped] = True
+    rankers = {
+        "rlscore": lambda: rank_rlscore(X, codes, sigma),
+        "cleanlab-rls": lambda: rank_cleanlab(
+            X, codes, T, seed, lambda: RLSClassifier(sigma=sigma, lam="auto")
+        ),
+        "cleanlab-lr": lambda: rank_cleanlab(
+            X, codes, T, seed, lambda: LogisticRegression(max_iter=1000)
+        ),
+        "cleanlab-loo": lambda: rank_cleanlab_loo(X, codes, sigma),
+    }
+    out = {}
+    for name, ranker in rankers.items():
+        t0 = time.perf_counter()
+        order = ranker()
+        seconds = time.perf_counter() - t0
+        rank_score = np.empty(codes.size)
+        rank_score[order] = np.arange(codes.size, 0, -1)  # first = highest
+        out[name] = {
+            "precision_at_k": float(truth[order[: flipped.size]].mean()),
+            "auroc": float(roc_auc_score(truth, rank_score)),
+            "seconds": seconds,
+        }
+    return out
+
+
+# -- runs -------------------------------------------------------------------------------------
+def run_task(task: str, seeds, settings, rates, active_n: int) -> list[dict]:
+    X, y = DATASETS[task]()
+    records = []
+    for seed in seeds:
+        split = make_split(X, y, Protocol(), seed)
+        chosen = active_labels(split, active_n, seed) if "active" in settings else None
+        for setting in settings:
+            for rate in rates:
+                rng = np.random.default_rng([seed, int(rate * 1000), SETTINGS.index(setting)])
+                if setting == "active":
+                    Xs, ys = split.X_pool[chosen], split.y_pool[chosen]
+                    noisy, flipped = flip_uniform(ys, rate, rng)
+                elif setting == "uniform":
+                    Xs, ys = split.X_pool, split.y_pool
+                    noisy, flipped = flip_uniform(ys, rate, rng)
+                else:
+                    Xs, ys = split.X_pool, split.y_pool
+                    noisy, flipped = flip_class_conditional(ys, rate, rng)
+                if flipped.size == 0:
+                    continue
+                result = evaluate(Xs, noisy, flipped, split.sigma, seed)
+                for method, figures in result.items():
+                    records.append(
+                        {"task": task, "seed": seed, "setting": setting, "rate": rate,
+                         "n": int(ys.size), "flips": int(flipped.size), "method": method,
+                         **figures}
+                    )  # fmt: skip
+        print(f"# {task} seed {seed} done (load {load_average()})", flush=True)
+    return records
+
+
+def summarise(records: list[dict]) -> None:
+    """Per setting and rate: the mean over tasks of each task's median over seeds."""
+    print("\nsetting            rate  method        P@k    AUROC  seconds(median)")
+    for setting in SETTINGS:
+        for rate in sorted({r["rate"] for r in records}):
+            rows = [r for r in records if r["setting"] == setting and r["rate"] == rate]
+            if not rows:
+                continue
+            for method in METHODS:
+                mine = [r for r in rows if r["method"] == method]
+                tasks = sorted({r["task"] for r in mine})
+                per_task = {
+                    key: [statistics.median(r[key] for r in mine if r["task"] == t) for t in tasks]
+                    for key in ("precision_at_k", "auroc")
+                }
+                print(
+                    f"{setting:<18} {rate:4.2f}  {method:<12} "
+                    f"{np.mean(per_task['precision_at_k']):6.3f} {np.mean(per_task['auroc']):6.3f}"
+                    f"  {statistics.median(r['seconds'] for r in mine):8.4f}"
+                )
+    print("\nper task, all settings and rates (median over runs): P@k / AUROC / seconds")
+    for task in sorted({r["task"] for r in records}):
+        cells = []
+        for method in METHODS:
+            mine = [r for r in records if r["task"] == task and r["method"] == method]
+            cells.append(
+                f"{method} {statistics.median(r['precision_at_k'] for r in mine):.3f}/"
+                f"{statistics.median(r['auroc'] for r in mine):.3f}/"
+                f"{statistics.median(r['seconds'] for r in mine):.3f}"
+            )
+        print(f"{task:<18} " + "  ".join(cells))
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--tasks", nargs="*", default=list(DATASETS))
+    parser.add_argument("--settings", nargs="*", default=list(SETTINGS), choices=SETTINGS)
+    parser.add_argument("--rates", nargs="*", type=float, default=list(RATES))
+    parser.add_argument("--active-labels", type=int, default=150)
+    parser.add_argument("--out", default=None, help="write every record here (JSON lines)")
+    args = parser.parse_args(argv)
+    report_machine()
+    print(f"# command: {' '.join(sys.argv)}", flush=True)
+    records = []
+    for task in args.tasks:
+        records += run_task(task, range(args.seeds), args.settings, args.rates, args.active_labels)
+        if args.out:
+            Path(args.out).write_text("".join(json.dumps(r) + "\n" for r in records))
+    summarise(records)
+    report_machine()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,193 @@
+"""The labels that are probably wrong: the exact leave-one-out RLS as a label checker.
+
+Confident learning (Northcutt, Jiang & Chuang 2021, *Confident learning: estimating
+uncertainty in dataset labels*, JAIR 70) flags a label when an out-of-sample model confidently
+prefers another class; its out-of-sample predictions usually come from K-fold
+cross-validation, K refits. RLS gives the *exact* leave-one-out (LOO) decision values of every
+labeled point from one fit (docs/mathematics.md §3), so each point is judged by the model
+trained on all the other labels.
+
+For a point with label ``y`` and LOO one-vs-all values ``f`` (a binary ``f`` is the pair
+``(−f, f)``), the **label margin** is ``s = max_{j≠y} f_j − f_y``: positive when the LOO
+prediction disagrees with the label, by how much it prefers its class. The **score** is a
+calibrated chance that the label is wrong: with ``q(m) = P(LOO prediction right | margin m)``
+Platt-fitted on the LOO margins (:mod:`rlscore.core.evaluation.calibration`), it is ``q(s)``
+where the prediction disagrees (the label is wrong when the prediction is right) and
+``1 − q(|s|)`` where it agrees (the label can be wrong only if the prediction is;
+docs/mathematics.md §"Which labels are probably wrong"). The labels are ranked by ``s``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from rlscore.core.conventions.missing_labels import labeled_indices
+from rlscore.core.evaluation.calibration import PlattCalibration, fit_platt
+from rlscore.core.rls.confidence import margin
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+#: the columns of :func:`label_issues`' table, in order
+COLUMNS = ("index", "label", "suggested", "score", "label_margin")
+
+
+def label_margins(F: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """The label margin ``max_{j≠y} f_j − f_y`` of each point (module docstring).
+
+    Parameters
+    ----------
+    F
+        (n,) binary decision values (positive: the second class) or (n, T) one-vs-all values.
+    codes
+        (n,) position of each point's label among the classes.
+
+    Returns
+    -------
+    numpy.ndarray
+        (n,) margins; > 0 where the argmax of ``F`` is not the label.
+    """
+    F = np.asarray(F, dtype=np.float64)
+    if F.ndim == 1:
+        F = np.column_stack([-F, F])  # the binary f as its two OvA columns
+    rows = np.arange(F.shape[0])
+    own = F[rows, codes]
+    others = F.copy()
+    others[rows, codes] = -np.inf
+    return others.max(axis=1) - own
+
+
+def label_scores(
+    F: np.ndarray, codes: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, PlattCalibration]:
+    """Label margins, suggested classes and scores from out-of-sample decision values.
+
+    Parameters
+    ----------
+    F
+        (n,) binary or (n, T) one-vs-all decision values of models that did not train on
+        the point (the exact LOO values of RLS).
+    codes
+        (n,) position of each point's label among the classes.
+
+    Returns
+    -------
+    label_margin, suggested, score, calibration
+        (n,) label margins, (n,) positions of the predicted classes, (n,) calibrated chances
+        that the label is wrong, and the Platt calibration behind them (module docstring).
+    """
+    F = np.asarray(F, dtype=np.float64)
+    if F.ndim == 1:
+        F = np.column_stack([-F, F])  # the binary f as its two OvA columns
+    s = label_margins(F, codes)
+    calibration = fit_platt(margin(F), s <= 0)
+    q = calibration.probability(np.abs(s))
+    return s, np.argmax(F, axis=1), np.where(s > 0, q, 1.0 - q), calibration
+
+
+def _labeled_inputs(X, y, kernel: str, sigma, unlabeled) -> tuple:
+    """The labeled rows, their labels, the RLS's inputs on them and the RBF width (None for
+    another kernel), with a clear message for bad input."""
+    from rlscore.core.kernels.rbf_width import fitted_sigma
+
+    y = np.asarray(y)
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim != 2 or X.shape[0] != y.shape[0]:
+        raise ValueError(f"X must have one row per label: X has shape {X.shape}, y {y.shape}")
+    labeled = labeled_indices(y, unlabeled)
+    labels = np.asarray(y[labeled].tolist()) if y.dtype == object else y[labeled]
+    if labeled.size < 2 or np.unique(labels).size < 2:
+        raise ValueError(
+            f"need at least two labeled points of two classes, got {labeled.size} labeled"
+        )
+    if kernel == "precomputed":
+        if X.shape[1] != X.shape[0]:
+            raise ValueError(f"kernel='precomputed' needs the square (n, n) kernel, got {X.shape}")
+        inputs, width = X[np.ix_(labeled, labeled)], None
+    else:
+        inputs, width = X[labeled], fitted_sigma(sigma, kernel, X)
+    return labeled, labels, inputs, width
+
+
+def label_issues(
+    X,
+    y,
+    *,
+    kernel: str = "rbf",
+    sigma: float | str = "median",
+    lam: float | str = "auto",
+    class_weight: None | str | dict = None,
+    degree: int = 2,
+    offset: bool = False,
+    unlabeled: object = None,
+) -> pd.DataFrame:
+    """Rank the labeled points by the chance that their label is wrong.
+
+    Parameters
+    ----------
+    X
+        (n, d) inputs, or the (n, n) kernel when ``kernel="precomputed"`` (a graph kernel
+        over the pool: :func:`rlscore.graph_kernel`).
+    y
+        (n,) labels; unlabeled points are marked as in
+        :mod:`rlscore.core.conventions.missing_labels` (NaN/None by default) and skipped.
+    kernel, degree, class_weight, offset
+        The RLS model (:class:`rlscore.core.rls.classifier.RLSClassifier`).
+    sigma
+        RBF width, or a rule (``"median"``, ``"scale"``) read off every row of ``X``, the
+        unlabeled ones included, once: every leave-one-out model has the same width.
+    lam
+        λ > 0, or ``"auto"``: chosen once by the exact LOO classification error on the labels.
+    unlabeled
+        The marker of an unlabeled point (None: NaN, or None in an object ``y``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per labeled point, most suspicious first: by ``label_margin``, i.e. the
+        labels the LOO model disagrees with first, then the others, each group by ``score``
+        (docs/mathematics.md, "Which labels are probably wrong"): ``index`` (row of ``X``),
+        ``label``, ``suggested`` (the class the LOO model predicts), ``score`` (calibrated
+        chance in [0, 1] that the label is wrong) and ``label_margin`` (module docstring).
+        ``attrs`` holds the ``lam`` and ``sigma`` used and the calibration's ``slope`` and
+        ``intercept``.
+
+    Raises
+    ------
+    ValueError
+        Fewer than two labeled points or classes, or a bad parameter (the classifier's message).
+    """
+    import pandas as pd
+
+    from rlscore.core.rls.classifier import RLSClassifier
+
+    labeled, labels, inputs, width = _labeled_inputs(X, y, kernel, sigma, unlabeled)
+    # the width is fixed before the fit: a rule read off the labeled rows would change with
+    # each left-out point
+    clf = RLSClassifier(
+        kernel=kernel,
+        sigma=1.0 if width is None else width,
+        degree=degree,
+        lam=lam,
+        class_weight=class_weight,
+        offset=offset,
+    ).fit(inputs, labels)
+    codes = np.searchsorted(clf.classes_, labels)
+    s, suggested, score, calibration = label_scores(clf.loo_decision_, codes)
+    table = pd.DataFrame(
+        dict(zip(COLUMNS, (labeled, labels, clf.classes_[suggested], score, s), strict=True))
+    )
+    # the order is the label margin's, not the score's: the two agree within the disagreeing
+    # and within the agreeing labels, and the calibration (fitted against noisy labels) can
+    # put an agreeing label above a disagreeing one — worse, measured (docs/mathematics.md)
+    table = table.sort_values("label_margin", ascending=False, kind="stable")
+    table = table.reset_index(drop=True)
+    table.attrs.update(
+        lam=float(clf.lam_), sigma=width, slope=calibration.slope, intercept=calibration.intercept
+    )
+    return table
+
+
+__all__ = ["COLUMNS", "label_issues", "label_margins", "label_scores"]

@@ -1,0 +1,155 @@
+"""A project's labels that are probably wrong, judged by the project's own model.
+
+:func:`project_label_issues` folds the project's log (undone labels left out, the final label
+of each point: :class:`~rlscore.sessions.state.label_log.LabelLog`) and ranks the labels with
+:func:`rlscore.core.evaluation.label_issues.label_issues`, the exact leave-one-out RLS with the
+project's current kernel, σ, λ (or automatic λ) and class weights — the model of the Label
+page's leave-one-out figures (:func:`rlscore.sessions.state.loo_refit.labeled_rls_params`).
+Read-only: nothing is written. The ``label-issues`` command prints it; the Review page's
+"Probably wrong" queue is :func:`probably_wrong_queue`, the suspects no reviewer has decided.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from rlscore.core.kernels.functions import is_graph_kernel
+from rlscore.sessions.state.engine import make_engine
+from rlscore.sessions.state.label_log import LabelLog
+from rlscore.sessions.state.loo_refit import MIN_LABELS, labeled_rls_params
+from rlscore.sessions.state.settings import engine_settings
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from rlscore.data.projects.project import Project
+    from rlscore.storage import Event
+
+#: the columns of :func:`project_label_issues`, in order
+ISSUE_COLUMNS = ("index", "point_id", "label", "suggested", "score", "label_margin", "annotator")
+#: a label enters the Review page's queue when its chance of being wrong is at least this
+SUSPECT_SCORE = 0.5
+#: the queues last computed: a rerun of the Review page (a teammate's refresh, a widget) on
+#: the same log and settings reuses its queue rather than fitting the checker again
+_QUEUES: OrderedDict[tuple, SuspectQueue] = OrderedDict()
+_QUEUES_MAX = 16
+
+
+def project_label_issues(
+    project: Project, events: Iterable[Event], settings: dict, rule: str = "latest"
+) -> pd.DataFrame:
+    """The project's labeled points, most likely wrong first.
+
+    Parameters
+    ----------
+    project
+        The project (its pool ``X``, ids, classes).
+    events
+        Its label log, in commit order.
+    settings
+        Its settings (:func:`rlscore.sessions.state.settings.project_settings`).
+    rule
+        How a point's final label is chosen among its annotators' (``"latest"``,
+        ``"majority"``: :class:`~rlscore.sessions.state.label_log.LabelLog`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        :data:`ISSUE_COLUMNS`: the pool ``index`` and ``point_id`` of each labeled point, its final
+        ``label``, the ``suggested`` class, the ``score`` (calibrated chance that the label is
+        wrong), the ``label_margin`` and the ``annotator`` who gave the final label; ``attrs``
+        as :func:`~rlscore.core.evaluation.label_issues.label_issues`'.
+
+    Raises
+    ------
+    ValueError
+        Fewer than :data:`~rlscore.sessions.state.loo_refit.MIN_LABELS` labels or two classes,
+        or a pool whose features live on a cluster.
+    """
+    from rlscore.core.evaluation.label_issues import label_issues
+
+    log = LabelLog(events, rule=rule)
+    present = set(log.labels.values())
+    if len(log.labels) < MIN_LABELS or len(present) < 2:
+        raise ValueError(
+            f"project {project.name!r} has {len(log.labels)} labels of {len(present)} classes: "
+            f"checking the labels needs at least {MIN_LABELS} labels of 2 classes"
+        )
+    if project.X.shape[1] == 0:
+        raise ValueError(
+            f"project {project.name!r} keeps its features on a cluster: its labels cannot be "
+            "checked on this server"
+        )
+    engine = make_engine({**settings, **engine_settings(settings)}, float(settings["lam"]))
+    model = labeled_rls_params(engine, present, classes=project.classes)
+    y = np.full(project.n, None, dtype=object)
+    points = np.fromiter(log.labels, dtype=np.intp, count=len(log.labels))
+    y[points] = list(log.labels.values())
+    lam = "auto" if settings.get("lam_auto") else float(settings["lam"])
+    if is_graph_kernel(model["kernel"]):
+        # a graph kernel exists on the pool only: the checker fits on its labeled block
+        inputs, model = engine.pool_kernel(project.X), {**model, "kernel": "precomputed"}
+    else:
+        inputs = project.X
+    table = label_issues(inputs, y, lam=lam, **model)
+    table.insert(1, "point_id", [project.ids[i] for i in table["index"]])
+    table["annotator"] = [log.label_events[i].annotator for i in table["index"]]
+    return table
+
+
+@dataclass(frozen=True)
+class SuspectQueue:
+    """The Review page's "Probably wrong" queue: ``suspects`` (rows of
+    :func:`project_label_issues`, most likely wrong first) or, when the labels cannot be
+    checked yet, the ``reason`` why."""
+
+    suspects: pd.DataFrame | None
+    reason: str | None = None
+
+
+def probably_wrong_queue(
+    project: Project,
+    events: list[Event],
+    settings: dict,
+    rule: str = "latest",
+    threshold: float = SUSPECT_SCORE,
+) -> SuspectQueue:
+    """The labels a reviewer should look at: the model suggests another class, its chance
+    of the label being wrong is at least ``threshold``, and no review decision holds on the
+    point (keeping or relabeling it is a review:
+    :func:`rlscore.sessions.actions.review.review_point`). Remembered for the same project,
+    log (its digest), settings, rule and threshold."""
+    log = LabelLog(events, rule=rule)
+    key = (project.name, project.uid, log.history, repr(sorted(settings.items())), rule, threshold)
+    if key in _QUEUES:
+        _QUEUES.move_to_end(key)
+        return _QUEUES[key]
+    try:
+        table = project_label_issues(project, events, settings, rule=rule)
+    except ValueError as exc:
+        queue = SuspectQueue(None, str(exc))
+    else:
+        keep = (
+            (table["score"] >= threshold)
+            & (table["suggested"] != table["label"])
+            & ~table["index"].isin(set(log.reviews))
+        )
+        queue = SuspectQueue(table[keep].reset_index(drop=True))
+    _QUEUES[key] = queue
+    while len(_QUEUES) > _QUEUES_MAX:
+        _QUEUES.popitem(last=False)
+    return queue
+
+
+__all__ = [
+    "ISSUE_COLUMNS",
+    "SUSPECT_SCORE",
+    "SuspectQueue",
+    "probably_wrong_queue",
+    "project_label_issues",
+]

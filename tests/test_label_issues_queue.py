@@ -1,0 +1,45 @@
+"""The Review page's "Probably wrong" queue, below the UI (issue 37)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rlscore.data.projects.project import Project
+from rlscore.sessions import project_settings
+from rlscore.sessions.views.label_issues import probably_wrong_queue, project_label_issues
+from rlscore.storage import Event, open_store
+
+
+def _store(tmp_path, n_labels: int = 40):
+    rng = np.random.default_rng(3)
+    truth = np.repeat([0, 1], 30)
+    X = np.where(truth[:, None] == 1, 2.5, -2.5) + rng.normal(size=(60, 2))
+    store = open_store(tmp_path / "labels.sqlite3")
+    store.create_project(Project("p", X, ["a", "b"], [f"i{k}" for k in range(60)], None, [0, 1]))
+    for i in range(n_labels):
+        label = 1 - truth[i] if i in (2, 35) else truth[i]
+        store.append_event("p", Event("label", i, int(label), "ada"))
+    return store
+
+
+def test_the_queue_is_the_undecided_suspects_of_the_full_table(tmp_path):
+    with _store(tmp_path) as store:
+        project, settings = store.load_project("p"), project_settings(store, "p")
+        events = store.events("p")
+        table = project_label_issues(project, events, settings)
+        queue = probably_wrong_queue(project, events, settings)
+        expected = table[(table["score"] >= 0.5) & (table["suggested"] != table["label"])]
+        assert queue.reason is None
+        assert queue.suspects["index"].tolist() == expected["index"].tolist()
+        assert {2, 35} <= set(queue.suspects["index"])
+        assert probably_wrong_queue(project, events, settings) is queue  # remembered
+        store.append_event("p", Event("review", 2, 0, "rev"))  # a decision leaves the queue
+        after = probably_wrong_queue(project, store.events("p"), settings)
+        assert 2 not in set(after.suspects["index"]) and 35 in set(after.suspects["index"])
+
+
+def test_too_few_labels_give_the_reason(tmp_path):
+    with _store(tmp_path, n_labels=2) as store:
+        project, settings = store.load_project("p"), project_settings(store, "p")
+        queue = probably_wrong_queue(project, store.events("p"), settings)
+        assert queue.suspects is None and "at least 3 labels" in queue.reason
