@@ -12,7 +12,10 @@ point drawn like the pool's (docs/mathematics.md §"How accurate is the model").
 Two estimates of that accuracy (:data:`METHODS`):
 
 * ``"checks"`` (the default): the share ``k/m`` of the ``m`` checks whose LOO prediction is
-  right, with Wilson's interval for ``m`` trials.
+  right, with the exact (Clopper–Pearson) interval for ``m`` trials: Wilson's, first tried,
+  held in only 83 % of the checkpoints on the worst task of the development half once the
+  checks grew numerous (the LOO outcomes of checks that share a model are not quite
+  independent trials); Clopper–Pearson's coverage is at least nominal for any accuracy.
 * ``"model-assisted"``: the difference estimator of prediction-powered inference (Angelopoulos
   et al. 2023, *Science* 382) ``mean_U q + mean_checks (right − q)``, ``q`` the calibrated
   chance that a prediction is right (:mod:`rlscore.core.evaluation.calibration`) averaged
@@ -33,7 +36,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rlscore.core.evaluation.accuracy_interval import wilson_bounds
+from rlscore.core.evaluation.accuracy_interval import clopper_pearson_interval, wilson_bounds
 
 #: the estimates :func:`pool_accuracy` makes (module docstring), the headline's first
 METHODS = ("checks", "model-assisted")
@@ -118,7 +121,10 @@ def pool_accuracy(
             raise ValueError("the model-assisted estimate needs labeled_prob and unlabeled_prob")
         q_checks = np.asarray(labeled_prob, dtype=np.float64).ravel()[is_check]
         share, worth = _model_assisted(right[is_check], q_checks, q_unlabeled)
-    low, high = wilson_bounds(share, worth, level)
+    if method == "checks":  # exact: coverage at least nominal for any accuracy
+        low, high = clopper_pearson_interval(int(right[is_check].sum()), m, level)
+    else:
+        low, high = wilson_bounds(share, worth, level)
     return PoolAccuracy(
         estimate=share,
         low=float(low),
