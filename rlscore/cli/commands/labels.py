@@ -4,7 +4,7 @@ Without ``--project`` the projects are listed with their number of labels. The l
 folded from the event log (undone labels are left out, relabels show the latest label); no
 query engine is built, so this is fast on any pool. Every record carries the accuracy
 estimate at export time — the Label page's headline: the exact leave-one-out accuracy of the
-random checks among the labels with its 95 % Wilson interval
+random checks among the labels with its exact 95 % interval (Clopper–Pearson)
 (:func:`rlscore.sessions.stopping.accuracy_estimate.export_estimate`; one RLS fit on the
 labels) — unless ``--no-estimate``.
 

@@ -126,7 +126,7 @@ def export_estimate(
     """The Label page's headline at export time, from the labels, the random checks among
     them (``checks``: their keys in ``labels``) and the settings in effect (``params``: the
     newest label's ``strategy``, ``kernel``, ``sigma`` and ``lam``; the strategy's own default
-    class weights): the exact LOO accuracy of the checks and its Wilson interval
+    class weights): the exact LOO accuracy of the checks and its exact (Clopper–Pearson) interval
     (:func:`~rlscore.core.evaluation.pool_accuracy.pool_accuracy`), under
     :data:`ESTIMATE_COLUMNS` (None values when it cannot be made: no check, too few labels
     or classes, a graph kernel, unknown settings)."""

@@ -100,8 +100,8 @@ def _headline(estimate, every: int, handle: SessionHandle) -> None:
 HEADLINE_HELP = (
     "The share of the random checks (labels drawn uniformly at random from the points not "
     "labeled yet) that the model, fitted on all the other labels, predicts right: a fair "
-    "test of the model on new points like the pool's. The interval is Wilson's 95% interval "
-    "for that many checks; it narrows as checks accumulate."
+    "test of the model on new points like the pool's. The interval is the exact "
+    "(Clopper–Pearson) 95% interval for that many checks; it narrows as checks accumulate."
 )
 #: what the calibrated expected error rate is
 RISK_HELP = (
