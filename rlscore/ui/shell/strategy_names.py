@@ -19,7 +19,7 @@ _RLS_RISK = (
     "What the strategy minimises to choose its queries: Paskov's estimated risk R̂, the sum "
     "over the pool of the clipped soft scores' chance that the prediction is wrong (eq. 3.47; "
     "with class weights, each class's term divided by its weight, eq. 3.49). It ranks "
-    "queries well but is not a count of errors: on held-out data it was off by a median 9–13 "
+    "queries well but is not a count of errors: on held-out data it was off by a median 8–13 "
     "points of the pool (benchmarks/trust_figures.py).",
 )
 _AOPTIMAL_RISK = (
