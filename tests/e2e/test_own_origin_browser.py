@@ -36,7 +36,8 @@ def elsewhere(urls, origin: str) -> list[str]:
     )
 
 
-def test_a_session_through_every_page_asks_only_the_apps_own_origin(page: Page, server):
+def test_a_session_through_every_page_asks_only_the_apps_own_origin(page: Page, server, own_sample):
+    moons = own_sample("two_moons")  # labeled here: a copy, the shared server's samples stay
     origin = urlsplit(server.url).netloc
     requested: list[str] = []
     page.on("request", lambda r: requested.append(r.url))
@@ -47,7 +48,7 @@ def test_a_session_through_every_page_asks_only_the_apps_own_origin(page: Page, 
         page.locator(APP_IDLE).wait_for()
         documented.extend(page.evaluate(RESOURCE_URLS))
 
-    page.goto(f"{server.url}/?project=two_moons&annotator=ada")
+    page.goto(f"{server.url}/?project={moons}&annotator=ada")
     expect(page.get_by_role("heading", name=re.compile(r"Next query: point #\d+"))).to_be_visible()
     settle(page)
     label_button(page, "1").click()
