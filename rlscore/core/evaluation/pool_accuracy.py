@@ -25,8 +25,8 @@ Two estimates of that accuracy (:data:`METHODS`):
 
 ``benchmarks/trust_figures.py`` chose between them and against the estimates that were
 shown before (docs/benchmarks/trust.md): the model-assisted interval was 4–7 points narrower
-but held in only 83–84 % of the checkpoints on five tasks, so the headline is ``"checks"``. With no random check there is no estimate (None): nothing
-unbiased is known yet.
+but held in only 83–84 % of the checkpoints on five tasks, so the headline is ``"checks"``.
+With no random check there is no estimate (None): nothing unbiased is known yet.
 """
 
 from __future__ import annotations
