@@ -21,7 +21,6 @@ from rlscore.sessions.team.agreement_report import agreement_as
 from rlscore.sessions.team.overlap import MAX_OVERLAP, Overlap
 from rlscore.sessions.views.label_issues import probably_wrong_queue
 from rlscore.ui.forms import review
-from rlscore.ui.label.point_view import show_point
 from rlscore.ui.label.teammates import follow_teammates, mark_shown_version
 from rlscore.ui.shell.errors import report_errors
 from rlscore.ui.shell.flash import show_flash
@@ -97,25 +96,20 @@ if queue and not reviewer:
     st.info("Enter your name in the sidebar to decide: each decision is recorded with it.")
 decide_gate = gate(store, name, reviewer, "review")
 for point in queue[:SHOWN_POINTS]:
-    with st.container(border=True):
-        st.markdown(f"**Point #{point}** · id {md_text(project.ids[point])}")
-        left, right = st.columns([1, 2])
-        with left:
-            show_point(project, point)
-        with right:
-            st.dataframe(review.ratings_table(log, point, class_text), hide_index=True)
-            cols = st.columns(len(project.classes))
-            for col, c in zip(cols, project.classes, strict=True):
-                col.button(
-                    md_text(class_text(c)),
-                    key=f"decide_{point}_{c}_{seen}",
-                    on_click=review.decide,
-                    args=(name, point, c, reviewer, seen, class_text(c)),
-                    disabled=not reviewer or decide_gate["disabled"],
-                    width="stretch",
-                    help=decide_gate["help"]
-                    or f"Final label of point #{point}: {md_text(class_text(c))}",
-                )
+    with review.point_card(project, point):
+        st.dataframe(review.ratings_table(log, point, class_text), hide_index=True)
+        cols = st.columns(len(project.classes))
+        for col, c in zip(cols, project.classes, strict=True):
+            col.button(
+                md_text(class_text(c)),
+                key=f"decide_{point}_{c}_{seen}",
+                on_click=review.decide,
+                args=(name, point, c, reviewer, seen, class_text(c)),
+                disabled=not reviewer or decide_gate["disabled"],
+                width="stretch",
+                help=decide_gate["help"]
+                or f"Final label of point #{point}: {md_text(class_text(c))}",
+            )
 
 st.markdown("### Probably wrong")
 if can(store, name, reviewer, "review"):
@@ -133,23 +127,18 @@ if can(store, name, reviewer, "review"):
         table = suspects.suspects
         for row in [] if table is None else table.head(SHOWN_POINTS).to_dict("records"):
             point, label, suggested = int(row["index"]), row["label"], row["suggested"]
-            with st.container(border=True):
-                st.markdown(f"**Point #{point}** · id {md_text(project.ids[point])}")
-                left, right = st.columns([1, 2])
-                with left:
-                    show_point(project, point)
-                with right:
-                    st.dataframe(review.suspect_table(row, class_text), hide_index=True)
-                    keep, relabel = st.columns(2)
-                    for col, verb, c in ((keep, "Keep", label), (relabel, "Relabel as", suggested)):
-                        col.button(
-                            f"{verb} {md_text(class_text(c))}",
-                            key=f"suspect_{point}_{c}_{seen}",
-                            on_click=review.decide,
-                            args=(name, point, c, reviewer, seen, class_text(c)),
-                            disabled=not reviewer or decide_gate["disabled"],
-                            width="stretch",
-                        )
+            with review.point_card(project, point):
+                st.dataframe(review.suspect_table(row, class_text), hide_index=True)
+                keep, relabel = st.columns(2)
+                for col, verb, c in ((keep, "Keep", label), (relabel, "Relabel as", suggested)):
+                    col.button(
+                        f"{verb} {md_text(class_text(c))}",
+                        key=f"suspect_{point}_{c}_{seen}",
+                        on_click=review.decide,
+                        args=(name, point, c, reviewer, seen, class_text(c)),
+                        disabled=not reviewer or decide_gate["disabled"],
+                        width="stretch",
+                    )
 else:
     st.info(f"The labels that are probably wrong: {needs('review')}")
 

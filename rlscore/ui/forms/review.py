@@ -9,6 +9,8 @@ a decision on a point that changed after it was shown is refused and said so.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 
 import streamlit as st
@@ -18,7 +20,7 @@ from rlscore.sessions.actions.review import Decision, review_point
 from rlscore.sessions.actions.undo import undo_last
 from rlscore.sessions.state.label_log import LabelLog
 from rlscore.storage import StaleActionError
-from rlscore.ui.label.point_view import brief_text, thumbnail, thumbnail_url
+from rlscore.ui.label.point_view import brief_text, show_point, thumbnail, thumbnail_url
 from rlscore.ui.shell.errors import user_message
 from rlscore.ui.shell.flash import flash
 from rlscore.ui.shell.params import update_params
@@ -140,12 +142,26 @@ AUDIT_COLUMNS = {
 }
 
 
+@contextmanager
+def point_card(project: Project, point: int) -> Iterator[None]:
+    """A bordered card for ``point``: its number and id, its item on the left; the body of the
+    ``with`` block draws in the right column (the disagreements' and the suspects' cards)."""
+    with st.container(border=True):
+        st.markdown(f"**Point #{point}** · id {md_text(project.ids[point])}")
+        left, right = st.columns([1, 2])
+        with left:
+            show_point(project, point)
+        with right:
+            yield
+
+
 __all__ = [
     "AUDIT_COLUMNS",
     "apply_overlap",
     "audit_table",
     "decide",
     "measure_text",
+    "point_card",
     "ratings_table",
     "suspect_table",
     "undo_mine",
