@@ -40,7 +40,7 @@ pages = [
 # sign-in (or the local mode's rules) before any page: a visitor not let in sees no page;
 # the gate's screen answers every page's address, so a deep link shows it without a
 # "page not found"
-with database_guard():
+with database_guard(page=False):
     gate([page.url_path for page in pages])
 # the page the address names (``/data?project=…`` too), resolved by Streamlit from the link
 navigation = st.navigation(pages)

@@ -16,7 +16,11 @@ click that reached the server before the page noticed is refused by its callback
 
 :func:`database_guard` wraps a whole run (``app.py``),
 :func:`~rlscore.ui.shell.errors.report_errors` sends this error here too, so it never reaches the
-browser as an exception.
+browser as an exception. Wherever the outage is met — a block of the page, a fragment's run, a
+callback — it is recorded and the page runs again (:func:`enter_outage`): that run draws the
+message alone, at the top of the page, before anything else (:func:`database_guard`). One
+message in one place, never a second copy in the fragment that met it, nor below a half-drawn
+page.
 """
 
 from __future__ import annotations
@@ -194,10 +198,21 @@ _KEY_SCRIPT = """
 """
 
 
-def show_outage(exc: DatabaseUnavailableError) -> None:
-    """Draw the outage message in place of the rest of the run, retry the database with
-    backoff and run the page again once it answers; stops the run (``st.stop``)."""
+def outage_pending() -> bool:
+    """Whether this tab is waiting out an outage of the label database."""
+    return st.session_state.get(_OUTAGE) is not None
+
+
+def enter_outage(exc: DatabaseUnavailableError) -> None:
+    """Record the outage ``exc`` met anywhere in a run and run the whole page again: that run
+    shows the message alone (:func:`database_guard`). Raises Streamlit's rerun."""
     _start_outage(exc)
+    st.rerun()  # from a fragment's run too: the whole page, so the message has one place
+
+
+def show_outage() -> None:
+    """Draw the outage message in place of the page, retry the database with backoff and run
+    the page again once it answers; stops the run (``st.stop``)."""
     script = _KEY_SCRIPT.replace("__KEYS__", js_key_set(SHORTCUT_KEYS))
     st.html(script, unsafe_allow_javascript=True)
 
@@ -225,13 +240,23 @@ def show_outage(exc: DatabaseUnavailableError) -> None:
 
 
 @contextmanager
-def database_guard() -> Iterator[None]:
-    """Run a page: if the label database cannot be reached, show the outage message and
-    retry (:func:`show_outage`) instead of an exception."""
+def database_guard(*, page: bool = True) -> Iterator[None]:
+    """Run a page: while the label database cannot be reached, show the outage message alone
+    and retry (:func:`show_outage`) instead of the page; an outage met during the page records
+    it and runs the page again (:func:`enter_outage`), never an exception.
+
+    ``page=False`` guards what runs before the page (the sign-in gate, which draws nothing
+    before it fails): the message is drawn in place, since a run again would meet the same
+    outage there before reaching the page's guard."""
+    if page and outage_pending():
+        show_outage()
     try:
         yield
     except DatabaseUnavailableError as exc:
-        show_outage(exc)
+        if not page:
+            _start_outage(exc)
+            show_outage()
+        enter_outage(exc)
 
 
 __all__ = [
@@ -239,9 +264,11 @@ __all__ = [
     "backoff",
     "database_back",
     "database_guard",
+    "enter_outage",
     "last_write_text",
     "note_saved",
     "note_unavailable",
+    "outage_pending",
     "outage_text",
     "refusal_text",
     "show_outage",

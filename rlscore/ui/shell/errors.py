@@ -19,7 +19,7 @@ import streamlit as st
 
 from rlscore.sessions.team.permissions import PermissionDeniedError
 from rlscore.storage import DatabaseUnavailableError, StaleActionError, UnknownProjectError
-from rlscore.ui.shell.database_status import note_unavailable, show_outage
+from rlscore.ui.shell.database_status import enter_outage, note_unavailable
 from rlscore.ui.shell.flash import flash
 from rlscore.ui.shell.safe_text import md_text
 
@@ -76,13 +76,13 @@ def report_errors(what: str) -> Iterator[None]:
     neutral, and nothing logged.
 
     ``st.stop()`` and ``st.rerun()`` pass through: Streamlit raises them as ``BaseException``, which
-    this does not catch. An unreachable label database shows the outage message instead, and stops
-    the run (:func:`~rlscore.ui.shell.database_status.show_outage`).
+    this does not catch. An unreachable label database runs the page again, which shows the
+    outage message alone (:func:`~rlscore.ui.shell.database_status.enter_outage`).
     """
     try:
         yield
     except DatabaseUnavailableError as exc:
-        show_outage(exc)
+        enter_outage(exc)
     except PermissionDeniedError as exc:
         # an expected refusal, not a failure: said neutrally, and no traceback in the log
         st.info(user_message(exc))
