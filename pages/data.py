@@ -26,6 +26,7 @@ from rlscore.ui.forms.upload import read_upload, upload_form
 from rlscore.ui.shell.errors import report_errors
 from rlscore.ui.shell.flash import show_flash
 from rlscore.ui.shell.navigation import enter_through_app
+from rlscore.ui.shell.params import current_project, set_project, sync_address_bar
 from rlscore.ui.shell.roles import gate, visible_projects
 from rlscore.ui.shell.safe_text import md_text
 from rlscore.ui.shell.sidebar import annotator_input
@@ -66,8 +67,19 @@ rows = [r for r in overview.rows() if r["project"] in visible]
 st.dataframe(pd.DataFrame(rows), hide_index=True)
 
 if rows:
+    names = [r["project"] for r in rows]
+    # the tab's project (the link's ?project= on a fresh tab): export and delete act on the
+    # project the other pages show, and a choice here is the tab's choice for them too
+    tab_project = current_project()
+    st.session_state["chosen"] = tab_project if tab_project in names else names[0]
+    sync_address_bar()
     # option labels are plain text: names are shown as typed
-    chosen = st.selectbox("Project", [r["project"] for r in rows], key="chosen")
+    chosen = st.selectbox(
+        "Project",
+        names,
+        key="chosen",
+        on_change=lambda: set_project(st.session_state["chosen"]),
+    )
     try:
         project = store.load_project(chosen)
     except UnknownProjectError:

@@ -65,6 +65,27 @@ def test_renders_with_sample_projects(db):
     assert at.button(key="delete").disabled
 
 
+def test_a_link_to_a_project_opens_the_data_page_on_it_and_a_choice_is_the_tabs(db):
+    """Issue 34: ``/data?project=two_moons`` showed another project's export and delete. The
+    link's project is the one exported and deleted; a choice here is what the other pages
+    open in this tab, and the address bar follows."""
+    at = app_page("data.py", timeout=60)
+    at.query_params["project"] = "spheres"
+    at.run()
+    assert not at.exception, at.exception
+    assert at.selectbox(key="chosen").value == "spheres"
+    assert any("Deletes 'spheres'" in plain(c.value) for c in at.caption)
+    at.selectbox(key="chosen").select("circles")
+    at.run()
+    assert at.selectbox(key="chosen").value == "circles"
+    assert at.session_state["project"] == "circles"  # the Label page's project in this tab
+    assert at.query_params["project"] == "circles"
+    assert any("Deletes 'circles'" in plain(c.value) for c in at.caption)
+    at.switch_page("pages/label.py")
+    at.run()
+    assert at.sidebar.selectbox(key="w_project").value == "circles"
+
+
 def test_the_project_name_follows_each_new_file_until_one_is_typed(db):
     at = upload(run_page(), CSV, "first.csv")
     assert at.text_input(key="project_name").value == "first"

@@ -41,6 +41,7 @@ from rlscore.ui.forms.upload import UploadChoices
 from rlscore.ui.shell import auth
 from rlscore.ui.shell.errors import report_errors
 from rlscore.ui.shell.flash import flash
+from rlscore.ui.shell.params import set_project
 from rlscore.ui.shell.safe_text import md_text
 
 if TYPE_CHECKING:
@@ -201,11 +202,11 @@ def create_button(store: LabelStore, project: Project | None, user: str | None) 
         permissions.create_project(store, project, creation_owner(user))
         created = True
     if created:
-        st.session_state["chosen"] = project.name  # show it in the export section
+        set_project(project.name)  # the tab's project: the export section and the Label page
         flash(
             "success",
-            f"Created project '{md_text(project.name)}' ({project.n} points). Choose "
-            "it in the sidebar of the Label page.",
+            f"Created project '{md_text(project.name)}' ({project.n} points): the Label page "
+            "opens it.",
         )
         st.rerun()
 
