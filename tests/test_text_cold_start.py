@@ -18,10 +18,12 @@ import pandas as pd
 import pytest
 from reference.graph_ocl import brute_knn, brute_negatives
 from streamlit.testing.v1 import AppTest
+from support.app import plain_markdown
 
 from rlscore.cli import main as cli
 from rlscore.data.projects.project import Project
 from rlscore.data.projects.table_project import project_from_table
+from rlscore.data.samples.bundled import project_from_sample
 from rlscore.sessions import LabelLog
 from rlscore.sessions.actions.cold_start import propose_negatives
 from rlscore.storage import Event, open_store
@@ -127,3 +129,31 @@ def test_the_negatives_command_prints_each_proposed_text(db, capsys):
         [str(r["rank"]), str(r["point"]), project.ids[r["point"]], project.texts[r["point"]]]
         for r in rows
     ]
+
+
+def test_one_label_of_the_second_class_is_named_as_itself_and_the_page_says_what_is_missing(
+    tmp_path, monkeypatch
+):
+    """Issue 34: after one label of -1 on two_moons the panel called it "the 1 positives"
+    and then said "Mark a few positives first". The labeled class is named, the count is
+    right, and the missing step is said once, consistently with the disabled button."""
+    path = tmp_path / "labels.sqlite3"
+    monkeypatch.setenv("RLSCORE_DB", str(path))
+    with open_store(path) as store:
+        project = project_from_sample("two_moons")
+        store.create_project(project)
+        negative_first = project.classes[0]  # -1: the class the project lists first
+        point = next(i for i, c in enumerate(project.truth) if c == negative_first)
+        store.append_event("two_moons", Event("label", point, negative_first, "ada"))
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=180)
+    at.query_params["annotator"] = "ada"
+    at.query_params["project"] = "two_moons"
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    words = plain_markdown(" ".join([m.value for m in at.markdown] + [c.value for c in at.caption]))
+    assert "Only -1 labeled so far" in words
+    assert "positives it starts from" not in words and "positives first" not in words
+    assert "1 point labeled -1 so far" in words
+    assert "needs at least 2 points labeled -1: label 1 more point" in words
+    button = _button(at, "propose_")
+    assert button.disabled and button.label == "Propose reliable 1 points"

@@ -25,6 +25,13 @@ _PROPOSAL = "negatives_proposal"
 PER_ROW = 4
 #: labeled positives listed (by point number) above the proposal
 SHOWN_POSITIVES = 8
+#: labeled points of the one class a proposal needs (one is hidden as a spy, one kept)
+MIN_LABELED = 2
+
+
+def _points(n: int, word: str = "") -> str:
+    """``"1 point"``, ``"2 more points"``…"""
+    return f"{n} {word + ' ' if word else ''}point{'' if n == 1 else 's'}"
 
 
 def _checkbox_key(seen: int, point: int) -> str:
@@ -68,15 +75,16 @@ def _confirm(handle: SessionHandle, annotator: str, text: Callable[[object], str
     flash("success" if written else "warning", message)
 
 
-def _show_positives(project, labels: dict) -> None:
-    """The positives the proposal starts from, each as its item (a text's snippet, an image's
-    name; the id for a project of features only), drawn as plain text."""
+def _show_positives(project, labels: dict, named: str) -> None:
+    """The points labeled so far (all of one class, ``named`` as the project names it), each
+    as its item (a text's snippet, an image's name; the id for a project of features only),
+    drawn as plain text."""
     if not labels:
         return
     points = sorted(labels)[:SHOWN_POSITIVES]
     more = len(labels) - len(points)
     st.caption(
-        f"The {len(labels)} positives it starts from"
+        f"{_points(len(labels))} labeled {named} so far"
         + (f" ({len(points)} shown)" if more else "")
         + ":"
     )
@@ -109,27 +117,36 @@ def cold_start_panel(
     kept = st.session_state.get(_PROPOSAL)
     if kept is not None and kept[0] != project.name:
         kept = None
+    pos, neg = md_text(text(positive)), md_text(text(negative))
     with st.container(border=True):
+        # the labeled class is named, never called "positive": it may be the class the
+        # project lists second (issue 34: "-1" labeled first read as "positives")
         st.markdown(
-            f"**Only {md_text(text(positive))} labeled so far.** Graph-OCL (Sheng §3.5) can "
-            f"propose points that are almost surely **{md_text(text(negative))}**: some of your "
-            "positives hide as spies among the unlabeled points, the pool's neighbour graph "
-            "ranks every point, and those ranked below all spies are proposed (at most as "
-            "many as your positives). You confirm each one."
+            f"**Only {pos} labeled so far.** From your {pos} points, Graph-OCL (Sheng §3.5) "
+            f"can propose points that are almost surely **{neg}**: some of them hide as spies "
+            "among the unlabeled points, the pool's neighbour graph ranks every point, and "
+            f"those ranked below all spies are proposed (at most as many as your {pos} "
+            f"points). You confirm each one. Or label a {neg} point: the strategy then "
+            "proposes as usual."
         )
-        _show_positives(project, labels)
+        _show_positives(project, labels, pos)
         if kept is None:
-            enough = len(labels) >= 2
+            enough = len(labels) >= MIN_LABELED
+            needs = (
+                f"It needs at least {MIN_LABELED} points labeled {pos}: label "
+                f"{_points(MIN_LABELED - len(labels), 'more')} here or click "
+                f"{'it' if MIN_LABELED - len(labels) == 1 else 'them'} in the plot."
+            )
             st.button(
-                f"Propose reliable {md_text(text(negative))} points",
+                f"Propose reliable {neg} points",
                 key=f"propose_{seen}",
                 on_click=_propose,
                 args=(handle, dict(labels), seen),
                 disabled=not enough,
-                help=None if enough else "Label at least 2 positives first.",
+                help=None if enough else needs,
             )
             if not enough:
-                st.caption("Mark a few positives first: label them here or click them in the plot.")
+                st.caption(needs)
             return
         _, at, proposal = kept
         st.caption(md_text(proposal.describe()) + " Uncheck any that are not negatives.")
