@@ -95,7 +95,7 @@ if st.session_state.get("tune_for") != (p["project"], p["sigma"], lam_session) o
     st.session_state["tune_log_sigma"] = log_position(p["sigma"], SIGMA_LOG_RANGE)
     st.session_state["tune_log_lam"] = log_position(lam_session, LAM_LOG_RANGE)
 # the top row: the candidate's σ and λ, the confidence measure, and the buttons applying them
-c1, c2, c3, c4 = st.columns([2, 2, 1.2, 1.6], gap="medium")
+c1, c2, c3, c4 = st.columns([2, 2, 1.2, 2], gap="medium")
 log_sigma = c1.slider(
     "σ (log₁₀)",
     *SIGMA_LOG_RANGE,
@@ -145,7 +145,8 @@ c4.button(
     width="stretch",
     **settings_gate,
 )
-auto_label = "Apply σ with automatic λ"
+# short enough for the column at 1280 px (a longer label was cut off: issue 34)
+auto_label = "Apply σ with auto λ"
 c4.button(
     auto_label if lam_auto is None else f"{auto_label} = {lam_auto:.3g}",
     on_click=apply,
@@ -274,21 +275,33 @@ with report_errors("Certifying the candidate's error rates"):
         b_now = cert.b + 0.0  # no "-0" for an RLS without intercept
         interval = report.offset_interval((eta_fn, eta_fp), moments, positive)
         m1, m2, m3 = st.columns([1, 1, 1.6], gap="medium")
-        m1.metric(f"Worst-case false negatives ({positive_text})", f"{cert.false_negative:.4g}")
-        m2.metric(f"Worst-case false positives ({negative})", f"{cert.false_positive:.4g}")
+        # short labels (cut off at 1280 px with the class in them); the classes are said below
+        m1.metric("Worst-case false negatives", f"{cert.false_negative:.4g}")
+        m2.metric("Worst-case false positives", f"{cert.false_positive:.4g}")
         m3.caption(
-            f"Certificate of the candidate (offset b = {b_now:.4g}): class means "
-            f"r₁ = {cert.r[0]:.3g} and r₂ = {cert.r[1]:.3g} standard deviations from the "
-            "boundary, worst-case rate 1/(1 + r²) (Gaussian: Φ(−r)). Class moments from the "
-            "labeled points the candidate was fitted on: the rates are optimistic."
+            f"False negatives: points of {positive_text} called {negative}; false positives: "
+            f"points of {negative} called {positive_text}. Each is the largest share that can "
+            "fall on the wrong side of the candidate's boundary (offset "
+            f"b = {b_now:.4g}) for any class distributions with the labeled points' means "
+            "and spreads. Measured on the points the candidate was fitted on, so optimistic."
         )
+        with st.expander("How the worst case is computed"):
+            st.caption(
+                f"The class means lie r₁ = {cert.r[0]:.3g} and r₂ = {cert.r[1]:.3g} standard "
+                "deviations (of the decision value) from the boundary. Chebyshev–Cantelli's "
+                "inequality bounds the share beyond the boundary by 1/(1 + r²) for every "
+                "distribution with those moments; for Gaussian classes it is Φ(−r), the "
+                "normal tail."
+            )
         if interval.feasible:
             lo, hi = interval.intercepts()
-            inside = "inside" if interval.contains(cert.b) else "outside"
-            st.success(
+            inside = interval.contains(cert.b)
+            # green only when the candidate itself meets the targets
+            (st.success if inside else st.warning)(
                 f"Offsets b in [{interval.low:.4g}, {interval.high:.4g}] (RLS intercepts "
                 f"[{lo:.4g}, {hi:.4g}]) meet false negatives ≤ {eta_fn:g} and false positives "
-                f"≤ {eta_fp:g}; the candidate's b = {b_now:.4g} is {inside}."
+                f"≤ {eta_fp:g}; the candidate's b = {b_now:.4g} is "
+                + ("inside: it meets both." if inside else "outside: it misses a target.")
                 + (
                     " Both ends are dashed on the decision boundary plot."
                     if grid is not None
@@ -321,6 +334,11 @@ with report_errors("Drawing the candidate"):
         with h1:
             st.subheader("Confidence over the pool")
             st.plotly_chart(confidence_histogram(conf), key="confidence_hist")
+            st.caption(
+                f"Pool points per confidence of the candidate's prediction ({method}, as "
+                "chosen above). Points at low confidence are those a label would most likely "
+                "change; a pool mostly at high confidence is one the candidate has settled."
+            )
         with h2:
             st.subheader("Reliability (exact LOO, labeled points)")
             st.plotly_chart(

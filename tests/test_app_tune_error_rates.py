@@ -129,8 +129,17 @@ def test_feasible_targets_show_the_interval_and_draw_it(db):
     interval = rls_offset_interval(clf, eta)
     assert interval.feasible  # loose targets on two moons
     set_targets(at, *eta)
-    assert not at.warning and not at.error
-    text = plain(at.success[0].value)
+    assert not at.error
+    # green only when the candidate's own offset meets both targets (issue 34: "the
+    # candidate's b is outside" was shown in a green box)
+    inside = interval.contains(rls_certificate(clf).b)
+    boxes = at.success if inside else at.warning
+    assert len(boxes) == 1 and not (at.warning if inside else at.success)
+    text = plain(boxes[0].value)
+    assert text.endswith(
+        ("inside: it meets both." if inside else "outside: it misses a target.")
+        + " Both ends are dashed on the decision boundary plot."
+    )
     (low, high), (lo_c, hi_c) = (
         (float(u), float(v)) for u, v in re.findall(rf"\[({NUMBER}), ({NUMBER})\]", text)
     )
@@ -140,6 +149,29 @@ def test_feasible_targets_show_the_interval_and_draw_it(db):
     chart = at.get("plotly_chart")
     spec = next(c for c in chart if c.proto.id and "candidate" in c.proto.id).proto.spec
     assert spec.count('"dash":"dash"') >= 3  # f = ±0.5 and both ends of the interval
+
+
+def test_an_offset_outside_the_targets_interval_is_a_warning_not_a_success(db):
+    """Targets the candidate's own offset misses (an interval exists, b is outside it): said
+    in a warning box, never a green one."""
+    # three of class b's four points sit inside class a's cluster: both classes' decision
+    # values lie on one side of 0, so targets can hold only with an offset away from b = 0
+    rng = np.random.default_rng(3)
+    X = np.vstack([rng.normal(scale=0.1, size=(7, 2)), [[3.0, 3.0]]])
+    ids = [str(i) for i in range(8)]
+    with open_store(db) as store:
+        store.create_project(Project("overlap", X, ["u", "v"], ids, list("aaaabbbb"), ["a", "b"]))
+    at, clf = candidate_page(db, "overlap", log_sigma=0.0)
+    b = rls_certificate(clf).b
+    grid = [(fn, fp) for fn in (0.05, 0.2, 0.6, 0.9) for fp in (0.05, 0.2, 0.6, 0.9)]
+    missed = next(
+        eta
+        for eta in grid
+        if (interval := rls_offset_interval(clf, eta)).feasible and not interval.contains(b)
+    )
+    set_targets(at, *missed)
+    assert not at.success and len(at.warning) == 1
+    assert "is outside: it misses a target." in plain(at.warning[0].value)
 
 
 def test_infeasible_targets_show_the_message(db):
@@ -191,7 +223,11 @@ def test_multiclass_projects_certify_one_class_against_the_rest(db, project, log
     fp = next(v for k, v in shown.items() if k.startswith("Worst-case false positives"))
     assert fn == pytest.approx(cert.false_negative, rel=1e-3, abs=1e-12)
     assert fp == pytest.approx(cert.false_positive, rel=1e-3, abs=1e-12)
-    assert any(k.endswith("(the other classes)") for k in shown)
+    captions = [plain(c.value) for c in at.caption]
+    assert any("False negatives: points of class" in c for c in captions), captions
+    assert any(
+        "called the other classes; false positives: points of the other" in c for c in captions
+    )
     # a different class is a different one-vs-rest classifier: its figures differ
     other = rls_certificate(clf, positive=clf.classes_[0].item())
     assert (other.false_negative, other.false_positive) != pytest.approx(
