@@ -15,7 +15,7 @@ unverified address is never used: anyone can put any address on an account at so
 providers. The page shows the user's ``name`` claim (:func:`display_name`).
 
 **Local mode** (no ``[auth]``): today's typed name, on one machine. The app says once per
-browser session that nobody is authenticated, and refuses to run on an address other than
+browser session, in the sidebar, that nobody is authenticated, and refuses to run on an address other than
 loopback (``server.address`` 127.0.0.1, localhost or ::1; unset means every interface) unless
 :data:`ALLOW_ENV` is ``1`` — the page then shows only how to configure sign-in.
 
@@ -227,7 +227,8 @@ def _local_gate(url_paths: Sequence[str]) -> None:
         _only(_refusal_screen, url_paths)
     if not st.session_state.get(_NOTICE_SHOWN):
         st.session_state[_NOTICE_SHOWN] = True
-        st.toast(
+        # in the sidebar, not a toast: a toast covered the Review page's table (issue 34)
+        st.sidebar.info(
             "Local mode: no sign-in is configured, so nobody is authenticated — the annotator "
             "is whatever name is typed.",
             icon=":material/lock_open:",
