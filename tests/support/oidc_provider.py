@@ -8,14 +8,25 @@ URI and the PKCE verifier and issues an RS256-signed ID token, and the JWKS with
 key. Written with :mod:`http.server` and ``cryptography`` only, independently of Authlib.
 
 Nothing leaves 127.0.0.1; the key is made per provider.
+
+To try sign-in by hand (docs/deployment.md, "Trying sign-in locally")::
+
+    python tests/support/oidc_provider.py --port 8600 --users alice,bob \
+        --app-url http://localhost:8501 --secrets .streamlit/secrets.toml
+
+starts the provider on port 8600 (until Ctrl-C) and writes the matching ``[auth]`` section;
+``streamlit run app.py`` then asks for sign-in, and typing ``alice`` or ``bob`` in the
+provider's form signs that user in (``<name>@example.org``, verified).
 """
 
 from __future__ import annotations
 
+import argparse
 import base64
 import hashlib
 import html
 import json
+import os
 import secrets
 import threading
 import time
@@ -54,6 +65,8 @@ class OIDCProvider:
     client_secret: str = field(default_factory=lambda: secrets.token_urlsafe(24))
     #: the ID tokens issued, in order (what the tests can check the client received)
     issued: list[dict] = field(default_factory=list)
+    #: the port on 127.0.0.1 (0: a free one)
+    port: int = 0
 
     def __post_init__(self) -> None:
         self._key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
@@ -205,7 +218,7 @@ class OIDCProvider:
                 user, _, secret = base64.b64decode(auth[6:]).decode().partition(":")
                 return urllib.parse.unquote_plus(user), urllib.parse.unquote_plus(secret)
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
         threading.Thread(target=self._server.serve_forever, daemon=True).start()
         return self
 
@@ -244,3 +257,32 @@ def secrets_toml(provider: OIDCProvider, app_url: str) -> str:
     }
     lines = ["[auth]"] + [f"{key} = {json.dumps(value)}" for key, value in values.items()]
     return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Start a provider for trying sign-in by hand and write the app's secrets file."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--port", type=int, default=8600, help="port on 127.0.0.1")
+    parser.add_argument("--users", default="alice,bob", help="comma-separated user names")
+    parser.add_argument("--app-url", default="http://localhost:8501", help="the app's address")
+    parser.add_argument("--secrets", default=".streamlit/secrets.toml", help="file written")
+    args = parser.parse_args(argv)
+    names = [n.strip() for n in args.users.split(",") if n.strip()]
+    users = {
+        n: {"email": f"{n}@example.org", "email_verified": True, "name": n.title()} for n in names
+    }
+    provider = OIDCProvider(users, port=args.port).start()
+    # readable by its owner only: it holds the client secret and the cookie secret
+    fd = os.open(args.secrets, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(secrets_toml(provider, args.app_url.rstrip("/")))
+    print(f"OpenID Connect provider at {provider.issuer} for {', '.join(names)}")
+    print(f"wrote {args.secrets}; now run: streamlit run app.py  (Ctrl-C here stops the provider)")
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        provider.stop()
+
+
+if __name__ == "__main__":
+    main()
