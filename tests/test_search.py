@@ -56,6 +56,25 @@ def test_more_like_this_against_a_full_sort():
         more_like_this(X, 200)
 
 
+def test_cosine_more_like_this_against_scipy_distances():
+    """The cosine ranking is scipy's cosine distance sorted (ties by index); scaling a point
+    changes nothing, and an all-zero point comes last."""
+    from scipy.spatial.distance import cdist
+
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(120, 6))
+    X[40] = 7.5 * X[9]  # the same direction, far away: nearest by angle
+    X[41] = 0.0
+    for point in (9, 0, 119):
+        far = cdist(X[[point]], np.delete(X, [point, 41], axis=0), "cosine")[0]
+        others = np.delete(np.arange(120), [point, 41])
+        expected = others[np.lexsort((others, far))].tolist() + [41]
+        assert more_like_this(X, point, 119, metric="cosine").tolist() == expected
+    assert more_like_this(X, 9, 1, metric="cosine").tolist() == [40]
+    with pytest.raises(SearchError, match="metric must be one of"):
+        more_like_this(X, 9, metric="manhattan")
+
+
 def test_map_is_the_first_two_principal_components():
     rng = np.random.default_rng(1)
     X = rng.normal(size=(60, 5)) * [5, 3, 1, 0.5, 0.1]

@@ -24,3 +24,19 @@ def nearest(rows: list[list[float]], point: int, k: int) -> list[int]:
         if i != point
     ]
     return [i for _, i in sorted(d)[:k]]
+
+
+def nearest_by_angle(rows: list[list[float]], point: int, k: int) -> list[int]:
+    """The ``k`` rows of the smallest angle to row ``point`` (itself left out), by sorting
+    every cosine computed coordinate by coordinate; ties by index."""
+
+    def norm(r: list[float]) -> float:
+        return math.sqrt(math.fsum(a * a for a in r))
+
+    me = rows[point]
+    d = [
+        (-math.fsum(a * b for a, b in zip(r, me, strict=True)) / (norm(r) * norm(me)), i)
+        for i, r in enumerate(rows)
+        if i != point
+    ]
+    return [i for _, i in sorted(d)[:k]]

@@ -92,8 +92,11 @@ def text_search(
 def similar_points(
     session: LabelingSession, annotator: str, point: int, limit: int = MAX_RESULTS
 ) -> SearchResults:
-    """The ``limit`` points nearest to ``point`` in feature space, nearest first."""
-    found = more_like_this(session.project.X, int(point), limit)
+    """The ``limit`` points nearest to ``point`` in feature space, nearest first: by the cosine
+    of the text features in a text project, else by Euclidean distance
+    (:func:`~rlscore.data.items.search.more_like_this`)."""
+    metric = "euclidean" if session.project.texts is None else "cosine"
+    found = more_like_this(session.project.X, int(point), limit, metric=metric)
     return _results(session, annotator, f"more like point #{int(point)}", found)
 
 
