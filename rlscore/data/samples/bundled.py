@@ -32,6 +32,7 @@ from rlscore.data.features.images import image_pixel_features, pixel_feature_nam
 from rlscore.data.features.text import TextFeatureSettings, build_text_features
 from rlscore.data.items.columns import item_columns_from_table, item_texts
 from rlscore.data.projects.project import Project
+from rlscore.data.samples.feature_cache import input_digest, load_features, save_features
 
 # pandas is imported by the functions that read or write the sample tables: a page whose
 # database already holds the samples never pays its 0.4 s of import
@@ -266,13 +267,33 @@ def _image_root(name: str) -> Path:
     return SAMPLE_DIR / ITEM_SAMPLES[name]["image_root"]
 
 
+def _item_images(name: str) -> list[Path] | None:
+    """The pictures of an image sample (pool then validation), None for a text sample."""
+    spec = ITEM_SAMPLES[name]
+    if "image_column" not in spec["items"]:
+        return None
+    column, root = spec["items"]["image_column"], _image_root(name)
+    return [root / p for split in SPLITS for p in _item_frame(name, split)[column].astype(str)]
+
+
 @lru_cache(maxsize=8)
 def _item_features(name: str, sample_dir: Path) -> tuple[np.ndarray, np.ndarray, list, dict]:
     """Pool and validation features of an item sample (one basis for both) and what the
-    project's meta records about them (``sample_dir`` keys the cache)."""
+    project's meta records about them (``sample_dir`` keys the cache): the shipped ones
+    while their inputs are unchanged (:mod:`rlscore.data.samples.feature_cache`), else
+    built."""
+    n = _item_frame(name, "pool").shape[0]
+    digest = input_digest(name, ITEM_SAMPLES[name], sample_dir, _item_images(name))
+    kept = load_features(name, digest, sample_dir)
+    X, names, summary = kept if kept is not None else build_item_features(name)
+    return X[:n], X[n:], names, summary
+
+
+def build_item_features(name: str) -> tuple[np.ndarray, list, dict]:
+    """Build the features of the item sample ``name`` from its files: all rows (pool, then
+    validation, one basis for both), their names and what the project's meta records."""
     spec = ITEM_SAMPLES[name]
     pool, val = _item_frame(name, "pool"), _item_frame(name, "validation")
-    n = pool.shape[0]
     items = spec["items"]
     if "text_columns" in items:
         texts = [
@@ -288,7 +309,23 @@ def _item_features(name: str, sample_dir: Path) -> tuple[np.ndarray, np.ndarray,
         X = image_pixel_features(paths, root, column=column, size=size)
         names = pixel_feature_names(size)
         summary = {"image_features": {"kind": "grey pixels", "size": list(size)}}
-    return X[:n], X[n:], names, summary
+    # the median heuristic on the pool, fixed per sample (kept with the features: the pairwise
+    # distances of 2 000 texts are most of the rest of the cost)
+    summary["sigma"] = round(median_sigma(X[: pool.shape[0]]), 6)
+    return X, list(names), summary
+
+
+def write_item_features() -> list[Path]:
+    """Build every item sample's features afresh and keep them beside its files in
+    ``sample_data/features`` (what :func:`load_sample` then reads instead of building them);
+    the files."""
+    written = []
+    for name in ITEM_SAMPLES:
+        if (SAMPLE_DIR / f"{name}.csv").exists():
+            digest = input_digest(name, ITEM_SAMPLES[name], SAMPLE_DIR, _item_images(name))
+            written.append(save_features(name, digest, *build_item_features(name), SAMPLE_DIR))
+    _item_features.cache_clear()
+    return written
 
 
 def _generate(name: str, split: str) -> tuple[np.ndarray, np.ndarray, list[str]]:
@@ -328,11 +365,10 @@ def _item_sample_meta(name: str) -> dict:
 @lru_cache(maxsize=8)
 def _item_sample_meta_cached(name: str, sample_dir: Path) -> dict:
     spec = ITEM_SAMPLES[name]
-    X_pool, _, _, summary = _item_features(name, SAMPLE_DIR)
+    _, _, _, summary = _item_features(name, SAMPLE_DIR)  # its "sigma" too
     y = _item_frame(name, "pool")["label"].to_numpy()
     classes, counts = np.unique(y, return_counts=True)
     meta = {"name": name, "image_shape": None, "class_names": None, **spec, **summary}
-    meta["sigma"] = round(median_sigma(X_pool), 6)  # the median heuristic, fixed per sample
     meta["classes"] = classes.tolist()
     meta["class_counts"] = {str(c): int(k) for c, k in zip(classes, counts, strict=True)}
     meta["imbalance"] = round(float(counts.max() / counts.min()), 2)
