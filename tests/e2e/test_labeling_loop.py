@@ -65,7 +65,21 @@ def check_one_label_per_point_shown(page, db, project: str) -> set[int]:
     assert current == shown[-1] and current not in labeled
     assert labeled == set(shown[:-1]), (shown, sorted(labeled))
     assert len(label_events) == len(labeled)
+    # issue 34: a third class button stayed on screen after some labels; at rest the panel
+    # holds one button per class, each of the point on screen (key label_<k>_<point>_<seen>)
+    buttons = page.evaluate(LABEL_BUTTONS)
+    assert sorted(k for k, _, _ in buttons) == ["0", "1"], buttons
+    assert all(point == str(current) and visible for _, point, visible in buttons), buttons
     return labeled
+
+
+#: the class buttons in the page (Streamlit names each button's container st-key-<key>)
+LABEL_BUTTONS = """() => [
+  ...document.querySelectorAll('.stElementContainer[class*="st-key-label_"]')].map(c => {
+    const key = [...c.classList].find(x => x.startsWith('st-key-label_')).split('_');
+    const r = c.getBoundingClientRect();
+    return [key[1], key[2], r.width > 0 && r.height > 0];
+  })"""
 
 
 @pytest.mark.parametrize("guard", ["browser guard", "server rule only"])

@@ -283,6 +283,13 @@ def _class_buttons(
     if shown is None:
         return
     per_row = buttons_per_row(state.class_texts)
+    # a run that Streamlit interrupts can leave the previous point's buttons on screen
+    # (issue 34: a third class button); they act on nothing (bound to their point), and
+    # are hidden while stale so that only the point on screen has buttons
+    st.html(
+        '<style>.stElementContainer[data-stale="true"][class*="st-key-label_"]'
+        " {display: none}</style>"
+    )
     for row in range(0, len(state.classes), per_row):
         cols = st.columns(per_row, gap="small")
         for k, c in enumerate(state.classes[row : row + per_row], start=row):
