@@ -16,8 +16,9 @@ providers. The page shows the user's ``name`` claim (:func:`display_name`).
 
 **Local mode** (no ``[auth]``): today's typed name, on one machine. The app says once per
 browser session, in the sidebar, that nobody is authenticated, and refuses to run on an
-address other than loopback (``server.address`` 127.0.0.1, localhost or ::1; unset means every interface) unless
-:data:`ALLOW_ENV` is ``1`` — the page then shows only how to configure sign-in.
+address other than loopback (``server.address`` 127.0.0.1, localhost or ::1; unset means
+every interface) unless :data:`ALLOW_ENV` is ``1`` — the page then shows only how to
+configure sign-in.
 
 The first user to sign in to a fresh database becomes the owner of its projects
 (:func:`~rlscore.sessions.team.permissions.claim_ownership`, called at each sign-in).
