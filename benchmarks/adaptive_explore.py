@@ -30,13 +30,25 @@ The rules (:data:`RULES`), each ``share = explore + (1 − explore) · extra``:
   checks (``k`` wrong): explore as often as a uniform draw finds a mistake.
 
 The strategy is registered as ``arls-focused-adaptive`` (:func:`register`), so
-``benchmarks/default_vs_random.py --strategies "arls-focused-adaptive:rule=stall"`` runs it.
-Measured in docs/benchmarks/strategies.md ("An adaptive exploration share").
+``benchmarks/default_vs_random.py --strategies "arls-focused-adaptive:rule=stall"`` runs it;
+this script reads the runs it wrote (``--out``) and prints, per strategy, the unrounded
+figures of the criterion in docs/benchmarks/strategies.md ("An adaptive exploration share"):
+the worst difference to random over the tasks and the mean difference to uncertainty, on the
+AULC and the final accuracy, with the per-seed standard error of the worst one::
+
+    python benchmarks/adaptive_explore.py /tmp/dev.json /tmp/seen.json --tasks wine,iris
+
+``--trace SPEC TASK SEED`` follows one run instead: per query the labels per class, the
+share of the test set predicted as each class, the test accuracy and the exploration share.
 """
 
 from __future__ import annotations
 
+import argparse
 import bisect
+import json
+from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 import scipy.linalg
@@ -183,3 +195,92 @@ def _refit_at(state: FocusedARLS, L: np.ndarray, codes: np.ndarray, k: int) -> n
         G = scipy.linalg.cho_factor(state._gram(L[rest], codes[rest], cols[0]))
         f[cols] = k_row @ scipy.linalg.cho_solve(G, Y[:, cols])
     return f
+
+
+#: the figures of :func:`summary`: a learning curve → one number
+FIGURES = {"AULC": lambda c: float(np.mean(c)), "final": lambda c: float(c[-1])}
+
+
+def differences(by: dict, spec: str, base: str, task: str, figure: str) -> np.ndarray:
+    """Per seed, ``spec``'s figure minus ``base``'s on ``task`` (points × 100); ``by`` maps
+    (strategy, task, seed) to the run's accuracy curve."""
+    of = FIGURES[figure]
+    seeds = sorted(s for (name, t, s) in by if name == spec and t == task)
+    return 100 * np.array([of(by[spec, task, s]) - of(by[base, task, s]) for s in seeds])
+
+
+def summary(runs: Sequence[dict], tasks: Sequence[str]) -> list[str]:
+    """Per strategy and figure (AULC, final accuracy; unrounded): the worst difference to
+    random over ``tasks`` (its task and the standard error over the seeds of that difference)
+    and the mean difference to uncertainty."""
+    by = {(r["strategy"], r["dataset"], r["seed"]): r["accuracy"] for r in runs}
+    specs = sorted({k[0] for k in by} - {"random", "uncertainty"})
+    lines = []
+    for spec in specs:
+        cells = []
+        for fig in FIGURES:
+            vs_random = {t: differences(by, spec, "random", t, fig) for t in tasks}
+            worst = min(tasks, key=lambda t: vs_random[t].mean())
+            d = vs_random[worst]
+            se = d.std(ddof=1) / np.sqrt(d.size)
+            lead = np.mean([differences(by, spec, "uncertainty", t, fig).mean() for t in tasks])
+            cells.append(
+                f"{fig}: worst − random {d.mean():+.2f} ({worst}, se {se:.2f}), "
+                f"mean − uncertainty {lead:+.2f}"
+            )
+        lines.append(f"{spec}: " + "; ".join(cells))
+    return lines
+
+
+def trace(spec: str, task: str, seed: int, queries: int = 40) -> list[str]:
+    """One run of ``spec`` on ``task`` (the suite's protocol, seed ``seed``), query by query:
+    the labels per class, the share of the test set predicted as each class, the test
+    accuracy and the exploration share of the state (module docstring)."""
+    import default_vs_random as dvr  # the suite's tasks, registered there; imports this module
+    from strategies import ProjectLearner
+    from strategy_suite import Protocol, make_split
+
+    name, params = dvr.parse_strategy(spec)
+    X, y = dvr.DATASETS[task]()
+    protocol = Protocol(queries, (seed,))
+    split = make_split(X, y, protocol, seed)
+    T = int(np.unique(y).size)
+    learner = ProjectLearner(name, params)
+    learner.start(split, T, protocol.lam, seed)
+    lines = ["query | labels per class | predicted share per class | accuracy | share"]
+    for t in range(queries + 1):
+        q = learner.q
+        pred = learner.predict(split.X_test)
+        counts = np.bincount(split.y_pool[q.labeled_], minlength=T).tolist()
+        shares = " ".join(f"{v:.2f}" for v in np.bincount(pred, minlength=T) / pred.size)
+        share = q.exploration_share() if hasattr(q, "exploration_share") else float("nan")
+        accuracy = float(np.mean(pred == split.y_test))
+        lines.append(f"{t} | {counts} | {shares} | {accuracy:.3f} | {share:.2f}")
+        if t < queries:
+            learner.step()
+    return lines
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("runs", nargs="*", type=Path, help="--out files of default_vs_random.py")
+    p.add_argument("--trace", nargs=3, metavar=("SPEC", "TASK", "SEED"), help="follow one run")
+    p.add_argument("--tasks", help="comma-separated tasks (default: every task in the runs)")
+    p.add_argument("--per-seed", metavar="TASK", help="also each seed's AULC difference on TASK")
+    a = p.parse_args(argv)
+    if a.trace:
+        print("\n".join(trace(a.trace[0], a.trace[1], int(a.trace[2]))))
+        return
+    runs = [r for f in a.runs for r in json.loads(f.read_text())]
+    tasks = a.tasks.split(",") if a.tasks else sorted({r["dataset"] for r in runs})
+    print("\n".join(summary(runs, tasks)))
+    if a.per_seed:
+        by = {(r["strategy"], r["dataset"], r["seed"]): r["accuracy"] for r in runs}
+        print(f"\nper seed, AULC − random on {a.per_seed}:")
+        for spec in sorted({k[0] for k in by} - {"random"}):
+            d = differences(by, spec, "random", a.per_seed, "AULC")
+            print(f"{spec}: " + " ".join(f"{v:+.1f}" for v in d))
+
+
+if __name__ == "__main__":
+    main()

@@ -176,3 +176,28 @@ def test_the_registry_builds_it_with_every_parameter_and_refuses_an_unknown_rule
     X, _ = pool()
     with pytest.raises(ValueError, match="rule must be one of"):
         AdaptiveExplore(rule="greedy").start(X, [0, 1])
+
+
+def test_the_summary_reads_the_worst_task_and_the_lead_from_the_runs():
+    # two tasks, three seeds, curves made up so that each figure is known by hand
+    rng = np.random.default_rng(0)
+    runs, curves = [], {}
+    for spec in ("arls-focused", "random", "uncertainty"):
+        for task in ("a", "b"):
+            for seed in range(3):
+                c = rng.random(5).tolist()
+                curves[spec, task, seed] = c
+                runs.append({"strategy": spec, "dataset": task, "seed": seed, "accuracy": c})
+
+    def by_hand(base, task, of):
+        return np.mean(
+            [of(curves["arls-focused", task, s]) - of(curves[base, task, s]) for s in range(3)]
+        )
+
+    line = adaptive_explore.summary(runs, ["a", "b"])[0]
+    for name, of in (("AULC", np.mean), ("final", lambda c: c[-1])):
+        vs_random = {t: 100 * by_hand("random", t, of) for t in "ab"}
+        worst = min(vs_random, key=vs_random.get)
+        lead = 100 * np.mean([by_hand("uncertainty", t, of) for t in "ab"])
+        assert f"{name}: worst − random {vs_random[worst]:+.2f} ({worst}," in line
+        assert f"mean − uncertainty {lead:+.2f}" in line.split(f"{name}:")[1]
