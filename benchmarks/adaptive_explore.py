@@ -210,11 +210,17 @@ def differences(by: dict, spec: str, base: str, task: str, figure: str) -> np.nd
 
 
 def summary(runs: Sequence[dict], tasks: Sequence[str]) -> list[str]:
-    """Per strategy and figure (AULC, final accuracy; unrounded): the worst difference to
-    random over ``tasks`` (its task and the standard error over the seeds of that difference)
-    and the mean difference to uncertainty."""
+    """Per strategy run on every task and figure (AULC, final accuracy; unrounded): the worst
+    difference to random over ``tasks`` (its task and the standard error over the seeds of
+    that difference) and the mean difference to uncertainty."""
     by = {(r["strategy"], r["dataset"], r["seed"]): r["accuracy"] for r in runs}
-    specs = sorted({k[0] for k in by} - {"random", "uncertainty"})
+    # the strategies run on every task (a summary over fewer tasks would mislead)
+    ran = {(k[0], k[1]) for k in by}
+    specs = sorted(
+        spec
+        for spec in {k[0] for k in by} - {"random", "uncertainty"}
+        if all((spec, t) in ran for t in tasks)
+    )
     lines = []
     for spec in specs:
         cells = []
