@@ -49,6 +49,7 @@ from harness import pin_blas, report_machine  # noqa: E402
 
 pin_blas(1)
 
+import adaptive_explore  # noqa: E402
 import heldout_tasks  # noqa: E402
 import numpy as np  # noqa: E402
 import strategies as suite  # noqa: E402
@@ -68,6 +69,8 @@ from strategy_suite import (  # noqa: E402
 )
 
 from rlscore.core.rls.classifier import RLSClassifier  # noqa: E402
+
+adaptive_explore.register()  # "arls-focused-adaptive:rule=…", the adaptive shares
 
 #: the strategies compared by default: the project's default and its two baselines
 STRATEGIES = ("arls-focused", "random", "uncertainty")

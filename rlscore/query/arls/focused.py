@@ -214,19 +214,26 @@ class FocusedARLS(RLSPoolStrategy):
         class is what the margins do, and a uniform draw finds a 1 % class once in a hundred),
         with ``l`` labels the generator ``default_rng([l, *entropy])`` (``entropy`` that of
         ``SeedSequence(seed)``) draws ``u`` uniform on [0, 1); the query explores when
-        ``u < explore`` and then takes position ``g.integers(n_free)``. A function of the
-        state: asking twice, after an undo or on a rebuild gives the same point.
+        ``u < exploration_share()`` (``explore``) and then takes position
+        ``g.integers(n_free)``. A function of the state: asking twice, after an undo or on a
+        rebuild gives the same point.
         """
         self._check_started()
         found = np.unique(np.asarray(self._label_positions(), dtype=np.intp)).size
         if self.explore <= 0.0 or found < self.classes_.size:
             return None
         g = np.random.default_rng([len(self.labeled_), *np.atleast_1d(self._entropy)])
-        if g.random() >= self.explore:
+        if g.random() >= self.exploration_share():
             return None
         if n_free < 1:
             raise NoCandidatesError("no candidate left: every point is labeled or skipped")
         return int(g.integers(n_free))
+
+    def exploration_share(self) -> float:
+        """The chance that the current query explores once every class has a label:
+        ``explore``. A subclass may make it a function of the labels (an adaptive share,
+        ``benchmarks/adaptive_explore.py``); the draw it gates stays uniform either way."""
+        return self.explore
 
     def _free(self, exclude: Iterable[int]) -> np.ndarray:
         """The unlabeled points not in ``exclude``, in pool order."""
