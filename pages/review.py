@@ -21,6 +21,7 @@ from rlscore.sessions.team.agreement_report import agreement_as
 from rlscore.sessions.team.overlap import MAX_OVERLAP, Overlap
 from rlscore.sessions.views.label_issues import probably_wrong_queue
 from rlscore.ui.forms import review
+from rlscore.ui.label.suspects_note import mark_suspects_seen
 from rlscore.ui.label.teammates import follow_teammates, mark_shown_version
 from rlscore.ui.shell.errors import report_errors
 from rlscore.ui.shell.flash import show_flash
@@ -139,6 +140,7 @@ if can(store, name, reviewer, "review"):
                         disabled=not reviewer or decide_gate["disabled"],
                         width="stretch",
                     )
+        mark_suspects_seen(project, reviewer, suspects)
 else:
     st.info(f"The labels that are probably wrong: {needs('review')}")
 

@@ -6,13 +6,14 @@ of each point: :class:`~rlscore.sessions.state.label_log.LabelLog`) and ranks th
 project's current kernel, σ, λ (or automatic λ) and class weights — the model of the Label
 page's leave-one-out figures (:func:`rlscore.sessions.state.loo_refit.labeled_rls_params`).
 Read-only: nothing is written. The ``label-issues`` command prints it; the Review page's
-"Probably wrong" queue is :func:`probably_wrong_queue`, the suspects no reviewer has decided.
+"Probably wrong" queue is :func:`probably_wrong_queue`, the suspects no reviewer has decided;
+the Label page's note counts those a reviewer has not seen in it yet (:func:`unseen_suspects`).
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -146,10 +147,36 @@ def probably_wrong_queue(
     return queue
 
 
+def unseen_suspects(queue: SuspectQueue, seen: Collection[int] | None) -> list[int]:
+    """The points of ``queue`` a reviewer has not seen in it yet.
+
+    Parameters
+    ----------
+    queue
+        The "Probably wrong" queue now (:func:`probably_wrong_queue`).
+    seen
+        The points the queue held when the reviewer last opened it (None: never opened).
+
+    Returns
+    -------
+    list of int
+        The queue's points not in ``seen``, most likely wrong first (all of them when
+        ``seen`` is None; none when the labels cannot be checked yet).
+    """
+    if queue.suspects is None:
+        return []
+    points = [int(i) for i in queue.suspects["index"]]
+    if seen is None:
+        return points
+    known = set(seen)
+    return [i for i in points if i not in known]
+
+
 __all__ = [
     "ISSUE_COLUMNS",
     "SUSPECT_SCORE",
     "SuspectQueue",
     "probably_wrong_queue",
     "project_label_issues",
+    "unseen_suspects",
 ]
