@@ -24,6 +24,7 @@ from rlscore.sessions.state.engine import make_engine
 from rlscore.sessions.state.label_log import LabelLog
 from rlscore.sessions.state.loo_refit import MIN_LABELS, labeled_rls_params
 from rlscore.sessions.state.settings import engine_settings
+from rlscore.sessions.team.crowd_labels import with_consensus
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -107,10 +108,12 @@ def project_label_issues(
 class SuspectQueue:
     """The Review page's "Probably wrong" queue: ``suspects`` (rows of
     :func:`project_label_issues`, most likely wrong first) or, when the labels cannot be
-    checked yet, the ``reason`` why."""
+    checked yet, the ``reason`` why; with several annotators per point, their estimated
+    error rates (``annotators``: :class:`~rlscore.sessions.team.crowd_labels.TeamCheck`)."""
 
     suspects: pd.DataFrame | None
     reason: str | None = None
+    annotators: pd.DataFrame | None = None
 
 
 def probably_wrong_queue(
@@ -123,8 +126,10 @@ def probably_wrong_queue(
     """The labels a reviewer should look at: the model suggests another class, its chance
     of the label being wrong is at least ``threshold``, and no review decision holds on the
     point (keeping or relabeling it is a review:
-    :func:`rlscore.sessions.actions.review.review_point`). Remembered for the same project,
-    log (its digest), settings, rule and threshold."""
+    :func:`rlscore.sessions.actions.review.review_point`). On a point labeled by several
+    annotators, the suggestion and chance are their consensus with the model's
+    (:func:`rlscore.sessions.team.crowd_labels.with_consensus`). Remembered for the same
+    project, log (its digest), settings, rule and threshold."""
     log = LabelLog(events, rule=rule)
     key = (project.name, project.uid, log.history, repr(sorted(settings.items())), rule, threshold)
     if key in _QUEUES:
@@ -135,12 +140,14 @@ def probably_wrong_queue(
     except ValueError as exc:
         queue = SuspectQueue(None, str(exc))
     else:
+        team = with_consensus(table, log, project.classes)
+        table = team.table
         keep = (
             (table["score"] >= threshold)
             & (table["suggested"] != table["label"])
             & ~table["index"].isin(set(log.reviews))
         )
-        queue = SuspectQueue(table[keep].reset_index(drop=True))
+        queue = SuspectQueue(table[keep].reset_index(drop=True), annotators=team.annotators)
     _QUEUES[key] = queue
     while len(_QUEUES) > _QUEUES_MAX:
         _QUEUES.popitem(last=False)
