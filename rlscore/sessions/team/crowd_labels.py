@@ -6,6 +6,7 @@ judges its final label by the consensus of those annotators and the leave-one-ou
 the consensus, the score the consensus's chance that the final label is wrong. A point with one
 annotator keeps the checker's own suggestion and score. Each annotator's estimated error rate
 is their disagreement with the consensus on the points they share with another annotator.
+The table keeps its order (the label margin's, :mod:`rlscore.core.evaluation.label_issues`).
 
 The model's class probabilities are read off the checker's table — no refit: ``1 − score`` on
 the label, ``score`` on the suggested class when it differs, else shared evenly among the other
@@ -60,7 +61,7 @@ def ratings_matrix(log: LabelLog, points, classes) -> tuple[np.ndarray, list[str
     (:data:`~rlscore.core.evaluation.annotator_consensus.MISSING` where one did not label
     one), and the M annotators' names."""
     classes = list(classes)
-    names = sorted({a for p in points for a in log.annotations.get(p, {})})
+    names = sorted({a for p in points for a in log.annotations.get(p, {})}, key=str)
     column = {a: m for m, a in enumerate(names)}
     ratings = np.full((len(points), len(names)), MISSING, dtype=np.intp)
     for row, p in enumerate(points):
