@@ -11,7 +11,14 @@ from __future__ import annotations
 import streamlit as st
 
 from rlscore.storage import DatabaseUnavailableError, UnknownProjectError
-from rlscore.ui.label import actions, query_panel, refresh, search_panel, stopping_panel
+from rlscore.ui.label import (
+    actions,
+    query_panel,
+    refresh,
+    search_panel,
+    stopping_panel,
+    suspects_note,
+)
 from rlscore.ui.label.keys import install_key_guard
 from rlscore.ui.label.teammates import follow_teammates
 from rlscore.ui.shell.errors import report_errors
@@ -61,6 +68,9 @@ if handle is None:
         help="Reverts your own last label or skip (no learner needed).",
     )
     st.stop()
+
+with report_errors("Checking the labels"):
+    suspects_note.suspects_note(handle.session.project, p, annotator)
 
 
 @st.fragment

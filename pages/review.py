@@ -21,6 +21,7 @@ from rlscore.sessions.team.agreement_report import agreement_as
 from rlscore.sessions.team.overlap import MAX_OVERLAP, Overlap
 from rlscore.sessions.views.label_issues import probably_wrong_queue
 from rlscore.ui.forms import review
+from rlscore.ui.label.suspects_note import mark_suspects_seen
 from rlscore.ui.label.teammates import follow_teammates, mark_shown_version
 from rlscore.ui.shell.errors import report_errors
 from rlscore.ui.shell.flash import show_flash
@@ -122,13 +123,24 @@ if can(store, name, reviewer, "review"):
         else:
             st.caption(
                 f"{len(suspects.suspects)} labels the model trained on all the others "
-                "disagrees with, most likely wrong first."
+                "disagrees with, most likely wrong first"
+                + (
+                    "; where several annotators labeled a point, their consensus with the "
+                    "model judges its label."
+                    if suspects.annotators is not None
+                    else "."
+                )
             )
+        if suspects.annotators is not None:
+            st.markdown("**Each annotator's estimated error rate** (against the consensus)")
+            st.dataframe(review.annotator_rates(suspects.annotators), hide_index=True)
         table = suspects.suspects
         for row in [] if table is None else table.head(SHOWN_POINTS).to_dict("records"):
             point, label, suggested = int(row["index"]), row["label"], row["suggested"]
             with review.point_card(project, point):
                 st.dataframe(review.suspect_table(row, class_text), hide_index=True)
+                if len(log.annotations.get(point, {})) > 1:  # the labels the consensus weighed
+                    st.dataframe(review.ratings_table(log, point, class_text), hide_index=True)
                 keep, relabel = st.columns(2)
                 for col, verb, c in ((keep, "Keep", label), (relabel, "Relabel as", suggested)):
                     col.button(
@@ -139,6 +151,7 @@ if can(store, name, reviewer, "review"):
                         disabled=not reviewer or decide_gate["disabled"],
                         width="stretch",
                     )
+        mark_suspects_seen(project, reviewer, suspects)
 else:
     st.info(f"The labels that are probably wrong: {needs('review')}")
 

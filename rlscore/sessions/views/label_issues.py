@@ -6,13 +6,14 @@ of each point: :class:`~rlscore.sessions.state.label_log.LabelLog`) and ranks th
 project's current kernel, σ, λ (or automatic λ) and class weights — the model of the Label
 page's leave-one-out figures (:func:`rlscore.sessions.state.loo_refit.labeled_rls_params`).
 Read-only: nothing is written. The ``label-issues`` command prints it; the Review page's
-"Probably wrong" queue is :func:`probably_wrong_queue`, the suspects no reviewer has decided.
+"Probably wrong" queue is :func:`probably_wrong_queue`, the suspects no reviewer has decided;
+the Label page's note counts those a reviewer has not seen in it yet (:func:`unseen_suspects`).
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -23,6 +24,7 @@ from rlscore.sessions.state.engine import make_engine
 from rlscore.sessions.state.label_log import LabelLog
 from rlscore.sessions.state.loo_refit import MIN_LABELS, labeled_rls_params
 from rlscore.sessions.state.settings import engine_settings
+from rlscore.sessions.team.crowd_labels import with_consensus
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -106,10 +108,12 @@ def project_label_issues(
 class SuspectQueue:
     """The Review page's "Probably wrong" queue: ``suspects`` (rows of
     :func:`project_label_issues`, most likely wrong first) or, when the labels cannot be
-    checked yet, the ``reason`` why."""
+    checked yet, the ``reason`` why; with several annotators per point, their estimated
+    error rates (``annotators``: :class:`~rlscore.sessions.team.crowd_labels.TeamCheck`)."""
 
     suspects: pd.DataFrame | None
     reason: str | None = None
+    annotators: pd.DataFrame | None = None
 
 
 def probably_wrong_queue(
@@ -122,8 +126,10 @@ def probably_wrong_queue(
     """The labels a reviewer should look at: the model suggests another class, its chance
     of the label being wrong is at least ``threshold``, and no review decision holds on the
     point (keeping or relabeling it is a review:
-    :func:`rlscore.sessions.actions.review.review_point`). Remembered for the same project,
-    log (its digest), settings, rule and threshold."""
+    :func:`rlscore.sessions.actions.review.review_point`). On a point labeled by several
+    annotators, the suggestion and chance are their consensus with the model's
+    (:func:`rlscore.sessions.team.crowd_labels.with_consensus`). Remembered for the same
+    project, log (its digest), settings, rule and threshold."""
     log = LabelLog(events, rule=rule)
     key = (project.name, project.uid, log.history, repr(sorted(settings.items())), rule, threshold)
     if key in _QUEUES:
@@ -134,16 +140,43 @@ def probably_wrong_queue(
     except ValueError as exc:
         queue = SuspectQueue(None, str(exc))
     else:
+        team = with_consensus(table, log, project.classes)
+        table = team.table
         keep = (
             (table["score"] >= threshold)
             & (table["suggested"] != table["label"])
             & ~table["index"].isin(set(log.reviews))
         )
-        queue = SuspectQueue(table[keep].reset_index(drop=True))
+        queue = SuspectQueue(table[keep].reset_index(drop=True), annotators=team.annotators)
     _QUEUES[key] = queue
     while len(_QUEUES) > _QUEUES_MAX:
         _QUEUES.popitem(last=False)
     return queue
+
+
+def unseen_suspects(queue: SuspectQueue, seen: Collection[int] | None) -> list[int]:
+    """The points of ``queue`` a reviewer has not seen in it yet.
+
+    Parameters
+    ----------
+    queue
+        The "Probably wrong" queue now (:func:`probably_wrong_queue`).
+    seen
+        The points the queue held when the reviewer last opened it (None: never opened).
+
+    Returns
+    -------
+    list of int
+        The queue's points not in ``seen``, most likely wrong first (all of them when
+        ``seen`` is None; none when the labels cannot be checked yet).
+    """
+    if queue.suspects is None:
+        return []
+    points = [int(i) for i in queue.suspects["index"]]
+    if seen is None:
+        return points
+    known = set(seen)
+    return [i for i in points if i not in known]
 
 
 __all__ = [
@@ -152,4 +185,5 @@ __all__ = [
     "SuspectQueue",
     "probably_wrong_queue",
     "project_label_issues",
+    "unseen_suspects",
 ]

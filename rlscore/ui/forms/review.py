@@ -129,6 +129,19 @@ def suspect_table(row, class_text) -> list[dict]:
     ]
 
 
+def annotator_rates(rates) -> list[dict]:
+    """The annotators' estimated error rates (:attr:`~rlscore.sessions.views.label_issues.
+    SuspectQueue.annotators`) as shown: the rate in percent, over how many shared points."""
+    return [
+        {
+            "annotator": r["annotator"] or "unnamed",
+            "estimated error rate": f"{r['estimated error rate']:.0%}",
+            "points shared with another annotator": int(r["shared points"]),
+        }
+        for r in rates.to_dict("records")
+    ]
+
+
 def _has_images(project: Project) -> bool:
     return bool(project.meta.get("image_shape")) or any(
         c.kind == "image" for c in project.items or []
@@ -157,6 +170,7 @@ def point_card(project: Project, point: int) -> Iterator[None]:
 
 __all__ = [
     "AUDIT_COLUMNS",
+    "annotator_rates",
     "apply_overlap",
     "audit_table",
     "decide",
