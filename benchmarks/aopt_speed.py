@@ -25,6 +25,11 @@ and the accuracy gap after ``--queries`` queries of each mode's own trajectory.
 
 Run ``python benchmarks/aopt_speed.py`` (full) or ``--quick`` (M ≤ 500, 3 repeats).
 
+``--label-step`` (issue 36) times the label step (teach the pick, refit the KLR, score the next
+query) at the same sizes, beside the step as the engine took it before issue 36 (the n × l
+kernel block multiplied once, LU Newton on the labels, the diagonal from general products),
+process CPU and wall, medians of ``--repeats`` interleaved runs, same pick and risk gap.
+
 ``--interactive`` (issue 25.5) times one fast-mode query of the low-rank A-optimal KLR at
 ``--large-n`` points (m = 500 Nyström features, 1000 labels, 200 candidates, the risk over a
 ``--risk-points`` sample, 20 000 by default), T = 2 and 3: the engine beside the old path on
@@ -50,6 +55,7 @@ dimensions (the hard case for a tree: no low intrinsic dimension):
 from __future__ import annotations
 
 import argparse
+import functools
 import time
 from functools import partial
 
@@ -62,6 +68,7 @@ import scipy.linalg  # noqa: E402
 from sklearn.datasets import make_blobs  # noqa: E402
 
 from rlscore.core.graph.kernel_family import RegularizedGraphKernels  # noqa: E402
+from rlscore.core.kernels.blocks import FeatureKernel  # noqa: E402
 from rlscore.core.kernels.functions import graph_kernel, knn_graph, laplacian  # noqa: E402
 from rlscore.core.klr.posterior import FeaturePosterior  # noqa: E402
 from rlscore.query import AOptimalKLR  # noqa: E402
@@ -501,6 +508,188 @@ def interactive_table(
         )
 
 
+class _BeforeFeaturePosterior(FeaturePosterior):
+    """The posterior as the engine made it before issue 36: ``S'`` formed (a Cholesky solve
+    with the identity), the diagonal from general products with the blocks ``S'_ab``, the
+    precision's blocks all general products."""
+
+    def _precision(self, F):
+        m, g, phi_L = self.features.shape[1], F.shape[-1], self._phi_L
+        M = np.zeros((g, m, g, m))
+        for a in range(g):
+            for b in range(a, g):
+                M[a, :, b] = (phi_L * F[:, a, b, None]).T @ phi_L
+                M[b, :, a] = M[a, :, b].T
+        M = M.reshape(g * m, g * m)
+        M[np.diag_indices(g * m)] += self.lam
+        return M
+
+    @functools.cached_property
+    def reduced(self):
+        Qp, m = self.basis, self.features.shape[1]
+        g = Qp.shape[1]
+        M = self._precision(Qp.T @ self._F @ Qp)
+        S = scipy.linalg.cho_solve((scipy.linalg.cholesky(M, lower=True), True), np.eye(g * m))
+        return S.reshape(g, m, g, m)
+
+    def reduced_at(self, C):
+        Sr, Qp, h = self.reduced, self.basis, self.h
+        phi_C = self.features[np.asarray(C, dtype=np.intp)]
+        V = np.einsum("ambn,kn->mabk", Sr, phi_C)
+        S_kk = Qp @ np.einsum("mabk,km->kab", V, phi_C) @ Qp.T
+        if h > 1:
+            S_kk += (np.einsum("km,km->k", phi_C, phi_C) / (self.lam * h))[:, None, None]
+        return S_kk, np.ascontiguousarray(V)
+
+    @functools.cached_property
+    def reduced_diagonal(self):
+        Sr = self.reduced
+        g, m = Sr.shape[0], Sr.shape[1]
+        pairs = [(a, b) for a in range(g) for b in range(a, g)]
+        W = np.concatenate([Sr[a, :, b] for a, b in pairs], axis=1)
+        out = np.empty((self.U.size, g, g))
+        for s, e, phi in self._row_blocks(W.shape[1]):
+            G = phi @ W
+            for i, (a, b) in enumerate(pairs):
+                out[s:e, a, b] = np.einsum("ij,ij->i", G[:, i * m : (i + 1) * m], phi)
+                out[s:e, b, a] = out[s:e, a, b]
+        return out
+
+
+class _BeforeKernel:
+    """The features as the KLR refit used them before issue 36: ``K[:, L]`` made whole
+    (n × l) and then multiplied by the coefficients; not a ``FeatureKernel``, so the refit's
+    Newton solves its (lh)² systems by LU on the labels."""
+
+    def __init__(self, kernel: FeatureKernel):
+        self._kernel, self.features, self.n, self.family = kernel, kernel.features, kernel.n, None
+
+    def block(self, rows, cols):
+        return self._kernel.block(rows, cols)
+
+    def columns(self, cols):
+        return self._kernel.columns(cols)
+
+    def diagonal(self, idx):
+        return self._kernel.diagonal(idx)
+
+    def columns_times(self, cols, coef):
+        return self._kernel.columns(cols) @ coef
+
+
+class BeforeStepKLR(LowRankAOptimalKLR):
+    """The baseline of :func:`label_step_table`: the engine's label step before issue 36 (the
+    n × l kernel block, LU Newton on the labels, ``K_LL`` made afresh, the posterior of
+    :class:`_BeforeFeaturePosterior`) on the same features and labels."""
+
+    def _initial_kernel(self, X, K):
+        return _BeforeKernel(super()._initial_kernel(X, K))
+
+    def _labeled_block(self, kern, L):
+        return kern.block(L, L)
+
+    def _posterior(self, U):
+        key = (tuple(self._L), tuple(self._codes), U.size)
+        cached = getattr(self, "_posterior_cache", None)
+        if cached is None or cached[0] != key:
+            P_L = self._P[self._L]
+            post = _BeforeFeaturePosterior(self.features_, self._L, U, P_L, self._lam)
+            self._posterior_cache = cached = (key, post)
+        return cached[1]
+
+
+def _label_step(s, i: int, label: int):
+    """Teach ``i`` its label and query (timed: process CPU, wall, of which the refit), then
+    undo the label and query again (not timed), so that every repeat starts alike."""
+    c0, w0 = time.process_time(), time.perf_counter()
+    s.teach(i, label)
+    c1 = time.process_time()
+    pick = s.next_query()[0]
+    cpu, wall = time.process_time() - c0, time.perf_counter() - w0
+    risks = s.scores()
+    s.undo()
+    s.next_query()
+    return (cpu, wall, c1 - c0, cpu - (c1 - c0)), pick, risks
+
+
+def _products_floor(s: LowRankAOptimalKLR) -> float:
+    """Process CPU of the products with Φ_U's rows that a query of ``s`` needs (its posterior's
+    diagonal and the candidates' blocks), timed alone."""
+    U = s._risk_set()
+    post = FeaturePosterior(s.features_, s._L, U, s._P[s._L], s._lam)
+    _, V = post.reduced_at(s.candidate_set())
+    _ = post._phi_U, post._reduced_inverse_factor  # gathered and factorised before the clock
+    c0 = time.process_time()
+    _ = post.reduced_diagonal
+    for _ in post.reduced_blocks(V):
+        pass
+    return time.process_time() - c0
+
+
+def label_step_table(
+    n: int, m: int, labels: int, risk_points: int, candidates: int, repeats: int, classes
+) -> None:
+    """Issue 36: the A-optimal label step — teach the pick, refit the KLR, score the next
+    query — of the low-rank A-optimal KLR at ``n`` points, ``m`` landmarks, ``labels``
+    labels, beside the same step before issue 36 (:class:`BeforeStepKLR`) on the same state,
+    interleaved; process CPU and wall seconds, medians of ``repeats``; *floor*: the query's
+    products with Φ_U's rows alone (:func:`_products_floor`)."""
+    print(
+        f"\nA-optimal KLR label step (issue 36): n = {n}, m = {m}, {labels} labels, "
+        f"{candidates} candidates, risk over {risk_points} points; process CPU / wall s of "
+        f"teach + refit + next query, medians of {repeats} interleaved repeats after a warm-up"
+    )
+    print(
+        f"{'T':>2} {'new CPU':>8} {'new wall':>9} {'refit':>6} {'query':>6} {'floor':>6} "
+        f"{'before CPU':>11} {'before wall':>12} {'before/new':>11} {'same':>5} {'Δrisk':>8}  load"
+    )
+    for T in classes:
+        X, y = make_pool(n, T)
+        sigma = float(np.median(np.linalg.norm(X[:300, None] - X[None, :300], axis=-1)))
+        order = np.random.default_rng(1).permutation(n)
+        L = np.concatenate([np.flatnonzero(y == c)[:5] for c in range(T)])
+        L = np.concatenate([L, order[~np.isin(order, L)][: labels - L.size]])
+        kw = dict(
+            sigma=sigma,
+            lam=LAM,
+            n_landmarks=m,
+            mode="fast",
+            candidates=candidates,
+            risk_points=risk_points,
+        )
+        strategies = {"new": LowRankAOptimalKLR(**kw), "before": BeforeStepKLR(**kw)}
+        for s in strategies.values():
+            s.start(X, list(range(T)))
+            s.teach_many(L.tolist(), y[L].tolist())
+        i = strategies["new"].next_query()[0]
+        runs = {name: [] for name in strategies}
+        last = {}
+        for s in strategies.values():
+            _label_step(s, i, int(y[i]))  # warm-up (and numba's first compile)
+        floors = []
+        for _ in range(repeats):
+            for name, s in strategies.items():
+                times, pick, risks = _label_step(s, i, int(y[i]))
+                runs[name].append(times)
+                last[name] = (pick, risks)
+            new = strategies["new"]
+            new.teach(i, int(y[i]))
+            floors.append(_products_floor(new))
+            new.undo()
+        med = {k: np.median(np.array(v), axis=0) for k, v in runs.items()}
+        (pick_new, risks_new), (pick_before, risks_before) = last["new"], last["before"]
+        ok = ~np.isnan(risks_new)
+        gap = float(np.max(np.abs(risks_new[ok] - risks_before[ok]) / np.abs(risks_before[ok])))
+        same = "yes" if pick_new == pick_before else "NO"
+        print(
+            f"{T:2d} {med['new'][0]:8.2f} {med['new'][1]:9.2f} {med['new'][2]:6.2f} "
+            f"{med['new'][3]:6.2f} {np.median(floors):6.2f} {med['before'][0]:11.2f} "
+            f"{med['before'][1]:12.2f} {med['before'][0] / med['new'][0]:10.1f}× {same:>5} "
+            f"{gap:8.1e}  {load_average()}",
+            flush=True,
+        )
+
+
 def sp_identity_plus(X, t):
     """Dense ``I + tL̃`` of the kNN graph of X (k = 6)."""
     L = laplacian(knn_graph(X, connect=True), normalized=True)
@@ -531,8 +720,26 @@ def main(argv=None) -> None:
         action="store_true",
         help="issue 25.5: one query at --large-n points, m = 500, 1000 labels, beside the old path",
     )
+    ap.add_argument(
+        "--label-step",
+        action="store_true",
+        help="issue 36: teach + refit + next query at --large-n points, m = 500, 1000 labels, "
+        "beside the step before",
+    )
     args = ap.parse_args(argv)
     report_machine()
+    if args.label_step:
+        label_step_table(
+            args.large_n,
+            m=500,
+            labels=1000,
+            risk_points=args.risk_points or 20_000,
+            candidates=200,
+            repeats=args.repeats,
+            classes=(2, 3),
+        )
+        print(f"# load average at the end: {load_average()}")
+        return
     if args.interactive:
         interactive_table(
             args.large_n,

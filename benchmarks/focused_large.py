@@ -16,12 +16,16 @@ query that looks at every point's prediction.
 margin sampling with a kernel ridge classifier (``KernelRidge(alpha=λ)`` on ±1 targets,
 ``p̂ = clip((f + 1)/2)``) and with the peers' SVC (``benchmarks/strategies.py``: γ = 1/(2σ²),
 C = 1/(2λ), Platt probabilities), and modAL's ``ActiveLearner`` (least confident) with that
-SVC. Every learner starts from the same labels; the steps are interleaved (one step of each
+SVC, and a plain kernel-ridge margin sampler (scikit-learn's ``KernelRidge`` fitted on the
+labels, predicted on every unlabeled point, the smallest |f|; ``--krr-only`` runs focused
+ARLS beside it alone, for pools where the SVC peers take seconds). Every learner starts from
+the same labels; the steps are interleaved (one step of each
 learner per round, ``--repeats`` rounds after one warm-up round) and the medians of process CPU
 time and wall time are printed, with the load average (on a shared machine the CPU time is the
 figure to read).
 
     python benchmarks/focused_large.py --peers [--peer-sizes 2000 5000 50000] [--repeats 7]
+    python benchmarks/focused_large.py --peers --krr-only --peer-sizes 50000 200000
 """
 
 from __future__ import annotations
@@ -147,6 +151,26 @@ class SkactivemlStep:
         self.clf.fit(self.X, self.y)
 
 
+class PlainKRRStep:
+    """A plain kernel-ridge margin sampler (issue 36): scikit-learn's ``KernelRidge`` fitted on
+    the ±1 labels, its prediction on every unlabeled point, the smallest |f| queried."""
+
+    def __init__(self, X, y, first):
+        self.X, self.y = X, y
+        self.labeled = list(first)
+        self.unlabeled = np.ones(X.shape[0], dtype=bool)
+        self.unlabeled[first] = False
+        self.gamma = 1.0 / (2.0 * SIGMA**2)
+
+    def step(self) -> None:
+        L = np.asarray(self.labeled)
+        model = KernelRidge(alpha=LAM, kernel="rbf", gamma=self.gamma).fit(self.X[L], self.y[L])
+        U = np.flatnonzero(self.unlabeled)
+        i = int(U[np.argmin(np.abs(model.predict(self.X[U])))])
+        self.labeled.append(i)
+        self.unlabeled[i] = False
+
+
 class ModalStep:
     """modAL's ``ActiveLearner`` (least-confident sampling) with the peers' SVC: its query on
     the unlabeled points, then ``teach`` (a refit)."""
@@ -172,8 +196,11 @@ class ModalStep:
         self.unlabeled[i] = False
 
 
-def peer_steps(n: int, labels: int, repeats: int) -> dict[str, tuple[float, float]]:
-    """Median (CPU s, wall s) of one select + update of each learner, steps interleaved."""
+def peer_steps(
+    n: int, labels: int, repeats: int, krr_only: bool = False
+) -> dict[str, tuple[float, float]]:
+    """Median (CPU s, wall s) of one select + update of each learner, steps interleaved
+    (``krr_only``: focused ARLS and the plain kernel-ridge margin sampler alone)."""
     X, y = pool(n)
     rng = np.random.default_rng(1)
     first = [int(i) for i in rng.choice(n, labels, replace=False)]
@@ -182,12 +209,16 @@ def peer_steps(n: int, labels: int, repeats: int) -> dict[str, tuple[float, floa
     gamma = 1.0 / (2.0 * SIGMA**2)
     learners = {
         "focused ARLS": FocusedStep(X, y, first),
-        "skactiveml margin + KRR": SkactivemlStep(
-            X, y, first, KernelRidgeClassifier(alpha=LAM, gamma=gamma)
-        ),
-        "skactiveml margin + SVC": SkactivemlStep(X, y, first, peer_svc(SIGMA, LAM, 0)),
-        "modAL + SVC": ModalStep(X, y, first),
+        "plain KRR margin": PlainKRRStep(X, y, first),
     }
+    if not krr_only:
+        learners |= {
+            "skactiveml margin + KRR": SkactivemlStep(
+                X, y, first, KernelRidgeClassifier(alpha=LAM, gamma=gamma)
+            ),
+            "skactiveml margin + SVC": SkactivemlStep(X, y, first, peer_svc(SIGMA, LAM, 0)),
+            "modAL + SVC": ModalStep(X, y, first),
+        }
     cpu = {k: [] for k in learners}
     wall = {k: [] for k in learners}
     for r in range(repeats + 1):  # round 0 is the warm-up
@@ -200,7 +231,7 @@ def peer_steps(n: int, labels: int, repeats: int) -> dict[str, tuple[float, floa
     return {k: (statistics.median(cpu[k]), statistics.median(wall[k])) for k in learners}
 
 
-def main_peers(sizes: list[int], labels: int, repeats: int) -> None:
+def main_peers(sizes: list[int], labels: int, repeats: int, krr_only: bool = False) -> None:
     report_machine()
     print(
         f"select + update per query, d = {D}, RBF σ = {SIGMA}, λ = {LAM}, {labels} random labels "
@@ -211,7 +242,7 @@ def main_peers(sizes: list[int], labels: int, repeats: int) -> None:
     for n in sizes:
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", category=FutureWarning)
-            r = peer_steps(n, labels, repeats)
+            r = peer_steps(n, labels, repeats, krr_only)
         ours = r["focused ARLS"][0]
         for name, (c, w) in r.items():
             print(f"{n:>7} {name:>24} {1e3 * c:>8.2f} {1e3 * w:>8.2f} {c / ours:>13.2f}×")
@@ -229,9 +260,15 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--peers", action="store_true", help="per query beside the peers (issue 25)")
     p.add_argument("--peer-sizes", type=int, nargs="+", default=[2000, 5000, 50_000])
     p.add_argument("--peer-labels", type=int, default=10)
+    p.add_argument(
+        "--krr-only",
+        action="store_true",
+        help="--peers with focused ARLS and the plain kernel-ridge margin sampler alone "
+        "(issue 36: sizes where the SVC peers take seconds)",
+    )
     args = p.parse_args(argv)
     if args.peers:
-        main_peers(args.peer_sizes, args.peer_labels, max(args.repeats, 5))
+        main_peers(args.peer_sizes, args.peer_labels, max(args.repeats, 5), args.krr_only)
         return
     if args.quick:
         args.sizes, args.labels, args.repeats = [20_000], [10], 3

@@ -108,6 +108,15 @@ def test_feature_posterior_equals_the_w_space_inverse_and_the_labeled_woodbury(T
         S_kk, times = posterior.at(C)
         np.testing.assert_allclose(S_kk, Sigma[C, :, C, :], rtol=1e-9, atol=1e-12)
         np.testing.assert_allclose(times(X), want, rtol=1e-9, atol=1e-12)
+    # the reduced blocks off the softmax null vector: Q'ᵀ Σ_jk Q'
+    Qp = feature.basis
+    reduced = np.einsum("ha,jhkg,gb->jakb", Qp, Sigma, Qp)
+    S_kk, V = feature.reduced_at(C)
+    np.testing.assert_allclose(S_kk, Sigma[C, :, C, :], rtol=1e-9, atol=1e-12)
+    got = np.einsum("jm,mabk->jakb", phi[U], V)
+    np.testing.assert_allclose(got, reduced[U][:, :, C], rtol=1e-9, atol=1e-12)
+    diag = reduced[U, :, U, :]
+    np.testing.assert_allclose(feature.reduced_diagonal, diag, rtol=1e-9, atol=1e-12)
 
 
 @pytest.mark.parametrize("T", [2, 3])
@@ -123,3 +132,40 @@ def test_fast_scores_on_a_risk_sample_and_many_labels_equal_the_dense_engine(T):
     _teach(dense, y, L)
     np.testing.assert_allclose(low.estimated_risk(), dense.estimated_risk(), rtol=1e-8)
     np.testing.assert_allclose(low.scores(), dense.scores(), rtol=1e-8, equal_nan=True)
+
+
+@pytest.mark.parametrize("T", [2, 3])
+def test_label_steps_equal_a_fit_from_scratch(T):
+    """Labels taught one at a time, undone and forgotten (K_LL grown and shrunk, Newton on the
+    features once l > m, the pool's values as Φ(Φ_Lᵀα)) against a from-scratch fit: Newton on
+    the labels' K_LL = Φ_LΦ_Lᵀ and β = K_{:L}α written out, and a fresh strategy's scores."""
+    from rlscore.core.conventions.ova_encoding import ova_targets
+    from rlscore.core.klr.newton import newton_representer
+
+    X, y = _pool(n=150, T=T, seed=5)
+    kw = dict(sigma=3.0, lam=0.05, n_landmarks=10, mode="fast", candidates=25)
+    s = LowRankAOptimalKLR(**kw).start(X, list(range(T)))
+    L = [int(np.flatnonzero(y == c)[0]) for c in range(T)] + list(range(30, 50))
+    _teach(s, y, L)
+    s.undo()
+    s.forget(L[5])
+    s.teach(77, int(y[77]))
+    kept = [i for i in L[:-1] if i != L[5]] + [77]
+    assert sorted(s.labeled_) == sorted(kept)
+    phi = s.features_[s._L]
+    alpha, _ = newton_representer(phi @ phi.T, ova_targets(y[s._L], T, negative=0.0), 0.05)
+    want = s.features_ @ phi.T @ alpha
+    got = s.decision_function()
+    np.testing.assert_allclose(got, want[:, 0] if T == 2 else want, atol=1e-9)
+    fresh = LowRankAOptimalKLR(**kw).start(X, list(range(T)))
+    fresh.teach_many(list(s._L), y[s._L].tolist())
+    np.testing.assert_allclose(s.scores(), fresh.scores(), rtol=1e-8, equal_nan=True)
+    assert s.next_query()[0] == fresh.next_query()[0]
+
+
+def test_candidates_of_equal_uncertainty_are_the_lowest_indices():
+    """Before any label every point is equally uncertain: the n candidates are the first n
+    (the stable order the candidate rule promises)."""
+    X, _ = _pool(n=80, T=3)
+    s = LowRankAOptimalKLR(sigma=3.0, n_landmarks=10, candidates=7).start(X, [0, 1, 2])
+    np.testing.assert_array_equal(s.candidate_set(), np.arange(7))

@@ -323,3 +323,23 @@ def test_tied_columns_equal_the_reference(clip):
     m[::4] = np.array([1.5, -0.2, 1.5, -2.0])  # ties at 1 after clipping
     state["m"] = m
     fused_against_reference(state, idx, clip)
+
+
+def test_large_pools_take_the_compiled_pass_whatever_the_lookahead_size(monkeypatch):
+    """From :data:`~rlscore.query.arls.thesis.COMPILED_LOOKAHEAD_POOL` points on (issue 36) a
+    lookahead small enough for numpy takes the compiled pass, with the blocked reference's
+    scores."""
+    calls = []
+
+    def counting(*args, **kwargs):
+        calls.append(1)
+        return fused_expected_risks(*args, **kwargs)
+
+    monkeypatch.setattr(arls, "NUMPY_LOOKAHEAD", 1 << 62)
+    monkeypatch.setattr(arls, "COMPILED_LOOKAHEAD_POOL", 60)
+    monkeypatch.setattr("rlscore.query.arls.fused_lookahead.fused_expected_risks", counting)
+    X, y, classes = pool(60, 3)
+    q = ARLS(sigma=SIGMA, lam=LAM).start(X, classes)
+    q.teach_many([0, 1, 2, 3, 4, 5], [y[i] for i in range(6)])
+    assert_equal_to_blocked(q)
+    assert calls

@@ -180,3 +180,36 @@ def test_queries_neither_validate_the_pool_nor_recompute_its_norms(monkeypatch):
     # the counters work: a kernel matrix on new points validates and computes norms
     kernel_matrix(X[:3], X[:2], sigma=SIGMA)
     assert calls["check_matrix"] > 0 and calls["squared_norms"] > 0
+
+
+def test_covariance_product_over_stretches_and_blocks_equals_the_dense_one(monkeypatch):
+    """``Cᵀ K_{L:}`` a stretch of pool points at a time (issue 36), over several blocks of
+    labeled columns and after a removal moved a column, against the dense kernel's rows."""
+    from rlscore.query.rls_state import on_kernel
+
+    monkeypatch.setattr(on_kernel, "_DOT_ROWS_POINTS", 70)  # 300 points: five stretches
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(300, 3))
+    held = on_kernel._LabeledColumns(X, "rbf", 1.3, 2)
+    L = rng.choice(300, 40, replace=False)  # three blocks of 16 columns
+    held.sync(L)
+    L = np.delete(L, 7)
+    held.sync(L)  # the last column moved into the freed slot
+    C = rng.normal(size=(L.size, 5))
+    want = C.T @ rbf_kernel(X[L], X, sigma=1.3)
+    np.testing.assert_allclose(held.dot_rows(L, C), want, rtol=0, atol=1e-12)
+    assert held.dot_rows(L, C).flags["C_CONTIGUOUS"]
+
+
+def test_lookahead_weights_only_at_the_candidates_equal_the_pool_probabilities():
+    """The lookahead's expectation weights made at the candidates (issue 36) are the pool's
+    class probabilities at those rows, clipped or not, binary or one-vs-all."""
+    for T in (2, 3):
+        X, y, classes = pool(200, T)
+        for clip in (True, False):
+            q = FocusedARLS(sigma=SIGMA, lam=LAM, clip=clip).start(X, classes)
+            q.teach_many(list(range(12)), [y[i] for i in range(12)])
+            idx = np.array([20, 21, 150, 199])
+            np.testing.assert_array_equal(
+                q.class_probabilities_at(idx), q.class_probabilities()[idx]
+            )

@@ -64,3 +64,23 @@ def test_graph_columns_kernel_blocks_diagonal_and_eviction(X):
     assert graph_kernel_at(fam, 3.0) is graph_kernel_at(fam, 3.0)
     dense = graph_kernel_at(RegularizedGraphKernels(X, "graph", k=5), 3.0)
     np.testing.assert_allclose(dense.block(rows, cols), K[np.ix_(rows, cols)], atol=1e-12)
+
+
+def test_columns_times_equals_the_columns_product_and_keeps_memory_bounded(X, monkeypatch):
+    """``K[:, cols] @ coef`` a chunk at a time (issue 36) for the kept-columns and the dense
+    kernels; a kept column asked for again is not dropped while new ones are solved."""
+    from rlscore.core.kernels import blocks
+    from rlscore.core.kernels.blocks import GraphColumnsKernel, graph_kernel_at
+
+    monkeypatch.setattr(blocks, "_PRODUCT_CHUNK_ELEMENTS", 2 * X.shape[0])  # 2 columns
+    K = graph_kernel(X, k=5, t=2.0).K
+    cols = [4, 8, 15, 16, 23, 42, 99]
+    coef = np.random.default_rng(0).normal(size=(len(cols), 3))
+    view = GraphColumnsKernel(RegularizedGraphKernels(X, "graph", k=5, solver="cg"), 2.0)
+    dense = graph_kernel_at(RegularizedGraphKernels(X, "graph", k=5), 2.0)
+    for kernel in (view, dense):
+        np.testing.assert_allclose(kernel.columns_times(cols, coef), K[:, cols] @ coef, atol=1e-9)
+    small = GraphColumnsKernel(RegularizedGraphKernels(X, "graph", k=5, solver="cg"), 2.0, 3)
+    small.columns([4, 8, 15])
+    np.testing.assert_allclose(small.columns([4, 30]), K[:, [4, 30]], atol=1e-9)
+    assert len(small._kept) == 3

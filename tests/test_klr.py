@@ -144,6 +144,21 @@ def test_batched_newton_equals_single_problems():
     np.testing.assert_allclose(batch, np.stack(singles), atol=1e-10)
 
 
+@pytest.mark.parametrize("classes", [2, 3, 4])
+def test_newton_on_features_equals_newton_on_the_labels(classes):
+    """K_LL = φφᵀ with fewer features than labels: the Woodbury-on-features steps reach the
+    optimum of the (lh)² LU steps, λα = t − p (issue 36)."""
+    rng = np.random.default_rng(classes)
+    phi = rng.normal(size=(40, 7))
+    T = ova_targets(rng.integers(0, classes, size=40), classes, negative=0.0)
+    K = phi @ phi.T
+    on_labels, n_labels = newton_representer(K, T, 0.05)
+    on_features, n_features = newton_representer(K, T, 0.05, features=phi)
+    np.testing.assert_allclose(on_features, on_labels, atol=1e-9)
+    assert n_features == n_labels
+    np.testing.assert_allclose(0.05 * on_features, T - probabilities(K @ on_features), atol=1e-8)
+
+
 @pytest.mark.parametrize(
     ("params", "fit_args", "match"),
     [

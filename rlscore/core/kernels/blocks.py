@@ -8,8 +8,10 @@ low-rank features (``K̃ = ΦΦᵀ``, docs/mathematics.md §7), so a large pool 
 ``(I + tL̃)⁻¹`` as they are asked for (block CG, :mod:`rlscore.core.graph.kernel_family`) and keeps
 a bounded number of them.
 
-Every kind offers ``block(rows, cols)``, ``columns(cols)`` (n × len(cols)) and
-``diagonal(idx)``.
+Every kind offers ``block(rows, cols)``, ``columns(cols)`` (n × len(cols)), ``diagonal(idx)``
+and ``columns_times(cols, coef)``: ``K[:, cols] @ coef`` — the pool's decision values after a
+refit — without the n × len(cols) block at once (Φ's product taken in the cheap order, rows or
+kept columns a bounded chunk at a time).
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ __all__ = ["DenseKernel", "FeatureKernel", "GraphColumnsKernel", "graph_kernel_a
 MAX_KEPT_COLUMNS = 1024
 #: columns solved together when only diagonal entries are wanted (bounds the memory)
 _DIAGONAL_BATCH = 256
+#: floats of one chunk of a kernel block that ``columns_times`` multiplies (8 MB)
+_PRODUCT_CHUNK_ELEMENTS = 1_000_000
 #: kernels (one per t) a graph family keeps for graph_kernel_at (a dense one is n × n)
 MAX_KEPT_SCALES = 4
 
@@ -51,6 +55,15 @@ class DenseKernel:
         """``K[:, cols]`` (n, len(cols))."""
         return self.K[:, cols]
 
+    def columns_times(self, cols, coef: np.ndarray) -> np.ndarray:
+        """``K[:, cols] @ coef`` (n, coef's columns), a bounded block of rows at a time."""
+        cols = np.asarray(cols, dtype=np.intp).reshape(-1)
+        out = np.empty((self.n, coef.shape[1]))
+        step = max(1, _PRODUCT_CHUNK_ELEMENTS // max(1, cols.size))
+        for s in range(0, self.n, step):
+            out[s : s + step] = self.K[s : s + step, cols] @ coef
+        return out
+
 
 class FeatureKernel:
     """A pool kernel ``ΦΦᵀ`` held as its features ``Φ`` (n, m)."""
@@ -71,6 +84,11 @@ class FeatureKernel:
     def columns(self, cols) -> np.ndarray:
         """``Φ Φ_colsᵀ`` (n, len(cols))."""
         return self.features @ self.features[cols].T
+
+    def columns_times(self, cols, coef: np.ndarray) -> np.ndarray:
+        """``Φ (Φ_colsᵀ coef)``: O(n·m·k) for k columns of coef, not the n × len(cols) block
+        and its O(n·m·len(cols)) product."""
+        return self.features @ (self.features[cols].T @ coef)
 
 
 class GraphColumnsKernel:
@@ -96,8 +114,23 @@ class GraphColumnsKernel:
 
     def columns(self, cols) -> np.ndarray:
         """``K_t[:, cols]``, solving the columns not kept (and keeping them)."""
+        cols = self._solve_missing(cols)
+        out = np.empty((self.n, cols.size))
+        for j, c in enumerate(cols.tolist()):
+            out[:, j] = self._kept[c]
+            self._kept.move_to_end(c)
+        return out
+
+    def _solve_missing(self, cols) -> np.ndarray:
+        """Solve and keep the columns of ``cols`` not kept (one block CG); ``cols`` as int64."""
         cols = np.asarray(cols, dtype=np.int64).reshape(-1)
-        missing = np.unique([c for c in cols.tolist() if c not in self._kept])
+        missing = []
+        for c in cols.tolist():
+            if c in self._kept:
+                self._kept.move_to_end(c)  # asked for now: not the oldest, not dropped below
+            else:
+                missing.append(c)
+        missing = np.unique(np.asarray(missing, dtype=np.int64))
         if missing.size:
             solved = self.family.columns(self.t, missing)
             self._diag[missing] = solved[missing, np.arange(missing.size)]
@@ -105,10 +138,16 @@ class GraphColumnsKernel:
                 self._kept[c] = solved[:, j]
             while len(self._kept) > max(self.max_kept, cols.size):
                 self._kept.popitem(last=False)
-        out = np.empty((self.n, cols.size))
-        for j, c in enumerate(cols.tolist()):
-            out[:, j] = self._kept[c]
-            self._kept.move_to_end(c)
+        return cols
+
+    def columns_times(self, cols, coef: np.ndarray) -> np.ndarray:
+        """``K_t[:, cols] @ coef``, the kept columns multiplied a bounded chunk at a time (the
+        missing ones are solved and kept first)."""
+        cols = self._solve_missing(cols)  # all in one CG: the chunks below only read
+        out = np.zeros((self.n, coef.shape[1]))
+        step = max(1, _PRODUCT_CHUNK_ELEMENTS // self.n)
+        for s in range(0, cols.size, step):
+            out += self.columns(cols[s : s + step]) @ coef[s : s + step]
         return out
 
     def block(self, rows, cols) -> np.ndarray:

@@ -17,6 +17,8 @@ from collections.abc import Callable
 
 import numpy as np
 import scipy.linalg
+from scipy.linalg.blas import dsyrk, dtrmm
+from scipy.linalg.lapack import dtrtri
 
 from rlscore.core.klr.link import fisher_blocks, fisher_factor, whitened_matrix
 
@@ -24,6 +26,8 @@ __all__ = [
     "FeaturePosterior",
     "LabeledPosterior",
     "aoptimal_risk_terms",
+    "feature_precision",
+    "null_free_basis",
     "posterior_diag",
     "woodbury_core",
 ]
@@ -160,6 +164,36 @@ class LabeledPosterior:
         return S_kk / lam, times
 
 
+def null_free_basis(h: int) -> np.ndarray:
+    """``Q'`` (h, h − 1): orthonormal columns orthogonal to ``1``, ``[[1]]`` for h = 1 (binary).
+
+    The softmax Fisher blocks annihilate ``1``: ``F = Q'(Q'ᵀFQ')Q'ᵀ`` (docs/mathematics.md §7).
+    """
+    if h == 1:
+        return np.ones((1, 1))
+    Q = np.linalg.qr(np.column_stack([np.ones(h), np.eye(h)[:, : h - 1]]))[0]
+    return np.ascontiguousarray(Q[:, 1:])
+
+
+def feature_precision(phi_L: np.ndarray, F: np.ndarray, lam: float) -> np.ndarray:
+    """``λI + Σ_i F_i ⊗ φ_iφ_iᵀ`` (g·m, g·m, class-major) for features ``φ_L`` (l, m) and
+    blocks ``F`` (l, g, g)."""
+    m, g = phi_L.shape[1], F.shape[-1]
+    M = np.zeros((g, m, g, m))
+    for a in range(g):
+        # a diagonal block is a Gram matrix of rows scaled by √F_aa (F_aa ≥ 0): syrk, half
+        # the multiply-adds of a general product
+        scaled = phi_L * np.sqrt(np.maximum(F[:, a, a], 0.0))[:, None]
+        low = dsyrk(1.0, scaled, trans=1, lower=1)
+        M[a, :, a] = np.tril(low) + np.tril(low, -1).T
+        for b in range(a + 1, g):
+            M[a, :, b] = (phi_L * F[:, a, b, None]).T @ phi_L
+            M[b, :, a] = M[a, :, b].T
+    M = M.reshape(g * m, g * m)
+    M[np.diag_indices(g * m)] += lam
+    return M
+
+
 class FeaturePosterior:
     """The posterior covariance of the pool values when ``K = ΦΦᵀ`` (docs/mathematics.md §7):
     Woodbury on m.
@@ -170,9 +204,9 @@ class FeaturePosterior:
     ``K = ΦΦᵀ`` (push-through identity). One O(l m² h² + m³ h³) factorisation per model, then
     ``Σ_{U,k} X`` costs O(u·m·h) per candidate column whatever the number of labels: cheaper
     than :class:`LabeledPosterior`'s O(u·(1 + l)·h) once l exceeds m. The fast-mode query
-    reads the blocks ``Σ_jk`` themselves off the softmax null vector (:attr:`reduced`,
+    reads the blocks ``Σ_jk`` themselves off the softmax null vector (the factor of ``S'``,
     :meth:`reduced_blocks`, :attr:`reduced_diagonal`: h' = h − 1 coordinates,
-    O(u·m·(c·h'² + m·h'(h'+1)/2)) per query for c candidates, the diagonal included).
+    O(u·m·(c·h'² + m·h')) per query for c candidates, the diagonal included).
 
     Parameters
     ----------
@@ -196,21 +230,12 @@ class FeaturePosterior:
         self.h = P_L.shape[-1]
         # most of the pool: multiply the whole Φ and keep the rows of U, not a copy of Φ_U
         self._whole = self.U.size > n // 2
-        self._phi_U = features if self._whole else features[self.U]
         self._phi_L = features[np.asarray(L, dtype=np.intp)]
         self._F = fisher_blocks(P_L)
 
     def _precision(self, F: np.ndarray) -> np.ndarray:
         """``λI + Σ_i F_i ⊗ φ_iφ_iᵀ`` for blocks F (l, g, g), (g·m, g·m)."""
-        m, g, phi_L = self.features.shape[1], F.shape[-1], self._phi_L
-        M = np.zeros((g, m, g, m))
-        for a in range(g):
-            for b in range(a, g):
-                M[a, :, b] = (phi_L * F[:, a, b, None]).T @ phi_L
-                M[b, :, a] = M[a, :, b].T
-        M = M.reshape(g * m, g * m)
-        M[np.diag_indices(g * m)] += self.lam
-        return M
+        return feature_precision(self._phi_L, F, self.lam)
 
     @functools.cached_property
     def S(self) -> np.ndarray:
@@ -224,56 +249,86 @@ class FeaturePosterior:
         """``Q'`` (h, h'): orthonormal columns orthogonal to ``1`` (h' = h − 1), ``[[1]]`` for
         binary. ``S = (Q⊗I) diag(I/λ, S')(Qᵀ⊗I)`` with ``Q = [1/√h, Q']`` (docs/mathematics.md
         §7): the softmax Fisher blocks annihilate ``1``, so the risk sees ``S'`` only."""
-        h = self.h
-        if h == 1:
-            return np.ones((1, 1))
-        Q = np.linalg.qr(np.column_stack([np.ones(h), np.eye(h)[:, : h - 1]]))[0]
-        return np.ascontiguousarray(Q[:, 1:])
+        return null_free_basis(self.h)
 
     @functools.cached_property
-    def reduced(self) -> np.ndarray:
-        """``S'`` (h', m, h', m): the posterior covariance of the weights off the null
-        direction, ``(λI + Σ_i Q'ᵀF_iQ' ⊗ φ_iφ_iᵀ)⁻¹``."""
-        Qp, m = self.basis, self.features.shape[1]
-        g = Qp.shape[1]
-        M = self._precision(Qp.T @ self._F @ Qp)
-        S = scipy.linalg.cho_solve((scipy.linalg.cholesky(M, lower=True), True), np.eye(g * m))
-        return S.reshape(g, m, g, m)
+    def _reduced_cholesky(self) -> np.ndarray:
+        """The lower Cholesky factor ``C`` of the reduced precision ``S'⁻¹ = λI + Σ_i Q'ᵀF_iQ'
+        ⊗ φ_iφ_iᵀ`` (h'm, h'm): ``S'`` is the posterior covariance of the weights off the
+        null direction."""
+        Qp = self.basis
+        return scipy.linalg.cholesky(self._precision(Qp.T @ self._F @ Qp), lower=True)
+
+    @functools.cached_property
+    def _reduced_inverse_factor(self) -> np.ndarray:
+        """``C⁻¹`` (h'm, h'm, lower), Fortran-ordered for BLAS: ``S' = C⁻ᵀC⁻¹``."""
+        Cinv, info = dtrtri(self._reduced_cholesky, lower=1)
+        if info:
+            raise np.linalg.LinAlgError(f"the reduced precision's factor is singular ({info})")
+        return np.asfortranarray(np.tril(Cinv))
 
     def reduced_at(self, C) -> tuple[np.ndarray, np.ndarray]:
         """For the candidates C: ``Σ_kk`` (c, h, h) and ``V`` (m, h', h', c) with
         ``V[:, a, b, k] = S'_ab φ_k``, so that ``φ_jᵀ V[..., k]`` is the reduced block
-        ``S'_jk``."""
-        Sr, Qp, h = self.reduced, self.basis, self.h
+        ``S'_jk`` (two triangular products with ``C⁻¹``: ``S'`` itself is not formed)."""
+        Qp, h = self.basis, self.h
+        g, m = Qp.shape[1], self.features.shape[1]
         phi_C = self.features[np.asarray(C, dtype=np.intp)]
-        V = np.einsum("ambn,kn->mabk", Sr, phi_C)
+        c = phi_C.shape[0]
+        # columns e_b ⊗ φ_k, indexed (m, a) × (k, b) in Fortran order: rows class-major as C⁻¹
+        E = np.zeros((m, g, c, g), order="F")
+        for b in range(g):
+            E[:, b, :, b] = phi_C.T
+        Cinv = self._reduced_inverse_factor
+        E = E.reshape(g * m, g * c, order="F")
+        E = dtrmm(1.0, Cinv, E, lower=1, overwrite_b=1)
+        E = dtrmm(1.0, Cinv, E, lower=1, trans_a=1, overwrite_b=1)
+        V = E.reshape(m, g, c, g, order="F").transpose(0, 1, 3, 2)
         S_kk = Qp @ np.einsum("mabk,km->kab", V, phi_C) @ Qp.T
         if h > 1:  # the null direction: (‖φ_k‖²/λ) q₀q₀ᵀ, q₀ = 1/√h
             S_kk += (np.einsum("km,km->k", phi_C, phi_C) / (self.lam * h))[:, None, None]
         return S_kk, np.ascontiguousarray(V)
 
+    @functools.cached_property
+    def _phi_U(self) -> np.ndarray:
+        """Φ's rows of U, gathered once when first read (the whole Φ, not a copy, when U is
+        most of the pool)."""
+        return self.features if self._whole else self.features[self.U]
+
     def _row_blocks(self, width: int):
         """Yield ``(start, stop, Φ rows)`` over blocks of U sized for a product ``width`` wide."""
-        rows = self.U if self._whole else np.arange(self.U.size)
         step = max(1, self.PAIR_BLOCK_ELEMENTS // max(1, width))
-        for s in range(0, rows.size, step):
-            phi = self._phi_U[rows[s : s + step]]
-            yield s, s + phi.shape[0], phi
+        for s in range(0, self.U.size, step):
+            rows = self._phi_U[self.U[s : s + step]] if self._whole else self._phi_U[s : s + step]
+            yield s, s + rows.shape[0], rows
 
     @functools.cached_property
     def reduced_diagonal(self) -> np.ndarray:
-        """``S'_jj = [φ_jᵀ S'_ab φ_j]`` for j in U (u, h', h'): one product of Φ's rows with
-        the blocks ``S'_ab``, a ≤ b."""
-        Sr = self.reduced
-        g, m = Sr.shape[0], Sr.shape[1]
-        pairs = [(a, b) for a in range(g) for b in range(a, g)]
-        W = np.concatenate([Sr[a, :, b] for a, b in pairs], axis=1)
-        out = np.empty((self.U.size, g, g))
-        for s, e, phi in self._row_blocks(W.shape[1]):
-            G = phi @ W
-            for i, (a, b) in enumerate(pairs):
-                out[s:e, a, b] = np.einsum("ij,ij->i", G[:, i * m : (i + 1) * m], phi)
-                out[s:e, b, a] = out[s:e, a, b]
+        """``S'_jj = [φ_jᵀ S'_ab φ_j]`` for j in U (u, h', h').
+
+        With ``S' = C⁻ᵀC⁻¹`` (:attr:`_reduced_cholesky`), ``S'_jj[a, b] = Σ_c y_caᵀ y_cb`` where
+        ``y_ca = (C⁻¹)_ca φ_j`` and ``(C⁻¹)_ca`` (m × m) is zero above the diagonal blocks: a
+        triangular product (``trmm``) for c = a and a full one for c > a, h'm² multiply-adds
+        per point (h'(h' + 1)/2 · m² with ``S'_ab`` itself; half for two classes)."""
+        g, m = self.basis.shape[1], self.features.shape[1]
+        Cinv = self._reduced_inverse_factor
+        blocks = {
+            (c, a): np.asfortranarray(Cinv[c * m : (c + 1) * m, a * m : (a + 1) * m])
+            for a in range(g)
+            for c in range(a, g)
+        }
+        out = np.zeros((self.U.size, g, g))
+        for s, e, phi in self._row_blocks(m):
+            for c in range(g):
+                # y_ca as columns (m, rows): phi.T is Fortran-ordered, read by BLAS in place
+                y = [dtrmm(1.0, blocks[c, c], phi.T, lower=1)]
+                y = [blocks[c, a] @ phi.T for a in range(c)] + y
+                for a in range(c + 1):
+                    for b in range(a, c + 1):
+                        out[s:e, a, b] += np.einsum("ij,ij->j", y[a], y[b])
+        for a in range(g):
+            for b in range(a + 1, g):
+                out[:, b, a] = out[:, a, b]
         return out
 
     def reduced_blocks(self, V: np.ndarray):

@@ -18,13 +18,17 @@ import numpy as np
 from rlscore.query.rls_state.on_kernel import RLSPoolStrategy
 from rlscore.query.rls_state.weighted import WeightedRLSStrategy, pool_risk
 
-# : lookaheads of at most this many covariance entries (candidates × pool points) run in numpy, :
-# larger ones in the compiled pass (rlscore.query.arls.fused_lookahead). Loading numba and the pass
-# costs : about 0.4 s of CPU, once per process; numpy takes 17 ms at the limit (the 1000 candidates
-# of : focused ARLS's first query on 2000 points) and 1.5 ms for its 10 candidates on 50 000 points
-# : (0.18 ms compiled; benchmarks/lookahead_paths.py): a pool of up to 200 000 points is : labeled
-# with focused ARLS without ever loading numba
+#: lookaheads of at most this many covariance entries (candidates × pool points) on a pool of
+#: fewer than :data:`COMPILED_LOOKAHEAD_POOL` points run in numpy, the others in the compiled
+#: pass (rlscore.query.arls.fused_lookahead). Loading numba and the pass costs about 0.4 s of
+#: CPU, once per process; numpy takes 17 ms at the limit (the 1000 candidates of focused
+#: ARLS's first query on 2000 points) and 1.5 ms for its 10 candidates on 50 000 points (0.18 ms
+#: compiled; benchmarks/lookahead_paths.py)
 NUMPY_LOOKAHEAD = 1 << 21
+#: pools of at least this many points always take the compiled pass: there numpy costs 10 ms
+#: and more per query of 10 candidates (issue 36: 20 ms of an 80 ms step at 200 000 points),
+#: so a pool of up to 100 000 points is labeled with focused ARLS without loading numba
+COMPILED_LOOKAHEAD_POOL = 100_000
 
 
 class ARLS(RLSPoolStrategy):
@@ -76,8 +80,8 @@ class Lookahead:
         # λ/a_t(y) (T', T), targets (T, T'), the group of each column
         self.inv_w, self.lam_w, self.targets, self.group_of = strategy.lookahead_terms()
         self.clip = strategy.clip
-        # expectation weights p̂(y|x_i)/w_y, (n, T)
-        self.q = strategy.class_probabilities() * self.inv_w
+        # expectation weights p̂(y|x_i)/w_y, made at the candidates only (:meth:`_weights`)
+        self._probabilities_at = strategy.class_probabilities_at
         self.m = strategy._m
         self.n_columns = self.m.shape[1]
 
@@ -116,7 +120,8 @@ class Lookahead:
         ndarray (b,)
         """
         rows, idx = np.asarray(rows), np.asarray(idx)
-        if rows.size * self.m.shape[0] <= NUMPY_LOOKAHEAD:
+        n = self.m.shape[0]
+        if rows.size * n <= NUMPY_LOOKAHEAD and n < COMPILED_LOOKAHEAD_POOL:
             return self._numpy_risks(Ds, rows, idx)
         # the compiled pass loads numba: imported when a large lookahead first runs
         from rlscore.query.arls.fused_lookahead import fused_expected_risks
@@ -128,7 +133,7 @@ class Lookahead:
             self.m,
             self.targets,
             self.lam_w,
-            self.q,
+            self._weights(idx),
             self.group_of,
             self.inv_w,
             clip=self.clip,
@@ -139,12 +144,21 @@ class Lookahead:
         R = [D[rows] for D in Ds]
         diag = np.stack([R[g][np.arange(rows.size), idx] for g in self.group_of], axis=1)
         m_i = self.m[idx]
+        q = self._weights(idx)
         out = np.zeros(rows.size)
-        for y in range(self.q.shape[1]):
+        for y in range(q.shape[1]):
             alpha = (self.targets[y] - m_i) / (diag + self.lam_w[:, y])
             risk = hypothetical_risks(R, alpha, self.m, self.group_of, self.inv_w, clip=self.clip)
-            out += self.q[idx, y] * risk
+            out += q[idx, y] * risk
         return out
+
+    def _weights(self, idx: np.ndarray) -> np.ndarray:
+        """The expectation weights ``p̂(y|x_i)/w_y`` (n, T) with only the rows of the candidates
+        ``idx`` set: the lookahead reads no others, and the pool's probabilities (n × T, most of
+        a focused query's setup at 200 000 points) are not made."""
+        q = np.empty((self.m.shape[0], self.inv_w.size))
+        q[idx] = self._probabilities_at(idx) * self.inv_w
+        return q
 
 
 def hypothetical_risks(

@@ -228,8 +228,12 @@ class AOptimalKLR(KLRPoolStrategy):
             rng = np.random.default_rng([int(self.seed), len(self._L)])
             return np.sort(rng.choice(U, size=int(n), replace=False))
         ent = self._entropy()[U]
-        order = np.argsort(-ent, kind="stable")[: int(n)]
-        return np.sort(U[order])
+        # the n most uncertain, ties to the lower index (a stable sort's first n) without
+        # sorting all of U: everything above the n-th entropy, then that entropy's first ones
+        nth = np.partition(ent, U.size - int(n))[U.size - int(n)]
+        above = np.flatnonzero(ent > nth)
+        tied = np.flatnonzero(ent == nth)[: int(n) - above.size]
+        return U[np.sort(np.concatenate([above, tied]))]
 
     def scores(self) -> np.ndarray:
         """Expected A-optimal risk after labeling each candidate; NaN elsewhere."""

@@ -22,7 +22,7 @@ import numpy as np
 from rlscore.core.conventions.input_validation import check_matrix, check_positive
 from rlscore.core.conventions.ova_encoding import ova_targets
 from rlscore.core.graph.kernel_family import REGULARIZED, RegularizedGraphKernels
-from rlscore.core.kernels.blocks import DenseKernel, graph_kernel_at
+from rlscore.core.kernels.blocks import DenseKernel, FeatureKernel, graph_kernel_at
 from rlscore.core.kernels.functions import (
     GRAPH_ALIASES,
     GRAPH_KERNELS,
@@ -134,6 +134,7 @@ class KLRPoolStrategy(QueryStrategy):
         self._alpha = np.zeros((0, self._h))
         self._set_beta(np.zeros((self.n_pool_, self._h)))
         self._cache: tuple | None = None
+        self._K_LL: tuple | None = None  # (kernel, labels, K_LL) of the last Newton fit
         self._exclude: frozenset[int] = frozenset()
 
     def _param_t(self) -> float | None:
@@ -211,22 +212,47 @@ class KLRPoolStrategy(QueryStrategy):
         lam = float(self.lam) if tuning is None else tuning.lam
         t = self._param_t() if tuning is None or tuning.t is None else tuning.t
         kern = graph_kernel_at(self._K.family, t) if self._tunes_t() else self._K
+        K_LL = None
         if tuning is not None and len(tuning.alpha) == len(L):
             alpha = tuning.alpha  # chosen on all the labels: its fit is this state's
-            beta = kern.columns(L) @ alpha
+            beta = kern.columns_times(L, alpha)
         elif L:
             if self._setting_changed(lam, t):
                 alpha0 = np.zeros_like(alpha0)  # the old coefficients belong to another setting
             T = ova_targets(codes, self.classes_.size, negative=0.0)
-            alpha, _ = newton_representer(kern.block(L, L), T, lam, alpha0=alpha0)
-            beta = kern.columns(L) @ alpha
+            # a feature kernel of rank m < l: Newton's systems by Woodbury on the m features
+            phi_L = kern.features[L] if isinstance(kern, FeatureKernel) else None
+            K_LL = self._labeled_block(kern, L)
+            alpha, _ = newton_representer(K_LL, T, lam, alpha0=alpha0, features=phi_L)
+            beta = kern.columns_times(L, alpha)
         else:
             alpha, beta = np.zeros((0, self._h)), np.zeros((self.n_pool_, self._h))
+        self._K_LL = None if K_LL is None else (kern, L, K_LL)
         self._L, self._codes, self._alpha = L, codes, alpha
         self._lam, self._t, self.tuning_ = lam, t, tuning
         self._K = kern
         self._set_beta(beta)
         self._cache = None
+
+    def _labeled_block(self, kern, L: list[int]) -> np.ndarray:
+        """``K_LL``, grown from the last fit's block when its labels begin ``L`` (a label
+        taught: the new rows only, l·m for features instead of l²·m) or shrunk when ``L`` is
+        them with one removed; made afresh otherwise (another kernel, another order)."""
+        if self._K_LL is None or self._K_LL[0] is not kern or not self._K_LL[1]:
+            return kern.block(L, L)
+        old, B = self._K_LL[1], self._K_LL[2]
+        k = len(old)
+        if L[:k] == old:
+            new = L[k:]
+            if not new:
+                return B
+            cross = kern.block(old, new)
+            return np.block([[B, cross], [cross.T, kern.block(new, new)]])
+        if len(L) == k - 1:
+            pos = next((j for j in range(len(L)) if L[j] != old[j]), k - 1)
+            if old[:pos] + old[pos + 1 :] == L:
+                return np.delete(np.delete(B, pos, axis=0), pos, axis=1)
+        return kern.block(L, L)
 
     @property
     def lam_(self) -> float:

@@ -399,16 +399,33 @@ class _LabeledColumns:
         return out
 
     def dot_rows(self, L: np.ndarray, C: np.ndarray) -> np.ndarray:
-        """``Cᵀ K_{L:}``, (b, n) C-ordered, for (l, b) coefficients ``C`` in the order of ``L``."""
-        by_slot = np.zeros((len(self._held), C.shape[1]))
+        """``Cᵀ K_{L:}``, (b, n) C-ordered, for (l, b) coefficients ``C`` in the order of ``L``.
+
+        A stretch of :data:`_DOT_ROWS_POINTS` pool points at a time: the products of every
+        block of columns add up in that stretch of the output while it is in cache (one
+        write of the (b, n) output, not one read and write per block of 16 labels)."""
+        n, b = self._X.shape[0], C.shape[1]
+        if not self._blocks:
+            return np.zeros((b, n))
+        by_slot = np.zeros((len(self._held), b))
         by_slot[[self._slot[j] for j in L.tolist()]] = C
-        out = None  # the first product is the output: no zeroed (b, n) array to touch first
-        for b, block in enumerate(self._blocks):
-            rows = by_slot[b * _COLUMNS_PER_BLOCK : (b + 1) * _COLUMNS_PER_BLOCK]
-            # block is Fortran-ordered (n, 16): its transpose is a C-ordered (16, n) operand
-            product = rows.T @ block[:, : rows.shape[0]].T
-            out = product if out is None else np.add(out, product, out=out)
-        return np.zeros((C.shape[1], self._X.shape[0])) if out is None else out
+        coef = [
+            np.ascontiguousarray(by_slot[k * _COLUMNS_PER_BLOCK : (k + 1) * _COLUMNS_PER_BLOCK].T)
+            for k in range(len(self._blocks))
+        ]
+        out = np.empty((b, n))
+        part = np.empty((b, _DOT_ROWS_POINTS))
+        for s in range(0, n, _DOT_ROWS_POINTS):
+            e = min(n, s + _DOT_ROWS_POINTS)
+            stretch = out[:, s:e]
+            for k, block in enumerate(self._blocks):
+                # block is Fortran-ordered (n, 16): its rows' transpose is a C-ordered operand
+                kernel = block[s:e, : coef[k].shape[1]].T
+                if k == 0:
+                    np.matmul(coef[k], kernel, out=stretch)
+                else:
+                    stretch += np.matmul(coef[k], kernel, out=part[:, : e - s])
+        return out
 
     def _append(self, idx: list[int]) -> None:
         n = self._X.shape[0]
@@ -453,6 +470,8 @@ class _LabeledColumns:
 
 #: kernel columns per block of :class:`_LabeledColumns`
 _COLUMNS_PER_BLOCK = 16
+#: pool points per stretch of :meth:`_LabeledColumns.dot_rows` (11 rows: 0.7 MB, in cache)
+_DOT_ROWS_POINTS = 8192
 
 
 def _as_slice(cols: np.ndarray) -> slice | np.ndarray:

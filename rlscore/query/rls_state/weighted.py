@@ -54,6 +54,7 @@ import numpy as np
 from rlscore.core.conventions.input_validation import check_positive
 from rlscore.core.conventions.ova_encoding import ova_targets
 from rlscore.core.rls.class_weights import class_weight_table, column_groups, resolve_class_weight
+from rlscore.core.rls.confidence import soft_probabilities
 from rlscore.query.protocol.strategy import QueryStrategy
 
 #: n-vectors per class a strategy of the family holds at its peak besides its kernel or
@@ -286,6 +287,14 @@ class WeightedRLSStrategy(QueryStrategy):
         if self.clip:
             return self.predict_proba()
         return unclipped_probabilities(self.decision_function())
+
+    def class_probabilities_at(self, idx: np.ndarray) -> np.ndarray:
+        """:meth:`class_probabilities` at the pool points ``idx`` only, (b, T): made row by row,
+        so the same values without the whole pool's."""
+        f = self._m[idx]
+        if f.shape[1] == 1:
+            f = f[:, 0]
+        return soft_probabilities(f) if self.clip else unclipped_probabilities(f)
 
     def estimated_risk(self) -> float:
         """``R̂(f) = Σ_z Σ_l p̂(l|z)/w_l δ(l, ĉ_z)`` of the current classifier (eqs. 3.47, 3.49)."""
