@@ -13,8 +13,6 @@ store of the test's own.
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 import time
 
 import pytest
@@ -118,60 +116,3 @@ def test_the_page_waits_out_a_database_outage_and_resumes_by_itself(
     project_classes = {str(c): c for c in labels.values()}
     for point, text in acknowledged:
         assert point in labels and str(labels[point]) == text, (point, text, project_classes)
-
-
-#: busy processes that load the machine during the outage (issue 34: pages went blank at load
-#: 23–35 on 2 cores); each spins one core's worth of work
-BUSY_PROCESSES = 8
-#: the annotators' pages open on one server during the outage
-PAGES = 4
-
-
-@pytest.fixture
-def busy_machine():
-    """A function that starts :data:`BUSY_PROCESSES` spinning processes; they are stopped at
-    the end of the test."""
-    started = []
-
-    def start() -> None:
-        for _ in range(BUSY_PROCESSES):
-            started.append(subprocess.Popen([sys.executable, "-c", "while True: pass"]))
-
-    yield start
-    for proc in started:
-        proc.kill()
-        proc.wait()
-
-
-def test_every_open_page_shows_the_outage_under_load_and_recovers_by_itself(
-    browser, outage_cluster, outage_app, busy_machine
-):
-    """Issue 34, item 4: four annotators on the Label page, the machine loaded on purpose, the
-    database stopped: every page shows the outage message (never a blank page), and once the
-    database is back every page resumes by itself — no reload — and labels again."""
-    server, url = outage_app
-    contexts = [new_context(browser) for _ in range(PAGES)]
-    pages = [c.new_page() for c in contexts]
-    try:
-        for k, page in enumerate(pages):
-            open_app(page, f"{server.url}/?project=two_moons", 0, annotator=f"ann{k}")
-            page.evaluate("window.__same_page = true")  # gone if the page were reloaded
-        busy_machine()
-        outage_cluster.halt()
-        for page in pages:
-            message = page.locator(ALERT).filter(has_text=UNREACHABLE)
-            expect(message).to_be_visible(timeout=WAIT_MS)
-            no_exception_box(page)
-        outage_cluster.resume()
-        for page in pages:
-            expect(page.locator(ALERT).filter(has_text=UNREACHABLE)).to_have_count(
-                0, timeout=WAIT_MS
-            )
-            expect(page.get_by_text("Next query:").first).to_be_visible(timeout=WAIT_MS)
-            assert page.evaluate("window.__same_page === true")
-            no_exception_box(page)
-        labeled = [label_and_read_ack(page, "1", k + 1)[0] for k, page in enumerate(pages)]
-    finally:
-        for context in contexts:
-            context.close()
-    assert sorted(stored(url, "two_moons").labels) == sorted(labeled)
