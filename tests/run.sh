@@ -5,7 +5,7 @@
 # newest releases pip picks (.venv), and the tests that depend on the versions (FLOOR_TESTS
 # below) with the declared minimum versions of the runtime dependencies
 # (tests/constraints-floor.txt, in .venv-floor). The installs overlap (apt beside .venv,
-# .venv-floor beside lint and the newest pass) and the tests run in three pytest-xdist workers.
+# .venv-floor beside lint and the newest pass) and the tests run in two pytest-xdist workers.
 # It prints the wall time of each phase and the total (CONTRIBUTING.md, "CI time"). Extra
 # arguments go to pytest, and then both passes run what they select. CI (.ci/run) calls
 # exactly this.
@@ -185,13 +185,14 @@ installs() {
   await_background apt
 }
 
-# Both passes run the tests in three pytest-xdist workers: the browser tests mostly wait on a
-# server and the browser (two workers kept the two cores 57 % busy, 115 % of one core), so a
-# third worker fills the waits even on two cores. A test module stays in
+# Both passes run the tests in two pytest-xdist workers: the browser tests mostly wait on a
+# server and the browser, so two nearly halve them even on two cores (a third was measured:
+# no faster on a quiet machine, and more browser tests timed out under the contention,
+# CONTRIBUTING.md "CI time"). A test module stays in
 # one worker (loadfile), so a module's fixtures (a Dask cluster, a server) start once; each
 # worker starts its own session fixtures (the shared app server, a PostgreSQL server), on
 # free ports and in temporary folders of its own.
-XDIST=(-n 3 --dist loadfile)
+XDIST=(-n 2 --dist loadfile)
 
 lint() {
   .venv/bin/ruff check .

