@@ -157,7 +157,8 @@ def test_paths_outside_the_root_and_files_that_are_not_images_are_refused(
         with open_store(srv.db) as store:
             before = store.list_projects()  # the bundled samples
         page.locator("input[type=file]").set_input_files(upload)
-        expect(page.locator(ALERT).first).to_be_visible()
+        # the image column's alert, not the sidebar's local-mode notice of a first page
+        expect(page.locator(ALERT).filter(has_text="image column").first).to_be_visible()
         settle(page)
         page.screenshot(path=artifacts / "data_bad_images.png", full_page=True)
         [message] = [t for t in _alert_texts(page) if "image column" in t]
@@ -243,7 +244,8 @@ def test_image_urls_are_refused_unless_the_server_allows_them_then_shown(
             page.goto(f"{srv.url}/data")
             settle(page)
             page.locator("input[type=file]").set_input_files(upload)
-            expect(page.locator(ALERT).first).to_be_visible()
+            # the image column's alert, not the sidebar's local-mode notice of a first page
+            expect(page.locator(ALERT).filter(has_text="image column").first).to_be_visible()
             settle(page)
             [message] = [t for t in _alert_texts(page) if "image column" in t]
             assert "image column 'path': 12 of 12 rows cannot be read" in message, message
@@ -260,7 +262,8 @@ def test_image_urls_are_refused_unless_the_server_allows_them_then_shown(
             page.goto(f"{srv.url}/data")
             settle(page)
             page.locator("input[type=file]").set_input_files(upload)
-            expect(page.locator(ALERT).first).to_be_visible()
+            # the image column's alert, not the sidebar's local-mode notice of a first page
+            expect(page.locator(ALERT).filter(has_text="image column").first).to_be_visible()
             settle(page)
             page.screenshot(path=artifacts / "data_url_html.png", full_page=True)
             [message] = [t for t in _alert_texts(page) if "image column" in t]
