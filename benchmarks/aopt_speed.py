@@ -89,6 +89,27 @@ def make_pool(M: int, T: int, seed: int = 0):
     return X, blob % T
 
 
+def labeled_pool(
+    n: int, T: int, labels: int, m: int, candidates: int, risk_points: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict]:
+    """A ``T``-class pool of ``n`` points, ``labels`` of them labeled (5 of each class first,
+    the rest at random), and the low-rank A-optimal strategy's parameters for it."""
+    X, y = make_pool(n, T)
+    sigma = float(np.median(np.linalg.norm(X[:300, None] - X[None, :300], axis=-1)))
+    order = np.random.default_rng(1).permutation(n)
+    L = np.concatenate([np.flatnonzero(y == c)[:5] for c in range(T)])
+    L = np.concatenate([L, order[~np.isin(order, L)][: labels - L.size]])
+    kw = dict(
+        sigma=sigma,
+        lam=LAM,
+        n_landmarks=m,
+        mode="fast",
+        candidates=candidates,
+        risk_points=risk_points,
+    )
+    return X, y, L, kw
+
+
 def start(X, y, K, mode, labels, seed=0, **kw):
     T = int(y.max()) + 1
     s = AOptimalKLR(kernel="graph", lam=LAM, mode=mode, **kw).start(X, list(range(T)), K=K)
@@ -452,19 +473,7 @@ def interactive_table(
         f"{'old CPU':>8} {'old wall':>9} {'old/new':>8} {'same':>5} {'Δscore':>8}  load"
     )
     for T in classes:
-        X, y = make_pool(n, T)
-        sigma = float(np.median(np.linalg.norm(X[:300, None] - X[None, :300], axis=-1)))
-        order = np.random.default_rng(1).permutation(n)
-        L = np.concatenate([np.flatnonzero(y == c)[:5] for c in range(T)])
-        L = np.concatenate([L, order[~np.isin(order, L)][: labels - L.size]])
-        kw = dict(
-            sigma=sigma,
-            lam=LAM,
-            n_landmarks=m,
-            mode="fast",
-            candidates=candidates,
-            risk_points=risk_points,
-        )
+        X, y, L, kw = labeled_pool(n, T, labels, m, candidates, risk_points)
         new = LowRankAOptimalKLR(**kw).start(X, list(range(T)))
         new.teach_many(L.tolist(), y[L].tolist())
         old = OldPathKLR(**kw)
@@ -644,19 +653,7 @@ def label_step_table(
         f"{'before CPU':>11} {'before wall':>12} {'before/new':>11} {'same':>5} {'Δrisk':>8}  load"
     )
     for T in classes:
-        X, y = make_pool(n, T)
-        sigma = float(np.median(np.linalg.norm(X[:300, None] - X[None, :300], axis=-1)))
-        order = np.random.default_rng(1).permutation(n)
-        L = np.concatenate([np.flatnonzero(y == c)[:5] for c in range(T)])
-        L = np.concatenate([L, order[~np.isin(order, L)][: labels - L.size]])
-        kw = dict(
-            sigma=sigma,
-            lam=LAM,
-            n_landmarks=m,
-            mode="fast",
-            candidates=candidates,
-            risk_points=risk_points,
-        )
+        X, y, L, kw = labeled_pool(n, T, labels, m, candidates, risk_points)
         strategies = {"new": LowRankAOptimalKLR(**kw), "before": BeforeStepKLR(**kw)}
         for s in strategies.values():
             s.start(X, list(range(T)))
