@@ -7,11 +7,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
+from support.flipped_labels import label_with_flips
 
 from rlscore.data.samples.bundled import ensure_sample_projects
 from rlscore.sessions import LabelLog
 from rlscore.sessions.actions.review import audit_trail
-from rlscore.storage import Event, open_store
+from rlscore.storage import open_store
 
 REPO = Path(__file__).resolve().parents[1]
 PROJECT = "two_moons"
@@ -25,18 +26,7 @@ def db(tmp_path, monkeypatch) -> tuple[Path, list[int], np.ndarray]:
     monkeypatch.setenv("RLSCORE_DB", str(path))
     with open_store(path) as store:
         ensure_sample_projects(store)
-        project = store.load_project(PROJECT)
-        truth = project.truth
-        points = np.random.default_rng(0).choice(truth.size, 40, replace=False).tolist()
-        Xl = project.X[points]
-        near = np.argsort(((Xl[:, None] - Xl[None]) ** 2).sum(axis=2), axis=1)[:, 1:8]
-        inside = [
-            p for k, p in enumerate(points) if (truth[np.take(points, near[k])] == truth[p]).all()
-        ]
-        flipped = inside[:2]
-        for i in points:
-            label = -truth[i] if i in flipped else truth[i]
-            store.append_event(PROJECT, Event("label", i, label, "ada"))
+        flipped, _, truth = label_with_flips(store, PROJECT)
     return path, flipped, truth
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
+from support.flipped_labels import label_with_flips
 
 from rlscore.data.samples.bundled import ensure_sample_projects
 from rlscore.sessions import project_settings
@@ -32,18 +33,8 @@ def db(tmp_path, monkeypatch) -> tuple[Path, list[int], np.ndarray]:
     monkeypatch.setenv("RLSCORE_DB", str(path))
     with open_store(path) as store:
         ensure_sample_projects(store)
-        loaded = store.load_project(PROJECT)
-        truth, X = loaded.truth, loaded.X
-        points = np.random.default_rng(0).choice(truth.size, 40, replace=False).tolist()
-        Xl = X[points]
-        near = np.argsort(((Xl[:, None] - Xl[None]) ** 2).sum(axis=2), axis=1)[:, 1:8]
-        inside = [
-            p for k, p in enumerate(points) if (truth[np.take(points, near[k])] == truth[p]).all()
-        ]
-        for i in points:
-            label = -truth[i] if i in inside[:2] else truth[i]
-            store.append_event(PROJECT, Event("label", i, int(label), "ada"))
-    return path, inside[2:], truth
+        _, deep, truth = label_with_flips(store, PROJECT)
+    return path, deep, truth
 
 
 def _expected_suspects(path: Path) -> set[int]:

@@ -21,12 +21,13 @@ import pytest
 from app_page import APP_IDLE, open_app, rerun, settle
 from browser_context import new_context
 from playwright.sync_api import expect
+from support.flipped_labels import label_with_flips as flips
 
 from rlscore.sessions import LabelLog, project_settings
 from rlscore.sessions.actions.review import audit_trail, review_point
 from rlscore.sessions.team.permissions import PermissionDeniedError
 from rlscore.sessions.views.label_issues import project_label_issues
-from rlscore.storage import Event, open_store
+from rlscore.storage import open_store
 
 #: the queue's buttons in page order: (point, class) from their keys suspect_<point>_<c>_<seen>
 SUSPECT_BUTTONS = """() => [
@@ -41,18 +42,7 @@ def label_with_flips(db, project: str) -> tuple[list[int], np.ndarray]:
     """40 labels of ``project`` by ada through the store, two flipped; returns the flipped
     points and the truth."""
     with open_store(db) as store:
-        loaded = store.load_project(project)
-        truth, X = loaded.truth, loaded.X
-        points = np.random.default_rng(0).choice(truth.size, 40, replace=False).tolist()
-        Xl = X[points]
-        near = np.argsort(((Xl[:, None] - Xl[None]) ** 2).sum(axis=2), axis=1)[:, 1:8]
-        inside = [
-            p for k, p in enumerate(points) if (truth[np.take(points, near[k])] == truth[p]).all()
-        ]
-        flipped = inside[:2]
-        for i in points:
-            label = -truth[i] if i in flipped else truth[i]
-            store.append_event(project, Event("label", i, int(label), "ada"))
+        flipped, _, truth = flips(store, project)
         store.set_member(project, "own", "owner", by="shell:test")
         store.set_member(project, "rev", "reviewer", by="shell:test")
         store.set_member(project, "ann", "annotator", by="shell:test")
