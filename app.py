@@ -15,7 +15,7 @@ import streamlit as st
 
 from rlscore.ui.shell.auth import gate
 from rlscore.ui.shell.database_status import database_guard
-from rlscore.ui.shell.navigation import app_running
+from rlscore.ui.shell.navigation import app_running, page_ends
 from rlscore.ui.shell.warmup import start_warmup
 
 PAGES = Path(__file__).resolve().parent / "pages"
@@ -37,14 +37,19 @@ pages = [
     st.Page(PAGES / "data.py", title="Data", icon=":material/database:", url_path="data"),
     st.Page(PAGES / "admin.py", title="Admin", icon=":material/shield_person:", url_path="admin"),
 ]
-# sign-in (or the local mode's rules) before any page: a visitor not let in sees no page;
-# the gate's screen answers every page's address, so a deep link shows it without a
-# "page not found"
-with database_guard(page=False):
-    gate([page.url_path for page in pages])
-# the page the address names (``/data?project=…`` too), resolved by Streamlit from the link
-navigation = st.navigation(pages)
-# a label database that cannot be reached: a message and retries, not an exception; the page runs
-# marked as inside the app (a page run any other way runs this file: rlscore.ui.shell.navigation)
-with database_guard(), app_running():
-    navigation.run()
+# a page that has nothing more to draw ends its run normally (end_page), never with st.stop: a
+# stopped run keeps the previous run's fragments alive, and they could blank the browser's page
+with page_ends():
+    # sign-in (or the local mode's rules) before any page: a visitor not let in sees no page;
+    # the gate's screen answers every page's address, so a deep link shows it without a
+    # "page not found"
+    with database_guard(page=False):
+        gate([page.url_path for page in pages])
+    # the page the address names (``/data?project=…`` too), resolved by Streamlit from the
+    # link
+    navigation = st.navigation(pages)
+    # a label database that cannot be reached: a message and retries, not an exception; the
+    # page runs marked as inside the app (a page run any other way runs this file:
+    # rlscore.ui.shell.navigation)
+    with database_guard(), app_running():
+        navigation.run()

@@ -19,7 +19,7 @@ from rlscore.experiments.comparison.runs import (
 )
 from rlscore.ui.shell.errors import report_errors
 from rlscore.ui.shell.flash import show_flash
-from rlscore.ui.shell.navigation import enter_through_app
+from rlscore.ui.shell.navigation import end_page, enter_through_app
 from rlscore.ui.shell.params import params
 from rlscore.ui.shell.safe_text import md_text
 from rlscore.ui.shell.sidebar import project_selector
@@ -37,16 +37,16 @@ project = None
 with report_errors(f"Opening project {md_text(p['project'])}"):
     project = get_store().load_project(p["project"])
 if project is None:
-    st.stop()
+    end_page()
 if project.truth is None:
     st.warning(
         f"Project **{md_text(project.name)}** has no ground truth, so strategies cannot be "
         "simulated. Choose a sample project, or upload data with a truth column on the Data page."
     )
-    st.stop()
+    end_page()
 if project.n < 2:
     st.warning(f"Project **{md_text(project.name)}** has a single point: nothing to compare.")
-    st.stop()
+    end_page()
 
 settings = simulation_settings(p)
 defaults = run_defaults(project.n)
@@ -119,7 +119,7 @@ if run:
         )
     if table is None:
         bar.empty()
-        st.stop()
+        end_page()
     bar.progress(1.0, text="Done.")
     # the uid tells a project deleted and uploaded again under the same name
     st.session_state["compare_results"] = ((project.name, project.uid), table, where, model)
@@ -127,7 +127,7 @@ if run:
 results = st.session_state.get("compare_results")
 if results is None or results[0] != (project.name, project.uid):
     st.info("Choose strategies and press Run.")
-    st.stop()
+    end_page()
 table, where, model = results[1:]
 st.caption(f"In this run {where}.")
 

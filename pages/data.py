@@ -25,7 +25,7 @@ from rlscore.ui.forms.new_project import build_project, create_button, show_prev
 from rlscore.ui.forms.upload import read_upload, upload_form
 from rlscore.ui.shell.errors import report_errors
 from rlscore.ui.shell.flash import show_flash
-from rlscore.ui.shell.navigation import enter_through_app
+from rlscore.ui.shell.navigation import end_page, enter_through_app
 from rlscore.ui.shell.params import current_project, set_project, sync_address_bar
 from rlscore.ui.shell.roles import gate, visible_projects
 from rlscore.ui.shell.safe_text import md_text
@@ -84,7 +84,7 @@ if rows:
         project = store.load_project(chosen)
     except UnknownProjectError:
         st.info(f"Project '{md_text(chosen)}' was just deleted (in another tab).")
-        st.stop()
+        end_page()
     described = text_feature_caption(project)
     if described is not None:
         st.caption(md_text(described))

@@ -23,7 +23,7 @@ from rlscore.ui.label.keys import install_key_guard
 from rlscore.ui.label.teammates import follow_teammates
 from rlscore.ui.shell.errors import report_errors
 from rlscore.ui.shell.flash import show_flash
-from rlscore.ui.shell.navigation import enter_through_app
+from rlscore.ui.shell.navigation import end_page, enter_through_app
 from rlscore.ui.shell.params import set_annotator
 from rlscore.ui.shell.safe_text import md_text
 from rlscore.ui.shell.sidebar import annotator_input, learner_sidebar, project_selector
@@ -47,12 +47,12 @@ if not annotator:
             set_annotator(name)
             st.rerun()
     st.caption("Asked once: your name stays in this page's link, so a reload keeps it.")
-    st.stop()
+    end_page()
 
 gone = actions.project_gone_under_tab(get_store().project_uid)
 if gone is not None:
     query_panel.project_gone_notice(gone, p["project"])
-    st.stop()
+    end_page()
 
 handle = None
 with report_errors(f"Opening project {md_text(p['project'])} with these settings"):
@@ -67,7 +67,7 @@ if handle is None:
         args=(p["project"], annotator),
         help="Reverts your own last label or skip (no learner needed).",
     )
-    st.stop()
+    end_page()
 
 with report_errors("Checking the labels"):
     suspects_note.suspects_note(handle.session.project, p, annotator)

@@ -25,7 +25,7 @@ from rlscore.ui.label.suspects_note import mark_suspects_seen
 from rlscore.ui.label.teammates import follow_teammates, mark_shown_version
 from rlscore.ui.shell.errors import report_errors
 from rlscore.ui.shell.flash import show_flash
-from rlscore.ui.shell.navigation import enter_through_app
+from rlscore.ui.shell.navigation import end_page, enter_through_app
 from rlscore.ui.shell.params import params
 from rlscore.ui.shell.roles import can, gate, needs
 from rlscore.ui.shell.safe_text import md_text
@@ -48,7 +48,7 @@ with report_errors(f"Opening project {md_text(name)}"):
     project = store.load_project(name)
     events = store.events(name)
 if project is None:
-    st.stop()
+    end_page()
 overlap = Overlap(p["overlap"], p["overlap_fraction"])
 log = LabelLog(events, rule=overlap.rule)
 seen = log.last_id

@@ -21,7 +21,7 @@ from rlscore.experiments.tuning.report import (
 from rlscore.ui.label import pool_picture as pool_plane
 from rlscore.ui.shell.errors import report_errors, user_message
 from rlscore.ui.shell.flash import flash, show_flash
-from rlscore.ui.shell.navigation import enter_through_app
+from rlscore.ui.shell.navigation import end_page, enter_through_app
 from rlscore.ui.shell.params import (
     LAM_LOG_RANGE,
     SIGMA_LOG_RANGE,
@@ -66,7 +66,7 @@ if handle is None:
         "Change the strategy, kernel, σ or λ in the Label page's sidebar, or choose another "
         "project."
     )
-    st.stop()
+    end_page()
 s = handle.session
 project = s.project
 with handle.lock:
@@ -164,13 +164,13 @@ if not enough:
         "Label at least 3 points from 2 classes on the Label page (or auto-label some) to "
         "see leave-one-out curves."
     )
-    st.stop()
+    end_page()
 if report is None:
     st.info(
         "Move the σ or λ slider above (a larger λ is numerically safer): the leave-one-out "
         "curves are drawn again once the candidate can be fitted."
     )
-    st.stop()
+    end_page()
 
 clf = report.classifier
 fig = grid = conf = boundary = None

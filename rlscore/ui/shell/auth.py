@@ -33,6 +33,7 @@ import streamlit as st
 from streamlit.errors import StreamlitSecretNotFoundError
 
 from rlscore.sessions.team.permissions import claim_ownership
+from rlscore.ui.shell.navigation import end_page
 from rlscore.ui.shell.safe_text import md_text
 from rlscore.ui.shell.store import get_store
 
@@ -166,7 +167,7 @@ def _only(screen, url_paths: Sequence[str]) -> None:
         st.Page(screen, title="rlscore", url_path=path) for path in url_paths if path
     ]
     st.navigation(pages, position="hidden").run()
-    st.stop()
+    end_page()
 
 
 def _sign_in_screen() -> None:

@@ -36,6 +36,7 @@ import streamlit as st
 from rlscore.storage import DatabaseUnavailableError, UnknownProjectError
 from rlscore.ui.label.keys import SHORTCUT_KEYS, js_key_set
 from rlscore.ui.shell.flash import flash
+from rlscore.ui.shell.navigation import end_page
 from rlscore.ui.shell.store import get_store
 
 _LOG = logging.getLogger("rlscore.ui")
@@ -236,7 +237,7 @@ def show_outage() -> None:
         )
 
     retry()
-    st.stop()
+    end_page()
 
 
 @contextmanager

@@ -8,6 +8,13 @@ inside :func:`app_running`; a page run any other way executes ``app.py`` in the 
 run instead (its gate, then its ``st.navigation``, which resolves the page from the address
 with its query parameters) and stops. No ``st.switch_page`` hand-off: two page switches on a
 first run once left the browser blank (its delta tree out of step with the server's runs).
+
+A page that has nothing more to draw ends its run with :func:`end_page`, not ``st.stop``:
+Streamlit forgets the fragments of the previous run only when a whole run finishes normally.
+After a run ended by ``st.stop`` a fragment of the run before it (the teammates' poll, the
+query panel) could run again and write at a place in the page that the shorter page no longer
+has; the browser then dropped the page and stayed blank ("Bad delta path index", seen during a
+database outage under load, issue 34). ``app.py`` runs everything inside :func:`page_ends`.
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import NoReturn
 
 import streamlit as st
 
@@ -36,6 +44,30 @@ def app_running() -> Iterator[None]:
         yield
     finally:
         _running.active = before
+
+
+class PageEnded(BaseException):
+    """Raised by :func:`end_page`; a ``BaseException`` like Streamlit's own stop, so that a
+    block reporting errors (``except Exception``) lets it through."""
+
+
+def end_page() -> NoReturn:
+    """End this whole-page run here: nothing below is drawn, and the run still finishes
+    normally (:func:`page_ends`), so the previous run's fragments are forgotten.
+
+    Only for a page's own run (top-level page code, the sign-in gate, the outage message),
+    never inside a fragment's run: there ``st.stop`` ends the fragment alone."""
+    raise PageEnded
+
+
+@contextmanager
+def page_ends() -> Iterator[None]:
+    """In ``app.py``, around the gate and the page: a run ended by :func:`end_page` finishes
+    here, normally."""
+    try:
+        yield
+    except PageEnded:
+        pass
 
 
 def enter_through_app(page_file: str) -> None:
@@ -63,4 +95,4 @@ def enter_through_app(page_file: str) -> None:
     st.stop()  # the page has run inside the app; not a second time on its own
 
 
-__all__ = ["APP", "app_running", "enter_through_app"]
+__all__ = ["APP", "PageEnded", "app_running", "end_page", "enter_through_app", "page_ends"]
