@@ -27,10 +27,17 @@ Measures: precision at k = number of flipped labels, AUROC of the ranking (flipp
 scikit-learn's ``roc_auc_score`` on the rank), seconds. Printed: per setting and rate, the mean
 over tasks of the per-task median over seeds, and the median seconds.
 
+``--floor`` measures instead, on each task's pool (seed 0, true labels), the median seconds of
+``rlscore``, ``cleanlab-rls`` and the factorisations of the pool's kernel that an exact LOO
+checker cannot avoid: one eigendecomposition with eigenvectors (what λ by LOO over the
+eigenvalue grid reuses), the eigenvalues alone (the grid's ends), and one Cholesky factor with
+its triangular inverse (the LOO values at one λ without an eigendecomposition).
+
 Usage::
 
     OPENBLAS_NUM_THREADS=1 nice -n 10 .venv/bin/python benchmarks/label_issues.py \\
         --seeds 3 [--tasks wine iris] [--settings uniform active] [--out FILE.jsonl]
+    OPENBLAS_NUM_THREADS=1 nice -n 10 .venv/bin/python benchmarks/label_issues.py --floor
 """
 
 from __future__ import annotations
@@ -45,11 +52,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from harness import load_average, pin_blas, report_machine  # noqa: E402
+from harness import load_average, pin_blas, report_machine, timed  # noqa: E402
 
 pin_blas(1)
 
 import numpy as np  # noqa: E402
+import scipy.linalg  # noqa: E402
 from cleanlab.filter import find_label_issues  # noqa: E402
 from cleanlab.rank import get_label_quality_scores  # noqa: E402
 from sklearn.linear_model import LogisticRegression  # noqa: E402
@@ -58,6 +66,7 @@ from sklearn.model_selection import StratifiedKFold  # noqa: E402
 from strategy_suite import DATASETS, LAM, Protocol, make_split  # noqa: E402
 
 import rlscore  # noqa: E402
+from rlscore.core.kernels.functions import kernel_matrix  # noqa: E402
 from rlscore.core.rls.classifier import RLSClassifier  # noqa: E402
 from rlscore.core.rls.confidence import soft_probabilities  # noqa: E402
 from rlscore.query import NoCandidatesError, make_strategy  # noqa: E402
@@ -245,6 +254,48 @@ def summarise(records: list[dict]) -> None:
         print(f"{task:<18} " + "  ".join(cells))
 
 
+def cholesky_loo_diagonal(K: np.ndarray, lam: float) -> np.ndarray:
+    """``diag((K + λI)⁻¹)`` from a Cholesky factor and its triangular inverse (the LOO
+    denominators at one λ)."""
+    factor = scipy.linalg.cholesky(K + lam * np.eye(K.shape[0]), lower=True, check_finite=False)
+    inverse = scipy.linalg.lapack.dtrtri(factor, lower=1)[0]
+    return np.einsum("ij,ij->j", inverse, inverse)
+
+
+def floor_seconds(task: str, repeats: int) -> tuple[int, int, dict[str, float]]:
+    """The pool size, the number of classes and the median seconds of the checkers and the
+    factorisations on ``task``'s pool (module docstring)."""
+    X, y = DATASETS[task]()
+    split = make_split(X, y, Protocol(), 0)
+    Xp, classes = split.X_pool, np.unique(split.y_pool)
+    codes = np.searchsorted(classes, split.y_pool)
+    K = kernel_matrix(Xp, kernel="rbf", sigma=split.sigma)
+    model = lambda: RLSClassifier(sigma=split.sigma, lam="auto")  # noqa: E731
+    runs = {
+        "rlscore": lambda: rank_rlscore(Xp, codes, split.sigma),
+        "cleanlab-rls": lambda: rank_cleanlab(Xp, codes, classes.size, 0, model),
+        "eigh": lambda: scipy.linalg.eigh(K, driver="evd", check_finite=False),
+        "eigvalsh": lambda: scipy.linalg.eigh(K, eigvals_only=True, check_finite=False),
+        "cholesky": lambda: cholesky_loo_diagonal(K, 1e-3),
+    }
+    return Xp.shape[0], classes.size, {k: timed(fn, repeats=repeats) for k, fn in runs.items()}
+
+
+def floor(tasks, repeats: int) -> None:
+    """Print :func:`floor_seconds` of each task, with the ratios to ``cleanlab-rls``."""
+    print("\ntask               n    T  rlscore  cleanlab-rls  eigh(vectors)  eigvalsh  "
+          "cholesky+inverse  rlscore/cleanlab-rls  eigh/cleanlab-rls")  # fmt: skip
+    for task in tasks:
+        n, T, s = floor_seconds(task, repeats)
+        print(
+            f"{task:<18} {n:4d} {T:3d} {s['rlscore']:8.4f} "
+            f"{s['cleanlab-rls']:13.4f} {s['eigh']:14.4f} {s['eigvalsh']:9.4f} "
+            f"{s['cholesky']:17.4f} {s['rlscore'] / s['cleanlab-rls']:21.2f} "
+            f"{s['eigh'] / s['cleanlab-rls']:18.2f}  (load {load_average()})",
+            flush=True,
+        )
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=3)
@@ -253,9 +304,17 @@ def main(argv=None) -> int:
     parser.add_argument("--rates", nargs="*", type=float, default=list(RATES))
     parser.add_argument("--active-labels", type=int, default=150)
     parser.add_argument("--out", default=None, help="write every record here (JSON lines)")
+    parser.add_argument(
+        "--floor", action="store_true", help="time the factorisations instead (docstring)"
+    )
+    parser.add_argument("--repeats", type=int, default=5, help="repeats of each --floor time")
     args = parser.parse_args(argv)
     report_machine()
     print(f"# command: {' '.join(sys.argv)}", flush=True)
+    if args.floor:
+        floor(args.tasks, args.repeats)
+        report_machine()
+        return 0
     records = []
     for task in args.tasks:
         records += run_task(task, range(args.seeds), args.settings, args.rates, args.active_labels)

@@ -11,8 +11,11 @@ import pytest
 
 import rlscore
 from rlscore.cli import main as cli_main
+from rlscore.core.evaluation.annotator_consensus import crowd_consensus
 from rlscore.data.projects.project import Project
-from rlscore.sessions import project_settings, save_project_settings
+from rlscore.sessions import LabelLog, project_settings, save_project_settings
+from rlscore.sessions.team.crowd_labels import model_probabilities, with_consensus
+from rlscore.sessions.views.label_issues import probably_wrong_queue, project_label_issues
 from rlscore.storage import Event, open_store
 
 FLIPPED = (4, 11, 30)
@@ -86,3 +89,59 @@ def test_settings_top_and_out(db, capsys, tmp_path):
     want = _expected(path, X, truth, classes, class_weight="balanced").head(5)
     assert got["index"].tolist() == want["index"].tolist()
     np.testing.assert_allclose(got["score"], want["score"], rtol=1e-9)
+
+
+@pytest.fixture
+def team_db(tmp_path):
+    """A 3-class project of 60 points: ada (5 % slips) then bob (25 %) label every point, cy
+    half of them (30 % flipped); the project asks for 3 annotators per point, so the final
+    label is the majority, bob's where only ada and bob disagree (the latest wins a tie)."""
+    rng = np.random.default_rng(8)
+    centres = np.array([[0.0, 0.0], [3.0, 0.0], [0.0, 3.0]])
+    truth = rng.integers(0, 3, size=60)
+    X = centres[truth] + rng.normal(size=(60, 2))
+    classes = ["ant", "bee", "cat"]
+    given: dict[int, dict[str, int]] = {}
+    path = tmp_path / "team.sqlite3"
+    with open_store(path) as store:
+        store.create_project(
+            Project("team", X, ["x", "y"], [f"p{i}" for i in range(60)], None, classes)
+        )
+        save_project_settings(store, "team", {"overlap": 3}, checked=False)
+        for who, share, flip in (("ada", 1.0, 0.05), ("bob", 1.0, 0.25), ("cy", 0.5, 0.3)):
+            for i in range(60):
+                if rng.random() < share:
+                    code = (truth[i] + (rng.random() < flip)) % 3
+                    given.setdefault(i, {})[who] = int(code)
+                    store.append_event("team", Event("label", i, classes[code], who))
+    return path, classes, given
+
+
+def test_several_annotators_per_point_the_cli_prints_the_review_pages_consensus(team_db, capsys):
+    path, classes, given = team_db
+    got = _run(["--db", str(path), "--project", "team"], capsys)
+    with open_store(path) as store:
+        project, events = store.load_project("team"), store.events("team")
+        settings = project_settings(store, "team")
+        queue = probably_wrong_queue(project, events, settings, rule="majority")
+    plain = project_label_issues(project, events, settings, rule="majority")
+    want = with_consensus(plain, LabelLog(events, rule="majority"), classes).table
+    for column in ("index", "point_id", "label", "suggested", "annotator"):
+        assert got[column].tolist() == want[column].tolist()
+    np.testing.assert_allclose(got["score"], want["score"], rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(got["label_margin"], want["label_margin"], rtol=1e-9, atol=1e-12)
+    # the consensus, not the model alone, judged the points of several annotators: its
+    # posterior from the ratings as appended (not as the log folds them)
+    points = got["index"].tolist()
+    names = ["ada", "bob", "cy"]
+    ratings = np.array([[given[p].get(a, -1) for a in names] for p in points])
+    ref = crowd_consensus(ratings, model_probabilities(plain, classes))
+    label = np.array([classes.index(c) for c in got["label"]])
+    np.testing.assert_allclose(
+        got["score"], 1.0 - ref.posterior[np.arange(len(points)), label], rtol=1e-9, atol=1e-12
+    )
+    assert not np.allclose(got["score"], plain["score"])
+    # and the Review page's queue is the CLI's rows it keeps (score ≥ ½, another class)
+    keep = (got["score"] >= 0.5) & (got["suggested"] != got["label"])
+    assert got["index"][keep].tolist() == queue.suspects["index"].tolist()
+    assert not queue.suspects.empty

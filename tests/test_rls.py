@@ -326,6 +326,29 @@ def test_refit_with_new_lambda_reuses_the_decomposition():
     assert clf._path is not path2
 
 
+@pytest.mark.parametrize("offset", [False, True])
+def test_lambda_search_reads_the_loo_errors_of_the_whole_curve(offset):
+    """The search of lam="auto" (LOO values only) picks the λ of the full curve, also on a
+    thin path (features) and with zero-weight points, where the LOO values take other
+    branches."""
+    X, y, K = make_problem(18, n=30, d=3, T=3)
+    Y = ova(y, 3)
+    a = np.ones(30)
+    a[[2, 7]] = 0.0
+    paths = (
+        RLSPath(K, Y, a, offset=offset),
+        RLSPath.from_features(X, Y, a, offset=offset),
+        RLSPath(K, Y, balanced(y, 3), offset=offset),
+    )
+    for path in paths:
+        lams = path.default_lams(80)
+        for error in ("classification", "squared"):
+            expected = RLSPath.best_lam(path.curve(lams), error)
+            assert path.best_loo_lam(error, lams) == expected
+    with pytest.raises(ValueError, match="hinge"):
+        paths[0].best_loo_lam("hinge")
+
+
 def test_balanced_multiclass_uses_one_decomposition_per_class_unweighted_one():
     X, y, K = make_problem(17, n=20, T=4)
     assert len(RLSClassifier(class_weight="balanced").fit(X, y)._path.decompositions) == 4

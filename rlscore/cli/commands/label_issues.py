@@ -1,10 +1,11 @@
 """``python -m rlscore label-issues``: a project's labels that are probably wrong, as CSV.
 
 Each labeled point is judged by the exact leave-one-out RLS with the project's current kernel,
-σ, λ (or automatic λ) and class weights
-(:func:`rlscore.sessions.views.label_issues.project_label_issues`); the rows come most
-suspicious first, ``score`` being the calibrated chance that the label is wrong. Read-only:
-nothing is written to the label database.
+σ, λ (or automatic λ) and class weights; on a point labeled by several annotators, by their
+consensus with that model — the table of the Review page's "Probably wrong" queue, with the
+project's final-label rule (:func:`rlscore.sessions.views.label_issues.team_label_issues`).
+The rows come most suspicious first, ``score`` being the calibrated chance that the label is
+wrong. Read-only: nothing is written to the label database.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from rlscore.cli.io.database_option import add_db_argument, open_existing_store
 from rlscore.cli.io.errors import CommandError, run_command
 from rlscore.cli.io.output_files import output_file
 from rlscore.sessions import project_settings
-from rlscore.sessions.views.label_issues import project_label_issues
+from rlscore.sessions.team.overlap import Overlap
+from rlscore.sessions.views.label_issues import team_label_issues
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -25,7 +27,8 @@ def build_parser() -> argparse.ArgumentParser:
         description=(
             "Print a project's labels ranked by the chance that they are wrong (CSV: index, "
             "point_id, label, suggested, score, label_margin, annotator), judged by the "
-            "exact leave-one-out model with the project's settings."
+            "exact leave-one-out model with the project's settings and, where several "
+            "annotators labeled a point, by their consensus with it (as the Review page)."
         ),
     )
     add_db_argument(parser)
@@ -56,8 +59,10 @@ def _run(argv: list[str]) -> int:
         project = store.load_project(args.project)
         events = store.events(args.project)
         settings = project_settings(store, args.project)
+    # the Review page's final labels: the majority where the project asks for overlap
+    rule = Overlap(settings["overlap"], settings["overlap_fraction"]).rule
     try:
-        table = project_label_issues(project, events, settings)
+        table = team_label_issues(project, events, settings, rule=rule).table
     except ValueError as exc:
         raise CommandError(str(exc)) from None
     if args.top is not None:

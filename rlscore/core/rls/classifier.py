@@ -224,7 +224,7 @@ class RLSClassifier(ClassifierMixin, BaseEstimator):
         path = self._ensure_path(y_index, A, e)
         lam = self.lam
         if lam == "auto":
-            lam = RLSPath.best_lam(path.curve(), self.loo_error)
+            lam = path.best_loo_lam(self.loo_error)
         sol = path.solve(float(lam))
         errs = path.errors(sol)
         self._set_solution(sol, errs)

@@ -101,6 +101,19 @@ class _Decomposition:
     diag_perp: np.ndarray | None = None  # (n,)
 
 
+@dataclass
+class _DualBlock:
+    """One decomposition's solution for several λ (λ on the last axis; Tg its columns)."""
+
+    H: np.ndarray  # (r, L) 1/(Λ + λ)
+    D: np.ndarray  # (n, L) [G⁻¹]_ii, projected on the offset complement with offset
+    R: np.ndarray | None  # (n, L) G⁻¹w with offset, else None
+    coef: np.ndarray  # (n, Tg, L) c
+    intercept: np.ndarray  # (Tg, L) b
+    resid: np.ndarray  # (n, Tg, L) y − f
+    trace: np.ndarray  # (L,) the trace of the hat matrix
+
+
 class RLSPath:
     """Weighted (offset) RLS for every λ from one eigendecomposition per weight vector.
 
@@ -317,52 +330,16 @@ class RLSPath:
         gacv_den = np.empty((T, L))
         loo_var = np.empty((n, T, L)) if with_variance else None
         for dec in self.decompositions:
-            thin = dec.w_perp is not None
-            H = 1.0 / (dec.evals[:, None] + lams[None, :])  # (r, L)
-            g = self._diag_inverse(dec, H)
-            trace = dec.evals @ H  # tr(M G⁻¹) per λ (0 on the complement)
-            if thin:
-                g += dec.diag_perp[:, None] / lams
-            r = dec.evals.size
-            proj = np.repeat(dec.Qt_z[:, :, None], L, axis=2)  # (r, Tg, L)
-            R, bg = None, np.zeros((dec.cols.size, L))
-            if self.offset:
-                HW = H * dec.Qt_w[:, None]
-                R = dec.Q @ HW  # r = G⁻¹w per λ
-                wr = dec.Qt_w @ HW
-                zr = dec.Qt_z.T @ HW
-                outside = 0.0  # |w outside span(Q)|²
-                if thin:
-                    outside = dec.w_perp @ dec.w_perp
-                    R += dec.w_perp[:, None] / lams
-                    wr = wr + outside / lams
-                    zr += (dec.z_perp.T @ dec.w_perp)[:, None] / lams
-                bg = zr / wr  # (Tg, L)
-                proj -= dec.Qt_w[:, None, None] * bg[None, :, :]
-                D = g - R * R / wr
-                trace = trace + (lams * np.sum(HW * HW, axis=0) + outside / lams) / wr
-                b[dec.cols] = bg
-            else:
-                D = g
-            Tg = dec.cols.size
-            d = (dec.Q @ (H[:, None, :] * proj).reshape(r, Tg * L)).reshape(n, Tg, L)
-            if thin:
-                d += (dec.z_perp[:, :, None] - dec.w_perp[:, None, None] * bg[None]) / lams
-            Cg = dec.w[:, None, None] * d
-            coef[:, dec.cols] = Cg
-            # y − f = λ A⁻¹ c = λ d / w where w > 0 (docs/mathematics.md §3); explicit for zero
-            # weights
-            pos = dec.w > 0
-            Rg = np.empty_like(d)
-            Rg[pos] = lams * d[pos] / dec.w[pos, None, None]
-            if dec.zero.size:
-                f_zero = np.einsum("zn,ntl->ztl", dec.K_zero, Cg) + b[dec.cols][None]
-                Rg[dec.zero] = self.Y[np.ix_(dec.zero, dec.cols)][:, :, None] - f_zero
-            resid[:, dec.cols] = Rg
-            one_minus_h[:, dec.cols] = (lams * D)[:, None, :]
-            gacv_den[dec.cols] = 1.0 - trace / n
+            part = self._dual_block(dec, lams)
+            coef[:, dec.cols] = part.coef
+            b[dec.cols] = part.intercept
+            resid[:, dec.cols] = part.resid
+            one_minus_h[:, dec.cols] = (lams * part.D)[:, None, :]
+            gacv_den[dec.cols] = 1.0 - part.trace / n
             if with_variance:
-                loo_var[:, dec.cols] = self._loo_variance(dec, lams, H, D, R)[:, None, :]
+                loo_var[:, dec.cols] = self._loo_variance(dec, lams, part.H, part.D, part.R)[
+                    :, None, :
+                ]
         Y = self.Y[:, :, None]
         out = {
             "coef": coef,
@@ -374,6 +351,60 @@ class RLSPath:
         if with_variance:
             out["loo_variance"] = loo_var
         return out
+
+    def _loo_block(self, lams: np.ndarray) -> np.ndarray:
+        """(n, T, L) the exact LOO values for several λ: the ``loo`` of :meth:`_solve_block`,
+        by the same arithmetic, without the arrays the λ search does not read."""
+        loo = np.empty((self.n, self.T, lams.size))
+        for dec in self.decompositions:
+            part = self._dual_block(dec, lams)
+            Y = self.Y[:, dec.cols, None]
+            loo[:, dec.cols] = Y - part.resid / (lams * part.D)[:, None, :]
+        return loo
+
+    def _dual_block(self, dec: _Decomposition, lams: np.ndarray) -> _DualBlock:
+        """One decomposition's solution for several λ (docs/mathematics.md §1, §3)."""
+        n, L = self.n, lams.size
+        thin = dec.w_perp is not None
+        H = 1.0 / (dec.evals[:, None] + lams[None, :])  # (r, L)
+        g = self._diag_inverse(dec, H)
+        trace = dec.evals @ H  # tr(M G⁻¹) per λ (0 on the complement)
+        if thin:
+            g += dec.diag_perp[:, None] / lams
+        r = dec.evals.size
+        proj = np.repeat(dec.Qt_z[:, :, None], L, axis=2)  # (r, Tg, L)
+        R, bg = None, np.zeros((dec.cols.size, L))
+        if self.offset:
+            HW = H * dec.Qt_w[:, None]
+            R = dec.Q @ HW  # r = G⁻¹w per λ
+            wr = dec.Qt_w @ HW
+            zr = dec.Qt_z.T @ HW
+            outside = 0.0  # |w outside span(Q)|²
+            if thin:
+                outside = dec.w_perp @ dec.w_perp
+                R += dec.w_perp[:, None] / lams
+                wr = wr + outside / lams
+                zr += (dec.z_perp.T @ dec.w_perp)[:, None] / lams
+            bg = zr / wr  # (Tg, L)
+            proj -= dec.Qt_w[:, None, None] * bg[None, :, :]
+            D = g - R * R / wr
+            trace = trace + (lams * np.sum(HW * HW, axis=0) + outside / lams) / wr
+        else:
+            D = g
+        Tg = dec.cols.size
+        d = (dec.Q @ (H[:, None, :] * proj).reshape(r, Tg * L)).reshape(n, Tg, L)
+        if thin:
+            d += (dec.z_perp[:, :, None] - dec.w_perp[:, None, None] * bg[None]) / lams
+        Cg = dec.w[:, None, None] * d
+        # y − f = λ A⁻¹ c = λ d / w where w > 0 (docs/mathematics.md §3); explicit for zero
+        # weights
+        pos = dec.w > 0
+        Rg = np.empty_like(d)
+        Rg[pos] = lams * d[pos] / dec.w[pos, None, None]
+        if dec.zero.size:
+            f_zero = np.einsum("zn,ntl->ztl", dec.K_zero, Cg) + bg[None]
+            Rg[dec.zero] = self.Y[np.ix_(dec.zero, dec.cols)][:, :, None] - f_zero
+        return _DualBlock(H=H, D=D, R=R, coef=Cg, intercept=bg, resid=Rg, trace=trace)
 
     @staticmethod
     def _diag_inverse(dec: _Decomposition, H: np.ndarray) -> np.ndarray:
@@ -430,34 +461,68 @@ class RLSPath:
 
     def _errors_block(self, block: dict, lams: np.ndarray) -> dict[str, np.ndarray]:
         e, Y, A = self.error_weights, self.Y[:, :, None], self.A[:, :, None]
-        L = Y - block["loo"]
         Lg = Y - block["gacv"]
-        if self.T == 1:
-            wrong = (block["loo"][:, 0] > 0) != (Y[:, 0] > 0)
-        else:
-            wrong = np.argmax(block["loo"], axis=1) != np.argmax(self.Y, axis=1)[:, None]
         aK = A * self.K_diag[:, None, None]
         # a point within 1e-9 of the threshold has a LOO value within rounding of 0: count it
         flagged = np.any(Y * block["fitted"] <= aK / (aK + lams) + 1e-9, axis=1)
-        scale = self.n * self.T
         return {
-            "loo_squared_error": np.sum(A * L * L, axis=(0, 1)) / scale,
-            "loo_classification_error": (e @ wrong) / e.sum(),
+            "loo_squared_error": self._loo_error(block["loo"], "squared"),
+            "loo_classification_error": self._loo_error(block["loo"], "classification"),
             "loo_bound": (e @ flagged) / e.sum(),
-            "gacv": np.sum(A * Lg * Lg, axis=(0, 1)) / scale,
+            "gacv": np.sum(A * Lg * Lg, axis=(0, 1)) / (self.n * self.T),
         }
+
+    def _loo_error(self, loo: np.ndarray, error: str) -> np.ndarray:
+        """(L,) the ``loo_squared_error`` or ``loo_classification_error`` (:meth:`errors`)
+        of (n, T, L) LOO values."""
+        Y = self.Y[:, :, None]
+        if error == "squared":
+            L = Y - loo
+            return np.sum(self.A[:, :, None] * L * L, axis=(0, 1)) / (self.n * self.T)
+        if self.T == 1:
+            wrong = (loo[:, 0] > 0) != (Y[:, 0] > 0)
+        else:
+            wrong = np.argmax(loo, axis=1) != np.argmax(self.Y, axis=1)[:, None]
+        return (self.error_weights @ wrong) / self.error_weights.sum()
+
+    def _lam_chunks(self, lams: np.ndarray) -> list[np.ndarray]:
+        """``lams`` in blocks that keep the (n, T, block) arrays near 32 MB."""
+        step = max(1, int(4e6 // (self.n * self.T)))
+        return [lams[s : s + step] for s in range(0, lams.size, step)]
 
     def curve(self, lams: Sequence[float] | np.ndarray | None = None) -> pd.DataFrame:
         """LOO error curve: one row per λ with the columns of :data:`CURVE_COLUMNS`."""
         lams = self.default_lams() if lams is None else _check_lams(lams)
-        # λ blocks keep the (n, T, block) arrays near 32 MB
-        step = max(1, int(4e6 // (self.n * self.T)))
-        parts = []
-        for s in range(0, lams.size, step):
-            chunk = lams[s : s + step]
-            parts.append(self._errors_block(self._solve_block(chunk), chunk))
+        parts = [self._errors_block(self._solve_block(c), c) for c in self._lam_chunks(lams)]
         cols = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
         return pd.DataFrame({"lam": lams, **cols}, columns=list(CURVE_COLUMNS))
+
+    def best_loo_lam(
+        self, error: str = "classification", lams: Sequence[float] | np.ndarray | None = None
+    ) -> float:
+        """``best_lam(curve(lams), error)``, computing the chosen LOO error only.
+
+        Parameters
+        ----------
+        error
+            ``"classification"`` or ``"squared"`` (:meth:`errors`).
+        lams
+            λ values; default :meth:`default_lams`.
+
+        Returns
+        -------
+        float
+            The largest λ attaining the minimum of that error (:meth:`best_lam`).
+        """
+        if error not in LOO_ERRORS:
+            raise ValueError(f"unknown loo_error {error!r}: choose one of {LOO_ERRORS}")
+        lams = self.default_lams() if lams is None else _check_lams(lams)
+        # the λ search reads the LOO values only: the coefficients, fitted values, GACV and
+        # bound of :meth:`curve` would cost as much again
+        err = np.concatenate(
+            [self._loo_error(self._loo_block(c), error) for c in self._lam_chunks(lams)]
+        )
+        return self._best(lams, err)
 
     @staticmethod
     def best_lam(curve: pd.DataFrame, error: str = "classification") -> float:
@@ -467,8 +532,10 @@ class RLSPath:
         """
         if error not in LOO_ERRORS:
             raise ValueError(f"unknown loo_error {error!r}: choose one of {LOO_ERRORS}")
-        err = curve[f"loo_{error}_error"].to_numpy()
-        lams = curve["lam"].to_numpy()
+        return RLSPath._best(curve["lam"].to_numpy(), curve[f"loo_{error}_error"].to_numpy())
+
+    @staticmethod
+    def _best(lams: np.ndarray, err: np.ndarray) -> float:
         best = err <= err.min() + 1e-12 * max(1.0, abs(err.min()))
         return float(lams[best].max())
 

@@ -5,9 +5,11 @@ of each point: :class:`~rlscore.sessions.state.label_log.LabelLog`) and ranks th
 :func:`rlscore.core.evaluation.label_issues.label_issues`, the exact leave-one-out RLS with the
 project's current kernel, σ, λ (or automatic λ) and class weights — the model of the Label
 page's leave-one-out figures (:func:`rlscore.sessions.state.loo_refit.labeled_rls_params`).
-Read-only: nothing is written. The ``label-issues`` command prints it; the Review page's
-"Probably wrong" queue is :func:`probably_wrong_queue`, the suspects no reviewer has decided;
-the Label page's note counts those a reviewer has not seen in it yet (:func:`unseen_suspects`).
+Read-only: nothing is written. :func:`team_label_issues` adds, on the points of several
+annotators, their consensus with the model; the ``label-issues`` command prints it, and the
+Review page's "Probably wrong" queue is :func:`probably_wrong_queue`, its suspects no reviewer
+has decided; the Label page's note counts those a reviewer has not seen in it yet
+(:func:`unseen_suspects`).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from rlscore.sessions.state.engine import make_engine
 from rlscore.sessions.state.label_log import LabelLog
 from rlscore.sessions.state.loo_refit import MIN_LABELS, labeled_rls_params
 from rlscore.sessions.state.settings import engine_settings
-from rlscore.sessions.team.crowd_labels import with_consensus
+from rlscore.sessions.team.crowd_labels import TeamCheck, with_consensus
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -104,6 +106,34 @@ def project_label_issues(
     return table
 
 
+def team_label_issues(
+    project: Project, events: Iterable[Event], settings: dict, rule: str = "latest"
+) -> TeamCheck:
+    """:func:`project_label_issues` with, on the points of several annotators, their
+    consensus with the model (:func:`rlscore.sessions.team.crowd_labels.with_consensus`):
+    the table the Review page's queue filters and the ``label-issues`` command prints.
+
+    Parameters
+    ----------
+    project, events, settings, rule
+        As :func:`project_label_issues`.
+
+    Returns
+    -------
+    TeamCheck
+        ``table`` (:data:`ISSUE_COLUMNS`, most likely wrong first) and the annotators'
+        estimated error rates (None when no point has two annotators).
+
+    Raises
+    ------
+    ValueError
+        As :func:`project_label_issues`.
+    """
+    events = list(events)  # read twice: by the checker and by the consensus
+    table = project_label_issues(project, events, settings, rule=rule)
+    return with_consensus(table, LabelLog(events, rule=rule), project.classes)
+
+
 @dataclass(frozen=True)
 class SuspectQueue:
     """The Review page's "Probably wrong" queue: ``suspects`` (rows of
@@ -136,11 +166,10 @@ def probably_wrong_queue(
         _QUEUES.move_to_end(key)
         return _QUEUES[key]
     try:
-        table = project_label_issues(project, events, settings, rule=rule)
+        team = team_label_issues(project, events, settings, rule=rule)
     except ValueError as exc:
         queue = SuspectQueue(None, str(exc))
     else:
-        team = with_consensus(table, log, project.classes)
         table = team.table
         keep = (
             (table["score"] >= threshold)
@@ -185,5 +214,6 @@ __all__ = [
     "SuspectQueue",
     "probably_wrong_queue",
     "project_label_issues",
+    "team_label_issues",
     "unseen_suspects",
 ]
