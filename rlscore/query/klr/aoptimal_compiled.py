@@ -10,7 +10,8 @@ softmax null vector ``1`` (h' = h − 1 coordinates, h' = h = 1 for two classes)
 risk does not see.
 
 The kernel compiles on first use (cached on disk by numba afterwards); this module is imported
-only when a fast-mode query runs on the m features.
+only when a fast-mode query runs (with the blocks by Woodbury on the m features or on the
+labeled points).
 """
 
 from __future__ import annotations
