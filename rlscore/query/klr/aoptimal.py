@@ -57,8 +57,8 @@ __all__ = [
 #: pools up to this size are scored exactly by mode="auto" (two or three classes)
 AUTO_EXACT_MAX_POOL = 400
 #: and at most this exact-mode work n²·T²·h (:func:`exact_mode_affordable`): three classes at
-#: 400 points, 0.4 s of CPU per query with 6 labels (binary 400 points: 0.07 s; 4 classes: 1.0 s,
-#: 10 classes 21 s; measured 2026-11-29 under load, benchmarks outside the repository)
+#: 400 points, 0.4 s of CPU per exact query with 6 labels (at 400 points binary takes 0.07 s,
+#: 4 classes 1.0 s, 10 classes 21 s; 2026-11-29 under load, docs/benchmarks/engine-speed.md)
 AUTO_EXACT_MAX_WORK = AUTO_EXACT_MAX_POOL**2 * 3**3
 #: cap on the floats of one chunk of candidates (bounds the memory of the batched scoring)
 CHUNK_ELEMENTS = 2_000_000
