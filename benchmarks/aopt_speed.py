@@ -38,6 +38,11 @@ numpy planes, the diagonal from the (hm)² triangular inverse) and beside its ow
 products with Φ_U's rows that it needs, timed alone), process CPU and wall time, medians
 of ``--repeats`` interleaved runs, same pick and largest relative score gap.
 
+``--sample NAME`` (issue 36.2) times ``--queries`` queries of A-optimal KLR on a bundled sample
+with the app's kernel and λ for it (RBF at the median width, λ = 0.1, kept), labeling
+each pick with its true label, in ``mode="auto"``, ``"exact"`` and ``"fast"``: process CPU
+per query (median and largest), the mode ``"auto"`` chose, and the picks.
+
 ``--large`` measures the large-pool pieces instead (issue 10), on Gaussian pools in d
 dimensions (the hard case for a tree: no low intrinsic dimension):
 
@@ -687,6 +692,38 @@ def label_step_table(
         )
 
 
+def sample_table(name: str, queries: int) -> None:
+    """Issue 36.2: process CPU per A-optimal query on the bundled sample ``name`` (RBF at the
+    median width, λ = 0.1 kept: the app's LOO tuning between queries is not what is timed),
+    each pick labeled with its true label, in the three modes."""
+    from rlscore.core.kernels.rbf_width import median_sigma
+    from rlscore.data.samples.bundled import project_from_sample
+
+    project = project_from_sample(name)
+    X, truth = np.asarray(project.X, dtype=float), list(project.truth)
+    classes = sorted(set(truth))
+    print(
+        f"\nA-optimal KLR on {name} ({X.shape[0]} points, {len(classes)} classes): process CPU "
+        f"seconds per query over {queries} queries from no labels"
+    )
+    print(f"{'mode':>5} {'chose':>5} {'median':>7} {'largest':>7}  picks")
+    for mode in ("auto", "exact", "fast"):
+        s = AOptimalKLR(kernel="rbf", sigma=median_sigma(X), lam=0.1, mode=mode)
+        s.start(X, classes)
+        cpu, picks = [], []
+        for _ in range(queries):
+            c0 = time.process_time()
+            i = int(s.next_query()[0])
+            cpu.append(time.process_time() - c0)
+            s.teach(i, truth[i])
+            picks.append(i)
+        print(
+            f"{mode:>5} {s.resolved_mode:>5} {np.median(cpu):7.2f} {max(cpu):7.2f}  {picks}"
+            f"   (load average {load_average()})",
+            flush=True,
+        )
+
+
 def sp_identity_plus(X, t):
     """Dense ``I + tL̃`` of the kNN graph of X (k = 6)."""
     L = laplacian(knn_graph(X, connect=True), normalized=True)
@@ -723,8 +760,13 @@ def main(argv=None) -> None:
         help="issue 36: teach + refit + next query at --large-n points, m = 500, 1000 labels, "
         "beside the step before",
     )
+    ap.add_argument("--sample", help="issue 36.2: CPU per query on this bundled sample")
     args = ap.parse_args(argv)
     report_machine()
+    if args.sample:
+        sample_table(args.sample, args.queries)
+        print(f"# load average at the end: {load_average()}")
+        return
     if args.label_step:
         label_step_table(
             args.large_n,

@@ -11,7 +11,12 @@ from rlscore.core.klr.classifier import KernelLogisticRegression
 from rlscore.core.klr.link import probabilities
 from rlscore.core.klr.newton import KLRConvergenceError
 from rlscore.query import make_strategy
-from rlscore.query.klr.aoptimal import AOptimalKLR, MaxEntropyKLR, aoptimal_risk_terms
+from rlscore.query.klr.aoptimal import (
+    AOptimalKLR,
+    MaxEntropyKLR,
+    aoptimal_risk_terms,
+    exact_mode_affordable,
+)
 
 LAM = 0.1
 
@@ -164,7 +169,7 @@ def test_exact_scores_equal_brute_force_refits(classes):
 
 
 # -- fast mode = one explicit Newton step + the dense rank-h update ------------------------------
-@pytest.mark.parametrize("classes", [(1, 2), (1, 2, 3)])
+@pytest.mark.parametrize("classes", [(1, 2), (1, 2, 3), (0, 1, 2, 3, 4)])
 def test_fast_mode_equals_one_dense_newton_step(classes):
     X, y = _digits(10, classes, seed=2)
     labeled = [*_first_of_each(y), 4]
@@ -199,6 +204,32 @@ def test_fast_mode_equals_one_dense_newton_step(classes):
             H2 = _dense_hessian(K_inv, LAM, F_L, L2)
             ref = _dense_risk(np.linalg.inv(H2), P1, U[U != k])
             assert fast[r, c] == pytest.approx(ref, rel=1e-6)
+
+
+# -- mode="auto": exact while its work (n²·T²·h) is that of 3 classes at 400 points ------------
+@pytest.mark.parametrize(
+    ("n_classes", "largest_exact_pool"),
+    # two and three classes: the 400-point cap; more: n²·T³ ≤ 400²·27, n ≤ 400·(27/T³)^½
+    [(2, 400), (3, 400), (4, 259), (5, 185), (10, 65)],
+)
+def test_auto_mode_is_exact_up_to_a_pool_size_that_shrinks_with_the_classes(
+    n_classes, largest_exact_pool
+):
+    assert exact_mode_affordable(largest_exact_pool, n_classes)
+    assert not exact_mode_affordable(largest_exact_pool + 1, n_classes)
+
+
+@pytest.mark.parametrize(("n_per_class", "mode"), [(6, "exact"), (7, "fast")])
+def test_auto_mode_at_the_boundary_scores_as_the_mode_it_chose(n_per_class, mode):
+    """Ten classes: 60 points are scored exactly, 70 by the fast mode (the boundary is 65)."""
+    X, y = _digits(n_per_class, range(10), seed=4)
+    labeled = _first_of_each(y)
+    auto = AOptimalKLR(kernel="rbf", sigma=30.0, lam=LAM, mode="auto").start(X, list(range(10)))
+    chosen = AOptimalKLR(kernel="rbf", sigma=30.0, lam=LAM, mode=mode).start(X, list(range(10)))
+    for s in (auto, chosen):
+        _teach(s, y, labeled)
+    assert auto.resolved_mode == mode
+    np.testing.assert_array_equal(auto.scores(), chosen.scores())
 
 
 # -- fast mode against an independent exact reference ------------------------------------------

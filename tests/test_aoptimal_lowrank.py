@@ -77,7 +77,7 @@ def test_linear_kernel_uses_the_pool_as_features():
     np.testing.assert_allclose(s.scores(), d.scores(), rtol=1e-8, equal_nan=True)
 
 
-@pytest.mark.parametrize("T", [2, 3])
+@pytest.mark.parametrize("T", [2, 3, 4])
 def test_feature_posterior_equals_the_w_space_inverse_and_the_labeled_woodbury(T):
     """Σ over the pool three ways: the (hm × hm) inverse written here with numpy, Woodbury on
     the labeled points of K = ΦΦᵀ, and FeaturePosterior (its diagonal and its products)."""
@@ -117,6 +117,17 @@ def test_feature_posterior_equals_the_w_space_inverse_and_the_labeled_woodbury(T
     np.testing.assert_allclose(got, reduced[U][:, :, C], rtol=1e-9, atol=1e-12)
     diag = reduced[U, :, U, :]
     np.testing.assert_allclose(feature.reduced_diagonal, diag, rtol=1e-9, atol=1e-12)
+    # the same blocks by Woodbury on the labels, in blocks of 4 risk points
+    labeled.PAIR_BLOCK_ELEMENTS = 4 * Qp.shape[1] ** 2 * C.size
+    S_kk, V = labeled.reduced_at(C)
+    np.testing.assert_allclose(S_kk, Sigma[C, :, C, :], rtol=1e-9, atol=1e-12)
+    blocks = list(labeled.reduced_blocks(V))
+    assert len(blocks) == -(-U.size // 4) and blocks[-1][1] == U.size
+    got = np.concatenate([Z for _, _, Z in blocks])  # (u, h', h', c)
+    np.testing.assert_allclose(
+        got.transpose(0, 1, 3, 2), reduced[U][:, :, C], rtol=1e-9, atol=1e-12
+    )
+    np.testing.assert_allclose(labeled.reduced_diagonal, diag, rtol=1e-9, atol=1e-12)
 
 
 @pytest.mark.parametrize("T", [2, 3])

@@ -116,7 +116,10 @@ class LabeledPosterior:
 
     ``Σ = (I⊗K − (I⊗K_{:L}) G (I⊗K_{L:})) / λ`` (:func:`woodbury_core`): any kernel held as
     blocks (:mod:`rlscore.core.kernels.blocks`). A product ``Σ_{U,k} X`` costs O(u·(1 + l)·h)
-    per candidate column, so the cost of a query grows with the labels.
+    per candidate column, so the cost of a query grows with the labels. The fast-mode query
+    reads the blocks ``Σ_jk`` off the softmax null vector as :class:`FeaturePosterior` gives
+    them (:attr:`basis`, :meth:`reduced_at`, :meth:`reduced_blocks`, :attr:`reduced_diagonal`:
+    O(u·c·l·h'²) for c candidates, h' = h − 1 coordinates, 1 for two classes).
 
     Parameters
     ----------
@@ -130,6 +133,9 @@ class LabeledPosterior:
         Regularisation λ.
     """
 
+    #: floats of one block of reduced blocks ``S'_jk`` (a few MB: stays near the cache)
+    PAIR_BLOCK_ELEMENTS = 1_000_000
+
     def __init__(self, kernel, L, U, P_L: np.ndarray, lam: float):
         self.kernel, self.L, self.U, self.lam = kernel, L, U, lam
         self.h = P_L.shape[-1]
@@ -142,17 +148,23 @@ class LabeledPosterior:
         """``[Σ]_jj`` for j in U, (u, h, h)."""
         return posterior_diag(self.G, self.K_LU, self.kernel.diagonal(self.U), self.h, self.lam)
 
-    def at(self, C) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
-        """For the candidates ``C``: ``Σ_kk`` (c, h, h) and ``times(X)``, which maps ``X``
-        (c, h, r) to ``Σ_{jk} X_k`` for every k and j in U as planes (h, r, c, u)."""
-        L, lam, l, h = self.L, self.lam, len(self.L), self.h
-        K_CU = self.kernel.block(C, self.U)
+    def _candidate_blocks(self, C) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``K_LC`` (l, c), ``G K_LC`` as (c, l, h, h) and ``Σ_kk`` (c, h, h) for candidates C."""
+        L, l, h = self.L, len(self.L), self.h
         K_LC = self.kernel.block(L, C)
-        m = len(C)
-        Gk = np.moveaxis((self._G_t @ K_LC).reshape(l, h, h, m), -1, 0)  # (c, l, h, h)
+        c = K_LC.shape[1]
+        Gk = np.moveaxis((self._G_t @ K_LC).reshape(l, h, h, c), -1, 0)  # (c, l, h, h)
         S_kk = self.kernel.diagonal(C)[:, None, None] * np.eye(h)
         if l:
             S_kk = S_kk - np.einsum("im,miab->mab", K_LC, Gk)
+        return K_LC, Gk, S_kk / self.lam
+
+    def at(self, C) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
+        """For the candidates ``C``: ``Σ_kk`` (c, h, h) and ``times(X)``, which maps ``X``
+        (c, h, r) to ``Σ_{jk} X_k`` for every k and j in U as planes (h, r, c, u)."""
+        lam, l = self.lam, len(self.L)
+        _, Gk, S_kk = self._candidate_blocks(C)
+        K_CU = self.kernel.block(C, self.U)
 
         def times(Xk: np.ndarray) -> np.ndarray:
             res = Xk.transpose(1, 2, 0)[..., None] * K_CU
@@ -161,7 +173,54 @@ class LabeledPosterior:
                 res -= (GX.reshape(-1, l) @ self.K_LU).reshape(res.shape)
             return res / lam
 
-        return S_kk / lam, times
+        return S_kk, times
+
+    @functools.cached_property
+    def basis(self) -> np.ndarray:
+        """``Q'`` (h, h'), as :attr:`FeaturePosterior.basis`: the risk sees ``Q'ᵀΣQ'`` only."""
+        return null_free_basis(self.h)
+
+    @functools.cached_property
+    def _reduced_core(self) -> np.ndarray:
+        """``G' = (I⊗Q')ᵀ G (I⊗Q')`` (l·h', l·h', point-major): ``G`` off the null vector."""
+        l, h, Qp = len(self.L), self.h, self.basis
+        g = Qp.shape[1]
+        G = np.einsum("iaje,ab,ef->ibjf", self.G.reshape(l, h, l, h), Qp, Qp)
+        return G.reshape(l * g, l * g)
+
+    @functools.cached_property
+    def reduced_diagonal(self) -> np.ndarray:
+        """``Q'ᵀ Σ_jj Q'`` for j in U (u, h', h')."""
+        g = self.basis.shape[1]
+        return posterior_diag(
+            self._reduced_core, self.K_LU, self.kernel.diagonal(self.U), g, self.lam
+        )
+
+    def reduced_at(self, C) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
+        """For the candidates C: ``Σ_kk`` (c, h, h) and the operand of :meth:`reduced_blocks`,
+        ``(W, K_CU)`` with ``W[i, a, b, k] = Σ_i' G'[(i, a), (i', b)] K_i'k`` (l, h'·h'·c)."""
+        l, g = len(self.L), self.basis.shape[1]
+        K_LC, _, S_kk = self._candidate_blocks(C)
+        c = K_LC.shape[1]
+        G_t = self._reduced_core.reshape(l, g, l, g).transpose(0, 1, 3, 2).reshape(l * g * g, l)
+        W = (G_t @ K_LC).reshape(l, g * g * c)
+        return S_kk, (W, self.kernel.block(C, self.U))
+
+    def reduced_blocks(self, V: tuple[np.ndarray, np.ndarray]):
+        """Yield ``(start, stop, Z)`` over blocks of U: ``Z`` (nb, h', h', c) the reduced blocks
+        ``Q'ᵀΣ_jkQ' = (K_jk I − Σ_i K_ij W[i, :, :, k]) / λ`` against the candidates of ``V``
+        (:meth:`reduced_at`)."""
+        W, K_CU = V
+        g, c = self.basis.shape[1], K_CU.shape[0]
+        step = max(1, self.PAIR_BLOCK_ELEMENTS // max(1, g * g * c))
+        eye = np.arange(g)
+        for s in range(0, self.U.size, step):
+            e = min(self.U.size, s + step)
+            Z = (self.K_LU[:, s:e].T @ W).reshape(e - s, g, g, c)
+            Z *= -1.0
+            Z[:, eye, eye, :] += K_CU[:, s:e].T[:, None, :]
+            Z /= self.lam
+            yield s, e, Z
 
 
 def null_free_basis(h: int) -> np.ndarray:

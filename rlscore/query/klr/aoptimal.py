@@ -25,7 +25,9 @@ A candidate ``k`` is scored by its expected risk ``Σ_c p̂(c|x_k) R(ω^{+(k,c)}
   the Newton step is ``Δβ = −Σ_{:k}(I + F_kΣ_kk)⁻¹(p_k − t)`` and the new variances are
   ``Σ_jj − Σ_jk A Σ_kj`` with ``A = F'_k(I + Σ_kk F'_k)⁻¹`` (``F'_k`` the candidate's Fisher
   block after the step). The labeled points' Fisher blocks are kept at their current values.
-* ``mode="auto"`` is exact for pools up to 400 points and fast above.
+* ``mode="auto"`` is exact for pools up to 400 points with two or three classes and fast
+  above; with more classes the pool must be smaller (:func:`exact_mode_affordable`: the exact
+  mode's work grows as n²·T²·h, T classes, h = T for softmax).
 
 ``candidates=n`` scores only ``n`` candidates per query, the most uncertain ones (largest
 entropy) or a random subset (``candidate_rule="random"``); the other points score NaN.
@@ -36,7 +38,6 @@ from __future__ import annotations
 from contextlib import contextmanager
 
 import numpy as np
-from scipy.special import expit
 from threadpoolctl import threadpool_limits
 
 from rlscore.core.conventions.ova_encoding import ova_targets
@@ -45,10 +46,20 @@ from rlscore.core.klr.newton import LAM_SAFE, KLRConvergenceError, newton_repres
 from rlscore.core.klr.posterior import LabeledPosterior, aoptimal_risk_terms, woodbury_core
 from rlscore.query.klr.pool import KLRPoolStrategy, MaxEntropyKLR
 
-__all__ = ["AOptimalKLR", "MaxEntropyKLR", "aoptimal_risk_terms", "woodbury_core"]
+__all__ = [
+    "AOptimalKLR",
+    "MaxEntropyKLR",
+    "aoptimal_risk_terms",
+    "exact_mode_affordable",
+    "woodbury_core",
+]
 
-#: pools up to this size are scored exactly by mode="auto"
+#: pools up to this size are scored exactly by mode="auto" (two or three classes)
 AUTO_EXACT_MAX_POOL = 400
+#: and at most this exact-mode work n²·T²·h (:func:`exact_mode_affordable`): three classes at
+#: 400 points, 0.4 s of CPU per exact query with 6 labels (at 400 points binary takes 0.07 s,
+#: 4 classes 1.0 s, 10 classes 21 s; 2026-11-29 under load, docs/benchmarks/engine-speed.md)
+AUTO_EXACT_MAX_WORK = AUTO_EXACT_MAX_POOL**2 * 3**3
 #: cap on the floats of one chunk of candidates (bounds the memory of the batched scoring)
 CHUNK_ELEMENTS = 2_000_000
 
@@ -64,6 +75,21 @@ def _singular_is_lam(lam: float):
             f"system of the risk became numerically singular. Use lam >= {LAM_SAFE:g} "
             f"(typical {LAM_SAFE:g} to 10)."
         ) from err
+
+
+def exact_mode_affordable(n_pool: int, n_classes: int) -> bool:
+    """Whether ``mode="auto"`` scores a pool of ``n_pool`` points and ``n_classes`` classes
+    exactly.
+
+    The exact mode refits the KLR for every candidate and label (n·T problems), each with a
+    risk over the n pool points in h × h blocks (h = 1 for two classes, T for softmax): its
+    work grows as n²·T²·h. Exact while ``n_pool ≤ AUTO_EXACT_MAX_POOL`` and that work is at most
+    ``AUTO_EXACT_MAX_WORK`` (three classes at 400 points): every pool of two or three classes up
+    to 400 points, four classes up to 259 points, ten up to 65.
+    """
+    h = 1 if n_classes <= 2 else n_classes
+    work = n_pool**2 * n_classes**2 * h
+    return n_pool <= AUTO_EXACT_MAX_POOL and work <= AUTO_EXACT_MAX_WORK
 
 
 # -- shared KLR pool state ----------------------------------------------------------------------
@@ -98,7 +124,8 @@ class AOptimalKLR(KLRPoolStrategy):
         entries to solve for.
     mode : ``"exact"``, ``"fast"`` or ``"auto"``
         Refit per candidate and label, or one warm-started Newton step (module docstring);
-        ``"auto"`` is exact up to 400 pool points.
+        ``"auto"`` is exact up to 400 pool points with two or three classes, on smaller pools
+        with more (:func:`exact_mode_affordable`).
     candidates : int or None
         Score only this many candidates per query (None: every unlabeled point).
     candidate_rule : ``"uncertainty"`` or ``"random"``
@@ -118,8 +145,10 @@ class AOptimalKLR(KLRPoolStrategy):
         "variance (far from every label, at the edges of the graph) rather than those that "
         "most reduce the classifier's uncertainty"
     )
-    #: floats of one chunk of candidates' planes in the fast mode (bounds its memory)
-    _chunk_elements = CHUNK_ELEMENTS
+    #: candidates per pass of the fast mode's compiled pair kernel (bounds the blocks S'_jk)
+    PAIR_CANDIDATES = 512
+    #: floats of one risk point's step products in that pass (h × R per candidate): in cache
+    PAIR_STEP_ELEMENTS = 32_768
 
     def __init__(
         self,
@@ -185,10 +214,10 @@ class AOptimalKLR(KLRPoolStrategy):
 
     @property
     def resolved_mode(self) -> str:
-        """``"exact"`` or ``"fast"`` (``"auto"`` resolved on the pool size)."""
+        """``"exact"`` or ``"fast"`` (``"auto"`` resolved on the pool size and the classes)."""
         if self.mode != "auto":
             return self.mode
-        return "exact" if self.n_pool_ <= AUTO_EXACT_MAX_POOL else "fast"
+        return "exact" if exact_mode_affordable(self.n_pool_, self.classes_.size) else "fast"
 
     # -- risk of the current model --------------------------------------------------------------
     def _risk_terms(self, L, P, U) -> np.ndarray:
@@ -326,43 +355,35 @@ class AOptimalKLR(KLRPoolStrategy):
         return LabeledPosterior(self._K, self._L, U, self._P[self._L], self._lam)
 
     def _fast_label_risks(self, cands: np.ndarray) -> np.ndarray:
-        # Σ = H⁻¹ is never formed: the posterior object gives Σ_kk and the products Σ_{U,k} X.
-        # Per-pair quantities are stored component-major, (h, …, m, u) planes, so the small
-        # class axes are loops over contiguous planes rather than strided reductions.
-        h, n_classes = self._h, self.classes_.size
+        # Σ = H⁻¹ is never formed: the posterior gives Σ_kk and the reduced blocks Σ_jk off the
+        # softmax null vector a block of risk points at a time, and every pair's arithmetic is
+        # one compiled pass (docs/mathematics.md §7, "the fast mode on the m features")
+        from rlscore.query.klr.aoptimal_compiled import accumulate_pair_risks  # loads numba
+
+        n_classes = self.classes_.size
         U, pos_in_U = self._risk_positions(cands)
-        u = U.size
         posterior = self._posterior(U)
-        post_U = np.moveaxis(posterior.diagonal(), 0, -1)[:, :, None]  # (h, h, 1, u)
-        beta_U = self._beta[U].T[:, None, :]  # (h, 1, u)
-        out = np.empty((cands.size, n_classes))
-        # per label: the step v and the factor B of the variance update (h − 1 columns, or 1)
-        width = n_classes * max(h, 2)
-        chunk = max(1, self._chunk_elements // max(1, u * h * (width + 4)))
-        for s0 in range(0, cands.size, chunk):
-            C = cands[s0 : s0 + chunk]
-            m = C.size
-            own_pos = pos_in_U[s0 : s0 + m]
-            own = (np.flatnonzero(own_pos >= 0), own_pos[own_pos >= 0])
-            S_kk, sigma_times = posterior.at(C)
-            columns = self._step_columns(C, S_kk)
-            # every label's Σ_{U,k} products at once: one pass over the kernel or features
-            sizes = np.cumsum([0] + [x.shape[2] for x in columns])
-            products = sigma_times(np.concatenate(columns, axis=2))
-            for c in range(n_classes):
-                a0, a1, a2 = sizes[2 * c : 2 * c + 3]
-                P_new = _planes_probabilities(beta_U - products[:, a0])
-                # new variance blocks Σ_jj − (Σ_jk B)(Σ_jk B)ᵀ, A = BBᵀ, weighted by F'_j²
-                terms = _trace_fisher_sq(P_new, post_U)
-                for r in range(a1, a2):
-                    Y = products[:, r]
-                    pY = sum(P_new[a] * Y[a] for a in range(h))
-                    for a in range(h):
-                        FY = P_new[a] * (Y[a] - pY) if h > 1 else P_new[0] * (1 - P_new[0]) * Y[0]
-                        terms -= FY * FY
-                terms[own] = 0.0
-                out[s0 : s0 + m, c] = terms.sum(axis=1)
+        Qp = posterior.basis
+        out = np.zeros((cands.size, n_classes))
+        step = self._pair_candidates()
+        for s0 in range(0, cands.size, step):
+            C = cands[s0 : s0 + step]
+            S_kk, V = posterior.reduced_at(C)
+            X = np.concatenate(self._step_columns(C, S_kk), axis=2)  # (c, h, R)
+            Xr = np.ascontiguousarray(np.einsum("ha,khr->ark", Qp, X))
+            own_pos = pos_in_U[s0 : s0 + C.size]
+            for start, stop, Z in posterior.reduced_blocks(V):
+                own = np.where((own_pos >= start) & (own_pos < stop), own_pos - start, -1)
+                D, beta = posterior.reduced_diagonal[start:stop], self._beta[U[start:stop]]
+                accumulate_pair_risks(Z, D, beta, Xr, Qp, n_classes, own, out[s0 : s0 + C.size])
         return out
+
+    def _pair_candidates(self) -> int:
+        """Candidates per pass of the compiled pair kernel: ``PAIR_CANDIDATES`` for up to
+        three classes, fewer with more, so that a risk point's step products (h × R per
+        candidate, R = T·h) stay within ``PAIR_STEP_ELEMENTS`` floats (in cache)."""
+        width = self._h * self.classes_.size * max(self._h, 2)
+        return max(1, min(self.PAIR_CANDIDATES, self.PAIR_STEP_ELEMENTS // width))
 
     def _step_columns(self, C: np.ndarray, S_kk: np.ndarray) -> list[np.ndarray]:
         """Per label c: the Newton step ``v`` (m, h, 1) and the factor ``B`` (m, h, h − 1 or 1)
@@ -383,15 +404,6 @@ class AOptimalKLR(KLRPoolStrategy):
         return columns
 
 
-def _planes_probabilities(B: np.ndarray) -> np.ndarray:
-    """Probabilities from decision planes (h, …): logistic if h = 1, softmax over axis 0."""
-    if B.shape[0] == 1:
-        return expit(B)
-    E = np.exp(B - B.max(axis=0))
-    E /= E.sum(axis=0)
-    return E
-
-
 def _low_rank_factor(A: np.ndarray) -> np.ndarray:
     """``B`` with ``A = BBᵀ`` for symmetric PSD blocks (m, h, h), one column fewer if h > 1.
 
@@ -402,22 +414,3 @@ def _low_rank_factor(A: np.ndarray) -> np.ndarray:
         return np.sqrt(np.maximum(A, 0.0))
     w, V = np.linalg.eigh(0.5 * (A + np.swapaxes(A, -1, -2)))
     return (V * np.sqrt(np.maximum(w, 0.0))[..., None, :])[..., 1:]
-
-
-def _trace_fisher_sq(P: np.ndarray, N: np.ndarray) -> np.ndarray:
-    """``tr(F² N)`` for ``F = diag(p) − ppᵀ`` (binary: ``p(1 − p)``) and symmetric ``N``.
-
-    Component-major: ``P`` (h, …) and ``N`` (h, h, …) planes (broadcast together).
-    ``= Σ_a p_a² N_aa − 2 (p∘p)ᵀNp + ‖p‖² pᵀNp``: O(h²) planes instead of forming F².
-    """
-    h = P.shape[0]
-    if h == 1:
-        q = P[0] * (1.0 - P[0])
-        return q * q * N[0, 0]
-    q = [P[a] * P[a] for a in range(h)]
-    Np = [sum(N[a, b] * P[b] for b in range(h)) for a in range(h)]
-    return (
-        sum(q[a] * N[a, a] for a in range(h))
-        - 2.0 * sum(q[a] * Np[a] for a in range(h))
-        + sum(q) * sum(P[a] * Np[a] for a in range(h))
-    )

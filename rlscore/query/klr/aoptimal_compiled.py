@@ -10,7 +10,8 @@ softmax null vector ``1`` (h' = h − 1 coordinates, h' = h = 1 for two classes)
 risk does not see.
 
 The kernel compiles on first use (cached on disk by numba afterwards); this module is imported
-only when a fast-mode query runs on the m features.
+only when a fast-mode query runs (with the blocks by Woodbury on the m features or on the
+labeled points).
 """
 
 from __future__ import annotations
@@ -131,7 +132,7 @@ def _binary_terms(beta, j, n00, Y, c0, c1, flat, work, p, term):  # pragma: no c
 
 
 @numba.njit(cache=True, fastmath=_FASTMATH, inline="always")
-def _softmax_terms(beta, j, N, Y, c0, c1, flat, work, p, Np, term):  # pragma: no cover
+def _softmax_terms(beta, j, N, Y, c0, c1, flat, work, p, Np, acc, term):  # pragma: no cover
     """``term[k]``: point j's risk term after labeling candidate k with the label whose step is
     ``Y[:, c0]`` and factor columns ``Y[:, c0 + 1 : c1]``, h ≥ 2 classes (``p`` views
     ``flat``)."""
@@ -145,11 +146,15 @@ def _softmax_terms(beta, j, N, Y, c0, c1, flat, work, p, Np, term):  # pragma: n
         for k in range(c):
             p[a, k] = beta[j, a] - Y[a, c0, k] - term[k]
     _exp_nonpositive(flat, work)
+    # every loop below runs over the candidates innermost (unit stride: vectorised), the class
+    # sums accumulated in rows of ``acc``
     for k in range(c):
-        tot = 0.0
-        for a in range(h):
-            tot += p[a, k]
-        term[k] = 1.0 / tot
+        term[k] = p[0, k]
+    for a in range(1, h):
+        for k in range(c):
+            term[k] += p[a, k]
+    for k in range(c):
+        term[k] = 1.0 / term[k]
     for a in range(h):
         for k in range(c):
             p[a, k] *= term[k]
@@ -161,28 +166,33 @@ def _softmax_terms(beta, j, N, Y, c0, c1, flat, work, p, Np, term):  # pragma: n
             nab = N[a, b]
             for k in range(c):
                 Np[a, k] += nab * p[b, k]
+    sq, t1, t2, t3 = acc[0], acc[1], acc[2], acc[3]
     for k in range(c):
-        sq = 0.0
-        t1 = 0.0
-        t2 = 0.0
-        t3 = 0.0
-        for a in range(h):
+        sq[k] = 0.0
+        t1[k] = 0.0
+        t2[k] = 0.0
+        t3[k] = 0.0
+    for a in range(h):
+        naa = N[a, a]
+        for k in range(c):
             qa = p[a, k] * p[a, k]
-            sq += qa
-            t1 += qa * N[a, a]
-            t2 += qa * Np[a, k]
-            t3 += p[a, k] * Np[a, k]
-        term[k] = t1 - 2.0 * t2 + sq * t3
+            sq[k] += qa
+            t1[k] += qa * naa
+            t2[k] += qa * Np[a, k]
+            t3[k] += p[a, k] * Np[a, k]
+    for k in range(c):
+        term[k] = t1[k] - 2.0 * t2[k] + sq[k] * t3[k]
+    py = acc[0]
     for r in range(c0 + 1, c1):
         for k in range(c):
-            py = 0.0
-            for a in range(h):
-                py += p[a, k] * Y[a, r, k]
-            sub = 0.0
-            for a in range(h):
-                fy = p[a, k] * (Y[a, r, k] - py)
-                sub += fy * fy
-            term[k] -= sub
+            py[k] = p[0, k] * Y[0, r, k]
+        for a in range(1, h):
+            for k in range(c):
+                py[k] += p[a, k] * Y[a, r, k]
+        for a in range(h):
+            for k in range(c):
+                fy = p[a, k] * (Y[a, r, k] - py[k])
+                term[k] -= fy * fy
 
 
 @numba.njit(cache=True, fastmath=_FASTMATH, nogil=True)
@@ -200,6 +210,7 @@ def _accumulate(Z, Dp, beta, Xr, Qp, n_labels, own, out):  # pragma: no cover
     work = np.empty(h * c)
     p = flat.reshape(h, c)
     Np = np.empty((h, c))
+    acc = np.empty((4, c))
     term = np.empty(c)
     for j in range(nb):
         _variance_block(Dp, j, Qp, N)
@@ -209,7 +220,7 @@ def _accumulate(Z, Dp, beta, Xr, Qp, n_labels, own, out):  # pragma: no cover
             if h == 1:
                 _binary_terms(beta, j, N[0, 0], Y, c0, c0 + per_label, flat, work, p, term)
             else:
-                _softmax_terms(beta, j, N, Y, c0, c0 + per_label, flat, work, p, Np, term)
+                _softmax_terms(beta, j, N, Y, c0, c0 + per_label, flat, work, p, Np, acc, term)
             for k in range(c):
                 if own[k] != j:  # the candidate is labeled after the query: not in the sum
                     out[k, lab] += term[k]

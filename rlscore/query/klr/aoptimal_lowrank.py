@@ -29,7 +29,7 @@ from rlscore.core.kernels.functions import VECTOR_KERNELS
 from rlscore.core.kernels.lowrank import LowRankKernel
 from rlscore.core.klr.link import fisher_blocks
 from rlscore.core.klr.posterior import FeaturePosterior
-from rlscore.query.klr.aoptimal import CHUNK_ELEMENTS, AOptimalKLR
+from rlscore.query.klr.aoptimal import AOptimalKLR
 
 __all__ = ["LowRankAOptimalKLR"]
 
@@ -55,12 +55,8 @@ class LowRankAOptimalKLR(AOptimalKLR):
     lowrank_ : LowRankKernel or None — the fitted feature map (None when Φ is the pool).
     """
 
-    # each chunk of candidates reads all of Φ once: larger chunks (64 MB of planes) amortise it
-    _chunk_elements = 8 * CHUNK_ELEMENTS
     # the features are most of the state and replaying the labels is cheap: no snapshots
     snapshot_worthy = False
-    #: candidates per pass of the compiled pair kernel (bounds the blocks of S'_jk)
-    PAIR_CANDIDATES = 512
     _kernel_params = ("kernel", "sigma", "degree", "n_landmarks", "landmarks", "random_state")
 
     def __init__(
@@ -132,32 +128,6 @@ class LowRankAOptimalKLR(AOptimalKLR):
             cached = (key, FeaturePosterior(self.features_, self._L, U, P_L, self._lam))
             self._posterior_cache = cached
         return cached[1]
-
-    def _fast_label_risks(self, cands: np.ndarray) -> np.ndarray:
-        """On the m features (l ≥ m): the posterior blocks in the basis off the softmax null
-        vector, made a block of risk points at a time by a product with Φ's rows, and every
-        pair's arithmetic in the compiled pass of :mod:`rlscore.query.klr.aoptimal_compiled`
-        (docs/mathematics.md §7); the same risks as :class:`AOptimalKLR`'s planes."""
-        if len(self._L) < self.features_.shape[1]:
-            return super()._fast_label_risks(cands)
-        from rlscore.query.klr.aoptimal_compiled import accumulate_pair_risks  # loads numba
-
-        n_classes = self.classes_.size
-        U, pos_in_U = self._risk_positions(cands)
-        posterior = self._posterior(U)
-        Qp = posterior.basis
-        out = np.zeros((cands.size, n_classes))
-        for s0 in range(0, cands.size, self.PAIR_CANDIDATES):
-            C = cands[s0 : s0 + self.PAIR_CANDIDATES]
-            S_kk, V = posterior.reduced_at(C)
-            X = np.concatenate(self._step_columns(C, S_kk), axis=2)  # (c, h, R)
-            Xr = np.ascontiguousarray(np.einsum("ha,khr->ark", Qp, X))
-            own_pos = pos_in_U[s0 : s0 + C.size]
-            for start, stop, Z in posterior.reduced_blocks(V):
-                own = np.where((own_pos >= start) & (own_pos < stop), own_pos - start, -1)
-                D, beta = posterior.reduced_diagonal[start:stop], self._beta[U[start:stop]]
-                accumulate_pair_risks(Z, D, beta, Xr, Qp, n_classes, own, out[s0 : s0 + C.size])
-        return out
 
     def _risk_terms(self, L, P, U) -> np.ndarray:
         if list(L) != list(self._L) or P is not self._P:
