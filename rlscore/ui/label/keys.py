@@ -62,10 +62,13 @@ _SCRIPT = """
   const actionKeys = __ACTION_KEYS__;
   const minDwell = __MIN_DWELL_MS__;
   let pressedAt = 0, sawRun = false, busy = false, pressedOn = null;
-  let drawnPoint = null, drawnAt = 0;
+  let drawnPoint = null, drawnAt = 0, ackPoint = null;
   w.__rlscoreDroppedKeys = 0;
   w.__rlscoreDropped = [];
   w.__rlscoreDrawTimes = [];
+  w.__rlscorePaintAcks = [];
+  // the last label or skip press sent: {point, state, answered} (read by the outage script)
+  w.__rlscoreLastPress = null;
   const marker = () => doc.querySelector(__PANEL__);
   // the query panel's marker (rlscore.ui.label.refresh) changes once the next point is drawn
   const panelState = () => { const m = marker(); return m ? m.dataset.rlsState : null; };
@@ -73,6 +76,7 @@ _SCRIPT = """
     ["INPUT", "TEXTAREA", "SELECT"].includes(el.tagName));
   let note = null;
   const say = (text) => {
+    if (!note) note = doc.getElementById("rlscore-press-notice");  // the outage script's
     if (!note) {
       note = doc.createElement("div");
       note.id = "rlscore-press-notice";
@@ -93,15 +97,41 @@ _SCRIPT = """
     w.__rlscoreDropped.push({reason: reason, at: Date.now(), point: drawnPoint});
     say(text);
   };
+  // the point's paint acknowledged to the server (its hidden button, rlscore.ui.label.actions)
+  // once a frame with it has been painted: the server's dwell counts from there
+  const ack = () => {
+    if (!ackPoint) return;
+    const [uid, pt] = ackPoint.split(":");
+    const button = doc.querySelector(".st-key-paint_" + uid + "_" + pt + " button");
+    if (!button) return;
+    w.__rlscorePaintAcks.push({point: ackPoint, at: Date.now()});
+    ackPoint = null;
+    button.click();
+  };
+  const afterPaint = () => w.requestAnimationFrame(() => w.requestAnimationFrame(ack));
   const pointDrawn = () => {
     const m = marker();
     if (!m) return;
     const point = m.dataset.rlsPoint || "";
+    const last = w.__rlscoreLastPress;
+    if (last && !last.answered && m.dataset.rlsState !== last.state) last.answered = true;
     if (point === drawnPoint) return;
     drawnPoint = point;
     drawnAt = Date.now();
-    if (point) w.__rlscoreDrawTimes.push({point: point, at: drawnAt});
+    if (point) { w.__rlscoreDrawTimes.push({point: point, at: drawnAt}); ackPoint = point; }
+    afterPaint();
     unsay();
+  };
+  // a press that reached a label or Skip button: remembered until the panel answers it
+  const sent = () => {
+    w.__rlscoreLastPress = {point: drawnPoint, state: panelState(), answered: false};
+  };
+  // the enabled button a shortcut key presses (Streamlit's own shortcuts), if any
+  const BUTTONS = {s: "skip_", u: "undo_"};
+  const answers = (key) => {
+    const k = key.toLowerCase();
+    const name = BUTTONS[k] || "label_" + (Number(k) - 1) + "_";
+    return doc.querySelector('[class*="st-key-' + name + '"] button:not([disabled])');
   };
   // a press on the point on screen less than the minimum dwell after it was drawn
   const tooSoon = (e) => {
@@ -116,11 +146,16 @@ _SCRIPT = """
     if (!app) { w.setTimeout(watch, 50); return; }
     new w.MutationObserver(() => {
       const s = app.getAttribute("data-test-script-state");
+      const last = w.__rlscoreLastPress;
+      // a run started after the press and finished: the press was answered
+      if (last && s === "running") last.ran = true;
+      else if (last && last.ran) last.answered = true;
       if (s === "running") sawRun = true;
       else if (sawRun) { busy = false; sawRun = false; }
     }).observe(app, {attributes: true, attributeFilter: ["data-test-script-state"]});
     new w.MutationObserver(() => {
       pointDrawn();
+      if (ackPoint) afterPaint();
       if (busy && pressedOn !== null && panelState() !== pressedOn) busy = false;
     }).observe(app, {subtree: true, childList: true, attributes: true,
                      attributeFilter: ["data-rls-state", "data-rls-point"]});
@@ -133,17 +168,23 @@ _SCRIPT = """
     if (busy && !sawRun && Date.now() - pressedAt > __NO_RUN_MS__) busy = false;
     if (e.repeat) { drop(e, "repeat", "Press ignored: a key held down does not label."); return; }
     if (busy) {
-      drop(e, "busy", "Press ignored: the next point was still being drawn.");
+      drop(e, "busy", "Press ignored: your previous press is still being answered.");
+      return;
+    }
+    if (!answers(e.key)) {
+      drop(e, "none", "Press ignored: no button on this page answers key " + e.key +
+           "; nothing was saved.");
       return;
     }
     if (actionKeys.has(e.key) && tooSoon(e)) return;
     busy = true; sawRun = false; pressedAt = Date.now(); pressedOn = panelState();
+    if (actionKeys.has(e.key)) sent();
   }, true);
   // clicks on a label or Skip button are held to the same minimum dwell
   w.addEventListener("click", (e) => {
     const t = e.target;
-    if (t && t.closest && t.closest('[class*="st-key-label_"], [class*="st-key-skip_"]'))
-      tooSoon(e);
+    if (t && t.closest && t.closest('[class*="st-key-label_"], [class*="st-key-skip_"]') &&
+        !tooSoon(e)) sent();
   }, true);
   const blurField = () => w.setTimeout(() => {
     const el = doc.activeElement;
