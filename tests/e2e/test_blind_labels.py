@@ -144,22 +144,70 @@ def test_a_click_right_after_the_draw_is_dropped_and_says_why(browser, server, o
         context.close()
 
 
-def test_the_server_refuses_a_click_inside_the_dwell_without_the_page_guard(browser, start_server):
-    # a dwell longer than the page takes to load and settle on a slow machine, so that the
-    # server's own clock (from drawing the panel to the callback) is surely inside it
-    srv = start_server(RLSCORE_MIN_DWELL_MS=600_000)
+#: what a page without the key script can do: acknowledge the point's paint at once (a client
+#: that lies may) and click the first label button; resolves to the browser time of the ack
+ACK_NOW = """() => {
+  const m = document.querySelector("[data-rls-view='panel']");
+  const [uid, pt] = m.dataset.rlsPoint.split(":");
+  document.querySelector(".st-key-paint_" + uid + "_" + pt + " button").click();
+  return Date.now();
+}"""
+CLICK_FIRST_LABEL = "() => document.querySelector('[class*=\"st-key-label_0_\"] button').click()"
+
+
+def test_without_the_page_script_the_server_counts_the_dwell_from_the_paint(
+    browser, server, own_sample
+):
+    # issue 34, item 5: the key script bypassed, clicks sent at once; the server refuses a
+    # label before the page acknowledged the paint, and one less than the dwell after it
+    moons = own_sample("two_moons")
     context = new_context(browser)
-    context.add_init_script("window.__rlscoreKeyGuard = true;")  # no browser guard
+    context.add_init_script("window.__rlscoreKeyGuard = true;")  # no key script: no paint ack
     page = context.new_page()
     try:
-        page.goto(f"{srv.url}/?project=two_moons&annotator=ada")
+        page.goto(f"{server.url}/?project={moons}&annotator=ada")
         wait_text(page, "Labeled 0 of 220")
-        label_button(page, "-1").click()
-        alert = page.locator(ALERT).filter(has_text=re.compile(r"Press ignored: point #\d+")).first
-        expect(alert).to_contain_text("had been on screen for")
-        expect(alert).to_contain_text("nothing was saved")
+        q = heading_number(page, "Next query:")
+        page.wait_for_timeout(MIN_DWELL_MS + 100)  # drawn long enough; never acknowledged
+        page.evaluate(CLICK_FIRST_LABEL)
+        unpainted = page.locator(ALERT).filter(has_text=f"not yet confirmed that point #{q}")
+        expect(unpainted.first).to_contain_text("nothing was saved")
         settle(page)
-        assert label_events(srv.db, "two_moons") == []
+        assert label_events(server.db, moons) == []
+        # acknowledged, then clicked at once: inside the dwell counted from the ack
+        page.evaluate(ACK_NOW)
+        page.evaluate(CLICK_FIRST_LABEL)
+        soon = page.locator(ALERT).filter(has_text=f"Press ignored: point #{q} had been on")
+        expect(soon.first).to_contain_text("nothing was saved")
+        settle(page)
+        assert label_events(server.db, moons) == []
+        # the same click the dwell after the acknowledgement is saved, and the store's commit
+        # time is at least the dwell after the page's acknowledgement (one machine, one clock)
+        acked = page.evaluate(ACK_NOW)  # a repeated ack keeps the first one's time
+        page.wait_for_timeout(MIN_DWELL_MS + 50)
+        page.evaluate(CLICK_FIRST_LABEL)
+        wait_text(page, "Labeled 1 of 220")
+        (event,) = label_events(server.db, moons)
+        assert event.point == q and event.timestamp * 1000 - acked >= MIN_DWELL_MS
+    finally:
+        context.close()
+
+
+def test_the_page_acknowledges_each_paint_before_any_label(browser, server, own_sample):
+    # with the key script: every stored label came the dwell after its paint acknowledgement
+    moons = own_sample("two_moons")
+    context = new_context(browser)
+    page = context.new_page()
+    try:
+        open_app(page, f"{server.url}/?project={moons}", 0)
+        for n in range(1, 4):
+            settle(page)
+            page.keyboard.press("1")
+            wait_text(page, f"Labeled {n} of 220")
+        acks = page.evaluate("window.__rlscorePaintAcks")
+        for e in label_events(server.db, moons):
+            sent = [a["at"] for a in acks if a["point"].endswith(f":{e.point}")]
+            assert sent and e.timestamp * 1000 - sent[0] >= MIN_DWELL_MS, (e, acks)
     finally:
         context.close()
 
@@ -200,9 +248,17 @@ def test_a_project_deleted_under_the_tab_stores_nothing_anywhere(browser, start_
         settle(page)
         # the tab fell back to another project, but none of its label buttons is there
         expect(page.locator('[class*="st-key-label_"]')).to_have_count(0)
+        dropped_before = page.evaluate("window.__rlscoreDropped.length")
         for key in ("1", "2", "s"):
             page.keyboard.press(key)
         settle(page)
+        # each key is said to have no button here; none is "the next point was being drawn"
+        # (issue 34, item 3: no point was being drawn)
+        dropped = page.evaluate(f"window.__rlscoreDropped.slice({dropped_before})")
+        assert [d["reason"] for d in dropped] == ["none", "none", "none"], dropped
+        expect(page.locator("#rlscore-press-notice")).to_have_text(
+            "Press ignored: no button on this page answers key s; nothing was saved."
+        )
         with open_store(srv.db) as store:
             assert all(list(store.events(name)) == [] for name in store.list_projects())
         # only a deliberate choice labels the other project
@@ -258,7 +314,8 @@ def test_notices_say_what_the_database_holds(browser, server, own_sample):
         settle(b)
         label_button(b, "1").click()
         offer = b.locator(ALERT).filter(has_text=f"after point #{q0} was shown here").first
-        expect(offer).to_contain_text("you (in another tab) labeled it")
+        # no tab named: what the store holds, and how long ago (issue 34, item 3)
+        expect(offer).to_contain_text(re.compile(r"you labeled it\s*-1\s*\(\d+ s ago\)"))
         assert stored(server.db, moons).labels == {q0: -1}  # not saved yet
         b.get_by_role("button", name="Relabel as 1 anyway").click()
         expect(

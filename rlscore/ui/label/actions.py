@@ -284,7 +284,8 @@ def _refusal_text(exc: Exception, shown: ShownPoint | None) -> str:
     if isinstance(exc, TooSoonError):
         return (
             f"Press ignored: point #{exc.point} had been on screen for "
-            f"{exc.dwell * 1000:.0f} ms (less than {exc.min_dwell * 1000:.0f} ms); nothing "
+            f"{exc.dwell * 1000:.0f} ms as far as the server can tell (from its render or the "
+            f"page's paint acknowledgement, less than {exc.min_dwell * 1000:.0f} ms); nothing "
             "was saved."
         )
     if isinstance(exc, UnknownProjectError) and shown is not None:

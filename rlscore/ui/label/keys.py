@@ -16,6 +16,17 @@ added by a small script installed once per page (:func:`install_key_guard`):
   ``window.__rlscoreDrawTimes`` as ``{point, at}``, ``at`` in ms since the epoch), and a
   shortcut key or a click on a label or Skip button less than the minimum dwell after it
   (:mod:`rlscore.sessions.actions.dwell`, ``$RLSCORE_MIN_DWELL_MS``) is dropped.
+* **The paint is acknowledged to the server.** Two animation frames after a new point's
+  marker appears (the point has been painted), the script presses the point's hidden
+  acknowledgement button (:func:`rlscore.ui.label.actions.note_painted`, listed in
+  ``window.__rlscorePaintAcks``): the server's minimum dwell counts from when that arrives,
+  and it refuses a label or skip of the point before it.
+* **A key no button answers is dropped with that reason** ("no button on this page answers
+  key 1", e.g. after the project was deleted under the tab), not taken for a press whose
+  point is still being drawn.
+* **The last press is remembered** (``window.__rlscoreLastPress``: its point, and whether a
+  run answered it), so that a press the server never applied because the page met a
+  database outage first is named (:mod:`rlscore.ui.shell.database_status`).
 * **A dropped press says so.** A small status line at the bottom of the page says why
   ("Press ignored: the point had been on screen for 60 ms"); it clears when the next point is
   drawn. Dropped presses are also counted in ``window.__rlscoreDroppedKeys`` and listed in
@@ -27,8 +38,11 @@ added by a small script installed once per page (:func:`install_key_guard`):
 
 The server-side rules do not depend on this script: every label carries the point, the log
 version, the project and the moment the point was drawn, and the session refuses a stale one,
-one for a deleted project and one inside the minimum dwell (:mod:`rlscore.ui.label.actions`,
-:mod:`rlscore.sessions.actions.session`). The script only spares the annotator the refusals.
+one for a deleted project and one inside the minimum dwell counted from the later of the
+server's render and the paint acknowledgement (:mod:`rlscore.ui.label.actions`,
+:mod:`rlscore.sessions.actions.session`). Without the script no label of the query panel's
+point is accepted while a minimum dwell is in force; with it, the script spares the annotator
+the refusals.
 """
 
 from __future__ import annotations
@@ -63,6 +77,8 @@ _SCRIPT = """
   const minDwell = __MIN_DWELL_MS__;
   let pressedAt = 0, sawRun = false, busy = false, pressedOn = null;
   let drawnPoint = null, drawnAt = 0, ackPoint = null;
+  // the acknowledgement's press and the end of the run that applied it (0: not yet)
+  let ackSentAt = 0, ackRan = false, ackDoneAt = 0;
   w.__rlscoreDroppedKeys = 0;
   w.__rlscoreDropped = [];
   w.__rlscoreDrawTimes = [];
@@ -106,6 +122,7 @@ _SCRIPT = """
     if (!button) return;
     w.__rlscorePaintAcks.push({point: ackPoint, at: Date.now()});
     ackPoint = null;
+    ackSentAt = Date.now(); ackRan = false; ackDoneAt = 0;
     button.click();
   };
   const afterPaint = () => w.requestAnimationFrame(() => w.requestAnimationFrame(ack));
@@ -133,19 +150,48 @@ _SCRIPT = """
     const name = BUTTONS[k] || "label_" + (Number(k) - 1) + "_";
     return doc.querySelector('[class*="st-key-' + name + '"] button:not([disabled])');
   };
-  // a press on the point on screen less than the minimum dwell after it was drawn
+  // when the server had applied the point's paint acknowledgement, by this page's clock (0:
+  // not yet); a run that cannot be seen starting frees it after NO_RUN_MS
+  const confirmedAt = () => {
+    const app = doc.querySelector('[data-testid="stApp"]');
+    const idle = app && app.getAttribute("data-test-script-state") === "notRunning";
+    if (!ackDoneAt && ackSentAt && !ackPoint && idle &&
+        Date.now() - ackSentAt > __NO_RUN_MS__) ackDoneAt = Date.now();
+    return ackPoint ? 0 : ackDoneAt;
+  };
+  w.__rlscoreConfirmedAt = confirmedAt;
+  // a press on the point on screen less than the minimum dwell after it was drawn, or after
+  // the server applied its paint acknowledgement (the server's dwell counts from there)
   const tooSoon = (e) => {
     const dwell = Date.now() - drawnAt;
-    if (!drawnPoint || dwell >= minDwell) return false;
-    drop(e, "dwell", "Press ignored: the point had been on screen for " + dwell + " ms " +
-         "(less than " + minDwell + " ms).");
-    return true;
+    if (!drawnPoint || minDwell <= 0) return false;
+    if (dwell < minDwell) {
+      drop(e, "dwell", "Press ignored: the point had been on screen for " + dwell + " ms " +
+           "(less than " + minDwell + " ms).");
+      return true;
+    }
+    const confirmed = confirmedAt();
+    if (!confirmed) {
+      drop(e, "unconfirmed", "Press ignored: the server has not yet confirmed that this " +
+           "point is on screen (the page is busy); press again in a moment.");
+      return true;
+    }
+    if (Date.now() - confirmed < minDwell) {
+      drop(e, "unconfirmed", "Press ignored: the server confirmed this point only " +
+           (Date.now() - confirmed) + " ms ago (less than " + minDwell + " ms); press again.");
+      return true;
+    }
+    return false;
   };
   const watch = () => {
     const app = doc.querySelector('[data-testid="stApp"]');
     if (!app) { w.setTimeout(watch, 50); return; }
     new w.MutationObserver(() => {
       const s = app.getAttribute("data-test-script-state");
+      if (ackSentAt && !ackDoneAt) {  // the run that applies the acknowledgement, and its end
+        if (s === "running") ackRan = true;
+        else if (ackRan) ackDoneAt = Date.now();
+      }
       const last = w.__rlscoreLastPress;
       // a run started after the press and finished: the press was answered
       if (last && s === "running") last.ran = true;
@@ -165,6 +211,8 @@ _SCRIPT = """
   w.addEventListener("keydown", (e) => {
     if (!keys.has(e.key) || e.ctrlKey || e.metaKey || e.altKey) return;
     if (typing(doc.activeElement)) return;
+    // in an outage the outage script refuses keys (rlscore.ui.shell.database_status)
+    if (doc.querySelector("[data-rls-outage]")) return;
     if (busy && !sawRun && Date.now() - pressedAt > __NO_RUN_MS__) busy = false;
     if (e.repeat) { drop(e, "repeat", "Press ignored: a key held down does not label."); return; }
     if (busy) {

@@ -12,7 +12,10 @@ is flashed, and the whole page runs again: it resumes without a reload.
 While the message is up the page has no label buttons; a shortcut key pressed then is
 refused with the same message in the page's status line (never dropped without a word). A
 click that reached the server before the page noticed is refused by its callback
-(:mod:`rlscore.ui.label.actions`), which says so and records the outcome shown here.
+(:mod:`rlscore.ui.label.actions`), which says so and records the outcome shown here. A press
+sent as the page met the outage, whose button was gone before the server could run its
+callback, is named by the page's status line ("Your press on point #349 was not saved"): the
+script sees that the press was not answered and that the message does not name its point.
 
 :func:`database_guard` wraps a whole run (``app.py``),
 :func:`~rlscore.ui.shell.errors.report_errors` sends this error here too, so it never reaches the
