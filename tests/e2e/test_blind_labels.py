@@ -304,12 +304,17 @@ def test_notices_say_what_the_database_holds(browser, server, own_sample):
         assert open_app(b, url, 0, annotator="ada") == q0  # one annotator, two tabs
         settle(a)
         wait_dwell(a)
-        # one click: the notice says saved, and the database holds it
-        label_button(a, "-1").click()
+        # a double click in one tab (one press reaching the server twice, or two presses):
+        # the notice says saved, and the database holds one label (issue 34, item 3: no
+        # "another tab", no "second press" for one tab's own press)
+        label_button(a, "-1").dblclick()
         saved = a.locator(ALERT).filter(has_text=f"Saved: point #{q0} labeled").first
         expect(saved).to_contain_text("-1")
+        settle(a)
         assert stored(server.db, moons).labels == {q0: -1}
-        expect(a.locator(ALERT).filter(has_text="Ignored")).to_have_count(0)
+        assert len(label_events(server.db, moons)) == 1
+        for false_claim in ("Ignored", "another tab", "second press", "Not saved"):
+            expect(a.locator(ALERT).filter(has_text=false_claim)).to_have_count(0)
         # the same annotator's different label from the other tab: offered as a relabel
         settle(b)
         label_button(b, "1").click()
