@@ -105,7 +105,11 @@ _SCRIPT = """
     note.textContent = text;  // text only: never interpreted as HTML
     note.hidden = false;
   };
-  const unsay = () => { if (note) { note.hidden = true; note.textContent = ""; } };
+  // looked up each time: the outage script may have made the status line (a lost press)
+  const unsay = () => {
+    note = note || doc.getElementById("rlscore-press-notice");
+    if (note) { note.hidden = true; note.textContent = ""; }
+  };
   const drop = (e, reason, text) => {
     e.stopImmediatePropagation();
     e.preventDefault();
