@@ -139,32 +139,72 @@ def test_a_repeat_after_a_teammate_relabeled_says_both_saved_events(store, tab):
     assert labels(store) == [(q, 1, "ada"), (q, -1, "bob")]
 
 
-def test_the_dwell_counts_from_the_pages_paint_acknowledgement(store, tab, monkeypatch):
+def test_the_dwell_counts_from_the_render_and_from_a_reported_paint(store, tab, monkeypatch):
     monkeypatch.setenv(dwell.MIN_DWELL_ENV, "200")
     handle = SessionHandle(session(store))
     tab["project"] = "moons"
     s = handle.session
     q = s.query(annotator="ada")[0]
     shown = actions.mark_shown("moons", s.project.uid, q, s.last_event_id)
-    # drawn by the server long ago, but the page never acknowledged the paint: refused
-    tab["shown"] = (tab["shown"][0], time.monotonic() - 5)
-    shown = actions.mark_shown("moons", s.project.uid, q, s.last_event_id)
+    # rendered just now, no paint reported: the render's count refuses it
     actions.label(handle, "ada", shown, 1)
     kind, text = notice()
-    assert kind == "info" and text.startswith("Press ignored: the page had not yet confirmed")
+    assert kind == "info" and text.startswith(f"Press ignored: point #{q} had been on screen")
     assert labels(store) == []
-    # acknowledged just now: the dwell counts from the acknowledgement, not the render
+    # rendered 5 s ago and a paint reported just now: the report's count refuses it
+    tab["shown"] = (tab["shown"][0], time.monotonic() - 5)
+    shown = actions.mark_shown("moons", s.project.uid, q, s.last_event_id)
     actions.note_painted(shown)
     actions.label(handle, "ada", shown, 1)
     kind, text = notice()
     assert kind == "info" and text.startswith(f"Press ignored: point #{q} had been on screen")
     assert labels(store) == []
-    # an acknowledgement of another point does not count for this one
+    # a report for another point neither replaces this point's nor counts for it
     other = actions.ShownPoint("moons", s.project.uid, q + 1, s.last_event_id, 0.0, True)
     actions.note_painted(other)
     assert tab["painted_point"][0] == ("moons", s.project.uid, q)
-    # acknowledged 0.3 s ago: saved
+    # reported 0.3 s ago: saved
     tab["painted_point"] = (tab["painted_point"][0], time.monotonic() - 0.3)
     actions.label(handle, "ada", shown, 1)
+    assert notice() == ("success", f"Saved: point #{q} labeled **1**.")
+    assert labels(store) == [(q, 1, "ada")]
+
+
+def test_without_a_paint_report_the_dwell_counts_from_the_render(store, tab, monkeypatch):
+    # a page without the key script never reports a paint: it is held to the render's count
+    # only, never refused for the missing report
+    monkeypatch.setenv(dwell.MIN_DWELL_ENV, "200")
+    handle = SessionHandle(session(store))
+    tab["project"] = "moons"
+    s = handle.session
+    q = s.query(annotator="ada")[0]
+    actions.mark_shown("moons", s.project.uid, q, s.last_event_id)
+    tab["shown"] = (tab["shown"][0], time.monotonic() - 0.3)
+    shown = actions.mark_shown("moons", s.project.uid, q, s.last_event_id)
+    actions.label(handle, "ada", shown, 1)
+    assert notice() == ("success", f"Saved: point #{q} labeled **1**.")
+    assert labels(store) == [(q, 1, "ada")]
+
+
+def test_a_press_delivered_again_after_the_next_point_was_drawn_says_saved(store, tab, monkeypatch):
+    # a double click whose second press runs after the first one's run drew the next point
+    # (whose paint is not reported yet): the press on the old point is told what the store
+    # holds, not "ignored" for a missing paint report (issue 34, item 3)
+    monkeypatch.setenv(dwell.MIN_DWELL_ENV, "200")
+    handle = SessionHandle(session(store))
+    tab["project"] = "moons"
+    s = handle.session
+    q = s.query(annotator="ada")[0]
+    actions.mark_shown("moons", s.project.uid, q, s.last_event_id)
+    tab["shown"] = (tab["shown"][0], time.monotonic() - 1)
+    shown = actions.mark_shown("moons", s.project.uid, q, s.last_event_id)
+    actions.note_painted(shown)
+    tab["painted_point"] = (tab["painted_point"][0], time.monotonic() - 0.5)
+    actions.label(handle, "ada", shown, 1)
+    assert notice() == ("success", f"Saved: point #{q} labeled **1**.")
+    q1 = s.query(annotator="ada")[0]
+    assert q1 != q
+    actions.mark_shown("moons", s.project.uid, q1, s.last_event_id)  # the next point drawn
+    actions.label(handle, "ada", shown, 1)  # the second press, bound to q
     assert notice() == ("success", f"Saved: point #{q} labeled **1**.")
     assert labels(store) == [(q, 1, "ada")]

@@ -144,8 +144,28 @@ def test_a_click_right_after_the_draw_is_dropped_and_says_why(browser, server, o
         context.close()
 
 
-#: what a page without the key script can do: acknowledge the point's paint at once (a client
-#: that lies may) and click the first label button; resolves to the browser time of the ack
+def test_the_server_refuses_a_click_inside_the_dwell_without_the_page_guard(browser, start_server):
+    # a dwell longer than the page takes to load and settle on a slow machine, so that the
+    # server's own clock (from drawing the panel to the callback) is surely inside it
+    srv = start_server(RLSCORE_MIN_DWELL_MS=600_000)
+    context = new_context(browser)
+    context.add_init_script("window.__rlscoreKeyGuard = true;")  # no browser guard
+    page = context.new_page()
+    try:
+        page.goto(f"{srv.url}/?project=two_moons&annotator=ada")
+        wait_text(page, "Labeled 0 of 220")
+        label_button(page, "-1").click()
+        alert = page.locator(ALERT).filter(has_text=re.compile(r"Press ignored: point #\d+")).first
+        expect(alert).to_contain_text("had been on screen for")
+        expect(alert).to_contain_text("nothing was saved")
+        settle(page)
+        assert label_events(srv.db, "two_moons") == []
+    finally:
+        context.close()
+
+
+#: what a page without the key script can do: report the point's paint at once (a client
+#: that lies may) and click the first label button; resolves to the browser time of the report
 ACK_NOW = """() => {
   const m = document.querySelector("[data-rls-view='panel']");
   const [uid, pt] = m.dataset.rlsPoint.split(":");
@@ -155,11 +175,12 @@ ACK_NOW = """() => {
 CLICK_FIRST_LABEL = "() => document.querySelector('[class*=\"st-key-label_0_\"] button').click()"
 
 
-def test_without_the_page_script_the_server_counts_the_dwell_from_the_paint(
+def test_without_the_page_script_a_reported_paint_holds_the_dwell_and_none_is_needed(
     browser, server, own_sample
 ):
-    # issue 34, item 5: the key script bypassed, clicks sent at once; the server refuses a
-    # label before the page acknowledged the paint, and one less than the dwell after it
+    # issue 34, item 5: the key script bypassed, clicks sent by a script of the test's own.
+    # A label is refused when its reported paint is younger than the dwell; without a report
+    # the server counts from its render, and a label the dwell after it is saved
     moons = own_sample("two_moons")
     context = new_context(browser)
     context.add_init_script("window.__rlscoreKeyGuard = true;")  # no key script: no paint ack
@@ -168,27 +189,32 @@ def test_without_the_page_script_the_server_counts_the_dwell_from_the_paint(
         page.goto(f"{server.url}/?project={moons}&annotator=ada")
         wait_text(page, "Labeled 0 of 220")
         q = heading_number(page, "Next query:")
-        page.wait_for_timeout(MIN_DWELL_MS + 100)  # drawn long enough; never acknowledged
-        page.evaluate(CLICK_FIRST_LABEL)
-        unpainted = page.locator(ALERT).filter(has_text=f"not yet confirmed that point #{q}")
-        expect(unpainted.first).to_contain_text("nothing was saved")
-        settle(page)
-        assert label_events(server.db, moons) == []
-        # acknowledged, then clicked at once: inside the dwell counted from the ack
+        page.wait_for_timeout(MIN_DWELL_MS + 100)  # rendered long enough ago
+        # the paint reported, then a click at once: inside the dwell counted from the report
         page.evaluate(ACK_NOW)
         page.evaluate(CLICK_FIRST_LABEL)
         soon = page.locator(ALERT).filter(has_text=f"Press ignored: point #{q} had been on")
         expect(soon.first).to_contain_text("nothing was saved")
         settle(page)
         assert label_events(server.db, moons) == []
-        # the same click the dwell after the acknowledgement is saved, and the store's commit
-        # time is at least the dwell after the page's acknowledgement (one machine, one clock)
-        acked = page.evaluate(ACK_NOW)  # a repeated ack keeps the first one's time
+        # the same click the dwell after the report is saved, and the store's commit time is
+        # at least the dwell after the page's report (one machine, one clock)
+        acked = page.evaluate(ACK_NOW)  # a repeated report keeps the first one's time
         page.wait_for_timeout(MIN_DWELL_MS + 50)
         page.evaluate(CLICK_FIRST_LABEL)
         wait_text(page, "Labeled 1 of 220")
         (event,) = label_events(server.db, moons)
         assert event.point == q and event.timestamp * 1000 - acked >= MIN_DWELL_MS
+        # the next point, never reported painted: counted from the render, not refused
+        settle(page)
+        q2 = heading_number(page, "Next query:")
+        page.wait_for_timeout(MIN_DWELL_MS + 100)
+        page.evaluate(CLICK_FIRST_LABEL)
+        wait_text(page, "Labeled 2 of 220")
+        assert [e.point for e in label_events(server.db, moons)] == [q, q2]
+        expect(
+            page.locator(ALERT).filter(has_text=f"Saved: point #{q2} labeled").first
+        ).to_be_visible()
     finally:
         context.close()
 
@@ -315,6 +341,9 @@ def test_notices_say_what_the_database_holds(browser, server, own_sample):
         assert len(label_events(server.db, moons)) == 1
         for false_claim in ("Ignored", "another tab", "second press", "Not saved"):
             expect(a.locator(ALERT).filter(has_text=false_claim)).to_have_count(0)
+        # one true notice about the point, and the page's status line dropped nothing
+        expect(a.locator('[data-testid="stAlert"]').filter(has_text=f"#{q0}")).to_have_count(1)
+        expect(a.locator("#rlscore-press-notice", has_text="ignored")).to_have_count(0)
         # the same annotator's different label from the other tab: offered as a relabel
         settle(b)
         label_button(b, "1").click()

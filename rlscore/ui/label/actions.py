@@ -16,8 +16,8 @@ tab's project is refused, and so is one that arrives less than the minimum dwell
 point appeared (:mod:`rlscore.sessions.actions.dwell`). For the query panel's point the dwell
 counts from the later of the server's render and the page's acknowledgement that the point is
 painted (:func:`note_painted`, pressed by the page's script, :mod:`rlscore.ui.label.keys`),
-both on this server's clock; a press before that acknowledgement is refused. Nothing is ever
-written to another project.
+both on this server's clock; without an acknowledgement it counts from the render. Nothing is
+ever written to another project.
 
 Every outcome says what the store holds: a saved label or skip is reported as saved. A press
 refused as stale whose decision is already in the store by the same annotator (one click whose
@@ -40,7 +40,7 @@ from typing import Any
 
 import streamlit as st
 
-from rlscore.sessions.actions.dwell import TooSoonError, min_dwell_seconds
+from rlscore.sessions.actions.dwell import TooSoonError
 from rlscore.sessions.actions.undo import undo_last
 from rlscore.storage import DatabaseUnavailableError, StaleActionError, UnknownProjectError
 from rlscore.ui.label.refresh import request_page_run
@@ -80,8 +80,8 @@ class ShownPoint:
         a deliberate change of a label already seen).
     paint_ack
         Whether the page's script acknowledges the point's paint (the query panel's point,
-        :func:`note_painted`): then the dwell counts from that acknowledgement, and a press
-        before it is refused.
+        :func:`note_painted`): then the dwell counts from the later of the render and that
+        acknowledgement, once one has arrived.
     """
 
     project: str
@@ -127,24 +127,16 @@ def note_painted(shown: ShownPoint) -> None:
 
 def _dwell_start(shown: ShownPoint) -> float | None:
     """When the minimum dwell of an action on ``shown`` starts, on this server's clock: the
-    later of the server's render and the page's paint acknowledgement (never earlier than
-    the render). Raises :class:`NotPaintedError` for a point whose paint was not
-    acknowledged while a minimum dwell is in force."""
-    if shown.shown_at is None or not shown.paint_ack or min_dwell_seconds() <= 0:
-        return shown.shown_at
+    later of the server's render and the page's paint acknowledgement of the point, if one
+    arrived (:func:`note_painted`); the render otherwise. Never earlier than the render, so a
+    page that sends no acknowledgement (no script, or a client that withholds it) is held to
+    the render's count, and one that reports a paint is held to that report too."""
     painted = st.session_state.get(_PAINTED)
-    if painted is None or painted[0] != (shown.project, shown.uid, shown.point):
-        raise NotPaintedError(shown.point)
+    if shown.shown_at is None or not shown.paint_ack or painted is None:
+        return shown.shown_at
+    if painted[0] != (shown.project, shown.uid, shown.point):  # another point's paint
+        return shown.shown_at
     return max(shown.shown_at, painted[1])
-
-
-class NotPaintedError(ValueError):
-    """A label or skip refused because the page had not acknowledged that its point was
-    painted (:func:`note_painted`). Nothing was written."""
-
-    def __init__(self, point: int):
-        self.point = int(point)
-        super().__init__(f"the page had not confirmed that point {point} was on screen")
 
 
 def mark_shown_project(project: str, uid: int | None) -> None:
@@ -276,11 +268,6 @@ def _refused(
 
 def _refusal_text(exc: Exception, shown: ShownPoint | None) -> str:
     """Why an action was not applied, in words for the annotator."""
-    if isinstance(exc, NotPaintedError):
-        return (
-            f"Press ignored: the page had not yet confirmed that point #{exc.point} was on "
-            "screen; nothing was saved. Press again once it is shown."
-        )
     if isinstance(exc, TooSoonError):
         return (
             f"Press ignored: point #{exc.point} had been on screen for "
@@ -315,7 +302,7 @@ def _run(
             note_unavailable(exc, kind, None if shown is None else shown.point)
             flash("warning", refusal_text())
         except Exception as exc:  # shown, never raised into the page
-            kind = "info" if isinstance(exc, TooSoonError | NotPaintedError) else "warning"
+            kind = "info" if isinstance(exc, TooSoonError) else "warning"
             flash(kind, _refusal_text(exc, shown))
     st.session_state.pop("selected", None)
     return result
@@ -481,7 +468,6 @@ def keep_theirs() -> None:
 
 
 __all__ = [
-    "NotPaintedError",
     "ShownPoint",
     "auto_label",
     "continue_with",

@@ -19,8 +19,8 @@ added by a small script installed once per page (:func:`install_key_guard`):
 * **The paint is acknowledged to the server.** Two animation frames after a new point's
   marker appears (the point has been painted), the script presses the point's hidden
   acknowledgement button (:func:`rlscore.ui.label.actions.note_painted`, listed in
-  ``window.__rlscorePaintAcks``): the server's minimum dwell counts from when that arrives,
-  and it refuses a label or skip of the point before it.
+  ``window.__rlscorePaintAcks``): the server's minimum dwell counts from the later of its
+  render and when that arrives; the script holds presses until the server has applied it.
 * **A key no button answers is dropped with that reason** ("no button on this page answers
   key 1", e.g. after the project was deleted under the tab), not taken for a press whose
   point is still being drawn.
@@ -40,9 +40,8 @@ The server-side rules do not depend on this script: every label carries the poin
 version, the project and the moment the point was drawn, and the session refuses a stale one,
 one for a deleted project and one inside the minimum dwell counted from the later of the
 server's render and the paint acknowledgement (:mod:`rlscore.ui.label.actions`,
-:mod:`rlscore.sessions.actions.session`). Without the script no label of the query panel's
-point is accepted while a minimum dwell is in force; with it, the script spares the annotator
-the refusals.
+:mod:`rlscore.sessions.actions.session`); without the acknowledgement (no script) the dwell
+counts from the server's render. The script only spares the annotator the refusals.
 """
 
 from __future__ import annotations
@@ -105,9 +104,9 @@ _SCRIPT = """
     note.textContent = text;  // text only: never interpreted as HTML
     note.hidden = false;
   };
-  // looked up each time: the outage script may have made the status line (a lost press)
+  // looked up by id each time: the outage script may have made the status line (a lost press)
   const unsay = () => {
-    note = note || doc.getElementById("rlscore-press-notice");
+    note = doc.getElementById("rlscore-press-notice") || note;
     if (note) { note.hidden = true; note.textContent = ""; }
   };
   const drop = (e, reason, text) => {
