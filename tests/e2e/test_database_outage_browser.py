@@ -71,6 +71,17 @@ def no_exception_box(page) -> None:
     expect(page.get_by_text("encountered an error")).to_have_count(0)
 
 
+def xfail_if_blank(page) -> None:
+    """An expected failure if the page went blank: the known defect of issue 34, item 4 (the
+    page can go blank in an outage under load), not the finding of the test that met it. Any
+    other failure stands."""
+    main = page.evaluate(
+        "() => (document.querySelector('[data-testid=\"stMain\"]') || {}).innerText || ''"
+    )
+    if not main.strip():
+        pytest.xfail("issue 34 item 4: the page went blank in the outage")
+
+
 # a known defect, not yet fixed: in fresh-clone runs of the suite the page went blank during the
 # outage (1 run of 3 on 2026-11-29) or showed the message twice (CI, 2026-11-28): issue 34,
 # item 4. Kept running so that its outcome is reported, quarantined so that it does not decide CI.
@@ -145,14 +156,12 @@ def test_a_press_as_the_database_goes_is_named_as_not_saved(browser, outage_clus
         expect(message).to_be_visible(timeout=WAIT_MS)
         said = re.compile(rf"\(point #{lost}\) was not saved|Your press on point #{lost} was not")
         named = page.locator(f"{ALERT}, #rlscore-press-notice").filter(has_text=said)
-        expect(named.first).to_be_visible()
         # never "your last label was saved" without naming the press that was not
-        print(
-            "said:",
-            message.inner_text(),
-            "|",
-            page.locator("#rlscore-press-notice").all_inner_texts(),
-        )
+        try:
+            expect(named.first).to_be_visible()
+        except AssertionError:
+            xfail_if_blank(page)
+            raise
         no_exception_box(page)
         outage_cluster.resume()
         expect(message).to_have_count(0, timeout=WAIT_MS)
