@@ -206,14 +206,17 @@ def query_panel(handle: SessionHandle, p: dict, annotator: str) -> None:
                 s.project.class_text,
             )
     if shown is not None:
-        # the hidden button the page's script presses once the point is painted
-        # (actions.note_painted): a run of the panel's own fragment, as a label is, not of a
-        # fragment of its own (Streamlit may drop one of two fragment runs asked for at once)
-        st.button(
-            "Painted", key=actions.paint_key(shown), on_click=actions.note_painted, args=(shown,)
-        )
+        _paint_ack(shown)
     refresh.refresh_button(refresh.PANEL_REFRESH)
     refresh.marker("panel", view_state(state.seen), point=point_id)
+
+
+def _paint_ack(shown: actions.ShownPoint) -> None:
+    """The hidden button the page's script presses once the point is painted
+    (:func:`rlscore.ui.label.actions.note_painted`). Its press is a run of the panel's own
+    fragment, as a label is, not of a fragment of its own: Streamlit may drop one of two
+    fragment runs asked for at once (:mod:`rlscore.ui.label.refresh`)."""
+    st.button("Painted", key=actions.paint_key(shown), on_click=actions.note_painted, args=(shown,))
 
 
 def _conflict(handle: SessionHandle, annotator: str, state: QueryPanelState) -> None:
