@@ -237,7 +237,7 @@ def enter_outage(exc: DatabaseUnavailableError) -> None:
 
 def show_outage() -> None:
     """Draw the outage message in place of the page, retry the database with backoff and run
-    the page again once it answers; stops the run (``st.stop``)."""
+    the page again once it answers; ends the page's run (``end_page``)."""
     script = _KEY_SCRIPT.replace("__KEYS__", js_key_set(SHORTCUT_KEYS))
     st.html(script, unsafe_allow_javascript=True)
 
