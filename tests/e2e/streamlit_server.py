@@ -62,6 +62,9 @@ class StreamlitServer:
         # periodic fragment run would be counted as the run a click triggered
         self.poll_seconds = poll_seconds
         self.log_path = Path(log)
+        # the log is appended to (a test may restart its server); what earlier runs of the
+        # tests left in it is not this server's
+        self._log_start = self.log_path.stat().st_size if self.log_path.exists() else 0
         self.port = port or free_port()
         self.script = script
         # the address the server binds (the tests always connect through 127.0.0.1) and the
@@ -120,8 +123,14 @@ class StreamlitServer:
         raise TimeoutError(f"streamlit not healthy after {timeout} s: {self.log()}")
 
     def log(self) -> str:
+        return self.written()[-4000:]
+
+    def written(self) -> str:
+        """Everything this server object's runs wrote to the log."""
         try:
-            return self.log_path.read_text(errors="replace")[-4000:]
+            with open(self.log_path, "rb") as f:
+                f.seek(self._log_start)
+                return f.read().decode(errors="replace")
         except OSError:
             return ""
 
