@@ -118,8 +118,7 @@ def pool_figure(
     data.extend(prediction_traces(draw, members, classes, predicted, confidence, class_names))
     data.extend(label_traces(draw, members, classes, labels, class_names))
     data.extend(mark_traces(draw, query, selected))
-    fig = go.Figure(data)
-    # set after the data, as before: the layout's JSON keeps its key order (template first)
+    fig = go.Figure(data)  # the layout after the data: its JSON keeps its key order
     return fig.update_layout(_pool_layout(title, height, axis_titles, members, counts))
 
 
