@@ -150,6 +150,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.labels < 4 or args.steps < 1:
         parser.error("--labels must be at least 4 (the page needs 3 from 2 classes), --steps ≥ 1")
+    # Streamlit reads .streamlit/config.toml from the working directory: the app's own (its
+    # address, without which the page refuses to run unauthenticated)
+    os.chdir(REPO)
     pin_blas(1)
     report_machine()
     from rlscore.ui.shell.params import LAM_LOG_RANGE, SIGMA_LOG_RANGE
