@@ -138,3 +138,18 @@ def test_the_density_layer_is_counted_once_and_drawn_as_counted_afresh(monkeypat
     assert density_counts(handle, plane, MAX_POINTS) is None
     fitting = {int(i): 1 for i in range(600)}
     assert not any(t.type == "heatmap" for t in pool_figure(xy, [-1, 1], fitting).data)
+
+
+def test_a_one_feature_pool_gets_the_grid_of_all_its_points():
+    X, y = _pool()
+    X1 = X[:, :1]
+    engine = LowRankARLS(sigma=0.5, lam=0.1, n_landmarks=30, random_state=0).start(X1, [-1, 1])
+    handle, plane = _handle(engine), plane_projection(X1, ["x1"])
+    assert plane.one_feature
+    for i in (0, 300, 1):
+        _label(handle, engine, i, y)
+    xs, ys, F = decision_grid(handle, plane, RESOLUTION)
+    rx, ry, ref = grid_surface(plane.xy, engine.decision_function_at, RESOLUTION, one_feature=True)
+    np.testing.assert_array_equal(xs, rx)
+    np.testing.assert_array_equal(ys, ry)
+    np.testing.assert_allclose(F, ref, rtol=1e-12, atol=1e-12)

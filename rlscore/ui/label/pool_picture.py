@@ -102,7 +102,8 @@ def decision_grid(
     one = plane.one_feature
     if getattr(s.engine, "decision_function_at", None) is not None:
         try:
-            grid = grid_surface(plane.xy, _grid_scorer(handle), resolution, one_feature=one)
+            corners = _extent(handle, plane)
+            grid = grid_surface(corners, _grid_scorer(handle), resolution, one_feature=one)
         except ValueError:  # graph kernels are defined on the pool only
             grid = None
     if grid is None:
@@ -111,6 +112,22 @@ def decision_grid(
         grid = (xs, ys, interpolated_surface(plane.xy, values, xs, ys, one_feature=one))
     handle.cache["grid"] = (state, grid)
     return grid
+
+
+def _extent(handle: SessionHandle, plane: PlaneProjection) -> np.ndarray:
+    """Two rows standing for the pool's plane in :func:`grid_surface`: the least and the
+    greatest coordinates of its finite points (the plane itself when none is finite).
+
+    The grid covers the points' extent and depends on nothing else
+    (:func:`~rlscore.viz.plane.geometry.grid_points`), so it is the same from these two rows;
+    found once per session instead of over every point at every label.
+    """
+    if "extent" not in handle.cache:
+        xy = np.asarray(plane.xy, dtype=float).reshape(-1, 2)
+        finite = xy[np.isfinite(xy).all(axis=1)]
+        corners = np.vstack([finite.min(axis=0), finite.max(axis=0)]) if len(finite) else xy
+        handle.cache["extent"] = corners
+    return handle.cache["extent"]
 
 
 def _grid_scorer(handle: SessionHandle) -> Callable[[np.ndarray], np.ndarray]:
