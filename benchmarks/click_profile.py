@@ -147,12 +147,26 @@ def stop_sampler(proc: subprocess.Popen) -> None:
     proc.wait()
 
 
+#: innermost frames of a thread that waits (the event loop's select, the path watcher's sleep, a
+#: pool thread's wait for work, whose work is always in a deeper frame): py-spy counts such a
+#: thread as active while it waits for a core on a loaded machine (an idle server with an open
+#: page uses 0.004 s of CPU a second), so their samples are left out
+WAITS = (
+    "EpollSelector.select (",
+    "_schedule.<locals>.task (streamlit/watcher/",
+    "_worker (concurrent/futures/thread.py",
+)
+
+
 def read_samples(raw: Path) -> list[tuple[list[str], int]]:
-    """(frames root first, count) per line of py-spy's raw (collapsed) output."""
+    """(frames root first, count) per line of py-spy's raw (collapsed) output, without the
+    samples of a thread waiting in one of :data:`WAITS`."""
     samples = []
     for line in raw.read_text().splitlines():
         stack, _, count = line.rpartition(" ")
-        samples.append((stack.split(";"), int(count)))
+        frames = stack.split(";")
+        if not any(wait in frames[-1] for wait in WAITS):
+            samples.append((frames, int(count)))
     return samples
 
 
@@ -287,7 +301,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--n", type=int, default=2000, help="pool size (default 2000)")
     parser.add_argument("--clicks", type=int, default=20, help="profiled clicks (default 20)")
     parser.add_argument("--raw", type=Path, help="also keep py-spy's samples in this file")
+    parser.add_argument(
+        "--summarize",
+        nargs=2,
+        metavar=("RAW", "CPU"),
+        help="only print the parts of a kept --raw file of --clicks clicks, shared out over "
+        "the server's measured CPU seconds per click",
+    )
     args = parser.parse_args(argv)
+    if args.summarize:
+        raw, cpu = args.summarize
+        summarize(read_samples(Path(raw)), args.clicks, cpu=float(cpu))
+        return 0
     exe = chromium_executable()
     if exe is None:
         print("chromium is not installed (apt-get install chromium)", file=sys.stderr)
