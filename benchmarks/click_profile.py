@@ -34,6 +34,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from functools import partial
 from pathlib import Path
 
 from app_latency import (
@@ -41,6 +42,7 @@ from app_latency import (
     TIMEOUT_MS,
     open_page,
     query_on_page,
+    server_cpu,
     start_pool_server,
 )
 from harness import load_average, pin_blas, report_machine
@@ -80,21 +82,31 @@ PARTS = [
     ("figures fragment", "below_the_fold ("),
     ("script run, other (page setup, sidebar)", "script_runner.py"),
 ]
+#: where in the libraries the samples are, whatever the part (a frame's path or name)
+INSIDE = [
+    ("building the figures (rlscore/viz/figures)", ("rlscore/viz/figures/",)),
+    ("the boundary's grid (decision values at 70 × 70 points)", ("decision_grid (",)),
+    ("plotly (objects' validation, to_dict, to_json)", ("(plotly/", "(_plotly_utils/")),
+    ("st.plotly_chart (Streamlit's side, plotly's calls in it included)", ("plotly_chart (",)),
+    ("the engine and the database (rlscore core, query, sessions, storage)", None),
+]
 ENGINE_DIRS = ("rlscore/core/", "rlscore/query/", "rlscore/sessions/", "rlscore/storage/")
 
 
-def click_phases(page, project, clicks: int, cdp) -> list[dict]:
-    """Label ``clicks`` points; per click the browser's timestamps (ms) and main-thread busy
-    seconds from the click until the panel shows the next point."""
+def click_phases(page, project, clicks: int, cdp, server_cpu_now) -> list[dict]:
+    """Label ``clicks`` points; per click the browser's timestamps (ms), main-thread busy
+    seconds from the click until the panel shows the next point, and the server process's CPU
+    seconds (``server_cpu_now()``, all threads) from the click until the plot and the figures
+    have caught up and the run has ended: everything the server spends on a click."""
     page.evaluate(RECORDER, PANEL)
-    busy = []
+    busy, server = [], []
     for k in range(clicks):
         q = query_on_page(page)
         # the label buttons have shortcuts; the recent-labels list has buttons named by class too
         name = re.compile(rf"^{re.escape(str(project.truth[q]))} Shortcut \d$")
         button = page.get_by_role("button", name=name)
         button.wait_for()
-        before = task_seconds(cdp)
+        before, cpu = task_seconds(cdp), server_cpu_now()
         button.click()
         page.wait_for_function(
             f"() => window.__clicks.length > {k} && window.__clicks[{k}].panel !== undefined",
@@ -107,8 +119,9 @@ def click_phases(page, project, clicks: int, cdp) -> list[dict]:
             ".every((m, _, a) => m.dataset.rlsState === a[0].dataset.rlsState)"
         )
         page.locator('[data-testid="stApp"][data-test-script-state="notRunning"]').wait_for()
+        server.append(server_cpu_now() - cpu)
     marks = page.evaluate("window.__clicks")
-    return [dict(m, busy=b) for m, b in zip(marks, busy, strict=True)]
+    return [dict(m, busy=b, server=c) for m, b, c in zip(marks, busy, server, strict=True)]
 
 
 def task_seconds(cdp) -> float:
@@ -134,12 +147,26 @@ def stop_sampler(proc: subprocess.Popen) -> None:
     proc.wait()
 
 
+#: innermost frames of a thread that waits (the event loop's select, the path watcher's sleep, a
+#: pool thread's wait for work, whose work is always in a deeper frame): py-spy counts such a
+#: thread as active while it waits for a core on a loaded machine (an idle server with an open
+#: page uses 0.004 s of CPU a second), so their samples are left out
+WAITS = (
+    "EpollSelector.select (",
+    "_schedule.<locals>.task (streamlit/watcher/",
+    "_worker (concurrent/futures/thread.py",
+)
+
+
 def read_samples(raw: Path) -> list[tuple[list[str], int]]:
-    """(frames root first, count) per line of py-spy's raw (collapsed) output."""
+    """(frames root first, count) per line of py-spy's raw (collapsed) output, without the
+    samples of a thread waiting in one of :data:`WAITS`."""
     samples = []
     for line in raw.read_text().splitlines():
         stack, _, count = line.rpartition(" ")
-        samples.append((stack.split(";"), int(count)))
+        frames = stack.split(";")
+        if not any(wait in frames[-1] for wait in WAITS):
+            samples.append((frames, int(count)))
     return samples
 
 
@@ -163,7 +190,7 @@ def function_of(frame: str) -> str:
     return f"{name} ({path})"
 
 
-def summarize(samples, clicks: int, what: str = "per click") -> None:
+def summarize(samples, clicks: int, what: str = "per click", cpu: float | None = None) -> None:
     per_part = Counter()
     inclusive = Counter()  # functions of the callback + panel, each counted once per sample
     engine = 0
@@ -183,6 +210,21 @@ def summarize(samples, clicks: int, what: str = "per click") -> None:
     for part, count in per_part.most_common():
         print(f"  {seconds(count):7.3f}  {part}")
     print(f"  {seconds(sum(per_part.values())):7.3f}  all threads")
+    inside = Counter()  # where the script thread's samples are, across the parts
+    for frames, count in samples:
+        for name, marks in INSIDE:
+            if any(m in f for f in frames for m in marks or ENGINE_DIRS):
+                inside[name] += count
+    print("of them, in any part (a sample can count in more than one line):")
+    for name, _ in INSIDE:
+        print(f"  {seconds(inside[name]):7.3f}  {name}")
+    if cpu is not None:
+        # py-spy counts a thread that waits for a core as active: on a loaded machine its
+        # seconds exceed the CPU; its shares, applied to the process's measured CPU, do not
+        total = sum(per_part.values())
+        print(f"\nthe same shares of the server's measured CPU per click ({cpu:.3f} s), seconds:")
+        for part, count in [*per_part.most_common(), *((n, inside[n]) for n, _ in INSIDE)]:
+            print(f"  {cpu * count / total:7.3f}  {part}")
     waited = per_part[PARTS[0][0]] + per_part[PARTS[1][0]]
     if what != "per click":
         return
@@ -230,6 +272,12 @@ def report_phases(phases: list[dict]) -> None:
     print(f"  {med(request):7.1f}    click → app running (request sent, server started the run)")
     print(f"  {med(answer):7.1f}    app running → next query drawn (server run + drawing)")
     print(f"  {med(busy):7.1f}  Chromium main thread busy in click → next query (CDP TaskDuration)")
+    server = sorted(p["server"] for p in phases)
+    print(
+        f"\nserver process CPU per click (/proc user + system, all threads, click until the plot "
+        f"and figures caught up), s: median {med(server):.3f}, min {server[0]:.3f}, "
+        f"max {server[-1]:.3f}"
+    )
 
 
 def profile_second_tab(context, url: str, pid: int, raw: Path) -> dict:
@@ -253,7 +301,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--n", type=int, default=2000, help="pool size (default 2000)")
     parser.add_argument("--clicks", type=int, default=20, help="profiled clicks (default 20)")
     parser.add_argument("--raw", type=Path, help="also keep py-spy's samples in this file")
+    parser.add_argument(
+        "--summarize",
+        nargs=2,
+        metavar=("RAW", "CPU"),
+        help="only print the parts of a kept --raw file of --clicks clicks, shared out over "
+        "the server's measured CPU seconds per click",
+    )
     args = parser.parse_args(argv)
+    if args.summarize:
+        raw, cpu = args.summarize
+        summarize(read_samples(Path(raw)), args.clicks, cpu=float(cpu))
+        return 0
     exe = chromium_executable()
     if exe is None:
         print("chromium is not installed (apt-get install chromium)", file=sys.stderr)
@@ -273,13 +332,14 @@ def main(argv: list[str] | None = None) -> int:
             load = profile_second_tab(context, url, server.proc.pid, Path(tmp) / "load.txt")
             cdp = context.new_cdp_session(page)
             cdp.send("Performance.enable")
-            click_phases(page, project, 3, cdp)  # warm-up, not profiled
+            cpu_now = partial(server_cpu, server)
+            click_phases(page, project, 3, cdp, cpu_now)  # warm-up, not profiled
             page.evaluate("window.__clicks = []")  # the recorder stays installed
             raw = Path(tmp) / "samples.txt"
             sampler = start_sampler(server.proc.pid, raw)
             tic = time.perf_counter()
             try:
-                phases = click_phases(page, project, args.clicks, cdp)
+                phases = click_phases(page, project, args.clicks, cdp, cpu_now)
             finally:
                 stop_sampler(sampler)
             wall = time.perf_counter() - tic
@@ -292,7 +352,8 @@ def main(argv: list[str] | None = None) -> int:
               f"plot are drawn; Chromium main thread busy {load['busy']:.2f} s")  # fmt: skip
         summarize(load["samples"], 1, "while the second tab loads")
         report_phases(phases)
-        summarize(read_samples(raw), args.clicks)
+        cpu = statistics.median(p["server"] for p in phases)
+        summarize(read_samples(raw), args.clicks, cpu=cpu)
         if args.raw:
             shutil.copy(raw, args.raw)
     print(f"# load average: {load_average()}")

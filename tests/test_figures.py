@@ -524,3 +524,19 @@ def test_nan_confidence_is_drawn_undecided():
     fig = pool_figure(xy, [-1, 1], {}, predicted, confidence)
     assert set(range(10, 15)) <= set(_indices(_trace(fig, "unlabeled (undecided)")))
     assert "NaN" not in fig.to_json()
+
+
+def test_the_sample_is_the_candidates_of_least_seeded_priority():
+    from rlscore.viz.figures.pool_sampling import sample_mask
+
+    rng = np.random.default_rng(5)
+    for n, quota, seed in [(1000, 100, 0), (5000, 7, 3), (300, 1, 1), (300, 0, 2)]:
+        candidates = rng.random(n) < 0.7
+        kept = int(np.flatnonzero(candidates)[-1])
+        mask = sample_mask(candidates, [kept, None, kept], quota, seed)
+        # the reference: the seeded priorities of every point, the rest ranked by a full sort
+        priority = np.random.default_rng(seed).random(n)
+        rest = np.flatnonzero(candidates)
+        rest = rest[rest != kept]
+        expected = {kept, *rest[np.argsort(priority[rest])[: max(quota - 1, 0)]].tolist()}
+        assert set(np.flatnonzero(mask).tolist()) == expected

@@ -320,7 +320,18 @@ class FeaturePoolStrategy(WeightedRLSStrategy):
 
     def decision_function_at(self, Z) -> np.ndarray:
         """Decision values on new points ``Z``: ``φ(Z) w`` (features by the same map)."""
-        f = self.transform(Z) @ self._coef
+        return self.decision_function_of_features(self.transform(Z))
+
+    def decision_function_of_features(self, features) -> np.ndarray:
+        """Decision values of points given by their features ``φ(Z)`` (:meth:`transform`):
+        ``φ(Z) w``, (n_z,) binary, (n_z, T) one-vs-all.
+
+        For points scored again after every label (the pool plot's grid): their features
+        depend only on the feature map, fixed once the strategy is started, so a caller can
+        map them once instead of through every landmark's kernel at every label.
+        """
+        self._check_started()
+        f = np.asarray(features, dtype=float) @ self._coef
         return f[:, 0] if f.shape[1] == 1 else f
 
 

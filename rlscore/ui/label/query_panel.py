@@ -36,6 +36,7 @@ from rlscore.ui.shell.store import SessionHandle
 from rlscore.ui.shell.strategy_names import STRATEGY_LABELS, low_rank_note, risk_wording
 from rlscore.viz.figures.curves import risk_history_figure
 from rlscore.viz.figures.pool_figure import pool_figure, sampling_note
+from rlscore.viz.figures.pool_sampling import PoolMembers
 from rlscore.viz.plane.geometry import blank_flat, margin_surfaces
 
 #: at most this many label buttons per row
@@ -354,6 +355,7 @@ def pool_plot(handle: SessionHandle, p: dict, annotator: str, show_contours: boo
         grid = None
         if not plane.is_pca and view.labels:
             grid = pool_plane.decision_grid(handle, plane)
+        unlabeled = PoolMembers.split(len(plane.xy), view.labels, view.skipped).unlabeled_total
         fig = pool_figure(
             plane.xy,
             view.classes,
@@ -369,6 +371,7 @@ def pool_plot(handle: SessionHandle, p: dict, annotator: str, show_contours: boo
             height=430,
             class_names=s.project.class_names,
             hover=pool_plane.hovers(handle),
+            density_counts=pool_plane.density_counts(handle, plane, unlabeled),
         )
         key = f"pool_{st.session_state.get('plot_gen', 0)}"
         st.plotly_chart(

@@ -1,5 +1,10 @@
 """Curves over the labeling: the strategy's risk after each label, the leave-one-out errors
-against λ, and mean ± sd learning curves of several strategies."""
+against λ, and mean ± sd learning curves of several strategies.
+
+The risk and leave-one-out figures are drawn again at every label and every move of the Tune
+page's sliders: their traces and lines are plain dicts in plotly's figure schema, validated
+once by the figure that holds them (the same JSON as adding ``go.Scatter`` objects one by one).
+"""
 
 from __future__ import annotations
 
@@ -41,12 +46,13 @@ def risk_history_figure(
     -------
     plotly.graph_objects.Figure
     """
-    fig = go.Figure()
     steps = np.arange(len(risk))
-    fig.add_trace(go.Scatter(x=steps, y=list(risk), mode="lines+markers", name=risk_name))
-    if validation_error is not None and len(validation_error):
-        fig.add_trace(
-            go.Scatter(
+    data = [dict(type="scatter", x=steps, y=list(risk), mode="lines+markers", name=risk_name)]
+    second = validation_error is not None and len(validation_error)
+    if second:
+        data.append(
+            dict(
+                type="scatter",
                 x=np.arange(len(validation_error)),
                 y=list(validation_error),
                 mode="lines+markers",
@@ -54,6 +60,8 @@ def risk_history_figure(
                 yaxis="y2",
             )
         )
+    fig = go.Figure(data)  # the layout after the data, in two steps: its JSON's key order
+    if second:
         fig.update_layout(
             yaxis2=dict(title="validation error", overlaying="y", side="right", rangemode="tozero")
         )
@@ -83,18 +91,19 @@ def loo_curve_figure(
     classification = np.asarray(classification, dtype=float)
     if not (lams.shape == squared.shape == classification.shape):
         raise ValueError("lams, squared and classification must have the same length")
-    fig = go.Figure()
-    fig.add_trace(go.Scatter(x=lams, y=squared, mode="lines", name="LOO squared error"))
-    fig.add_trace(
-        go.Scatter(
+    data = [
+        dict(type="scatter", x=lams, y=squared, mode="lines", name="LOO squared error"),
+        dict(
+            type="scatter",
             x=lams,
             y=classification,
             mode="lines",
             name="LOO classification error",
             yaxis="y2",
             line=dict(dash="dot"),
-        )
-    )
+        ),
+    ]
+    lines = []  # a vertical line at each marked λ: what fig.add_vline(x=λ) adds
     for lam, name, colour, symbol in (
         (lam_current, "current λ", "#d62728", "circle"),
         (lam_auto, "automatic λ", "#2ca02c", "diamond"),
@@ -102,9 +111,13 @@ def loo_curve_figure(
         if lam is None or not np.isfinite(lam) or lam <= 0:
             continue
         k = int(np.argmin(np.abs(np.log(lams) - np.log(lam))))
-        fig.add_vline(x=lam, line=dict(color=colour, dash="dash", width=1))
-        fig.add_trace(
-            go.Scatter(
+        line = dict(color=colour, dash="dash", width=1)
+        lines.append(
+            dict(type="line", x0=lam, x1=lam, xref="x", y0=0, y1=1, yref="y domain", line=line)
+        )
+        data.append(
+            dict(
+                type="scatter",
                 x=[lam],
                 y=[squared[k]],
                 mode="markers",
@@ -112,6 +125,9 @@ def loo_curve_figure(
                 marker=dict(color=colour, size=12, symbol=symbol, line=dict(width=1)),
             )
         )
+    fig = go.Figure(data)  # the layout after the data, lines first: its JSON's key order
+    if lines:
+        fig.update_layout(shapes=lines)
     fig.update_layout(
         height=height,
         margin=dict(l=10, r=10, t=10, b=10),

@@ -3,7 +3,9 @@
 The grids come from :mod:`rlscore.viz.plane.geometry` (:func:`~rlscore.viz.plane.geometry.
 grid_surface`, :func:`~rlscore.viz.plane.geometry.margin_surfaces`); here they become contour
 lines: the boundary ``f = 0`` (one per class when there are more than two), the confidence
-contours ``f = ±0.5``, and the boundary moved to other offsets (:func:`add_offset_band`).
+contours ``f = ±0.5``, and the boundary moved to other offsets (:func:`add_offset_band`). Each
+line is a ``contour`` trace as a plain dict in plotly's figure schema, validated once by the
+figure that holds it.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ def contour_lines(
     dash: str,
     name: str,
     legend: bool,
-) -> go.Contour:
+) -> dict:
     """Contour lines of ``Z`` at evenly spaced ``levels`` (one or more), in one style.
 
     Parameters
@@ -46,10 +48,12 @@ def contour_lines(
 
     Returns
     -------
-    plotly.graph_objects.Contour
+    dict
+        A ``contour`` trace (``type`` and its properties).
     """
     step = levels[1] - levels[0] if len(levels) > 1 else 1.0
-    return go.Contour(
+    return dict(
+        type="contour",
         x=compact_axis(xs),
         y=compact_axis(ys),
         z=compact_axis(Z),
@@ -66,7 +70,7 @@ def contour_lines(
 
 def boundary_traces(
     grid: tuple[np.ndarray, np.ndarray, np.ndarray], confidence_contours: bool = False
-) -> list[go.Contour]:
+) -> list[dict]:
     """The decision boundary ``f = 0`` of the decision values on a grid.
 
     Parameters
@@ -80,7 +84,8 @@ def boundary_traces(
 
     Returns
     -------
-    list of plotly.graph_objects.Contour
+    list of dict
+        ``contour`` traces (:func:`contour_lines`).
     """
     xs, ys, F = grid
     surfaces = blank_flat(margin_surfaces(F))
@@ -133,7 +138,7 @@ def add_offset_band(
     Returns
     -------
     plotly.graph_objects.Figure
-        ``fig``, with two more ``go.Contour`` traces: the contours ``g = offsets[k]``.
+        ``fig``, with two more contour traces: the contours ``g = offsets[k]``.
     """
     xs, ys, F = grid
     F = np.asarray(F, dtype=float)

@@ -9,7 +9,6 @@ drawn, or computed elsewhere (e.g. for a pool that lives on a cluster) and check
 from __future__ import annotations
 
 import numpy as np
-import plotly.graph_objects as go
 
 from rlscore.viz.figures.precision import compact_axis
 
@@ -78,7 +77,7 @@ def checked_density(
     return edges[0], edges[1], exact
 
 
-def density_heatmap(x_edges: np.ndarray, y_edges: np.ndarray, counts: np.ndarray) -> go.Heatmap:
+def density_heatmap(x_edges: np.ndarray, y_edges: np.ndarray, counts: np.ndarray) -> dict:
     """The density layer: one heatmap cell per grid cell, its count as ``z``.
 
     Shaded on a logarithmic scale (a piecewise-linear colour scale through the counts
@@ -92,7 +91,8 @@ def density_heatmap(x_edges: np.ndarray, y_edges: np.ndarray, counts: np.ndarray
 
     Returns
     -------
-    plotly.graph_objects.Heatmap
+    dict
+        A ``heatmap`` trace in plotly's figure schema (validated by the figure holding it).
     """
     top = max(int(counts.max()), 2)
     stops = [[0.0, "rgba(0,0,0,0)"]]
@@ -101,7 +101,8 @@ def density_heatmap(x_edges: np.ndarray, y_edges: np.ndarray, counts: np.ndarray
         shade = [a + u * (b - a) for a, b in zip(_DENSITY_LIGHT, _DENSITY_DARK, strict=True)]
         position = top**u / top  # a cell of count top^u: 1/top (one point) … 1
         stops.append([position, "rgba({:.0f},{:.0f},{:.0f},{:.2f})".format(*shade)])
-    return go.Heatmap(
+    return dict(
+        type="heatmap",
         x=compact_axis(x_edges),
         y=compact_axis(y_edges),
         z=counts.astype(np.int32),

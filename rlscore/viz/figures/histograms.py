@@ -1,5 +1,9 @@
 """Histograms of the model's confidence over the pool: how many points at each confidence, and
-how often the model is right at each (a reliability histogram)."""
+how often the model is right at each (a reliability histogram).
+
+Both are drawn again at every move of the Tune page's sliders: their traces are plain dicts in
+plotly's figure schema, validated once by the figure that holds them.
+"""
 
 from __future__ import annotations
 
@@ -17,7 +21,8 @@ def confidence_histogram(confidence: np.ndarray, bins: int = 20, height: int = 3
     confidence = np.asarray(confidence, dtype=float)
     counts, edges = np.histogram(confidence, bins=bins, range=(0.0, 1.0))
     fig = go.Figure(
-        go.Bar(
+        dict(
+            type="bar",
             x=(edges[:-1] + edges[1:]) / 2,
             y=counts,
             width=np.diff(edges),
@@ -47,23 +52,25 @@ def reliability_figure(table: pd.DataFrame, height: int = 300) -> go.Figure:
     shown = table[(table["count"] > 0) & table["accuracy"].notna()]
     left = shown["bin_left"].to_numpy(dtype=float)
     right = shown["bin_right"].to_numpy(dtype=float)
-    fig = go.Figure()
-    fig.add_trace(
-        go.Bar(
-            x=(left + right) / 2,
-            y=shown["accuracy"],
-            width=(right - left) * 0.95,
-            name="LOO accuracy",
-            text=[f"n={int(c)}" for c in shown["count"]],
-            textposition="outside",
-            hovertemplate="confidence %{x:.2f}: accuracy %{y:.2f} (%{text})<extra></extra>",
-        )
+    bars = dict(
+        type="bar",
+        x=(left + right) / 2,
+        y=shown["accuracy"].to_numpy(),
+        width=(right - left) * 0.95,
+        name="LOO accuracy",
+        text=np.array([f"n={int(c)}" for c in shown["count"]], dtype=str),
+        textposition="outside",
+        hovertemplate="confidence %{x:.2f}: accuracy %{y:.2f} (%{text})<extra></extra>",
     )
-    fig.add_trace(
-        go.Scatter(
-            x=[0, 1], y=[0, 1], mode="lines", name="ideal", line=dict(dash="dot", color="gray")
-        )
+    ideal = dict(
+        type="scatter",
+        x=[0, 1],
+        y=[0, 1],
+        mode="lines",
+        name="ideal",
+        line=dict(dash="dot", color="gray"),
     )
+    fig = go.Figure([bars, ideal])
     fig.update_layout(
         height=height,
         margin=dict(l=10, r=10, t=10, b=10),

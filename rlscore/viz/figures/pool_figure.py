@@ -11,6 +11,10 @@ says so under the figure.
 A point's tint: its predicted class's colour, at an opacity growing from 0.2 at chance (1/T) to
 0.9 at full confidence; grey ("undecided") when its confidence does not exceed chance or is not
 a number.
+
+The figure is built on every rerun of the Label page's plot: its layers and layout are plain
+dicts in plotly's figure schema, turned into one ``go.Figure`` at the end, so plotly validates
+each property once instead of once per trace object and again as the figure takes it.
 """
 
 from __future__ import annotations
@@ -104,18 +108,18 @@ def pool_figure(
     quota = drawn_quota(max_points, density_sample, shaded)
     members = members.sampled(quota, (query, selected), sample_seed)
     draw = PointTraces.of_pool(xy, webgl, hover, drawn=members.drawn)
-    fig = go.Figure()
+    data = []
     counts = None
     if shaded:  # one drawing for both: the grid given, or the one counted here from xy
         counts = given if given is not None else density_grid(xy, density_bins)
-        fig.add_trace(density_heatmap(*counts))
+        data.append(density_heatmap(*counts))
     if grid is not None:
-        fig.add_traces(boundary_traces(grid, confidence_contours))
-    fig.add_traces(prediction_traces(draw, members, classes, predicted, confidence, class_names))
-    fig.add_traces(label_traces(draw, members, classes, labels, class_names))
-    fig.add_traces(mark_traces(draw, query, selected))
-    fig.update_layout(_pool_layout(title, height, axis_titles, members, counts))
-    return fig
+        data.extend(boundary_traces(grid, confidence_contours))
+    data.extend(prediction_traces(draw, members, classes, predicted, confidence, class_names))
+    data.extend(label_traces(draw, members, classes, labels, class_names))
+    data.extend(mark_traces(draw, query, selected))
+    fig = go.Figure(data)  # the layout after the data: its JSON keeps its key order
+    return fig.update_layout(_pool_layout(title, height, axis_titles, members, counts))
 
 
 def prediction_traces(
@@ -125,10 +129,10 @@ def prediction_traces(
     predicted: np.ndarray | None,
     confidence: np.ndarray | None,
     class_names: Mapping[str, str] | None = None,
-) -> list[go.Scatter | go.Scattergl]:
+) -> list[dict]:
     """The unlabeled points drawn, tinted by their prediction: one grey trace of the undecided
     (all of them without predictions), then one trace per predicted class (see the module's
-    docstring for the tint)."""
+    docstring for the tint); traces as :meth:`PointTraces.trace` makes them."""
     idx = np.arange(members.n)
     unlabeled = members.unlabeled
     if predicted is None:
@@ -163,7 +167,7 @@ def label_traces(
     classes: Sequence,
     labels: Mapping[int, object],
     class_names: Mapping[str, str] | None = None,
-) -> list[go.Scatter | go.Scattergl]:
+) -> list[dict]:
     """The points already answered: the skipped ones (grey crosses, if any), then one trace of
     labeled points per class, large and outlined in the class's colour and symbol."""
     traces = []
@@ -188,9 +192,7 @@ def label_traces(
     return traces
 
 
-def mark_traces(
-    draw: PointTraces, query: int | None, selected: int | None
-) -> list[go.Scatter | go.Scattergl]:
+def mark_traces(draw: PointTraces, query: int | None, selected: int | None) -> list[dict]:
     """The marks on top: the next query (a gold star) and the selected point (a magenta ring),
     unless it is the query."""
     traces = []

@@ -3,6 +3,11 @@
 Every drawn point carries its pool index as ``customdata``, so a click on any trace of the pool
 scatter maps back to the point (:func:`clicked_index`). User strings reach the hover label only
 as data (the trace's name, the point's text), never inside the template.
+
+A trace is a plain dict in plotly's figure schema (``type`` and the properties): the figure
+that holds them validates them once (:func:`~rlscore.viz.figures.pool_figure.pool_figure`), not
+once per trace object and again when it is added. Per-point texts are numpy string arrays, which
+plotly's validation takes whole instead of element by element (the same JSON as a list).
 """
 
 from __future__ import annotations
@@ -11,7 +16,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import plotly.graph_objects as go
 
 from rlscore.viz.figures.precision import axis_decimals, compact
 
@@ -33,7 +37,7 @@ class PointTraces:
     decimals : (int or None, int or None)
         Decimals kept of each axis (:func:`~rlscore.viz.figures.precision.axis_decimals`).
     webgl : bool
-        ``Scattergl`` instead of ``Scatter``: every trace of a figure the same, since plotly
+        ``scattergl`` instead of ``scatter``: every trace of a figure the same, since plotly
         draws WebGL above SVG and would hide an SVG mark (the query) under WebGL points.
     hover : sequence of str or None
         One hover text per pool point (e.g. an item's snippet,
@@ -74,15 +78,15 @@ class PointTraces:
         decimals = (axis_decimals(xy[:, 0]), axis_decimals(xy[:, 1]))
         return cls(xy, decimals, drawn > WEBGL_MIN_POINTS if webgl is None else webgl, hover)
 
-    def texts(self, members: np.ndarray, extra: Sequence[str] | None) -> list[str] | None:
-        """The hover texts of ``members``: the pool's text of each, then ``extra`` (e.g. its
-        confidence) after a dot; None when there is neither."""
+    def texts(self, members: np.ndarray, extra: Sequence[str] | None) -> np.ndarray | None:
+        """The hover texts of ``members`` as a numpy string array: the pool's text of each,
+        then ``extra`` (e.g. its confidence) after a dot; None when there is neither."""
         if self.hover is None:
-            return None if extra is None else list(extra)
+            return None if extra is None else np.array(list(extra), dtype=str)
         texts = [self.hover[m] for m in members]
         if extra is not None:
             texts = [f"{t} · {e}" for t, e in zip(texts, extra, strict=True)]
-        return texts
+        return np.array(texts, dtype=str)
 
     def trace(
         self,
@@ -95,8 +99,8 @@ class PointTraces:
         *,
         symbol: str = "circle",
         line: float = 0,
-    ) -> go.Scatter | go.Scattergl:
-        """One trace of the pool points ``members``.
+    ) -> dict:
+        """One trace of the pool points ``members``, as plotly's figure schema has it.
 
         Parameters
         ----------
@@ -117,19 +121,20 @@ class PointTraces:
 
         Returns
         -------
-        plotly.graph_objects.Scatter or plotly.graph_objects.Scattergl
+        dict
+            A ``scatter`` or ``scattergl`` trace (``type`` and its properties).
         """
         members = np.asarray(members, dtype=int)
         if isinstance(opacity, np.ndarray):
             opacity = compact(opacity, 2)  # 1/100 of full opacity is below what the eye sees
         texts = self.texts(members, extra)
-        return (go.Scattergl if self.webgl else go.Scatter)(
+        trace = dict(
+            type="scattergl" if self.webgl else "scatter",
             x=compact(self.xy[members, 0], self.decimals[0]),
             y=compact(self.xy[members, 1], self.decimals[1]),
             mode="markers",
             name=name,
             customdata=members,
-            text=texts,
             hovertemplate=_HOVER if texts is None else _HOVER_TEXT,
             marker=dict(
                 color=color,
@@ -139,6 +144,9 @@ class PointTraces:
                 line=dict(width=line, color="black"),
             ),
         )
+        if texts is not None:
+            trace["text"] = texts
+        return trace
 
 
 def clicked_index(point: Mapping) -> int | None:
