@@ -60,7 +60,7 @@ def _run(argv: list[str]) -> int:
         events = store.events(args.project)
         settings = project_settings(store, args.project)
     # the Review page's final labels: the majority where the project asks for overlap
-    rule = Overlap(settings["overlap"], settings["overlap_fraction"]).rule
+    rule = Overlap.of_settings(settings).rule
     try:
         table = team_label_issues(project, events, settings, rule=rule).table
     except ValueError as exc:

@@ -139,7 +139,7 @@ def project_proposal(
     name."""
     project = store.load_project(name)
     settings = project_settings(store, name)
-    rule = Overlap(settings["overlap"], settings["overlap_fraction"]).rule
+    rule = Overlap.of_settings(settings).rule
     labels = LabelLog(store.events(name), rule=rule).labels
     return project, propose_negatives(project, labels, n_neighbors=n_neighbors, seed=seed)
 

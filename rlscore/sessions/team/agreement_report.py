@@ -268,7 +268,7 @@ def project_agreement(store: LabelStore, name: str, rule: str | None = None) -> 
     """
     if rule is None:
         settings = project_settings(store, name)
-        rule = Overlap(settings["overlap"], settings["overlap_fraction"]).rule
+        rule = Overlap.of_settings(settings).rule
     return log_agreement(LabelLog(store.events(name), rule=rule))
 
 

@@ -59,6 +59,11 @@ class Overlap:
         if not 0 < f <= 1:
             raise ValueError(f"overlap_fraction must be in (0, 1], got {f!r}")
 
+    @classmethod
+    def of_settings(cls, settings: dict) -> Overlap:
+        """The overlap a project's settings (``overlap``, ``overlap_fraction``) say."""
+        return cls(settings["overlap"], settings["overlap_fraction"])
+
     @property
     def rule(self) -> str:
         """The final-label rule of the log: ``"majority"`` with overlap, else ``"latest"``."""

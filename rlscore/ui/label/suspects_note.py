@@ -56,7 +56,7 @@ def suspects_note(project: Project, settings: dict, user: str | None) -> None:
     store = get_store()
     if not user or not can(store, project.name, user, "review"):
         return
-    rule = Overlap(settings["overlap"], settings["overlap_fraction"]).rule
+    rule = Overlap.of_settings(settings).rule
     queue = probably_wrong_queue(project, store.events(project.name), settings, rule=rule)
     seen = st.session_state.get(_seen_key(project, user))
     text = note_text(len(unseen_suspects(queue, seen)), seen is not None)
