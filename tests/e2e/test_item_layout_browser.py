@@ -95,15 +95,17 @@ def check_fits(
 ) -> dict:
     """Every part of the query panel of ``point`` on the first screen, names in full (an
     image at least ``min_width`` pixels wide)."""
-    # the panel of this point drawn: a rerun (a teammate's poll, the fragment) may briefly
+    # the panel of this point drawn, Skip and Undo included (they arrive after the class
+    # buttons in the page's deltas): a rerun (a teammate's poll, the fragment) may briefly
     # show the buttons at zero size while Streamlit replaces them
     page.wait_for_function(
         """([n, point]) => {
-          const drawn = [...document.querySelectorAll('[class*="st-key-label_"] button')]
-            .filter(b => b.getBoundingClientRect().width > 0
-                    && b.closest('[class*="st-key-label_"]').className
-                       .includes(`_${point}_`));
-          return drawn.length === n;
+          const drawn = (sel) => [...document.querySelectorAll(sel)].filter(
+            b => b.getBoundingClientRect().width > 0);
+          const labels = drawn('[class*="st-key-label_"] button').filter(
+            b => b.closest('[class*="st-key-label_"]').className.includes(`_${point}_`));
+          return labels.length === n && drawn('[class*="st-key-skip_"] button').length === 1
+            && drawn('[class*="st-key-undo_"] button').length === 1;
         }""",
         arg=[len(class_texts), point],
     )

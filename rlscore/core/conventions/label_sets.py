@@ -1,0 +1,146 @@
+"""The label-set convention of multi-label projects: one definition for the engine, the stores,
+the sessions, the exports and the pages.
+
+In a multi-label project a point's label is a **label set**: the classes that apply to it.
+
+* In Python it is a ``tuple`` of distinct classes in the project's class order; the empty
+  tuple ``()`` is a valid label ("none of these"), not a missing one. An unlabeled point has
+  no label set (None, as in :mod:`~rlscore.core.conventions.missing_labels`).
+* In JSON (the label stores, ``--out`` files) it is a list.
+* In a table cell (CSV) it is the classes' texts joined by :data:`SEPARATOR`; an empty cell
+  of a truth column is the empty set. JSON and Parquet cells may hold a list instead.
+* For the engine it is a multi-hot row: 1.0 for each class in the set, 0.0 otherwise, in
+  class order (:func:`multi_hot`); the RLS targets are ±1 (:func:`multi_hot` with
+  ``negative=-1``), as for one binary problem per class (docs/mathematics.md §1).
+
+A single-label project keeps one class per point; nothing here applies to it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+
+__all__ = [
+    "SEPARATOR",
+    "from_multi_hot",
+    "is_label_set",
+    "label_set",
+    "label_set_text",
+    "multi_hot",
+    "parse_label_set",
+]
+
+#: the separator of the classes in a table cell: ``"news|sports"``
+SEPARATOR = "|"
+
+
+def _plain(value):
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def is_label_set(value) -> bool:
+    """Whether ``value`` is written as a set of classes (a list, tuple, set or 1-D array)
+    rather than as one class."""
+    if isinstance(value, np.ndarray):
+        return value.ndim == 1
+    return isinstance(value, list | tuple | set | frozenset)
+
+
+def label_set(value, classes: Sequence) -> tuple:
+    """``value`` as a label set of ``classes``: a tuple of distinct classes in class order.
+
+    Parameters
+    ----------
+    value
+        A list, tuple, set or 1-D array of classes (empty for "none of these").
+    classes
+        The project's classes, in order.
+
+    Raises
+    ------
+    ValueError
+        ``value`` is not a collection, or holds a class not in ``classes`` or one twice.
+
+    Examples
+    --------
+    >>> label_set({"sports", "news"}, ["news", "science", "sports"])
+    ('news', 'sports')
+    >>> label_set([], ["news", "sports"])
+    ()
+    """
+    if not is_label_set(value):
+        raise ValueError(
+            f"a multi-label point's label is a list of classes (empty for none), got {value!r}"
+        )
+    items = [_plain(v) for v in value]
+    order = {_plain(c): k for k, c in enumerate(classes)}
+    unknown = [v for v in items if v not in order]
+    if unknown:
+        raise ValueError(f"unknown class(es) {unknown!r}; the classes are {list(order)!r}")
+    if len(set(items)) != len(items):
+        raise ValueError(f"a class is given twice in the label set {items!r}")
+    return tuple(sorted(items, key=order.__getitem__))
+
+
+def multi_hot(sets: Iterable, classes: Sequence, *, negative: float = 0.0) -> np.ndarray:
+    """(m, L) targets of ``m`` label sets over the ``L`` classes: 1.0 where the class is in
+    the set, ``negative`` (0 for KLR and the metrics, −1 for RLS) where it is not.
+
+    Examples
+    --------
+    >>> multi_hot([("a",), (), ("a", "c")], ["a", "b", "c"])
+    array([[1., 0., 0.],
+           [0., 0., 0.],
+           [1., 0., 1.]])
+    """
+    position = {_plain(c): k for k, c in enumerate(classes)}
+    rows = [label_set(s, classes) for s in sets]
+    Y = np.full((len(rows), len(position)), float(negative))
+    for r, s in enumerate(rows):
+        Y[r, [position[c] for c in s]] = 1.0
+    return Y
+
+
+def from_multi_hot(row, classes: Sequence) -> tuple:
+    """The label set of one multi-hot (or score) row: the classes whose entry is > 0.5 for
+    0/1 rows; pass ``row > 0`` for ±1 targets or decision values."""
+    row = np.asarray(row)
+    hit = row if row.dtype == bool else row > 0.5
+    return tuple(_plain(c) for c, h in zip(classes, hit, strict=True) if h)
+
+
+def parse_label_set(cell, classes: Sequence) -> tuple:
+    """The label set written in one table cell: a list (JSON, Parquet), or text with the
+    classes joined by :data:`SEPARATOR` (matched to the classes by their text); an empty or
+    blank cell is the empty set.
+
+    Examples
+    --------
+    >>> parse_label_set("sports | news", ["news", "sports"])
+    ('news', 'sports')
+    >>> parse_label_set("", ["news", "sports"])
+    ()
+    >>> parse_label_set("2|1", [1, 2, 3])
+    (1, 2)
+    """
+    if is_label_set(cell):
+        return label_set(cell, classes)
+    if cell is None or (isinstance(cell, float) and np.isnan(cell)):
+        return ()
+    by_text = {str(_plain(c)): _plain(c) for c in classes}
+    parts = [p.strip() for p in str(cell).split(SEPARATOR)]
+    parts = [p for p in parts if p]
+    unknown = [p for p in parts if p not in by_text]
+    if unknown:
+        raise ValueError(
+            f"unknown class(es) {unknown!r} in the cell {str(cell)!r}; the classes are "
+            f"{list(by_text)!r}"
+        )
+    return label_set([by_text[p] for p in parts], classes)
+
+
+def label_set_text(value: Iterable) -> str:
+    """A label set as the text of a table cell (the inverse of :func:`parse_label_set`)."""
+    return SEPARATOR.join(str(_plain(c)) for c in value)
