@@ -64,14 +64,19 @@ def wait_text(page: Page, text: str) -> None:
     settle(page)
 
 
-#: no point drawn yet, or the latest one drawn (and its paint acknowledged to the server) at
-#: least ``ms`` milliseconds ago
+#: no query panel with a point on the page, or the panel's point recorded as drawn by the key
+#: guard (a marker the guard has not seen yet is not ready) at least ``ms`` milliseconds ago,
+#: and its paint acknowledged to the server at least ``ms`` ago
 READY_FOR_INPUT = """(ms) => {
-  const t = window.__rlscoreDrawTimes || [];
-  if (!t.length || !t[t.length - 1].point) return true;
+  const panel = document.querySelector("[data-rls-view='panel']");
+  const point = panel ? panel.dataset.rlsPoint : "";
+  // no point, or no key guard on the page (a test that bypasses it): nothing to wait for
+  if (!point || !window.__rlscoreDrawTimes) return true;
+  const t = window.__rlscoreDrawTimes;
+  const last = t[t.length - 1];
+  if (!last || last.point !== point) return false;
   const confirmed = window.__rlscoreConfirmedAt ? window.__rlscoreConfirmedAt() : 1;
-  return Date.now() - t[t.length - 1].at >= ms && confirmed > 0 &&
-    Date.now() - confirmed >= ms;
+  return Date.now() - last.at >= ms && confirmed > 0 && Date.now() - confirmed >= ms;
 }"""
 
 

@@ -163,9 +163,41 @@ _SCRIPT = """
     return ackPoint ? 0 : ackDoneAt;
   };
   w.__rlscoreConfirmedAt = confirmedAt;
-  // a press on the point on screen less than the minimum dwell after it was drawn, or after
-  // the server applied its paint acknowledgement (the server's dwell counts from there)
-  const tooSoon = (e) => {
+  // a press the server could not yet count from its paint acknowledgement is held, bound to
+  // the point on screen, and sent once the server's dwell has passed too (a busy page does not
+  // lose it); it is dropped, with a notice, if another point is drawn first
+  let held = null;
+  const release = () => {
+    if (!held) return;
+    if (drawnPoint !== held.point) {
+      held = null;
+      say("Press not sent: another point was drawn before the server confirmed the one you " +
+          "pressed on; nothing was saved.");
+      return;
+    }
+    const c = confirmedAt();
+    const button = doc.querySelector("." + held.key + " button:not([disabled])");
+    if (c && Date.now() - c >= minDwell && button) {
+      held = null;
+      unsay();
+      button.click();
+      return;
+    }
+    held.timer = w.setTimeout(release, 40);
+  };
+  const hold = (e, key) => {
+    e.stopImmediatePropagation();
+    e.preventDefault();
+    if (held) w.clearTimeout(held.timer);
+    held = {point: drawnPoint, key: key, timer: w.setTimeout(release, 40)};
+    w.__rlscoreHeld = (w.__rlscoreHeld || 0) + 1;
+    say("Your press is kept: it is sent once the server has counted this point's time on " +
+        "screen.");
+  };
+  // a press on the point on screen less than the minimum dwell after it was drawn is dropped;
+  // one the server cannot count yet (the paint acknowledgement not applied, or applied less
+  // than the dwell ago) is held. ``key``: the st-key class of the button pressed
+  const tooSoon = (e, key) => {
     const dwell = Date.now() - drawnAt;
     if (!drawnPoint || minDwell <= 0) return false;
     if (dwell < minDwell) {
@@ -174,17 +206,17 @@ _SCRIPT = """
       return true;
     }
     const confirmed = confirmedAt();
-    if (!confirmed) {
-      drop(e, "unconfirmed", "Press ignored: the server has not yet confirmed that this " +
-           "point is on screen (the page is busy); press again in a moment.");
-      return true;
-    }
-    if (Date.now() - confirmed < minDwell) {
-      drop(e, "unconfirmed", "Press ignored: the server confirmed this point only " +
-           (Date.now() - confirmed) + " ms ago (less than " + minDwell + " ms); press again.");
+    if (!confirmed || Date.now() - confirmed < minDwell) {
+      hold(e, key);
       return true;
     }
     return false;
+  };
+  // the st-key class of a button's container (its widget key: rlscore.ui.label.actions)
+  const keyClass = (button) => {
+    const box = button && button.closest('[class*="st-key-"]');
+    const m = box && box.className.match(/st-key-\\S+/);
+    return m ? m[0] : null;
   };
   const watch = () => {
     const app = doc.querySelector('[data-testid="stApp"]');
@@ -222,20 +254,21 @@ _SCRIPT = """
       drop(e, "busy", "Press ignored: your previous press is still being answered.");
       return;
     }
-    if (!answers(e.key)) {
+    const button = answers(e.key);
+    if (!button) {
       drop(e, "none", "Press ignored: no button on this page answers key " + e.key +
            "; nothing was saved.");
       return;
     }
-    if (actionKeys.has(e.key) && tooSoon(e)) return;
+    if (actionKeys.has(e.key) && tooSoon(e, keyClass(button))) return;
     busy = true; sawRun = false; pressedAt = Date.now(); pressedOn = panelState();
     if (actionKeys.has(e.key)) sent();
   }, true);
   // clicks on a label or Skip button are held to the same minimum dwell
   w.addEventListener("click", (e) => {
     const t = e.target;
-    if (t && t.closest && t.closest('[class*="st-key-label_"], [class*="st-key-skip_"]') &&
-        !tooSoon(e)) sent();
+    const box = t && t.closest && t.closest('[class*="st-key-label_"], [class*="st-key-skip_"]');
+    if (box && !tooSoon(e, keyClass(box))) sent();
   }, true);
   const blurField = () => w.setTimeout(() => {
     const el = doc.activeElement;
@@ -254,7 +287,8 @@ _SCRIPT = """
 """
 
 
-def _script() -> str:
+def key_guard_script() -> str:
+    """The page script of the key rules (an HTML ``<script>`` element; module docstring)."""
     return (
         _SCRIPT.replace("__NO_RUN_MS__", str(NO_RUN_MS))
         .replace("__ACTION_KEYS__", js_key_set(ACTION_KEYS))
@@ -266,7 +300,7 @@ def _script() -> str:
 
 def install_key_guard() -> None:
     """Install the page's key rules (once per browser page; later calls do nothing there)."""
-    st.sidebar.html(_script(), unsafe_allow_javascript=True)
+    st.sidebar.html(key_guard_script(), unsafe_allow_javascript=True)
 
 
-__all__ = ["NO_RUN_MS", "install_key_guard"]
+__all__ = ["NO_RUN_MS", "install_key_guard", "key_guard_script"]
