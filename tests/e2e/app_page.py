@@ -127,6 +127,18 @@ def label_button(page: Page, text: str):
     return page.get_by_role("button", name=re.compile(rf"^{re.escape(text)}( Shortcut \d)?$"))
 
 
+#: an element of the current script run (Streamlit marks a replaced element stale while a run
+#: redraws the page)
+FRESH = '[data-testid="stElementContainer"][data-stale="false"]'
+
+
+def fresh_label_button(page: Page, text: str):
+    """The current run's label button showing ``text`` (as :func:`label_button`)."""
+    return page.locator(FRESH).get_by_role(
+        "button", name=re.compile(rf"^{re.escape(text)}( Shortcut \d)?$")
+    )
+
+
 def open_app(page: Page, url: str, labeled: int, total: int = 220, annotator: str = "ada") -> int:
     """Open the Label page at ``url`` as ``annotator``; returns the query's point number."""
     sep = "&" if "?" in url else "?"

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from app_page import heading_number, settle, sign_in, wait_dwell, wait_text
+from app_page import FRESH, heading_number, settle, sign_in, wait_dwell, wait_text
 from browser_context import new_context
 from playwright.sync_api import Page, expect
 from streamlit_server import StreamlitServer
@@ -23,9 +23,6 @@ from rlscore.storage import open_store
 
 ALICE = "alice@example.org"  # the verified e-mail addresses, in lower case: the identities
 BOB = "bob@example.org"
-#: the elements of the current script run (a teammate poll may briefly leave the previous
-#: run's buttons on the page, faded)
-FRESH = '[data-testid="stElementContainer"][data-stale="false"]'
 SIDEBAR = '[data-testid="stSidebar"]'
 #: the teammate poll of both servers (seconds), as a team runs them
 POLL_SECONDS = 1.0

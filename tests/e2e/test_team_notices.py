@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from app_page import heading_number, open_app, settle, wait_dwell
+from app_page import fresh_label_button, heading_number, open_app, settle, wait_dwell
 from browser_context import new_context
 from playwright.sync_api import expect
 
@@ -24,18 +24,11 @@ from rlscore.storage import open_store
 ROUNDS = 5
 #: one element per alert (stAlertContainer sits inside stAlert: matching both counts it twice)
 ALERT = '[data-testid="stAlert"]'
-FRESH = '[data-testid="stElementContainer"][data-stale="false"]'
 #: how long a click may go unanswered (a loaded machine is slow; 20 s is the issue's "nothing")
 ANSWER_MS = 20_000
 SAVED = re.compile(r"Saved: point #(\d+) labeled (\S+?)(?: \(by you, [^)]*\))?\.")
 #: what no single click may be told (issue 34, item 3: shown for 12 of 121 single clicks)
 FALSE_CLAIMS = ("second press", "another tab", "Ignored")
-
-
-def fresh_label_button(page, text: str):
-    return page.locator(FRESH).get_by_role(
-        "button", name=re.compile(rf"^{re.escape(text)}( Shortcut \d)?$")
-    )
 
 
 def click_after_dwell(page, label: str) -> tuple[int, int]:
