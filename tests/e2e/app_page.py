@@ -14,13 +14,16 @@ APP_IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 #: drawn less than this long ago is dropped on purpose (rlscore.ui.label.keys)
 MIN_DWELL_MS = 200
 #: the point the page drew last (any point when ``point`` is null) has been on screen for at
-#: least ``ms`` milliseconds, by the page's own draw times (recorded by the key guard)
+#: least ``ms`` milliseconds, by the page's own draw times (recorded by the key guard), and the
+#: server applied the page's acknowledgement of its paint at least ``ms`` ago (the server's
+#: dwell counts from there: rlscore.ui.label.actions)
 DWELLED = """([point, ms]) => {
   const t = window.__rlscoreDrawTimes || [];
   if (!t.length) return false;
   const last = t[t.length - 1];
   const same = point === null || last.point.endsWith(':' + point);
-  return same && Date.now() - last.at >= ms;
+  const confirmed = window.__rlscoreConfirmedAt ? window.__rlscoreConfirmedAt() : 1;
+  return same && Date.now() - last.at >= ms && confirmed > 0 && Date.now() - confirmed >= ms;
 }"""
 
 
@@ -61,10 +64,19 @@ def wait_text(page: Page, text: str) -> None:
     settle(page)
 
 
-#: no point drawn yet, or the latest one drawn at least ``ms`` milliseconds ago
+#: no query panel with a point on the page, or the panel's point recorded as drawn by the key
+#: guard (a marker the guard has not seen yet is not ready) at least ``ms`` milliseconds ago,
+#: and its paint acknowledged to the server at least ``ms`` ago
 READY_FOR_INPUT = """(ms) => {
-  const t = window.__rlscoreDrawTimes || [];
-  return !t.length || Date.now() - t[t.length - 1].at >= ms;
+  const panel = document.querySelector("[data-rls-view='panel']");
+  const point = panel ? panel.dataset.rlsPoint : "";
+  // no point, or no key guard on the page (a test that bypasses it): nothing to wait for
+  if (!point || !window.__rlscoreDrawTimes) return true;
+  const t = window.__rlscoreDrawTimes;
+  const last = t[t.length - 1];
+  if (!last || last.point !== point) return false;
+  const confirmed = window.__rlscoreConfirmedAt ? window.__rlscoreConfirmedAt() : 1;
+  return Date.now() - last.at >= ms && confirmed > 0 && Date.now() - confirmed >= ms;
 }"""
 
 

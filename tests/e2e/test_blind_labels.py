@@ -164,6 +164,80 @@ def test_the_server_refuses_a_click_inside_the_dwell_without_the_page_guard(brow
         context.close()
 
 
+#: what a page without the key script can do: report the point's paint at once (a client
+#: that lies may) and click the first label button; resolves to the browser time of the report
+ACK_NOW = """() => {
+  const m = document.querySelector("[data-rls-view='panel']");
+  const [uid, pt] = m.dataset.rlsPoint.split(":");
+  document.querySelector(".st-key-paint_" + uid + "_" + pt + " button").click();
+  return Date.now();
+}"""
+CLICK_FIRST_LABEL = "() => document.querySelector('[class*=\"st-key-label_0_\"] button').click()"
+
+
+def test_without_the_page_script_a_reported_paint_holds_the_dwell_and_none_is_needed(
+    browser, server, own_sample
+):
+    # issue 34, item 5: the key script bypassed, clicks sent by a script of the test's own.
+    # A label is refused when its reported paint is younger than the dwell; without a report
+    # the server counts from its render, and a label the dwell after it is saved
+    moons = own_sample("two_moons")
+    context = new_context(browser)
+    context.add_init_script("window.__rlscoreKeyGuard = true;")  # no key script: no paint ack
+    page = context.new_page()
+    try:
+        page.goto(f"{server.url}/?project={moons}&annotator=ada")
+        wait_text(page, "Labeled 0 of 220")
+        q = heading_number(page, "Next query:")
+        page.wait_for_timeout(MIN_DWELL_MS + 100)  # rendered long enough ago
+        # the paint reported, then a click at once: inside the dwell counted from the report
+        page.evaluate(ACK_NOW)
+        page.evaluate(CLICK_FIRST_LABEL)
+        soon = page.locator(ALERT).filter(has_text=f"Press ignored: point #{q} had been on")
+        expect(soon.first).to_contain_text("nothing was saved")
+        settle(page)
+        assert label_events(server.db, moons) == []
+        # the same click the dwell after the report is saved, and the store's commit time is
+        # at least the dwell after the page's report (one machine, one clock)
+        acked = page.evaluate(ACK_NOW)  # a repeated report keeps the first one's time
+        page.wait_for_timeout(MIN_DWELL_MS + 50)
+        page.evaluate(CLICK_FIRST_LABEL)
+        wait_text(page, "Labeled 1 of 220")
+        (event,) = label_events(server.db, moons)
+        assert event.point == q and event.timestamp * 1000 - acked >= MIN_DWELL_MS
+        # the next point, never reported painted: counted from the render, not refused
+        settle(page)
+        q2 = heading_number(page, "Next query:")
+        page.wait_for_timeout(MIN_DWELL_MS + 100)
+        page.evaluate(CLICK_FIRST_LABEL)
+        wait_text(page, "Labeled 2 of 220")
+        assert [e.point for e in label_events(server.db, moons)] == [q, q2]
+        expect(
+            page.locator(ALERT).filter(has_text=f"Saved: point #{q2} labeled").first
+        ).to_be_visible()
+    finally:
+        context.close()
+
+
+def test_the_page_acknowledges_each_paint_before_any_label(browser, server, own_sample):
+    # with the key script: every stored label came the dwell after its paint acknowledgement
+    moons = own_sample("two_moons")
+    context = new_context(browser)
+    page = context.new_page()
+    try:
+        open_app(page, f"{server.url}/?project={moons}", 0)
+        for n in range(1, 4):
+            settle(page)
+            page.keyboard.press("1")
+            wait_text(page, f"Labeled {n} of 220")
+        acks = page.evaluate("window.__rlscorePaintAcks")
+        for e in label_events(server.db, moons):
+            sent = [a["at"] for a in acks if a["point"].endswith(f":{e.point}")]
+            assert sent and e.timestamp * 1000 - sent[0] >= MIN_DWELL_MS, (e, acks)
+    finally:
+        context.close()
+
+
 def _doomed(db) -> None:
     rng = np.random.default_rng(0)
     X = rng.normal(size=(30, 2))
@@ -200,9 +274,17 @@ def test_a_project_deleted_under_the_tab_stores_nothing_anywhere(browser, start_
         settle(page)
         # the tab fell back to another project, but none of its label buttons is there
         expect(page.locator('[class*="st-key-label_"]')).to_have_count(0)
+        dropped_before = page.evaluate("window.__rlscoreDropped.length")
         for key in ("1", "2", "s"):
             page.keyboard.press(key)
         settle(page)
+        # each key is said to have no button here; none is "the next point was being drawn"
+        # (issue 34, item 3: no point was being drawn)
+        dropped = page.evaluate(f"window.__rlscoreDropped.slice({dropped_before})")
+        assert [d["reason"] for d in dropped] == ["none", "none", "none"], dropped
+        expect(page.locator("#rlscore-press-notice")).to_have_text(
+            "Press ignored: no button on this page answers key s; nothing was saved."
+        )
         with open_store(srv.db) as store:
             assert all(list(store.events(name)) == [] for name in store.list_projects())
         # only a deliberate choice labels the other project
@@ -248,17 +330,26 @@ def test_notices_say_what_the_database_holds(browser, server, own_sample):
         assert open_app(b, url, 0, annotator="ada") == q0  # one annotator, two tabs
         settle(a)
         wait_dwell(a)
-        # one click: the notice says saved, and the database holds it
-        label_button(a, "-1").click()
+        # a double click in one tab (one press reaching the server twice, or two presses):
+        # the notice says saved, and the database holds one label (issue 34, item 3: no
+        # "another tab", no "second press" for one tab's own press)
+        label_button(a, "-1").dblclick()
         saved = a.locator(ALERT).filter(has_text=f"Saved: point #{q0} labeled").first
         expect(saved).to_contain_text("-1")
+        settle(a)
         assert stored(server.db, moons).labels == {q0: -1}
-        expect(a.locator(ALERT).filter(has_text="Ignored")).to_have_count(0)
+        assert len(label_events(server.db, moons)) == 1
+        for false_claim in ("Ignored", "another tab", "second press", "Not saved"):
+            expect(a.locator(ALERT).filter(has_text=false_claim)).to_have_count(0)
+        # one true notice about the point, and the page's status line dropped nothing
+        expect(a.locator('[data-testid="stAlert"]').filter(has_text=f"#{q0}")).to_have_count(1)
+        expect(a.locator("#rlscore-press-notice", has_text="ignored")).to_have_count(0)
         # the same annotator's different label from the other tab: offered as a relabel
         settle(b)
         label_button(b, "1").click()
         offer = b.locator(ALERT).filter(has_text=f"after point #{q0} was shown here").first
-        expect(offer).to_contain_text("you (in another tab) labeled it")
+        # no tab named: what the store holds, and how long ago (issue 34, item 3)
+        expect(offer).to_contain_text(re.compile(r"you labeled it\s*-1\s*\(\d+ s ago\)"))
         assert stored(server.db, moons).labels == {q0: -1}  # not saved yet
         b.get_by_role("button", name="Relabel as 1 anyway").click()
         expect(

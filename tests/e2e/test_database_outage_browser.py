@@ -8,6 +8,11 @@ then is refused with that message and nothing is written. The PostgreSQL server 
 again: the same page (no reload, no navigation) resumes by itself and labeling goes on. Every
 label the page acknowledged ("Saved: point #N labeled X") is in the database, read with a
 store of the test's own.
+
+A label key pressed on a point as the database goes is said to be lost, naming its point,
+whether its callback met the outage (the message names it) or never ran because the page met
+the outage first (the page's status line names it) (issue 34, item 3: a press on #349 was
+told "your last label (point #441) was saved" and nothing said #349 was lost).
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ import sys
 import time
 
 import pytest
-from app_page import heading_number, open_app, press_after_dwell, settle, stored
+from app_page import heading_number, open_app, press_after_dwell, settle, stored, wait_dwell
 from browser_context import new_context
 from playwright.sync_api import expect
 from streamlit_server import StreamlitServer
@@ -128,6 +133,40 @@ def test_the_page_waits_out_a_database_outage_and_resumes_by_itself(
     project_classes = {str(c): c for c in labels.values()}
     for point, text in acknowledged:
         assert point in labels and str(labels[point]) == text, (point, text, project_classes)
+
+
+def test_a_press_as_the_database_goes_is_named_as_not_saved(browser, outage_cluster, outage_app):
+    server, url = outage_app
+    context = new_context(browser)
+    page = context.new_page()
+    errors = page_errors(page)
+    try:
+        open_app(page, f"{server.url}/?project=two_moons", 0)
+        first, _ = label_and_read_ack(page, "1", 1)
+        settle(page)
+        lost = heading_number(page, "Next query:")
+        wait_dwell(page, lost)
+        outage_cluster.halt()
+        page.keyboard.press("1")  # a press on the next point as the database goes
+        message = page.locator(ALERT).filter(has_text=UNREACHABLE)
+        expect(message).to_be_visible(timeout=WAIT_MS)
+        said = re.compile(rf"\(point #{lost}\) was not saved|Your press on point #{lost} was not")
+        named = page.locator(f"{ALERT}, #rlscore-press-notice").filter(has_text=said)
+        # never "your last label was saved" without naming the press that was not
+        expect(named.first).to_be_visible()
+        no_exception_box(page)
+        outage_cluster.resume()
+        expect(message).to_have_count(0, timeout=WAIT_MS)
+        expect(page.get_by_text("Labeled 1 of 220", exact=True)).to_be_visible(timeout=WAIT_MS)
+        assert stored(url, "two_moons").labels.keys() == {first}  # the press was not saved
+        # pressed again once the page is back: saved, and the point's notice is the saved one
+        again, _ = label_and_read_ack(page, "1", 2)
+        assert again == lost and stored(url, "two_moons").labels.keys() == {first, lost}
+        expect(page.locator("#rlscore-press-notice", has_text="was not saved")).to_be_hidden()
+        no_exception_box(page)
+    finally:
+        context.close()
+    assert errors == []
 
 
 #: busy processes that load the machine as the database goes (issue 34: pages went blank at

@@ -140,7 +140,9 @@ def test_two_annotators_get_their_own_points_and_never_overwrite_silently(
         # bob's click is refused with a warning; nothing is written
         rerun(b, lambda: label_button(b, "-1").click())
         expect(
-            b.get_by_text(re.compile(rf"Not saved: ada labeled it 1 after point #{qb}"))
+            b.get_by_text(
+                re.compile(rf"Not saved: ada labeled it 1 \(\d+ s ago\) after point #{qb}")
+            )
         ).to_be_visible()
         b.screenshot(path=artifacts / "stale_label_refused.png")
         assert stored(server.db, moons).labels == {qb: 1}

@@ -99,6 +99,9 @@ def test_a_non_member_sees_neither_the_project_nor_its_items(browser, server, ar
         assert project_options(bob, "Project") == [OPEN]
         with open_store(server.db) as store:
             assert store.claims(PRIVATE) == {} and store.events(PRIVATE) == []
+        # expected refusals are information, never logged as failures (issue 34, item 3)
+        logged = server.written()
+        assert "Traceback" not in logged and "PermissionDeniedError" not in logged, logged[-3000:]
 
         # the owner, on the same link, reads the project and its items: the checks above
         # would have seen them

@@ -13,15 +13,21 @@ Each label and skip also carries the project it was shown from (name and
 :attr:`~rlscore.data.projects.project.Project.uid`) and the moment its point was first drawn in the
 tab (:class:`ShownPoint`): an action whose project was deleted, re-created or is no longer the
 tab's project is refused, and so is one that arrives less than the minimum dwell after its
-point appeared (:mod:`rlscore.sessions.actions.dwell`). Nothing is ever written to another project.
+point appeared (:mod:`rlscore.sessions.actions.dwell`). For the query panel's point the dwell
+counts from the later of the server's render and the page's acknowledgement that the point is
+painted (:func:`note_painted`, pressed by the page's script, :mod:`rlscore.ui.label.keys`),
+both on this server's clock; without an acknowledgement it counts from the render. Nothing is
+ever written to another project.
 
-Every outcome says what happened: a saved label or skip is reported as saved; "ignored" is
-said only when this tab already applied an action on the same point and version (a second
-press really arrived); the same annotator's different decision from another tab, and another
-annotator's newer label, are shown with a choice, "relabel anyway" (a new label whose
-``seen`` is the conflicting event) or "keep"; a refusal always says why. An action that
-meets an unreachable label database is refused with that message, and what became of it
-(not saved, or looked up once the database is back) is what the outage message says
+Every outcome says what the store holds: a saved label or skip is reported as saved. A press
+refused as stale whose decision is already in the store by the same annotator (one click whose
+callback Streamlit ran twice, a double click, or the same decision from another view) is
+reported as that saved decision — never as a second press nor as another tab, which the server
+cannot tell apart. An annotator's different decision since, or another annotator's, is shown
+with how long ago it was made and a choice, "relabel anyway" (a new label whose ``seen`` is
+the conflicting event) or "keep"; a refusal always says why. An action that meets an
+unreachable label database is refused with that message, and what became of it (not saved,
+or looked up once the database is back) is what the outage message says
 (:mod:`rlscore.ui.shell.database_status`).
 """
 
@@ -53,6 +59,8 @@ _APPLIED = "applied_actions"
 _APPLIED_KEPT = 50
 #: (project, uid) this tab's Label page last showed
 _SHOWN_PROJECT = "shown_project"
+#: ((project, uid, point), time.monotonic()) of the paint acknowledgement of the point shown
+_PAINTED = "painted_point"
 
 
 @dataclass(frozen=True)
@@ -68,7 +76,12 @@ class ShownPoint:
     seen
         Newest event id of the log the view was built from.
     shown_at
-        :func:`time.monotonic` when the point was first drawn in this tab.
+        :func:`time.monotonic` when the point was first drawn in this tab (None: no dwell,
+        a deliberate change of a label already seen).
+    paint_ack
+        Whether the page's script acknowledges the point's paint (the query panel's point,
+        :func:`note_painted`): then the dwell counts from the later of the render and that
+        acknowledgement, once one has arrived.
     """
 
     project: str
@@ -76,6 +89,7 @@ class ShownPoint:
     point: int
     seen: int
     shown_at: float | None
+    paint_ack: bool = False
 
 
 def widget_key(kind: str, point: int | None, seen: int, extra: Any = "") -> str:
@@ -90,7 +104,39 @@ def mark_shown(project: str, uid: int | None, point: int, seen: int) -> ShownPoi
     if not shown or shown[0] != (project, uid, point):
         shown = ((project, uid, point), time.monotonic())
         st.session_state[_SHOWN] = shown
-    return ShownPoint(project, uid, int(point), int(seen), shown[1])
+        st.session_state.pop(_PAINTED, None)  # the paint of another point says nothing of it
+    return ShownPoint(project, uid, int(point), int(seen), shown[1], paint_ack=True)
+
+
+def paint_key(shown: ShownPoint) -> str:
+    """The key of the hidden button the page's script presses once ``shown`` is painted."""
+    return f"paint_{shown.uid}_{shown.point}"
+
+
+def note_painted(shown: ShownPoint) -> None:
+    """Callback of the paint acknowledgement: the page's script says the point ``shown`` is
+    on screen (:mod:`rlscore.ui.label.keys`). Recorded on this server's clock when it
+    arrives, and only for the point this tab shows now (a late acknowledgement of the
+    previous point is not one of this point)."""
+    current = st.session_state.get(_SHOWN)
+    painted = st.session_state.get(_PAINTED)
+    what = (shown.project, shown.uid, shown.point)
+    if current and current[0] == what and (painted is None or painted[0] != what):
+        st.session_state[_PAINTED] = (what, time.monotonic())
+
+
+def _dwell_start(shown: ShownPoint) -> float | None:
+    """When the minimum dwell of an action on ``shown`` starts, on this server's clock: the
+    later of the server's render and the page's paint acknowledgement of the point, if one
+    arrived (:func:`note_painted`); the render otherwise. Never earlier than the render, so a
+    page that sends no acknowledgement (no script, or a client that withholds it) is held to
+    the render's count, and one that reports a paint is held to that report too."""
+    painted = st.session_state.get(_PAINTED)
+    if shown.shown_at is None or not shown.paint_ack or painted is None:
+        return shown.shown_at
+    if painted[0] != (shown.project, shown.uid, shown.point):  # another point's paint
+        return shown.shown_at
+    return max(shown.shown_at, painted[1])
 
 
 def mark_shown_project(project: str, uid: int | None) -> None:
@@ -154,50 +200,68 @@ def _saved_text(handle: SessionHandle, kind: str, label, point: int) -> str | No
     return f"Saved: point #{point} skipped." if kind == "skip" else None
 
 
+def _ago(event) -> str:
+    """How long ago ``event`` was committed, in words ("" when its time is unknown)."""
+    if event.timestamp is None:
+        return ""
+    seconds = max(0, round(time.time() - float(event.timestamp)))
+    return f"{seconds} s ago" if seconds < 120 else f"{seconds // 60} min ago"
+
+
+def _stands(exc: StaleActionError, annotator: str, kind: str, label):
+    """The annotator's own event among ``exc.events`` that already did what the refused
+    action asks (the same label, or a skip), and is not undone; else None."""
+    undone = {e.target for e in exc.events if e.kind == "undo"}
+    own = [
+        e
+        for e in exc.events
+        if e.annotator == annotator
+        and e.kind == kind
+        and (kind != "label" or e.label == label)
+        and e.id not in undone
+    ]
+    return own[-1] if own else None
+
+
 def _refused(
-    handle: SessionHandle, exc: StaleActionError, annotator: str, shown: ShownPoint | None, label
+    handle: SessionHandle,
+    exc: StaleActionError,
+    annotator: str,
+    shown: ShownPoint | None,
+    label,
+    kind: str,
 ) -> None:
-    """Report a stale action truthfully: a second press of this tab on the same point and
-    version, the same annotator's decision from another tab, or another annotator's."""
+    """Report a stale action by what the store holds: the annotator's own decision already
+    saved (the same press delivered twice, a double click, or the same decision from another
+    view), or a different decision since, with a choice."""
     if shown is None:  # not a label or skip of a point shown: nothing to offer
         flash("warning", f"Not saved: {user_message(exc)}")
         return
     newest = exc.events[-1]
     point = f"#{exc.point}"
     mine = _applied(shown)
-    this_tab = mine is not None and mine[0] == newest.id
-    if this_tab:
-        # this tab applied an action on this very point and version: a second one arrived
-        if newest.kind != "label" or label is None or label == newest.label:
-            # the outcome of the press first: the same press delivered twice (a double click,
-            # or a click that reached the server in two runs) is one saved action
-            done = _saved_text(handle, newest.kind, newest.label, exc.point)
-            if done is not None:
-                flash("success", f"{done} A second press of it changed nothing.")
-                return
-            flash(
-                "info",
-                f"Ignored a repeated press on point {point}: your first press "
-                f"{_done_text(handle, newest.kind, newest.label)}, and that is saved.",
-            )
-            return
-    if newest.annotator == annotator and newest.kind == "label" and newest.label == label:
-        flash(
-            "info",
-            f"Point {point} is already labeled **{_class_text(handle, label)}** by you "
-            "(in another tab); nothing changed.",
-        )
+    if (own := _stands(exc, annotator, kind, label)) is not None:
+        # what the press asks is in the store: that is its outcome. Streamlit can run one
+        # click's callback twice (the click's run coincides with another run of the tab),
+        # so the press is not called a second one, nor said to come from elsewhere.
+        text = _saved_text(handle, own.kind, own.label, exc.point)
+        if mine is None or mine[0] != own.id:  # not this tab's own record: say when
+            text = text[:-1] + f" (by you, {_ago(own)})."
+        if newest.id != own.id:  # someone acted on the point after it
+            who = "you" if newest.annotator == annotator else md_text(newest.annotator or "")
+            text += f" Then {who or 'someone'} {_done_text(handle, newest.kind, newest.label)}."
+        flash("success", text)
         return
+    this_tab = mine is not None and mine[0] == newest.id
     who = "you" if newest.annotator == annotator else md_text(newest.annotator or "someone")
-    if newest.annotator == annotator:
-        who += " (a moment ago, in this tab)" if this_tab else " (in another tab)"
+    when = "a moment ago in this tab" if this_tab else _ago(newest)
     st.session_state[_CONFLICT] = {
         "project": shown.project,
         "uid": shown.uid,
         "point": exc.point,
         "label": label,
-        "text": f"Not saved: {who} {_done_text(handle, newest.kind, newest.label)} "
-        f"after point {point} was shown here.",
+        "text": f"Not saved: {who} {_done_text(handle, newest.kind, newest.label)}"
+        f"{f' ({when})' if when else ''} after point {point} was shown here.",
         "newest": exc.newest_id,
     }
 
@@ -207,7 +271,8 @@ def _refusal_text(exc: Exception, shown: ShownPoint | None) -> str:
     if isinstance(exc, TooSoonError):
         return (
             f"Press ignored: point #{exc.point} had been on screen for "
-            f"{exc.dwell * 1000:.0f} ms (less than {exc.min_dwell * 1000:.0f} ms); nothing "
+            f"{exc.dwell * 1000:.0f} ms as far as the server can tell (from its render or the "
+            f"page's paint acknowledgement, less than {exc.min_dwell * 1000:.0f} ms); nothing "
             "was saved."
         )
     if isinstance(exc, UnknownProjectError) and shown is not None:
@@ -232,7 +297,7 @@ def _run(
         try:
             result = action()
         except StaleActionError as exc:
-            _refused(handle, exc, annotator, shown, label)
+            _refused(handle, exc, annotator, shown, label, kind)
         except DatabaseUnavailableError as exc:  # the outage message says what became of it
             note_unavailable(exc, kind, None if shown is None else shown.point)
             flash("warning", refusal_text())
@@ -271,7 +336,7 @@ def label(handle: SessionHandle, annotator: str, shown: ShownPoint, value) -> No
             seconds=_seconds_on(shown),
             annotator=annotator,
             seen=shown.seen,
-            shown_at=shown.shown_at,
+            shown_at=_dwell_start(shown),
             project_uid=shown.uid,
         ),
         value,
@@ -296,7 +361,7 @@ def skip(handle: SessionHandle, annotator: str, shown: ShownPoint) -> None:
             shown.point,
             annotator,
             seen=shown.seen,
-            shown_at=shown.shown_at,
+            shown_at=_dwell_start(shown),
             project_uid=shown.uid,
         ),
         shown=shown,
@@ -411,6 +476,8 @@ __all__ = [
     "label",
     "mark_shown",
     "mark_shown_project",
+    "note_painted",
+    "paint_key",
     "pending_conflict",
     "project_gone_under_tab",
     "relabel_anyway",

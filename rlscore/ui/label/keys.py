@@ -16,6 +16,17 @@ added by a small script installed once per page (:func:`install_key_guard`):
   ``window.__rlscoreDrawTimes`` as ``{point, at}``, ``at`` in ms since the epoch), and a
   shortcut key or a click on a label or Skip button less than the minimum dwell after it
   (:mod:`rlscore.sessions.actions.dwell`, ``$RLSCORE_MIN_DWELL_MS``) is dropped.
+* **The paint is acknowledged to the server.** Two animation frames after a new point's
+  marker appears (the point has been painted), the script presses the point's hidden
+  acknowledgement button (:func:`rlscore.ui.label.actions.note_painted`, listed in
+  ``window.__rlscorePaintAcks``): the server's minimum dwell counts from the later of its
+  render and when that arrives; the script holds presses until the server has applied it.
+* **A key no button answers is dropped with that reason** ("no button on this page answers
+  key 1", e.g. after the project was deleted under the tab), not taken for a press whose
+  point is still being drawn.
+* **The last press is remembered** (``window.__rlscoreLastPress``: its point, and whether a
+  run answered it), so that a press the server never applied because the page met a
+  database outage first is named (:mod:`rlscore.ui.shell.database_status`).
 * **A dropped press says so.** A small status line at the bottom of the page says why
   ("Press ignored: the point had been on screen for 60 ms"); it clears when the next point is
   drawn. Dropped presses are also counted in ``window.__rlscoreDroppedKeys`` and listed in
@@ -27,8 +38,10 @@ added by a small script installed once per page (:func:`install_key_guard`):
 
 The server-side rules do not depend on this script: every label carries the point, the log
 version, the project and the moment the point was drawn, and the session refuses a stale one,
-one for a deleted project and one inside the minimum dwell (:mod:`rlscore.ui.label.actions`,
-:mod:`rlscore.sessions.actions.session`). The script only spares the annotator the refusals.
+one for a deleted project and one inside the minimum dwell counted from the later of the
+server's render and the paint acknowledgement (:mod:`rlscore.ui.label.actions`,
+:mod:`rlscore.sessions.actions.session`); without the acknowledgement (no script) the dwell
+counts from the server's render. The script only spares the annotator the refusals.
 """
 
 from __future__ import annotations
@@ -62,10 +75,15 @@ _SCRIPT = """
   const actionKeys = __ACTION_KEYS__;
   const minDwell = __MIN_DWELL_MS__;
   let pressedAt = 0, sawRun = false, busy = false, pressedOn = null;
-  let drawnPoint = null, drawnAt = 0;
+  let drawnPoint = null, drawnAt = 0, ackPoint = null;
+  // the acknowledgement's press and the end of the run that applied it (0: not yet)
+  let ackSentAt = 0, ackRan = false, ackDoneAt = 0;
   w.__rlscoreDroppedKeys = 0;
   w.__rlscoreDropped = [];
   w.__rlscoreDrawTimes = [];
+  w.__rlscorePaintAcks = [];
+  // the last label or skip press sent: {point, state, answered} (read by the outage script)
+  w.__rlscoreLastPress = null;
   const marker = () => doc.querySelector(__PANEL__);
   // the query panel's marker (rlscore.ui.label.refresh) changes once the next point is drawn
   const panelState = () => { const m = marker(); return m ? m.dataset.rlsState : null; };
@@ -73,6 +91,7 @@ _SCRIPT = """
     ["INPUT", "TEXTAREA", "SELECT"].includes(el.tagName));
   let note = null;
   const say = (text) => {
+    if (!note) note = doc.getElementById("rlscore-press-notice");  // the outage script's
     if (!note) {
       note = doc.createElement("div");
       note.id = "rlscore-press-notice";
@@ -85,7 +104,11 @@ _SCRIPT = """
     note.textContent = text;  // text only: never interpreted as HTML
     note.hidden = false;
   };
-  const unsay = () => { if (note) { note.hidden = true; note.textContent = ""; } };
+  // looked up by id each time: the outage script may have made the status line (a lost press)
+  const unsay = () => {
+    note = doc.getElementById("rlscore-press-notice") || note;
+    if (note) { note.hidden = true; note.textContent = ""; }
+  };
   const drop = (e, reason, text) => {
     e.stopImmediatePropagation();
     e.preventDefault();
@@ -93,34 +116,127 @@ _SCRIPT = """
     w.__rlscoreDropped.push({reason: reason, at: Date.now(), point: drawnPoint});
     say(text);
   };
+  // the point's paint acknowledged to the server (its hidden button, rlscore.ui.label.actions)
+  // once a frame with it has been painted: the server's dwell counts from there
+  const ack = () => {
+    if (!ackPoint) return;
+    const [uid, pt] = ackPoint.split(":");
+    const button = doc.querySelector(".st-key-paint_" + uid + "_" + pt + " button");
+    if (!button) return;
+    w.__rlscorePaintAcks.push({point: ackPoint, at: Date.now()});
+    ackPoint = null;
+    ackSentAt = Date.now(); ackRan = false; ackDoneAt = 0;
+    button.click();
+  };
+  const afterPaint = () => w.requestAnimationFrame(() => w.requestAnimationFrame(ack));
   const pointDrawn = () => {
     const m = marker();
     if (!m) return;
     const point = m.dataset.rlsPoint || "";
+    const last = w.__rlscoreLastPress;
+    if (last && !last.answered && m.dataset.rlsState !== last.state) last.answered = true;
     if (point === drawnPoint) return;
     drawnPoint = point;
     drawnAt = Date.now();
-    if (point) w.__rlscoreDrawTimes.push({point: point, at: drawnAt});
+    if (point) { w.__rlscoreDrawTimes.push({point: point, at: drawnAt}); ackPoint = point; }
+    afterPaint();
     unsay();
   };
-  // a press on the point on screen less than the minimum dwell after it was drawn
-  const tooSoon = (e) => {
+  // a press that reached a label or Skip button: remembered until the panel answers it
+  const sent = () => {
+    w.__rlscoreLastPress = {point: drawnPoint, state: panelState(), answered: false};
+  };
+  // the enabled button a shortcut key presses (Streamlit's own shortcuts), if any
+  const BUTTONS = {s: "skip_", u: "undo_"};
+  const answers = (key) => {
+    const k = key.toLowerCase();
+    const name = BUTTONS[k] || "label_" + (Number(k) - 1) + "_";
+    return doc.querySelector('[class*="st-key-' + name + '"] button:not([disabled])');
+  };
+  // when the server had applied the point's paint acknowledgement, by this page's clock (0:
+  // not yet); a run that cannot be seen starting frees it after NO_RUN_MS
+  const confirmedAt = () => {
+    const app = doc.querySelector('[data-testid="stApp"]');
+    const idle = app && app.getAttribute("data-test-script-state") === "notRunning";
+    if (!ackDoneAt && ackSentAt && !ackPoint && idle &&
+        Date.now() - ackSentAt > __NO_RUN_MS__) ackDoneAt = Date.now();
+    return ackPoint ? 0 : ackDoneAt;
+  };
+  w.__rlscoreConfirmedAt = confirmedAt;
+  // a press the server could not yet count from its paint acknowledgement is held, bound to
+  // the point on screen, and sent once the server's dwell has passed too (a busy page does not
+  // lose it); it is dropped, with a notice, if another point is drawn first
+  let held = null;
+  const release = () => {
+    if (!held) return;
+    if (drawnPoint !== held.point) {
+      held = null;
+      say("Press not sent: another point was drawn before the server confirmed the one you " +
+          "pressed on; nothing was saved.");
+      return;
+    }
+    const c = confirmedAt();
+    const button = doc.querySelector("." + held.key + " button:not([disabled])");
+    if (c && Date.now() - c >= minDwell && button) {
+      held = null;
+      unsay();
+      button.click();
+      return;
+    }
+    held.timer = w.setTimeout(release, 40);
+  };
+  const hold = (e, key) => {
+    e.stopImmediatePropagation();
+    e.preventDefault();
+    if (held) w.clearTimeout(held.timer);
+    held = {point: drawnPoint, key: key, timer: w.setTimeout(release, 40)};
+    w.__rlscoreHeld = (w.__rlscoreHeld || 0) + 1;
+    say("Your press is kept: it is sent once the server has counted this point's time on " +
+        "screen.");
+  };
+  // a press on the point on screen less than the minimum dwell after it was drawn is dropped;
+  // one the server cannot count yet (the paint acknowledgement not applied, or applied less
+  // than the dwell ago) is held. ``key``: the st-key class of the button pressed
+  const tooSoon = (e, key) => {
     const dwell = Date.now() - drawnAt;
-    if (!drawnPoint || dwell >= minDwell) return false;
-    drop(e, "dwell", "Press ignored: the point had been on screen for " + dwell + " ms " +
-         "(less than " + minDwell + " ms).");
-    return true;
+    if (!drawnPoint || minDwell <= 0) return false;
+    if (dwell < minDwell) {
+      drop(e, "dwell", "Press ignored: the point had been on screen for " + dwell + " ms " +
+           "(less than " + minDwell + " ms).");
+      return true;
+    }
+    const confirmed = confirmedAt();
+    if (!confirmed || Date.now() - confirmed < minDwell) {
+      hold(e, key);
+      return true;
+    }
+    return false;
+  };
+  // the st-key class of a button's container (its widget key: rlscore.ui.label.actions)
+  const keyClass = (button) => {
+    const box = button && button.closest('[class*="st-key-"]');
+    const m = box && box.className.match(/st-key-\\S+/);
+    return m ? m[0] : null;
   };
   const watch = () => {
     const app = doc.querySelector('[data-testid="stApp"]');
     if (!app) { w.setTimeout(watch, 50); return; }
     new w.MutationObserver(() => {
       const s = app.getAttribute("data-test-script-state");
+      if (ackSentAt && !ackDoneAt) {  // the run that applies the acknowledgement, and its end
+        if (s === "running") ackRan = true;
+        else if (ackRan) ackDoneAt = Date.now();
+      }
+      const last = w.__rlscoreLastPress;
+      // a run started after the press and finished: the press was answered
+      if (last && s === "running") last.ran = true;
+      else if (last && last.ran) last.answered = true;
       if (s === "running") sawRun = true;
       else if (sawRun) { busy = false; sawRun = false; }
     }).observe(app, {attributes: true, attributeFilter: ["data-test-script-state"]});
     new w.MutationObserver(() => {
       pointDrawn();
+      if (ackPoint) afterPaint();
       if (busy && pressedOn !== null && panelState() !== pressedOn) busy = false;
     }).observe(app, {subtree: true, childList: true, attributes: true,
                      attributeFilter: ["data-rls-state", "data-rls-point"]});
@@ -130,20 +246,29 @@ _SCRIPT = """
   w.addEventListener("keydown", (e) => {
     if (!keys.has(e.key) || e.ctrlKey || e.metaKey || e.altKey) return;
     if (typing(doc.activeElement)) return;
+    // in an outage the outage script refuses keys (rlscore.ui.shell.database_status)
+    if (doc.querySelector("[data-rls-outage]")) return;
     if (busy && !sawRun && Date.now() - pressedAt > __NO_RUN_MS__) busy = false;
     if (e.repeat) { drop(e, "repeat", "Press ignored: a key held down does not label."); return; }
     if (busy) {
-      drop(e, "busy", "Press ignored: the next point was still being drawn.");
+      drop(e, "busy", "Press ignored: your previous press is still being answered.");
       return;
     }
-    if (actionKeys.has(e.key) && tooSoon(e)) return;
+    const button = answers(e.key);
+    if (!button) {
+      drop(e, "none", "Press ignored: no button on this page answers key " + e.key +
+           "; nothing was saved.");
+      return;
+    }
+    if (actionKeys.has(e.key) && tooSoon(e, keyClass(button))) return;
     busy = true; sawRun = false; pressedAt = Date.now(); pressedOn = panelState();
+    if (actionKeys.has(e.key)) sent();
   }, true);
   // clicks on a label or Skip button are held to the same minimum dwell
   w.addEventListener("click", (e) => {
     const t = e.target;
-    if (t && t.closest && t.closest('[class*="st-key-label_"], [class*="st-key-skip_"]'))
-      tooSoon(e);
+    const box = t && t.closest && t.closest('[class*="st-key-label_"], [class*="st-key-skip_"]');
+    if (box && !tooSoon(e, keyClass(box))) sent();
   }, true);
   const blurField = () => w.setTimeout(() => {
     const el = doc.activeElement;
@@ -162,7 +287,8 @@ _SCRIPT = """
 """
 
 
-def _script() -> str:
+def key_guard_script() -> str:
+    """The page script of the key rules (an HTML ``<script>`` element; module docstring)."""
     return (
         _SCRIPT.replace("__NO_RUN_MS__", str(NO_RUN_MS))
         .replace("__ACTION_KEYS__", js_key_set(ACTION_KEYS))
@@ -174,7 +300,7 @@ def _script() -> str:
 
 def install_key_guard() -> None:
     """Install the page's key rules (once per browser page; later calls do nothing there)."""
-    st.sidebar.html(_script(), unsafe_allow_javascript=True)
+    st.sidebar.html(key_guard_script(), unsafe_allow_javascript=True)
 
 
-__all__ = ["NO_RUN_MS", "install_key_guard"]
+__all__ = ["NO_RUN_MS", "install_key_guard", "key_guard_script"]

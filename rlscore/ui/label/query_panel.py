@@ -71,6 +71,7 @@ PANEL_CSS = """
   white-space: nowrap; opacity: 0.9;
 }
 [class*="st-key-label_"] button kbd::before { content: "key\\00a0"; }
+[class*="st-key-paint_"] { display: none; }
 .st-key-rls_panel_flash [data-testid="stAlertContainer"] { padding: 0.5rem 0.75rem; }
 .st-key-rls_panel_head h3, .st-key-rls_query_item h3 {
   font-size: 1.25rem; padding: 0.25rem 0 0.2rem 0;
@@ -205,8 +206,18 @@ def query_panel(handle: SessionHandle, p: dict, annotator: str) -> None:
                 state.seen,
                 s.project.class_text,
             )
+    if shown is not None:
+        _paint_ack(shown)
     refresh.refresh_button(refresh.PANEL_REFRESH)
     refresh.marker("panel", view_state(state.seen), point=point_id)
+
+
+def _paint_ack(shown: actions.ShownPoint) -> None:
+    """The hidden button the page's script presses once the point is painted
+    (:func:`rlscore.ui.label.actions.note_painted`). Its press is a run of the panel's own
+    fragment, as a label is, not of a fragment of its own: Streamlit may drop one of two
+    fragment runs asked for at once (:mod:`rlscore.ui.label.refresh`)."""
+    st.button("Painted", key=actions.paint_key(shown), on_click=actions.note_painted, args=(shown,))
 
 
 def _conflict(handle: SessionHandle, annotator: str, state: QueryPanelState) -> None:

@@ -12,7 +12,10 @@ is flashed, and the whole page runs again: it resumes without a reload.
 While the message is up the page has no label buttons; a shortcut key pressed then is
 refused with the same message in the page's status line (never dropped without a word). A
 click that reached the server before the page noticed is refused by its callback
-(:mod:`rlscore.ui.label.actions`), which says so and records the outcome shown here.
+(:mod:`rlscore.ui.label.actions`), which says so and records the outcome shown here. A press
+sent as the page met the outage, whose button was gone before the server could run its
+callback, is named by the page's status line ("Your press on point #349 was not saved"): the
+script sees that the press was not answered and that the message does not name its point.
 
 :func:`database_guard` wraps a whole run (``app.py``),
 :func:`~rlscore.ui.shell.errors.report_errors` sends this error here too, so it never reaches the
@@ -165,15 +168,10 @@ _KEY_SCRIPT = """
   const keys = __KEYS__;
   w.__rlscoreOutageRefused = 0;
   const REFUSED = "Press refused, nothing saved: ";
-  w.addEventListener("keydown", (e) => {
-    if (!keys.has(e.key) || e.ctrlKey || e.metaKey || e.altKey) return;
-    const shown = doc.querySelector("[data-rls-outage]");
-    if (!shown) return;
-    const el = doc.activeElement;
-    if (el && (el.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(el.tagName)))
-      return;
-    e.preventDefault();
-    w.__rlscoreOutageRefused += 1;
+  // a press sent just before the page met the outage, that the message does not name: its
+  // button was gone before the server could apply it (rlscore.ui.label.keys keeps it)
+  let lost = "";
+  const status = (text) => {
     // the key guard's status line (rlscore.ui.label.keys), created here if the page has none
     let note = doc.getElementById("rlscore-press-notice");
     if (!note) {
@@ -185,14 +183,40 @@ _KEY_SCRIPT = """
         "background:rgba(240,242,246,0.95);color:#31333f;box-shadow:0 1px 3px #0003";
       doc.body.appendChild(note);
     }
-    note.textContent = REFUSED + shown.dataset.rlsOutage;
+    note.textContent = text;  // text only: never interpreted as HTML
     note.hidden = false;
+    return note;
+  };
+  w.addEventListener("keydown", (e) => {
+    if (!keys.has(e.key) || e.ctrlKey || e.metaKey || e.altKey) return;
+    const shown = doc.querySelector("[data-rls-outage]");
+    if (!shown) return;
+    const el = doc.activeElement;
+    if (el && (el.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(el.tagName)))
+      return;
+    e.preventDefault();
+    w.__rlscoreOutageRefused += 1;
+    status(REFUSED + shown.dataset.rlsOutage + (lost ? " " + lost : ""));
   }, true);
-  // the refusal goes once the database is back (the message is gone)
   w.setInterval(() => {
+    const shown = doc.querySelector("[data-rls-outage]");
+    const last = w.__rlscoreLastPress;
+    if (shown && last && last.point && !last.answered && !last.reported) {
+      last.reported = true;
+      const n = last.point.split(":").pop();
+      if (!shown.dataset.rlsOutage.includes("(point #" + n + ")")) {
+        lost = "Your press on point #" + n + " was not saved: the page met the outage " +
+          "before it was applied. Press it again once the page is back.";
+        w.__rlscoreLostPress = n;
+        status(lost);
+      }
+    }
+    // the refusal goes once the database is back (the message is gone); a lost press stays
     const note = doc.getElementById("rlscore-press-notice");
-    if (note && !note.hidden && note.textContent.startsWith(REFUSED) &&
-        !doc.querySelector("[data-rls-outage]")) note.hidden = true;
+    if (note && !note.hidden && note.textContent.startsWith(REFUSED) && !shown) {
+      if (lost) note.textContent = lost; else note.hidden = true;
+    }
+    if (!shown && note && note.hidden) lost = "";
   }, 250);
 })();
 </script>
