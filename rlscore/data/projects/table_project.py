@@ -53,7 +53,7 @@ from rlscore.data.items.columns import (
     item_texts,
     rows_text,
 )
-from rlscore.data.projects.class_labels import truth_and_classes
+from rlscore.data.projects.class_labels import label_set_truth_and_classes, truth_and_classes
 from rlscore.data.projects.column_choice import ColumnChoice, choose_columns, with_text_column_names
 from rlscore.data.projects.numeric_features import numeric_features
 from rlscore.data.projects.project import Project, ProjectInputError, warn_and_record
@@ -86,6 +86,7 @@ def project_from_table(
     text_settings: TextFeatureSettings | dict | None = None,
     image_size: tuple[int, int] = DEFAULT_SIZE,
     progress: Progress | None = None,
+    multi_label: bool = False,
 ) -> Project:
     """Build a project from chosen columns of a table: its features and its items (which
     features in which order, and what is fixed on the way: see this module's docstring).
@@ -125,6 +126,11 @@ def project_from_table(
         features; (width, height) of the pixel fallback's images.
     progress
         ``progress(fraction, message)`` while features are built (texts, images).
+    multi_label
+        A multi-label project ("select all that apply"): a point's label is a set of
+        classes; the truth column's cells are label sets (``a|b`` text, a list in JSON or
+        Parquet, an empty cell for none of them:
+        :func:`~rlscore.core.conventions.label_sets.parse_label_set`).
 
     Raises
     ------
@@ -145,9 +151,10 @@ def project_from_table(
         df, chosen, standardize, meta, image_root, text_settings, image_size, progress
     )
     ids = _point_ids(df, id_column)
-    truth, classes = truth_and_classes(df, truth_column, class_names)
+    read_truth = label_set_truth_and_classes if multi_label else truth_and_classes
+    truth, classes = read_truth(df, truth_column, class_names)
     meta["truth_column"], meta["id_column"] = truth_column, id_column
-    return Project(name, X, names, ids, truth, classes, meta, items=items)
+    return Project(name, X, names, ids, truth, classes, meta, items=items, multi_label=multi_label)
 
 
 def _items_and_features(
