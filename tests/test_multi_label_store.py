@@ -9,29 +9,12 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+from support.multi_label import CLASSES, SETS, tagged_project
 from support.stores import raw_sql, small_project
 
-from rlscore.data.projects.project import Project, ProjectInputError
+from rlscore.data.projects.project import ProjectInputError
 from rlscore.data.projects.table_project import project_from_table
 from rlscore.storage import Event, open_store
-
-CLASSES = ["news", "sports", "tech"]
-#: true label sets, cycled over the points: the empty set is a label like any other
-SETS = [("news",), ("news", "sports"), (), ("sports", "tech"), ("news", "sports", "tech")]
-
-
-def tagged_project(name="tags", n=7) -> Project:
-    rng = np.random.default_rng(0)
-    return Project(
-        name=name,
-        X=rng.normal(size=(n, 2)),
-        feature_names=["a", "b"],
-        ids=[f"t{i}" for i in range(n)],
-        truth=[list(SETS[i % len(SETS)]) for i in range(n)],
-        classes=CLASSES,
-        meta={"sigma": 1.0},
-        multi_label=True,
-    )
 
 
 @pytest.fixture
