@@ -202,8 +202,9 @@ class SessionView:
     def loo_errors(self) -> dict:
         """Exact LOO error of RLS on the labeled set (plain and balanced), at the session's
         kernel, weights and λ (:mod:`rlscore.sessions.state.loo_refit`); ``None`` values with fewer
-        than
-        2 classes labeled."""
+        than 2 classes labeled, and in a multi-label project (not available there yet)."""
+        if self.project.multi_label:  # the LOO of one class per point: single-label only
+            return {"loo_error": None, "loo_balanced_error": None}
         with self._lock:
             if self._loo_cache is None or self._loo_cache[0] != self._replay.version:
                 st = self._state
@@ -218,7 +219,10 @@ class SessionView:
         (:func:`~rlscore.sessions.stopping.prediction_change.stopping_report`): never settled
         before every class has a label."""
         with self._lock:
-            labeled = set(self._state.log.labels.values())
+            labels = self._state.log.labels.values()
+            if self.project.multi_label:  # a class is labeled once a set holds it
+                labels = [c for s in labels for c in s]
+            labeled = set(labels)
             return stopping_report(
                 self._state.history,
                 window=self.stop_window,
