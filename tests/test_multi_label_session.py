@@ -1,0 +1,126 @@
+"""Labeling sessions of a multi-label project: label sets in, the multi-label engine built,
+replay of the stored sets after a restart, undo and relabel, review, the histories, and the
+single-label-only figures saying "none" instead of failing.
+
+References are independent of the session's incremental path: the multi-label strategy
+started from scratch and taught the session's final sets, and a session reopened from the
+database (bit-for-bit equality).
+"""
+
+import numpy as np
+import pytest
+from support.multi_label import CLASSES, tagged_project
+from support.sessions import assert_same_state
+
+from rlscore.core.conventions.label_sets import multi_hot
+from rlscore.query import make_strategy, predicted_sets
+from rlscore.sessions import LabelingSession
+from rlscore.storage import open_store
+
+
+@pytest.fixture
+def store(tmp_path):
+    with open_store(tmp_path / "labels.sqlite3") as s:
+        s.create_project(tagged_project(n=40, d=3))
+        yield s
+
+
+def labeled_session(store, **kw) -> LabelingSession:
+    """A session with a scripted history: queries labeled with the true sets, an empty set,
+    a relabel, an undo, a skip."""
+    s = LabelingSession(store, "tags", kw.pop("strategy", "arls"), lam=0.5, snapshots=False, **kw)
+    truth = s.project.truth
+    for _ in range(6):
+        i, _score = s.query()
+        s.label(i, list(truth[i]), seconds=1.0)
+    s.label(3, [])  # a clicked point: none of these
+    s.label(3, ["tech", "sports"])  # relabel, any order
+    s.label(8, ["news"])
+    s.undo()  # reverts point 8's label
+    s.skip(s.query()[0])
+    return s
+
+
+def test_label_sets_reach_the_store_and_the_engine(store):
+    s = labeled_session(store)
+    assert s.labels[3] == ("sports", "tech") and 8 not in s.labels
+    stored = {e.point: e.label for e in store.events("tags") if e.kind == "label"}
+    assert stored[3] == ("sports", "tech")
+    ref = make_strategy("arls", multi_label=True, kernel="rbf", sigma=1.0, lam=0.5)
+    ref.start(s.project.X, CLASSES)
+    for i, y in s.labels.items():
+        ref.teach(i, y)
+    np.testing.assert_allclose(
+        s.engine.decision_function(), ref.decision_function(), rtol=1e-9, atol=1e-10
+    )
+    assert s.query(claim=False)[0] == ref.next_query(exclude=s.skipped)[0]
+
+
+def test_a_restart_replays_the_same_state(store, tmp_path):
+    live = labeled_session(store)
+    with open_store(tmp_path / "labels.sqlite3") as again:
+        reopened = LabelingSession(again, "tags", "arls", lam=0.5, snapshots=False)
+        assert_same_state(live, reopened)
+
+
+def test_the_default_strategy_is_focused_arls_and_others_are_refused(store):
+    s = LabelingSession(store, "tags", snapshots=False)
+    assert s.strategy_name == "focused_arls"
+    i = s.query()[0]
+    s.label(i, ["news"])
+    assert store.events("tags")[0].params["strategy"] == "focused_arls"
+    with pytest.raises(ValueError, match="'aopt-klr' is not available for multi-label"):
+        LabelingSession(store, "tags", "aopt-klr", snapshots=False)
+    with pytest.raises(ValueError, match="not available for multi-label"):
+        s.set_params(strategy="arls-weighted")
+    assert s.strategy_name == "focused_arls"
+
+
+def test_a_single_class_is_refused_in_a_multi_label_session(store):
+    s = LabelingSession(store, "tags", "random", snapshots=False)
+    with pytest.raises(ValueError, match="this project is multi-label"):
+        s.label(0, "news")
+    with pytest.raises(ValueError, match=r"unknown class\(es\) \['cats'\]"):
+        s.label(0, ["cats"])
+    assert store.events("tags") == []
+
+
+def test_histories_count_changed_sets_and_the_subset_error(store):
+    s = labeled_session(store, strategy="uncertainty")
+    sets = predicted_sets(s.engine)
+    truth = s.project.truth
+    unlabeled = [i for i in range(s.project.n) if i not in s.labels]
+    wrong = np.mean([sets[i] != truth[i] for i in unlabeled])
+    assert s.validation_error() == pytest.approx(wrong)
+    assert s.validation_error(balanced=True) is None
+    assert len(s.risk_history) == s.n_labeled + 1 == len(s.change_history)
+    # the last label's change, by hand: predicted sets before and after it
+    before = s.engine.decision_function() > 0
+    i = s.query()[0]
+    s.label(i, list(truth[i]))
+    after = s.engine.decision_function() > 0
+    assert s.change_history[-1] == pytest.approx(np.mean((before != after).any(axis=1)))
+
+
+def test_single_label_figures_say_none(store):
+    s = labeled_session(store)
+    assert s.loo_errors() == {"loo_error": None, "loo_balanced_error": None}
+    report = s.stopping()
+    assert report["loo_error"] is None and report["missing_classes"] == []
+
+
+def test_review_and_majority_take_sets(store):
+    s = LabelingSession(store, "tags", "random", overlap=2, snapshots=False, annotator="ann")
+    s.label(5, ["news"], annotator="ann")
+    s.label(5, ["news", "tech"], annotator="bob")
+    s.label(5, ["news"], annotator="cy")
+    assert s.labels[5] == ("news",)  # two of three gave this set
+    s.review(5, ["tech"], reviewer="ann")
+    assert s.labels[5] == ("tech",)
+    assert multi_hot([s.labels[5]], CLASSES).tolist() == [[0.0, 0.0, 1.0]]
+
+
+def test_auto_label_uses_the_true_sets(store):
+    s = LabelingSession(store, "tags", "random", snapshots=False)
+    assert s.auto_label(5) == 5
+    assert all(s.labels[i] == s.project.truth[i] for i in s.labels)
