@@ -22,25 +22,28 @@ if TYPE_CHECKING:
 
 
 def truth_and_classes(
-    df: pd.DataFrame, truth_column: str | None, class_names: list | dict | None
+    df: pd.DataFrame,
+    truth_column: str | None,
+    class_names: list | dict | None,
+    multi_label: bool = False,
 ) -> tuple[np.ndarray | None, list]:
     """The true labels (None without a truth column) and the classes of a project made from
     ``df`` (see :func:`~rlscore.data.projects.table_project.project_from_table`'s
-    ``class_names``)."""
+    ``class_names``); a multi-label project's by :func:`label_set_truth_and_classes`."""
+    if multi_label and truth_column is not None:
+        return label_set_truth_and_classes(df, truth_column, class_names)
     if truth_column is None:
         return None, [-1, 1] if class_names is None else _class_list(class_names)
     return _truth(df[truth_column], truth_column, class_names)
 
 
 def label_set_truth_and_classes(
-    df: pd.DataFrame, truth_column: str | None, class_names: list | dict | None
-) -> tuple[np.ndarray | None, list]:
+    df: pd.DataFrame, truth_column: str, class_names: list | dict | None
+) -> tuple[np.ndarray, list]:
     """:func:`truth_and_classes` of a multi-label project: each cell of the truth column is a
     label set (:func:`~rlscore.core.conventions.label_sets.parse_label_set`: ``a|b`` text or a
     list; an empty cell is the empty set, a valid label). The classes are the distinct classes
     named in the cells, renamed by ``class_names`` as the values of a single-label column."""
-    if truth_column is None:
-        return truth_and_classes(df, None, class_names)
     cells = df[truth_column].tolist()
     values = sorted_values(v for cell in cells for v in _cell_classes(cell))
     if len(values) < 2:

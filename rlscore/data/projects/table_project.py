@@ -53,7 +53,7 @@ from rlscore.data.items.columns import (
     item_texts,
     rows_text,
 )
-from rlscore.data.projects.class_labels import label_set_truth_and_classes, truth_and_classes
+from rlscore.data.projects.class_labels import truth_and_classes
 from rlscore.data.projects.column_choice import ColumnChoice, choose_columns, with_text_column_names
 from rlscore.data.projects.numeric_features import numeric_features
 from rlscore.data.projects.project import Project, ProjectInputError, warn_and_record
@@ -100,8 +100,9 @@ def project_from_table(
         context columns when no text, image or embedding column is given, else none.
     id_column
         Column of unique point ids; default: the row number (0, 1, …).
-    truth_column
-        Column of true labels, if known (enables auto-labeling and the validation error).
+    truth_column, multi_label
+        Column of true labels, if known (enables auto-labeling and the validation error);
+        with ``multi_label``, of label sets (``a|b``: :mod:`rlscore.core.conventions.label_sets`).
     class_names
         Without a truth column: the classes to choose from (default ``[-1, 1]``). With one:
         a dict renaming truth values (``{0: "cat", 1: "dog"}``), or a list of names given to
@@ -126,11 +127,6 @@ def project_from_table(
         features; (width, height) of the pixel fallback's images.
     progress
         ``progress(fraction, message)`` while features are built (texts, images).
-    multi_label
-        A multi-label project ("select all that apply"): a point's label is a set of
-        classes; the truth column's cells are label sets (``a|b`` text, a list in JSON or
-        Parquet, an empty cell for none of them:
-        :func:`~rlscore.core.conventions.label_sets.parse_label_set`).
 
     Raises
     ------
@@ -142,17 +138,14 @@ def project_from_table(
         (naming the column and the row).
     """
     df = with_text_column_names(df)
-    chosen = choose_columns(
-        df, feature_columns, id_column, truth_column, text_columns, image_column, image_root,
-        embedding_column, context_columns,
-    )  # fmt: skip
+    columns = (feature_columns, id_column, truth_column, text_columns, image_column, image_root)
+    chosen = choose_columns(df, *columns, embedding_column, context_columns)
     meta: dict = {"description": description, "source": source, "warnings": []}
     items, X, names = _items_and_features(
         df, chosen, standardize, meta, image_root, text_settings, image_size, progress
     )
     ids = _point_ids(df, id_column)
-    read_truth = label_set_truth_and_classes if multi_label else truth_and_classes
-    truth, classes = read_truth(df, truth_column, class_names)
+    truth, classes = truth_and_classes(df, truth_column, class_names, multi_label)
     meta["truth_column"], meta["id_column"] = truth_column, id_column
     return Project(name, X, names, ids, truth, classes, meta, items=items, multi_label=multi_label)
 

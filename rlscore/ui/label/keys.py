@@ -1,6 +1,7 @@
 """Keyboard habits of the Label page: one key press is one action, and focus leaves form fields.
 
-The buttons' shortcuts (``1``–``9``, ``S``, ``U``) are Streamlit's own. Browser-side rules are
+The buttons' shortcuts (``1``–``9``, ``S``, ``U``; ``Enter`` saves a multi-label project's
+chosen set) are Streamlit's own. Browser-side rules are
 added by a small script installed once per page (:func:`install_key_guard`):
 
 * **No key while the query changes.** A shortcut key is dropped (stopped in the capture
@@ -40,10 +41,11 @@ from rlscore.ui.label.refresh import PANEL_MARKER
 
 #: milliseconds after an accepted shortcut during which a run must start, else keys are freed
 NO_RUN_MS = 700
-#: the page's shortcut keys: the class keys, S (skip) and U (undo); the first eleven act on
-#: the point shown (held to the minimum dwell)
-SHORTCUT_KEYS = ("1", "2", "3", "4", "5", "6", "7", "8", "9", "s", "S", "u", "U")
-ACTION_KEYS = SHORTCUT_KEYS[:11]
+#: the page's shortcut keys: the class keys, S (skip), Enter (a multi-label project's Save,
+#: :mod:`rlscore.ui.label_sets.set_panel`) and U (undo); the first twelve act on the point shown
+#: (held to the minimum dwell)
+SHORTCUT_KEYS = ("1", "2", "3", "4", "5", "6", "7", "8", "9", "s", "S", "Enter", "u", "U")
+ACTION_KEYS = SHORTCUT_KEYS[:12]
 
 
 def js_key_set(keys: tuple[str, ...]) -> str:

@@ -216,7 +216,7 @@ def _conflict(handle: SessionHandle, annotator: str, state: QueryPanelState) -> 
     st.warning(conflict["text"])
     c1, c2 = st.columns(2)
     c1.button(
-        f"Relabel as {md_text(handle.session.project.class_text(conflict['label']))} anyway",
+        f"Relabel as {md_text(handle.session.project.label_text(conflict['label']))} anyway",
         key=f"relabel_{conflict['newest']}",
         on_click=actions.relabel_anyway,
         args=(handle, annotator),
