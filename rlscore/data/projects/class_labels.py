@@ -158,10 +158,12 @@ def sorted_values(values) -> list:
     return sorted(plain, key=lambda v: (isinstance(v, str), v))
 
 
-def truth_values(df: pd.DataFrame, column: str) -> list:
+def truth_values(df: pd.DataFrame, column: str, multi_label: bool = False) -> list:
     """The distinct values of a truth column, in the order
     :func:`~rlscore.data.projects.table_project.project_from_table` pairs them with a list of
-    class names (missing values left out)."""
+    class names (missing values left out); ``multi_label``: the classes its label sets name."""
+    if multi_label:
+        return sorted_values(v for cell in df[column].tolist() for v in _cell_classes(cell))
     return sorted_values(plain_scalar(v) for v in df[column].dropna().tolist())
 
 

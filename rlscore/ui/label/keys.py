@@ -10,8 +10,9 @@ added by a small script installed once per page (:func:`install_key_guard`):
   that has not yet drawn the next point (the query panel's marker, :mod:`rlscore.ui.label.refresh`,
   is unchanged and the run is not finished): until then the buttons on screen belong to the
   point being replaced. Runs of the views that follow the panel do not block keys: the panel
-  is current then. A press that starts no run (e.g. a disabled button) frees the keys after
-  :data:`NO_RUN_MS`.
+  is current then. A run that started and ended within one batch of DOM records (a
+  multi-label project's class toggle, which draws no new point) frees the keys too. A press
+  that starts no run (e.g. a disabled button) frees the keys after :data:`NO_RUN_MS`.
 * **No press before a person could have seen the point.** The time each point is first
   drawn is recorded (when the panel's marker names a new point; kept in
   ``window.__rlscoreDrawTimes`` as ``{point, at}``, ``at`` in ms since the epoch), and a
@@ -116,11 +117,17 @@ _SCRIPT = """
   const watch = () => {
     const app = doc.querySelector('[data-testid="stApp"]');
     if (!app) { w.setTimeout(watch, 50); return; }
-    new w.MutationObserver(() => {
-      const s = app.getAttribute("data-test-script-state");
-      if (s === "running") sawRun = true;
-      else if (sawRun) { busy = false; sawRun = false; }
-    }).observe(app, {attributes: true, attributeFilter: ["data-test-script-state"]});
+    // the states the run went through, from the records' old values: a short run (a
+    // multi-label toggle) can start and end within one batch of records
+    new w.MutationObserver((records) => {
+      const states = records.map((r) => r.oldValue);
+      states.push(app.getAttribute("data-test-script-state"));
+      for (let j = 1; j < states.length; j++) {
+        if (states[j] === "running") sawRun = true;
+        else if (states[j - 1] === "running" && sawRun) { busy = false; sawRun = false; }
+      }
+    }).observe(app, {attributes: true, attributeFilter: ["data-test-script-state"],
+                     attributeOldValue: true});
     new w.MutationObserver(() => {
       pointDrawn();
       if (busy && pressedOn !== null && panelState() !== pressedOn) busy = false;
