@@ -40,7 +40,8 @@ def chosen_text(positions: tuple) -> str:
 
 def button(page, kind: str, point: int):
     """A button of the point ``point``'s panel by its widget key (rlscore.ui.label.actions)."""
-    return page.locator(f'[class*="st-key-label_{kind}_{point}_"] button')
+    live = '.stElementContainer:not([data-stale="true"])'  # not a run's leftover
+    return page.locator(f'{live}[class*="st-key-label_{kind}_{point}_"] button')
 
 
 def check_stored(db, point: int, positions: tuple, labeled: int) -> None:

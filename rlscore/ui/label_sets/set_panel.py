@@ -2,8 +2,7 @@
 toggle button per class, Save, "None of these", Skip and Undo.
 
 A label set is chosen, then saved as one label: the toggles (keys ``1``–``9`` for the first
-nine classes) only change this tab's choice, kept per point and log version (a new point, or
-a teammate's label of this one, starts a new choice); **Save** (or ``Enter``) stores the chosen
+nine classes) only change this tab's choice, kept per point; **Save** (or ``Enter``) stores the chosen
 set and **None of these** the empty set, both through :func:`rlscore.ui.label.actions.label`,
 so a set is bound to the point shown, its log version, its project and the minimum dwell as a
 single label is. The choice starts empty: the learner's predicted set is pre-selected only
@@ -61,8 +60,10 @@ def preselect_setting() -> None:
 
 
 def choice_key(shown: actions.ShownPoint) -> str:
-    """The session-state key of the classes chosen for ``shown`` (its point and version)."""
-    return f"chosen_{shown.uid}_{shown.point}_{shown.seen}"
+    """The session-state key of the classes chosen for ``shown``'s point in its project (not
+    its log version: a teammate's label of another point keeps the choice; one of this point
+    makes Save ask first, as any stale label does)."""
+    return f"chosen_{shown.uid}_{shown.point}"
 
 
 def toggle(key: str, k: int) -> None:
