@@ -40,8 +40,9 @@ def chosen_text(positions: tuple) -> str:
 
 def button(page, kind: str, point: int):
     """A button of the point ``point``'s panel by its widget key (rlscore.ui.label.actions)."""
-    live = '.stElementContainer:not([data-stale="true"])'  # not a run's leftover
-    return page.locator(f'{live}[class*="st-key-label_{kind}_{point}_"] button')
+    # the one on screen: a run can leave a hidden or stale copy behind for a moment
+    live = '.stElementContainer:not([data-stale="true"])'
+    return page.locator(f'{live}[class*="st-key-label_{kind}_{point}_"] button >> visible=true')
 
 
 def check_stored(db, point: int, positions: tuple, labeled: int) -> None:

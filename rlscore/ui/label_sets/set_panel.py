@@ -7,8 +7,8 @@ chosen set and **None of these** the empty set, both through
 :func:`rlscore.ui.label.actions.label`, so a set is bound to the point shown, its log version,
 its project and the minimum dwell as a single label is. The choice starts empty: the learner's
 predicted set is pre-selected only when the annotator turns on "Pre-select the prediction" (off
-by default — a pre-selection biases annotators toward the model). Sets are shown as text (``a |
-b``), never interpreted as Markdown or HTML.
+by default — a pre-selection biases annotators toward the model). Sets are shown as text
+(``a | b``), never interpreted as Markdown or HTML.
 
 The pool plot draws one class at a time, chosen in a select box
 (:meth:`~rlscore.sessions.views.label_page.PoolPlotState.for_class`); the figures that are
