@@ -12,6 +12,7 @@ import pytest
 from support.multi_label import CLASSES, tagged_project
 from support.sessions import assert_same_state
 
+import rlscore.sessions.state.snapshots
 from rlscore.core.conventions.label_sets import multi_hot
 from rlscore.query import make_strategy, predicted_sets
 from rlscore.sessions import LabelingSession
@@ -124,3 +125,16 @@ def test_auto_label_uses_the_true_sets(store):
     s = LabelingSession(store, "tags", "random", snapshots=False)
     assert s.auto_label(5) == 5
     assert all(s.labels[i] == s.project.truth[i] for i in s.labels)
+
+
+def test_a_snapshot_restores_the_same_state(store, tmp_path, monkeypatch):
+    # every state is worth a snapshot here (the small pool replays too fast to earn one)
+    monkeypatch.setattr(rlscore.sessions.state.snapshots, "SNAPSHOT_MIN_SECONDS", 0.0)
+    snaps = tmp_path / "snaps"
+    live = LabelingSession(store, "tags", "arls", lam=0.5, snapshots=snaps)
+    for _ in range(8):
+        i = live.query()[0]
+        live.label(i, list(live.project.truth[i]))
+    reopened = LabelingSession(store, "tags", "arls", lam=0.5, snapshots=snaps)
+    assert reopened.restored_from_snapshot_ is not None  # then the rest replayed on it
+    assert_same_state(live, reopened)
