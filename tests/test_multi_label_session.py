@@ -7,6 +7,8 @@ started from scratch and taught the session's final sets, and a session reopened
 database (bit-for-bit equality).
 """
 
+import time
+
 import numpy as np
 import pytest
 from support.multi_label import CLASSES, tagged_project
@@ -16,6 +18,8 @@ import rlscore.sessions.state.snapshots
 from rlscore.core.conventions.label_sets import multi_hot
 from rlscore.query import make_strategy, predicted_sets
 from rlscore.sessions import LabelingSession
+from rlscore.sessions.actions.dwell import MIN_DWELL_ENV, TooSoonError
+from rlscore.sessions.team.permissions import PermissionDeniedError
 from rlscore.storage import open_store
 
 
@@ -138,3 +142,17 @@ def test_a_snapshot_restores_the_same_state(store, tmp_path, monkeypatch):
     reopened = LabelingSession(store, "tags", "arls", lam=0.5, snapshots=snaps)
     assert reopened.restored_from_snapshot_ is not None  # then the rest replayed on it
     assert_same_state(live, reopened)
+
+
+def test_the_dwell_and_the_roles_hold_for_sets(store, monkeypatch):
+    monkeypatch.setenv(MIN_DWELL_ENV, "200")  # off outside the browser tests (conftest)
+    store.set_member("tags", "ann", "owner")
+    s = LabelingSession(store, "tags", "random", snapshots=False, annotator="ann")
+    i = s.query()[0]
+    with pytest.raises(TooSoonError):  # saved right as the point was drawn
+        s.label(i, ["news"], shown_at=time.monotonic())
+    with pytest.raises(PermissionDeniedError, match="annotator"):  # by trying: not a member
+        s.label(i, ["news"], annotator="eve")
+    assert [e.kind for e in store.events("tags")] == []
+    s.label(i, ["news"], shown_at=time.monotonic() - 1.0)
+    assert store.events("tags")[-1].label == ("news",)
