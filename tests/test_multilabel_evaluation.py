@@ -131,3 +131,24 @@ def test_per_label_kappa_equals_scikit_learn():
     x = [int("a" in s) for s in a[1:]]
     y = [int("a" in s) for s in b[1:]]
     assert got["a"] == pytest.approx(cohen_kappa_score(x, y))
+
+
+def test_micro_f1_estimate_is_the_checks_micro_f1_and_its_interval_covers():
+    from rlscore.core.evaluation.set_accuracy import micro_f1_estimate
+
+    Y, P = random_matrices(11, m=40)
+    est = micro_f1_estimate(Y, P)
+    assert est.estimate == pytest.approx(f1_score(Y, P, average="micro"))
+    assert est.low <= est.estimate <= est.high
+    assert micro_f1_estimate(Y[:4], P[:4]) is None
+    assert micro_f1_estimate(np.zeros((6, 2)), np.zeros((6, 2))) is None
+    # coverage on a known population: 200 samples of 60 checks from 5000 points
+    pop_Y, pop_P = random_matrices(12, m=5000)
+    truth = f1_score(pop_Y, pop_P, average="micro")
+    rng = np.random.default_rng(13)
+    covered = 0
+    for _ in range(200):
+        pick = rng.choice(5000, size=60, replace=False)
+        e = micro_f1_estimate(pop_Y[pick], pop_P[pick], n_bootstrap=500)
+        covered += e.low <= truth <= e.high
+    assert covered >= 180  # nominal 95 %: at least 90 % of 200
