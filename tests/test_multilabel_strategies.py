@@ -196,3 +196,9 @@ def test_batch_queries_believe_the_predicted_set_and_leave_the_state():
     assert picks[0] == q.next_query()
     np.testing.assert_array_equal(q.decision_function(), before)
     assert q.labeled_ == [1, 2, 3]
+
+
+def test_memory_need_counts_the_kernel_and_the_covariance():
+    X, _ = pool()
+    assert started("arls", X).memory_bytes(1000) == 2 * 8 * 1000 * 1000
+    assert started("uncertainty", X).memory_bytes(1000) == 8 * 1000 * 1000
