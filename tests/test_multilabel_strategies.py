@@ -44,7 +44,10 @@ def check_state(q, K):
     assert predicted_sets(q) == expected
 
 
-@pytest.mark.parametrize("name", MULTILABEL_STRATEGIES)
+RLS_STRATEGIES = ["arls", "focused_arls", "uncertainty", "random"]
+
+
+@pytest.mark.parametrize("name", RLS_STRATEGIES)
 def test_teach_undo_forget_equal_from_scratch_solves(name):
     X, truth = pool()
     K = rbf_kernel(X, sigma=SIGMA)
@@ -170,15 +173,15 @@ def test_bad_labels_are_refused_with_a_clear_message():
 
 
 def test_registry_builds_multilabel_variants_and_refuses_unknown_names():
-    assert set(MULTILABEL_STRATEGIES) == {"arls", "focused_arls", "uncertainty", "random"}
+    assert set(MULTILABEL_STRATEGIES) == {*RLS_STRATEGIES, "aopt_klr"}
     assert DEFAULT_MULTILABEL_STRATEGY in MULTILABEL_STRATEGIES
     for name in MULTILABEL_STRATEGIES:
         # parameters a strategy does not take are dropped, as for single-label ones
         q = make_strategy(name, multi_label=True, lam=0.5, explore=0.3, focus=3)
         assert isinstance(q, MultiLabelStrategy)
         assert q.lam == 0.5
-    with pytest.raises(ValueError, match="multi-label strategy 'aopt-klr'.*focused_arls"):
-        make_strategy("aopt-klr", multi_label=True)
+    with pytest.raises(ValueError, match="multi-label strategy 'muq-klr'.*focused_arls"):
+        make_strategy("muq-klr", multi_label=True)
     single = make_strategy("arls")
     assert not isinstance(single, MultiLabelStrategy)
     with pytest.raises(ValueError, match="focus"):
@@ -196,3 +199,35 @@ def test_batch_queries_believe_the_predicted_set_and_leave_the_state():
     assert picks[0] == q.next_query()
     np.testing.assert_array_equal(q.decision_function(), before)
     assert q.labeled_ == [1, 2, 3]
+
+
+def test_memory_need_counts_the_kernel_and_the_covariance():
+    X, _ = pool()
+    assert started("arls", X).memory_bytes(1000) == 2 * 8 * 1000 * 1000
+    assert started("uncertainty", X).memory_bytes(1000) == 8 * 1000 * 1000
+
+
+def test_aopt_klr_is_one_binary_aopt_klr_per_class_after_teach_undo_forget():
+    from rlscore.query.klr.aoptimal import AOptimalKLR
+
+    X, truth = pool(n=24, seed=7)
+    q = started("aopt_klr", X)
+    for i in [0, 5, 9, 14, 20]:
+        q.teach(i, truth[i])
+    q.undo()
+    q.forget(5)
+    q.teach(5, ())
+    members = []
+    for c in CLASSES:
+        binary = AOptimalKLR(kernel="rbf", sigma=SIGMA, lam=LAM).start(X, [-1, 1])
+        for i, s in zip(q.labeled_, q.labels_, strict=True):
+            binary.teach(i, 1 if c in s else -1)
+        members.append(binary)
+    F = np.column_stack([b.decision_function() for b in members])
+    np.testing.assert_allclose(q.decision_function(), F, atol=1e-9)
+    expected = np.sum([b.scores() for b in members], axis=0)
+    np.testing.assert_allclose(q.scores(), expected, atol=1e-9, equal_nan=True)
+    assert q.estimated_risk() == pytest.approx(sum(b.estimated_risk() for b in members))
+    assert predicted_sets(q) == [
+        tuple(c for c, v in zip(CLASSES, row, strict=True) if v > 0) for row in F
+    ]

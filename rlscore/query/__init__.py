@@ -8,7 +8,7 @@ one-vs-all RLS state every RLS strategy shares, on the pool kernel or on low-ran
 :mod:`~rlscore.query.klr` (the KLR over a pool, MUQ and A-optimal KLR, §6),
 :mod:`~rlscore.query.baselines` (random, margin, entropy and LGC uncertainty, §8),
 :mod:`~rlscore.query.multilabel` (label sets as labels: multi-label ARLS, focused ARLS,
-uncertainty and random, docs/multilabel.md) and
+uncertainty, random and A-optimal KLR, docs/multilabel.md) and
 :mod:`~rlscore.query.cluster` (passes over a pool held by a cluster's workers).
 """
 
@@ -38,6 +38,7 @@ _EXPORTS = {
         "strategy_class",
     ),
     "rlscore.query.multilabel.state": ("MultiLabelStrategy", "predicted_sets"),
+    "rlscore.query.multilabel.aoptimal_klr": ("MultiLabelAOptimalKLR",),
     "rlscore.query.multilabel.strategies": (
         "MultiLabelARLS",
         "MultiLabelFocusedARLS",

@@ -100,6 +100,11 @@ class MultiLabelStrategy(QueryStrategy):
         self._version = 0
         self._scores_cache = None
 
+    def memory_bytes(self, n: int) -> int:
+        """Bytes the strategy holds on a pool of ``n`` points: the kernel and, with a
+        covariance, ``D`` (two n × n float64 matrices; one for the strategies without)."""
+        return square_matrices_bytes(n, 1 + int(self._keeps_covariance))
+
     def _targets(self, sets) -> np.ndarray:
         """±1 targets (m, L) of label sets."""
         return multi_hot(sets, self.classes_.tolist(), negative=-1.0)

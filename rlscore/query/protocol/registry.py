@@ -33,6 +33,7 @@ _MULTILABEL_CLASSES: dict[str, str] = {
     "focused_arls": "rlscore.query.multilabel.strategies:MultiLabelFocusedARLS",
     "uncertainty": "rlscore.query.multilabel.strategies:MultiLabelUncertainty",
     "random": "rlscore.query.multilabel.strategies:MultiLabelRandom",
+    "aopt_klr": "rlscore.query.multilabel.aoptimal_klr:MultiLabelAOptimalKLR",
 }
 #: names of the multi-label strategies, for ``make_strategy(name, multi_label=True)``
 MULTILABEL_STRATEGIES: tuple[str, ...] = tuple(_MULTILABEL_CLASSES)
