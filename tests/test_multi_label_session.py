@@ -74,8 +74,9 @@ def test_the_default_strategy_is_focused_arls_and_others_are_refused(store):
     i = s.query()[0]
     s.label(i, ["news"])
     assert store.events("tags")[0].params["strategy"] == "focused_arls"
-    with pytest.raises(ValueError, match="'aopt-klr' is not available for multi-label"):
-        LabelingSession(store, "tags", "aopt-klr", snapshots=False)
+    with pytest.raises(ValueError, match="'lgc' is not available for multi-label"):
+        LabelingSession(store, "tags", "lgc", snapshots=False)
+    assert LabelingSession(store, "tags", "aopt-klr", snapshots=False).strategy_name == "aopt_klr"
     with pytest.raises(ValueError, match="not available for multi-label"):
         s.set_params(strategy="arls-weighted")
     assert s.strategy_name == "focused_arls"

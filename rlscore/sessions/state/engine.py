@@ -20,7 +20,7 @@ from rlscore.query import (
 ENGINE_PARAMS = ("strategy", "kernel", "sigma", "lam", "class_weight")
 #: single-label strategy names whose multi-label variant has another name (the others that
 #: have one share it: ``"arls"``, ``"uncertainty"``, ``"random"``)
-_MULTI_LABEL_NAMES = {"arls-focused": "focused_arls"}
+_MULTI_LABEL_NAMES = {"arls-focused": "focused_arls", "aopt-klr": "aopt_klr"}
 #: dense n × n float64 matrices (kernel, state) held by a strategy that does not estimate its
 #: own needs (``memory_bytes``): the KLR strategies and strategy instances
 _DEFAULT_MATRICES = 2
@@ -38,7 +38,8 @@ def strategy_name(strategy: str | QueryStrategy) -> str:
 def multi_label_strategy(name: str) -> str:
     """The multi-label strategy (:data:`~rlscore.query.MULTILABEL_STRATEGIES`) a session of
     a multi-label project runs for the strategy ``name``: the same name, or the multi-label
-    name of the same idea (``"arls-focused"`` → ``"focused_arls"``).
+    name of the same idea (``"arls-focused"`` → ``"focused_arls"``, ``"aopt-klr"`` →
+    ``"aopt_klr"``).
 
     Raises
     ------
