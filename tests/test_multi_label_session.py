@@ -17,7 +17,7 @@ from support.sessions import assert_same_state
 import rlscore.sessions.state.snapshots
 from rlscore.core.conventions.label_sets import multi_hot
 from rlscore.query import make_strategy, predicted_sets
-from rlscore.sessions import LabelingSession
+from rlscore.sessions import LabelingSession, LabelLog
 from rlscore.sessions.actions.dwell import MIN_DWELL_ENV, TooSoonError
 from rlscore.sessions.team.permissions import PermissionDeniedError
 from rlscore.storage import open_store
@@ -157,3 +157,29 @@ def test_the_dwell_and_the_roles_hold_for_sets(store, monkeypatch):
     assert [e.kind for e in store.events("tags")] == []
     s.label(i, ["news"], shown_at=time.monotonic() - 1.0)
     assert store.events("tags")[-1].label == ("news",)
+
+
+def test_the_headline_is_the_micro_f1_of_brute_force_refits_on_the_checks(store):
+    s = LabelingSession(store, "tags", "arls", lam=0.5, audit_every=2, snapshots=False)
+    truth = s.project.truth
+    assert s.set_accuracy() is None  # no check yet
+    for _ in range(16):
+        i = s.query()[0]
+        s.label(i, list(truth[i]))
+    checks = sorted(LabelLog(store.events("tags")).checks)  # the random checks, as stored
+    assert len(checks) >= 5
+    # each check predicted by a model refitted without it, from scratch
+    tp = fp = fn = 0
+    for c in checks:
+        ref = make_strategy("arls", multi_label=True, kernel="rbf", sigma=1.0, lam=0.5)
+        ref.start(s.project.X, CLASSES)
+        for i, y in s.labels.items():
+            if i != c:
+                ref.teach(i, y)
+        pred = set(predicted_sets(ref)[c])
+        true = set(s.labels[c])
+        tp, fp, fn = tp + len(pred & true), fp + len(pred - true), fn + len(true - pred)
+    est = s.set_accuracy()
+    assert est.n_checks == len(checks)
+    assert est.estimate == pytest.approx(2 * tp / (2 * tp + fp + fn))
+    assert est.low <= est.estimate <= est.high

@@ -14,11 +14,13 @@ import threading
 
 import numpy as np
 
+from rlscore.core.evaluation.set_accuracy import MicroF1Estimate
 from rlscore.data.projects.project import Project
 from rlscore.query import QueryStrategy
 from rlscore.sessions.state.loo_refit import loo_errors
 from rlscore.sessions.state.replay import Replay, SessionState
 from rlscore.sessions.stopping.prediction_change import stopping_report
+from rlscore.sessions.stopping.set_accuracy import set_accuracy_estimate
 from rlscore.sessions.views.export import export_labels
 from rlscore.storage import Event
 
@@ -213,6 +215,20 @@ class SessionView:
                 )
                 self._loo_cache = (self._replay.version, result)
             return self._loo_cache[1]
+
+    def set_accuracy(self) -> MicroF1Estimate | None:
+        """A multi-label project's headline: the micro-F1 of its predicted sets estimated
+        from the random checks
+        (:func:`~rlscore.sessions.stopping.set_accuracy.set_accuracy_estimate`); None for a
+        single-label project or too few checks."""
+        if not self.project.multi_label:
+            return None
+        with self._lock:
+            st = self._state
+            labels = dict(st.log.labels)
+            return set_accuracy_estimate(
+                self.project, st.engine, labels, st.log.checks, st.lam, st.kernels.matrix
+            )
 
     def stopping(self) -> dict:
         """Stopping indicator

@@ -12,8 +12,9 @@ by default — a pre-selection biases annotators toward the model). Sets are sho
 
 The pool plot draws one class at a time, chosen in a select box
 (:meth:`~rlscore.sessions.views.label_page.PoolPlotState.for_class`); the figures that are
-single-label only (the stop advice and its accuracy headline) say that they are not
-available for multi-label projects yet.
+single-label only (the stop advice) say that they are not available for multi-label projects
+yet; the headline is the micro-F1 of the predicted sets from the random checks
+(:mod:`rlscore.sessions.stopping.set_accuracy`).
 """
 
 from __future__ import annotations
@@ -279,18 +280,38 @@ def recent_sets(handle: SessionHandle, annotator: str) -> int:
     return seen
 
 
+def headline_text(estimate) -> str:
+    """The multi-label headline (Markdown of numbers only): the micro-F1 of the predicted
+    sets from the random checks, or why it is not known yet."""
+    if estimate is None:
+        return (
+            "Micro-F1 of the predicted sets: not known yet (it needs at least 5 random checks: "
+            "labels drawn at random, e.g. the project's random check every k queries)."
+        )
+    return (
+        f"Micro-F1 of the predicted sets ≈ **{estimate.estimate:.0%}** "
+        f"({estimate.level:.0%} interval {estimate.low:.0%}–{estimate.high:.0%}, from "
+        f"{estimate.n_checks} random checks)"
+    )
+
+
 def set_figures(handle: SessionHandle, p: dict, annotator: str) -> None:
     """Recent sets, the learner's figures and what is not available yet (the page's figures
     fragment)."""
     refresh.start_view("refresh_figures")
     seen = recent_sets(handle, annotator)
     learner_figures(handle, p)
-    st.info(f"When to stop (the stop advice and the accuracy headline): {NOT_YET}.")
+    with handle.lock:
+        estimate = handle.session.set_accuracy()
+    st.markdown("**How good are the predicted sets?**")
+    st.markdown(headline_text(estimate))
+    st.info(f"When to stop (the stop advice): {NOT_YET}.")
     refresh.marker("refresh_figures", view_state(seen))
 
 
 __all__ = [
     "NOT_YET",
+    "headline_text",
     "PRESELECT_KEY",
     "TINT_KEY",
     "choice_key",
