@@ -146,6 +146,8 @@ def test_decision_function_on_new_points_matches_the_pool():
         q.teach(i, truth[i])
     np.testing.assert_allclose(q.decision_function(X[:7]), q.decision_function()[:7], atol=1e-10)
     assert predicted_sets(q, X[:7]) == predicted_sets(q)[:7]
+    assert q.predict_at(X[:7]) == q.predict()[:7]
+    np.testing.assert_array_equal(q.decision_function_at(X[:3]), q.decision_function(X[:3]))
 
 
 def test_every_point_labeled_then_no_candidate():
