@@ -233,3 +233,17 @@ def test_aopt_klr_is_one_binary_aopt_klr_per_class_after_teach_undo_forget():
     assert predicted_sets(q) == [
         tuple(c for c, v in zip(CLASSES, row, strict=True) if v > 0) for row in F
     ]
+
+
+@pytest.mark.parametrize("name", RLS_STRATEGIES)
+def test_rebuild_after_new_parameters_equals_from_scratch(name):
+    X, truth = pool(seed=8)
+    q = started(name, X)
+    for i in [4, 12, 21, 7]:
+        q.teach(i, truth[i])
+    q.set_params(lam=0.9, sigma=0.8)
+    q.rebuild()
+    K = rbf_kernel(X, sigma=0.8)
+    ref = naive_predictions(K, q.labeled_, q.labels_, CLASSES, 0.9)
+    np.testing.assert_allclose(q.decision_function(), ref, atol=1e-10)
+    assert q.labels_ == [truth[i] for i in [4, 12, 21, 7]]
