@@ -146,6 +146,8 @@ def test_decision_function_on_new_points_matches_the_pool():
         q.teach(i, truth[i])
     np.testing.assert_allclose(q.decision_function(X[:7]), q.decision_function()[:7], atol=1e-10)
     assert predicted_sets(q, X[:7]) == predicted_sets(q)[:7]
+    assert q.predict_at(X[:7]) == q.predict()[:7]
+    np.testing.assert_array_equal(q.decision_function_at(X[:3]), q.decision_function(X[:3]))
 
 
 def test_every_point_labeled_then_no_candidate():
@@ -231,3 +233,17 @@ def test_aopt_klr_is_one_binary_aopt_klr_per_class_after_teach_undo_forget():
     assert predicted_sets(q) == [
         tuple(c for c, v in zip(CLASSES, row, strict=True) if v > 0) for row in F
     ]
+
+
+@pytest.mark.parametrize("name", RLS_STRATEGIES)
+def test_rebuild_after_new_parameters_equals_from_scratch(name):
+    X, truth = pool(seed=8)
+    q = started(name, X)
+    for i in [4, 12, 21, 7]:
+        q.teach(i, truth[i])
+    q.set_params(lam=0.9, sigma=0.8)
+    q.rebuild()
+    K = rbf_kernel(X, sigma=0.8)
+    ref = naive_predictions(K, q.labeled_, q.labels_, CLASSES, 0.9)
+    np.testing.assert_allclose(q.decision_function(), ref, atol=1e-10)
+    assert q.labels_ == [truth[i] for i in [4, 12, 21, 7]]

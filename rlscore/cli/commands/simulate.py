@@ -83,6 +83,17 @@ def _load_data(args: argparse.Namespace):
             f"--data {spec!r} is neither a sample ({', '.join(list_samples())}) "
             "nor an existing file"
         )
+    df, n, options, val_path = _pool_table(args, path)
+    project = project_from_table(df, path.stem, truth_column=args.truth, **options)
+    X, y = project.X, np.asarray(project.truth)
+    validation = None if val_path is None else (X[n:], y[n:])
+    return X[:n], y[:n], validation, {"feature_names": project.feature_names}
+
+
+def _pool_table(args: argparse.Namespace, path: Path):
+    """The ``--data`` file's table with the ``--validation`` file's rows after its ``n`` own
+    (features of both in one basis), the keywords of :func:`project_from_table` for its
+    features, and the validation file (None without one)."""
     df = _read_labeled_table(path, args.truth)
     n = df.shape[0]
     options = _item_options(args)
@@ -98,10 +109,7 @@ def _load_data(args: argparse.Namespace):
         if missing:
             raise ValueError(f"{val_path.name} lacks the columns {missing} of {path.name}")
         df = pd.concat([df, val[list(df.columns)]], ignore_index=True)
-    project = project_from_table(df, path.stem, truth_column=args.truth, **options)
-    X, y = project.X, np.asarray(project.truth)
-    validation = None if val_path is None else (X[n:], y[n:])
-    return X[:n], y[:n], validation, {"feature_names": project.feature_names}
+    return df, n, options, val_path
 
 
 def _item_options(args: argparse.Namespace) -> dict:
@@ -406,17 +414,7 @@ def _load_multilabel_data(args: argparse.Namespace):
     path = Path(args.data)
     if not path.exists():
         raise ValueError(f"--data {args.data!r} is not an existing file")
-    df = _read_labeled_table(path, args.truth)
-    n = df.shape[0]
-    options = _item_options(args)
-    if args.feature_column is not None:
-        options["feature_columns"] = args.feature_column
-    elif not any(options.get(k) for k in ("text_columns", "image_column", "embedding_column")):
-        options["feature_columns"] = [c for c in map(str, df.columns) if c != args.truth]
-    val_path = _validation_file(args.validation)
-    if val_path is not None:
-        val = _read_labeled_table(val_path, args.truth)
-        df = pd.concat([df, val[list(df.columns)]], ignore_index=True)
+    df, n, options, val_path = _pool_table(args, path)
     cells = df[args.truth].tolist()
     classes = set_classes(c for c in cells if not (isinstance(c, float) and np.isnan(c)))
     sets = [parse_label_set(c, classes) for c in cells]

@@ -198,6 +198,14 @@ class MultiLabelStrategy(QueryStrategy):
         )
         return Kz @ coef
 
+    def decision_function_at(self, Z) -> np.ndarray:
+        """Decision values (n_z, L) on new points ``Z``, as the single-label strategies name it."""
+        return self.decision_function(Z)
+
+    def predict_at(self, Z) -> list[tuple]:
+        """The predicted label sets of new points ``Z`` (:func:`predicted_sets`)."""
+        return predicted_sets(self, Z)
+
     def predict_proba(self) -> np.ndarray:
         """Per-label probabilities that each class is in the set, (n, L):
         ``clip((f + 1)/2, 0, 1)`` (docs/mathematics.md §1); rows do not sum to one."""

@@ -22,8 +22,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from rlscore.query.arls.thesis import NUMPY_LOOKAHEAD, hypothetical_risks
-from rlscore.query.baselines.strategies import _unlabeled_only
-from rlscore.query.baselines.uncertainty_scores import random_rank
+from rlscore.query.baselines.strategies import RandomOrder, _unlabeled_only
 from rlscore.query.multilabel.state import MultiLabelStrategy
 from rlscore.query.protocol.strategy import NoCandidatesError
 
@@ -150,15 +149,16 @@ class MultiLabelUncertainty(MultiLabelStrategy):
         return _unlabeled_only(self.margins(), self.labeled_)
 
 
-class MultiLabelRandom(MultiLabelStrategy):
-    """Query the pool in a random order fixed by ``seed`` (the order survives undo/rebuild).
+class MultiLabelRandom(RandomOrder, MultiLabelStrategy):
+    """Query the pool in a random order fixed by ``seed`` (the order survives undo/rebuild;
+    :class:`~rlscore.query.baselines.strategies.RandomOrder`, as the single-label random
+    strategy).
 
     Parameters as :class:`~rlscore.query.multilabel.state.MultiLabelStrategy`, plus ``seed``
     (int or None).
     """
 
     _keeps_covariance = False
-    _rank: np.ndarray
 
     def __init__(
         self,
@@ -174,23 +174,6 @@ class MultiLabelRandom(MultiLabelStrategy):
             kernel=kernel, sigma=sigma, degree=degree, lam=lam, graph_k=graph_k, graph_t=graph_t
         )
         self.seed = seed
-
-    def _start(self, X: np.ndarray, K: np.ndarray | None) -> None:
-        super()._start(X, K)
-        self._rank = random_rank(X.shape[0], self.seed)
-
-    def uniform_draw(self, exclude: Iterable[int] | None = None) -> int | None:
-        """Every query is a uniform draw from the unlabeled points (the order does not depend
-        on the labels)."""
-        try:
-            return self.next_query(exclude)[0]
-        except NoCandidatesError:
-            return None
-
-    def scores(self) -> np.ndarray:
-        """The point's position in the random order."""
-        self._check_started()
-        return _unlabeled_only(self._rank, self.labeled_)
 
 
 __all__ = [
