@@ -44,6 +44,9 @@ if project.truth is None:
         "simulated. Choose a sample project, or upload data with a truth column on the Data page."
     )
     end_page()
+if project.multi_label:  # the simulations score one class per point
+    st.info("Compare (simulated strategies): not available for multi-label projects yet.")
+    end_page()
 if project.n < 2:
     st.warning(f"Project **{md_text(project.name)}** has a single point: nothing to compare.")
     end_page()

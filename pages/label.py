@@ -21,6 +21,7 @@ from rlscore.ui.label import (
 )
 from rlscore.ui.label.keys import install_key_guard
 from rlscore.ui.label.teammates import follow_teammates
+from rlscore.ui.label_sets import set_panel
 from rlscore.ui.shell.errors import report_errors
 from rlscore.ui.shell.flash import show_flash
 from rlscore.ui.shell.navigation import end_page, enter_through_app
@@ -69,8 +70,13 @@ if handle is None:
     )
     end_page()
 
-with report_errors("Checking the labels"):
-    suspects_note.suspects_note(handle.session.project, p, annotator)
+# a multi-label project (label sets) has its own panel, plot and figures
+multi_label = handle.session.project.multi_label
+if multi_label:
+    set_panel.preselect_setting()
+else:
+    with report_errors("Checking the labels"):
+        suspects_note.suspects_note(handle.session.project, p, annotator)
 
 
 @st.fragment
@@ -82,12 +88,16 @@ def panel_fragment() -> None:
     except (UnknownProjectError, DatabaseUnavailableError):
         st.rerun()  # the full run says the project is gone, or the database
     with report_errors("Labeling"):
-        query_panel.query_panel(handle, p, annotator)
+        (set_panel.set_panel if multi_label else query_panel.query_panel)(handle, p, annotator)
 
 
 @st.fragment
 def plot_fragment() -> None:
     """The pool, the boundary and the query: redrawn just after the panel."""
+    if multi_label:
+        with report_errors("Drawing the pool"):
+            set_panel.set_pool_plot(handle, p, annotator)
+        return
     query_panel.pool_plot(handle, p, annotator, show_contours)
 
 
@@ -95,6 +105,10 @@ def plot_fragment() -> None:
 def figures_fragment() -> None:
     """Your recent labels, the learner's figures and when to stop: refreshed just after the
     panel."""
+    if multi_label:
+        with report_errors("The learner's figures"):
+            set_panel.set_figures(handle, p, annotator)
+        return
     query_panel.below_the_fold(handle, p, annotator)
     stopping_panel.stopping_panel(handle, p)
 
@@ -104,7 +118,8 @@ with panel_col:
     panel_fragment()
 with plot_col:
     plot_fragment()
-with report_errors("Finding items"):
-    search_panel.search_panel(handle, annotator)
+if not multi_label:  # its results are labeled with one class each
+    with report_errors("Finding items"):
+        search_panel.search_panel(handle, annotator)
 figures_fragment()
 follow_teammates(annotator)

@@ -53,7 +53,8 @@ overlap = Overlap(p["overlap"], p["overlap_fraction"])
 log = LabelLog(events, rule=overlap.rule)
 seen = log.last_id
 mark_shown_version(name, seen)
-class_text = project.class_text
+# a class, or a multi-label project's set as "a | b" text
+class_text = project.label_text
 
 st.subheader(f"Review · {md_text(name)}")
 st.caption(md_text(overlap.describe()))
@@ -99,8 +100,9 @@ decide_gate = gate(store, name, reviewer, "review")
 for point in queue[:SHOWN_POINTS]:
     with review.point_card(project, point):
         st.dataframe(review.ratings_table(log, point, class_text), hide_index=True)
-        cols = st.columns(len(project.classes))
-        for col, c in zip(cols, project.classes, strict=True):
+        options = review.decision_options(project, log, point)
+        cols = st.columns(len(options))
+        for col, c in zip(cols, options, strict=True):
             col.button(
                 md_text(class_text(c)),
                 key=f"decide_{point}_{c}_{seen}",
@@ -113,7 +115,9 @@ for point in queue[:SHOWN_POINTS]:
             )
 
 st.markdown("### Probably wrong")
-if can(store, name, reviewer, "review"):
+if project.multi_label:
+    st.info("The labels that are probably wrong: not available for multi-label projects yet.")
+elif can(store, name, reviewer, "review"):
     with report_errors("Checking the labels"):
         suspects = probably_wrong_queue(project, events, p, rule=overlap.rule)
         if suspects.reason:

@@ -69,6 +69,9 @@ if handle is None:
     end_page()
 s = handle.session
 project = s.project
+if project.multi_label:  # the LOO curves are of one class per point
+    st.info("Tune (the leave-one-out curves over λ): not available for multi-label projects yet.")
+    end_page()
 with handle.lock:
     labels = s.labels
     lam_session = s.lam_

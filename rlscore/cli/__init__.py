@@ -1,5 +1,5 @@
 """Command line: ``python -m rlscore COMMAND …`` (``simulate``, ``labels``, ``label-issues``,
-``settings``, ``agreement``, ``negatives``, ``members``, ``samples``,
+``settings``, ``agreement``, ``negatives``, ``members``, ``samples``, ``create-project``,
 ``create-cluster-project``).
 
 Also installed as the ``rlscore`` script. Exit status 0 on success and 2 on any failure,
@@ -34,6 +34,10 @@ COMMANDS = {
     "members": (
         "rlscore.cli.commands.members",
         "list, add or remove a project's members and roles",
+    ),
+    "create-project": (
+        "rlscore.cli.commands.create_project",
+        "create a project from a CSV or Parquet table (--multi-label: label sets)",
     ),
     "create-cluster-project": (
         "rlscore.cli.commands.cluster_project",

@@ -6,7 +6,10 @@ query engine is built, so this is fast on any pool. Every record carries the acc
 estimate at export time — the Label page's headline: the exact leave-one-out accuracy of the
 random checks among the labels with its exact 95 % interval (Clopper–Pearson)
 (:func:`rlscore.sessions.stopping.accuracy_estimate.export_estimate`; one RLS fit on the
-labels) — unless ``--no-estimate``.
+labels) — unless ``--no-estimate``. A multi-label project's labels are sets (a ``|``-joined
+``label`` column and a 0/1 ``label:<class>`` column per class in CSV and Parquet, lists in
+JSON, :func:`~rlscore.sessions.views.export.export_labels`); it has no accuracy estimate yet,
+and the list marks it ``multi-label``.
 
 With ``--as USER`` the command acts as that user (:mod:`rlscore.cli.io.reader_option`): it lists
 the projects they may read, and prints a project's labels only for its owner (an export, as on
@@ -76,8 +79,9 @@ def _run(argv: list[str]) -> int:
                 print(f"no projects in {store.location}")
             for name in names:
                 n_labels = len(LabelLog(store.events(name)).labels)
-                n_points = store.load_project(name).n
-                print(f"{name}\t{n_labels} labeled of {n_points}")
+                project = store.load_project(name)
+                kind = "\tmulti-label" if project.multi_label else ""
+                print(f"{name}\t{n_labels} labeled of {project.n}{kind}")
             return 0
         # with --as, an unknown name is said without the projects the user may not read
         check_read(store, args.project, user)

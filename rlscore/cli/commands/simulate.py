@@ -12,14 +12,25 @@ import numpy as np
 import pandas as pd
 
 from rlscore.cli.io.output_files import output_file
+from rlscore.core.conventions.label_sets import parse_label_set
 from rlscore.core.kernels.landmarks import LANDMARK_RULES
 from rlscore.core.kernels.rbf_width import DEFAULT_SIGMA
 from rlscore.data.features.text import ANALYZERS
 from rlscore.data.projects.table_project import project_from_table
 from rlscore.data.samples.bundled import list_samples, load_sample
 from rlscore.data.upload.table_reading import read_table
+from rlscore.experiments.simulation.multilabel import (
+    MultiLabelSimulationResult,
+    set_classes,
+    simulate_multilabel,
+)
 from rlscore.experiments.simulation.simulate import SimulationResult, can_predict_outside, simulate
-from rlscore.query import STRATEGIES, make_strategy
+from rlscore.query import (
+    DEFAULT_MULTILABEL_STRATEGY,
+    MULTILABEL_STRATEGIES,
+    STRATEGIES,
+    make_strategy,
+)
 from rlscore.sessions.stopping.stop_rule import (
     DEFAULT_STOP_RULE,
     STOP_RULE_PARAMS,
@@ -72,6 +83,17 @@ def _load_data(args: argparse.Namespace):
             f"--data {spec!r} is neither a sample ({', '.join(list_samples())}) "
             "nor an existing file"
         )
+    df, n, options, val_path = _pool_table(args, path)
+    project = project_from_table(df, path.stem, truth_column=args.truth, **options)
+    X, y = project.X, np.asarray(project.truth)
+    validation = None if val_path is None else (X[n:], y[n:])
+    return X[:n], y[:n], validation, {"feature_names": project.feature_names}
+
+
+def _pool_table(args: argparse.Namespace, path: Path):
+    """The ``--data`` file's table with the ``--validation`` file's rows after its ``n`` own
+    (features of both in one basis), the keywords of :func:`project_from_table` for its
+    features, and the validation file (None without one)."""
     df = _read_labeled_table(path, args.truth)
     n = df.shape[0]
     options = _item_options(args)
@@ -87,10 +109,7 @@ def _load_data(args: argparse.Namespace):
         if missing:
             raise ValueError(f"{val_path.name} lacks the columns {missing} of {path.name}")
         df = pd.concat([df, val[list(df.columns)]], ignore_index=True)
-    project = project_from_table(df, path.stem, truth_column=args.truth, **options)
-    X, y = project.X, np.asarray(project.truth)
-    validation = None if val_path is None else (X[n:], y[n:])
-    return X[:n], y[:n], validation, {"feature_names": project.feature_names}
+    return df, n, options, val_path
 
 
 def _item_options(args: argparse.Namespace) -> dict:
@@ -164,6 +183,13 @@ def add_data_arguments(p: argparse.ArgumentParser) -> None:
         "--data", required=True, help="sample name or CSV/Parquet file with a truth column"
     )
     p.add_argument("--truth", default="label", help="the file's truth column (default: label)")
+    p.add_argument(
+        "--multi-label",
+        action="store_true",
+        help="a multi-label project: the truth column holds label sets ('a|b', empty for none) "
+        f"and --strategy is one of {', '.join(MULTILABEL_STRATEGIES)} "
+        f"(default {DEFAULT_MULTILABEL_STRATEGY}); records micro_f1, macro_f1, hamming_loss",
+    )
     _add_item_arguments(p)
 
 
@@ -208,10 +234,10 @@ def add_strategy_arguments(p: argparse.ArgumentParser) -> None:
     low-rank and the A-optimal KLR strategies."""
     p.add_argument(
         "--strategy",
-        default="arls-focused",
-        choices=sorted(STRATEGIES),
+        choices=sorted({*STRATEGIES, *MULTILABEL_STRATEGIES}),
         help="query strategy (default arls-focused: the best mean rank in "
-        "benchmarks/strategies.py; arls is the thesis's ARLS)",
+        "benchmarks/strategies.py; arls is the thesis's ARLS; with --multi-label "
+        f"{DEFAULT_MULTILABEL_STRATEGY})",
     )
     p.add_argument("--kernel", default="rbf", help="rbf, linear, polynomial or a graph kernel")
     p.add_argument(
@@ -277,16 +303,17 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.out is not None:  # before the run: a missing folder must not cost a simulation
             output_file(args.out, "--out")
+        if args.multi_label:
+            return _main_multilabel(args)
+        args.strategy = args.strategy or "arls-focused"
+        if args.strategy not in STRATEGIES:
+            raise ValueError(
+                f"--strategy {args.strategy} is a multi-label strategy: add --multi-label"
+            )
         X, y, validation, meta = _load_data(args)
         if args.validation is not None and _validation_file(args.validation) is None:
             validation = float(args.validation)
-        params = {
-            "kernel": args.kernel,
-            # a file's width is read off its points (docs/mathematics.md §1)
-            "sigma": args.sigma if args.sigma is not None else meta.get("sigma", DEFAULT_SIGMA),
-            "lam": args.lam if args.lam is not None else meta.get("lam", 1.0),
-            "degree": args.degree,
-        }
+        params = _kernel_params(args, meta)
         if args.class_weight is not None:
             params["class_weight"] = None if args.class_weight == "none" else "balanced"
         if args.unclipped:
@@ -329,6 +356,90 @@ def main(argv: list[str] | None = None) -> int:
         Path(args.out).write_text(json.dumps(out, indent=1) + "\n")
         print(f"wrote {args.out}")
     return 0
+
+
+def _kernel_params(args: argparse.Namespace, meta: dict) -> dict:
+    """The kernel and λ of the strategy: the options, else the sample's, else the defaults."""
+    return {
+        "kernel": args.kernel,
+        # a file's width is read off its points (docs/mathematics.md §1)
+        "sigma": args.sigma if args.sigma is not None else meta.get("sigma", DEFAULT_SIGMA),
+        "lam": args.lam if args.lam is not None else meta.get("lam", 1.0),
+        "degree": args.degree,
+    }
+
+
+# -- issue 38: multi-label projects ------------------------------------------------------------
+def _main_multilabel(args: argparse.Namespace) -> int:
+    """``simulate --multi-label``: the truth column holds label sets (docs/multilabel.md)."""
+    args.strategy = args.strategy or DEFAULT_MULTILABEL_STRATEGY
+    if args.strategy not in MULTILABEL_STRATEGIES:
+        raise ValueError(
+            f"--strategy {args.strategy} has no multi-label variant: choose one of "
+            f"{', '.join(MULTILABEL_STRATEGIES)}"
+        )
+    if args.data in list_samples():
+        raise ValueError(
+            f"--data {args.data} is a single-label sample: --multi-label needs a file whose "
+            "truth column holds label sets"
+        )
+    X, sets, validation, classes = _load_multilabel_data(args)
+    params = _kernel_params(args, {})
+    for name in ("graph_k", "graph_t"):
+        if getattr(args, name) is not None:
+            params[name] = getattr(args, name)
+    bar = None if args.quiet else ProgressBar(f"{args.strategy} on {args.data}")
+    result = simulate_multilabel(
+        X,
+        sets,
+        classes,
+        args.strategy,
+        queries=args.queries,
+        seeds=args.seeds,
+        init=args.init,
+        validation=validation,
+        params=params,
+        progress=bar,
+    )
+    print(multilabel_summary_table(result))
+    if args.out:
+        out = {"data": args.data, **result.to_dict()}
+        Path(args.out).write_text(json.dumps(out, indent=1) + "\n")
+        print(f"wrote {args.out}")
+    return 0
+
+
+def _load_multilabel_data(args: argparse.Namespace):
+    """(X, sets, validation, classes) of a file whose truth column holds label sets."""
+    path = Path(args.data)
+    if not path.exists():
+        raise ValueError(f"--data {args.data!r} is not an existing file")
+    df, n, options, val_path = _pool_table(args, path)
+    cells = df[args.truth].tolist()
+    classes = set_classes(c for c in cells if not (isinstance(c, float) and np.isnan(c)))
+    sets = [parse_label_set(c, classes) for c in cells]
+    X = project_from_table(df.drop(columns=[args.truth]), path.stem, **options).X
+    if val_path is not None:
+        return X[:n], sets[:n], (X[n:], sets[n:]), classes
+    fraction = None if args.validation is None else float(args.validation)
+    return X, sets, fraction, classes
+
+
+def multilabel_summary_table(result: MultiLabelSimulationResult, rows: int = 10) -> str:
+    """Mean ± sd of micro-F1, macro-F1 and the Hamming loss at ~``rows`` steps."""
+    curves = {k: result.curve(k) for k in ("micro_f1", "macro_f1", "hamming_loss")}
+    risk, _ = result.curve("estimated_risk")
+    last = risk.size - 1
+    picks = sorted({int(round(k)) for k in np.linspace(0, last, min(rows, last + 1))})
+    lines = [
+        f"{result.strategy} (multi-label, {len(result.classes)} classes) · "
+        f"{len(result.runs)} run(s) · measured on {result.validation}",
+        f"{'queries':>8} {'micro-F1':>15} {'macro-F1':>15} {'Hamming':>15} {'est. risk':>10}",
+    ]
+    for k in picks:
+        cells = "".join(f"{m[k]:>8.4f} ± {sd[k]:<5.3f}" for m, sd in curves.values())
+        lines.append(f"{k:>8} {cells}{risk[k]:>10.2f}")
+    return "\n".join(lines)
 
 
 def summary_table(result: SimulationResult, rows: int = 10) -> str:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from rlscore.core.conventions.json_values import plain_scalar
+from rlscore.core.conventions.label_sets import SEPARATOR, is_label_set, parse_label_set
 from rlscore.data.items.columns import rows_text
 from rlscore.data.projects.project import ProjectInputError
 
@@ -21,14 +22,72 @@ if TYPE_CHECKING:
 
 
 def truth_and_classes(
-    df: pd.DataFrame, truth_column: str | None, class_names: list | dict | None
+    df: pd.DataFrame,
+    truth_column: str | None,
+    class_names: list | dict | None,
+    multi_label: bool = False,
 ) -> tuple[np.ndarray | None, list]:
     """The true labels (None without a truth column) and the classes of a project made from
     ``df`` (see :func:`~rlscore.data.projects.table_project.project_from_table`'s
-    ``class_names``)."""
+    ``class_names``); a multi-label project's by :func:`label_set_truth_and_classes`."""
+    if multi_label and truth_column is not None:
+        return label_set_truth_and_classes(df, truth_column, class_names)
     if truth_column is None:
         return None, [-1, 1] if class_names is None else _class_list(class_names)
     return _truth(df[truth_column], truth_column, class_names)
+
+
+def label_set_truth_and_classes(
+    df: pd.DataFrame, truth_column: str, class_names: list | dict | None
+) -> tuple[np.ndarray, list]:
+    """:func:`truth_and_classes` of a multi-label project: each cell of the truth column is a
+    label set (:func:`~rlscore.core.conventions.label_sets.parse_label_set`: ``a|b`` text or a
+    list; an empty cell is the empty set, a valid label). The classes are the distinct classes
+    named in the cells, renamed by ``class_names`` as the values of a single-label column."""
+    cells = df[truth_column].tolist()
+    values = sorted_values(v for cell in cells for v in _cell_classes(cell))
+    if len(values) < 2:
+        raise ProjectInputError(
+            f"truth column {truth_column!r} names fewer than 2 classes ({values!r}): a "
+            "multi-label project needs at least 2; separate the classes of a cell by "
+            f"{SEPARATOR!r}"
+        )
+    try:
+        sets = [parse_label_set(_plain_cell(cell), values) for cell in cells]
+    except ValueError as exc:  # a class named twice in a cell
+        raise ProjectInputError(f"truth column {truth_column!r}: {exc}") from None
+    if class_names is None:
+        truth = np.empty(len(sets), dtype=object)  # of tuples: np.asarray would make it 2-D
+        truth[:] = sets
+        return truth, values
+    mapping = _class_name_of_value(values, class_names, truth_column)
+    classes = _class_list([mapping[v] for v in values])
+    truth = np.empty(len(sets), dtype=object)
+    truth[:] = [tuple(plain_scalar(mapping[v]) for v in s) for s in sets]
+    return truth, classes
+
+
+def _plain_cell(cell):
+    """A cell as :func:`parse_label_set` reads it: a list as plain values."""
+    return [plain_scalar(v) for v in cell] if is_label_set(cell) else cell
+
+
+def _cell_classes(cell) -> list:
+    """The classes a truth cell of a multi-label project names (whole numbers in text as
+    ints, as typed class names are read)."""
+    if is_label_set(cell):
+        return [plain_scalar(v) for v in cell]
+    if cell is None or (isinstance(cell, float) and np.isnan(cell)):
+        return []
+    parts = [p.strip() for p in str(plain_scalar(cell)).split(SEPARATOR)]
+    return [int(p) if re.fullmatch(r"[-+]?\d+", p) else p for p in parts if p]
+
+
+def looks_multi_label(values) -> bool:
+    """Whether the cells of a truth column look like label sets (a cell holding
+    :data:`~rlscore.core.conventions.label_sets.SEPARATOR` or a list): the Data page's guess
+    for its "Several labels per item" box."""
+    return any(is_label_set(v) or (isinstance(v, str) and SEPARATOR in v) for v in values)
 
 
 def _class_list(class_names) -> list:
@@ -99,10 +158,12 @@ def sorted_values(values) -> list:
     return sorted(plain, key=lambda v: (isinstance(v, str), v))
 
 
-def truth_values(df: pd.DataFrame, column: str) -> list:
+def truth_values(df: pd.DataFrame, column: str, multi_label: bool = False) -> list:
     """The distinct values of a truth column, in the order
     :func:`~rlscore.data.projects.table_project.project_from_table` pairs them with a list of
-    class names (missing values left out)."""
+    class names (missing values left out); ``multi_label``: the classes its label sets name."""
+    if multi_label:
+        return sorted_values(v for cell in df[column].tolist() for v in _cell_classes(cell))
     return sorted_values(plain_scalar(v) for v in df[column].dropna().tolist())
 
 
@@ -121,6 +182,8 @@ def parse_class_names(text: str) -> list | None:
 
 
 __all__ = [
+    "label_set_truth_and_classes",
+    "looks_multi_label",
     "parse_class_names",
     "sorted_values",
     "truth_and_classes",

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from rlscore.core.conventions.json_values import plain_scalar
+from rlscore.core.conventions.label_sets import is_label_set, label_set, label_set_text
 from rlscore.data.items.columns import (
     ItemColumn,
     ItemInputError,
@@ -131,7 +132,9 @@ class Project:
         One per point, unique; exported with the labels (:class:`RowIds`: the row numbers,
         without a string per row).
     truth : ndarray (n,) or None
-        True labels when known (sample data, a truth column), values from ``classes``.
+        True labels when known (sample data, a truth column), values from ``classes`` (a
+        multi-label project's: label sets, tuples of classes,
+        :mod:`rlscore.core.conventions.label_sets`).
     classes : list
         The classes an annotator chooses from (ints or strings), at least 2.
     meta : dict
@@ -144,6 +147,9 @@ class Project:
         What the annotator sees of each point (:mod:`rlscore.data.items.columns`): text, image and
         context columns, kept as uploaded (never standardised). Empty for a project that is
         only its features.
+    multi_label : bool
+        Whether a point's label is a set of classes ("select all that apply",
+        :mod:`rlscore.core.conventions.label_sets`) rather than one class.
     """
 
     name: str
@@ -155,6 +161,7 @@ class Project:
     meta: dict = field(default_factory=dict)
     uid: int | None = None
     items: list[ItemColumn] = field(default_factory=list)
+    multi_label: bool = False
 
     @property
     def n(self) -> int:
@@ -192,21 +199,48 @@ class Project:
             raise ProjectInputError(
                 f"a project needs at least 2 distinct classes, got {self.classes!r}"
             )
+        self.multi_label = bool(self.multi_label)
         if self.truth is not None:
-            truth = np.asarray([plain_scalar(t) for t in self.truth], dtype=object)
-            if truth.shape != (n,):
-                raise ProjectInputError(f"{truth.size} true labels for {n} points")
-            unknown = set(truth.tolist()) - set(self.classes)
-            if unknown:
-                raise ProjectInputError(
-                    f"true labels {sorted(map(str, unknown))} are not among the classes "
-                    f"{self.classes!r}"
-                )
-            self.truth = truth
+            self.truth = self._checked_truth(n)
         try:
             self.items = check_item_columns(self.items, n)
         except ItemInputError as exc:
             raise ProjectInputError(str(exc)) from None
+
+    def _checked_truth(self, n: int) -> np.ndarray:
+        """The true labels as an (n,) object array: classes, or label sets (tuples)."""
+        if len(self.truth) != n:
+            raise ProjectInputError(f"{len(self.truth)} true labels for {n} points")
+        if self.multi_label:
+            truth = np.empty(n, dtype=object)  # of tuples: np.asarray would make it 2-D
+            try:
+                truth[:] = [label_set(t, self.classes) for t in self.truth]
+            except ValueError as exc:
+                raise ProjectInputError(f"a true label set is not valid: {exc}") from None
+            return truth
+        truth = np.asarray([plain_scalar(t) for t in self.truth], dtype=object)
+        if truth.shape != (n,):
+            raise ProjectInputError(f"{truth.size} true labels for {n} points")
+        unknown = set(truth.tolist()) - set(self.classes)
+        if unknown:
+            raise ProjectInputError(
+                f"true labels {sorted(map(str, unknown))} are not among the classes "
+                f"{self.classes!r}"
+            )
+        return truth
+
+    def check_label(self, label):
+        """``label`` as this project stores it (:func:`checked_label`); ``ValueError`` if it
+        is not a label of the project."""
+        return checked_label(label, self.classes, self.multi_label)
+
+    def label_text(self, label) -> str:
+        """A label as the app shows it: the class's text, a label set's classes' texts
+        joined by ``" | "`` (``"(none of these)"`` for the empty set)."""
+        if is_label_set(label):
+            texts = [self.class_text(c) for c in label]
+            return " | ".join(texts) if texts else "(none of these)"
+        return self.class_text(label)
 
     @property
     def texts(self) -> list[str] | None:
@@ -214,11 +248,40 @@ class Project:
         return item_texts(self.items)
 
 
+def checked_label(label, classes: Sequence, multi_label: bool):
+    """A label of a project with these ``classes`` in its stored form: one class of a
+    single-label project, the label set (a tuple in class order) of a multi-label one.
+
+    Raises
+    ------
+    ValueError
+        A set for a single-label project, a single class for a multi-label one, or a class
+        that is not one of ``classes``; the message names the problem.
+    """
+    if multi_label:
+        if not is_label_set(label):
+            raise ValueError(
+                f"this project is multi-label: a label is a list of classes (empty for "
+                f"'none of these'), got the single value {label!r}"
+            )
+        return label_set(label, classes)
+    if is_label_set(label):
+        raise ValueError(
+            f"this project takes one class per point, got the set "
+            f"{label_set_text(label)!r}; the classes are {list(classes)!r}"
+        )
+    label = plain_scalar(label)
+    if label not in classes:
+        raise ValueError(f"label {label!r} is not one of the classes {list(classes)}")
+    return label
+
+
 __all__ = [
     "Project",
     "ProjectInputError",
     "ProjectInputWarning",
     "RowIds",
+    "checked_label",
     "ids_from_json",
     "ids_to_json",
     "warn_and_record",

@@ -86,6 +86,7 @@ def project_from_table(
     text_settings: TextFeatureSettings | dict | None = None,
     image_size: tuple[int, int] = DEFAULT_SIZE,
     progress: Progress | None = None,
+    multi_label: bool = False,
 ) -> Project:
     """Build a project from chosen columns of a table: its features and its items (which
     features in which order, and what is fixed on the way: see this module's docstring).
@@ -99,8 +100,9 @@ def project_from_table(
         context columns when no text, image or embedding column is given, else none.
     id_column
         Column of unique point ids; default: the row number (0, 1, …).
-    truth_column
-        Column of true labels, if known (enables auto-labeling and the validation error).
+    truth_column, multi_label
+        Column of true labels, if known (enables auto-labeling and the validation error);
+        with ``multi_label``, of label sets (``a|b``: :mod:`rlscore.core.conventions.label_sets`).
     class_names
         Without a truth column: the classes to choose from (default ``[-1, 1]``). With one:
         a dict renaming truth values (``{0: "cat", 1: "dog"}``), or a list of names given to
@@ -136,18 +138,16 @@ def project_from_table(
         (naming the column and the row).
     """
     df = with_text_column_names(df)
-    chosen = choose_columns(
-        df, feature_columns, id_column, truth_column, text_columns, image_column, image_root,
-        embedding_column, context_columns,
-    )  # fmt: skip
+    columns = (feature_columns, id_column, truth_column, text_columns, image_column, image_root)
+    chosen = choose_columns(df, *columns, embedding_column, context_columns)
     meta: dict = {"description": description, "source": source, "warnings": []}
     items, X, names = _items_and_features(
         df, chosen, standardize, meta, image_root, text_settings, image_size, progress
     )
     ids = _point_ids(df, id_column)
-    truth, classes = truth_and_classes(df, truth_column, class_names)
+    truth, classes = truth_and_classes(df, truth_column, class_names, multi_label)
     meta["truth_column"], meta["id_column"] = truth_column, id_column
-    return Project(name, X, names, ids, truth, classes, meta, items=items)
+    return Project(name, X, names, ids, truth, classes, meta, items=items, multi_label=multi_label)
 
 
 def _items_and_features(

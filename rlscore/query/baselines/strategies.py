@@ -34,15 +34,38 @@ class _Baseline(RLSPoolStrategy):
     _keeps_covariance = False
 
 
-class RandomQuery(_Baseline):
+class RandomOrder:
+    """Queries in a random order of the pool fixed by the strategy's ``seed`` (the order
+    survives undo and rebuild): mixed into a strategy before its state's class
+    (:class:`RandomQuery`, the multi-label random strategy)."""
+
+    #: each point's position in the random order
+    _rank: np.ndarray
+
+    def _start(self, X: np.ndarray, K: np.ndarray | None) -> None:
+        super()._start(X, K)
+        self._rank = random_rank(X.shape[0], self.seed)
+
+    def uniform_draw(self, exclude: Iterable[int] | None = None) -> int | None:
+        """Every query: the next point of a uniformly random order is a uniform draw from the
+        unlabeled points (the order does not depend on the labels)."""
+        try:
+            return self.next_query(exclude)[0]
+        except NoCandidatesError:
+            return None
+
+    def scores(self) -> np.ndarray:
+        """The point's position in the random order."""
+        self._check_started()
+        return _unlabeled_only(self._rank, self.labeled_)
+
+
+class RandomQuery(RandomOrder, _Baseline):
     """Query the pool in a random order fixed by ``seed`` (the order survives undo/rebuild).
 
     Parameters as :class:`~rlscore.query.rls_state.on_kernel.RLSPoolStrategy`, plus ``seed`` (int or
     None).
     """
-
-    #: each point's position in the random order
-    _rank: np.ndarray
 
     def __init__(
         self,
@@ -69,23 +92,6 @@ class RandomQuery(_Baseline):
             graph_t=graph_t,
         )
         self.seed = seed
-
-    def _start(self, X: np.ndarray, K: np.ndarray | None) -> None:
-        super()._start(X, K)
-        self._rank = random_rank(X.shape[0], self.seed)
-
-    def uniform_draw(self, exclude: Iterable[int] | None = None) -> int | None:
-        """Every query: the next point of a uniformly random order is a uniform draw from the
-        unlabeled points (the order does not depend on the labels)."""
-        try:
-            return self.next_query(exclude)[0]
-        except NoCandidatesError:
-            return None
-
-    def scores(self) -> np.ndarray:
-        """The point's position in the random order."""
-        self._check_started()
-        return _unlabeled_only(self._rank, self.labeled_)
 
 
 class UncertaintyQuery(_Baseline):

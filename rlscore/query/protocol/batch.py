@@ -176,8 +176,12 @@ def believed_label(strategy: QueryState, i: int):
     """The most probable label of pool point ``i`` under the strategy's current model.
 
     The class of largest :meth:`~rlscore.query.protocol.strategy.QueryStrategy.predict_proba` at
-    ``i`` (the first class on ties, e.g. before any label), as a Python scalar of ``classes_``.
+    ``i`` (the first class on ties, e.g. before any label), as a Python scalar of ``classes_``;
+    a strategy with its own ``believed_label(i)`` (multi-label: the predicted label set) says.
     """
+    own = getattr(strategy, "believed_label", None)
+    if own is not None:
+        return own(i)
     c = int(np.argmax(strategy.predict_proba()[i]))
     return strategy.classes_[c].item()
 

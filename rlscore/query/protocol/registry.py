@@ -1,4 +1,5 @@
-"""Strategies by name, for the CLI and the app: :data:`STRATEGIES`, :func:`make_strategy`."""
+"""Strategies by name, for the CLI and the app: :data:`STRATEGIES`, :data:`MULTILABEL_STRATEGIES`,
+:func:`make_strategy`."""
 
 from __future__ import annotations
 
@@ -26,6 +27,19 @@ STRATEGIES: dict[str, tuple[str, dict]] = {
     "lgc": ("rlscore.query.baselines.lgc_uncertainty:LGCQuery", {}),
 }
 
+#: the multi-label strategies (label sets as labels, docs/multilabel.md), by name
+_MULTILABEL_CLASSES: dict[str, str] = {
+    "arls": "rlscore.query.multilabel.strategies:MultiLabelARLS",
+    "focused_arls": "rlscore.query.multilabel.strategies:MultiLabelFocusedARLS",
+    "uncertainty": "rlscore.query.multilabel.strategies:MultiLabelUncertainty",
+    "random": "rlscore.query.multilabel.strategies:MultiLabelRandom",
+    "aopt_klr": "rlscore.query.multilabel.aoptimal_klr:MultiLabelAOptimalKLR",
+}
+#: names of the multi-label strategies, for ``make_strategy(name, multi_label=True)``
+MULTILABEL_STRATEGIES: tuple[str, ...] = tuple(_MULTILABEL_CLASSES)
+#: the multi-label strategy of a new multi-label project
+DEFAULT_MULTILABEL_STRATEGY = "arls"
+
 
 def strategy_class(name: str) -> type[QueryStrategy]:
     """The class behind a strategy name of :data:`STRATEGIES`."""
@@ -35,12 +49,34 @@ def strategy_class(name: str) -> type[QueryStrategy]:
     return getattr(import_module(module), cls)
 
 
-def make_strategy(name: str, **params) -> QueryStrategy:
+def multilabel_strategy_class(name: str) -> type[QueryStrategy]:
+    """The class behind a multi-label strategy name of :data:`MULTILABEL_STRATEGIES`."""
+    if name not in _MULTILABEL_CLASSES:
+        raise ValueError(
+            f"unknown multi-label strategy {name!r}: choose one of {list(MULTILABEL_STRATEGIES)}"
+        )
+    module, cls = _MULTILABEL_CLASSES[name].split(":")
+    return getattr(import_module(module), cls)
+
+
+def make_strategy(name: str, multi_label: bool = False, **params) -> QueryStrategy:
     """Build a strategy by name; ``params`` override its defaults.
 
     Parameters the strategy does not take are dropped (the app passes one parameter set to
     every strategy), except that an unknown strategy name is an error.
+
+    Parameters
+    ----------
+    name
+        A name of :data:`STRATEGIES`, or with ``multi_label`` one of
+        :data:`MULTILABEL_STRATEGIES` (default :data:`DEFAULT_MULTILABEL_STRATEGY`).
+    multi_label
+        Build the multi-label variant, whose labels are label sets (docs/multilabel.md).
     """
+    if multi_label:
+        cls = multilabel_strategy_class(name)
+        accepted = cls.param_names()
+        return cls(**{k: v for k, v in params.items() if k in accepted})
     cls = strategy_class(name)
     accepted = cls.param_names()
     merged = {**STRATEGIES[name][1], **params}

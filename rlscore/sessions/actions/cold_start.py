@@ -65,7 +65,8 @@ class NegativeProposal:
 
 
 def cold_start_class(project: Project, labels: Mapping[int, object]) -> object | None:
-    """The positive class when a two-class project's labels are all of one class, else None.
+    """The positive class when a two-class project's labels are all of one class, else None
+    (always None for a multi-label project).
 
     Parameters
     ----------
@@ -74,8 +75,8 @@ def cold_start_class(project: Project, labels: Mapping[int, object]) -> object |
     labels
         Final label of each labeled point.
     """
-    if len(project.classes) != 2 or not labels:
-        return None
+    if project.multi_label or len(project.classes) != 2 or not labels:
+        return None  # a multi-label project's labels are sets: no one-class cold start
     found = set(labels.values())
     return next(iter(found)) if len(found) == 1 else None
 

@@ -46,13 +46,13 @@ from pathlib import Path
 
 import numpy as np
 
-from rlscore.core.conventions.json_values import plain_scalar
 from rlscore.data.projects.project import Project
 from rlscore.query import QueryStrategy, strategy_class
 from rlscore.query.protocol.strategy import NoCandidatesError
 from rlscore.sessions.actions.dwell import check_dwell
 from rlscore.sessions.actions.review import review_point
 from rlscore.sessions.actions.undo import undo_last
+from rlscore.sessions.state.engine import multi_label_strategy
 from rlscore.sessions.state.replay import Replay
 from rlscore.sessions.state.snapshots import default_snapshot_dir
 from rlscore.sessions.team.handout import CLAIM_SECONDS, Handout, check_audit_every
@@ -273,6 +273,9 @@ class LabelingSession(SessionView):
     ) -> int:
         """Label point ``i``: the event is committed first, then the engine updated.
 
+        ``label`` is one of the classes; in a multi-label project, a label set (a list or
+        tuple of classes, empty for "none of these": :mod:`rlscore.core.conventions.label_sets`).
+
         ``seconds`` is the time spent on the point; when omitted and ``i`` is the proposed
         query, the time since it was first proposed is recorded. ``seen`` is the
         :attr:`last_event_id` when the point was shown: if anyone labeled, skipped or un-did
@@ -292,11 +295,8 @@ class LabelingSession(SessionView):
             i = _check_point(self.project, i)
             check_dwell(i, shown_at)
             self._check_project(project_uid)
-            label = plain_scalar(label)
-            if label not in self.project.classes:
-                raise ValueError(
-                    f"label {label!r} is not one of the classes {self.project.classes}"
-                )
+            # one class, or a multi-label project's label set (a tuple in class order)
+            label = self.project.check_label(label)
             if seconds is None:
                 seconds = self._handout.seconds_shown(i)
             who = self.annotator if annotator is None else annotator
@@ -377,7 +377,7 @@ class LabelingSession(SessionView):
                 self.store,
                 self.project_name,
                 i,
-                plain_scalar(label),
+                self.project.check_label(label),
                 self.annotator if reviewer is None else reviewer,
                 seen=seen,
                 params=_event_params(self),
@@ -455,8 +455,9 @@ class LabelingSession(SessionView):
                 k = kw.pop("overlap", self.overlap.k)
                 fraction = kw.pop("overlap_fraction", self.overlap.fraction)
                 self._handout.set_overlap(Overlap(k, fraction))
-            if isinstance(kw.get("strategy"), str):
-                strategy_class(kw["strategy"])  # unknown name: error before touching state
+            if isinstance(kw.get("strategy"), str):  # unknown name: error before touching state
+                check_name = multi_label_strategy if self.project.multi_label else strategy_class
+                check_name(kw["strategy"])
             changed = {k: v for k, v in kw.items() if self.params.get(k, None) != v}
             if not changed:  # nothing to rebuild
                 return self

@@ -8,10 +8,19 @@ import numpy as np
 from rlscore.core.conventions.memory_budget import memory_shortfall, square_matrices_bytes
 from rlscore.core.conventions.parameters import fresh_copy
 from rlscore.core.kernels.functions import VECTOR_KERNELS
-from rlscore.query import STRATEGIES, QueryStrategy, make_strategy, strategy_class
+from rlscore.query import (
+    MULTILABEL_STRATEGIES,
+    STRATEGIES,
+    QueryStrategy,
+    make_strategy,
+    strategy_class,
+)
 
 #: parameters of a session that define the engine (a change rebuilds it)
 ENGINE_PARAMS = ("strategy", "kernel", "sigma", "lam", "class_weight")
+#: single-label strategy names whose multi-label variant has another name (the others that
+#: have one share it: ``"arls"``, ``"uncertainty"``, ``"random"``)
+_MULTI_LABEL_NAMES = {"arls-focused": "focused_arls", "aopt-klr": "aopt_klr"}
 #: dense n × n float64 matrices (kernel, state) held by a strategy that does not estimate its
 #: own needs (``memory_bytes``): the KLR strategies and strategy instances
 _DEFAULT_MATRICES = 2
@@ -26,7 +35,29 @@ def strategy_name(strategy: str | QueryStrategy) -> str:
     return strategy if isinstance(strategy, str) else type(strategy).__name__
 
 
-def make_engine(params: dict, lam: float, meta: dict | None = None) -> QueryStrategy:
+def multi_label_strategy(name: str) -> str:
+    """The multi-label strategy (:data:`~rlscore.query.MULTILABEL_STRATEGIES`) a session of
+    a multi-label project runs for the strategy ``name``: the same name, or the multi-label
+    name of the same idea (``"arls-focused"`` → ``"focused_arls"``, ``"aopt-klr"`` →
+    ``"aopt_klr"``).
+
+    Raises
+    ------
+    ValueError
+        ``name`` has no multi-label variant yet; the message lists those that have one.
+    """
+    chosen = _MULTI_LABEL_NAMES.get(name, name)
+    if chosen not in MULTILABEL_STRATEGIES:
+        raise ValueError(
+            f"strategy {name!r} is not available for multi-label projects yet: choose one of "
+            f"{list(MULTILABEL_STRATEGIES)}"
+        )
+    return chosen
+
+
+def make_engine(
+    params: dict, lam: float, meta: dict | None = None, *, multi_label: bool = False
+) -> QueryStrategy:
     """An unstarted strategy from a session's parameters, with ``lam`` as its λ.
 
     Parameters
@@ -40,8 +71,13 @@ def make_engine(params: dict, lam: float, meta: dict | None = None) -> QueryStra
         The project's meta: a cluster-backed project's (``meta["cluster"]``) gets a
         :class:`~rlscore.sessions.cluster.engine.ClusterEngine` running the strategy's
         block passes on the cluster.
+    multi_label
+        A multi-label project's engine (labels are label sets): the strategy of
+        :func:`multi_label_strategy`, by name only.
     """
     extra = {k: v for k, v in params.items() if k not in ENGINE_PARAMS and v is not None}
+    if multi_label:
+        return _multi_label_engine(params, lam, extra)
     if meta and meta.get("cluster"):
         return _cluster_engine(params, lam, meta["cluster"], extra)
     kw = {"kernel": params["kernel"], "sigma": params["sigma"], "lam": lam, **extra}
@@ -58,6 +94,17 @@ def make_engine(params: dict, lam: float, meta: dict | None = None) -> QueryStra
         engine.set_params(**{k: v for k, v in kw.items() if k in accepted})
         return engine
     return make_strategy(strategy, **kw)
+
+
+def _multi_label_engine(params: dict, lam: float, extra: dict) -> QueryStrategy:
+    """A multi-label project's engine: the multi-label variant of the session's strategy."""
+    strategy = params["strategy"]
+    if not isinstance(strategy, str):
+        raise ValueError("a multi-label project takes a strategy by name")
+    kw = {"kernel": params["kernel"], "sigma": params["sigma"], "lam": lam, **extra}
+    if params["class_weight"] is not None:
+        kw["class_weight"] = params["class_weight"]
+    return make_strategy(multi_label_strategy(strategy), multi_label=True, **kw)
 
 
 def _cluster_engine(params: dict, lam: float, pool: dict, extra: dict) -> QueryStrategy:
@@ -187,6 +234,7 @@ __all__ = [
     "class_weight_of",
     "make_engine",
     "memory_need",
+    "multi_label_strategy",
     "pool_size_advice",
     "start_engine",
     "strategies_that_fit",

@@ -22,6 +22,7 @@ from rlscore.sessions.state.engine import (
     KernelCache,
     check_pool_size,
     make_engine,
+    multi_label_strategy,
     start_engine,
     strategy_name,
     uses_own_lam_rule,
@@ -32,7 +33,10 @@ from rlscore.sessions.views.diagnostics import (
     History,
     coded_validation_errors,
     predicted_codes,
+    predicted_set_codes,
+    set_validation_errors,
     truth_codes,
+    truth_set_codes,
 )
 from rlscore.storage import Event, LabelStore, UnknownProjectError
 
@@ -114,14 +118,19 @@ class Replay:
 
     @property
     def strategy_name(self) -> str:
-        return strategy_name(self.params["strategy"])
+        """The strategy's name (a multi-label project's: the multi-label strategy's)."""
+        name = strategy_name(self.params["strategy"])
+        return multi_label_strategy(name) if self.project.multi_label else name
 
     def build(self) -> None:
         """(Re)build the state from :attr:`params`; an invalid parameter raises before the
         current state is touched."""
         started = time.perf_counter()
         lam = initial_lam(self.params["lam"], self.project.meta)
-        engine = make_engine(self.params, lam, self.project.meta)  # validates before any snapshot
+        # validates before any snapshot
+        engine = make_engine(
+            self.params, lam, self.project.meta, multi_label=self.project.multi_label
+        )
         check_pool_size(engine, self.project.n, self.strategy_name)
         self._snapshots = SnapshotCache(self._snapshot_dir if engine.snapshot_worthy else None)
         key = snapshot_key(self._describe())
@@ -202,7 +211,9 @@ class Replay:
         """The only path by which events change the state (live, synced or replayed)."""
         started = time.perf_counter()
         st = self.state
-        own_rule = uses_own_lam_rule(st.engine)
+        # the automatic λ (RLS leave-one-out of one class per point) is single-label only: a
+        # multi-label session keeps the λ it started with
+        own_rule = uses_own_lam_rule(st.engine) or self.project.multi_label
         point, old, new = st.log.apply(event)
         self.version += 1
         if old == new and type(old) is type(new):
@@ -219,10 +230,13 @@ class Replay:
     def _record(self) -> None:
         """Record the risk, predictions and validation errors of the current labels."""
         st = self.state
-        # class positions, not labels: a click builds and hashes no (n,) array of labels
-        codes = predicted_codes(st.engine, self.project.classes)
+        if self.project.multi_label:  # label sets, coded as sets
+            codes, errors_of = predicted_set_codes(st.engine), set_validation_errors
+        else:  # class positions, not labels: a click builds and hashes no (n,) array of labels
+            codes = predicted_codes(st.engine, self.project.classes)
+            errors_of = coded_validation_errors
         truth = self._truth_codes()
-        errors = None if truth is None else coded_validation_errors(truth, codes, st.log.labels)
+        errors = None if truth is None else errors_of(truth, codes, st.log.labels)
         st.history.record(len(st.log.labels), st.engine.estimated_risk(), codes, errors)
 
     #: (truth array, its classes, its codes by :func:`truth_codes`) of the last :meth:`_record`
@@ -235,7 +249,8 @@ class Replay:
         if truth is None:
             return None
         if self._truth is None or self._truth[0] is not truth or self._truth[1] != classes:
-            self._truth = (truth, classes, truth_codes(truth, classes))
+            coded = truth_set_codes if self.project.multi_label else truth_codes
+            self._truth = (truth, classes, coded(truth, classes))
         return self._truth[2]
 
 

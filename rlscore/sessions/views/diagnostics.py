@@ -9,7 +9,10 @@ recomputes the entry it returns to, so the entries before stay valid (undo rever
 the reverse order they were given, so the path back is the path that was walked).
 
 The **validation error** is :mod:`rlscore.core.evaluation.validation_error`' one definition: the
-session has no held-out split, so it is measured on the pool points that are not labeled.
+session has no held-out split, so it is measured on the pool points that are not labeled. A
+multi-label project's predictions are label sets, coded by :func:`label_set_codes`; its
+validation error is the share of unlabeled points whose predicted set is not their true set
+(:func:`set_validation_errors`), and it has no balanced error.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from typing import Protocol
 
 import numpy as np
 
+from rlscore.core.conventions.label_sets import multi_hot
 from rlscore.core.conventions.missing_labels import unlabeled_mask
 from rlscore.core.evaluation.validation_error import label_codes, validation_errors
 from rlscore.core.rls.confidence import predicted_index
@@ -102,6 +106,39 @@ def truth_codes(truth: np.ndarray, classes: Sequence) -> np.ndarray:
     for v in distinct:
         position.setdefault(v, len(position))
     return np.array([position[v] for v in distinct], dtype=np.intp)[codes]
+
+
+def label_set_codes(member: np.ndarray) -> np.ndarray:
+    """(n,) codes of a multi-label pool's label sets, from their (n, L) membership (True
+    where the class is in the set): each row's bits packed into one scalar, so two codes are
+    equal exactly when the sets are — what :class:`History` compares, at ⌈L / 8⌉ bytes a
+    point."""
+    packed = np.ascontiguousarray(np.packbits(np.asarray(member, dtype=bool), axis=1))
+    return packed.view(np.dtype((np.void, packed.shape[1]))).ravel()
+
+
+def predicted_set_codes(engine: QueryStrategy) -> np.ndarray:
+    """:func:`label_set_codes` of a multi-label engine's predicted sets: the classes whose
+    decision value is > 0 (the rule of :func:`~rlscore.query.predicted_sets`), without
+    building a tuple per point."""
+    return label_set_codes(np.asarray(engine.decision_function()) > 0)
+
+
+def truth_set_codes(truth: np.ndarray, classes: Sequence) -> np.ndarray:
+    """:func:`label_set_codes` of a multi-label project's true label sets."""
+    return label_set_codes(multi_hot(truth, classes) > 0.5)
+
+
+def set_validation_errors(
+    truth: np.ndarray, pred: np.ndarray, labeled
+) -> tuple[float | None, None]:
+    """``(error, None)`` of a multi-label pool from :func:`label_set_codes`: the share of the
+    unlabeled points whose predicted set is not exactly their true set (subset 0/1 error); a
+    balanced error of sets is not defined (None)."""
+    mask = unlabeled_mask(truth.size, labeled)
+    if not mask.any():
+        return None, None
+    return float(np.mean(truth[mask] != pred[mask])), None
 
 
 def coded_validation_errors(
@@ -261,5 +298,9 @@ __all__ = [
     "pool_validation_errors",
     "predicted_codes",
     "predicts_by_decision_rule",
+    "label_set_codes",
+    "predicted_set_codes",
+    "set_validation_errors",
+    "truth_set_codes",
     "truth_codes",
 ]

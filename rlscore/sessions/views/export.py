@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 
 import numpy as np
 
+from rlscore.core.conventions.label_sets import label_set_text
 from rlscore.data.projects.project import Project
 from rlscore.sessions.state.label_log import LabelLog
 from rlscore.sessions.stopping.accuracy_estimate import (
@@ -154,12 +155,26 @@ def _event_id(e: Event) -> int:
     return int(e.id or 0)
 
 
+def class_columns(project: Project) -> list[str]:
+    """The 0/1 columns of a multi-label project's flat export, one per class in class order:
+    ``label:<class>`` (none for a single-label project)."""
+    return [f"label:{c}" for c in project.classes] if project.multi_label else []
+
+
+def _flat_label(project: Project, label) -> object:
+    """A label as one cell: a multi-label project's set as its classes joined by ``|``
+    (:func:`~rlscore.core.conventions.label_sets.label_set_text`), a class as it is."""
+    if project.multi_label and label is not None:
+        return label_set_text(label)
+    return label
+
+
 def _table(rows: list[dict], project: Project, include_features: bool) -> tuple[list, list]:
-    """Header and rows of the flat (CSV, Parquet) export: the fixed columns, then
-    ``label[name]`` and ``seconds[name]`` per annotator, then the item columns, then the
-    features."""
+    """Header and rows of the flat (CSV, Parquet) export: the fixed columns, a multi-label
+    project's 0/1 column per class (:func:`class_columns`), then ``label[name]`` and
+    ``seconds[name]`` per annotator, then the item columns, then the features."""
     names = sorted({a["annotator"] for r in rows for a in r["annotations"]})
-    header = list(FIXED_COLUMNS)
+    header = list(FIXED_COLUMNS) + class_columns(project)
     for name in names:
         header += [f"label[{name}]", f"seconds[{name}]"]
     # an item or feature named like another column gets a prefix so nothing is overwritten
@@ -172,10 +187,12 @@ def _table(rows: list[dict], project: Project, include_features: bool) -> tuple[
     table = []
     for r in rows:
         given = {a["annotator"]: a for a in r["annotations"]}
-        values = [r[k] for k in FIXED_COLUMNS]
+        values = [_flat_label(project, r[k]) if k == "label" else r[k] for k in FIXED_COLUMNS]
+        if project.multi_label:
+            values += [int(c in r["label"]) for c in project.classes]
         for name in names:
             a = given.get(name, {})
-            values += [a.get("label"), a.get("seconds")]
+            values += [_flat_label(project, a.get("label")), a.get("seconds")]
         values += list(r["items"].values())
         if include_features:
             values += list(r["features"].values())
@@ -203,6 +220,12 @@ def export_labels(
     ``items`` object), then the feature values (CSV/Parquet: one column per feature; JSON: a
     ``features`` object).
 
+    A multi-label project's label is a set (:mod:`rlscore.core.conventions.label_sets`): a
+    JSON list in JSON/JSONL; in CSV/Parquet the ``label`` and ``label[name]`` cells join its
+    classes by ``|`` and a 0/1 column per class follows the fixed columns
+    (:func:`class_columns`). Its accuracy estimate is single-label only: ``estimate`` adds
+    nothing to a multi-label project's export.
+
     The CSV is safe to open in a spreadsheet: every text cell, header included, that a
     spreadsheet would run as a formula starts with ``'`` (:func:`csv_cell`); plain numbers
     such as a label ``-1`` stay as they are. JSON, JSONL and Parquet keep every string
@@ -228,7 +251,8 @@ def export_labels(
     if _cluster_pool(project) and (include_features or estimate):
         fetched = _labeled_features(project, log.label_order())  # one fetch for both
     rows = export_rows(project, log, include_features=include_features, features=fetched)
-    extra = _add_estimate(rows, project, log, fetched) if estimate else []
+    with_estimate = estimate and not project.multi_label  # the estimate is single-label only
+    extra = _add_estimate(rows, project, log, fetched) if with_estimate else []
     if fmt == "json":
         return json.dumps(rows, indent=2, ensure_ascii=False)
     if fmt == "jsonl":
@@ -291,6 +315,7 @@ def _parquet_bytes(header: list, table: list) -> bytes:
 
 __all__ = [
     "EXPORT_FORMATS",
+    "class_columns",
     "FIXED_COLUMNS",
     "FORMULA_START",
     "csv_cell",

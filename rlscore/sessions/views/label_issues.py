@@ -73,10 +73,15 @@ def project_label_issues(
     ------
     ValueError
         Fewer than :data:`~rlscore.sessions.state.loo_refit.MIN_LABELS` labels or two classes,
-        or a pool whose features live on a cluster.
+        a pool whose features live on a cluster, or a multi-label project.
     """
     from rlscore.core.evaluation.label_issues import label_issues
 
+    if project.multi_label:  # the checker's leave-one-out model predicts one class
+        raise ValueError(
+            f"project {project.name!r} is multi-label: checking its labels is not available "
+            "for multi-label projects yet"
+        )
     log = LabelLog(events, rule=rule)
     present = set(log.labels.values())
     if len(log.labels) < MIN_LABELS or len(present) < 2:

@@ -13,7 +13,8 @@ it out and wires its buttons, and the same view is usable from Python:
   project's budget is "until the stop rule fires"), and the project's identity (name, uid)
   and log version the buttons are bound to;
 * :class:`PoolPlotState` — the labels, skips and confidences the pool plot draws, blind like
-  the panel;
+  the panel (a multi-label project's plot draws one class at a time:
+  :meth:`PoolPlotState.for_class`, "has the class" against "has not");
 * :class:`LearnerFigures` — the risk history, validation error (None before the first label:
   it would only measure the untrained prior) and λ in effect (when to stop is
   :mod:`rlscore.sessions.stopping.stopping_view`'s).
@@ -30,6 +31,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from rlscore.core.conventions.json_values import plain_scalar
+from rlscore.core.conventions.label_sets import from_multi_hot
 from rlscore.core.rls.confidence import predicted_index, soft_probabilities
 from rlscore.query import QueryStrategy
 from rlscore.sessions.actions.cold_start import cold_start_class
@@ -57,7 +59,8 @@ class QueryPanelState:
         labeled it); it is then shown *blind*: ``label_shown``, ``predicted`` and
         ``confidence`` are None.
     predicted, confidence
-        The learner's class for the target and its largest class probability.
+        The learner's class for the target and its largest class probability (a
+        multi-label project's: the predicted label set, and no confidence: None).
     score
         The strategy's ranking score of the target (lower: asked first); None when unknown.
     label_shown
@@ -155,7 +158,10 @@ class QueryPanelState:
         predicted = confidence = score = label_shown = None
         is_waiting = target is not None and target in waiting
         if target is not None and not is_waiting:
-            predicted, confidence = _point_prediction(session.engine, target)
+            if project.multi_label:
+                predicted = _predicted_set(session.engine, target)
+            else:
+                predicted, confidence = _point_prediction(session.engine, target)
             label_shown = labels.get(target)
         if target is not None:
             raw = proposal[1] if not picked else None
@@ -193,6 +199,13 @@ class QueryPanelState:
             overlap_text=session.overlap.describe(),
             labels=dict(labels),
         )
+
+
+def _predicted_set(engine: QueryStrategy, i: int) -> tuple:
+    """The predicted label set of point ``i`` of a multi-label engine: the classes whose
+    decision value is > 0 (:func:`~rlscore.query.predicted_sets`' rule, for one point)."""
+    row = np.asarray(engine.decision_function())[i]
+    return from_multi_hot(row > 0, [plain_scalar(c) for c in engine.classes_])
 
 
 def _point_prediction(engine: QueryStrategy, i: int) -> tuple[object, float]:
@@ -287,6 +300,45 @@ class PoolPlotState:
             confidence=confidence,
             query=query,
             classes=[plain_scalar(c) for c in session.engine.classes_],
+            query_blind=blind,
+        )
+
+    @classmethod
+    def for_class(
+        cls,
+        session: LabelingSession,
+        annotator: str,
+        chosen,
+        budget: int = 0,
+        stop_reached: bool = False,
+    ) -> PoolPlotState:
+        """The plot of a multi-label project for one class ``chosen``: the two classes
+        ``0`` ("has not ``chosen``") and ``1`` ("has it"); a labeled point is 1 when its set
+        holds ``chosen``, an unlabeled one is tinted by the learner's decision value for
+        ``chosen`` (its binary confidence). Blind and within ``budget`` as
+        :meth:`for_annotator`."""
+        classes = [plain_scalar(c) for c in session.engine.classes_]
+        k = classes.index(chosen)
+        f = np.asarray(session.engine.decision_function())[:, k]
+        proba = soft_probabilities(f)
+        seen = session.last_event_id
+        labels = {i: int(chosen in s) for i, s in session.labels.items()}
+        proposal = None if stop_reached else session.query(int(budget or 0), annotator=annotator)
+        query = proposal[0] if proposal else None
+        waiting = session.overlap_queue(annotator) if session.overlap.k > 1 else []
+        blind = query is not None and query in waiting
+        confidence = np.asarray(proba, dtype=float).max(axis=1)
+        if blind:
+            labels.pop(query, None)
+            confidence[query] = np.nan
+        return cls(
+            seen=seen,
+            labels=labels,
+            skipped=sorted(session.skipped),
+            predicted=(f > 0).astype(int),
+            confidence=confidence,
+            query=query,
+            classes=[0, 1],
             query_blind=blind,
         )
 

@@ -14,11 +14,13 @@ import threading
 
 import numpy as np
 
+from rlscore.core.evaluation.set_accuracy import MicroF1Estimate
 from rlscore.data.projects.project import Project
 from rlscore.query import QueryStrategy
 from rlscore.sessions.state.loo_refit import loo_errors
 from rlscore.sessions.state.replay import Replay, SessionState
 from rlscore.sessions.stopping.prediction_change import stopping_report
+from rlscore.sessions.stopping.set_accuracy import set_accuracy_estimate
 from rlscore.sessions.views.export import export_labels
 from rlscore.storage import Event
 
@@ -202,8 +204,9 @@ class SessionView:
     def loo_errors(self) -> dict:
         """Exact LOO error of RLS on the labeled set (plain and balanced), at the session's
         kernel, weights and λ (:mod:`rlscore.sessions.state.loo_refit`); ``None`` values with fewer
-        than
-        2 classes labeled."""
+        than 2 classes labeled, and in a multi-label project (not available there yet)."""
+        if self.project.multi_label:  # the LOO of one class per point: single-label only
+            return {"loo_error": None, "loo_balanced_error": None}
         with self._lock:
             if self._loo_cache is None or self._loo_cache[0] != self._replay.version:
                 st = self._state
@@ -213,12 +216,29 @@ class SessionView:
                 self._loo_cache = (self._replay.version, result)
             return self._loo_cache[1]
 
+    def set_accuracy(self) -> MicroF1Estimate | None:
+        """A multi-label project's headline: the micro-F1 of its predicted sets estimated
+        from the random checks
+        (:func:`~rlscore.sessions.stopping.set_accuracy.set_accuracy_estimate`); None for a
+        single-label project or too few checks."""
+        if not self.project.multi_label:
+            return None
+        with self._lock:
+            st = self._state
+            labels = dict(st.log.labels)
+            return set_accuracy_estimate(
+                self.project, st.engine, labels, st.log.checks, st.lam, st.kernels.matrix
+            )
+
     def stopping(self) -> dict:
         """Stopping indicator
         (:func:`~rlscore.sessions.stopping.prediction_change.stopping_report`): never settled
         before every class has a label."""
         with self._lock:
-            labeled = set(self._state.log.labels.values())
+            labels = self._state.log.labels.values()
+            if self.project.multi_label:  # a class is labeled once a set holds it
+                labels = [c for s in labels for c in s]
+            labeled = set(labels)
             return stopping_report(
                 self._state.history,
                 window=self.stop_window,

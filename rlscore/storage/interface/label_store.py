@@ -179,7 +179,7 @@ class LabelStore(ABC):
 
     def project_summaries(self) -> list[dict]:
         """One dict per project, without loading its features: ``name``, ``n``, ``d``,
-        ``classes``, ``has_truth``, ``meta``, ``created`` (epoch seconds)."""
+        ``classes``, ``has_truth``, ``meta``, ``created`` (epoch seconds), ``multi_label``."""
         out = []
         for name in self.list_projects():
             p = self.load_project(name)
@@ -192,6 +192,7 @@ class LabelStore(ABC):
                     "has_truth": p.truth is not None,
                     "meta": p.meta,
                     "created": None,
+                    "multi_label": p.multi_label,
                 }
             )
         return out

@@ -3,9 +3,13 @@ row.
 
 A project's features are stored as one ``.npy`` byte string (float64, no pickle), its names, ids,
 classes, truth, metadata and items (:mod:`rlscore.data.items.columns`; NULL when it has none) as
-JSON. :class:`ProjectTable` also resolves a project's name to its ``uid`` (of a live project: a
-trashed one, :mod:`rlscore.storage.sql.access`, is found by no name), the key of its events, claims
-and settings, and in a write transaction locks the project's row, which serialises the project's
+JSON. A multi-label project (:attr:`~rlscore.data.projects.project.Project.multi_label`) is marked
+by :data:`MULTI_LABEL_KEY` in its metadata, its truth a list of label sets: no schema change, and
+a project of an older database, without the key, reads as single-label.
+
+:class:`ProjectTable` also resolves a project's name to its ``uid`` (of a live project: a trashed
+one, :mod:`rlscore.storage.sql.access`, is found by no name), the key of its events, claims and
+settings, and in a write transaction locks the project's row, which serialises the project's
 writers (:mod:`rlscore.storage.sql.store`).
 """
 
@@ -23,6 +27,8 @@ from rlscore.data.projects.project import Project, ids_from_json, ids_to_json
 from rlscore.storage.interface.events import UnknownProjectError
 from rlscore.storage.sql.connection import SQLConnection
 
+#: the key of the projects' ``meta`` JSON that marks a multi-label project (absent: single-label)
+MULTI_LABEL_KEY = "multi_label"
 #: the condition of a live (not trashed) project's row (:mod:`rlscore.storage.sql.access`)
 LIVE = "deleted IS NULL"
 
@@ -44,7 +50,7 @@ class ProjectTable:
 
     def __init__(self, db: SQLConnection) -> None:
         self._db = db
-        self._info: dict[int, tuple[int, list]] = {}
+        self._info: dict[int, tuple[int, list, bool]] = {}
 
     def names(self) -> list[str]:
         """Names of the stored projects, sorted."""
@@ -54,7 +60,8 @@ class ProjectTable:
     def create(self, project: Project) -> None:
         """Store a new project; ``ValueError`` if the name is taken."""
         truth = project.truth
-        truth = None if truth is None else json.dumps([plain_scalar(t) for t in truth])
+        truth = None if truth is None else json.dumps([_plain_label(t) for t in truth])
+        meta = {**project.meta, MULTI_LABEL_KEY: True} if project.multi_label else project.meta
         row = (
             project.name,
             time.time(),
@@ -64,7 +71,7 @@ class ProjectTable:
             json.dumps(ids_to_json(project.ids)),
             json.dumps(project.classes),
             truth,
-            json.dumps(project.meta),
+            json.dumps(meta),
             _npy_bytes(project.X),
             json.dumps([c.to_dict() for c in project.items]) if project.items else None,
         )
@@ -91,16 +98,21 @@ class ProjectTable:
         if row is None:
             raise UnknownProjectError(self.unknown(name))
         uid, feature_names, ids, classes, truth, meta, blob, items = row
+        meta = json.loads(meta)
+        multi_label = bool(meta.pop(MULTI_LABEL_KEY, False))
+        truth = None if truth is None else json.loads(truth)
         return Project(
             name=name,
             X=np.load(io.BytesIO(blob), allow_pickle=False),
             feature_names=json.loads(feature_names),
             ids=ids_from_json(json.loads(ids)),
-            truth=None if truth is None else np.asarray(json.loads(truth), dtype=object),
+            # a multi-label truth is a list of lists: Project makes its (n,) array of tuples
+            truth=truth if truth is None or multi_label else np.asarray(truth, dtype=object),
             classes=json.loads(classes),
-            meta=json.loads(meta),
+            meta=meta,
             uid=int(uid),
             items=[ItemColumn.from_dict(c) for c in json.loads(items)] if items else [],
+            multi_label=multi_label,
         )
 
     def summaries(self) -> list[dict]:
@@ -109,18 +121,23 @@ class ProjectTable:
             "SELECT name, n, d, classes, truth IS NOT NULL, meta, created FROM projects "
             f"WHERE {LIVE}"
         )
-        return [
-            {
-                "name": name,
-                "n": int(n),
-                "d": int(d),
-                "classes": json.loads(classes),
-                "has_truth": bool(has_truth),
-                "meta": json.loads(meta),
-                "created": float(created),
-            }
-            for name, n, d, classes, has_truth, meta, created in sorted(rows)
-        ]
+        out = []
+        for name, n, d, classes, has_truth, meta, created in sorted(rows):
+            meta = json.loads(meta)
+            multi_label = bool(meta.pop(MULTI_LABEL_KEY, False))
+            out.append(
+                {
+                    "name": name,
+                    "n": int(n),
+                    "d": int(d),
+                    "classes": json.loads(classes),
+                    "has_truth": bool(has_truth),
+                    "meta": meta,
+                    "created": float(created),
+                    "multi_label": multi_label,
+                }
+            )
+        return out
 
     def find_uid(self, name: str) -> int | None:
         """The project's uid, None if there is no project of that name."""
@@ -149,15 +166,21 @@ class ProjectTable:
             raise UnknownProjectError(self.unknown(name))
         return int(row[0])
 
-    def size_and_classes(self, uid: int) -> tuple[int, list]:
-        """The pool size and classes of a project (what an event is checked against);
-        in a write transaction."""
+    def size_and_classes(self, uid: int) -> tuple[int, list, bool]:
+        """The pool size, classes and whether the project is multi-label (what an event is
+        checked against); in a write transaction."""
         if uid not in self._info:  # uids are never reused: the cache stays valid
-            n, classes = self._db.run(
-                "SELECT n, classes FROM projects WHERE uid = ?", (uid,)
+            n, classes, meta = self._db.run(
+                "SELECT n, classes, meta FROM projects WHERE uid = ?", (uid,)
             ).fetchone()
-            self._info[uid] = (int(n), json.loads(classes))
+            multi_label = bool(json.loads(meta).get(MULTI_LABEL_KEY, False))
+            self._info[uid] = (int(n), json.loads(classes), multi_label)
         return self._info[uid]
 
 
-__all__ = ["LIVE", "ProjectTable"]
+def _plain_label(label):
+    """A true label as JSON: a class, or a label set (tuple) as a list."""
+    return [plain_scalar(c) for c in label] if isinstance(label, tuple) else plain_scalar(label)
+
+
+__all__ = ["LIVE", "MULTI_LABEL_KEY", "ProjectTable"]

@@ -29,7 +29,7 @@ from typing import Any, ClassVar, Self
 import numpy as np
 
 from rlscore.core.conventions.json_values import jsonable, plain_scalar
-from rlscore.data.projects.project import Project
+from rlscore.data.projects.project import Project, checked_label
 from rlscore.storage.interface.events import EVENT_KINDS, Event, StaleActionError
 from rlscore.storage.interface.label_store import LabelStore
 from rlscore.storage.sql.access import AccessTables, AuditRecord
@@ -181,19 +181,20 @@ class SQLLabelStore(LabelStore):
         """Validate ``event`` against the project and commit it; returns its id.
 
         Raises ``ValueError`` for an unknown kind, a point outside the pool, a label (of a
-        label or review) not among the classes, or an undo with nothing (or an already
-        undone event) to undo; :class:`StaleActionError` when ``unchanged_since`` is given
+        label or review) not among the classes (a multi-label project's: not a set of them,
+        :func:`~rlscore.data.projects.project.checked_label`), or an undo with nothing (or an
+        already undone event) to undo; :class:`StaleActionError` when ``unchanged_since`` is given
         and the point changed after that event id (checked inside the write transaction, so
         two servers cannot both pass the check). A label, review or skip releases every
         claim on its point.
         """
         if event.kind not in EVENT_KINDS:
             raise ValueError(f"event kind must be one of {EVENT_KINDS}, got {event.kind!r}")
-        label = plain_scalar(event.label)
+        label = event.label
         timestamp = time.time() if event.timestamp is None else float(event.timestamp)
         with self._db.write():
             uid = self._projects.uid(name, lock=True)
-            n, classes = self._projects.size_and_classes(uid)
+            n, classes, multi_label = self._projects.size_and_classes(uid)
             target = event.target
             if event.kind == "undo":
                 target = self._check_undo_target(uid, target)
@@ -205,9 +206,10 @@ class SQLLabelStore(LabelStore):
                 point = int(point)
                 if not 0 <= point < n:
                     raise ValueError(f"point index {point} is outside the pool (0 … {n - 1})")
-                if event.kind in ("label", "review") and label not in classes:
-                    raise ValueError(f"label {label!r} is not one of the classes {classes}")
-                if event.kind == "skip":
+                if event.kind in ("label", "review"):
+                    # a label set (tuple) is written as a JSON list, read back as a tuple
+                    label = checked_label(label, classes, multi_label)
+                else:
                     label = None
                 target = None
                 if unchanged_since is not None:
@@ -223,7 +225,7 @@ class SQLLabelStore(LabelStore):
                     uid,
                     event.kind,
                     point,
-                    None if label is None else json.dumps(label),
+                    None if label is None else json.dumps(jsonable(label)),
                     target,
                     str(event.annotator or ""),
                     timestamp,
@@ -367,10 +369,12 @@ class SQLLabelStore(LabelStore):
 def _event(row: tuple) -> Event:
     """An :class:`Event` from a row of ``EVENT_COLUMNS``."""
     eid, kind, point, label, target, annotator, timestamp, seconds, params, seen = row
+    label = None if label is None else json.loads(label)
     return Event(
         kind=kind,
         point=point,
-        label=None if label is None else json.loads(label),
+        # a JSON list is a multi-label project's label set: a tuple, as in Python
+        label=tuple(label) if isinstance(label, list) else label,
         annotator=annotator,
         timestamp=timestamp,
         seconds=seconds,

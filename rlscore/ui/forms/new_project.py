@@ -150,6 +150,7 @@ def build_project(df: pd.DataFrame, choices: UploadChoices, source: str) -> Proj
                 context_columns=choices.context_columns,
                 text_settings=settings,
                 progress=progress,
+                multi_label=choices.multi_label,
             )
     except REFUSALS as exc:
         # one line per refused row when a message lists several (each line plain text)

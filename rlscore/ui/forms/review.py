@@ -74,6 +74,15 @@ def _when(ts: float | None) -> str:
     return "" if ts is None else datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d %H:%M:%S")
 
 
+def decision_options(project: Project, log: LabelLog, point: int) -> list:
+    """The final labels a reviewer chooses among for ``point``: the classes, or in a
+    multi-label project the distinct sets its annotators gave (in the order first given)."""
+    if not project.multi_label:
+        return list(project.classes)
+    given = sorted(log.annotations.get(point, {}).values(), key=lambda e: e.id)
+    return list(dict.fromkeys(e.label for e in given))
+
+
 def ratings_table(log: LabelLog, point: int, class_text) -> list[dict]:
     """The annotators' current labels of ``point``, oldest first."""
     current = sorted(log.annotations.get(point, {}).values(), key=lambda e: e.id)
@@ -169,6 +178,7 @@ def point_card(project: Project, point: int) -> Iterator[None]:
 
 
 __all__ = [
+    "decision_options",
     "AUDIT_COLUMNS",
     "annotator_rates",
     "apply_overlap",

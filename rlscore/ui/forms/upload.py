@@ -25,7 +25,7 @@ import streamlit as st
 from rlscore.data import ProjectInputError, read_table
 from rlscore.data.features.image_urls import image_urls_allowed
 from rlscore.data.features.text import TextFeatureSettings
-from rlscore.data.projects.class_labels import truth_values
+from rlscore.data.projects.class_labels import looks_multi_label, truth_values
 from rlscore.data.upload.proposal import (
     ANALYZER_CHOICES,
     MISSING_FIXES,
@@ -82,6 +82,8 @@ class UploadChoices:
         One of :data:`~rlscore.data.upload.proposal.MISSING_FIXES`.
     one_hot : list of str
         Categorical columns to one-hot encode.
+    multi_label : bool
+        "Several labels per item": a point's label is a set of classes (issue 38).
     """
 
     name: str
@@ -97,6 +99,7 @@ class UploadChoices:
     standardize: bool | None
     missing_fix: str
     one_hot: list[str]
+    multi_label: bool = False
 
     @property
     def chosen_columns(self) -> list[str]:
@@ -172,11 +175,12 @@ def upload_form(df: pd.DataFrame, upload: UploadedFile) -> UploadChoices:
     name = project_name_input(upload)
     id_column, truth_column = role_columns(df, columns)
     roles = (id_column, truth_column)
+    multi_label = multi_label_input(df, truth_column)
     text_columns, image_column, context_columns = item_columns(df, columns, roles)
     items = {*roles, *text_columns, image_column}
     embedding_column, features = feature_columns(df, columns, items)
     text_inputs = text_feature_inputs() if text_columns else None
-    names_text = class_names_input(df, truth_column)
+    names_text = class_names_input(df, truth_column, multi_label)
     standardize = STANDARDIZE_CHOICES[
         st.radio(
             "Standardise numeric features (zero mean, unit variance)",
@@ -204,6 +208,23 @@ def upload_form(df: pd.DataFrame, upload: UploadedFile) -> UploadChoices:
         standardize=standardize,
         missing_fix=missing_fix,
         one_hot=one_hot,
+        multi_label=multi_label,
+    )
+
+
+def multi_label_input(df: pd.DataFrame, truth_column: str | None) -> bool:
+    """The "Several labels per item" box (a label is a set of classes), ticked at first when
+    the truth column's cells look like label sets (``a|b`` or lists:
+    :func:`~rlscore.data.projects.class_labels.looks_multi_label`); one box per truth column,
+    so choosing another column guesses again."""
+    guess = truth_column is not None and looks_multi_label(df[truth_column].dropna().tolist())
+    return st.checkbox(
+        "Several labels per item",
+        value=guess,
+        key=f"multi_label_{truth_column}",
+        help="Multi-label: annotators choose every class that applies (none is a label too). "
+        "In a truth column, separate the classes of a cell by | (news|sports); an empty "
+        "cell means none of them.",
     )
 
 
@@ -326,11 +347,12 @@ def text_feature_inputs() -> tuple[str, int, int]:
     return analyzer, vocabulary, dimension
 
 
-def class_names_input(df: pd.DataFrame, truth_column: str | None) -> str:
+def class_names_input(df: pd.DataFrame, truth_column: str | None, multi_label: bool = False) -> str:
     """The class names as typed: display names of the truth column's values (listed in the
-    label), or without a truth column the classes the annotators choose from."""
+    label; a multi-label column's: the classes its sets name), or without a truth column the
+    classes the annotators choose from."""
     if truth_column is not None:
-        shown = md_text(listed(truth_values(df, truth_column)))
+        shown = md_text(listed(truth_values(df, truth_column, multi_label)))
         return st.text_input(
             f"Class names for the truth values {shown} (comma-separated, optional)",
             key="class_names",
@@ -390,6 +412,7 @@ __all__ = [
     "free_columns",
     "item_columns",
     "load_table",
+    "multi_label_input",
     "project_name_input",
     "read_columns",
     "read_upload",

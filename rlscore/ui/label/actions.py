@@ -173,7 +173,8 @@ def _seconds_on(shown: ShownPoint) -> float | None:
 
 
 def _class_text(handle: SessionHandle, label) -> str:
-    return md_text(handle.session.project.class_text(label))
+    # a class, or a multi-label project's set as "a | b"
+    return md_text(handle.session.project.label_text(label))
 
 
 def _applied(shown: ShownPoint) -> tuple | None:

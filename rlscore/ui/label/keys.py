@@ -1,6 +1,7 @@
 """Keyboard habits of the Label page: one key press is one action, and focus leaves form fields.
 
-The buttons' shortcuts (``1``–``9``, ``S``, ``U``) are Streamlit's own. Browser-side rules are
+The buttons' shortcuts (``1``–``9``, ``S``, ``U``; ``Enter`` saves a multi-label project's
+chosen set) are Streamlit's own. Browser-side rules are
 added by a small script installed once per page (:func:`install_key_guard`):
 
 * **No key while the query changes.** A shortcut key is dropped (stopped in the capture
@@ -9,8 +10,9 @@ added by a small script installed once per page (:func:`install_key_guard`):
   that has not yet drawn the next point (the query panel's marker, :mod:`rlscore.ui.label.refresh`,
   is unchanged and the run is not finished): until then the buttons on screen belong to the
   point being replaced. Runs of the views that follow the panel do not block keys: the panel
-  is current then. A press that starts no run (e.g. a disabled button) frees the keys after
-  :data:`NO_RUN_MS`.
+  is current then. A run that started and ended within one batch of DOM records (a
+  multi-label project's class toggle, which draws no new point) frees the keys too. A press
+  that starts no run (e.g. a disabled button) frees the keys after :data:`NO_RUN_MS`.
 * **No press before a person could have seen the point.** The time each point is first
   drawn is recorded (when the panel's marker names a new point; kept in
   ``window.__rlscoreDrawTimes`` as ``{point, at}``, ``at`` in ms since the epoch), and a
@@ -53,10 +55,11 @@ from rlscore.ui.label.refresh import PANEL_MARKER
 
 #: milliseconds after an accepted shortcut during which a run must start, else keys are freed
 NO_RUN_MS = 700
-#: the page's shortcut keys: the class keys, S (skip) and U (undo); the first eleven act on
-#: the point shown (held to the minimum dwell)
-SHORTCUT_KEYS = ("1", "2", "3", "4", "5", "6", "7", "8", "9", "s", "S", "u", "U")
-ACTION_KEYS = SHORTCUT_KEYS[:11]
+#: the page's shortcut keys: the class keys, S (skip), Enter (a multi-label project's Save,
+#: :mod:`rlscore.ui.label_sets.set_panel`) and U (undo); the first twelve act on the point shown
+#: (held to the minimum dwell)
+SHORTCUT_KEYS = ("1", "2", "3", "4", "5", "6", "7", "8", "9", "s", "S", "Enter", "u", "U")
+ACTION_KEYS = SHORTCUT_KEYS[:12]
 
 
 def js_key_set(keys: tuple[str, ...]) -> str:
@@ -147,11 +150,16 @@ _SCRIPT = """
     w.__rlscoreLastPress = {point: drawnPoint, state: panelState(), answered: false};
   };
   // the enabled button a shortcut key presses (Streamlit's own shortcuts), if any
-  const BUTTONS = {s: "skip_", u: "undo_"};
+  // (a multi-label project's keys 1–9 toggle a class and Enter saves the set:
+  // rlscore.ui.label_sets.set_panel)
+  const BUTTONS = {s: ["skip_"], u: ["undo_"], enter: ["label_save_"]};
   const answers = (key) => {
-    const k = key.toLowerCase();
-    const name = BUTTONS[k] || "label_" + (Number(k) - 1) + "_";
-    return doc.querySelector('[class*="st-key-' + name + '"] button:not([disabled])');
+    const k = key.toLowerCase(), c = Number(k) - 1;
+    for (const name of BUTTONS[k] || ["label_" + c + "_", "label_toggle" + c + "_"]) {
+      const b = doc.querySelector('[class*="st-key-' + name + '"] button:not([disabled])');
+      if (b) return b;
+    }
+    return null;
   };
   // when the server had applied the point's paint acknowledgement, by this page's clock (0:
   // not yet); a run that cannot be seen starting frees it after NO_RUN_MS
@@ -221,19 +229,27 @@ _SCRIPT = """
   const watch = () => {
     const app = doc.querySelector('[data-testid="stApp"]');
     if (!app) { w.setTimeout(watch, 50); return; }
-    new w.MutationObserver(() => {
-      const s = app.getAttribute("data-test-script-state");
-      if (ackSentAt && !ackDoneAt) {  // the run that applies the acknowledgement, and its end
-        if (s === "running") ackRan = true;
-        else if (ackRan) ackDoneAt = Date.now();
+    // the states the runs went through, from the records' old values: a short run (a
+    // multi-label toggle) can start and end within one batch of records
+    new w.MutationObserver((records) => {
+      const states = records.map((r) => r.oldValue);
+      states.push(app.getAttribute("data-test-script-state"));
+      for (let j = 1; j < states.length; j++) {
+        const running = states[j] === "running";
+        const ended = !running && states[j - 1] === "running";
+        if (ackSentAt && !ackDoneAt) {  // the run that applies the acknowledgement, and its end
+          if (running) ackRan = true;
+          else if (ended && ackRan) ackDoneAt = Date.now();
+        }
+        const last = w.__rlscoreLastPress;
+        // a run started after the press and finished: the press was answered
+        if (last && running) last.ran = true;
+        else if (last && ended && last.ran) last.answered = true;
+        if (running) sawRun = true;
+        else if (ended && sawRun) { busy = false; sawRun = false; }
       }
-      const last = w.__rlscoreLastPress;
-      // a run started after the press and finished: the press was answered
-      if (last && s === "running") last.ran = true;
-      else if (last && last.ran) last.answered = true;
-      if (s === "running") sawRun = true;
-      else if (sawRun) { busy = false; sawRun = false; }
-    }).observe(app, {attributes: true, attributeFilter: ["data-test-script-state"]});
+    }).observe(app, {attributes: true, attributeFilter: ["data-test-script-state"],
+                     attributeOldValue: true});
     new w.MutationObserver(() => {
       pointDrawn();
       if (ackPoint) afterPaint();

@@ -207,12 +207,12 @@ def query_panel(handle: SessionHandle, p: dict, annotator: str) -> None:
                 s.project.class_text,
             )
     if shown is not None:
-        _paint_ack(shown)
+        paint_ack_button(shown)
     refresh.refresh_button(refresh.PANEL_REFRESH)
     refresh.marker("panel", view_state(state.seen), point=point_id)
 
 
-def _paint_ack(shown: actions.ShownPoint) -> None:
+def paint_ack_button(shown: actions.ShownPoint) -> None:
     """The hidden button the page's script presses once the point is painted
     (:func:`rlscore.ui.label.actions.note_painted`). Its press is a run of the panel's own
     fragment, as a label is, not of a fragment of its own: Streamlit may drop one of two
@@ -227,7 +227,7 @@ def _conflict(handle: SessionHandle, annotator: str, state: QueryPanelState) -> 
     st.warning(conflict["text"])
     c1, c2 = st.columns(2)
     c1.button(
-        f"Relabel as {md_text(handle.session.project.class_text(conflict['label']))} anyway",
+        f"Relabel as {md_text(handle.session.project.label_text(conflict['label']))} anyway",
         key=f"relabel_{conflict['newest']}",
         on_click=actions.relabel_anyway,
         args=(handle, annotator),
@@ -528,6 +528,7 @@ __all__ = [
     "buttons_per_row",
     "go_on_after_stop",
     "learner_figures",
+    "paint_ack_button",
     "panel_style",
     "pool_plot",
     "prediction_text",

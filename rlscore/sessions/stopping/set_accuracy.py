@@ -1,0 +1,77 @@
+"""The accuracy headline of a multi-label project: the micro-F1 of its predicted sets over the
+pool, estimated from the random checks (docs/multilabel.md §5).
+
+Each random check — a label drawn uniformly from the unlabeled pool (``audit_every``, focused
+ARLS's exploration share) — is predicted by the model fitted on all the other labels: the
+exact leave-one-out sets of :class:`~rlscore.core.rls.multilabel.MultiLabelRLS` at the
+session's kernel and λ (the RLS without offset or weights that the multi-label strategies
+hold, so the leave-one-out model is the session's own without that label).
+:func:`~rlscore.core.evaluation.set_accuracy.micro_f1_estimate` turns the checks into the
+estimate and its bootstrap interval. The stop advice is single-label only so far.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rlscore.core.conventions.label_sets import multi_hot
+from rlscore.core.evaluation.set_accuracy import MIN_CHECKS, MicroF1Estimate, micro_f1_estimate
+from rlscore.core.kernels.functions import is_graph_kernel
+from rlscore.core.rls.multilabel import MultiLabelRLS
+from rlscore.data.projects.project import Project
+from rlscore.query import QueryStrategy
+
+
+def set_accuracy_estimate(
+    project: Project,
+    engine: QueryStrategy,
+    labels: dict,
+    checks,
+    lam: float,
+    K: np.ndarray | None = None,
+) -> MicroF1Estimate | None:
+    """The micro-F1 of a multi-label session's predicted sets, from its random checks.
+
+    Parameters
+    ----------
+    project
+        The multi-label project (its pool and classes).
+    engine
+        The session's strategy (kernel, σ, degree).
+    labels
+        Point -> label set, the session's final labels.
+    checks
+        Points labeled as random checks (those among ``labels`` count).
+    lam
+        The λ in effect.
+    K
+        The pool kernel; needed for a graph kernel, which exists on the pool only.
+
+    Returns
+    -------
+    MicroF1Estimate or None
+        None with fewer than :data:`~rlscore.core.evaluation.set_accuracy.MIN_CHECKS` checks
+        or fewer than 2 labels, a graph kernel without ``K``, or checks without any true or
+        predicted class.
+    """
+    idx = list(labels)
+    rows = [k for k, i in enumerate(idx) if i in checks]
+    if len(rows) < MIN_CHECKS or len(idx) < 2:
+        return None
+    params = engine.get_params()
+    kernel = params.get("kernel", "rbf")
+    if is_graph_kernel(kernel):
+        if K is None:
+            return None
+        X, kernel = K[np.ix_(idx, idx)], "precomputed"
+    else:
+        X = project.X[np.asarray(idx, dtype=np.intp)]
+    model = MultiLabelRLS(
+        kernel, sigma=params.get("sigma", 1.0), degree=params.get("degree", 2), lam=float(lam)
+    )
+    model.fit(X, [labels[i] for i in idx], classes=project.classes)
+    true = multi_hot([labels[idx[r]] for r in rows], project.classes) > 0.5
+    return micro_f1_estimate(true, model.loo_decision_[rows] > 0)
+
+
+__all__ = ["set_accuracy_estimate"]

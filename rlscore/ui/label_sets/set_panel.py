@@ -1,0 +1,328 @@
+"""The Label page of a multi-label project ("select all that apply", issue 38): the point, one
+toggle button per class, Save, "None of these", Skip and Undo.
+
+A label set is chosen, then saved as one label: the toggles (keys ``1``–``9`` for the first
+nine classes) only change this tab's choice, kept per point; **Save** (or ``Enter``) stores the
+chosen set and **None of these** the empty set, both through
+:func:`rlscore.ui.label.actions.label`, so a set is bound to the point shown, its log version,
+its project and the minimum dwell as a single label is. The choice starts empty: the learner's
+predicted set is pre-selected only when the annotator turns on "Pre-select the prediction" (off
+by default — a pre-selection biases annotators toward the model). Sets are shown as text
+(``a | b``), never interpreted as Markdown or HTML.
+
+The pool plot draws one class at a time, chosen in a select box
+(:meth:`~rlscore.sessions.views.label_page.PoolPlotState.for_class`); the figures that are
+single-label only (the stop advice) say that they are not available for multi-label projects
+yet; the headline is the micro-F1 of the predicted sets from the random checks
+(:mod:`rlscore.sessions.stopping.set_accuracy`).
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from rlscore.sessions.views.label_page import PoolPlotState, QueryPanelState
+from rlscore.ui.label import actions, refresh
+from rlscore.ui.label import pool_picture as pool_plane
+from rlscore.ui.label.point_view import show_brief, show_point
+from rlscore.ui.label.query_panel import (
+    MAX_KEYS,
+    buttons_per_row,
+    learner_figures,
+    paint_ack_button,
+    panel_style,
+    selected_point,
+    stop_ends_labeling,
+    view_state,
+)
+from rlscore.ui.label.teammates import mark_shown_version
+from rlscore.ui.shell.flash import show_flash
+from rlscore.ui.shell.safe_text import md_text
+from rlscore.ui.shell.store import SessionHandle
+from rlscore.viz.figures.pool_figure import pool_figure
+
+#: the session-state key of the "Pre-select the prediction" setting (off by default)
+PRESELECT_KEY = "preselect_prediction"
+#: the session-state key of the class the pool plot is tinted by
+TINT_KEY = "tint_class"
+#: the icons of a chosen and an unchosen class's toggle
+CHECKED, UNCHECKED = ":material/check_box:", ":material/check_box_outline_blank:"
+#: what the figures that are single-label only say in a multi-label project
+NOT_YET = "not available for multi-label projects yet"
+
+
+def preselect_setting() -> None:
+    """The sidebar's "Pre-select the prediction" toggle (off by default)."""
+    st.sidebar.toggle(
+        "Pre-select the prediction",
+        key=PRESELECT_KEY,
+        help="Start each point's choice with the learner's predicted classes. Off by "
+        "default: a pre-selection pulls annotators toward the model.",
+    )
+
+
+def choice_key(shown: actions.ShownPoint) -> str:
+    """The session-state key of the classes chosen for ``shown``'s point in its project (not
+    its log version: a teammate's label of another point keeps the choice; one of this point
+    makes Save ask first, as any stale label does)."""
+    return f"chosen_{shown.uid}_{shown.point}"
+
+
+def toggle(key: str, k: int) -> None:
+    """Callback: add class position ``k`` to the choice under ``key``, or take it out."""
+    chosen = set(st.session_state.get(key, ()))
+    chosen ^= {k}
+    st.session_state[key] = sorted(chosen)
+
+
+def save(handle: SessionHandle, annotator: str, shown: actions.ShownPoint, key: str) -> None:
+    """Callback: store the chosen classes as the label set of the point shown."""
+    classes = list(handle.session.project.classes)
+    chosen = tuple(classes[k] for k in sorted(set(st.session_state.get(key, ()))))
+    actions.label(handle, annotator, shown, chosen)
+
+
+def _start_choice(key: str, state: QueryPanelState) -> list[int]:
+    """The choice of a point first drawn: empty, or the predicted set when the annotator
+    asked for it (never on a point shown blind)."""
+    if key not in st.session_state:
+        preselect = st.session_state.get(PRESELECT_KEY) and state.predicted is not None
+        start = [state.classes.index(c) for c in state.predicted] if preselect else []
+        st.session_state[key] = start
+    return list(st.session_state[key])
+
+
+def set_panel(handle: SessionHandle, p: dict, annotator: str) -> None:
+    """The point to label, its class toggles and buttons (the page's panel fragment)."""
+    s = handle.session
+    with handle.lock:
+        state = QueryPanelState.for_annotator(
+            s, annotator, int(p["budget"]), selected_point(), stop_ends_labeling(handle, p)
+        )
+        mark_shown_version(state.project, state.seen)
+        actions.mark_shown_project(state.project, state.project_uid)
+        shown = None
+        if state.target is not None:
+            shown = actions.mark_shown(state.project, state.project_uid, state.target, state.seen)
+    point_id = "" if state.target is None else f"{state.project_uid}:{state.target}"
+    panel_style()
+    with st.container(key="rls_panel_flash"):
+        show_flash(with_point=point_id or None)
+    with st.container(key="rls_panel_head", gap="xsmall"):
+        st.subheader(f"Label · {md_text(state.project)}")
+        st.progress(
+            min(state.n_labeled / max(state.goal, 1), 1.0),
+            text=f"Labeled {state.n_labeled} of {state.goal}",
+        )
+        st.caption("Multi-label project: choose every class that applies, then Save.")
+    with st.container(key="rls_query_item", gap="xsmall"):
+        _point(s.project, state)
+    with st.container(gap="xsmall"):
+        if shown is not None:
+            _set_buttons(handle, annotator, state, shown)
+    b1, b2, b3 = st.columns(3)
+    if shown is not None:
+        b1.button(
+            "Skip",
+            key=actions.widget_key("skip", state.target, state.seen),
+            on_click=actions.skip,
+            args=(handle, annotator, shown),
+            shortcut="S",
+            width="stretch",
+            disabled=not state.can_skip,
+        )
+    b2.button(
+        "Undo",
+        key=actions.widget_key("undo", None, state.seen),
+        on_click=actions.undo,
+        args=(handle, annotator, -1 if state.undo_target is None else state.undo_target),
+        shortcut="U",
+        width="stretch",
+        disabled=state.undo_target is None,
+        help="Reverts your own last label or skip.",
+    )
+    if state.picked:
+        b3.button("Back to query", key="back", on_click=actions.deselect, width="stretch")
+    if shown is not None:
+        paint_ack_button(shown)
+    refresh.refresh_button(refresh.PANEL_REFRESH)
+    refresh.marker("panel", view_state(state.seen), point=point_id)
+
+
+def _point(project, state: QueryPanelState) -> None:
+    """The point's heading, the point, the prediction (unless blind) and its current set."""
+    if state.target is None:
+        reason = "the budget is reached" if state.budget_reached else "no point is left"
+        if state.stop_reached:
+            reason = "the stop rule fired"
+        st.success(f"Done: {reason}. Undo, raise the budget or pick a point in the plot.")
+        return
+    target = state.target
+    heading = "Selected point" if state.picked else "Next query: point"
+    st.subheader(f"{heading} #{target}")
+    st.caption(f"id {md_text(project.ids[target])}")
+    show_point(project, target, compact=True)
+    if not state.blind and state.predicted is not None:
+        st.caption(f"Predicted: {md_text(project.label_text(state.predicted))}")
+    if state.label_shown is not None:
+        st.info(
+            f"Point #{target} is labeled {md_text(project.label_text(state.label_shown))}: "
+            "saving a set relabels it."
+        )
+
+
+def _set_buttons(
+    handle: SessionHandle, annotator: str, state: QueryPanelState, shown: actions.ShownPoint
+) -> None:
+    """One toggle per class (primary when chosen), then Save and None of these."""
+    key = choice_key(shown)
+    chosen = _start_choice(key, state)
+    # buttons left over from the previous point act on nothing; hidden while stale
+    st.html(
+        '<style>.stElementContainer[data-stale="true"][class*="st-key-label_"]'
+        " {display: none}</style>"
+    )
+    per_row = buttons_per_row(state.class_texts)
+    for row in range(0, len(state.classes), per_row):
+        cols = st.columns(per_row, gap="small")
+        for k in range(row, min(row + per_row, len(state.classes))):
+            cols[k - row].button(
+                md_text(state.class_texts[k]),
+                key=actions.widget_key("label", state.target, state.seen, f"toggle{k}"),
+                on_click=toggle,
+                args=(key, k),
+                shortcut=str(k + 1) if k < MAX_KEYS else None,
+                type="primary" if k in chosen else "secondary",
+                icon=CHECKED if k in chosen else UNCHECKED,
+                width="stretch",
+            )
+    texts = [state.class_texts[k] for k in chosen]
+    st.caption(f"Chosen: {md_text(' | '.join(texts)) if texts else 'nothing yet'}")
+    c1, c2 = st.columns(2)
+    c1.button(
+        "Save",
+        key=actions.widget_key("label", state.target, state.seen, "save"),
+        on_click=save,
+        args=(handle, annotator, shown, key),
+        shortcut="Enter",
+        type="primary",
+        width="stretch",
+        help="Store the chosen classes as this point's label (Enter).",
+    )
+    c2.button(
+        "None of these",
+        key=actions.widget_key("label", state.target, state.seen, "none"),
+        on_click=actions.label,
+        args=(handle, annotator, shown, ()),
+        width="stretch",
+        help="Store the empty set: no class applies to this point.",
+    )
+
+
+def set_pool_plot(handle: SessionHandle, p: dict, annotator: str) -> None:
+    """The pool tinted by one chosen class (the page's plot fragment)."""
+    refresh.start_view("refresh_plot")
+    s = handle.session
+    project = s.project
+    chosen = st.selectbox(
+        "Tint the pool by class",
+        project.classes,
+        key=TINT_KEY,
+        format_func=lambda c: md_text(project.class_text(c)),
+    )
+    with handle.lock:
+        view = PoolPlotState.for_class(
+            s, annotator, chosen, int(p["budget"]), stop_ends_labeling(handle, p)
+        )
+        plane = pool_plane.projection(handle)
+    text = project.class_text(chosen)
+    fig = pool_figure(
+        plane.xy,
+        view.classes,
+        view.labels,
+        view.predicted,
+        view.confidence,
+        query=view.query,
+        selected=selected_point(),
+        skipped=view.skipped,
+        axis_titles=plane.axis_titles,
+        height=430,
+        class_names={"0": f"not {text}", "1": text},
+        hover=pool_plane.hovers(handle),
+    )
+    key = f"pool_{st.session_state.get('plot_gen', 0)}"
+    st.plotly_chart(
+        fig,
+        key=key,
+        on_select=lambda: actions.select_point(key),
+        selection_mode="points",
+        config={"displaylogo": False, "scrollZoom": True},
+    )
+    st.caption(
+        f"Coloured by {md_text(text)}: labeled points by whether their set holds it, the others "
+        "by the learner's prediction for it (no boundary is drawn for a multi-label project). "
+        "Star: the next query. Click any point to label it instead."
+    )
+    refresh.marker("refresh_plot", view_state(view.seen))
+
+
+def recent_sets(handle: SessionHandle, annotator: str) -> int:
+    """The annotator's recent label sets as text; returns the log version shown."""
+    s = handle.session
+    with handle.lock:
+        seen = s.last_event_id
+        recent = s.recent_labels(annotator)
+    project = s.project
+    if recent:
+        st.markdown("**Your recent labels** (to change one, click its point in the plot):")
+        for e in recent:
+            c1, c2 = st.columns([3, 2], vertical_alignment="center")
+            with c1:
+                show_brief(project, e.point)
+            c2.text(f"#{e.point}: {project.label_text(e.label)}")
+    return seen
+
+
+def headline_text(estimate) -> str:
+    """The multi-label headline (Markdown of numbers only): the micro-F1 of the predicted
+    sets from the random checks, or why it is not known yet."""
+    if estimate is None:
+        return (
+            "Micro-F1 of the predicted sets: not known yet (it needs at least 5 random checks: "
+            "labels drawn at random, e.g. the project's random check every k queries)."
+        )
+    return (
+        f"Micro-F1 of the predicted sets ≈ **{estimate.estimate:.0%}** "
+        f"({estimate.level:.0%} interval {estimate.low:.0%}–{estimate.high:.0%}, from "
+        f"{estimate.n_checks} random checks)"
+    )
+
+
+def set_figures(handle: SessionHandle, p: dict, annotator: str) -> None:
+    """Recent sets, the learner's figures and what is not available yet (the page's figures
+    fragment)."""
+    refresh.start_view("refresh_figures")
+    seen = recent_sets(handle, annotator)
+    learner_figures(handle, p)
+    with handle.lock:
+        estimate = handle.session.set_accuracy()
+    st.markdown("**How good are the predicted sets?**")
+    st.markdown(headline_text(estimate))
+    st.info(f"When to stop (the stop advice): {NOT_YET}.")
+    refresh.marker("refresh_figures", view_state(seen))
+
+
+__all__ = [
+    "NOT_YET",
+    "headline_text",
+    "PRESELECT_KEY",
+    "TINT_KEY",
+    "choice_key",
+    "preselect_setting",
+    "recent_sets",
+    "save",
+    "set_figures",
+    "set_panel",
+    "set_pool_plot",
+    "toggle",
+]

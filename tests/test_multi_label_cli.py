@@ -1,0 +1,68 @@
+"""``python -m rlscore create-project``: a multi-label project from a CSV table (the truth
+cells read back as label sets from the database), a single-label one unchanged, and bad
+input as one ``error:`` line."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from rlscore.cli import main as rlscore
+from rlscore.storage import open_store
+
+CSV = "x,y,tags\n0.1,1.0,news|sports\n0.5,0.2,tech\n0.9,0.4,\n0.3,0.8,sports|news|tech\n"
+
+
+@pytest.fixture
+def db(tmp_path):
+    path = tmp_path / "labels.sqlite3"
+    open_store(path).close()
+    return path
+
+
+def test_a_multi_label_project_from_a_table(db, tmp_path, capsys):
+    table = tmp_path / "tags.csv"
+    table.write_text(CSV)
+    argv = ["create-project", "tagged", str(table), "--truth", "tags", "--multi-label"]
+    assert rlscore([*argv, "--db", str(db)]) == 0
+    assert "multi-label, classes ['news', 'sports', 'tech']" in capsys.readouterr().out
+    with open_store(db) as store:
+        p = store.load_project("tagged")
+    assert p.multi_label and p.feature_names == ["x", "y"]
+    assert list(p.truth) == [("news", "sports"), ("tech",), (), ("news", "sports", "tech")]
+
+
+def test_without_the_flag_the_cells_are_single_classes(db, tmp_path):
+    table = tmp_path / "kinds.csv"
+    table.write_text("x,kind\n1,a\n2,b\n3,a\n")
+    argv = ["create-project", "kinds", str(table), "--truth", "kind", "--db", str(db)]
+    assert rlscore(argv) == 0
+    with open_store(db) as store:
+        p = store.load_project("kinds")
+    assert not p.multi_label and list(p.truth) == ["a", "b", "a"]
+
+
+@pytest.mark.parametrize(
+    ("csv", "problem"),
+    [
+        ("x,tags\n1,a|a\n2,b\n", "truth column 'tags'.*given twice"),
+        ("x,tags\n1,a\n2,\n", "fewer than 2 classes"),
+    ],
+)
+def test_bad_input_is_one_error_line(db, tmp_path, capsys, csv, problem):
+    table = tmp_path / "bad.csv"
+    table.write_text(csv)
+    argv = ["create-project", "bad", str(table), "--truth", "tags", "--multi-label"]
+    assert rlscore([*argv, "--db", str(db)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error:") and len(err.strip().splitlines()) == 1
+    assert re.search(problem, err)
+    with open_store(db) as store:
+        assert store.list_projects() == []
+
+
+def test_a_missing_table_is_named(db, capsys):
+    argv = ["create-project", "p", "nowhere.csv", "--db", str(db)]
+    assert rlscore(argv) == 2
+    assert "'nowhere.csv' is not a file" in capsys.readouterr().err

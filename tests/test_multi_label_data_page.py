@@ -1,0 +1,64 @@
+"""Multi-label projects made on the Data page (Streamlit's AppTest): the "Several labels per
+item" box is ticked at first when the chosen truth column's cells hold ``|``, left clear for
+one class per cell, and the project created from it keeps the label sets."""
+
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+from support.app import app_page
+
+from rlscore.data.projects.class_labels import looks_multi_label, truth_values
+from rlscore.storage import open_store
+
+TAGS = (
+    b"x,y,tags,kind\n"
+    b"0.1,1.0,news|sports,a\n"
+    b"0.5,0.2,tech,b\n"
+    b"0.9,0.4,,a\n"
+    b"0.3,0.8,sports | tech | news,b\n"
+)
+
+
+@pytest.fixture
+def db(tmp_path, monkeypatch):
+    path = tmp_path / "labels.sqlite3"
+    monkeypatch.setenv("RLSCORE_DB", str(path))
+    return path
+
+
+def uploaded() -> AppTest:
+    at = app_page("data.py", timeout=60)
+    at.run()
+    at.file_uploader(key="upload").set_value(("tags.csv", TAGS, "text/csv"))
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_the_box_is_guessed_from_the_truth_column_and_makes_a_multi_label_project(db):
+    at = uploaded()
+    at.selectbox(key="truth_column").select("kind")
+    at.run()
+    assert at.checkbox(key="multi_label_kind").value is False  # one class per cell
+    at.selectbox(key="truth_column").select("tags")
+    at.run()
+    assert at.checkbox(key="multi_label_tags").value is True  # cells hold "|"
+    assert not at.error, [e.value for e in at.error]
+    at.multiselect(key="features").set_value(["x", "y"])
+    at.text_input(key="project_name").input("tagged")
+    at.run()
+    at.button(key="create").click()
+    at.run()
+    assert not at.exception, at.exception
+    assert "Created project 'tagged'" in at.success[0].value
+    p = open_store(db).load_project("tagged")
+    assert p.multi_label and p.classes == ["news", "sports", "tech"]
+    assert list(p.truth) == [("news", "sports"), ("tech",), (), ("news", "sports", "tech")]
+
+
+def test_the_guess_and_the_classes_of_a_column_of_sets():
+    assert looks_multi_label(["a|b", "c"]) and looks_multi_label([["a"], []])
+    assert not looks_multi_label(["a", "b", 3])
+    df = pd.DataFrame({"t": ["b|a", None, "c", "1|2"]})
+    assert truth_values(df, "t", multi_label=True) == [1, 2, "a", "b", "c"]
+    assert truth_values(df, "t") == ["1|2", "b|a", "c"]

@@ -1,0 +1,83 @@
+"""The export of a multi-label project's labels (the ``labels`` command and
+:func:`export_labels`): the ``|``-joined label, one 0/1 column per class and every annotator's
+set in CSV and Parquet, lists in JSON; each checked against the sets written to the store."""
+
+import io
+import json
+
+import pandas as pd
+import pytest
+from support.multi_label import CLASSES, tagged_project
+
+from rlscore.cli.commands.labels import main
+from rlscore.core.conventions.label_sets import parse_label_set
+from rlscore.sessions.views.export import export_labels
+from rlscore.storage import Event, open_store
+
+#: (point, label set, annotator) written in this order; the undo reverts the last one
+WRITTEN = [
+    (0, ["tech", "news"], "ann"),
+    (1, [], "ann"),
+    (3, ["sports"], "bob"),
+    (1, ["sports", "tech"], "bob"),
+    (4, ["news"], "ann"),
+]
+
+
+@pytest.fixture
+def db(tmp_path):
+    path = tmp_path / "labels.sqlite3"
+    with open_store(path) as s:
+        s.create_project(tagged_project())
+        for point, labels, who in WRITTEN:
+            s.append_event("tags", Event("label", point, labels, who, seconds=1.0))
+        s.append_event("tags", Event("undo"))  # point 4 unlabeled again
+    return path
+
+
+#: the final sets, by hand: point 1's latest label is bob's
+FINAL = {0: ("news", "tech"), 3: ("sports",), 1: ("sports", "tech")}
+
+
+def test_csv_has_the_joined_set_and_a_column_per_class(db, capsys):
+    assert main(["--db", str(db), "--project", "tags", "--no-estimate"]) == 0
+    df = pd.read_csv(io.StringIO(capsys.readouterr().out), keep_default_na=False)
+    assert df["index"].tolist() == [0, 3, 1]
+    got = {i: parse_label_set(t, CLASSES) for i, t in zip(df["index"], df["label"], strict=True)}
+    assert got == FINAL
+    for c in CLASSES:
+        assert df[f"label:{c}"].tolist() == [int(c in FINAL[i]) for i in df["index"]]
+    # every annotator's own set; an empty set and no label read alike here (JSON tells them apart)
+    assert df["label[ann]"].tolist() == ["news|tech", "", ""]
+    assert df["label[bob]"].tolist() == ["", "sports", "sports|tech"]
+
+
+def test_json_keeps_the_sets_as_lists(db, capsys):
+    assert main(["--db", str(db), "--project", "tags", "--format", "json"]) == 0
+    records = json.loads(capsys.readouterr().out)
+    assert {r["index"]: tuple(r["label"]) for r in records} == FINAL
+    point1 = next(r for r in records if r["index"] == 1)
+    assert {a["annotator"]: a["label"] for a in point1["annotations"]} == {
+        "ann": [],
+        "bob": ["sports", "tech"],
+    }
+    assert not any(k.startswith("accuracy") for k in records[0])  # single-label only, yet
+
+
+def test_parquet_columns(db):
+    with open_store(db) as s:
+        data = export_labels(s.load_project("tags"), s.events("tags"), "parquet")
+    df = pd.read_parquet(io.BytesIO(data))
+    assert dict(zip(df["index"], df["label"], strict=True)) == {
+        0: "news|tech",
+        3: "sports",
+        1: "sports|tech",
+    }
+    assert df[[f"label:{c}" for c in CLASSES]].to_numpy().tolist() == [
+        [int(c in FINAL[i]) for c in CLASSES] for i in df["index"]
+    ]
+
+
+def test_the_list_marks_a_multi_label_project(db, capsys):
+    assert main(["--db", str(db)]) == 0
+    assert capsys.readouterr().out.splitlines() == ["tags\t3 labeled of 7\tmulti-label"]

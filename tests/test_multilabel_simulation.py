@@ -1,0 +1,98 @@
+"""Simulated multi-label labeling (``simulate --multi-label``): the recorded metrics against a
+from-scratch multi-label RLS on the same labels scored by scikit-learn, and the command line."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.metrics import f1_score, hamming_loss
+
+from rlscore.cli.commands.simulate import main
+from rlscore.core.rls.multilabel import MultiLabelRLS
+from rlscore.experiments.simulation.multilabel import simulate_multilabel
+
+CLASSES = ["a", "b", "c"]
+SIGMA, LAM = 1.2, 0.5
+
+
+def data(n=80, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    hits = np.column_stack([X[:, 0] > 0, X[:, 1] > 0.2, X[:, 0] + X[:, 2] > 1.0])
+    sets = [tuple(c for c, h in zip(CLASSES, row, strict=True) if h) for row in hits]
+    return X, sets, hits.astype(int)
+
+
+@pytest.mark.parametrize("strategy", ["arls", "uncertainty"])
+def test_recorded_metrics_equal_a_refit_scored_by_scikit_learn(strategy):
+    X, sets, Y = data()
+    X_val, sets_val, Y_val = data(n=40, seed=1)
+    result = simulate_multilabel(
+        X, sets, CLASSES, strategy, queries=12, seeds=[3], init=2,
+        validation=(X_val, sets_val), params={"sigma": SIGMA, "lam": LAM},
+    )  # fmt: skip
+    run = result.runs[0]
+    labeled = list(run.init)
+    for step in run.steps:
+        if step.index is not None:
+            labeled.append(step.index)
+            assert step.label == list(sets[step.index])
+        assert step.n_labels == len(labeled)
+        model = MultiLabelRLS(sigma=SIGMA, lam=LAM).fit(X[labeled], Y[labeled])
+        P = model.predict(X_val)
+        assert step.micro_f1 == pytest.approx(f1_score(Y_val, P, average="micro", zero_division=0))
+        assert step.macro_f1 == pytest.approx(f1_score(Y_val, P, average="macro", zero_division=0))
+        assert step.hamming_loss == pytest.approx(hamming_loss(Y_val, P))
+
+
+def test_on_the_pool_the_metrics_use_the_unlabeled_points_only():
+    X, sets, Y = data(n=50)
+    result = simulate_multilabel(
+        X, sets, CLASSES, "random", queries=5, seeds=1, params={"sigma": SIGMA, "lam": LAM}
+    )
+    run = result.runs[0]
+    labeled = [s.index for s in run.steps if s.index is not None]
+    rest = np.setdiff1d(np.arange(50), labeled)
+    P = MultiLabelRLS(sigma=SIGMA, lam=LAM).fit(X[labeled], Y[labeled]).predict(X[rest])
+    assert run.steps[-1].hamming_loss == pytest.approx(hamming_loss(Y[rest], P))
+    mean, _ = result.curve("micro_f1")
+    assert mean.shape == (6,)
+    with pytest.raises(ValueError, match="unknown record"):
+        result.curve("validation_error")
+
+
+def test_bad_input_is_refused_with_a_clear_message():
+    X, sets, _ = data()
+    with pytest.raises(ValueError, match="unknown class"):
+        simulate_multilabel(X, [("z",)] * len(X), CLASSES, "arls", queries=1)
+    with pytest.raises(ValueError, match="79 label sets for 80"):
+        simulate_multilabel(X, sets[:-1], CLASSES, "arls", queries=1)
+    with pytest.raises(ValueError, match="multi-label strategy"):
+        simulate_multilabel(X, sets, CLASSES, "aopt-klr", queries=1)
+
+
+def test_command_line_records_the_metrics_per_step(tmp_path, capsys):
+    X, sets, _ = data(n=60)
+    df = pd.DataFrame(X, columns=["x0", "x1", "x2"]).assign(labels=["|".join(s) for s in sets])
+    path = tmp_path / "pool.csv"
+    df.to_csv(path, index=False)
+    out = tmp_path / "run.json"
+    argv = ["--multi-label", "--data", str(path), "--truth", "labels", "--queries", "4"]
+    argv += ["--seeds", "2", "--sigma", str(SIGMA), "--lam", str(LAM), "--quiet"]
+    assert main([*argv, "--out", str(out)]) == 0
+    record = json.loads(out.read_text())
+    assert record["multi_label"] is True
+    assert record["classes"] == CLASSES
+    assert record["strategy"] == "arls"
+    for run in record["runs"]:
+        assert len(run["steps"]) == 5
+        for step in run["steps"]:
+            assert {"micro_f1", "macro_f1", "hamming_loss"} <= set(step)
+    assert "micro-F1" in capsys.readouterr().out
+    assert main([*argv, "--strategy", "aopt-klr"]) == 2
+    assert "no multi-label variant" in capsys.readouterr().err
+    assert main(["--data", str(path), "--truth", "labels", "--strategy", "focused_arls"]) == 2
+    assert "add --multi-label" in capsys.readouterr().err
