@@ -17,7 +17,6 @@ import numpy as np
 from rlscore.core.conventions.label_sets import multi_hot
 from rlscore.core.evaluation.set_accuracy import MIN_CHECKS, MicroF1Estimate, micro_f1_estimate
 from rlscore.core.kernels.functions import is_graph_kernel
-from rlscore.core.rls.multilabel import MultiLabelRLS
 from rlscore.data.projects.project import Project
 from rlscore.query import QueryStrategy
 
@@ -58,6 +57,10 @@ def set_accuracy_estimate(
     rows = [k for k, i in enumerate(idx) if i in checks]
     if len(rows) < MIN_CHECKS or len(idx) < 2:
         return None
+    # imported here: it brings scikit-learn, which the Label page's first run goes without
+    # (tests/test_lazy_imports.py)
+    from rlscore.core.rls.multilabel import MultiLabelRLS
+
     params = engine.get_params()
     kernel = params.get("kernel", "rbf")
     if is_graph_kernel(kernel):
