@@ -15,7 +15,7 @@ labels, then ``--queries`` queries answered with the true set):
 Features of the text tasks: what a text project gets (:func:`rlscore.data.features.text.
 build_text_features`, default settings), made once on all texts of the task (unsupervised).
 
-Strategies: the multi-label strategies of rlscore (``arls``, the default, ``focused_arls``,
+Strategies: the multi-label strategies of rlscore (``arls``, the default, ``arls-focused``,
 ``uncertainty``, ``random``: docs/multilabel.md §3) and a one-vs-rest margin baseline that
 shares no code with the engine (``ovr-svc-margin``: scikit-learn's ``OneVsRestClassifier`` of RBF
 ``SVC``, refitted after every label, querying the smallest per-label margin ``min_k |f_k(x)|``).
@@ -66,7 +66,7 @@ from rlscore.experiments.simulation.multilabel import set_classes  # noqa: E402
 from rlscore.query import make_strategy  # noqa: E402
 
 TASKS = ("debian_works_with", "debian_use", "synthetic")
-STRATEGIES = ("arls", "focused_arls", "uncertainty", "random", "ovr-svc-margin")
+STRATEGIES = ("arls", "arls-focused", "uncertainty", "random", "ovr-svc-margin")
 LAM = 0.1
 
 

@@ -16,9 +16,10 @@ from support.sessions import assert_same_state
 
 import rlscore.sessions.state.snapshots
 from rlscore.core.conventions.label_sets import multi_hot
-from rlscore.query import make_strategy, predicted_sets
+from rlscore.query import DEFAULT_MULTILABEL_STRATEGY, make_strategy, predicted_sets
 from rlscore.sessions import LabelingSession, LabelLog
 from rlscore.sessions.actions.dwell import MIN_DWELL_ENV, TooSoonError
+from rlscore.sessions.state.settings import project_settings
 from rlscore.sessions.team.permissions import PermissionDeniedError
 from rlscore.storage import open_store
 
@@ -68,18 +69,22 @@ def test_a_restart_replays_the_same_state(store, tmp_path):
         assert_same_state(live, reopened)
 
 
-def test_the_default_strategy_is_focused_arls_and_others_are_refused(store):
+def test_the_default_strategy_is_multi_label_arls_and_others_are_refused(store):
     s = LabelingSession(store, "tags", snapshots=False)
-    assert s.strategy_name == "focused_arls"
+    assert s.strategy_name == DEFAULT_MULTILABEL_STRATEGY == "arls"
     i = s.query()[0]
     s.label(i, ["news"])
-    assert store.events("tags")[0].params["strategy"] == "focused_arls"
+    assert store.events("tags")[0].params["strategy"] == "arls"
     with pytest.raises(ValueError, match="'lgc' is not available for multi-label"):
         LabelingSession(store, "tags", "lgc", snapshots=False)
-    assert LabelingSession(store, "tags", "aopt-klr", snapshots=False).strategy_name == "aopt_klr"
+    # the multi-label variants go by their single-label names
+    for name in ("arls-focused", "aopt-klr"):
+        assert LabelingSession(store, "tags", name, snapshots=False).strategy_name == name
     with pytest.raises(ValueError, match="not available for multi-label"):
         s.set_params(strategy="arls-weighted")
-    assert s.strategy_name == "focused_arls"
+    assert s.strategy_name == "arls"
+    # the app's settings of a multi-label project nobody changed name the same default
+    assert project_settings(store, "tags")["strategy"] == "arls"
 
 
 def test_a_single_class_is_refused_in_a_multi_label_session(store):

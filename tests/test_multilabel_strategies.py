@@ -44,7 +44,7 @@ def check_state(q, K):
     assert predicted_sets(q) == expected
 
 
-RLS_STRATEGIES = ["arls", "focused_arls", "uncertainty", "random"]
+RLS_STRATEGIES = ["arls", "arls-focused", "uncertainty", "random"]
 
 
 @pytest.mark.parametrize("name", RLS_STRATEGIES)
@@ -66,7 +66,7 @@ def test_teach_undo_forget_equal_from_scratch_solves(name):
     assert q.labels_[-1] == ()
 
 
-@pytest.mark.parametrize("name", ["arls", "focused_arls"])
+@pytest.mark.parametrize("name", ["arls", "arls-focused"])
 def test_covariance_after_updates_equals_from_scratch(name):
     X, truth = pool(seed=1)
     K = rbf_kernel(X, sigma=SIGMA)
@@ -100,7 +100,7 @@ def test_arls_scores_equal_naive_refits():
 def test_focused_arls_scores_the_smallest_margins_exactly():
     X, truth = pool(n=26, seed=3)
     K = rbf_kernel(X, sigma=SIGMA)
-    q = started("focused_arls", X, focus=4)
+    q = started("arls-focused", X, focus=4)
     for i in [1, 6, 19]:
         q.teach(i, truth[i])
     ref = naive_scores(K, q.labeled_, q.labels_, CLASSES, LAM)
@@ -175,19 +175,19 @@ def test_bad_labels_are_refused_with_a_clear_message():
 
 
 def test_registry_builds_multilabel_variants_and_refuses_unknown_names():
-    assert set(MULTILABEL_STRATEGIES) == {*RLS_STRATEGIES, "aopt_klr"}
+    assert set(MULTILABEL_STRATEGIES) == {*RLS_STRATEGIES, "aopt-klr"}
     assert DEFAULT_MULTILABEL_STRATEGY in MULTILABEL_STRATEGIES
     for name in MULTILABEL_STRATEGIES:
         # parameters a strategy does not take are dropped, as for single-label ones
         q = make_strategy(name, multi_label=True, lam=0.5, explore=0.3, focus=3)
         assert isinstance(q, MultiLabelStrategy)
         assert q.lam == 0.5
-    with pytest.raises(ValueError, match="multi-label strategy 'muq-klr'.*focused_arls"):
+    with pytest.raises(ValueError, match="multi-label strategy 'muq-klr'.*arls-focused"):
         make_strategy("muq-klr", multi_label=True)
     single = make_strategy("arls")
     assert not isinstance(single, MultiLabelStrategy)
     with pytest.raises(ValueError, match="focus"):
-        make_strategy("focused_arls", multi_label=True, focus=0).start(pool()[0], CLASSES)
+        make_strategy("arls-focused", multi_label=True, focus=0).start(pool()[0], CLASSES)
 
 
 def test_batch_queries_believe_the_predicted_set_and_leave_the_state():
@@ -213,7 +213,7 @@ def test_aopt_klr_is_one_binary_aopt_klr_per_class_after_teach_undo_forget():
     from rlscore.query.klr.aoptimal import AOptimalKLR
 
     X, truth = pool(n=24, seed=7)
-    q = started("aopt_klr", X)
+    q = started("aopt-klr", X)
     for i in [0, 5, 9, 14, 20]:
         q.teach(i, truth[i])
     q.undo()

@@ -234,7 +234,7 @@ def add_strategy_arguments(p: argparse.ArgumentParser) -> None:
     low-rank and the A-optimal KLR strategies."""
     p.add_argument(
         "--strategy",
-        choices=sorted({*STRATEGIES, *MULTILABEL_STRATEGIES}),
+        choices=sorted(STRATEGIES),
         help="query strategy (default arls-focused: the best mean rank in "
         "benchmarks/strategies.py; arls is the thesis's ARLS; with --multi-label "
         f"{DEFAULT_MULTILABEL_STRATEGY})",
@@ -306,10 +306,6 @@ def main(argv: list[str] | None = None) -> int:
         if args.multi_label:
             return _main_multilabel(args)
         args.strategy = args.strategy or "arls-focused"
-        if args.strategy not in STRATEGIES:
-            raise ValueError(
-                f"--strategy {args.strategy} is a multi-label strategy: add --multi-label"
-            )
         X, y, validation, meta = _load_data(args)
         if args.validation is not None and _validation_file(args.validation) is None:
             validation = float(args.validation)

@@ -27,13 +27,14 @@ STRATEGIES: dict[str, tuple[str, dict]] = {
     "lgc": ("rlscore.query.baselines.lgc_uncertainty:LGCQuery", {}),
 }
 
-#: the multi-label strategies (label sets as labels, docs/multilabel.md), by name
+#: the multi-label strategies (label sets as labels, docs/multilabel.md), by the name of the
+#: single-label strategy of the same idea
 _MULTILABEL_CLASSES: dict[str, str] = {
     "arls": "rlscore.query.multilabel.strategies:MultiLabelARLS",
-    "focused_arls": "rlscore.query.multilabel.strategies:MultiLabelFocusedARLS",
+    "arls-focused": "rlscore.query.multilabel.strategies:MultiLabelFocusedARLS",
     "uncertainty": "rlscore.query.multilabel.strategies:MultiLabelUncertainty",
     "random": "rlscore.query.multilabel.strategies:MultiLabelRandom",
-    "aopt_klr": "rlscore.query.multilabel.aoptimal_klr:MultiLabelAOptimalKLR",
+    "aopt-klr": "rlscore.query.multilabel.aoptimal_klr:MultiLabelAOptimalKLR",
 }
 #: names of the multi-label strategies, for ``make_strategy(name, multi_label=True)``
 MULTILABEL_STRATEGIES: tuple[str, ...] = tuple(_MULTILABEL_CLASSES)

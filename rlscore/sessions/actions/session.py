@@ -74,7 +74,9 @@ class LabelingSession(SessionView):
     strategy
         Strategy name of :data:`rlscore.query.STRATEGIES` (``"arls-focused"``, the default,
         ``"arls"``, ``"arls-weighted"``, ``"aopt-klr"``, ``"uncertainty"``, ``"random"`` …) or a
-        started-or-not :class:`~rlscore.query.QueryStrategy` instance (cloned).
+        started-or-not :class:`~rlscore.query.QueryStrategy` instance (cloned). A multi-label
+        project takes a name of :data:`rlscore.query.MULTILABEL_STRATEGIES` (default
+        :data:`rlscore.query.DEFAULT_MULTILABEL_STRATEGY`).
     kernel, sigma
         Pool kernel and RBF width (default: the project's recommended σ, else the median
         distance between its points, :mod:`rlscore.core.kernels.rbf_width`).
@@ -132,7 +134,7 @@ class LabelingSession(SessionView):
         self,
         store: LabelStore,
         project: str,
-        strategy: str | QueryStrategy = "arls-focused",
+        strategy: str | QueryStrategy | None = None,
         *,
         kernel: str = "rbf",
         sigma: float | None = None,

@@ -18,9 +18,6 @@ from rlscore.query import (
 
 #: parameters of a session that define the engine (a change rebuilds it)
 ENGINE_PARAMS = ("strategy", "kernel", "sigma", "lam", "class_weight")
-#: single-label strategy names whose multi-label variant has another name (the others that
-#: have one share it: ``"arls"``, ``"uncertainty"``, ``"random"``)
-_MULTI_LABEL_NAMES = {"arls-focused": "focused_arls", "aopt-klr": "aopt_klr"}
 #: dense n × n float64 matrices (kernel, state) held by a strategy that does not estimate its
 #: own needs (``memory_bytes``): the KLR strategies and strategy instances
 _DEFAULT_MATRICES = 2
@@ -36,23 +33,20 @@ def strategy_name(strategy: str | QueryStrategy) -> str:
 
 
 def multi_label_strategy(name: str) -> str:
-    """The multi-label strategy (:data:`~rlscore.query.MULTILABEL_STRATEGIES`) a session of
-    a multi-label project runs for the strategy ``name``: the same name, or the multi-label
-    name of the same idea (``"arls-focused"`` → ``"focused_arls"``, ``"aopt-klr"`` →
-    ``"aopt_klr"``).
+    """``name`` if a multi-label project can run it (:data:`~rlscore.query.MULTILABEL_STRATEGIES`:
+    the multi-label variants have the names of their single-label strategies).
 
     Raises
     ------
     ValueError
         ``name`` has no multi-label variant yet; the message lists those that have one.
     """
-    chosen = _MULTI_LABEL_NAMES.get(name, name)
-    if chosen not in MULTILABEL_STRATEGIES:
+    if name not in MULTILABEL_STRATEGIES:
         raise ValueError(
             f"strategy {name!r} is not available for multi-label projects yet: choose one of "
             f"{list(MULTILABEL_STRATEGIES)}"
         )
-    return chosen
+    return name
 
 
 def make_engine(

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from rlscore.core.kernels.rbf_width import DEFAULT_SIGMA, resolve_sigma
-from rlscore.query import QueryStrategy
+from rlscore.query import DEFAULT_MULTILABEL_STRATEGY, QueryStrategy
 from rlscore.sessions.state.auto_lam import initial_lam, retune_lam
 from rlscore.sessions.state.engine import (
     KernelCache,
@@ -105,6 +105,11 @@ class Replay:
         self.project = store.load_project(project)
         meta = self.project.meta
         self.params = dict(params)
+        if self.params.get("strategy") is None:
+            # focused ARLS, or for sets the multi-label strategy that led its benchmark
+            # (docs/benchmarks/multilabel.md)
+            multi = self.project.multi_label
+            self.params["strategy"] = DEFAULT_MULTILABEL_STRATEGY if multi else "arls-focused"
         if self.params.get("lam") is None:
             self.params["lam"] = float(meta.get("lam") or 1.0)
         if self.params.get("sigma") is None:

@@ -17,7 +17,7 @@ from collections import OrderedDict
 from rlscore.core.kernels.functions import GRAPH_KERNELS, VECTOR_KERNELS
 from rlscore.core.kernels.landmarks import LANDMARK_RULES
 from rlscore.core.kernels.rbf_width import DEFAULT_SIGMA, resolve_sigma
-from rlscore.query import STRATEGIES
+from rlscore.query import DEFAULT_MULTILABEL_STRATEGY, STRATEGIES
 from rlscore.sessions.state.engine import PoolTooLargeError, check_pool_size, make_engine
 from rlscore.sessions.team.overlap import Overlap
 from rlscore.sessions.team.permissions import require
@@ -76,7 +76,9 @@ _POOL_SIGMAS: OrderedDict[tuple, float] = OrderedDict()
 _POOL_SIGMAS_MAX = 64
 
 
-def default_settings(n: int, meta: dict | None, sigma: float | None = None) -> dict:
+def default_settings(
+    n: int, meta: dict | None, sigma: float | None = None, *, multi_label: bool = False
+) -> dict:
     """The settings of a project nobody has changed: its recommended σ and λ (meta), an RBF
     kernel, focused ARLS — ARLS on a low-rank kernel with candidate and risk subsampling above
     :data:`LOW_RANK_MIN_POOL` points — or, for a pool neither fits, uncertainty sampling.
@@ -90,6 +92,9 @@ def default_settings(n: int, meta: dict | None, sigma: float | None = None) -> d
     sigma : float or None
         The width when the meta recommends none: :func:`project_settings` passes the median
         distance between the pool's points (:mod:`rlscore.core.kernels.rbf_width`); None: 1.
+    multi_label : bool
+        A multi-label project: its strategy is :data:`rlscore.query.DEFAULT_MULTILABEL_STRATEGY`
+        (multi-label ARLS, docs/benchmarks/multilabel.md).
 
     Returns
     -------
@@ -122,6 +127,9 @@ def default_settings(n: int, meta: dict | None, sigma: float | None = None) -> d
         settings.update(LOW_RANK_DEFAULTS)
         if n > REFINE_MAX_POOL:
             settings["refine"] = 0
+    if multi_label:  # one form of each multi-label strategy: no low-rank fallback to try
+        settings["strategy"] = DEFAULT_MULTILABEL_STRATEGY
+        return settings
     names = DEFAULT_STRATEGIES if n <= LOW_RANK_MIN_POOL else DEFAULT_STRATEGIES[1:]
     for name in names:
         settings["strategy"] = name
@@ -243,7 +251,12 @@ def project_settings(store: LabelStore, name: str) -> dict:
     summary = next((s for s in store.project_summaries() if s["name"] == name), None)
     if summary is None:
         store.load_project(name)  # raises UnknownProjectError naming the projects
-    settings = default_settings(summary["n"], summary["meta"], pool_sigma(store, summary))
+    settings = default_settings(
+        summary["n"],
+        summary["meta"],
+        pool_sigma(store, summary),
+        multi_label=summary.get("multi_label", False),
+    )
     saved = store.load_settings(name) or {}
     ignored = {}
     for key in SETTING_KEYS:
