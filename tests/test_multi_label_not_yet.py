@@ -11,7 +11,9 @@ from streamlit.testing.v1 import AppTest
 from support.multi_label import tagged_project
 
 from rlscore.cli.commands.label_issues import main as label_issues
+from rlscore.query import DEFAULT_MULTILABEL_STRATEGY, MULTILABEL_STRATEGIES
 from rlscore.storage import Event, open_store
+from rlscore.ui.shell.strategy_names import STRATEGY_LABELS
 
 REPO = Path(__file__).resolve().parents[1]
 NOT_YET = "not available for multi-label projects yet"
@@ -48,3 +50,20 @@ def test_the_single_label_pages_say_so(db, page):
     assert any(NOT_YET in i.value for i in at.info)
     if page == "label.py":  # the headline there: no random check among these labels yet
         assert any("Micro-F1 of the predicted sets: not known yet" in m.value for m in at.markdown)
+
+
+def test_the_sidebar_offers_only_strategies_with_a_multi_label_variant(db):
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=120)
+    at.query_params["project"] = "tags"
+    at.query_params["annotator"] = "ada"
+    at.run()
+    strategy = at.sidebar.selectbox(key="w_strategy")
+    assert strategy.value == DEFAULT_MULTILABEL_STRATEGY
+    assert set(strategy.options) == {STRATEGY_LABELS[n] for n in MULTILABEL_STRATEGIES}
+    # a single-label project offers every strategy
+    at.query_params["project"] = "two_moons"
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=120)
+    at.query_params["project"] = "two_moons"
+    at.query_params["annotator"] = "ada"
+    at.run()
+    assert len(at.sidebar.selectbox(key="w_strategy").options) == len(STRATEGY_LABELS)

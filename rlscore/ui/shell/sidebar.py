@@ -19,6 +19,7 @@ from rlscore.core.kernels.functions import (
 )
 from rlscore.core.kernels.landmarks import LANDMARK_RULES
 from rlscore.data.samples.bundled import list_samples
+from rlscore.query import MULTILABEL_STRATEGIES
 from rlscore.sessions.state.settings import MAX_LANDMARKS
 from rlscore.sessions.views.project_overview import project_label
 from rlscore.ui.label import actions
@@ -203,14 +204,24 @@ def settings_locked() -> bool:
     return locked
 
 
+def _multi_label(project: str) -> bool:
+    """Whether ``project`` is multi-label (one read of the projects' summaries)."""
+    summary = next((s for s in get_store().project_summaries() if s["name"] == project), {})
+    return bool(summary.get("multi_label", False))
+
+
 def strategy_and_kernel(p: dict, locked: bool) -> None:
     """The strategy and the kernels it works with (:func:`kernels_for`); a kernel the strategy
     cannot use stays selectable, with a warning saying why; ``locked``: shown, not
     changeable."""
     sb = st.sidebar
+    names = list(STRATEGY_LABELS)
+    if _multi_label(current_project()):
+        # the strategies with a multi-label variant (and the one saved, to be shown as it is)
+        names = [n for n in names if n in MULTILABEL_STRATEGIES or n == p["strategy"]]
     sb.selectbox(
         "Strategy",
-        list(STRATEGY_LABELS),
+        names,
         format_func=STRATEGY_LABELS.__getitem__,
         help=STRATEGY_HELP.get(p["strategy"]),
         **_bind(p, "strategy", locked),
