@@ -26,6 +26,7 @@ _EXPORTS = {
     "rlscore.core.kernels.lowrank": ("LowRankKernel",),
     "rlscore.core.rls.reduced": ("ReducedRLSClassifier",),
     "rlscore.core.rls.classifier": ("RLSClassifier",),
+    "rlscore.core.rls.multilabel": ("MultiLabelRLS",),
     "rlscore.core.rls.path": ("RLSPath",),
     "rlscore.data.projects.project": ("Project", "ProjectInputError"),
     "rlscore.data.projects.table_project": ("project_from_table",),
@@ -40,6 +41,8 @@ _EXPORTS = {
     "rlscore.experiments.simulation.simulate": ("simulate",),
     "rlscore.query": (
         "ARLS",
+        "DEFAULT_MULTILABEL_STRATEGY",
+        "MULTILABEL_STRATEGIES",
         "STRATEGIES",
         "AOptimalKLR",
         "EntropyQuery",
@@ -53,6 +56,7 @@ _EXPORTS = {
         "RandomQuery",
         "UncertaintyQuery",
         "make_strategy",
+        "predicted_sets",
     ),
     "rlscore.sessions": (
         "LabelingSession",

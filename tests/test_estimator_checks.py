@@ -27,6 +27,7 @@ from rlscore import (
     KernelLogisticRegression,
     LGCClassifier,
     LowRankKernel,
+    MultiLabelRLS,
     ReducedRLSClassifier,
     RLSClassifier,
     SpecifiedErrorClassifier,
@@ -52,6 +53,8 @@ ESTIMATORS = [
     SpecifiedErrorClassifier(eta=1.0, kernel="rbf", solver="iterative"),
     LowRankKernel(),
     LowRankKernel(landmarks="ensemble", n_landmarks=3),
+    MultiLabelRLS(),
+    MultiLabelRLS(kernel="linear", lam="auto", offset=True, class_weight="balanced"),
 ]
 
 #: checks that predict on points other than the ones fitted (a transductive model refuses them)
@@ -79,6 +82,39 @@ MASK_AS_LABELS = (
     "check_dict_unchanged",
     "check_n_features_in",
     "check_fit2d_predict1d",
+)
+
+
+#: checks that pass one column of class labels where MultiLabelRLS takes an (n, L) multi-hot Y
+MULTI_HOT_AS_LABELS = (
+    "check_complex_data",
+    "check_dict_unchanged",
+    "check_dont_overwrite_parameters",
+    "check_dtype_object",
+    "check_estimator_sparse_array",
+    "check_estimator_sparse_matrix",
+    "check_estimator_sparse_tag",
+    "check_estimators_dtypes",
+    "check_estimators_empty_data_messages",
+    "check_estimators_fit_returns_self",
+    "check_estimators_nan_inf",
+    "check_estimators_overwrite_params",
+    "check_estimators_pickle",
+    "check_estimators_pickle(readonly_memmap=True)",
+    "check_f_contiguous_array_estimator",
+    "check_fit2d_1feature",
+    "check_fit2d_1sample",
+    "check_fit2d_predict1d",
+    "check_fit_check_is_fitted",
+    "check_fit_idempotent",
+    "check_fit_score_takes_y",
+    "check_methods_sample_order_invariance",
+    "check_methods_subset_invariance",
+    "check_n_features_in",
+    "check_n_features_in_after_fitting",
+    "check_pipeline_consistency",
+    "check_positive_only_tag_during_fit",
+    "check_readonly_memmap_input",
 )
 
 
@@ -125,6 +161,14 @@ def expected_failed_checks(estimator) -> dict[str, str]:
                 MASK_AS_LABELS,
                 "fit takes positive_mask (True = labeled positive, the rest unlabeled); the "
                 "check passes class labels, which are not such a mask",
+            )
+        )
+    if isinstance(estimator, MultiLabelRLS):
+        failing.update(
+            dict.fromkeys(
+                MULTI_HOT_AS_LABELS,
+                "fit takes an (n, L) 0/1 multi-hot Y (or label sets with their classes); the "
+                "check passes one column of class labels, which is not such a matrix",
             )
         )
     return failing
