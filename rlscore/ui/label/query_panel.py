@@ -172,29 +172,7 @@ def query_panel(handle: SessionHandle, p: dict, annotator: str) -> None:
         _point(s, p, state)
     with st.container(gap="xsmall"):
         _class_buttons(handle, annotator, state, shown)
-    b1, b2, b3 = st.columns(3)
-    if shown is not None:
-        b1.button(
-            "Skip",
-            key=actions.widget_key("skip", state.target, state.seen),
-            on_click=actions.skip,
-            args=(handle, annotator, shown),
-            shortcut="S",
-            width="stretch",
-            disabled=not state.can_skip,
-        )
-    b2.button(
-        "Undo",
-        key=actions.widget_key("undo", None, state.seen),
-        on_click=actions.undo,
-        args=(handle, annotator, -1 if state.undo_target is None else state.undo_target),
-        shortcut="U",
-        width="stretch",
-        disabled=state.undo_target is None,
-        help="Reverts your own last label or skip.",
-    )
-    if state.picked:
-        b3.button("Back to query", key="back", on_click=actions.deselect, width="stretch")
+    skip_undo_back(handle, annotator, state, shown)
     # below Skip/Undo, so the point and its buttons stay on the first screen
     with st.container():
         if state.cold_start_positive is not None:
@@ -218,6 +196,39 @@ def paint_ack_button(shown: actions.ShownPoint) -> None:
     fragment, as a label is, not of a fragment of its own: Streamlit may drop one of two
     fragment runs asked for at once (:mod:`rlscore.ui.label.refresh`)."""
     st.button("Painted", key=actions.paint_key(shown), on_click=actions.note_painted, args=(shown,))
+
+
+def skip_undo_back(
+    handle: SessionHandle,
+    annotator: str,
+    state: QueryPanelState,
+    shown: actions.ShownPoint | None,
+) -> None:
+    """The row under the class buttons: Skip (the point ``shown``), Undo (your own last
+    action) and, for a point picked in the plot, Back to query."""
+    b1, b2, b3 = st.columns(3)
+    if shown is not None:
+        b1.button(
+            "Skip",
+            key=actions.widget_key("skip", state.target, state.seen),
+            on_click=actions.skip,
+            args=(handle, annotator, shown),
+            shortcut="S",
+            width="stretch",
+            disabled=not state.can_skip,
+        )
+    b2.button(
+        "Undo",
+        key=actions.widget_key("undo", None, state.seen),
+        on_click=actions.undo,
+        args=(handle, annotator, -1 if state.undo_target is None else state.undo_target),
+        shortcut="U",
+        width="stretch",
+        disabled=state.undo_target is None,
+        help="Reverts your own last label or skip.",
+    )
+    if state.picked:
+        b3.button("Back to query", key="back", on_click=actions.deselect, width="stretch")
 
 
 def _conflict(handle: SessionHandle, annotator: str, state: QueryPanelState) -> None:
@@ -535,6 +546,7 @@ __all__ = [
     "project_gone_notice",
     "query_panel",
     "recent_labels",
+    "skip_undo_back",
     "stop_ends_labeling",
     "view_state",
 ]

@@ -32,6 +32,7 @@ from rlscore.ui.label.query_panel import (
     paint_ack_button,
     panel_style,
     selected_point,
+    skip_undo_back,
     stop_ends_labeling,
     view_state,
 )
@@ -120,29 +121,7 @@ def set_panel(handle: SessionHandle, p: dict, annotator: str) -> None:
     with st.container(gap="xsmall"):
         if shown is not None:
             _set_buttons(handle, annotator, state, shown)
-    b1, b2, b3 = st.columns(3)
-    if shown is not None:
-        b1.button(
-            "Skip",
-            key=actions.widget_key("skip", state.target, state.seen),
-            on_click=actions.skip,
-            args=(handle, annotator, shown),
-            shortcut="S",
-            width="stretch",
-            disabled=not state.can_skip,
-        )
-    b2.button(
-        "Undo",
-        key=actions.widget_key("undo", None, state.seen),
-        on_click=actions.undo,
-        args=(handle, annotator, -1 if state.undo_target is None else state.undo_target),
-        shortcut="U",
-        width="stretch",
-        disabled=state.undo_target is None,
-        help="Reverts your own last label or skip.",
-    )
-    if state.picked:
-        b3.button("Back to query", key="back", on_click=actions.deselect, width="stretch")
+    skip_undo_back(handle, annotator, state, shown)
     if shown is not None:
         paint_ack_button(shown)
     refresh.refresh_button(refresh.PANEL_REFRESH)
