@@ -76,13 +76,30 @@ if can(store, name, reviewer, "agreement"):
         report = agreement_as(store, name, reviewer, log=log)
         m1, m2, m3 = st.columns(3)
         m1.metric("Points with ≥ 2 labels", report.n_points_overlap)
-        m2.metric("Fleiss' κ", review.measure_text(report.fleiss_kappa))
-        m3.metric("Krippendorff's α", review.measure_text(report.krippendorff_alpha))
+        if report.multi_label:  # the set measures: {a, b} against {a} agrees in part
+            m2.metric(
+                "Krippendorff's α (MASI)",
+                review.measure_text(report.krippendorff_alpha),
+                help="Krippendorff's α of the label sets with the MASI distance: two sets "
+                "that share classes disagree in part, not fully.",
+            )
+            m3.metric(
+                "Same set",
+                review.share_text(report.same_set),
+                help="Share of these points on which every annotator gave the same set.",
+            )
+        else:
+            m2.metric("Fleiss' κ", review.measure_text(report.fleiss_kappa))
+            m3.metric("Krippendorff's α", review.measure_text(report.krippendorff_alpha))
         if report.reason:
             st.caption(md_text(report.reason))
         data = report.to_dict()
         if data.get("pairwise"):
-            st.markdown("**Cohen's κ per pair of annotators**")
+            st.markdown(
+                "**Cohen's κ per class, per pair of annotators** (does the set hold the class?)"
+                if report.multi_label
+                else "**Cohen's κ per pair of annotators**"
+            )
             st.dataframe(data["pairwise"], hide_index=True)
         if data.get("per_annotator"):
             st.markdown("**Per annotator**")

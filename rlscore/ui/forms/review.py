@@ -70,6 +70,11 @@ def measure_text(value: float) -> str:
     return "—" if math.isnan(value) else f"{value:.3f}"
 
 
+def share_text(value: float) -> str:
+    """A share as shown in a metric: a percentage, or "—" when undefined (NaN)."""
+    return "—" if math.isnan(value) else f"{value:.0%}"
+
+
 def _when(ts: float | None) -> str:
     return "" if ts is None else datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d %H:%M:%S")
 
@@ -187,6 +192,7 @@ __all__ = [
     "measure_text",
     "point_card",
     "ratings_table",
+    "share_text",
     "suspect_table",
     "undo_mine",
 ]
