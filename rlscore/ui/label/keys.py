@@ -245,8 +245,13 @@ _SCRIPT = """
         // a run started after the press and finished: the press was answered
         if (last && running) last.ran = true;
         else if (last && ended && last.ran) last.answered = true;
+        // any run that ends after the press frees the keys: a press made while a run was
+        // going (a teammate's poll, the paint acknowledgement) may be answered by that run's
+        // continuation, so no start of a run of its own is seen (the server still refuses a
+        // second press on a point that changed)
         if (running) sawRun = true;
-        else if (ended && sawRun) { busy = false; sawRun = false; }
+        else if (ended && busy) { busy = false; sawRun = false; }
+        else if (ended) sawRun = false;
       }
     }).observe(app, {attributes: true, attributeFilter: ["data-test-script-state"],
                      attributeOldValue: true});
