@@ -147,8 +147,8 @@ class OvRMargin:
 
 class SigmoidSVC(SVC):
     """An RBF ``SVC`` whose confidence is the sigmoid of its margin, as small-text's
-    ``ConfidenceEnhancedLinearSVC`` gives its linear SVC (no Platt scaling: its internal
-    cross-validation needs more labels per class than the first queries have)."""
+    ``ConfidenceEnhancedLinearSVC`` gives its linear SVC (not Platt scaling: it cross-validates
+    internally, and the first queries have one or two positives of a class, often none)."""
 
     def predict_proba(self, X: np.ndarray) -> np.ndarray:
         p = 1.0 / (1.0 + np.exp(-self.decision_function(X)))
