@@ -19,8 +19,16 @@ Strategies: the multi-label strategies of rlscore (``arls``, the default, ``arls
 ``uncertainty``, ``random``: docs/multilabel.md §3) and a one-vs-rest margin baseline that
 shares no code with the engine (``ovr-svc-margin``: scikit-learn's ``OneVsRestClassifier`` of RBF
 ``SVC``, refitted after every label, querying the smallest per-label margin ``min_k |f_k(x)|``).
+The peer: small-text's multi-label strategy, Category Vector Inconsistency and Ranking (CVIRS,
+Reyes et al. 2018; ``CategoryVectorInconsistencyAndRanking``), run through small-text's own
+one-vs-rest ``SklearnClassifier(..., multi_label=True)``, refitted after every label:
+``small-text-cvirs`` over small-text's ``ConfidenceEnhancedLinearSVC`` (a linear SVC whose
+confidences are the sigmoid of its margins: the peer as shipped), ``small-text-cvirs-rbf`` over
+an RBF ``SVC`` given the same sigmoid confidences (:class:`SigmoidSVC`: the peer's strategy on
+the baseline's model). scikit-activeml has no multi-label strategy (its query strategies
+reject a 2-D label matrix: docs/benchmarks/multilabel.md).
 One hyper-parameter rule for everyone: σ = the median pairwise distance of the pool, λ = 0.1
-(the SVC's ``C = 1/(2λ)``, ``gamma = 1/(2σ²)``), as ``benchmarks/strategies.py``.
+(the SVCs' ``C = 1/(2λ)``, ``gamma = 1/(2σ²)``), as ``benchmarks/strategies.py``.
 
 The labels each strategy gathered are scored by one model, the multi-label RLS of
 :class:`rlscore.core.rls.multilabel.MultiLabelRLS` (σ, λ as above) fitted on them, so the curves
@@ -66,7 +74,16 @@ from rlscore.experiments.simulation.multilabel import set_classes  # noqa: E402
 from rlscore.query import make_strategy  # noqa: E402
 
 TASKS = ("debian_works_with", "debian_use", "synthetic")
-STRATEGIES = ("arls", "arls-focused", "uncertainty", "random", "ovr-svc-margin")
+STRATEGIES = (
+    "arls",
+    "arls-focused",
+    "uncertainty",
+    "random",
+    "ovr-svc-margin",
+    "small-text-cvirs",
+    "small-text-cvirs-rbf",
+)
+BASELINES = ("random", "ovr-svc-margin", "small-text-cvirs", "small-text-cvirs-rbf")
 LAM = 0.1
 
 
@@ -128,6 +145,71 @@ class OvRMargin:
         return int(free[np.argmin(np.abs(F).min(axis=1))])
 
 
+class SigmoidSVC(SVC):
+    """An RBF ``SVC`` whose confidence is the sigmoid of its margin, as small-text's
+    ``ConfidenceEnhancedLinearSVC`` gives its linear SVC (not Platt scaling: it cross-validates
+    internally, and the first queries have one or two positives of a class, often none)."""
+
+    def predict_proba(self, X: np.ndarray) -> np.ndarray:
+        p = 1.0 / (1.0 + np.exp(-self.decision_function(X)))
+        return np.column_stack([1.0 - p, p])
+
+
+class SmallTextCVIRS:
+    """small-text's CVIRS over small-text's one-vs-rest classifier (module docstring).
+
+    Parameters
+    ----------
+    sigma : float
+        The RBF width of ``kernel="rbf"`` (unused by the linear model).
+    seed : int
+        The linear SVC's ``random_state`` (liblinear shuffles: unseeded, a rerun differs).
+    kernel : str
+        ``"linear"``: small-text's ``ConfidenceEnhancedLinearSVC``; ``"rbf"``: :class:`SigmoidSVC`.
+    """
+
+    def __init__(self, sigma: float, seed: int, kernel: str = "linear") -> None:
+        # imported here: small-text is a `bench` extra, the other strategies run without it
+        from small_text import (
+            CategoryVectorInconsistencyAndRanking,
+            ConfidenceEnhancedLinearSVC,
+            SklearnClassifier,
+        )
+
+        C = 1.0 / (2.0 * LAM)
+        if kernel == "linear":
+            model = ConfidenceEnhancedLinearSVC(linearsvc_kwargs={"C": C, "random_state": seed})
+        else:
+            model = SigmoidSVC(kernel="rbf", gamma=1.0 / (2.0 * sigma**2), C=C)
+        self.classifier = SklearnClassifier(model, num_classes=0, multi_label=True)
+        self.strategy = CategoryVectorInconsistencyAndRanking(pbar=None)
+
+    def next_query(self, X: np.ndarray, Y: np.ndarray, labeled: list[int]) -> int:
+        from scipy.sparse import csr_matrix
+        from small_text import SklearnDataset
+
+        self.classifier.num_classes = Y.shape[1]
+        classes = np.arange(Y.shape[1])  # given, or small-text warns on every query
+        data = SklearnDataset(X, csr_matrix(Y.astype(np.int64)), target_labels=classes)
+        known = np.asarray(labeled)
+        free = np.setdiff1d(np.arange(X.shape[0]), known)
+        with warnings.catch_warnings():
+            # as OvRMargin: a class with no positive label yet gets a constant predictor
+            warnings.filterwarnings("ignore", message="Label not", category=UserWarning)
+            self.classifier.fit(data[known])
+            picked = self.strategy.query(
+                self.classifier, data, free, known, csr_matrix(Y[known].astype(np.int64)), n=1
+            )
+        return int(picked[0])
+
+
+def make_peer(strategy: str, sigma: float, seed: int):
+    """The strategy object of a baseline that is not rlscore's (``next_query(X, Y, labeled)``)."""
+    if strategy == "ovr-svc-margin":
+        return OvRMargin(sigma, seed)
+    return SmallTextCVIRS(sigma, seed, kernel="rbf" if strategy.endswith("-rbf") else "linear")
+
+
 def run_one(task: str, strategy: str, seed: int, args, cache: dict) -> dict:
     """One seed of one strategy on one task: the test curves."""
     X_all, Y_all = load_task(task, seed, cache)
@@ -138,8 +220,9 @@ def run_one(task: str, strategy: str, seed: int, args, cache: dict) -> dict:
     sets = [tuple(k for k in classes if row[k] > 0.5) for row in Y]
     labeled = [int(i) for i in start]
     seconds = []
-    if strategy == "ovr-svc-margin":
-        peer = OvRMargin(sigma, seed)
+    is_peer = strategy in BASELINES[1:]
+    if is_peer:
+        peer = make_peer(strategy, sigma, seed)
     else:
         q = make_strategy(strategy, multi_label=True, sigma=sigma, lam=LAM, seed=seed)
         q.start(X, classes)
@@ -148,7 +231,7 @@ def run_one(task: str, strategy: str, seed: int, args, cache: dict) -> dict:
     for t in range(args.queries + 1):
         if t:
             tic = time.perf_counter()
-            if strategy == "ovr-svc-margin":
+            if is_peer:
                 i = peer.next_query(X, Y, labeled)
             else:
                 i, _ = q.next_query()
@@ -237,8 +320,12 @@ def main(argv: list[str] | None = None) -> int:
                 args.out.write_text(json.dumps(records) + "\n")
     print(summary(records, tasks, strategies))
     for s in strategies:
-        for baseline in ("random", "ovr-svc-margin"):
-            if s not in ("random", baseline) and baseline in strategies:
+        for baseline in BASELINES:
+            if (
+                s != baseline
+                and (s not in BASELINES or baseline == "random")
+                and baseline in strategies
+            ):
                 print(wins(records, tasks, s, baseline))
     report_machine()
     return 0

@@ -4,6 +4,7 @@ smallest per-label margin of independently fitted SVCs, and its split keeps test
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from sklearn.svm import SVC
 from support.benchmarks import load_benchmark
 
@@ -30,3 +31,31 @@ def test_split_and_a_quick_run():
     assert np.union1d(pool, test).size == 100
     assert len(set(start.tolist())) == 5 and start.max() < pool.size
     assert bench.main(["--quick", "--tasks", "synthetic", "--strategies", "arls,random"]) == 0
+
+
+def test_small_text_cvirs_entry_fits_per_label_svcs_and_takes_the_peers_best_point():
+    """The peer entry: small-text's CVIRS scored on sigmoid margins of per-label RBF SVCs fitted
+    here independently (no OneVsRestClassifier, no small-text classifier); the point it asks for
+    is an unlabeled one of highest score."""
+    pytest.importorskip("small_text")
+    from scipy.sparse import csr_matrix
+    from small_text import CategoryVectorInconsistencyAndRanking
+
+    bench = load_benchmark("multilabel")
+    X, Y = bench.synthetic_task(1)
+    X, Y = X[:90], Y[:90]
+    labeled = list(range(30))
+    assert (Y[labeled].min(axis=0) == 0).all() and (Y[labeled].max(axis=0) == 1).all()
+    sigma = 3.0
+    i = bench.make_peer("small-text-cvirs-rbf", sigma, seed=0).next_query(X, Y, labeled)
+    free = np.arange(30, 90)
+    P = np.empty((free.size, Y.shape[1]))
+    for k in range(Y.shape[1]):
+        svc = SVC(kernel="rbf", gamma=1.0 / (2.0 * sigma**2), C=1.0 / (2.0 * bench.LAM))
+        P[:, k] = 1.0 / (
+            1.0 + np.exp(-svc.fit(X[labeled], Y[labeled, k]).decision_function(X[free]))
+        )
+    cvirs = CategoryVectorInconsistencyAndRanking(pbar=None)
+    scores = cvirs._compute_scores(free, csr_matrix(Y[labeled].astype(np.int64)), P)
+    assert i in free
+    assert scores[np.searchsorted(free, i)] == pytest.approx(scores.max())
