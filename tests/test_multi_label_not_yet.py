@@ -12,6 +12,8 @@ from support.multi_label import tagged_project
 
 from rlscore.cli.commands.label_issues import main as label_issues
 from rlscore.query import DEFAULT_MULTILABEL_STRATEGY, MULTILABEL_STRATEGIES
+from rlscore.sessions import LabelingSession, save_project_settings
+from rlscore.sessions.stopping.stopping_view import stop_rule_fired, stopping_view
 from rlscore.storage import Event, open_store
 from rlscore.ui.shell.strategy_names import STRATEGY_LABELS
 
@@ -67,3 +69,24 @@ def test_the_sidebar_offers_only_strategies_with_a_multi_label_variant(db):
     at.query_params["annotator"] = "ada"
     at.run()
     assert len(at.sidebar.selectbox(key="w_strategy").options) == len(STRATEGY_LABELS)
+
+
+def test_no_stop_rule_ends_a_multi_label_project_and_the_sidebar_says_why(db, monkeypatch):
+    monkeypatch.setenv("RLSCORE_MIN_DWELL_MS", "0")
+    with open_store(db) as store:
+        s = LabelingSession(store, "tags", snapshots=False, annotator="bob")
+        for k in range(12):
+            s.label(s.query()[0], [["news"], ["sports", "tech"], []][k % 3])
+        assert stop_rule_fired(s) is False  # an "until the stop rule fires" budget never ends
+        with pytest.raises(ValueError, match="not available for multi-label projects yet"):
+            stopping_view(s)
+        save_project_settings(store, "tags", {"until_stop": True})
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=120)
+    at.query_params["project"] = "tags"
+    at.query_params["annotator"] = "ada"
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+    until = at.sidebar.toggle(key="w_until_stop")
+    assert until.disabled and "Not available for multi-label projects yet" in until.help
+    assert at.button  # the panel's buttons are drawn: labeling did not end

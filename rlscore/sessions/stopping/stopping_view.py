@@ -106,7 +106,19 @@ def _tracker(session: SessionView) -> _Tracker:
 
 def stopping_view(session: SessionView, rule: str = DEFAULT_STOP_RULE) -> StoppingView:
     """The stopping panel's state of ``session`` now (call it under the session's lock, as
-    the UI does with its other views)."""
+    the UI does with its other views).
+
+    Raises
+    ------
+    ValueError
+        For a multi-label project: no stop rule for label sets has held yet (docs/multilabel.md
+        §6).
+    """
+    if session.project.multi_label:
+        raise ValueError(
+            "the stop advice is not available for multi-label projects yet: no stop rule for "
+            "label sets has held in its benchmark (docs/multilabel.md §6)"
+        )
     project = session.project
     labels = session.labels
     order = list(labels.items())
@@ -167,7 +179,12 @@ def stopping_view(session: SessionView, rule: str = DEFAULT_STOP_RULE) -> Stoppi
 
 def stop_rule_fired(session: SessionView, rule: str = DEFAULT_STOP_RULE) -> bool:
     """Whether ``rule`` has fired on ``session``'s labels (the budget "until the stop rule
-    fires" is reached); the same curves as :func:`stopping_view`, kept between the calls."""
+    fires" is reached); the same curves as :func:`stopping_view`, kept between the calls.
+
+    Never for a multi-label project: no stop rule for label sets has held in its benchmark
+    yet (docs/multilabel.md), so such a budget does not end labeling."""
+    if session.project.multi_label:
+        return False
     decision = stopping_view(session, rule).decision
     return decision is not None and decision.stop
 
