@@ -14,7 +14,7 @@ from reference.exploration import exploratory_pick
 from scipy.stats import binom, chisquare
 
 from rlscore.core.rls.confidence import predicted_index
-from rlscore.query import FocusedARLS, make_strategy
+from rlscore.query import STRATEGIES, FocusedARLS, make_strategy
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
@@ -168,7 +168,9 @@ def test_the_share_is_a_function_of_the_state():
     assert a.next_query()[0] == b.next_query()[0]
 
 
-def test_the_registry_builds_it_with_every_parameter_and_refuses_an_unknown_rule():
+def test_the_registry_builds_it_with_every_parameter_and_refuses_an_unknown_rule(monkeypatch):
+    # the registry of this process is left as it was: other tests list its strategies
+    monkeypatch.setitem(STRATEGIES, adaptive_explore.NAME, None)
     adaptive_explore.register()
     q = make_strategy(adaptive_explore.NAME, rule="thompson", sigma=2.0, explore=0.3, focus=5)
     assert type(q) is AdaptiveExplore and q.rule == "thompson"

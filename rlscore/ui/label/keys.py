@@ -220,6 +220,8 @@ _SCRIPT = """
     }
     return false;
   };
+  // whether an st-key class is a multi-label class toggle (rlscore.ui.label_sets.set_panel)
+  const isToggle = (key) => !!key && key.startsWith("st-key-label_toggle");
   // the st-key class of a button's container (its widget key: rlscore.ui.label.actions)
   const keyClass = (button) => {
     const box = button && button.closest('[class*="st-key-"]');
@@ -281,7 +283,11 @@ _SCRIPT = """
            "; nothing was saved.");
       return;
     }
-    if (actionKeys.has(e.key) && tooSoon(e, keyClass(button))) return;
+    const key = keyClass(button);
+    if (actionKeys.has(e.key) && tooSoon(e, key)) return;
+    // a multi-label project's class toggle changes no point and stores nothing: it neither
+    // locks the keys (its short run may never show as running) nor counts as a press sent
+    if (isToggle(key)) return;
     busy = true; sawRun = false; pressedAt = Date.now(); pressedOn = panelState();
     if (actionKeys.has(e.key)) sent();
   }, true);
@@ -289,7 +295,7 @@ _SCRIPT = """
   w.addEventListener("click", (e) => {
     const t = e.target;
     const box = t && t.closest && t.closest('[class*="st-key-label_"], [class*="st-key-skip_"]');
-    if (box && !tooSoon(e, keyClass(box))) sent();
+    if (box && !tooSoon(e, keyClass(box)) && !isToggle(keyClass(box))) sent();
   }, true);
   const blurField = () => w.setTimeout(() => {
     const el = doc.activeElement;
