@@ -132,8 +132,12 @@ def buttons_per_row(class_texts: list[str]) -> int:
     return max(1, min(fit, BUTTONS_PER_ROW, len(class_texts)))
 
 
-def query_panel(handle: SessionHandle, p: dict, annotator: str) -> None:
-    """The point to label and its buttons (the body of the page's panel fragment)."""
+def shown_state(
+    handle: SessionHandle, p: dict, annotator: str
+) -> tuple[QueryPanelState, actions.ShownPoint | None, str]:
+    """The panel's state for ``annotator``, its point marked as shown in this tab (what its
+    buttons are bound to; None without a point) and the point's id for the page's scripts
+    (``"<project uid>:<point>"``, empty without one)."""
     s = handle.session
     with handle.lock:
         state = QueryPanelState.for_annotator(
@@ -145,17 +149,30 @@ def query_panel(handle: SessionHandle, p: dict, annotator: str) -> None:
         if state.target is not None:
             shown = actions.mark_shown(state.project, state.project_uid, state.target, state.seen)
     point_id = "" if state.target is None else f"{state.project_uid}:{state.target}"
+    return state, shown, point_id
 
+
+def panel_head(state: QueryPanelState, point_id: str):
+    """The panel's style, the last action's notice (bound to the point shown), the heading and
+    the progress; returns the heading's container, for the lines a panel adds below."""
     panel_style()
-    # notices: the last action's outcome, bound to the point shown
     with st.container(key="rls_panel_flash"):
         show_flash(with_point=point_id or None)
-    with st.container(key="rls_panel_head", gap="xsmall"):
+    head = st.container(key="rls_panel_head", gap="xsmall")
+    with head:
         st.subheader(f"Label · {md_text(state.project)}")
         st.progress(
             min(state.n_labeled / max(state.goal, 1), 1.0),
             text=f"Labeled {state.n_labeled} of {state.goal}",
         )
+    return head
+
+
+def query_panel(handle: SessionHandle, p: dict, annotator: str) -> None:
+    """The point to label and its buttons (the body of the page's panel fragment)."""
+    s = handle.session
+    state, shown, point_id = shown_state(handle, p, annotator)
+    with panel_head(state, point_id):
         team = ", ".join(f"{md_text(who or 'unnamed')} {k}" for who, k in state.progress.items())
         st.caption(f"You ({md_text(annotator)}): {state.own_labels} labels · {team or '—'}")
     with st.container():
@@ -540,12 +557,14 @@ __all__ = [
     "go_on_after_stop",
     "learner_figures",
     "paint_ack_button",
+    "panel_head",
     "panel_style",
     "pool_plot",
     "prediction_text",
     "project_gone_notice",
     "query_panel",
     "recent_labels",
+    "shown_state",
     "skip_undo_back",
     "stop_ends_labeling",
     "view_state",

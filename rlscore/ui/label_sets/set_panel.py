@@ -30,14 +30,13 @@ from rlscore.ui.label.query_panel import (
     buttons_per_row,
     learner_figures,
     paint_ack_button,
-    panel_style,
+    panel_head,
     selected_point,
+    shown_state,
     skip_undo_back,
     stop_ends_labeling,
     view_state,
 )
-from rlscore.ui.label.teammates import mark_shown_version
-from rlscore.ui.shell.flash import show_flash
 from rlscore.ui.shell.safe_text import md_text
 from rlscore.ui.shell.store import SessionHandle
 from rlscore.viz.figures.pool_figure import pool_figure
@@ -96,26 +95,10 @@ def _start_choice(key: str, state: QueryPanelState) -> list[int]:
 def set_panel(handle: SessionHandle, p: dict, annotator: str) -> None:
     """The point to label, its class toggles and buttons (the page's panel fragment)."""
     s = handle.session
-    with handle.lock:
-        state = QueryPanelState.for_annotator(
-            s, annotator, int(p["budget"]), selected_point(), stop_ends_labeling(handle, p)
-        )
-        mark_shown_version(state.project, state.seen)
-        actions.mark_shown_project(state.project, state.project_uid)
-        shown = None
-        if state.target is not None:
-            shown = actions.mark_shown(state.project, state.project_uid, state.target, state.seen)
-    point_id = "" if state.target is None else f"{state.project_uid}:{state.target}"
-    panel_style()
-    with st.container(key="rls_panel_flash"):
-        show_flash(with_point=point_id or None)
-    with st.container(key="rls_panel_head", gap="xsmall"):
-        st.subheader(f"Label · {md_text(state.project)}")
-        st.progress(
-            min(state.n_labeled / max(state.goal, 1), 1.0),
-            text=f"Labeled {state.n_labeled} of {state.goal}",
-        )
-        st.caption("Multi-label project: choose every class that applies, then Save.")
+    state, shown, point_id = shown_state(handle, p, annotator)
+    panel_head(state, point_id).caption(
+        "Multi-label project: choose every class that applies, then Save."
+    )
     with st.container(key="rls_query_item", gap="xsmall"):
         _point(s.project, state)
     with st.container(gap="xsmall"):
