@@ -184,7 +184,7 @@ _SCRIPT = """
       return;
     }
     const c = confirmedAt();
-    const button = doc.querySelector("." + held.key + " button:not([disabled])");
+    const button = doc.querySelector('[class*="' + held.key + '"] button:not([disabled])');
     if (c && Date.now() - c >= minDwell && button) {
       held = null;
       unsay();
@@ -197,7 +197,9 @@ _SCRIPT = """
     e.stopImmediatePropagation();
     e.preventDefault();
     if (held) w.clearTimeout(held.timer);
-    held = {point: drawnPoint, key: key, timer: w.setTimeout(release, 40)};
+    // the button's key without its log version: a teammate's label redraws the panel's
+    // buttons under a newer version, still on this point
+    held = {point: drawnPoint, key: key.replace(/[^_]*$/, ""), timer: w.setTimeout(release, 40)};
     w.__rlscoreHeld = (w.__rlscoreHeld || 0) + 1;
     say("Your press is kept: it is sent once the server has counted this point's time on " +
         "screen.");
