@@ -111,6 +111,49 @@ def _labeled_inputs(X, y, kernel: str, sigma, unlabeled) -> tuple:
     return labeled, labels, inputs, width
 
 
+def _unweighted_loo(inputs, labels, kernel: str, width, degree: int, lam) -> tuple:
+    """The classes, the (n,) or (n, T) exact LOO values and λ without class weights or offset:
+    the kernel formed once and :func:`rlscore.core.rls.cholesky_loo.checker_loo` (the
+    classifier's parameter rules, none of its estimator machinery)."""
+    from rlscore.core.conventions.input_validation import check_matrix
+    from rlscore.core.conventions.ova_encoding import ova_targets
+    from rlscore.core.conventions.parameter_constraints import check_parameter
+    from rlscore.core.kernels.functions import kernel_matrix
+    from rlscore.core.rls.cholesky_loo import checker_loo
+    from rlscore.core.rls.classifier import RLSClassifier
+    from rlscore.core.rls.path import check_kernel_matrix
+
+    rules = RLSClassifier.parameter_constraints
+    for name, value in (("kernel", kernel), ("degree", degree), ("lam", lam)):
+        check_parameter(name, value, rules[name])
+    inputs = check_matrix(inputs, "X", min_samples=2)
+    classes, codes = np.unique(labels, return_inverse=True)
+    if kernel == "precomputed":
+        K = check_kernel_matrix(inputs)
+    else:  # symmetric by construction
+        K = kernel_matrix(inputs, kernel=kernel, sigma=width, degree=int(degree))
+    loo, lam_used = checker_loo(K, ova_targets(codes, classes.size), lam)
+    return classes, (loo[:, 0] if classes.size == 2 else loo), float(lam_used)
+
+
+def _classifier_loo(inputs, labels, kernel, width, degree, lam, class_weight, offset) -> tuple:
+    """The classes, exact LOO values and λ of :class:`~rlscore.core.rls.classifier.RLSClassifier`
+    (class weights, an offset)."""
+    from rlscore.core.rls.classifier import RLSClassifier
+
+    # the width is fixed before the fit: a rule read off the labeled rows would change with
+    # each left-out point
+    clf = RLSClassifier(
+        kernel=kernel,
+        sigma=1.0 if width is None else width,
+        degree=degree,
+        lam=lam,
+        class_weight=class_weight,
+        offset=offset,
+    ).fit(inputs, labels)
+    return clf.classes_, clf.loo_decision_, float(clf.lam_)
+
+
 def label_issues(
     X,
     y,
@@ -161,31 +204,26 @@ def label_issues(
     """
     import pandas as pd
 
-    from rlscore.core.rls.classifier import RLSClassifier
-
     labeled, labels, inputs, width = _labeled_inputs(X, y, kernel, sigma, unlabeled)
-    # the width is fixed before the fit: a rule read off the labeled rows would change with
-    # each left-out point
-    clf = RLSClassifier(
-        kernel=kernel,
-        sigma=1.0 if width is None else width,
-        degree=degree,
-        lam=lam,
-        class_weight=class_weight,
-        offset=offset,
-    ).fit(inputs, labels)
-    codes = np.searchsorted(clf.classes_, labels)
-    s, suggested, score, calibration = label_scores(clf.loo_decision_, codes)
-    table = pd.DataFrame(
-        dict(zip(COLUMNS, (labeled, labels, clf.classes_[suggested], score, s), strict=True))
-    )
+    if class_weight is None and not offset:
+        classes, loo, lam_used = _unweighted_loo(inputs, labels, kernel, width, degree, lam)
+    else:
+        classes, loo, lam_used = _classifier_loo(
+            inputs, labels, kernel, width, degree, lam, class_weight, offset
+        )
+    codes = np.searchsorted(classes, labels)
+    s, suggested, score, calibration = label_scores(loo, codes)
     # the order is the label margin's, not the score's: the two agree within the disagreeing
     # and within the agreeing labels, and the calibration (fitted against noisy labels) can
-    # put an agreeing label above a disagreeing one — worse, measured (docs/mathematics.md)
-    table = table.sort_values("label_margin", ascending=False, kind="stable")
-    table = table.reset_index(drop=True)
+    # put an agreeing label above a disagreeing one — worse, measured (docs/mathematics.md).
+    # Largest margin first, ties in input order; sorted before the frame is built (cheaper)
+    order = np.argsort(-s, kind="stable")
+    columns = (labeled, labels, classes[suggested], score, s)
+    table = pd.DataFrame(
+        {name: values[order] for name, values in zip(COLUMNS, columns, strict=True)}
+    )
     table.attrs.update(
-        lam=float(clf.lam_), sigma=width, slope=calibration.slope, intercept=calibration.intercept
+        lam=lam_used, sigma=width, slope=calibration.slope, intercept=calibration.intercept
     )
     return table
 
