@@ -221,6 +221,20 @@ def run_task(task: str, seeds, settings, rates, active_n: int) -> list[dict]:
     return records
 
 
+def time_ratios(records: list[dict]) -> np.ndarray:
+    """rlscore's seconds over cleanlab-rls' for each labeling (task, seed, setting, rate)."""
+    seconds = {
+        (r["task"], r["seed"], r["setting"], r["rate"], r["method"]): r["seconds"] for r in records
+    }
+    return np.array(
+        [
+            t / seconds[(*key[:4], "cleanlab-rls")]
+            for key, t in seconds.items()
+            if key[4] == "rlscore" and (*key[:4], "cleanlab-rls") in seconds
+        ]
+    )
+
+
 def summarise(records: list[dict]) -> None:
     """Per setting and rate: the mean over tasks of each task's median over seeds."""
     print("\nsetting            rate  method        P@k    AUROC  seconds(median)")
@@ -241,6 +255,15 @@ def summarise(records: list[dict]) -> None:
                     f"{np.mean(per_task['precision_at_k']):6.3f} {np.mean(per_task['auroc']):6.3f}"
                     f"  {statistics.median(r['seconds'] for r in mine):8.4f}"
                 )
+    print("\ntime per labeling: rlscore's seconds / cleanlab-rls' on the same noisy labels")
+    for setting in SETTINGS:
+        ratios = time_ratios([r for r in records if r["setting"] == setting])
+        if ratios.size:
+            print(
+                f"{setting:<18} median {np.median(ratios):.3f}  quartiles "
+                f"{np.quantile(ratios, 0.25):.3f}–{np.quantile(ratios, 0.75):.3f}  "
+                f"≤ 0.1 in {int(np.sum(ratios <= 0.1))} of {ratios.size}"
+            )
     print("\nper task, all settings and rates (median over runs): P@k / AUROC / seconds")
     for task in sorted({r["task"] for r in records}):
         cells = []

@@ -115,13 +115,12 @@ def _unweighted_loo(inputs, labels, kernel: str, width, degree: int, lam) -> tup
     """The classes, the (n,) or (n, T) exact LOO values and λ without class weights or offset:
     the kernel formed once and :func:`rlscore.core.rls.cholesky_loo.checker_loo` (the
     classifier's parameter rules, none of its estimator machinery)."""
-    from rlscore.core.conventions.input_validation import check_matrix
+    from rlscore.core.conventions.input_validation import check_kernel_matrix, check_matrix
     from rlscore.core.conventions.ova_encoding import ova_targets
     from rlscore.core.conventions.parameter_constraints import check_parameter
     from rlscore.core.kernels.functions import kernel_matrix
     from rlscore.core.rls.cholesky_loo import checker_loo
     from rlscore.core.rls.classifier import RLSClassifier
-    from rlscore.core.rls.path import check_kernel_matrix
 
     rules = RLSClassifier.parameter_constraints
     for name, value in (("kernel", kernel), ("degree", degree), ("lam", lam)):

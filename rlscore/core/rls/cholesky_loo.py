@@ -19,7 +19,7 @@ from rlscore.core.rls.path import RLSPath
 from rlscore.core.rls.sketched_lam import sketched_loo_lam
 
 #: pools up to this many points choose λ on the exact path (its decomposition is cheap there)
-EXACT_SEARCH_MAX = 500
+EXACT_SEARCH_MAX = 250
 
 
 def cholesky_loo(K: np.ndarray, Y: np.ndarray, lam: float) -> np.ndarray | None:
@@ -63,7 +63,8 @@ def checker_loo(
     ----------
     K
         (n, n) symmetric positive semi-definite kernel matrix, finite (a precomputed one
-        checked by :func:`~rlscore.core.rls.path.check_kernel_matrix`).
+        checked by
+        :func:`~rlscore.core.conventions.input_validation.check_kernel_matrix`).
     Y
         (n, T) ±1 one-vs-all targets (one column for two classes).
     lam

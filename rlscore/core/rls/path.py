@@ -31,7 +31,11 @@ import numpy as np
 import pandas as pd
 import scipy.linalg
 
-from rlscore.core.conventions.input_validation import check_positive
+from rlscore.core.conventions.input_validation import (
+    check_kernel_matrix,
+    check_points,
+    check_positive,
+)
 from rlscore.core.conventions.memory_budget import require_memory, square_matrices_bytes
 from rlscore.core.rls.class_weights import column_groups
 
@@ -189,7 +193,7 @@ class RLSPath:
         Phi = np.asarray(Phi, dtype=np.float64)
         if Phi.ndim != 2:
             raise ValueError(f"the features must be a 2-D array (n, m), got shape {Phi.shape}")
-        n = _check_points(Phi, "the features contain")
+        n = check_points(Phi, "the features contain")
         self = cls.__new__(cls)
         groups = self._setup(n, Y, weights, offset, error_weights)
         self.K_diag = np.einsum("ij,ij->i", Phi, Phi)
@@ -219,7 +223,7 @@ class RLSPath:
             raise ValueError(
                 f"U must be (n, r) and evals (r,) ascending, got {U.shape} and {evals.shape}"
             )
-        n = _check_points(U, "the eigenvectors contain")
+        n = check_points(U, "the eigenvectors contain")
         self = cls.__new__(cls)
         groups = self._setup(n, Y, None, offset, None)
         self.K_diag = (U * U) @ evals
@@ -579,32 +583,6 @@ class RLSPath:
     def _best(lams: np.ndarray, err: np.ndarray) -> float:
         best = err <= err.min() + 1e-12 * max(1.0, abs(err.min()))
         return float(lams[best].max())
-
-
-def check_kernel_matrix(K) -> np.ndarray:
-    """``K`` as a float64 (n, n) matrix of finite values, symmetric, n ≥ 2, or ``ValueError``.
-
-    eigh and Cholesky read one triangle only: an asymmetric matrix would be silently
-    symmetrised, hence the check.
-    """
-    K = np.asarray(K, dtype=np.float64)
-    if K.ndim != 2 or K.shape[0] != K.shape[1]:
-        raise ValueError(f"the kernel matrix must be square (n, n), got shape {K.shape}")
-    _check_points(K, "the kernel matrix contains")
-    if not np.allclose(K, K.T, rtol=1e-8, atol=1e-12 * max(1.0, float(np.abs(K).max()))):
-        raise ValueError("the kernel matrix is not symmetric (K must equal K.T)")
-    return K
-
-
-def _check_points(M: np.ndarray, what: str) -> int:
-    """The number of points (rows) of ``M``: at least 2 for leave-one-out, all finite
-    (``what`` names ``M`` with its verb for the message: "the features contain")."""
-    n = M.shape[0]
-    if n < 2:
-        raise ValueError(f"leave-one-out needs at least 2 points, got n_samples = {n}")
-    if not np.all(np.isfinite(M)):
-        raise ValueError(f"{what} NaN or infinite values")
-    return n
 
 
 def _check_lams(lams) -> np.ndarray:

@@ -24,7 +24,7 @@ import scipy.linalg
 
 from rlscore.core.rls.path import DEFAULT_N_LAMS, RLSPath
 
-#: the sketch's rank r (at most a third of the points)
+#: the sketch's rank r (at most a quarter of the points)
 SKETCH_RANK = 150
 #: products with K before the sketch's basis is taken
 POWER_ITERATIONS = 1
@@ -81,7 +81,7 @@ def sketched_loo_lam(
     Y
         (n, T) ±1 one-vs-all targets (one column for two classes).
     rank
-        The sketch's rank, capped at a third of the points.
+        The sketch's rank, capped at a quarter of the points.
     power_iterations
         As for :func:`kernel_sketch`.
     num
@@ -93,7 +93,7 @@ def sketched_loo_lam(
         λ for the system ``(K + λI)c = y`` (module docstring).
     """
     n = K.shape[0]
-    U, evals = kernel_sketch(K, max(1, min(rank, n // 3)), power_iterations=power_iterations)
+    U, evals = kernel_sketch(K, max(1, min(rank, n // 4)), power_iterations=power_iterations)
     top = float(evals[-1])
     if top <= 0:
         raise ValueError("the kernel matrix is zero: no λ grid can be built")
