@@ -41,9 +41,11 @@ def cholesky_loo(K: np.ndarray, Y: np.ndarray, lam: float) -> np.ndarray | None:
         level of ``K``): the eigendecomposition copes with that case, the factor does not.
     """
     n = K.shape[0]
-    G = np.array(K, dtype=np.float64, order="F")
+    G = np.array(K, dtype=np.float64)
     G.flat[:: n + 1] += lam
-    factor, info = scipy.linalg.lapack.dpotrf(G, lower=1, overwrite_a=1)
+    # G is symmetric: the transpose of its C-ordered copy is the Fortran-ordered G that LAPACK
+    # reads, without the strided copy a Fortran-ordered copy of K would take
+    factor, info = scipy.linalg.lapack.dpotrf(G.T, lower=1, overwrite_a=1)
     if info != 0:
         return None
     inverse, info = scipy.linalg.lapack.dtrtri(factor, lower=1, overwrite_c=1)
