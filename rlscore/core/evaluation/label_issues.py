@@ -5,7 +5,9 @@ uncertainty in dataset labels*, JAIR 70) flags a label when an out-of-sample mod
 prefers another class; its out-of-sample predictions usually come from K-fold
 cross-validation, K refits. RLS gives the *exact* leave-one-out (LOO) decision values of every
 labeled point from one fit (docs/mathematics.md §3), so each point is judged by the model
-trained on all the other labels.
+trained on all the other labels (:mod:`rlscore.core.rls.cholesky_loo`: one Cholesky factor
+at a given λ or at the λ of the sketched search, the eigendecomposition of the exact search on
+a small pool).
 
 For a point with label ``y`` and LOO one-vs-all values ``f`` (a binary ``f`` is the pair
 ``(−f, f)``), the **label margin** is ``s = max_{j≠y} f_j − f_y``: positive when the LOO
@@ -181,7 +183,11 @@ def label_issues(
         RBF width, or a rule (``"median"``, ``"scale"``) read off every row of ``X``, the
         unlabeled ones included, once: every leave-one-out model has the same width.
     lam
-        λ > 0, or ``"auto"``: chosen once by the exact LOO classification error on the labels.
+        λ > 0, or ``"auto"``: chosen once by the LOO classification error on the labels —
+        exact on up to 250 labels, of a randomized low-rank sketch of the kernel on more
+        (:func:`rlscore.core.rls.cholesky_loo.checker_loo`; with class weights or an offset,
+        exact, by :class:`~rlscore.core.rls.classifier.RLSClassifier`). The LOO values are
+        exact at the λ chosen either way.
     unlabeled
         The marker of an unlabeled point (None: NaN, or None in an object ``y``).
 
