@@ -173,3 +173,10 @@ def test_a_bad_precomputed_kernel_is_named():
     K[3, 3] = np.nan
     with pytest.raises(ValueError, match="NaN"):
         rlscore.label_issues(K, y, kernel="precomputed")
+
+
+def test_continuous_labels_are_refused():
+    X, _ = _blobs(2, n=20, seed=7)
+    y = np.random.default_rng(7).uniform(size=20)
+    with pytest.raises(ValueError, match="continuous"):
+        rlscore.label_issues(X, y)

@@ -117,6 +117,8 @@ def _unweighted_loo(inputs, labels, kernel: str, width, degree: int, lam) -> tup
     """The classes, the (n,) or (n, T) exact LOO values and λ without class weights or offset:
     the kernel formed once and :func:`rlscore.core.rls.cholesky_loo.checker_loo` (the
     classifier's parameter rules, none of its estimator machinery)."""
+    from sklearn.utils.multiclass import check_classification_targets
+
     from rlscore.core.conventions.input_validation import check_kernel_matrix, check_matrix
     from rlscore.core.conventions.ova_encoding import ova_targets
     from rlscore.core.conventions.parameter_constraints import check_parameter
@@ -128,6 +130,7 @@ def _unweighted_loo(inputs, labels, kernel: str, width, degree: int, lam) -> tup
     for name, value in (("kernel", kernel), ("degree", degree), ("lam", lam)):
         check_parameter(name, value, rules[name])
     inputs = check_matrix(inputs, "X", min_samples=2)
+    check_classification_targets(labels)  # as the classifier: no continuous labels
     classes, codes = np.unique(labels, return_inverse=True)
     if kernel == "precomputed":
         K = check_kernel_matrix(inputs)
