@@ -28,16 +28,24 @@ scikit-learn's ``roc_auc_score`` on the rank), seconds. Printed: per setting and
 over tasks of the per-task median over seeds, and the median seconds.
 
 ``--floor`` measures instead, on each task's pool (seed 0, true labels), the median seconds of
-``rlscore``, ``cleanlab-rls`` and the factorisations of the pool's kernel that an exact LOO
-checker cannot avoid: one eigendecomposition with eigenvectors (what λ by LOO over the
-eigenvalue grid reuses), the eigenvalues alone (the grid's ends), and one Cholesky factor with
-its triangular inverse (the LOO values at one λ without an eigendecomposition).
+``rlscore``, ``cleanlab-rls`` and the factorisations of the pool's kernel: one
+eigendecomposition with eigenvectors (what λ by LOO over the eigenvalue grid reuses), the
+eigenvalues alone, the sketched λ search (:func:`rlscore.core.rls.sketched_lam.sketched_loo_lam`)
+and the exact LOO values at one λ from one Cholesky factor
+(:func:`rlscore.core.rls.cholesky_loo.cholesky_loo`).
+
+``--lam-search`` measures the sketched λ search (:mod:`rlscore.core.rls.sketched_lam`, used
+by ``rlscore`` on pools of more than ``EXACT_SEARCH_MAX`` labels): on each such pool with 10 %
+of the labels flipped uniformly, the exact LOO classification error at its λ against the full
+eigendecomposition search's minimum.
 
 Usage::
 
     OPENBLAS_NUM_THREADS=1 nice -n 10 .venv/bin/python benchmarks/label_issues.py \\
         --seeds 3 [--tasks wine iris] [--settings uniform active] [--out FILE.jsonl]
     OPENBLAS_NUM_THREADS=1 nice -n 10 .venv/bin/python benchmarks/label_issues.py --floor
+    OPENBLAS_NUM_THREADS=1 nice -n 10 .venv/bin/python benchmarks/label_issues.py --lam-search \\
+        --seeds 4
 """
 
 from __future__ import annotations
@@ -66,9 +74,13 @@ from sklearn.model_selection import StratifiedKFold  # noqa: E402
 from strategy_suite import DATASETS, LAM, Protocol, make_split  # noqa: E402
 
 import rlscore  # noqa: E402
+from rlscore.core.conventions.ova_encoding import ova_targets  # noqa: E402
 from rlscore.core.kernels.functions import kernel_matrix  # noqa: E402
+from rlscore.core.rls.cholesky_loo import EXACT_SEARCH_MAX, cholesky_loo  # noqa: E402
 from rlscore.core.rls.classifier import RLSClassifier  # noqa: E402
 from rlscore.core.rls.confidence import soft_probabilities  # noqa: E402
+from rlscore.core.rls.path import RLSPath  # noqa: E402
+from rlscore.core.rls.sketched_lam import sketched_loo_lam  # noqa: E402
 from rlscore.query import NoCandidatesError, make_strategy  # noqa: E402
 
 RATES = (0.05, 0.10, 0.20)
@@ -221,6 +233,20 @@ def run_task(task: str, seeds, settings, rates, active_n: int) -> list[dict]:
     return records
 
 
+def time_ratios(records: list[dict]) -> np.ndarray:
+    """rlscore's seconds over cleanlab-rls' for each labeling (task, seed, setting, rate)."""
+    seconds = {
+        (r["task"], r["seed"], r["setting"], r["rate"], r["method"]): r["seconds"] for r in records
+    }
+    return np.array(
+        [
+            t / seconds[(*key[:4], "cleanlab-rls")]
+            for key, t in seconds.items()
+            if key[4] == "rlscore" and (*key[:4], "cleanlab-rls") in seconds
+        ]
+    )
+
+
 def summarise(records: list[dict]) -> None:
     """Per setting and rate: the mean over tasks of each task's median over seeds."""
     print("\nsetting            rate  method        P@k    AUROC  seconds(median)")
@@ -241,6 +267,15 @@ def summarise(records: list[dict]) -> None:
                     f"{np.mean(per_task['precision_at_k']):6.3f} {np.mean(per_task['auroc']):6.3f}"
                     f"  {statistics.median(r['seconds'] for r in mine):8.4f}"
                 )
+    print("\ntime per labeling: rlscore's seconds / cleanlab-rls' on the same noisy labels")
+    for setting in SETTINGS:
+        ratios = time_ratios([r for r in records if r["setting"] == setting])
+        if ratios.size:
+            print(
+                f"{setting:<18} median {np.median(ratios):.3f}  quartiles "
+                f"{np.quantile(ratios, 0.25):.3f}–{np.quantile(ratios, 0.75):.3f}  "
+                f"≤ 0.1 in {int(np.sum(ratios <= 0.1))} of {ratios.size}"
+            )
     print("\nper task, all settings and rates (median over runs): P@k / AUROC / seconds")
     for task in sorted({r["task"] for r in records}):
         cells = []
@@ -254,14 +289,6 @@ def summarise(records: list[dict]) -> None:
         print(f"{task:<18} " + "  ".join(cells))
 
 
-def cholesky_loo_diagonal(K: np.ndarray, lam: float) -> np.ndarray:
-    """``diag((K + λI)⁻¹)`` from a Cholesky factor and its triangular inverse (the LOO
-    denominators at one λ)."""
-    factor = scipy.linalg.cholesky(K + lam * np.eye(K.shape[0]), lower=True, check_finite=False)
-    inverse = scipy.linalg.lapack.dtrtri(factor, lower=1)[0]
-    return np.einsum("ij,ij->j", inverse, inverse)
-
-
 def floor_seconds(task: str, repeats: int) -> tuple[int, int, dict[str, float]]:
     """The pool size, the number of classes and the median seconds of the checkers and the
     factorisations on ``task``'s pool (module docstring)."""
@@ -270,30 +297,68 @@ def floor_seconds(task: str, repeats: int) -> tuple[int, int, dict[str, float]]:
     Xp, classes = split.X_pool, np.unique(split.y_pool)
     codes = np.searchsorted(classes, split.y_pool)
     K = kernel_matrix(Xp, kernel="rbf", sigma=split.sigma)
+    Y = ova_targets(codes, classes.size)
     model = lambda: RLSClassifier(sigma=split.sigma, lam="auto")  # noqa: E731
     runs = {
         "rlscore": lambda: rank_rlscore(Xp, codes, split.sigma),
         "cleanlab-rls": lambda: rank_cleanlab(Xp, codes, classes.size, 0, model),
         "eigh": lambda: scipy.linalg.eigh(K, driver="evd", check_finite=False),
         "eigvalsh": lambda: scipy.linalg.eigh(K, eigvals_only=True, check_finite=False),
-        "cholesky": lambda: cholesky_loo_diagonal(K, 1e-3),
+        "sketch": lambda: sketched_loo_lam(K, Y),
+        "cholesky": lambda: cholesky_loo(K, Y, 1e-3),
     }
     return Xp.shape[0], classes.size, {k: timed(fn, repeats=repeats) for k, fn in runs.items()}
 
 
 def floor(tasks, repeats: int) -> None:
     """Print :func:`floor_seconds` of each task, with the ratios to ``cleanlab-rls``."""
-    print("\ntask               n    T  rlscore  cleanlab-rls  eigh(vectors)  eigvalsh  "
-          "cholesky+inverse  rlscore/cleanlab-rls  eigh/cleanlab-rls")  # fmt: skip
+    print("\ntask               n    T  rlscore  cleanlab-rls  eigh(vectors)  eigvalsh  sketch  "
+          "cholesky-loo  rlscore/cleanlab-rls  eigh/cleanlab-rls")  # fmt: skip
     for task in tasks:
         n, T, s = floor_seconds(task, repeats)
         print(
             f"{task:<18} {n:4d} {T:3d} {s['rlscore']:8.4f} "
             f"{s['cleanlab-rls']:13.4f} {s['eigh']:14.4f} {s['eigvalsh']:9.4f} "
-            f"{s['cholesky']:17.4f} {s['rlscore'] / s['cleanlab-rls']:21.2f} "
+            f"{s['sketch']:7.4f} {s['cholesky']:13.4f} "
+            f"{s['rlscore'] / s['cleanlab-rls']:21.2f} "
             f"{s['eigh'] / s['cleanlab-rls']:18.2f}  (load {load_average()})",
             flush=True,
         )
+
+
+def lam_search_excess(task: str, seeds) -> list[tuple[int, float, float]]:
+    """On ``task``'s pool with 10 % of the labels flipped uniformly (each seed): the exact LOO
+    classification error at the full search's λ and at the sketched search's, by the full
+    eigendecomposition path (the reference)."""
+    X, y = DATASETS[task]()
+    out = []
+    for seed in seeds:
+        split = make_split(X, y, Protocol(), seed)
+        classes, codes = np.unique(split.y_pool, return_inverse=True)
+        noisy, _ = flip_uniform(codes, 0.10, np.random.default_rng([seed, 100, 0]))
+        K = kernel_matrix(split.X_pool, kernel="rbf", sigma=split.sigma)
+        Y = ova_targets(noisy, classes.size)
+        path = RLSPath(K, Y)
+        lams = [path.best_loo_lam(), sketched_loo_lam(K, Y)]
+        full, sketched = path.curve(lams)["loo_classification_error"]
+        out.append((codes.size, full, sketched))
+    return out
+
+
+def lam_search(tasks, seeds) -> None:
+    """Print :func:`lam_search_excess` for the pools the sketch serves, and its summary."""
+    print("\ntask               n    seed  LOO error at full λ  at sketched λ  excess")
+    excess = []
+    for task in tasks:
+        for seed, (n, full, sketched) in zip(seeds, lam_search_excess(task, seeds), strict=True):
+            if n <= EXACT_SEARCH_MAX:
+                break  # the exact search serves this pool
+            excess.append(sketched - full)
+            print(
+                f"{task:<18} {n:4d} {seed:5d} {full:20.4f} {sketched:14.4f} {sketched - full:7.4f}"
+            )
+    if excess:
+        print(f"mean excess {np.mean(excess):.4f}, max {np.max(excess):.4f} over {len(excess)}")
 
 
 def main(argv=None) -> int:
@@ -308,9 +373,18 @@ def main(argv=None) -> int:
         "--floor", action="store_true", help="time the factorisations instead (docstring)"
     )
     parser.add_argument("--repeats", type=int, default=5, help="repeats of each --floor time")
+    parser.add_argument(
+        "--lam-search",
+        action="store_true",
+        help="the sketched λ search's exact LOO error against the full search's (docstring)",
+    )
     args = parser.parse_args(argv)
     report_machine()
     print(f"# command: {' '.join(sys.argv)}", flush=True)
+    if args.lam_search:
+        lam_search(args.tasks, list(range(args.seeds)))
+        report_machine()
+        return 0
     if args.floor:
         floor(args.tasks, args.repeats)
         report_machine()

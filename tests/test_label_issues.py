@@ -129,3 +129,54 @@ def test_a_binary_decision_is_its_two_one_vs_all_columns():
     np.testing.assert_array_equal(label_margins(f, codes), label_margins(two, codes))
     # the label margin by hand: the other column minus the label's
     np.testing.assert_allclose(label_margins(f, codes), [1.4, -0.4, -3.0, -4.0])
+
+
+def test_with_an_offset_the_scores_equal_brute_force_refits():
+    """The checker with an offset (RLSClassifier's path): each left-out model solves
+    [[K + λI, 1], [1ᵀ, 0]] [c; b] = [y; 0] from scratch on the other labels."""
+    X, y = _blobs(2, n=40, seed=4)
+    y[:3] = 1 - y[:3]
+    table = rlscore.label_issues(X, y, sigma=1.5, lam=0.7, offset=True)
+    K = _rbf(X, 1.5)
+    t = np.where(y == 1, 1.0, -1.0)
+    f = np.empty(y.size)
+    for i in range(y.size):
+        rest = np.delete(np.arange(y.size), i)
+        m = rest.size
+        A = np.block([[K[np.ix_(rest, rest)] + 0.7 * np.eye(m), np.ones((m, 1))],
+                      [np.ones((1, m)), np.zeros((1, 1))]])  # fmt: skip
+        sol = np.linalg.solve(A, np.append(t[rest], 0.0))
+        f[i] = K[i, rest] @ sol[:m] + sol[m]
+    s, _, score = _expected(np.column_stack([-f, f]), y)
+    got = table.set_index("index").sort_index()
+    np.testing.assert_allclose(got["label_margin"], s, atol=1e-8)
+    np.testing.assert_allclose(got["score"], score, atol=1e-8)
+
+
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [({"lam": "big"}, "lam"), ({"lam": -1.0}, "lam"), ({"kernel": "cosine"}, "kernel")],
+)
+def test_a_bad_parameter_is_named(option, message):
+    X, y = _blobs(2, n=20, seed=5)
+    with pytest.raises(ValueError, match=message):
+        rlscore.label_issues(X, y, **option)
+
+
+def test_a_bad_precomputed_kernel_is_named():
+    K = _rbf(_blobs(2, n=20, seed=6)[0], 1.0)
+    y = np.arange(20) % 2
+    K[0, 1] += 0.5
+    with pytest.raises(ValueError, match="not symmetric"):
+        rlscore.label_issues(K, y, kernel="precomputed")
+    K = _rbf(_blobs(2, n=20, seed=6)[0], 1.0)
+    K[3, 3] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        rlscore.label_issues(K, y, kernel="precomputed")
+
+
+def test_continuous_labels_are_refused():
+    X, _ = _blobs(2, n=20, seed=7)
+    y = np.random.default_rng(7).uniform(size=20)
+    with pytest.raises(ValueError, match="continuous"):
+        rlscore.label_issues(X, y)

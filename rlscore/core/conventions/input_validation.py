@@ -91,3 +91,29 @@ def check_labels(y, n: int, name: str = "y") -> np.ndarray:
     if arr.dtype.kind == "O" and any(v is None for v in arr):
         raise ValueError(f"{name} contains missing labels (None)")
     return arr
+
+
+def check_kernel_matrix(K) -> np.ndarray:
+    """``K`` as a float64 (n, n) matrix of finite values, symmetric, n ≥ 2, or ``ValueError``.
+
+    eigh and Cholesky read one triangle only: an asymmetric matrix would be silently
+    symmetrised, hence the check.
+    """
+    K = np.asarray(K, dtype=np.float64)
+    if K.ndim != 2 or K.shape[0] != K.shape[1]:
+        raise ValueError(f"the kernel matrix must be square (n, n), got shape {K.shape}")
+    check_points(K, "the kernel matrix contains")
+    if not np.allclose(K, K.T, rtol=1e-8, atol=1e-12 * max(1.0, float(np.abs(K).max()))):
+        raise ValueError("the kernel matrix is not symmetric (K must equal K.T)")
+    return K
+
+
+def check_points(M: np.ndarray, what: str) -> int:
+    """The number of points (rows) of ``M``: at least 2 for leave-one-out, all finite
+    (``what`` names ``M`` with its verb for the message: "the features contain")."""
+    n = M.shape[0]
+    if n < 2:
+        raise ValueError(f"leave-one-out needs at least 2 points, got n_samples = {n}")
+    if not np.all(np.isfinite(M)):
+        raise ValueError(f"{what} NaN or infinite values")
+    return n

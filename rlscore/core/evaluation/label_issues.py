@@ -5,7 +5,9 @@ uncertainty in dataset labels*, JAIR 70) flags a label when an out-of-sample mod
 prefers another class; its out-of-sample predictions usually come from K-fold
 cross-validation, K refits. RLS gives the *exact* leave-one-out (LOO) decision values of every
 labeled point from one fit (docs/mathematics.md §3), so each point is judged by the model
-trained on all the other labels.
+trained on all the other labels (:mod:`rlscore.core.rls.cholesky_loo`: one Cholesky factor
+at a given λ or at the λ of the sketched search, the eigendecomposition of the exact search on
+a small pool).
 
 For a point with label ``y`` and LOO one-vs-all values ``f`` (a binary ``f`` is the pair
 ``(−f, f)``), the **label margin** is ``s = max_{j≠y} f_j − f_y``: positive when the LOO
@@ -111,6 +113,51 @@ def _labeled_inputs(X, y, kernel: str, sigma, unlabeled) -> tuple:
     return labeled, labels, inputs, width
 
 
+def _unweighted_loo(inputs, labels, kernel: str, width, degree: int, lam) -> tuple:
+    """The classes, the (n,) or (n, T) exact LOO values and λ without class weights or offset:
+    the kernel formed once and :func:`rlscore.core.rls.cholesky_loo.checker_loo` (the
+    classifier's parameter rules, none of its estimator machinery)."""
+    from sklearn.utils.multiclass import check_classification_targets
+
+    from rlscore.core.conventions.input_validation import check_kernel_matrix, check_matrix
+    from rlscore.core.conventions.ova_encoding import ova_targets
+    from rlscore.core.conventions.parameter_constraints import check_parameter
+    from rlscore.core.kernels.functions import kernel_matrix
+    from rlscore.core.rls.cholesky_loo import checker_loo
+    from rlscore.core.rls.classifier import RLSClassifier
+
+    rules = RLSClassifier.parameter_constraints
+    for name, value in (("kernel", kernel), ("degree", degree), ("lam", lam)):
+        check_parameter(name, value, rules[name])
+    inputs = check_matrix(inputs, "X", min_samples=2)
+    check_classification_targets(labels)  # as the classifier: no continuous labels
+    classes, codes = np.unique(labels, return_inverse=True)
+    if kernel == "precomputed":
+        K = check_kernel_matrix(inputs)
+    else:  # symmetric by construction
+        K = kernel_matrix(inputs, kernel=kernel, sigma=width, degree=int(degree))
+    loo, lam_used = checker_loo(K, ova_targets(codes, classes.size), lam)
+    return classes, (loo[:, 0] if classes.size == 2 else loo), float(lam_used)
+
+
+def _classifier_loo(inputs, labels, kernel, width, degree, lam, class_weight, offset) -> tuple:
+    """The classes, exact LOO values and λ of :class:`~rlscore.core.rls.classifier.RLSClassifier`
+    (class weights, an offset)."""
+    from rlscore.core.rls.classifier import RLSClassifier
+
+    # the width is fixed before the fit: a rule read off the labeled rows would change with
+    # each left-out point
+    clf = RLSClassifier(
+        kernel=kernel,
+        sigma=1.0 if width is None else width,
+        degree=degree,
+        lam=lam,
+        class_weight=class_weight,
+        offset=offset,
+    ).fit(inputs, labels)
+    return clf.classes_, clf.loo_decision_, float(clf.lam_)
+
+
 def label_issues(
     X,
     y,
@@ -139,7 +186,11 @@ def label_issues(
         RBF width, or a rule (``"median"``, ``"scale"``) read off every row of ``X``, the
         unlabeled ones included, once: every leave-one-out model has the same width.
     lam
-        λ > 0, or ``"auto"``: chosen once by the exact LOO classification error on the labels.
+        λ > 0, or ``"auto"``: chosen once by the LOO classification error on the labels —
+        exact on up to 250 labels, of a randomized low-rank sketch of the kernel on more
+        (:func:`rlscore.core.rls.cholesky_loo.checker_loo`; with class weights or an offset,
+        exact, by :class:`~rlscore.core.rls.classifier.RLSClassifier`). The LOO values are
+        exact at the λ chosen either way.
     unlabeled
         The marker of an unlabeled point (None: NaN, or None in an object ``y``).
 
@@ -161,31 +212,26 @@ def label_issues(
     """
     import pandas as pd
 
-    from rlscore.core.rls.classifier import RLSClassifier
-
     labeled, labels, inputs, width = _labeled_inputs(X, y, kernel, sigma, unlabeled)
-    # the width is fixed before the fit: a rule read off the labeled rows would change with
-    # each left-out point
-    clf = RLSClassifier(
-        kernel=kernel,
-        sigma=1.0 if width is None else width,
-        degree=degree,
-        lam=lam,
-        class_weight=class_weight,
-        offset=offset,
-    ).fit(inputs, labels)
-    codes = np.searchsorted(clf.classes_, labels)
-    s, suggested, score, calibration = label_scores(clf.loo_decision_, codes)
-    table = pd.DataFrame(
-        dict(zip(COLUMNS, (labeled, labels, clf.classes_[suggested], score, s), strict=True))
-    )
+    if class_weight is None and not offset:
+        classes, loo, lam_used = _unweighted_loo(inputs, labels, kernel, width, degree, lam)
+    else:
+        classes, loo, lam_used = _classifier_loo(
+            inputs, labels, kernel, width, degree, lam, class_weight, offset
+        )
+    codes = np.searchsorted(classes, labels)
+    s, suggested, score, calibration = label_scores(loo, codes)
     # the order is the label margin's, not the score's: the two agree within the disagreeing
     # and within the agreeing labels, and the calibration (fitted against noisy labels) can
-    # put an agreeing label above a disagreeing one — worse, measured (docs/mathematics.md)
-    table = table.sort_values("label_margin", ascending=False, kind="stable")
-    table = table.reset_index(drop=True)
+    # put an agreeing label above a disagreeing one — worse, measured (docs/mathematics.md).
+    # Largest margin first, ties in input order; sorted before the frame is built (cheaper)
+    order = np.argsort(-s, kind="stable")
+    columns = (labeled, labels, classes[suggested], score, s)
+    table = pd.DataFrame(
+        {name: values[order] for name, values in zip(COLUMNS, columns, strict=True)}
+    )
     table.attrs.update(
-        lam=float(clf.lam_), sigma=width, slope=calibration.slope, intercept=calibration.intercept
+        lam=lam_used, sigma=width, slope=calibration.slope, intercept=calibration.intercept
     )
     return table
 

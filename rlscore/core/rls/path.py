@@ -31,7 +31,11 @@ import numpy as np
 import pandas as pd
 import scipy.linalg
 
-from rlscore.core.conventions.input_validation import check_positive
+from rlscore.core.conventions.input_validation import (
+    check_kernel_matrix,
+    check_points,
+    check_positive,
+)
 from rlscore.core.conventions.memory_budget import require_memory, square_matrices_bytes
 from rlscore.core.rls.class_weights import column_groups
 
@@ -154,13 +158,8 @@ class RLSPath:
         error_weights=None,
         store_squares: bool | None = None,
     ) -> None:
-        K = np.asarray(K, dtype=np.float64)
-        if K.ndim != 2 or K.shape[0] != K.shape[1]:
-            raise ValueError(f"the kernel matrix must be square (n, n), got shape {K.shape}")
-        n = _check_points(K, "the kernel matrix contains")
-        # eigh reads one triangle only: an asymmetric matrix would be silently symmetrised
-        if not np.allclose(K, K.T, rtol=1e-8, atol=1e-12 * max(1.0, float(np.abs(K).max()))):
-            raise ValueError("the kernel matrix is not symmetric (K must equal K.T)")
+        K = check_kernel_matrix(K)
+        n = K.shape[0]
         groups = self._setup(n, Y, weights, offset, error_weights)
         self.K_diag = np.diag(K).copy()
         n_mats = 2 if store_squares is None or store_squares else 1
@@ -194,11 +193,44 @@ class RLSPath:
         Phi = np.asarray(Phi, dtype=np.float64)
         if Phi.ndim != 2:
             raise ValueError(f"the features must be a 2-D array (n, m), got shape {Phi.shape}")
-        n = _check_points(Phi, "the features contain")
+        n = check_points(Phi, "the features contain")
         self = cls.__new__(cls)
         groups = self._setup(n, Y, weights, offset, error_weights)
         self.K_diag = np.einsum("ij,ij->i", Phi, Phi)
         self.decompositions = [self._decompose_features(Phi, self.Y, self.A, g) for g in groups]
+        return self
+
+    @classmethod
+    def from_eigenpairs(cls, U, evals, Y, *, offset: bool = False) -> RLSPath:
+        """The unweighted path of the kernel ``K = U diag(evals) Uᵀ`` from its eigenpairs.
+
+        :meth:`from_features` of ``Φ = U diag(√evals)`` without its SVD (the pairs are that
+        SVD already): a low-rank kernel known by its eigenpairs, e.g. a randomized sketch
+        (:mod:`rlscore.core.rls.sketched_lam`).
+
+        Parameters
+        ----------
+        U
+            (n, r) orthonormal columns.
+        evals
+            (r,) eigenvalues ≥ 0, ascending.
+        Y, offset
+            As for :class:`RLSPath` (unit weights).
+        """
+        U = np.asarray(U, dtype=np.float64)
+        evals = np.asarray(evals, dtype=np.float64)
+        if U.ndim != 2 or evals.shape != (U.shape[1],) or np.any(np.diff(evals) < 0):
+            raise ValueError(
+                f"U must be (n, r) and evals (r,) ascending, got {U.shape} and {evals.shape}"
+            )
+        n = check_points(U, "the eigenvectors contain")
+        self = cls.__new__(cls)
+        groups = self._setup(n, Y, None, offset, None)
+        self.K_diag = (U * U) @ evals
+        self.decompositions = [
+            self._thin_decomposition(U, evals, self.Y, self.A[:, g[0]], g, np.empty((0, n)))
+            for g in groups
+        ]
         return self
 
     def _setup(self, n: int, Y, weights, offset: bool, error_weights) -> list:
@@ -268,6 +300,14 @@ class RLSPath:
         # directions with a rounding-noise singular value belong to the complement (M = 0)
         keep = sv > max(Phi.shape) * np.finfo(np.float64).eps * (sv[0] if sv.size else 0.0)
         U, evals = U[:, keep][:, ::-1], (sv[keep] ** 2)[::-1]  # ascending, as eigh's
+        zero = np.flatnonzero(a == 0)
+        return RLSPath._thin_decomposition(U, evals, Y, a, cols, Phi[zero] @ Phi.T)
+
+    @staticmethod
+    def _thin_decomposition(U, evals, Y, a, cols, K_zero) -> _Decomposition:
+        """The decomposition of ``M = U diag(evals) Uᵀ`` (U orthonormal columns; ``K_zero`` the
+        kernel rows of the points of weight 0)."""
+        w = np.sqrt(a)
         z = w[:, None] * Y[:, cols]
         Qt_z, Qt_w = U.T @ z, U.T @ w
         zero = np.flatnonzero(a == 0)
@@ -282,7 +322,7 @@ class RLSPath:
             Qt_z=Qt_z,
             Qt_w=Qt_w,
             zero=zero,
-            K_zero=Phi[zero] @ Phi.T,
+            K_zero=K_zero,
             z_perp=z - U @ Qt_z,
             w_perp=w - U @ Qt_w,
             diag_perp=np.clip(1.0 - Q2.sum(axis=1), 0.0, None),
@@ -351,6 +391,11 @@ class RLSPath:
         if with_variance:
             out["loo_variance"] = loo_var
         return out
+
+    def loo(self, lam: float) -> np.ndarray:
+        """(n, T) the exact LOO values ``f_{S∖i}(x_i)`` at ``lam``: :meth:`solve`'s ``loo``
+        without the coefficients, variances and GACV."""
+        return self._loo_block(np.array([check_positive(lam, "lam")]))[:, :, 0]
 
     def _loo_block(self, lams: np.ndarray) -> np.ndarray:
         """(n, T, L) the exact LOO values for several λ: the ``loo`` of :meth:`_solve_block`,
@@ -538,17 +583,6 @@ class RLSPath:
     def _best(lams: np.ndarray, err: np.ndarray) -> float:
         best = err <= err.min() + 1e-12 * max(1.0, abs(err.min()))
         return float(lams[best].max())
-
-
-def _check_points(M: np.ndarray, what: str) -> int:
-    """The number of points (rows) of ``M``: at least 2 for leave-one-out, all finite
-    (``what`` names ``M`` with its verb for the message: "the features contain")."""
-    n = M.shape[0]
-    if n < 2:
-        raise ValueError(f"leave-one-out needs at least 2 points, got n_samples = {n}")
-    if not np.all(np.isfinite(M)):
-        raise ValueError(f"{what} NaN or infinite values")
-    return n
 
 
 def _check_lams(lams) -> np.ndarray:

@@ -1,0 +1,108 @@
+"""λ chosen by the LOO classification error of a randomized low-rank sketch of the kernel.
+
+The exact λ search (:meth:`rlscore.core.rls.path.RLSPath.best_loo_lam`) needs the whole
+eigendecomposition of ``K``, O(n³) with a large constant. Only the LOO *error curve* is needed
+to choose λ, and it is decided by the leading part of the spectrum and a level for the rest. A
+randomized range finder (Halko, Martinsson & Tropp 2011, *Finding structure with randomness*,
+SIAM Review 53, Alg. 4.3 with one power iteration, then Rayleigh–Ritz) gives ``K ≈ ΦΦᵀ`` of
+rank r in O(n²r); the rest of the spectrum is taken as one shift ``δI``, δ the mean of the
+diagonal ``ΦΦᵀ`` leaves out. For ``K̃ = ΦΦᵀ + δI`` the system ``(K̃ + λI)c = y`` is that of
+``ΦΦᵀ`` at ``λ + δ``, so the LOO values of ``K̃`` at every λ come from the thin path of Φ
+(:meth:`RLSPath.from_features`) in O(nr) per λ. The λ it chooses is the checker's; the LOO
+values at that λ are then the exact ones of ``K`` (:mod:`rlscore.core.rls.cholesky_loo`).
+
+The grid is geometric between ``n·ε·λ_max`` (the rounding-noise floor under which the exact
+path counts no eigenvalue) and ``λ_max``: the smallest positive eigenvalue, the exact grid's
+lower end, is not known without the decomposition (docs/mathematics.md §"Which labels are
+probably wrong").
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.linalg
+
+from rlscore.core.rls.path import DEFAULT_N_LAMS, RLSPath
+
+#: the sketch's rank r (at most a quarter of the points)
+SKETCH_RANK = 150
+#: products with K before the sketch's basis is taken
+POWER_ITERATIONS = 1
+#: the sketch's random seed: the same data gives the same λ
+SKETCH_SEED = 0
+
+
+def kernel_sketch(
+    K: np.ndarray, rank: int, *, power_iterations: int = POWER_ITERATIONS, seed: int = SKETCH_SEED
+) -> tuple[np.ndarray, np.ndarray]:
+    """The rank-r Rayleigh–Ritz approximation ``U diag(evals) Uᵀ`` of ``K`` (module docstring).
+
+    Parameters
+    ----------
+    K
+        (n, n) symmetric positive semi-definite kernel matrix.
+    rank
+        r ≤ n, the number of random directions.
+    power_iterations
+        Products with ``K`` before the basis is taken: each sharpens the leading directions
+        (an LU factor keeps the block well scaled between them, Halko et al. §4.5).
+    seed
+        Seed of the random directions.
+
+    Returns
+    -------
+    U, evals
+        (n, r) orthonormal columns and (r,) eigenvalues ≥ 0, ascending.
+    """
+    rng = np.random.default_rng(seed)
+    Z = K @ rng.standard_normal((K.shape[0], rank))
+    for _ in range(power_iterations):
+        Z = K @ scipy.linalg.lu(Z, permute_l=True, check_finite=False)[0]
+    basis = scipy.linalg.qr(Z, mode="economic", overwrite_a=True, check_finite=False)[0]
+    evals, V = scipy.linalg.eigh(basis.T @ (K @ basis), check_finite=False)
+    np.maximum(evals, 0.0, out=evals)  # K is PSD: a negative Ritz value is rounding noise
+    return basis @ V, evals
+
+
+def sketched_loo_lam(
+    K: np.ndarray,
+    Y: np.ndarray,
+    *,
+    rank: int = SKETCH_RANK,
+    power_iterations: int = POWER_ITERATIONS,
+    num: int = DEFAULT_N_LAMS,
+) -> float:
+    """The largest grid λ minimising the LOO classification error of the sketched kernel.
+
+    Parameters
+    ----------
+    K
+        (n, n) symmetric positive semi-definite kernel matrix (checked by the caller).
+    Y
+        (n, T) ±1 one-vs-all targets (one column for two classes).
+    rank
+        The sketch's rank, capped at a quarter of the points.
+    power_iterations
+        As for :func:`kernel_sketch`.
+    num
+        Number of λ in the grid.
+
+    Returns
+    -------
+    float
+        λ for the system ``(K + λI)c = y`` (module docstring).
+    """
+    n = K.shape[0]
+    U, evals = kernel_sketch(K, max(1, min(rank, n // 4)), power_iterations=power_iterations)
+    top = float(evals[-1])
+    if top <= 0:
+        raise ValueError("the kernel matrix is zero: no λ grid can be built")
+    # the rest of the spectrum as one shift: the mean of the diagonal the sketch leaves out
+    delta = max(float(np.mean(np.diag(K) - (U * U) @ evals)), 0.0)
+    lams = np.geomspace(n * np.finfo(np.float64).eps * top, top, num)
+    chosen = RLSPath.from_eigenpairs(U, evals, Y).best_loo_lam(lams=lams + delta)
+    # the grid point itself, not chosen − δ (which rounding could push off the grid or to 0)
+    return float(lams[np.argmin(np.abs(lams + delta - chosen))])
+
+
+__all__ = ["POWER_ITERATIONS", "SKETCH_RANK", "kernel_sketch", "sketched_loo_lam"]
