@@ -164,8 +164,12 @@ def test_the_dwell_and_the_roles_hold_for_sets(store, monkeypatch):
     assert store.events("tags")[-1].label == ("news",)
 
 
-def test_the_headline_is_the_micro_f1_of_brute_force_refits_on_the_checks(store):
-    s = LabelingSession(store, "tags", "arls", lam=0.5, audit_every=2, snapshots=False)
+@pytest.mark.parametrize("weight", [None, "balanced"])
+def test_the_headline_is_the_micro_f1_of_brute_force_refits_on_the_checks(store, weight):
+    s = LabelingSession(
+        store, "tags", "arls", lam=0.5, audit_every=2, snapshots=False, class_weight=weight
+    )
+    assert s.engine.get_params()["class_weight"] == weight
     truth = s.project.truth
     assert s.set_accuracy() is None  # no check yet
     for _ in range(16):
@@ -176,7 +180,9 @@ def test_the_headline_is_the_micro_f1_of_brute_force_refits_on_the_checks(store)
     # each check predicted by a model refitted without it, from scratch
     tp = fp = fn = 0
     for c in checks:
-        ref = make_strategy("arls", multi_label=True, kernel="rbf", sigma=1.0, lam=0.5)
+        ref = make_strategy(
+            "arls", multi_label=True, kernel="rbf", sigma=1.0, lam=0.5, class_weight=weight
+        )
         ref.start(s.project.X, CLASSES)
         for i, y in s.labels.items():
             if i != c:

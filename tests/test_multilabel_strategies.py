@@ -1,11 +1,17 @@
 """Multi-label strategies (docs/multilabel.md): the fast updates against from-scratch solves
-after teach, undo and forget; multi-label ARLS's scores against naive refits; the registry."""
+after teach, undo and forget; multi-label ARLS's scores against naive refits; balanced class
+weights per label against weighted from-scratch solves and refits; the registry."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from reference.multilabel import naive_predictions, naive_scores, naive_summed_risk
+from reference.multilabel import (
+    balanced_weights,
+    naive_predictions,
+    naive_scores,
+    naive_summed_risk,
+)
 
 from rlscore.core.kernels.functions import rbf_kernel
 from rlscore.query import (
@@ -77,7 +83,7 @@ def test_covariance_after_updates_equals_from_scratch(name):
     q.undo()
     L = q.labeled_
     D = K - K[:, L] @ np.linalg.solve(K[np.ix_(L, L)] + LAM * np.eye(len(L)), K[L])
-    np.testing.assert_allclose(q._D, D, atol=1e-10)
+    np.testing.assert_allclose(q._Ds[0], D, atol=1e-10)
 
 
 def test_arls_scores_equal_naive_refits():
@@ -247,3 +253,82 @@ def test_rebuild_after_new_parameters_equals_from_scratch(name):
     ref = naive_predictions(K, q.labeled_, q.labels_, CLASSES, 0.9)
     np.testing.assert_allclose(q.decision_function(), ref, atol=1e-10)
     assert q.labels_ == [truth[i] for i in [4, 12, 21, 7]]
+
+
+# -- balanced class weights per label ------------------------------------------------------
+
+
+def check_weighted_state(q, K):
+    """Predictions and ARLS's covariances equal weighted from-scratch solves of the labels."""
+    A = balanced_weights(q.labels_, CLASSES)
+    ref = naive_predictions(K, q.labeled_, q.labels_, CLASSES, LAM, A)
+    np.testing.assert_allclose(q.decision_function(), ref, atol=1e-9)
+    L = q.labeled_
+    for col in range(len(CLASSES)):
+        if not q._Ds:
+            break
+        G = K[np.ix_(L, L)] + LAM * np.diag(1.0 / A[:, col])
+        D = K - K[:, L] @ np.linalg.solve(G, K[L])
+        np.testing.assert_allclose(q._Ds[q._group_of[col]], D, atol=1e-9)
+
+
+@pytest.mark.parametrize("name", RLS_STRATEGIES)
+def test_balanced_weights_equal_weighted_solves_after_teach_undo_forget(name):
+    X, truth = pool(seed=5)
+    K = rbf_kernel(X, sigma=SIGMA)
+    q = started(name, X, class_weight="balanced")
+    assert q.get_params()["class_weight"] == "balanced"
+    for i in [3, 17, 0, 25, 8, 11]:
+        q.teach(i, truth[i])
+        check_weighted_state(q, K)
+    # the weights matter: the unweighted fit of the same labels differs
+    plain = naive_predictions(K, q.labeled_, q.labels_, CLASSES, LAM)
+    assert np.abs(q.decision_function() - plain).max() > 1e-3
+    q.undo()
+    check_weighted_state(q, K)
+    q.forget(17)
+    check_weighted_state(q, K)
+    replayed = started(name, X, class_weight="balanced")
+    replayed.teach_many(q.labeled_, q.labels_)
+    check_weighted_state(replayed, K)
+
+
+def test_balanced_weights_on_new_points_equal_multilabel_rls():
+    from rlscore.core.rls.multilabel import MultiLabelRLS
+
+    X, truth = pool(seed=6)
+    q = started("arls", X, class_weight="balanced")
+    for i in [1, 4, 9, 16, 22, 27, 12]:
+        q.teach(i, truth[i])
+    Z = np.random.default_rng(1).normal(size=(7, 2))
+    model = MultiLabelRLS(sigma=SIGMA, lam=LAM, class_weight="balanced")
+    model.fit(X[q.labeled_], list(q.labels_), classes=CLASSES)
+    np.testing.assert_allclose(q.decision_function(Z), model.decision_function(Z), atol=1e-9)
+    np.testing.assert_allclose(
+        q.decision_function()[q.labeled_], model.decision_function(X[q.labeled_]), atol=1e-9
+    )
+
+
+def test_weighted_arls_scores_equal_weighted_naive_refits():
+    X, truth = pool(n=24, seed=7)
+    K = rbf_kernel(X, sigma=SIGMA)
+    q = started("arls", X, class_weight="balanced")
+    for i in [2, 13, 7, 20, 5]:
+        q.teach(i, truth[i])
+    A = balanced_weights(q.labels_, CLASSES)
+    ref = naive_scores(K, q.labeled_, q.labels_, CLASSES, LAM, A)
+    got = q.scores()
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(ref))
+    np.testing.assert_allclose(got, ref, atol=1e-9, equal_nan=True)
+    assert not np.allclose(
+        got, naive_scores(K, q.labeled_, q.labels_, CLASSES, LAM), equal_nan=True
+    )
+
+
+def test_class_weights_a_multilabel_strategy_does_not_take_are_refused():
+    X, _ = pool()
+    for bad in ({"news": 2.0}, "inverse"):
+        with pytest.raises(ValueError, match="class_weight of a multi-label project"):
+            started("arls", X, class_weight=bad)
+    q = make_strategy("arls", multi_label=True, class_weight="balanced")
+    assert q.memory_bytes(100) == 8 * 100 * 100 * 3  # the kernel and one D per class (2)

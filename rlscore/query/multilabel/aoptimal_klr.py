@@ -64,7 +64,7 @@ class MultiLabelAOptimalKLR(MultiLabelStrategy):
         n = X.shape[0]
         require_memory(self.memory_bytes(n), f"{type(self).__name__} on a pool of {n} points")
         self._K = self.pool_kernel(X) if K is None else K
-        self._D = None
+        self._Ds = []
         params = {**self.get_params(), "sigma": self.sigma_ or self.sigma}
         self._members = [AOptimalKLR(**params).start(X, _BINARY, K=self._K) for _ in self.classes_]
         self._lam = float(self.lam)

@@ -59,23 +59,28 @@ class MultiLabelARLS(MultiLabelStrategy):
         n = self.n_pool_
         step = max(1, NUMPY_LOOKAHEAD // n)
         out = np.zeros(idx.size)
-        one_group, unit = np.zeros(1, dtype=np.intp), np.ones(2)
         for a in range(0, idx.size, step):
             block = idx[a : a + step]
-            rows = self._D[block]
-            s = rows[np.arange(block.size), block] + self._lam
-            buffer = np.empty_like(rows)
-            for col in range(self._m.shape[1]):
-                m = self._m[:, col : col + 1]
-                m_i = m[block, 0]
-                positive = np.clip((m_i + 1.0) / 2.0, 0.0, 1.0)
-                for y, p in ((1.0, positive), (-1.0, 1.0 - positive)):
-                    alpha = ((y - m_i) / s)[:, None]
-                    risk = hypothetical_risks(
-                        [rows], alpha, m, one_group, unit, clip=True, out=buffer
-                    )
-                    out[a : a + block.size] += p * risk
+            buffer = np.empty((block.size, n))
+            for g, D in enumerate(self._Ds):
+                rows = D[block]
+                for col in np.flatnonzero(self._group_of == g):
+                    self._add_class_risks(out[a : a + block.size], block, rows, col, buffer)
         return out
+
+    def _add_class_risks(self, out, block, rows, col: int, buffer) -> None:
+        """Add class ``col``'s ``Σ_{y=±1} p̂(y|x_i) R̂(f^{+(i,y)})`` of the candidates ``block``
+        to ``out``; ``rows``: their rows of the class's covariance. The new label weighs what
+        a member (non-member) of the class weighs now, ``s_i = D_ii + λ/a(y)``."""
+        one_group, unit = np.zeros(1, dtype=np.intp), np.ones(2)
+        d_ii = rows[np.arange(block.size), block]
+        m = self._m[:, col : col + 1]
+        m_i = m[block, 0]
+        positive = np.clip((m_i + 1.0) / 2.0, 0.0, 1.0)
+        for y, p, side in ((1.0, positive, 1), (-1.0, 1.0 - positive, 0)):
+            alpha = ((y - m_i) / (d_ii + self._lam / self._side[side, col]))[:, None]
+            risk = hypothetical_risks([rows], alpha, m, one_group, unit, clip=True, out=buffer)
+            out += p * risk
 
 
 class MultiLabelFocusedARLS(MultiLabelARLS):
@@ -96,11 +101,13 @@ class MultiLabelFocusedARLS(MultiLabelARLS):
         lam: float = 1.0,
         graph_k: int = 6,
         graph_t: float | None = None,
+        class_weight: None | str = None,
         focus: int = DEFAULT_FOCUS,
     ):
         super().__init__(
-            kernel=kernel, sigma=sigma, degree=degree, lam=lam, graph_k=graph_k, graph_t=graph_t
-        )
+            kernel=kernel, sigma=sigma, degree=degree, lam=lam, graph_k=graph_k, graph_t=graph_t,
+            class_weight=class_weight,
+        )  # fmt: skip
         self.focus = focus
 
     def _start(self, X: np.ndarray, K: np.ndarray | None) -> None:
@@ -168,11 +175,13 @@ class MultiLabelRandom(RandomOrder, MultiLabelStrategy):
         lam: float = 1.0,
         graph_k: int = 6,
         graph_t: float | None = None,
+        class_weight: None | str = None,
         seed: int | None = 0,
     ):
         super().__init__(
-            kernel=kernel, sigma=sigma, degree=degree, lam=lam, graph_k=graph_k, graph_t=graph_t
-        )
+            kernel=kernel, sigma=sigma, degree=degree, lam=lam, graph_k=graph_k, graph_t=graph_t,
+            class_weight=class_weight,
+        )  # fmt: skip
         self.seed = seed
 
 

@@ -4,10 +4,13 @@ pool, estimated from the random checks (docs/multilabel.md §5).
 Each random check — a label drawn uniformly from the unlabeled pool (``audit_every``, focused
 ARLS's exploration share) — is predicted by the model fitted on all the other labels: the
 exact leave-one-out sets of :class:`~rlscore.core.rls.multilabel.MultiLabelRLS` at the
-session's kernel and λ (the RLS without offset or weights that the multi-label strategies
-hold, so the leave-one-out model is the session's own without that label).
+session's kernel and λ (the RLS without offset that the multi-label strategies hold, so the
+leave-one-out model is the session's own without that label). With balanced class weights per
+label the session's model without a label also has other weights (the counts change), which
+the leave-one-out shortcut keeps fixed: each check is then predicted by a refit on the other
+labels, a few per session.
 :func:`~rlscore.core.evaluation.set_accuracy.micro_f1_estimate` turns the checks into the
-estimate and its bootstrap interval. The stop advice is single-label only so far.
+estimate and its bootstrap interval. The stop advice is single-label only (docs/multilabel.md §6).
 """
 
 from __future__ import annotations
@@ -69,12 +72,36 @@ def set_accuracy_estimate(
         X, kernel = K[np.ix_(idx, idx)], "precomputed"
     else:
         X = project.X[np.asarray(idx, dtype=np.intp)]
+    weight = params.get("class_weight")
     model = MultiLabelRLS(
-        kernel, sigma=params.get("sigma", 1.0), degree=params.get("degree", 2), lam=float(lam)
+        kernel,
+        sigma=params.get("sigma", 1.0),
+        degree=params.get("degree", 2),
+        lam=float(lam),
+        class_weight=weight,
     )
-    model.fit(X, [labels[i] for i in idx], classes=project.classes)
-    true = multi_hot([labels[idx[r]] for r in rows], project.classes) > 0.5
-    return micro_f1_estimate(true, model.loo_decision_[rows] > 0)
+    sets = [labels[i] for i in idx]
+    true = multi_hot([sets[r] for r in rows], project.classes) > 0.5
+    if weight is None:
+        model.fit(X, sets, classes=project.classes)
+        return micro_f1_estimate(true, model.loo_decision_[rows] > 0)
+    held = np.empty(true.shape, dtype=bool)
+    for k, r in enumerate(rows):
+        rest = [j for j in range(len(idx)) if j != r]
+        model.fit(_rows(X, rest, kernel), [sets[j] for j in rest], classes=project.classes)
+        held[k] = model.decision_function(_cross(X, r, rest, kernel))[0] > 0
+    return micro_f1_estimate(true, held)
+
+
+def _rows(X: np.ndarray, rest: list[int], kernel: str) -> np.ndarray:
+    """The training rows of a refit without one label (a precomputed kernel: its block)."""
+    return X[np.ix_(rest, rest)] if kernel == "precomputed" else X[rest]
+
+
+def _cross(X: np.ndarray, r: int, rest: list[int], kernel: str) -> np.ndarray:
+    """The held-out row ``r`` as the refit predicts it (a precomputed kernel: against the
+    training rows)."""
+    return X[np.ix_([r], rest)] if kernel == "precomputed" else X[[r]]
 
 
 __all__ = ["set_accuracy_estimate"]
