@@ -130,7 +130,8 @@ def _unweighted_loo(inputs, labels, kernel: str, width, degree: int, lam) -> tup
     for name, value in (("kernel", kernel), ("degree", degree), ("lam", lam)):
         check_parameter(name, value, rules[name])
     inputs = check_matrix(inputs, "X", min_samples=2)
-    check_classification_targets(labels)  # as the classifier: no continuous labels
+    if labels.dtype.kind not in "biuUS":  # integers and strings are classes: skip the check
+        check_classification_targets(labels)  # as the classifier: no continuous labels
     classes, codes = np.unique(labels, return_inverse=True)
     if kernel == "precomputed":
         K = check_kernel_matrix(inputs)
@@ -227,8 +228,8 @@ def label_issues(
     # Largest margin first, ties in input order; sorted before the frame is built (cheaper)
     order = np.argsort(-s, kind="stable")
     columns = (labeled, labels, classes[suggested], score, s)
-    table = pd.DataFrame(
-        {name: values[order] for name, values in zip(COLUMNS, columns, strict=True)}
+    table = pd.DataFrame(  # fresh arrays: no copy needed
+        {name: values[order] for name, values in zip(COLUMNS, columns, strict=True)}, copy=False
     )
     table.attrs.update(
         lam=lam_used, sigma=width, slope=calibration.slope, intercept=calibration.intercept
