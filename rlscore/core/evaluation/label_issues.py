@@ -130,8 +130,10 @@ def _unweighted_loo(inputs, labels, kernel: str, width, degree: int, lam) -> tup
     for name, value in (("kernel", kernel), ("degree", degree), ("lam", lam)):
         check_parameter(name, value, rules[name])
     inputs = check_matrix(inputs, "X", min_samples=2)
-    if labels.dtype.kind not in "biuUS":  # integers and strings are classes: skip the check
-        check_classification_targets(labels)  # as the classifier: no continuous labels
+    # as the classifier: no continuous (or multi-output) labels; a vector of integers or
+    # strings is classes, and sklearn's check of it cost as much as the λ search (150 labels)
+    if labels.ndim != 1 or labels.dtype.kind not in "biuUS":
+        check_classification_targets(labels)
     classes, codes = np.unique(labels, return_inverse=True)
     if kernel == "precomputed":
         K = check_kernel_matrix(inputs)

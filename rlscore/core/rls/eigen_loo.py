@@ -51,8 +51,12 @@ class EigenLOO:
 
     @classmethod
     def of_kernel(cls, K: np.ndarray, Y: np.ndarray) -> EigenLOO:
-        """From the whole eigendecomposition of a symmetric PSD ``K`` (the path's driver)."""
-        evals, Q = scipy.linalg.eigh(K, check_finite=False, driver="evd")
+        """From the whole eigendecomposition of a symmetric PSD ``K``: LAPACK's ``dsyevd`` on
+        its lower triangle, the routine and triangle of the path's ``scipy.linalg.eigh``
+        (the same pairs, bit for bit) without the wrapper's checks and workspace query."""
+        evals, Q, info = scipy.linalg.lapack.dsyevd(K, compute_v=1, lower=1)
+        if info != 0:
+            raise np.linalg.LinAlgError(f"the eigendecomposition of K failed (LAPACK info {info})")
         np.maximum(evals, 0.0, out=evals)  # K is PSD: a negative eigenvalue is rounding noise
         return cls(Q, evals, Y)
 
