@@ -79,7 +79,12 @@ def fit_platt(margins: np.ndarray, right: np.ndarray) -> PlattCalibration:
         ga, gb = float(g @ m), float(g.sum())
         det = haa * hbb - hab * hab
         step_a, step_b = (hbb * ga - hab * gb) / det, (haa * gb - hab * ga) / det
-        a, b = max(a - step_a, 0.0), b - step_b
+        if a - step_a < 0.0:
+            # the slope's bound is reached: Newton in the intercept alone at slope 0 (the
+            # joint step's intercept would stop where the slope's gradient is balanced, not at
+            # the bounded optimum, and the clipped slope step would never fall below the tolerance)
+            step_a, step_b = a, gb / hbb
+        a, b = a - step_a, b - step_b
         if max(abs(step_a), abs(step_b)) < 1e-10:
             break
     return PlattCalibration(a, b)
