@@ -199,3 +199,12 @@ def test_platt_at_its_slope_bound_is_the_bounded_maximum_likelihood(seed):
     fit = fit_platt(m, right)
     assert fit.slope == 0.0
     assert fit.intercept == pytest.approx(best.x, abs=1e-6)
+
+
+@pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")
+@pytest.mark.parametrize("n", [30, 260])  # the exact λ search and the sketched one
+def test_an_overflowing_kernel_is_refused_with_a_message(n):
+    rng = np.random.default_rng(4)
+    X, y = rng.normal(size=(n, 2)) * 1e160, rng.integers(0, 2, n)
+    with pytest.raises(ValueError, match="kernel matrix contains NaN or infinite"):
+        rlscore.label_issues(X, y, kernel="polynomial")

@@ -119,7 +119,11 @@ def _unweighted_loo(inputs, labels, kernel: str, width, degree: int, lam) -> tup
     classifier's parameter rules, none of its estimator machinery)."""
     from sklearn.utils.multiclass import check_classification_targets
 
-    from rlscore.core.conventions.input_validation import check_kernel_matrix, check_matrix
+    from rlscore.core.conventions.input_validation import (
+        check_kernel_matrix,
+        check_matrix,
+        check_points,
+    )
     from rlscore.core.conventions.ova_encoding import ova_targets
     from rlscore.core.conventions.parameter_constraints import check_parameter
     from rlscore.core.kernels.functions import kernel_matrix
@@ -137,8 +141,9 @@ def _unweighted_loo(inputs, labels, kernel: str, width, degree: int, lam) -> tup
     classes, codes = np.unique(labels, return_inverse=True)
     if kernel == "precomputed":
         K = check_kernel_matrix(inputs)
-    else:  # symmetric by construction
+    else:  # symmetric by construction, finite unless a linear or polynomial kernel overflows
         K = kernel_matrix(inputs, kernel=kernel, sigma=width, degree=int(degree))
+        check_points(K, "the kernel matrix contains")
     loo, lam_used = checker_loo(K, ova_targets(codes, classes.size), lam)
     return classes, (loo[:, 0] if classes.size == 2 else loo), float(lam_used)
 
