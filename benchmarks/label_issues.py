@@ -27,12 +27,15 @@ Measures: precision at k = number of flipped labels, AUROC of the ranking (flipp
 scikit-learn's ``roc_auc_score`` on the rank), seconds. Printed: per setting and rate, the mean
 over tasks of the per-task median over seeds, and the median seconds.
 
-``--floor`` measures instead, on each task's pool (seed 0, true labels), the median seconds of
-``rlscore``, ``cleanlab-rls`` and the factorisations of the pool's kernel: one
-eigendecomposition with eigenvectors (what λ by LOO over the eigenvalue grid reuses), the
-eigenvalues alone, the sketched λ search (:func:`rlscore.core.rls.sketched_lam.sketched_loo_lam`)
-and the exact LOO values at one λ from one Cholesky factor
-(:func:`rlscore.core.rls.cholesky_loo.cholesky_loo`).
+``--floor`` measures instead, on each task's pool (seed 0, true labels; with ``--floor-size
+N`` its first N points, e.g. 150 as in the active case), the median seconds of ``rlscore``,
+``cleanlab-rls`` and the factorisations of the pool's kernel: one eigendecomposition with
+eigenvectors (what λ by LOO over the eigenvalue grid reuses), the eigenvalues alone, the exact
+λ search (that eigendecomposition and the 50-λ LOO scan,
+:meth:`rlscore.core.rls.eigen_loo.EigenLOO.best_lam`: ``rlscore``'s on up to
+``EXACT_SEARCH_MAX`` labels), the sketched λ search
+(:func:`rlscore.core.rls.sketched_lam.sketched_loo_lam`) and the exact LOO values at one λ
+from one Cholesky factor (:func:`rlscore.core.rls.cholesky_loo.cholesky_loo`).
 
 ``--lam-search`` measures the sketched λ search (:mod:`rlscore.core.rls.sketched_lam`, used
 by ``rlscore`` on pools of more than ``EXACT_SEARCH_MAX`` labels): on each such pool with 10 %
@@ -43,7 +46,8 @@ Usage::
 
     OPENBLAS_NUM_THREADS=1 nice -n 10 .venv/bin/python benchmarks/label_issues.py \\
         --seeds 3 [--tasks wine iris] [--settings uniform active] [--out FILE.jsonl]
-    OPENBLAS_NUM_THREADS=1 nice -n 10 .venv/bin/python benchmarks/label_issues.py --floor
+    OPENBLAS_NUM_THREADS=1 nice -n 10 .venv/bin/python benchmarks/label_issues.py --floor \
+        [--floor-size 150]
     OPENBLAS_NUM_THREADS=1 nice -n 10 .venv/bin/python benchmarks/label_issues.py --lam-search \\
         --seeds 4
 """
@@ -79,6 +83,7 @@ from rlscore.core.kernels.functions import kernel_matrix  # noqa: E402
 from rlscore.core.rls.cholesky_loo import EXACT_SEARCH_MAX, cholesky_loo  # noqa: E402
 from rlscore.core.rls.classifier import RLSClassifier  # noqa: E402
 from rlscore.core.rls.confidence import soft_probabilities  # noqa: E402
+from rlscore.core.rls.eigen_loo import EigenLOO  # noqa: E402
 from rlscore.core.rls.path import RLSPath  # noqa: E402
 from rlscore.core.rls.sketched_lam import sketched_loo_lam  # noqa: E402
 from rlscore.query import NoCandidatesError, make_strategy  # noqa: E402
@@ -289,13 +294,14 @@ def summarise(records: list[dict]) -> None:
         print(f"{task:<18} " + "  ".join(cells))
 
 
-def floor_seconds(task: str, repeats: int) -> tuple[int, int, dict[str, float]]:
+def floor_seconds(task: str, repeats: int, size: int = 0) -> tuple[int, int, dict[str, float]]:
     """The pool size, the number of classes and the median seconds of the checkers and the
-    factorisations on ``task``'s pool (module docstring)."""
+    factorisations on ``task``'s pool, or its first ``size`` points (module docstring)."""
     X, y = DATASETS[task]()
     split = make_split(X, y, Protocol(), 0)
-    Xp, classes = split.X_pool, np.unique(split.y_pool)
-    codes = np.searchsorted(classes, split.y_pool)
+    keep = slice(None) if size <= 0 else slice(0, size)
+    Xp, classes = split.X_pool[keep], np.unique(split.y_pool[keep])
+    codes = np.searchsorted(classes, split.y_pool[keep])
     K = kernel_matrix(Xp, kernel="rbf", sigma=split.sigma)
     Y = ova_targets(codes, classes.size)
     model = lambda: RLSClassifier(sigma=split.sigma, lam="auto")  # noqa: E731
@@ -304,21 +310,24 @@ def floor_seconds(task: str, repeats: int) -> tuple[int, int, dict[str, float]]:
         "cleanlab-rls": lambda: rank_cleanlab(Xp, codes, classes.size, 0, model),
         "eigh": lambda: scipy.linalg.eigh(K, driver="evd", check_finite=False),
         "eigvalsh": lambda: scipy.linalg.eigh(K, eigvals_only=True, check_finite=False),
+        "exact": lambda: EigenLOO.of_kernel(K, Y).best_lam(),
         "sketch": lambda: sketched_loo_lam(K, Y),
         "cholesky": lambda: cholesky_loo(K, Y, 1e-3),
     }
     return Xp.shape[0], classes.size, {k: timed(fn, repeats=repeats) for k, fn in runs.items()}
 
 
-def floor(tasks, repeats: int) -> None:
+def floor(tasks, repeats: int, size: int = 0) -> None:
     """Print :func:`floor_seconds` of each task, with the ratios to ``cleanlab-rls``."""
-    print("\ntask               n    T  rlscore  cleanlab-rls  eigh(vectors)  eigvalsh  sketch  "
-          "cholesky-loo  rlscore/cleanlab-rls  eigh/cleanlab-rls")  # fmt: skip
+    print("\ntask               n    T  rlscore  cleanlab-rls  eigh(vectors)  eigvalsh  "
+          "exact-search  sketch  cholesky-loo  rlscore/cleanlab-rls  "
+          "eigh/cleanlab-rls")  # fmt: skip
     for task in tasks:
-        n, T, s = floor_seconds(task, repeats)
+        n, T, s = floor_seconds(task, repeats, size)
         print(
             f"{task:<18} {n:4d} {T:3d} {s['rlscore']:8.4f} "
             f"{s['cleanlab-rls']:13.4f} {s['eigh']:14.4f} {s['eigvalsh']:9.4f} "
+            f"{s['exact']:13.4f} "
             f"{s['sketch']:7.4f} {s['cholesky']:13.4f} "
             f"{s['rlscore'] / s['cleanlab-rls']:21.2f} "
             f"{s['eigh'] / s['cleanlab-rls']:18.2f}  (load {load_average()})",
@@ -374,6 +383,9 @@ def main(argv=None) -> int:
     )
     parser.add_argument("--repeats", type=int, default=5, help="repeats of each --floor time")
     parser.add_argument(
+        "--floor-size", type=int, default=0, help="--floor on each pool's first N points (0: all)"
+    )
+    parser.add_argument(
         "--lam-search",
         action="store_true",
         help="the sketched λ search's exact LOO error against the full search's (docstring)",
@@ -386,7 +398,7 @@ def main(argv=None) -> int:
         report_machine()
         return 0
     if args.floor:
-        floor(args.tasks, args.repeats)
+        floor(args.tasks, args.repeats, args.floor_size)
         report_machine()
         return 0
     records = []

@@ -9,6 +9,7 @@ import pytest
 import rlscore
 from rlscore.core.conventions.ova_encoding import ova_targets
 from rlscore.core.rls.cholesky_loo import EXACT_SEARCH_MAX, checker_loo, cholesky_loo
+from rlscore.core.rls.eigen_loo import EigenLOO
 from rlscore.core.rls.path import RLSPath
 from rlscore.core.rls.sketched_lam import kernel_sketch, sketched_loo_lam
 
@@ -115,3 +116,54 @@ def test_the_path_from_eigenpairs_equals_the_path_of_its_kernel():
         np.testing.assert_allclose(thin.loo(lam), full.loo(lam), atol=1e-9)
     lams = np.geomspace(1e-3, 10, 9)
     assert thin.best_loo_lam(lams=lams) == full.best_loo_lam(lams=lams)
+
+
+@pytest.mark.parametrize("n_classes", [2, 4])
+def test_the_eigenpair_loo_values_equal_brute_force_refits(n_classes):
+    X, y = _noisy_blobs(50, n_classes, 3, seed=10 + n_classes)
+    K, Y = _rbf(X, 1.5), ova_targets(y, n_classes)
+    lams = np.array([1e-3, 0.3, 5.0])
+    got = EigenLOO.of_kernel(K, Y).loo(lams)
+    for j, lam in enumerate(lams):
+        np.testing.assert_allclose(got[:, j], _brute_force_loo(K, Y, lam), atol=1e-8)
+
+
+def test_thin_eigenpair_loo_values_equal_brute_force_refits_on_their_kernel():
+    rng = np.random.default_rng(9)
+    U = np.linalg.qr(rng.normal(size=(40, 6)))[0]
+    evals = np.sort(rng.uniform(0.1, 5.0, size=6))
+    Y = ova_targets(rng.integers(0, 3, size=40), 3)
+    lams = np.array([1e-2, 0.7])
+    got = EigenLOO(U, evals, Y).loo(lams)
+    K = (U * evals) @ U.T
+    for j, lam in enumerate(lams):
+        np.testing.assert_allclose(got[:, j], _brute_force_loo(K, Y, lam), atol=1e-8)
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_the_eigenpair_search_picks_the_brute_force_minimiser(n_classes):
+    """The largest λ of least LOO classification error over the path's grid, the errors
+    counted from refits without each point."""
+    X, y = _noisy_blobs(36, n_classes, 2, seed=20 + n_classes)
+    K, Y = _rbf(X, 1.0), ova_targets(y, n_classes)
+    search = EigenLOO.of_kernel(K, Y)
+    lams = search.default_lams(12)
+    np.testing.assert_allclose(lams, RLSPath(K, Y).default_lams(12))
+    errors = []
+    for lam in lams:
+        F = _brute_force_loo(K, Y, lam)
+        wrong = (F[:, 0] > 0) != (y == 1) if n_classes == 2 else np.argmax(F, axis=1) != y
+        errors.append(wrong.mean())
+    errors = np.array(errors)
+    assert search.best_lam(lams) == lams[errors <= errors.min() + 1e-12].max()
+
+
+@pytest.mark.parametrize(("n", "n_classes", "sigma"), [(120, 2, 1.0), (150, 3, 0.5), (90, 6, 2.0)])
+def test_the_small_pool_lambda_is_the_full_paths(n, n_classes, sigma):
+    """On pools up to EXACT_SEARCH_MAX the checker keeps the λ of RLSPath's exact search."""
+    X, y = _noisy_blobs(n, n_classes, 3, seed=n)
+    K, Y = _rbf(X, sigma), ova_targets(y, n_classes)
+    path = RLSPath(K, Y)
+    loo, lam = checker_loo(K, Y)
+    assert lam == path.best_loo_lam()
+    np.testing.assert_allclose(loo, path.loo(lam), atol=1e-10)

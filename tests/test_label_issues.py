@@ -180,3 +180,31 @@ def test_continuous_labels_are_refused():
     y = np.random.default_rng(7).uniform(size=20)
     with pytest.raises(ValueError, match="continuous"):
         rlscore.label_issues(X, y)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_platt_at_its_slope_bound_is_the_bounded_maximum_likelihood(seed):
+    """Where a larger margin is less often right, the slope stays at 0 and the intercept is
+    the one minimising the smoothed cross-entropy at slope 0 (a 1-D search from scratch)."""
+    from scipy.optimize import minimize_scalar
+
+    rng = np.random.default_rng(seed)
+    m = rng.exponential(1.0, 60)
+    right = rng.random(60) < 1 / (1 + np.exp(1.5 * m - 1.0))
+    n_right = right.sum()
+    target = np.where(right, (n_right + 1) / (n_right + 2), 1 / (right.size - n_right + 2))
+    best = minimize_scalar(
+        lambda b: np.sum(np.logaddexp(0, b) - target * b), bracket=(-5, 5), tol=1e-12
+    )
+    fit = fit_platt(m, right)
+    assert fit.slope == 0.0
+    assert fit.intercept == pytest.approx(best.x, abs=1e-6)
+
+
+@pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")
+@pytest.mark.parametrize("n", [30, 260])  # the exact λ search and the sketched one
+def test_an_overflowing_kernel_is_refused_with_a_message(n):
+    rng = np.random.default_rng(4)
+    X, y = rng.normal(size=(n, 2)) * 1e160, rng.integers(0, 2, n)
+    with pytest.raises(ValueError, match="kernel matrix contains NaN or infinite"):
+        rlscore.label_issues(X, y, kernel="polynomial")

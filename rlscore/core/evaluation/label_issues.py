@@ -119,7 +119,11 @@ def _unweighted_loo(inputs, labels, kernel: str, width, degree: int, lam) -> tup
     classifier's parameter rules, none of its estimator machinery)."""
     from sklearn.utils.multiclass import check_classification_targets
 
-    from rlscore.core.conventions.input_validation import check_kernel_matrix, check_matrix
+    from rlscore.core.conventions.input_validation import (
+        check_kernel_matrix,
+        check_matrix,
+        check_points,
+    )
     from rlscore.core.conventions.ova_encoding import ova_targets
     from rlscore.core.conventions.parameter_constraints import check_parameter
     from rlscore.core.kernels.functions import kernel_matrix
@@ -130,12 +134,16 @@ def _unweighted_loo(inputs, labels, kernel: str, width, degree: int, lam) -> tup
     for name, value in (("kernel", kernel), ("degree", degree), ("lam", lam)):
         check_parameter(name, value, rules[name])
     inputs = check_matrix(inputs, "X", min_samples=2)
-    check_classification_targets(labels)  # as the classifier: no continuous labels
+    # as the classifier: no continuous (or multi-output) labels; a vector of integers or
+    # strings is classes, and sklearn's check of it cost as much as the λ search (150 labels)
+    if labels.ndim != 1 or labels.dtype.kind not in "biuUS":
+        check_classification_targets(labels)
     classes, codes = np.unique(labels, return_inverse=True)
     if kernel == "precomputed":
         K = check_kernel_matrix(inputs)
-    else:  # symmetric by construction
+    else:  # symmetric by construction, finite unless a linear or polynomial kernel overflows
         K = kernel_matrix(inputs, kernel=kernel, sigma=width, degree=int(degree))
+        check_points(K, "the kernel matrix contains")
     loo, lam_used = checker_loo(K, ova_targets(codes, classes.size), lam)
     return classes, (loo[:, 0] if classes.size == 2 else loo), float(lam_used)
 
@@ -227,8 +235,8 @@ def label_issues(
     # Largest margin first, ties in input order; sorted before the frame is built (cheaper)
     order = np.argsort(-s, kind="stable")
     columns = (labeled, labels, classes[suggested], score, s)
-    table = pd.DataFrame(
-        {name: values[order] for name, values in zip(COLUMNS, columns, strict=True)}
+    table = pd.DataFrame(  # fresh arrays: no copy needed
+        {name: values[order] for name, values in zip(COLUMNS, columns, strict=True)}, copy=False
     )
     table.attrs.update(
         lam=lam_used, sigma=width, slope=calibration.slope, intercept=calibration.intercept

@@ -15,6 +15,7 @@ import numpy as np
 import scipy.linalg
 
 from rlscore.core.conventions.input_validation import check_positive
+from rlscore.core.rls.eigen_loo import EigenLOO
 from rlscore.core.rls.path import RLSPath
 from rlscore.core.rls.sketched_lam import sketched_loo_lam
 
@@ -72,7 +73,8 @@ def checker_loo(
     lam
         λ > 0, or ``"auto"``: the largest λ minimising the LOO classification error, over
         the exact path's grid when ``n ≤ exact_search_max``
-        (:meth:`~rlscore.core.rls.path.RLSPath.best_loo_lam`), otherwise over the sketched
+        (:meth:`~rlscore.core.rls.eigen_loo.EigenLOO.best_lam`, the λ of
+        :meth:`~rlscore.core.rls.path.RLSPath.best_loo_lam`), otherwise over the sketched
         kernel's (:func:`~rlscore.core.rls.sketched_lam.sketched_loo_lam`).
     exact_search_max
         The largest pool whose λ is searched on the exact path.
@@ -86,9 +88,9 @@ def checker_loo(
         if lam != "auto":
             raise ValueError(f"lam must be a positive number or 'auto', got {lam!r}")
         if K.shape[0] <= exact_search_max:
-            path = RLSPath(K, Y)
-            lam = path.best_loo_lam("classification")
-            return path.loo(lam), lam
+            path = EigenLOO.of_kernel(K, Y)
+            lam = path.best_lam()
+            return path.loo(np.array([lam]))[:, 0], lam
         lam = sketched_loo_lam(K, Y)
     lam = check_positive(lam, "lam")
     loo = cholesky_loo(K, Y, lam)

@@ -7,9 +7,10 @@ randomized range finder (Halko, Martinsson & Tropp 2011, *Finding structure with
 SIAM Review 53, Alg. 4.3 with one power iteration, then Rayleigh–Ritz) gives ``K ≈ ΦΦᵀ`` of
 rank r in O(n²r); the rest of the spectrum is taken as one shift ``δI``, δ the mean of the
 diagonal ``ΦΦᵀ`` leaves out. For ``K̃ = ΦΦᵀ + δI`` the system ``(K̃ + λI)c = y`` is that of
-``ΦΦᵀ`` at ``λ + δ``, so the LOO values of ``K̃`` at every λ come from the thin path of Φ
-(:meth:`RLSPath.from_features`) in O(nr) per λ. The λ it chooses is the checker's; the LOO
-values at that λ are then the exact ones of ``K`` (:mod:`rlscore.core.rls.cholesky_loo`).
+``ΦΦᵀ`` at ``λ + δ``, so the LOO values of ``K̃`` at every λ come from its eigenpairs
+(:class:`rlscore.core.rls.eigen_loo.EigenLOO`, thin) in O(nr) per λ. The λ it chooses is the
+checker's; the LOO values at that λ are then the exact ones of ``K``
+(:mod:`rlscore.core.rls.cholesky_loo`).
 
 The grid is geometric between ``n·ε·λ_max`` (the rounding-noise floor under which the exact
 path counts no eigenvalue) and ``λ_max``: the smallest positive eigenvalue, the exact grid's
@@ -22,7 +23,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg
 
-from rlscore.core.rls.path import DEFAULT_N_LAMS, RLSPath
+from rlscore.core.rls.eigen_loo import EigenLOO
+from rlscore.core.rls.path import DEFAULT_N_LAMS
 
 #: the sketch's rank r (at most a quarter of the points)
 SKETCH_RANK = 150
@@ -100,7 +102,7 @@ def sketched_loo_lam(
     # the rest of the spectrum as one shift: the mean of the diagonal the sketch leaves out
     delta = max(float(np.mean(np.diag(K) - (U * U) @ evals)), 0.0)
     lams = np.geomspace(n * np.finfo(np.float64).eps * top, top, num)
-    chosen = RLSPath.from_eigenpairs(U, evals, Y).best_loo_lam(lams=lams + delta)
+    chosen = EigenLOO(U, evals, Y).best_lam(lams + delta)
     # the grid point itself, not chosen − δ (which rounding could push off the grid or to 0)
     return float(lams[np.argmin(np.abs(lams + delta - chosen))])
 
