@@ -6,6 +6,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from reference.stopping import (
+    clopper_pearson_by_root,
+    first_drop,
+    first_stable,
+    wilson_by_root,
+)
 from scipy.stats import chisquare
 
 from rlscore.core.evaluation.accuracy_interval import (
@@ -31,12 +37,6 @@ from rlscore.sessions.stopping.stop_rule import (
     MIN_STOP_LABELS,
     first_stop,
     stop_decision,
-)
-from tests.reference.stopping import (
-    clopper_pearson_by_root,
-    first_drop,
-    first_stable,
-    wilson_by_root,
 )
 
 SIGMA, LAM = 1.2, 0.3

@@ -10,13 +10,13 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy.stats import binomtest
+from support.sessions import moons_store, session
 
 from rlscore.core.rls.classifier import RLSClassifier
 from rlscore.sessions import export_labels
 from rlscore.sessions.stopping.accuracy_estimate import (
     ESTIMATE_COLUMNS,
 )
-from tests.support.sessions import moons_store, session
 
 
 def _brute_force_loo(X, labels, sigma, lam, class_weight, checks):

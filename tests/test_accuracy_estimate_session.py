@@ -4,12 +4,12 @@ those of a from-scratch record, label by label, through undo and relabel."""
 from __future__ import annotations
 
 import numpy as np
+from support.sessions import moons_store, session
 
 from rlscore.core.evaluation.accuracy_interval import wilson_interval
 from rlscore.core.kernels.functions import pool_kernel
 from rlscore.core.rls.classifier import RLSClassifier
 from rlscore.sessions.stopping.stopping_view import stopping_view
-from tests.support.sessions import moons_store, session
 
 
 def _loo_accuracy(X, order, sigma, lam):

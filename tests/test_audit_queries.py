@@ -9,6 +9,7 @@ import tracemalloc
 import numpy as np
 import pytest
 from scipy.stats import chisquare
+from support.sessions import moons_store, session
 
 from rlscore.core.evaluation.accuracy_interval import wilson_interval
 from rlscore.core.rls.classifier import RLSClassifier
@@ -16,7 +17,6 @@ from rlscore.sessions.state.label_log import LabelLog
 from rlscore.sessions.state.settings import check_settings, default_settings
 from rlscore.sessions.stopping.stopping_view import stopping_view
 from rlscore.sessions.team.claims import MAX_CANDIDATES, audit_candidates
-from tests.support.sessions import moons_store, session
 
 
 def _audits(store) -> list[tuple[int, bool]]:

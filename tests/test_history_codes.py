@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from reference.history_codes import FullCodesHistory
 
 from rlscore.sessions.views.diagnostics import History
-from tests.reference.history_codes import FullCodesHistory
 
 
 def _path(rng: np.random.Generator, n: int, steps: int, n_classes: int):

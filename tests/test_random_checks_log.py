@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from support.sessions import moons_store, session
 
 from rlscore.query import make_strategy
-from tests.support.sessions import moons_store, session
 
 
 def _checks_in_log(store) -> set[int]:

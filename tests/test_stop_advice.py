@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from reference.stopping import first_flat, first_stable
 
 from rlscore.sessions.stopping.curves import LearnerState, StopCurves
 from rlscore.sessions.stopping.stop_rule import (
@@ -17,7 +18,6 @@ from rlscore.sessions.stopping.stop_rule import (
     rule_curve,
     stop_decision,
 )
-from tests.reference.stopping import first_flat, first_stable
 
 #: steps beyond the last label the brute force extends a curve by (more than any window)
 HORIZON = 300

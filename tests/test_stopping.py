@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from reference.stopping import first_drop, first_flat, first_stable, kappa
 from sklearn.metrics import cohen_kappa_score
 
 from rlscore.core.evaluation.stopping_rules import (
@@ -17,7 +18,6 @@ from rlscore.core.evaluation.stopping_rules import (
     steps_to_plateau,
     steps_to_stabilize,
 )
-from tests.reference.stopping import first_drop, first_flat, first_stable, kappa
 
 
 def _curves(seed: int, length: int = 120) -> dict:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from support.sessions import moons_subset
 
 from rlscore.cli import main as cli
 from rlscore.sessions.state.settings import check_settings, project_settings, save_project_settings
@@ -13,7 +14,6 @@ from rlscore.sessions.stopping.stop_rule import (
     DEFAULT_STOP_RULE,
 )
 from rlscore.storage import open_store
-from tests.support.sessions import moons_subset
 
 
 def test_until_stop_is_a_project_setting(tmp_path):
