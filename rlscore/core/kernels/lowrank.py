@@ -226,6 +226,61 @@ class LowRankKernel(TransformerMixin, BaseEstimator):
         self.features_ = self.transform(X)
         return self
 
+    @classmethod
+    def from_parts(
+        cls,
+        params: dict,
+        *,
+        landmarks: np.ndarray,
+        normalization: np.ndarray,
+        sigma: float | None,
+        landmark_indices: np.ndarray | None = None,
+        residual_traces: np.ndarray | None = None,
+        features: np.ndarray | None = None,
+    ) -> LowRankKernel:
+        """A fitted single-group map (rules ``"uniform"``, ``"kmeans"``, ``"ic"``) from what its
+        ``fit`` left: ``landmarks_``, ``normalization_``, ``sigma_`` and, optionally,
+        ``landmark_indices_``, ``residual_traces_`` and the pool's ``features_``.
+
+        For parts kept on disk (:mod:`rlscore.sessions.state.feature_files`): :meth:`transform`
+        then computes what the original map's does, with no landmark choice and no pass over
+        the pool.
+
+        Parameters
+        ----------
+        params
+            The constructor parameters of the fitted map.
+        landmarks, normalization, sigma, landmark_indices, residual_traces, features
+            The fitted attributes of the same names (with a trailing underscore).
+
+        Raises
+        ------
+        ValueError
+            An ensemble rule (several groups), or parts whose shapes do not fit together.
+        """
+        kernel = cls(**params)
+        check_parameters(kernel)
+        if kernel.landmarks in ("ensemble", "boost"):
+            raise ValueError(f"landmarks {kernel.landmarks!r} has several groups: refit it")
+        Z = check_matrix(landmarks, "landmarks", min_samples=1)
+        N = np.asarray(normalization, dtype=np.float64)
+        if N.ndim != 2 or N.shape[0] != Z.shape[0]:
+            raise ValueError(f"normalization {N.shape} does not fit {Z.shape[0]} landmarks")
+        if features is not None and (features.ndim != 2 or features.shape[1] != N.shape[1]):
+            raise ValueError(f"features {features.shape} do not fit {N.shape[1]} directions")
+        kernel.sigma_ = sigma
+        kernel.landmark_indices_ = landmark_indices
+        kernel.landmarks_ = Z
+        kernel.groups_ = [np.arange(Z.shape[0])]
+        kernel.weights_ = np.ones(1)
+        kernel.residual_traces_ = residual_traces
+        kernel.validation_indices_ = kernel.validation_errors_ = None
+        kernel._blocks = None
+        kernel.normalization_ = N
+        kernel.n_features_in_ = Z.shape[1]
+        kernel.features_ = features
+        return kernel
+
     def fit_transform(self, X, y=None) -> np.ndarray:
         """``fit(X)`` and the pool's features (a copy of ``features_``, computed once)."""
         return self.fit(X).features_.copy()

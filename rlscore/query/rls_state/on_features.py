@@ -192,7 +192,7 @@ class FeaturePoolStrategy(WeightedRLSStrategy):
         require_memory(
             self.memory_bytes(n, T),
             f"{type(self).__name__} on a pool of {n} points "
-            f"({self._feature_map().max_features(n)} features per point at most)",
+            f"({self.feature_map().max_features(n)} features per point at most)",
         )
         self.features_, self.lowrank_ = self.pool_features(X)
         r = self.features_.shape[1]
@@ -225,12 +225,25 @@ class FeaturePoolStrategy(WeightedRLSStrategy):
         if self.kernel == "linear" and X.shape[1] < X.shape[0]:
             phi, lowrank = X, None  # K = XXᵀ exactly: Φ = X
         else:
-            lowrank = self._feature_map().fit(X)
+            lowrank = self.feature_map().fit(X)
             phi = lowrank.features_
         self._feature_cache = (key, X, phi, lowrank)
         return phi, lowrank
 
-    def _feature_map(self) -> LowRankKernel:
+    def adopt_features(
+        self, X: np.ndarray, features: np.ndarray, feature_map: LowRankKernel
+    ) -> None:
+        """Start on the pool ``X`` (the same array object) with ``features`` and their fitted
+        ``feature_map`` instead of building them: Nyström features of ``X`` under this
+        strategy's kernel parameters that were built before, e.g. kept on disk by the session
+        (:mod:`rlscore.sessions.state.feature_files`). The caller vouches that they are what
+        :meth:`pool_features` would build; a change of the kernel parameters drops them."""
+        if features.shape[0] != X.shape[0]:
+            raise ValueError(f"features have {features.shape[0]} rows, the pool {X.shape[0]}")
+        key = repr(sorted(self.kernel_params().items()))
+        self._feature_cache = (key, X, features, feature_map)
+
+    def feature_map(self) -> LowRankKernel:
         """The unfitted Nyström feature map of this strategy's parameters."""
         return LowRankKernel(
             kernel=self.kernel,

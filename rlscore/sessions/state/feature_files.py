@@ -1,0 +1,228 @@
+"""A large pool's low-rank features, kept on disk so that a restart reads them (issue 36 item 5).
+
+The Nyström features of a low-rank engine (:class:`~rlscore.query.rls_state.on_features.
+FeaturePoolStrategy`) take 1.6 s of CPU at 10⁵ points and 16 s at 10⁶ (500 landmarks), and
+every new session built them again: a server's first Label page of a large project waited
+for them. :class:`FeatureFiles` keeps them beside the snapshots (``<snapshot dir>/features/``)
+once built and hands them to the next session's engine, memory-mapped (10⁶ × 500 float64 is
+4 GB: the pages are read as the engine touches them, and shared by the servers of one
+machine).
+
+A file is keyed by a SHA-256 of everything the features depend on (:func:`feature_key`): the
+pool's values and shape, the engine's kernel parameters (kernel, σ, degree, landmarks and
+their rule, seed), the code that builds them and numpy's version. A changed input gives
+another key, so stale features are never served. On read the file is checked — its key, the
+array's type and shape against the pool and the feature map, and a few rows mapped afresh
+(:data:`CHECKED_ROWS`) — and a file that fails is deleted and the features built again. Like
+the snapshots, the folder is only a cache: deleting it is always safe. The files hold plain
+arrays (``allow_pickle=False``).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+import threading
+import zipfile
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from rlscore.sessions.state.snapshots import source_hash
+
+if TYPE_CHECKING:
+    from rlscore.query.rls_state.on_features import FeaturePoolStrategy
+
+#: sub-folder of the snapshot folder holding the feature files
+FEATURE_FOLDER = "features"
+#: layout of the files (raise it when it changes)
+FEATURE_FORMAT = 1
+#: the code the features are built by (the kernels room and the strategy's one step)
+FEATURE_CODE = ("core/kernels", "query/rls_state")
+#: pools of fewer points build their features in well under a second: not kept
+MIN_KEPT_ROWS = 50_000
+#: feature files kept per folder, least recently used deleted first (4 GB each at 10⁶ points)
+FEATURE_FILES_KEEP = 4
+#: rows mapped afresh on read and compared with the file's
+CHECKED_ROWS = 8
+#: what reading a damaged or foreign file raises
+_UNREADABLE = (OSError, EOFError, KeyError, ValueError, zipfile.BadZipFile)
+
+
+@functools.cache
+def feature_code_hash() -> str:
+    """SHA-256 of the source of :data:`FEATURE_CODE` (once per process)."""
+    return source_hash(FEATURE_CODE)
+
+
+def feature_key(X: np.ndarray, kernel_params: dict) -> str:
+    """The key of the features of pool ``X`` under an engine's ``kernel_params``
+    (``kernel_params()``): a SHA-256 of both, the format, the code and numpy's version."""
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    described = {
+        "format": FEATURE_FORMAT,
+        "code": feature_code_hash(),
+        "numpy": np.__version__,
+        "params": sorted(kernel_params.items()),
+        "shape": list(X.shape),
+    }
+    h = hashlib.sha256(json.dumps(described, sort_keys=True, default=repr).encode())
+    h.update(memoryview(X).cast("B"))
+    return h.hexdigest()[:32]
+
+
+def keeps_features(engine: object) -> bool:
+    """Whether ``engine``'s pool features can be kept: a low-rank engine
+    (:class:`~rlscore.query.rls_state.on_features.FeaturePoolStrategy`) that builds them from
+    the pool, not a subclass whose rows are features already (a pool on a cluster)."""
+    # by the class defining pool_features, not isinstance: importing the low-rank strategies
+    # imports scikit-learn, which a page with another engine does not load
+    owner = next((c for c in type(engine).__mro__ if "pool_features" in vars(c)), None)
+    return owner is not None and "adopt_features" in vars(owner)
+
+
+class FeatureFiles:
+    """The feature files of one folder (None: nothing is kept) and the last features used.
+
+    :meth:`restore` before an engine starts, :meth:`keep` after: a session rebuilt with the
+    same kernel parameters (a change of λ, of the class weights or of the strategy) reuses the
+    features in memory, a new session or server reads them from the folder.
+    """
+
+    def __init__(self, directory: Path | None) -> None:
+        self.directory = None if directory is None else Path(directory) / FEATURE_FOLDER
+        self._last: tuple | None = None  # (key, features, feature map)
+
+    def restore(self, engine: object, X: np.ndarray) -> str | None:
+        """Hand ``engine`` its pool features if they are kept (:meth:`~rlscore.query.
+        rls_state.on_features.FeaturePoolStrategy.adopt_features`); the key under which
+        :meth:`keep` should keep them once the engine built them, or None (restored, or not
+        worth keeping)."""
+        if not keeps_features(engine) or X.shape[0] < MIN_KEPT_ROWS:
+            return None
+        key = feature_key(X, engine.kernel_params())
+        if self._last is not None and self._last[0] == key:
+            engine.adopt_features(X, self._last[1], self._last[2])
+            return None
+        self._last = None  # the old features may go before the new ones are read or built
+        kept = self._read(key, X, engine)
+        if kept is None:
+            return key
+        engine.adopt_features(X, *kept)
+        self._last = (key, *kept)
+        return None
+
+    def keep(self, key: str | None, engine: FeaturePoolStrategy) -> bool:
+        """Keep the features ``engine`` built under ``key`` (from :meth:`restore`); whether a
+        file was written. A write error (no space, read-only folder) only loses the cache."""
+        if key is None or engine.lowrank_ is None:
+            return False
+        self._last = (key, engine.features_, engine.lowrank_)
+        feature_map = engine.lowrank_
+        if self.directory is None or len(feature_map.groups_) != 1:
+            return False  # the ensemble rules' maps are sums of groups: built again
+        phi_path, map_path = self._paths(key)
+        tag = f".{os.getpid()}.{threading.get_ident()}.tmp"
+        tmp_phi, tmp_map = (
+            phi_path.with_name(phi_path.name + tag),
+            map_path.with_name(map_path.name + tag),
+        )
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            with open(tmp_phi, "wb") as fh:
+                np.save(fh, np.ascontiguousarray(engine.features_), allow_pickle=False)
+            with open(tmp_map, "wb") as fh:
+                np.savez(fh, key=np.asarray(key), **_map_parts(feature_map))
+            # the features first: a map file names complete features
+            os.replace(tmp_phi, phi_path)
+            os.replace(tmp_map, map_path)
+        except OSError:
+            tmp_phi.unlink(missing_ok=True)
+            tmp_map.unlink(missing_ok=True)
+            return False
+        self._evict()
+        return True
+
+    def _paths(self, key: str) -> tuple[Path, Path]:
+        return self.directory / f"{key}.npy", self.directory / f"{key}.map.npz"
+
+    def _read(self, key: str, X: np.ndarray, engine: FeaturePoolStrategy) -> tuple | None:
+        """The kept features and feature map of ``key`` after the checks of the module
+        docstring, or None (a file that fails them is deleted)."""
+        if self.directory is None:
+            return None
+        phi_path, map_path = self._paths(key)
+        if not map_path.exists():
+            return None
+        try:
+            with np.load(map_path, allow_pickle=False) as parts:
+                if str(parts["key"]) != key:
+                    raise ValueError("feature file of another key")
+                feature_map = _feature_map(engine, parts)
+            phi = np.asarray(np.load(phi_path, mmap_mode="r", allow_pickle=False))
+            _check(phi, X, feature_map)
+        except _UNREADABLE:  # a damaged or foreign file is only a lost cache: build again
+            phi_path.unlink(missing_ok=True)
+            map_path.unlink(missing_ok=True)
+            return None
+        feature_map.features_ = phi
+        os.utime(map_path)  # recently used: kept by the eviction
+        return phi, feature_map
+
+    def _evict(self) -> None:
+        maps = sorted(self.directory.glob("*.map.npz"), key=lambda f: f.stat().st_mtime)
+        for old in maps[:-FEATURE_FILES_KEEP]:
+            old.unlink(missing_ok=True)
+            old.with_name(old.name.removesuffix(".map.npz") + ".npy").unlink(missing_ok=True)
+
+
+def _map_parts(feature_map) -> dict:
+    """The arrays of a fitted single-group map that :func:`_feature_map` restores it from."""
+    parts = {"landmarks": feature_map.landmarks_, "normalization": feature_map.normalization_}
+    if feature_map.sigma_ is not None:
+        parts["sigma"] = np.asarray(feature_map.sigma_)
+    for name in ("landmark_indices", "residual_traces"):
+        value = getattr(feature_map, f"{name}_")
+        if value is not None:
+            parts[name] = np.asarray(value)
+    return parts
+
+
+def _feature_map(engine: FeaturePoolStrategy, parts) -> object:
+    """``engine``'s fitted feature map from its kept ``parts``
+    (:meth:`~rlscore.core.kernels.lowrank.LowRankKernel.from_parts`)."""
+    return type(engine.feature_map()).from_parts(
+        engine.feature_map().get_params(),
+        landmarks=parts["landmarks"],
+        normalization=parts["normalization"],
+        sigma=float(parts["sigma"]) if "sigma" in parts else None,
+        landmark_indices=parts["landmark_indices"] if "landmark_indices" in parts else None,
+        residual_traces=parts["residual_traces"] if "residual_traces" in parts else None,
+    )
+
+
+def _check(phi: np.ndarray, X: np.ndarray, feature_map) -> None:
+    """Refuse features that are not the map's of the pool ``X``: their type, their shape,
+    and :data:`CHECKED_ROWS` rows spread over the pool mapped afresh."""
+    n, r = X.shape[0], feature_map.normalization_.shape[1]
+    if phi.dtype != np.float64 or phi.shape != (n, r) or not phi.flags.c_contiguous:
+        raise ValueError(f"features {phi.dtype} {phi.shape} are not ({n}, {r}) float64")
+    rows = np.unique(np.linspace(0, n - 1, CHECKED_ROWS).astype(np.intp))
+    # a block of rows may sum in another order than the full pass: equal to rounding
+    if not np.allclose(feature_map.transform(X[rows]), phi[rows], rtol=1e-9, atol=1e-12):
+        raise ValueError("the kept features are not the feature map's of this pool")
+
+
+__all__ = [
+    "CHECKED_ROWS",
+    "FEATURE_FILES_KEEP",
+    "FEATURE_FOLDER",
+    "FEATURE_FORMAT",
+    "MIN_KEPT_ROWS",
+    "FeatureFiles",
+    "feature_key",
+    "keeps_features",
+]
