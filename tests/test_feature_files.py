@@ -5,10 +5,15 @@ Against independent references: the features a reopened session reads equal a fr
 those of a session that keeps nothing (``snapshots=False``: built from scratch); a changed
 input — the data, σ, the number of landmarks or their rule — is built afresh (the fit is
 called, and its features equal the fresh reference of the changed input), never served from
-the file of the old one; a damaged or foreign file is refused, deleted and built again.
+the file of the old one; a damaged or foreign file is refused, deleted and built again; a
+restarted process reads them without importing scikit-learn.
 """
 
 from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -21,6 +26,7 @@ from rlscore.query.rls_state.on_features import FeaturePoolStrategy
 from rlscore.sessions import LabelingSession
 from rlscore.storage import open_store
 
+REPO = Path(__file__).resolve().parents[1]
 N = 800
 #: the session's low-rank settings (small, so that the test is quick)
 SETTINGS = {"n_landmarks": 40, "landmarks": "uniform", "candidates": 60, "risk_sample": 300}
@@ -202,3 +208,39 @@ def test_the_least_recently_used_files_go_first(tmp_path, keep_small_pools, monk
         for s in (1.0, 1.2)
     }
     assert {p.name.split(".")[0] for p in kept} == X_key
+
+
+def test_a_restart_on_kept_features_loads_no_scikit_learn(tmp_path, keep_small_pools):
+    """A fresh interpreter opens the session on kept features, queries and maps new points
+    (the pool plot's grid) without importing scikit-learn, which the fit needs (1.2–1.4 s of
+    CPU on a cold server); its query is the one of the session that built them."""
+    X, y = pool()
+    db = tmp_path / "labels.sqlite3"
+    with open_store(db) as store:
+        add_project(store, "p", X, y)
+        built = open_session(store)
+        expected = built.query(claim=False)
+        grid = built.engine.transform(X[:5] + 0.5)
+    code = f"""
+import sys
+import numpy as np
+import rlscore.sessions.state.feature_files as feature_files
+from rlscore.sessions import LabelingSession
+from rlscore.storage import open_store
+feature_files.MIN_KEPT_ROWS = 0
+with open_store({str(db)!r}) as store:
+    s = LabelingSession(store, "p", "arls-lowrank", sigma={SIGMA}, lam={LAM}, **{SETTINGS!r})
+    print(s.query(claim=False))
+    print(np.asarray(s.engine.transform(np.load(sys.argv[1]))).tobytes().hex())
+print(sorted(m for m in sys.modules if m == "sklearn" or m.startswith("sklearn.")))
+"""
+    np.save(tmp_path / "grid.npy", X[:5] + 0.5)
+    run = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "grid.npy")],
+        capture_output=True, text=True, cwd=REPO,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr[-3000:]
+    query, mapped, sklearn_modules = run.stdout.splitlines()
+    assert query == str(expected)
+    assert bytes.fromhex(mapped) == np.ascontiguousarray(grid).tobytes()
+    assert sklearn_modules == "[]"

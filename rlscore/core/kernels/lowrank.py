@@ -45,10 +45,9 @@ from rlscore.core.kernels.landmarks import (
     paired_kernel,
     uniform_landmarks,
 )
+from rlscore.core.kernels.nystrom_map import BLOCK_ROWS, nystrom_features
 from rlscore.core.kernels.rbf_width import DEFAULT_SIGMA, check_width, fitted_sigma
 
-#: rows of the pool whose kernel columns are computed at a time (n × m blocks stay small)
-BLOCK_ROWS = 16_384
 #: kernel entries per block of the exact Frobenius error (32 MB of float64)
 BLOCK_ENTRIES = 4_000_000
 
@@ -226,61 +225,6 @@ class LowRankKernel(TransformerMixin, BaseEstimator):
         self.features_ = self.transform(X)
         return self
 
-    @classmethod
-    def from_parts(
-        cls,
-        params: dict,
-        *,
-        landmarks: np.ndarray,
-        normalization: np.ndarray,
-        sigma: float | None,
-        landmark_indices: np.ndarray | None = None,
-        residual_traces: np.ndarray | None = None,
-        features: np.ndarray | None = None,
-    ) -> LowRankKernel:
-        """A fitted single-group map (rules ``"uniform"``, ``"kmeans"``, ``"ic"``) from what its
-        ``fit`` left: ``landmarks_``, ``normalization_``, ``sigma_`` and, optionally,
-        ``landmark_indices_``, ``residual_traces_`` and the pool's ``features_``.
-
-        For parts kept on disk (:mod:`rlscore.sessions.state.feature_files`): :meth:`transform`
-        then computes what the original map's does, with no landmark choice and no pass over
-        the pool.
-
-        Parameters
-        ----------
-        params
-            The constructor parameters of the fitted map.
-        landmarks, normalization, sigma, landmark_indices, residual_traces, features
-            The fitted attributes of the same names (with a trailing underscore).
-
-        Raises
-        ------
-        ValueError
-            An ensemble rule (several groups), or parts whose shapes do not fit together.
-        """
-        kernel = cls(**params)
-        check_parameters(kernel)
-        if kernel.landmarks in ("ensemble", "boost"):
-            raise ValueError(f"landmarks {kernel.landmarks!r} has several groups: refit it")
-        Z = check_matrix(landmarks, "landmarks", min_samples=1)
-        N = np.asarray(normalization, dtype=np.float64)
-        if N.ndim != 2 or N.shape[0] != Z.shape[0]:
-            raise ValueError(f"normalization {N.shape} does not fit {Z.shape[0]} landmarks")
-        if features is not None and (features.ndim != 2 or features.shape[1] != N.shape[1]):
-            raise ValueError(f"features {features.shape} do not fit {N.shape[1]} directions")
-        kernel.sigma_ = sigma
-        kernel.landmark_indices_ = landmark_indices
-        kernel.landmarks_ = Z
-        kernel.groups_ = [np.arange(Z.shape[0])]
-        kernel.weights_ = np.ones(1)
-        kernel.residual_traces_ = residual_traces
-        kernel.validation_indices_ = kernel.validation_errors_ = None
-        kernel._blocks = None
-        kernel.normalization_ = N
-        kernel.n_features_in_ = Z.shape[1]
-        kernel.features_ = features
-        return kernel
-
     def fit_transform(self, X, y=None) -> np.ndarray:
         """``fit(X)`` and the pool's features (a copy of ``features_``, computed once)."""
         return self.fit(X).features_.copy()
@@ -289,18 +233,14 @@ class LowRankKernel(TransformerMixin, BaseEstimator):
         """Features ``φ(x) = k(x, Z) K_mm^{-1/2}`` of any points, (n, r)."""
         check_is_fitted(self, "normalization_")
         X = validate_data(self, X, dtype=np.float64, reset=False)
+        params = {"kernel": self.kernel, "sigma": self.sigma_, "degree": int(self.degree)}
+        if self._blocks is None:
+            return nystrom_features(X, self.landmarks_, self.normalization_, **params)
         out = np.empty((X.shape[0], self.normalization_.shape[1]))
-        for s in range(0, X.shape[0], BLOCK_ROWS):
-            rows = X[s : s + BLOCK_ROWS]
-            if self._blocks is None:
-                out[s : s + BLOCK_ROWS] = self._kernel(rows, self.landmarks_) @ self.normalization_
-                continue
-            col = 0
-            for g, N in self._blocks:
-                out[s : s + BLOCK_ROWS, col : col + N.shape[1]] = (
-                    self._kernel(rows, self.landmarks_[g]) @ N
-                )
-                col += N.shape[1]
+        col = 0
+        for g, N in self._blocks:
+            out[:, col : col + N.shape[1]] = nystrom_features(X, self.landmarks_[g], N, **params)
+            col += N.shape[1]
         return out
 
     def _kernel(self, X: np.ndarray, Z: np.ndarray) -> np.ndarray:

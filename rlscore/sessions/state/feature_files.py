@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from rlscore.core.kernels.nystrom_map import NystromMap
 from rlscore.sessions.state.snapshots import source_hash
 
 if TYPE_CHECKING:
@@ -184,23 +185,21 @@ def _map_parts(feature_map) -> dict:
     parts = {"landmarks": feature_map.landmarks_, "normalization": feature_map.normalization_}
     if feature_map.sigma_ is not None:
         parts["sigma"] = np.asarray(feature_map.sigma_)
-    for name in ("landmark_indices", "residual_traces"):
-        value = getattr(feature_map, f"{name}_")
-        if value is not None:
-            parts[name] = np.asarray(value)
+    if feature_map.landmark_indices_ is not None:
+        parts["landmark_indices"] = np.asarray(feature_map.landmark_indices_)
     return parts
 
 
-def _feature_map(engine: FeaturePoolStrategy, parts) -> object:
-    """``engine``'s fitted feature map from its kept ``parts``
-    (:meth:`~rlscore.core.kernels.lowrank.LowRankKernel.from_parts`)."""
-    return type(engine.feature_map()).from_parts(
-        engine.feature_map().get_params(),
-        landmarks=parts["landmarks"],
-        normalization=parts["normalization"],
-        sigma=float(parts["sigma"]) if "sigma" in parts else None,
+def _feature_map(engine: FeaturePoolStrategy, parts) -> NystromMap:
+    """``engine``'s fitted feature map from its kept ``parts``, without scikit-learn."""
+    params = engine.kernel_params()
+    return NystromMap(
+        params["kernel"],
+        float(parts["sigma"]) if "sigma" in parts else None,
+        int(params["degree"]),
+        parts["landmarks"],
+        parts["normalization"],
         landmark_indices=parts["landmark_indices"] if "landmark_indices" in parts else None,
-        residual_traces=parts["residual_traces"] if "residual_traces" in parts else None,
     )
 
 
