@@ -1,12 +1,14 @@
 """A large pool's low-rank features, kept on disk so that a restart reads them (issue 36 item 5).
 
 The Nyström features of a low-rank engine (:class:`~rlscore.query.rls_state.on_features.
-FeaturePoolStrategy`) take 1.6 s of CPU at 10⁵ points and 16 s at 10⁶ (500 landmarks), and
-every new session built them again: a server's first Label page of a large project waited
-for them. :class:`FeatureFiles` keeps them beside the snapshots (``<snapshot dir>/features/``)
-once built and hands them to the next session's engine, memory-mapped (10⁶ × 500 float64 is
-4 GB: the pages are read as the engine touches them, and shared by the servers of one
-machine).
+FeaturePoolStrategy`) took 1.6 s of CPU at 10⁵ points and 16 s at 10⁶ (500 landmarks, the
+two moons of ``benchmarks/app_latency.py``), and every new session built them again: a
+server's first Label page of a large project waited for them. :class:`FeatureFiles` keeps
+them beside the snapshots (``<snapshot dir>/features/``) once built and hands them to the
+next session's engine, memory-mapped read-only (up to 10⁶ × 500 float64, 4 GB: the pages are
+read as the engine touches them, and shared by the servers of one machine), with their map
+as a :class:`~rlscore.core.kernels.nystrom_map.NystromMap`, so that reading them loads no
+scikit-learn. Hashing the pool for the key reads it once (16 MB at 10⁶ points in 2-D).
 
 A file is keyed by a SHA-256 of everything the features depend on (:func:`feature_key`): the
 pool's values and shape, the engine's kernel parameters (kernel, σ, degree, landmarks and
