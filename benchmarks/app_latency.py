@@ -75,6 +75,7 @@ from streamlit_server import CHROMIUM_ARGS, StreamlitServer, chromium_executable
 from rlscore.data.projects.project import Project  # noqa: E402
 from rlscore.data.samples.bundled import ensure_sample_projects, make_two_moons_imbalanced  # noqa: E402
 from rlscore.sessions import LabelingSession  # noqa: E402
+from rlscore.sessions.state.feature_files import wait_for_writes  # noqa: E402
 from rlscore.sessions.state.settings import default_settings, engine_settings  # noqa: E402
 from rlscore.storage import open_store  # noqa: E402
 from rlscore.ui.shell.warmup import WARMUP_ENV  # noqa: E402
@@ -205,6 +206,7 @@ def start_pool_server(
             s = default_settings(project.n, project.meta)
             LabelingSession(store, project.name, s["strategy"], sigma=SIGMA, lam=LAM,
                             **engine_settings(s))  # fmt: skip
+            wait_for_writes()  # the kept features are written by a thread of their own
     server = StreamlitServer(db, workdir / f"server{n}.log", poll_seconds=poll)
     os.environ[WARMUP_ENV] = "1" if warmup else "0"  # read by the server it starts
     try:

@@ -57,7 +57,9 @@ def fresh_features(X: np.ndarray, sigma: float = SIGMA, **changes) -> np.ndarray
 def open_session(store, name: str = "p", sigma: float = SIGMA, **kw) -> LabelingSession:
     settings = {**SETTINGS, **{k: v for k, v in kw.items() if k in SETTINGS}}
     rest = {k: v for k, v in kw.items() if k not in SETTINGS}
-    return LabelingSession(store, name, "arls-lowrank", sigma=sigma, lam=LAM, **settings, **rest)
+    session = LabelingSession(store, name, "arls-lowrank", sigma=sigma, lam=LAM, **settings, **rest)
+    feature_files.wait_for_writes()  # a file the session keeps is written by a thread
+    return session
 
 
 @pytest.fixture

@@ -15,18 +15,21 @@ pool's values and shape, the engine's kernel parameters (kernel, σ, degree, lan
 their rule, seed), the code that builds them and numpy's version. A changed input gives
 another key, so stale features are never served. On read the file is checked — its key, the
 array's type and shape against the pool and the feature map, and a few rows mapped afresh
-(:data:`CHECKED_ROWS`) — and a file that fails is deleted and the features built again. Like
-the snapshots, the folder is only a cache: deleting it is always safe. The files hold plain
-arrays (``allow_pickle=False``).
+(:data:`CHECKED_ROWS`) — and a file that fails is deleted and the features built again. A
+file is written by a thread of its own, so the page that built the features does not also
+wait for the disk. Like the snapshots, the folder is only a cache: deleting it is always
+safe. The files hold plain arrays (``allow_pickle=False``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
 import os
 import threading
+import time
 import zipfile
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -51,6 +54,13 @@ MIN_KEPT_ROWS = 50_000
 FEATURE_FILES_KEEP = 4
 #: rows mapped afresh on read and compared with the file's
 CHECKED_ROWS = 8
+#: the end of a file being written (renamed once complete)
+TMP_SUFFIX = ".tmp"
+#: a partial file this old was left by a process killed while writing it
+STALE_TMP_SECONDS = 3600.0
+#: the threads writing feature files (:func:`wait_for_writes`)
+_WRITERS: set[threading.Thread] = set()
+_WRITERS_LOCK = threading.Lock()
 #: what reading a damaged or foreign file raises
 _UNREADABLE = (OSError, EOFError, KeyError, ValueError, zipfile.BadZipFile)
 
@@ -120,34 +130,49 @@ class FeatureFiles:
 
     def keep(self, key: str | None, engine: FeaturePoolStrategy) -> bool:
         """Keep the features ``engine`` built under ``key`` (from :meth:`restore`); whether a
-        file was written. A write error (no space, read-only folder) only loses the cache."""
+        file is being written. The file is written by a thread of its own, so the page that
+        built the features does not wait for the disk (1.24 GB at 10⁶ points):
+        :func:`wait_for_writes` waits for it. A write error (no space, read-only folder) only
+        loses the cache."""
         if key is None or engine.lowrank_ is None:
             return False
         self._last = (key, engine.features_, engine.lowrank_)
         feature_map = engine.lowrank_
         if self.directory is None or len(feature_map.groups_) != 1:
             return False  # the ensemble rules' maps are sums of groups: built again
-        phi_path, map_path = self._paths(key)
-        tag = f".{os.getpid()}.{threading.get_ident()}.tmp"
-        tmp_phi, tmp_map = (
-            phi_path.with_name(phi_path.name + tag),
-            map_path.with_name(map_path.name + tag),
+        parts = _map_parts(feature_map)
+        # not a daemon: an interpreter that exits finishes the file first
+        writer = threading.Thread(
+            target=self._write, args=(key, engine.features_, parts), name="rlscore-features"
         )
+        with _WRITERS_LOCK:
+            _WRITERS.add(writer)
+        writer.start()
+        return True
+
+    def _write(self, key: str, features: np.ndarray, parts: dict) -> None:
+        """Write the features and their map under ``key``, atomically (the thread of
+        :meth:`keep`)."""
+        phi_path, map_path = self._paths(key)
+        tag = f".{os.getpid()}.{threading.get_ident()}{TMP_SUFFIX}"
+        tmp_phi = phi_path.with_name(phi_path.name + tag)
+        tmp_map = map_path.with_name(map_path.name + tag)
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
             with open(tmp_phi, "wb") as fh:
-                np.save(fh, np.ascontiguousarray(engine.features_), allow_pickle=False)
+                np.save(fh, np.ascontiguousarray(features), allow_pickle=False)
             with open(tmp_map, "wb") as fh:
-                np.savez(fh, key=np.asarray(key), **_map_parts(feature_map))
+                np.savez(fh, key=np.asarray(key), **parts)
             # the features first: a map file names complete features
             os.replace(tmp_phi, phi_path)
             os.replace(tmp_map, map_path)
+            self._evict()
         except OSError:
             tmp_phi.unlink(missing_ok=True)
             tmp_map.unlink(missing_ok=True)
-            return False
-        self._evict()
-        return True
+        finally:
+            with _WRITERS_LOCK:
+                _WRITERS.discard(threading.current_thread())
 
     def _paths(self, key: str) -> tuple[Path, Path]:
         return self.directory / f"{key}.npy", self.directory / f"{key}.map.npz"
@@ -176,10 +201,24 @@ class FeatureFiles:
         return phi, feature_map
 
     def _evict(self) -> None:
+        """Delete the least recently used files beyond :data:`FEATURE_FILES_KEEP`, and the
+        partial files of writes that a killed process left :data:`STALE_TMP_SECONDS` ago."""
         maps = sorted(self.directory.glob("*.map.npz"), key=lambda f: f.stat().st_mtime)
         for old in maps[:-FEATURE_FILES_KEEP]:
             old.unlink(missing_ok=True)
             old.with_name(old.name.removesuffix(".map.npz") + ".npy").unlink(missing_ok=True)
+        for tmp in self.directory.glob(f"*{TMP_SUFFIX}"):
+            with contextlib.suppress(OSError):  # another process's, gone meanwhile
+                if time.time() - tmp.stat().st_mtime > STALE_TMP_SECONDS:
+                    tmp.unlink()
+
+
+def wait_for_writes(timeout: float | None = None) -> None:
+    """Wait until the feature files being written (:meth:`FeatureFiles.keep`) are written."""
+    with _WRITERS_LOCK:
+        writers = list(_WRITERS)
+    for writer in writers:
+        writer.join(timeout)
 
 
 def _map_parts(feature_map) -> dict:
@@ -226,4 +265,5 @@ __all__ = [
     "FeatureFiles",
     "feature_key",
     "keeps_features",
+    "wait_for_writes",
 ]
