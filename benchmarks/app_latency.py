@@ -6,7 +6,9 @@ strategy — focused ARLS, low-rank ARLS above 50 000 points — the script star
 (Playwright, Debian's chromium) as an annotator, and measures
 
 * **cold first load**: ``page.goto`` until the next query, its buttons and the plot are
-  drawn, on a freshly started server (imports, kernel and engine built on this request);
+  drawn, on a freshly started server (imports, kernel and engine built on this request;
+  with ``--restart`` the project was opened before, so a large pool's kept low-rank
+  features are read instead of built, :mod:`rlscore.sessions.state.feature_files`);
 * **second tab**: the same in a second tab (engine cached by the server);
 * **click → next query**: from the click on a label button until the next query and its
   buttons are drawn (the query panel's marker shows the new log version: the next key
@@ -42,6 +44,7 @@ Usage::
     python benchmarks/app_latency.py --quick         # n = 500; 3 clicks (a smoke run)
     python benchmarks/app_latency.py --sizes 5000 --clicks 0 --loads 5   # loads only
     python benchmarks/app_latency.py --sizes 2000 --clicks 0 --compare-warmup
+    python benchmarks/app_latency.py --sizes 100000 --clicks 0 --loads 3 --restart
 """
 
 from __future__ import annotations
@@ -51,6 +54,7 @@ import compileall
 import multiprocessing as mp
 import os
 import re
+import shutil
 import statistics
 import sys
 import tempfile
@@ -71,6 +75,7 @@ from streamlit_server import CHROMIUM_ARGS, StreamlitServer, chromium_executable
 from rlscore.data.projects.project import Project  # noqa: E402
 from rlscore.data.samples.bundled import ensure_sample_projects, make_two_moons_imbalanced  # noqa: E402
 from rlscore.sessions import LabelingSession  # noqa: E402
+from rlscore.sessions.state.feature_files import wait_for_writes  # noqa: E402
 from rlscore.sessions.state.settings import default_settings, engine_settings  # noqa: E402
 from rlscore.storage import open_store  # noqa: E402
 from rlscore.ui.shell.warmup import WARMUP_ENV  # noqa: E402
@@ -179,13 +184,16 @@ def engine_clicks(db: Path, project: Project, clicks: int) -> tuple[list[float],
 
 
 def start_pool_server(
-    n: int, workdir: Path, poll: float = 0.0, warmup: bool = False
+    n: int, workdir: Path, poll: float = 0.0, warmup: bool = False, restart: bool = False
 ) -> tuple[StreamlitServer, Project, str]:
     """A started server on a fresh database holding the ``n``-point pool; and the Label
     page's address for :data:`ANNOTATOR`. ``poll``: the Label page's teammate polling
     interval in seconds (0: off; the app's default is 1, :mod:`rlscore.ui.label.teammates`).
     ``warmup``: True starts the server with the app's warm-up on (:mod:`rlscore.ui.shell.warmup`;
-    off by default, as the app ships)."""
+    off by default, as the app ships). ``restart``: the project is opened once in this process
+    (a session with the app's settings) before the server starts, so the server finds what an
+    earlier server would have left beside the database (the kept low-rank features of
+    :mod:`rlscore.sessions.state.feature_files`): a restart rather than a first opening."""
     workdir.mkdir(parents=True, exist_ok=True)
     db = workdir / f"bench{n}.sqlite3"
     project = make_project(n)
@@ -194,6 +202,11 @@ def start_pool_server(
         store.create_project(project)
         # the project's default strategy: focused ARLS, low-rank ARLS above 50 000 points
         store.save_settings(project.name, {"sigma": SIGMA, "lam": LAM})
+        if restart:
+            s = default_settings(project.n, project.meta)
+            LabelingSession(store, project.name, s["strategy"], sigma=SIGMA, lam=LAM,
+                            **engine_settings(s))  # fmt: skip
+            wait_for_writes()  # the kept features are written by a thread of their own
     server = StreamlitServer(db, workdir / f"server{n}.log", poll_seconds=poll)
     os.environ[WARMUP_ENV] = "1" if warmup else "0"  # read by the server it starts
     try:
@@ -283,6 +296,7 @@ def run(
     poll: float = 0.0,
     loads: int = 1,
     compare_warmup: bool = False,
+    restart: bool = False,
 ) -> dict:
     """``loads`` rounds of (app cold + second tab, bare page cold + second tab), each on fresh
     servers — with ``compare_warmup`` also the app with its warm-up on, in the same round;
@@ -291,7 +305,9 @@ def run(
     for r in range(loads):
         for warmup in (False, True) if compare_warmup else (False,):
             key = "app_warmup" if warmup else "app"
-            server, project, url = start_pool_server(n, workdir / f"{key}{r}", poll, warmup)
+            server, project, url = start_pool_server(
+                n, workdir / f"{key}{r}", poll, warmup, restart
+            )
             try:
                 context = browser.new_context(viewport={"width": 1400, "height": 1000})
                 context.set_default_timeout(TIMEOUT_MS)
@@ -322,6 +338,8 @@ def run(
             context.close()
         finally:
             bare.stop()
+        for key in ("app", "app_warmup"):  # the round's databases and kept features (4 GB at 10⁶)
+            shutil.rmtree(workdir / f"{key}{r}", ignore_errors=True)
     return out
 
 
@@ -497,6 +515,12 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="also load the app with its warm-up on (RLSCORE_WARMUP=1), in the same rounds",
     )
+    parser.add_argument(
+        "--restart",
+        action="store_true",
+        help="cold loads after a restart: the project was opened by an earlier process "
+        "(its kept low-rank features); default: its first opening on a fresh database",
+    )
     parser.add_argument("--busy", action="store_true", help="also run with one core busy")
     parser.add_argument(
         "--poll",
@@ -518,6 +542,8 @@ def main(argv: list[str] | None = None) -> int:
     report_machine()
     compile_package()
     modes = [("quiet machine", False)] + ([("one core busy", True)] if args.busy else [])
+    if args.restart:
+        modes = [(f"{label}, after a restart", busy) for label, busy in modes]
     with tempfile.TemporaryDirectory() as tmp, sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=exe, args=CHROMIUM_ARGS)
         for label, busy in modes:
@@ -530,7 +556,16 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"{label}, n = {n}: measuring …", flush=True)
                     workdir = Path(tmp) / label.replace(" ", "_")
                     results.append(
-                        run(n, clicks, browser, workdir, args.poll, loads, args.compare_warmup)
+                        run(
+                            n,
+                            clicks,
+                            browser,
+                            workdir,
+                            args.poll,
+                            loads,
+                            args.compare_warmup,
+                            args.restart,
+                        )  # fmt: skip
                     )
             finally:
                 if spinner is not None:

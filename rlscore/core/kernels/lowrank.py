@@ -45,10 +45,9 @@ from rlscore.core.kernels.landmarks import (
     paired_kernel,
     uniform_landmarks,
 )
+from rlscore.core.kernels.nystrom_map import BLOCK_ROWS, nystrom_features
 from rlscore.core.kernels.rbf_width import DEFAULT_SIGMA, check_width, fitted_sigma
 
-#: rows of the pool whose kernel columns are computed at a time (n × m blocks stay small)
-BLOCK_ROWS = 16_384
 #: kernel entries per block of the exact Frobenius error (32 MB of float64)
 BLOCK_ENTRIES = 4_000_000
 
@@ -234,18 +233,14 @@ class LowRankKernel(TransformerMixin, BaseEstimator):
         """Features ``φ(x) = k(x, Z) K_mm^{-1/2}`` of any points, (n, r)."""
         check_is_fitted(self, "normalization_")
         X = validate_data(self, X, dtype=np.float64, reset=False)
+        params = {"kernel": self.kernel, "sigma": self.sigma_, "degree": int(self.degree)}
+        if self._blocks is None:
+            return nystrom_features(X, self.landmarks_, self.normalization_, **params)
         out = np.empty((X.shape[0], self.normalization_.shape[1]))
-        for s in range(0, X.shape[0], BLOCK_ROWS):
-            rows = X[s : s + BLOCK_ROWS]
-            if self._blocks is None:
-                out[s : s + BLOCK_ROWS] = self._kernel(rows, self.landmarks_) @ self.normalization_
-                continue
-            col = 0
-            for g, N in self._blocks:
-                out[s : s + BLOCK_ROWS, col : col + N.shape[1]] = (
-                    self._kernel(rows, self.landmarks_[g]) @ N
-                )
-                col += N.shape[1]
+        col = 0
+        for g, N in self._blocks:
+            out[:, col : col + N.shape[1]] = nystrom_features(X, self.landmarks_[g], N, **params)
+            col += N.shape[1]
         return out
 
     def _kernel(self, X: np.ndarray, Z: np.ndarray) -> np.ndarray:

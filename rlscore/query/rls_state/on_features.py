@@ -28,16 +28,20 @@ a pool needing more than 80 % of the available memory is refused before the feat
 from __future__ import annotations
 
 from numbers import Integral
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.linalg
 
 from rlscore.core.conventions.input_validation import check_matrix
-from rlscore.core.conventions.memory_budget import require_memory, vectors_bytes
+from rlscore.core.conventions.memory_budget import memory_shortfall, require_memory, vectors_bytes
 from rlscore.core.conventions.ova_encoding import ova_targets
 from rlscore.core.kernels.functions import VECTOR_KERNELS
-from rlscore.core.kernels.lowrank import LowRankKernel
 from rlscore.query.rls_state.weighted import VECTORS_PER_CLASS, WeightedRLSStrategy
+
+if TYPE_CHECKING:
+    from rlscore.core.kernels.lowrank import LowRankKernel
+    from rlscore.core.kernels.nystrom_map import NystromMap
 
 #: the landmark rule by default: k-means centres make ARLS on the Nyström kernel pick the point
 #: exact ARLS picks more often than uniform landmarks at the same m (n = 5000, d = 10, 3 starts
@@ -100,8 +104,12 @@ class FeaturePoolStrategy(WeightedRLSStrategy):
     --------------------------------
     features_ : ndarray (n, r)
         The pool's features Φ (``K̃ = ΦΦᵀ``); the pool itself for the exact linear kernel.
-    lowrank_ : LowRankKernel or None
-        The fitted feature map (None when Φ is the pool itself).
+    lowrank_ : LowRankKernel, NystromMap or None
+        The fitted feature map (None when Φ is the pool itself): the
+        :class:`~rlscore.core.kernels.lowrank.LowRankKernel` fitted on the pool, or, for
+        features given by :meth:`adopt_features` (kept on disk by a session), their
+        :class:`~rlscore.core.kernels.nystrom_map.NystromMap`; both map new points by
+        ``transform`` and hold the landmarks, the normalization and ``features_``.
     """
 
     # the n × r features are most of the state (4 GB at n = 10⁶, r = 500) and most of its
@@ -111,7 +119,7 @@ class FeaturePoolStrategy(WeightedRLSStrategy):
 
     # the state in features (module docstring)
     features_: np.ndarray
-    lowrank_: LowRankKernel | None
+    lowrank_: LowRankKernel | NystromMap | None
     _coef: np.ndarray
     _Cs: list[np.ndarray]
     #: (kernel parameters, X, Φ, feature map) of the last features built, reused by a rebuild
@@ -189,11 +197,13 @@ class FeaturePoolStrategy(WeightedRLSStrategy):
                 f"{self.kernel!r} (a graph kernel is an n × n inverse, not a low-rank map)"
             )
         self._check_params(n)
-        require_memory(
-            self.memory_bytes(n, T),
-            f"{type(self).__name__} on a pool of {n} points "
-            f"({self._feature_map().max_features(n)} features per point at most)",
-        )
+        need = self.memory_bytes(n, T)
+        if memory_shortfall(need, "the pool") is not None:  # the map's import is heavy: only then
+            require_memory(
+                need,
+                f"{type(self).__name__} on a pool of {n} points "
+                f"({self.feature_map().max_features(n)} features per point at most)",
+            )
         self.features_, self.lowrank_ = self.pool_features(X)
         r = self.features_.shape[1]
         self._coef = np.zeros((r, self._m.shape[1]))
@@ -207,7 +217,7 @@ class FeaturePoolStrategy(WeightedRLSStrategy):
         ):
             raise ValueError(f"random_state must be an integer or None, got {self.random_state!r}")
 
-    def pool_features(self, X: np.ndarray) -> tuple[np.ndarray, LowRankKernel | None]:
+    def pool_features(self, X: np.ndarray) -> tuple[np.ndarray, LowRankKernel | NystromMap | None]:
         """Φ of the pool ``X`` and its feature map (None when Φ is ``X`` itself), as
         :meth:`start` builds them; reused across a rebuild when neither X nor the feature
         parameters changed (a change of λ or of the weights keeps the features).
@@ -225,13 +235,29 @@ class FeaturePoolStrategy(WeightedRLSStrategy):
         if self.kernel == "linear" and X.shape[1] < X.shape[0]:
             phi, lowrank = X, None  # K = XXᵀ exactly: Φ = X
         else:
-            lowrank = self._feature_map().fit(X)
+            lowrank = self.feature_map().fit(X)
             phi = lowrank.features_
         self._feature_cache = (key, X, phi, lowrank)
         return phi, lowrank
 
-    def _feature_map(self) -> LowRankKernel:
+    def adopt_features(
+        self, X: np.ndarray, features: np.ndarray, feature_map: LowRankKernel | NystromMap
+    ) -> None:
+        """Start on the pool ``X`` (the same array object) with ``features`` and their fitted
+        ``feature_map`` instead of building them: Nyström features of ``X`` under this
+        strategy's kernel parameters that were built before, e.g. kept on disk by the session
+        (:mod:`rlscore.sessions.state.feature_files`). The caller vouches that they are what
+        :meth:`pool_features` would build; a change of the kernel parameters drops them."""
+        if features.shape[0] != X.shape[0]:
+            raise ValueError(f"features have {features.shape[0]} rows, the pool {X.shape[0]}")
+        key = repr(sorted(self.kernel_params().items()))
+        self._feature_cache = (key, X, features, feature_map)
+
+    def feature_map(self) -> LowRankKernel:
         """The unfitted Nyström feature map of this strategy's parameters."""
+        # imported here: scikit-learn comes with it, and adopted features need no fit
+        from rlscore.core.kernels.lowrank import LowRankKernel
+
         return LowRankKernel(
             kernel=self.kernel,
             sigma=self.sigma,

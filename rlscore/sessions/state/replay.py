@@ -27,6 +27,7 @@ from rlscore.sessions.state.engine import (
     strategy_name,
     uses_own_lam_rule,
 )
+from rlscore.sessions.state.feature_files import FeatureFiles
 from rlscore.sessions.state.label_log import LabelLog, check_final_rule, history_digest
 from rlscore.sessions.state.snapshots import SnapshotCache, snapshot_key
 from rlscore.sessions.views.diagnostics import (
@@ -118,6 +119,7 @@ class Replay:
         self._snapshot_dir = snapshot_dir
         self._snapshots = SnapshotCache(snapshot_dir)
         self._kernels = KernelCache()
+        self._features = FeatureFiles(snapshot_dir)
         self.version = 0
         self.build()
 
@@ -144,7 +146,10 @@ class Replay:
         restored = None if state is None else state.log.last_id
         if state is None:
             K = self._kernels.get(engine, self.project.X)
+            # a large pool's low-rank features: read if kept, else built by the start and kept
+            unkept = self._features.restore(engine, self.project.X)
             start_engine(engine, self.project.X, self.project.classes, K, self.strategy_name)
+            self._features.keep(unkept, engine)
             state = SessionState(engine, LabelLog(rule=self.rule), lam, History(), self._kernels)
         self.state, self._kernels, self._key = state, state.kernels, key
         self.restored_from_snapshot_: int | None = restored

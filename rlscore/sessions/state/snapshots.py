@@ -56,17 +56,23 @@ _UNREADABLE = (
 )
 
 
-@functools.cache
-def engine_code_hash() -> str:
-    """SHA-256 of the source files of :data:`ENGINE_PACKAGES` (computed once per process)."""
+def source_hash(folders: tuple[str, ...]) -> str:
+    """SHA-256 of the source files under ``folders`` of the package (paths relative to the
+    ``rlscore`` folder, e.g. ``"core/kernels"``), names and contents."""
     # the package folder: this file is rlscore/sessions/state/snapshots.py
     root = Path(__file__).resolve().parents[2]
     digest = hashlib.sha256()
-    for package in ENGINE_PACKAGES:
-        for path in sorted((root / package).rglob("*.py")):
+    for folder in folders:
+        for path in sorted((root / folder).rglob("*.py")):
             digest.update(path.relative_to(root).as_posix().encode() + b"\0")
             digest.update(path.read_bytes() + b"\0")
     return digest.hexdigest()
+
+
+@functools.cache
+def engine_code_hash() -> str:
+    """SHA-256 of the source files of :data:`ENGINE_PACKAGES` (computed once per process)."""
+    return source_hash(ENGINE_PACKAGES)
 
 
 def snapshot_key(description: dict) -> str:
@@ -193,4 +199,5 @@ __all__ = [
     "default_snapshot_dir",
     "engine_code_hash",
     "snapshot_key",
+    "source_hash",
 ]
