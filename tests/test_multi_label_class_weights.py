@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 from reference.multilabel import balanced_weights, naive_predictions
 from streamlit.testing.v1 import AppTest
-from support.multi_label import CLASSES, tagged_project
+from support.multi_label import CLASSES, labeled_tags_db
 
 from rlscore.core.kernels.functions import rbf_kernel
 from rlscore.sessions import LabelingSession, save_project_settings
-from rlscore.storage import Event, open_store
+from rlscore.storage import open_store
 
 REPO = Path(__file__).resolve().parents[1]
 SETS = [["news"], ["sports", "tech"], [], ["news", "tech"], ["sports"]]
@@ -25,11 +25,7 @@ SETS = [["news"], ["sports", "tech"], [], ["news", "tech"], ["sports"]]
 def db(tmp_path, monkeypatch) -> Path:
     path = tmp_path / "labels.sqlite3"
     monkeypatch.setenv("RLSCORE_DB", str(path))
-    with open_store(path) as store:
-        store.create_project(tagged_project(n=30))
-        for i, labels in enumerate(SETS * 2):
-            store.append_event("tags", Event("label", i, labels, "ada"))
-    return path
+    return labeled_tags_db(path, SETS * 2)
 
 
 def test_balanced_weights_reach_the_engine_and_the_label_page(db):

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
-from support.multi_label import tagged_project
+from support.multi_label import labeled_tags_db
 
 from rlscore.cli.commands.label_issues import main as label_issues
 from rlscore.query import DEFAULT_MULTILABEL_STRATEGY, MULTILABEL_STRATEGIES
 from rlscore.sessions import LabelingSession, save_project_settings
 from rlscore.sessions.stopping.stopping_view import stop_rule_fired, stopping_view
-from rlscore.storage import Event, open_store
+from rlscore.storage import open_store
 from rlscore.ui.shell.strategy_names import STRATEGY_LABELS
 
 REPO = Path(__file__).resolve().parents[1]
@@ -25,11 +25,7 @@ NOT_YET = "not available for multi-label projects yet"
 def db(tmp_path, monkeypatch) -> Path:
     path = tmp_path / "labels.sqlite3"
     monkeypatch.setenv("RLSCORE_DB", str(path))
-    with open_store(path) as store:
-        store.create_project(tagged_project(n=30))
-        for i, labels in enumerate([["news"], ["sports", "tech"], [], ["news", "tech"]] * 3):
-            store.append_event("tags", Event("label", i, labels, "ada"))
-    return path
+    return labeled_tags_db(path, [["news"], ["sports", "tech"], [], ["news", "tech"]] * 3)
 
 
 def test_the_label_issues_command_says_so(db, capsys):

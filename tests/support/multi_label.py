@@ -3,9 +3,12 @@ over the points, the empty set among them."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 from rlscore.data.projects.project import Project
+from rlscore.storage import Event, open_store
 
 CLASSES = ["news", "sports", "tech"]
 #: true label sets, cycled over the points: the empty set is a label like any other
@@ -26,3 +29,13 @@ def tagged_project(name: str = "tags", n: int = 7, d: int = 2, seed: int = 0) ->
         meta={"sigma": 1.0},
         multi_label=True,
     )
+
+
+def labeled_tags_db(path: Path, sets: list[list[str]]) -> Path:
+    """A SQLite label store at ``path`` holding :func:`tagged_project` (30 points, name
+    ``tags``) with point ``i`` labeled ``sets[i]`` by ``ada``."""
+    with open_store(path) as store:
+        store.create_project(tagged_project(n=30))
+        for i, labels in enumerate(sets):
+            store.append_event("tags", Event("label", i, labels, "ada"))
+    return path
