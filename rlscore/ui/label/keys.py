@@ -132,6 +132,10 @@ _SCRIPT = """
     button.click();
   };
   const afterPaint = () => w.requestAnimationFrame(() => w.requestAnimationFrame(ack));
+  // the last point drawn and when, with the log version it was drawn at: a rerun that draws
+  // the panel blank for a moment and then the same point again has not shown a new point, so
+  // the dwell keeps counting from the first drawing (the paint is acknowledged again)
+  let shown = null;
   const pointDrawn = () => {
     const m = marker();
     if (!m) return;
@@ -139,9 +143,15 @@ _SCRIPT = """
     const last = w.__rlscoreLastPress;
     if (last && !last.answered && m.dataset.rlsState !== last.state) last.answered = true;
     if (point === drawnPoint) return;
+    const version = (m.dataset.rlsState || "").split("|")[0];
+    const same = shown && point && shown.point === point && shown.version === version;
     drawnPoint = point;
-    drawnAt = Date.now();
-    if (point) { w.__rlscoreDrawTimes.push({point: point, at: drawnAt}); ackPoint = point; }
+    drawnAt = same ? shown.at : Date.now();
+    if (point) {
+      if (!same) shown = {point: point, version: version, at: drawnAt};
+      w.__rlscoreDrawTimes.push({point: point, at: drawnAt});
+      ackPoint = point;
+    }
     afterPaint();
     unsay();
   };
