@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from reference.multilabel import balanced_weights, naive_predictions
 from streamlit.testing.v1 import AppTest
+from support.app import app_page, ok
 from support.multi_label import CLASSES, labeled_tags_db
 
 from rlscore.core.kernels.functions import rbf_kernel
@@ -39,11 +40,10 @@ def test_balanced_weights_reach_the_engine_and_the_label_page(db):
         ref = naive_predictions(K, labeled, sets, CLASSES, 0.5, A)
         np.testing.assert_allclose(s.engine.decision_function(), ref, atol=1e-8)
         save_project_settings(store, "tags", {"class_weight": "balanced"})
-    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=120)
+    at = app_page("label.py")
     at.query_params["project"] = "tags"
     at.query_params["annotator"] = "ada"
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
+    ok(at.run())
     assert not at.error, [e.value for e in at.error]
     assert at.sidebar.radio(key="w_class_weight").value == "balanced"
 

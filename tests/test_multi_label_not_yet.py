@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
+from support.app import app_page, ok
 from support.multi_label import labeled_tags_db
 
 from rlscore.cli.commands.label_issues import main as label_issues
@@ -77,11 +78,10 @@ def test_no_stop_rule_ends_a_multi_label_project_and_the_sidebar_says_why(db, mo
         with pytest.raises(ValueError, match="not available for multi-label projects yet"):
             stopping_view(s)
         save_project_settings(store, "tags", {"until_stop": True})
-    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=120)
+    at = app_page("label.py")
     at.query_params["project"] = "tags"
     at.query_params["annotator"] = "ada"
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
+    ok(at.run())
     assert not at.error, [e.value for e in at.error]
     until = at.sidebar.toggle(key="w_until_stop")
     assert until.disabled and "Not available for multi-label projects yet" in until.help
