@@ -105,19 +105,6 @@ def test_the_sketch_is_the_kernel_when_its_rank_covers_it():
     np.testing.assert_allclose((U * evals) @ U.T, K, atol=1e-10)
 
 
-def test_the_path_from_eigenpairs_equals_the_path_of_its_kernel():
-    rng = np.random.default_rng(8)
-    U = np.linalg.qr(rng.normal(size=(40, 6)))[0]
-    evals = np.sort(rng.uniform(0.1, 5.0, size=6))
-    Y = ova_targets(rng.integers(0, 3, size=40), 3)
-    thin = RLSPath.from_eigenpairs(U, evals, Y)
-    full = RLSPath((U * evals) @ U.T, Y)
-    for lam in (1e-3, 0.5, 20.0):
-        np.testing.assert_allclose(thin.loo(lam), full.loo(lam), atol=1e-9)
-    lams = np.geomspace(1e-3, 10, 9)
-    assert thin.best_loo_lam(lams=lams) == full.best_loo_lam(lams=lams)
-
-
 @pytest.mark.parametrize("n_classes", [2, 4])
 def test_the_eigenpair_loo_values_equal_brute_force_refits(n_classes):
     X, y = _noisy_blobs(50, n_classes, 3, seed=10 + n_classes)

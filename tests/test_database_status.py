@@ -137,3 +137,27 @@ def test_a_label_whose_commit_was_cut_is_looked_up_once_the_database_is_back(
     # the outage is over: the message says what the database holds now
     status = "was saved" if server_committed else "was not saved"
     assert f"(point #{point}) {status}" in database_status.last_write_text()
+
+
+def test_a_setting_changed_in_the_outage_is_said_not_saved_and_never_raised(
+    outage_cluster, cut_store, tab, monkeypatch
+):
+    """A sidebar setting's callback meets the outage (a fresh-clone-style run showed
+    Streamlit's exception box for it): flashed as not saved, the page then shows the outage
+    message, and the setting is unchanged in the database."""
+    from rlscore.sessions.state.settings import project_settings
+    from rlscore.ui.shell import params, sidebar
+
+    store, url = cut_store
+    monkeypatch.setattr(params, "get_store", lambda: store)
+    tab["project"] = "moons"
+    before = project_settings(store, "moons")["lam"]
+    tab["w_lam"] = 2.0  # the λ slider's log₁₀
+    outage_cluster.halt()
+    sidebar._changed("lam")  # as Streamlit calls it: nothing raised
+    kind, text = notice()
+    assert kind == "warning" and text.startswith("Setting not saved: ")
+    assert "unreachable" in text and database_status.outage_pending()
+    outage_cluster.resume()
+    assert database_status.database_back() is True
+    assert project_settings(store, "moons")["lam"] == before

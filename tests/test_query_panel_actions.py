@@ -208,3 +208,24 @@ def test_a_press_delivered_again_after_the_next_point_was_drawn_says_saved(store
     actions.label(handle, "ada", shown, 1)  # the second press, bound to q
     assert notice() == ("success", f"Saved: point #{q} labeled **1**.")
     assert labels(store) == [(q, 1, "ada")]
+
+
+def test_every_label_or_skip_press_is_counted_as_taken_applied_or_refused(store, tab, monkeypatch):
+    """The panel's marker carries this count; the page's script reads a press as answered
+    only once it rises (rlscore.ui.label.keys), so a press the server never took is named
+    at an outage, and a press it refused is not."""
+    monkeypatch.setenv(dwell.MIN_DWELL_ENV, "200")
+    handle = SessionHandle(session(store))
+    tab["project"] = "moons"
+    assert actions.presses_taken() == 0
+    q = handle.session.query(annotator="ada")[0]
+    actions.label(handle, "ada", shown_now(handle.session, q), 1)
+    assert labels(store) == [(q, 1, "ada")] and actions.presses_taken() == 1
+    nxt = handle.session.query(annotator="ada")[0]
+    actions.skip(handle, "ada", shown_now(handle.session, nxt, ago=0.0))  # inside the dwell
+    assert notice()[0] == "info" and actions.presses_taken() == 2  # refused, and taken
+    tab["project"] = "another"
+    actions.label(handle, "ada", shown_now(handle.session, nxt), 0)  # bound elsewhere
+    assert labels(store) == [(q, 1, "ada")] and actions.presses_taken() == 3
+    actions.undo(handle, "ada", handle.session.last_event_id)  # not a label or skip press
+    assert actions.presses_taken() == 3

@@ -25,6 +25,7 @@ import time
 import pytest
 from app_page import heading_number, open_app, press_after_dwell, settle, stored, wait_dwell
 from browser_context import new_context
+from held_press import HeldPress
 from playwright.sync_api import expect
 from streamlit_server import StreamlitServer
 
@@ -163,6 +164,51 @@ def test_a_press_as_the_database_goes_is_named_as_not_saved(browser, outage_clus
         again, _ = label_and_read_ack(page, "1", 2)
         assert again == lost and stored(url, "two_moons").labels.keys() == {first, lost}
         expect(page.locator("#rlscore-press-notice", has_text="was not saved")).to_be_hidden()
+        no_exception_box(page)
+    finally:
+        context.close()
+    assert errors == []
+
+
+def test_a_press_the_server_dropped_in_the_outage_run_is_named(browser, outage_cluster, outage_app):
+    """A press that reaches the server only after the page met the outage (its poll): the
+    press's message is held in the socket until the run that drew the outage message is
+    over, then delivered. Whatever the server makes of it, the page must say that the press
+    on its point was not saved — the end of a run after the press is no answer to it (a
+    fresh-clone CI run: a press as the database went was never named)."""
+    server, url = outage_app
+    context = new_context(browser)
+    page = context.new_page()
+    errors = page_errors(page)
+    held = HeldPress()
+    page.route_web_socket(re.compile(r"/_stcore/stream"), held.route)
+    try:
+        open_app(page, f"{server.url}/?project=two_moons", 0)
+        first, _ = label_and_read_ack(page, "1", 1)
+        settle(page)
+        lost = heading_number(page, "Next query:")
+        wait_dwell(page, lost)
+        held.armed = True
+        page.keyboard.press("1")
+        outage_cluster.halt()
+        message = page.locator(ALERT).filter(has_text=UNREACHABLE)
+        expect(message).to_be_visible(timeout=WAIT_MS)
+        assert held.message is not None  # the press reached the socket and is held there
+        # the run that drew the message is over: its end cleared the label buttons
+        expect(page.locator('[class*="st-key-label_"]')).to_have_count(0)
+        expect(message).to_contain_text(f"your last label (point #{first}) was saved")
+        held.release()
+        said = re.compile(rf"\(point #{lost}\) was not saved|Your press on point #{lost} was not")
+        expect(
+            page.locator(f"{ALERT}, #rlscore-press-notice").filter(has_text=said).first
+        ).to_be_visible()
+        no_exception_box(page)
+        outage_cluster.resume()
+        expect(message).to_have_count(0, timeout=WAIT_MS)
+        expect(page.get_by_text("Labeled 1 of 220", exact=True)).to_be_visible(timeout=WAIT_MS)
+        assert stored(url, "two_moons").labels.keys() == {first}
+        again, _ = label_and_read_ack(page, "1", 2)
+        assert again == lost and stored(url, "two_moons").labels.keys() == {first, lost}
         no_exception_box(page)
     finally:
         context.close()

@@ -200,39 +200,6 @@ class RLSPath:
         self.decompositions = [self._decompose_features(Phi, self.Y, self.A, g) for g in groups]
         return self
 
-    @classmethod
-    def from_eigenpairs(cls, U, evals, Y, *, offset: bool = False) -> RLSPath:
-        """The unweighted path of the kernel ``K = U diag(evals) Uᵀ`` from its eigenpairs.
-
-        :meth:`from_features` of ``Φ = U diag(√evals)`` without its SVD (the pairs are that
-        SVD already): a low-rank kernel known by its eigenpairs, e.g. a randomized sketch
-        (:mod:`rlscore.core.rls.sketched_lam`).
-
-        Parameters
-        ----------
-        U
-            (n, r) orthonormal columns.
-        evals
-            (r,) eigenvalues ≥ 0, ascending.
-        Y, offset
-            As for :class:`RLSPath` (unit weights).
-        """
-        U = np.asarray(U, dtype=np.float64)
-        evals = np.asarray(evals, dtype=np.float64)
-        if U.ndim != 2 or evals.shape != (U.shape[1],) or np.any(np.diff(evals) < 0):
-            raise ValueError(
-                f"U must be (n, r) and evals (r,) ascending, got {U.shape} and {evals.shape}"
-            )
-        n = check_points(U, "the eigenvectors contain")
-        self = cls.__new__(cls)
-        groups = self._setup(n, Y, None, offset, None)
-        self.K_diag = (U * U) @ evals
-        self.decompositions = [
-            self._thin_decomposition(U, evals, self.Y, self.A[:, g[0]], g, np.empty((0, n)))
-            for g in groups
-        ]
-        return self
-
     def _setup(self, n: int, Y, weights, offset: bool, error_weights) -> list:
         """Check and keep the targets, weights and error weights; the weight groups."""
         Y = np.asarray(Y, dtype=np.float64)

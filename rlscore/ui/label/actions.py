@@ -61,6 +61,8 @@ _APPLIED_KEPT = 50
 _SHOWN_PROJECT = "shown_project"
 #: ((project, uid, point), time.monotonic()) of the paint acknowledgement of the point shown
 _PAINTED = "painted_point"
+#: how many label and skip presses this tab's server has taken (their callbacks ran)
+_TAKEN = "presses_taken"
 
 
 @dataclass(frozen=True)
@@ -123,6 +125,17 @@ def note_painted(shown: ShownPoint) -> None:
     what = (shown.project, shown.uid, shown.point)
     if current and current[0] == what and (painted is None or painted[0] != what):
         st.session_state[_PAINTED] = (what, time.monotonic())
+
+
+def presses_taken() -> int:
+    """How many label and skip presses this tab's server has taken, applied or refused: the
+    query panel writes it in its marker, so the page's script knows its last press was
+    answered (:mod:`rlscore.ui.label.keys`) — or, at an outage, that it never was."""
+    return int(st.session_state.get(_TAKEN, 0))
+
+
+def _take_press() -> None:
+    st.session_state[_TAKEN] = presses_taken() + 1
 
 
 def _dwell_start(shown: ShownPoint) -> float | None:
@@ -324,6 +337,7 @@ def _bound_elsewhere(handle: SessionHandle, shown: ShownPoint) -> str | None:
 
 def label(handle: SessionHandle, annotator: str, shown: ShownPoint, value) -> None:
     """Callback: label the point ``shown`` as ``value``."""
+    _take_press()
     if (why := _bound_elsewhere(handle, shown)) is not None:
         flash("warning", why)
         return
@@ -352,6 +366,7 @@ def label(handle: SessionHandle, annotator: str, shown: ShownPoint, value) -> No
 
 def skip(handle: SessionHandle, annotator: str, shown: ShownPoint) -> None:
     """Callback: skip the point ``shown``."""
+    _take_press()
     if (why := _bound_elsewhere(handle, shown)) is not None:
         flash("warning", why)
         return

@@ -26,9 +26,13 @@ added by a small script installed once per page (:func:`install_key_guard`):
 * **A key no button answers is dropped with that reason** ("no button on this page answers
   key 1", e.g. after the project was deleted under the tab), not taken for a press whose
   point is still being drawn.
-* **The last press is remembered** (``window.__rlscoreLastPress``: its point, and whether a
-  run answered it), so that a press the server never applied because the page met a
-  database outage first is named (:mod:`rlscore.ui.shell.database_status`).
+* **The last press is remembered** (``window.__rlscoreLastPress``: its point, and whether
+  the server took it), so that a press the server never took because the page met a
+  database outage first is named (:mod:`rlscore.ui.shell.database_status`). A press is taken
+  when the panel's marker shows more presses taken than when it was sent
+  (:func:`rlscore.ui.label.actions.presses_taken`): the end of a run says nothing of it (a
+  teammates' poll that started just before the press ends after it; so does the run that
+  drew the outage message, whose press may never have reached a callback).
 * **A dropped press says so.** A small status line at the bottom of the page says why
   ("Press ignored: the point had been on screen for 60 ms"); it clears when the next point is
   drawn. Dropped presses are also counted in ``window.__rlscoreDroppedKeys`` and listed in
@@ -85,11 +89,13 @@ _SCRIPT = """
   w.__rlscoreDropped = [];
   w.__rlscoreDrawTimes = [];
   w.__rlscorePaintAcks = [];
-  // the last label or skip press sent: {point, state, answered} (read by the outage script)
+  // the last label or skip press sent: {point, taken, answered} (read by the outage script)
   w.__rlscoreLastPress = null;
   const marker = () => doc.querySelector(__PANEL__);
   // the query panel's marker (rlscore.ui.label.refresh) changes once the next point is drawn
   const panelState = () => { const m = marker(); return m ? m.dataset.rlsState : null; };
+  // how many label and skip presses the server had taken when the panel was drawn
+  const panelTaken = () => { const m = marker(); return m ? Number(m.dataset.rlsTaken) : NaN; };
   const typing = (el) => el && (el.isContentEditable ||
     ["INPUT", "TEXTAREA", "SELECT"].includes(el.tagName));
   let note = null;
@@ -132,32 +138,35 @@ _SCRIPT = """
     button.click();
   };
   const afterPaint = () => w.requestAnimationFrame(() => w.requestAnimationFrame(ack));
-  // the last point drawn and when, with the log version it was drawn at: a rerun that draws
-  // the panel blank for a moment and then the same point again has not shown a new point, so
-  // the dwell keeps counting from the first drawing (the paint is acknowledged again)
+  // the last point drawn and when: a rerun that draws the panel blank for a moment and then
+  // the same point again (a teammates' poll, under a newer log version) has not shown a new
+  // point, as the server's showing of it goes on (rlscore.ui.label.actions.mark_shown): the
+  // dwell keeps counting from the first drawing, the paint acknowledged then stands, and a
+  // notice about a press on the point stays
   let shown = null;
   const pointDrawn = () => {
     const m = marker();
     if (!m) return;
     const point = m.dataset.rlsPoint || "";
     const last = w.__rlscoreLastPress;
-    if (last && !last.answered && m.dataset.rlsState !== last.state) last.answered = true;
+    if (last && !last.answered && Number(m.dataset.rlsTaken) > last.taken) last.answered = true;
     if (point === drawnPoint) return;
-    const version = (m.dataset.rlsState || "").split("|")[0];
-    const same = shown && point && shown.point === point && shown.version === version;
+    const same = shown && point && shown.point === point;
     drawnPoint = point;
     drawnAt = same ? shown.at : Date.now();
     if (point) {
-      if (!same) shown = {point: point, version: version, at: drawnAt};
       w.__rlscoreDrawTimes.push({point: point, at: drawnAt});
-      ackPoint = point;
+      if (!same) {
+        shown = {point: point, at: drawnAt};
+        ackPoint = point;
+        unsay();
+      }
     }
     afterPaint();
-    unsay();
   };
   // a press that reached a label or Skip button: remembered until the panel answers it
   const sent = () => {
-    w.__rlscoreLastPress = {point: drawnPoint, state: panelState(), answered: false};
+    w.__rlscoreLastPress = {point: drawnPoint, taken: panelTaken(), answered: false};
   };
   // the enabled button a shortcut key presses (Streamlit's own shortcuts), if any
   // (a multi-label project's keys 1–9 toggle a class and Enter saves the set:
@@ -185,8 +194,15 @@ _SCRIPT = """
   // the point on screen, and sent once the server's dwell has passed too (a busy page does not
   // lose it); it is dropped, with a notice, if another point is drawn first
   let held = null;
+  // how long a held press waits through a panel drawn blank before it is given up (ms)
+  const HOLD_BLANK_MS = 10000;
   const release = () => {
     if (!held) return;
+    // the panel drawn blank for a moment (a page run) is not another point: wait for it
+    if (drawnPoint === "" && Date.now() - held.at < HOLD_BLANK_MS) {
+      held.timer = w.setTimeout(release, 40);
+      return;
+    }
     if (drawnPoint !== held.point) {
       held = null;
       say("Press not sent: another point was drawn before the server confirmed the one you " +
@@ -209,7 +225,8 @@ _SCRIPT = """
     if (held) w.clearTimeout(held.timer);
     // the button's key without its log version: a teammate's label redraws the panel's
     // buttons under a newer version, still on this point
-    held = {point: drawnPoint, key: key.replace(/[^_]*$/, ""), timer: w.setTimeout(release, 40)};
+    held = {point: drawnPoint, key: key.replace(/[^_]*$/, ""), at: Date.now(),
+            timer: w.setTimeout(release, 40)};
     w.__rlscoreHeld = (w.__rlscoreHeld || 0) + 1;
     say("Your press is kept: it is sent once the server has counted this point's time on " +
         "screen.");
@@ -255,10 +272,6 @@ _SCRIPT = """
           if (running) ackRan = true;
           else if (ended && ackRan) ackDoneAt = Date.now();
         }
-        const last = w.__rlscoreLastPress;
-        // a run started after the press and finished: the press was answered
-        if (last && running) last.ran = true;
-        else if (last && ended && last.ran) last.answered = true;
         // any run that ends after the press frees the keys: a press made while a run was
         // going (a teammate's poll, the paint acknowledgement) may be answered by that run's
         // continuation, so no start of a run of its own is seen (the server still refuses a
@@ -274,7 +287,7 @@ _SCRIPT = """
       if (ackPoint) afterPaint();
       if (busy && pressedOn !== null && panelState() !== pressedOn) busy = false;
     }).observe(app, {subtree: true, childList: true, attributes: true,
-                     attributeFilter: ["data-rls-state", "data-rls-point"]});
+                     attributeFilter: ["data-rls-state", "data-rls-point", "data-rls-taken"]});
     pointDrawn();
   };
   watch();

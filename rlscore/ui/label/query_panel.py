@@ -204,7 +204,7 @@ def query_panel(handle: SessionHandle, p: dict, annotator: str) -> None:
     if shown is not None:
         paint_ack_button(shown)
     refresh.refresh_button(refresh.PANEL_REFRESH)
-    refresh.marker("panel", view_state(state.seen), point=point_id)
+    refresh.marker("panel", view_state(state.seen), point=point_id, taken=actions.presses_taken())
 
 
 def paint_ack_button(shown: actions.ShownPoint) -> None:

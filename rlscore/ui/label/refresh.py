@@ -100,14 +100,17 @@ def install_view_refresh() -> None:
     )
 
 
-def marker(view: str, state: str, point: str | None = None) -> None:
+def marker(view: str, state: str, point: str | None = None, taken: int | None = None) -> None:
     """Write an invisible marker saying which ``state`` the ``view`` (``"panel"`` or one of
     :data:`REFRESH_KEYS`) shows; ``state`` starts with the log version (``"<seen>|…"``).
 
     ``point``: the panel's marker also names the point its buttons act on
     (``"<project uid>:<point>"``, empty when none), so the page's key guard knows when a new
-    point is drawn (:mod:`rlscore.ui.label.keys`)."""
+    point is drawn (:mod:`rlscore.ui.label.keys`); ``taken``: and how many label and skip
+    presses the server has taken (:func:`rlscore.ui.label.actions.presses_taken`)."""
     extra = "" if point is None else f" data-rls-point='{html.escape(point)}'"
+    if taken is not None:
+        extra += f" data-rls-taken='{int(taken)}'"
     st.html(
         f"<span data-rls-view='{html.escape(view)}' "
         f"data-rls-state='{html.escape(state)}'{extra}></span>"

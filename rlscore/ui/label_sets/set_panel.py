@@ -108,7 +108,7 @@ def set_panel(handle: SessionHandle, p: dict, annotator: str) -> None:
     if shown is not None:
         paint_ack_button(shown)
     refresh.refresh_button(refresh.PANEL_REFRESH)
-    refresh.marker("panel", view_state(state.seen), point=point_id)
+    refresh.marker("panel", view_state(state.seen), point=point_id, taken=actions.presses_taken())
 
 
 def _point(project, state: QueryPanelState) -> None:

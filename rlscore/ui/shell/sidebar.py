@@ -24,6 +24,7 @@ from rlscore.sessions.state.settings import MAX_LANDMARKS
 from rlscore.sessions.views.project_overview import project_label
 from rlscore.ui.label import actions
 from rlscore.ui.shell.auth import sign_in_configured
+from rlscore.ui.shell.errors import flash_errors
 from rlscore.ui.shell.flash import flash
 from rlscore.ui.shell.params import (
     LAM_LOG_RANGE,
@@ -93,10 +94,12 @@ def _bind(p: dict, name: str, locked: bool, disabled: bool = False) -> dict:
 
 def _changed(name: str) -> None:
     from_widget = _CONVERT.get(name, (_identity, _identity))[1]
-    try:
-        update_params(**{name: from_widget(st.session_state[f"w_{name}"])})
-    except ValueError as exc:
-        flash("error", f"Setting not saved: {md_text(exc)}")
+    # anything else (an unreachable label database) is flashed too, never raised into the page
+    with flash_errors("Setting not saved"):
+        try:
+            update_params(**{name: from_widget(st.session_state[f"w_{name}"])})
+        except ValueError as exc:
+            flash("error", f"Setting not saved: {md_text(exc)}")
 
 
 def _project_changed() -> None:
