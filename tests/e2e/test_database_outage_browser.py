@@ -136,33 +136,51 @@ def test_the_page_waits_out_a_database_outage_and_resumes_by_itself(
         assert point in labels and str(labels[point]) == text, (point, text, project_classes)
 
 
+def label_one_then_dwell(page, server) -> tuple[int, int]:
+    """Open two_moons, label its first point and wait the dwell on the next; returns (the
+    labeled point, the point now on screen)."""
+    open_app(page, f"{server.url}/?project=two_moons", 0)
+    first, _ = label_and_read_ack(page, "1", 1)
+    settle(page)
+    lost = heading_number(page, "Next query:")
+    wait_dwell(page, lost)
+    return first, lost
+
+
+def named_not_saved(page, point: int):
+    """The outage message or the page's status line saying the press on ``point`` was not
+    saved."""
+    said = re.compile(rf"\(point #{point}\) was not saved|Your press on point #{point} was not")
+    return page.locator(f"{ALERT}, #rlscore-press-notice").filter(has_text=said).first
+
+
+def back_and_pressed_again(page, outage_cluster, url, message, first: int, lost: int) -> None:
+    """The database back: the page resumes with only ``first`` stored; pressed again, the
+    press on ``lost`` is saved."""
+    outage_cluster.resume()
+    expect(message).to_have_count(0, timeout=WAIT_MS)
+    expect(page.get_by_text("Labeled 1 of 220", exact=True)).to_be_visible(timeout=WAIT_MS)
+    assert stored(url, "two_moons").labels.keys() == {first}  # the press was not saved
+    again, _ = label_and_read_ack(page, "1", 2)
+    assert again == lost and stored(url, "two_moons").labels.keys() == {first, lost}
+
+
 def test_a_press_as_the_database_goes_is_named_as_not_saved(browser, outage_cluster, outage_app):
     server, url = outage_app
     context = new_context(browser)
     page = context.new_page()
     errors = page_errors(page)
     try:
-        open_app(page, f"{server.url}/?project=two_moons", 0)
-        first, _ = label_and_read_ack(page, "1", 1)
-        settle(page)
-        lost = heading_number(page, "Next query:")
-        wait_dwell(page, lost)
+        first, lost = label_one_then_dwell(page, server)
         outage_cluster.halt()
         page.keyboard.press("1")  # a press on the next point as the database goes
         message = page.locator(ALERT).filter(has_text=UNREACHABLE)
         expect(message).to_be_visible(timeout=WAIT_MS)
-        said = re.compile(rf"\(point #{lost}\) was not saved|Your press on point #{lost} was not")
-        named = page.locator(f"{ALERT}, #rlscore-press-notice").filter(has_text=said)
         # never "your last label was saved" without naming the press that was not
-        expect(named.first).to_be_visible()
+        expect(named_not_saved(page, lost)).to_be_visible()
         no_exception_box(page)
-        outage_cluster.resume()
-        expect(message).to_have_count(0, timeout=WAIT_MS)
-        expect(page.get_by_text("Labeled 1 of 220", exact=True)).to_be_visible(timeout=WAIT_MS)
-        assert stored(url, "two_moons").labels.keys() == {first}  # the press was not saved
         # pressed again once the page is back: saved, and the point's notice is the saved one
-        again, _ = label_and_read_ack(page, "1", 2)
-        assert again == lost and stored(url, "two_moons").labels.keys() == {first, lost}
+        back_and_pressed_again(page, outage_cluster, url, message, first, lost)
         expect(page.locator("#rlscore-press-notice", has_text="was not saved")).to_be_hidden()
         no_exception_box(page)
     finally:
@@ -183,11 +201,7 @@ def test_a_press_the_server_dropped_in_the_outage_run_is_named(browser, outage_c
     held = HeldPress()
     page.route_web_socket(re.compile(r"/_stcore/stream"), held.route)
     try:
-        open_app(page, f"{server.url}/?project=two_moons", 0)
-        first, _ = label_and_read_ack(page, "1", 1)
-        settle(page)
-        lost = heading_number(page, "Next query:")
-        wait_dwell(page, lost)
+        first, lost = label_one_then_dwell(page, server)
         held.armed = True
         page.keyboard.press("1")
         outage_cluster.halt()
@@ -198,17 +212,9 @@ def test_a_press_the_server_dropped_in_the_outage_run_is_named(browser, outage_c
         expect(page.locator('[class*="st-key-label_"]')).to_have_count(0)
         expect(message).to_contain_text(f"your last label (point #{first}) was saved")
         held.release()
-        said = re.compile(rf"\(point #{lost}\) was not saved|Your press on point #{lost} was not")
-        expect(
-            page.locator(f"{ALERT}, #rlscore-press-notice").filter(has_text=said).first
-        ).to_be_visible()
+        expect(named_not_saved(page, lost)).to_be_visible()
         no_exception_box(page)
-        outage_cluster.resume()
-        expect(message).to_have_count(0, timeout=WAIT_MS)
-        expect(page.get_by_text("Labeled 1 of 220", exact=True)).to_be_visible(timeout=WAIT_MS)
-        assert stored(url, "two_moons").labels.keys() == {first}
-        again, _ = label_and_read_ack(page, "1", 2)
-        assert again == lost and stored(url, "two_moons").labels.keys() == {first, lost}
+        back_and_pressed_again(page, outage_cluster, url, message, first, lost)
         no_exception_box(page)
     finally:
         context.close()

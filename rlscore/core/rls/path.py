@@ -29,7 +29,6 @@ from numbers import Integral
 
 import numpy as np
 import pandas as pd
-import scipy.linalg
 
 from rlscore.core.conventions.input_validation import (
     check_kernel_matrix,
@@ -38,6 +37,11 @@ from rlscore.core.conventions.input_validation import (
 )
 from rlscore.core.conventions.memory_budget import require_memory, square_matrices_bytes
 from rlscore.core.rls.class_weights import column_groups
+from rlscore.core.rls.path_decomposition import (
+    Decomposition,
+    decompose_features,
+    decompose_kernel,
+)
 
 LOO_ERRORS = ("classification", "squared")
 CURVE_COLUMNS = ("lam", "loo_squared_error", "loo_classification_error", "loo_bound", "gacv")
@@ -81,28 +85,6 @@ class RLSSolution:
     loo: np.ndarray
     loo_variance: np.ndarray
     gacv: np.ndarray
-
-
-@dataclass
-class _Decomposition:
-    """``M = WKW = QΛQᵀ`` for one weight vector, with the targets it serves projected."""
-
-    cols: np.ndarray  # target columns using these weights
-    a: np.ndarray  # (n,) weights
-    w: np.ndarray  # (n,) sqrt(a)
-    evals: np.ndarray  # (n,) ascending, clipped at 0
-    Q: np.ndarray  # (n, n)
-    Q2: np.ndarray | None  # Q∘Q, or None to compute per λ
-    Qt_z: np.ndarray  # (n, len(cols)) Qᵀ W y
-    Qt_w: np.ndarray  # (n,) Qᵀ w
-    zero: np.ndarray  # indices with a_i == 0
-    K_zero: np.ndarray  # (len(zero), n) kernel rows of those points
-    # A thin decomposition (from features) keeps only the r ≤ m eigenvectors of M with
-    # positive eigenvalues; on their orthogonal complement M is 0 and G⁻¹ is I/λ. These are
-    # the parts of z = Wy and w outside span(Q), and 1 − ‖Q_i‖² (None when Q is square).
-    z_perp: np.ndarray | None = None  # (n, len(cols))
-    w_perp: np.ndarray | None = None  # (n,)
-    diag_perp: np.ndarray | None = None  # (n,)
 
 
 @dataclass
@@ -168,7 +150,9 @@ class RLSPath:
         )
         if store_squares is None:
             store_squares = square_matrices_bytes(n, 2 * len(groups)) <= _SQUARES_BUDGET
-        self.decompositions = [self._decompose(K, self.Y, self.A, g, store_squares) for g in groups]
+        self.decompositions = [
+            decompose_kernel(K, self.Y, self.A, g, store_squares) for g in groups
+        ]
 
     @classmethod
     def from_features(
@@ -197,7 +181,7 @@ class RLSPath:
         self = cls.__new__(cls)
         groups = self._setup(n, Y, weights, offset, error_weights)
         self.K_diag = np.einsum("ij,ij->i", Phi, Phi)
-        self.decompositions = [self._decompose_features(Phi, self.Y, self.A, g) for g in groups]
+        self.decompositions = [decompose_features(Phi, self.Y, self.A, g) for g in groups]
         return self
 
     def _setup(self, n: int, Y, weights, offset: bool, error_weights) -> list:
@@ -235,65 +219,6 @@ class RLSPath:
         if np.any(a.sum(axis=0) <= 0):
             raise ValueError("every target column needs at least one point with weight > 0")
         return a
-
-    @staticmethod
-    def _decompose(K, Y, A, cols, store_squares) -> _Decomposition:
-        a = A[:, cols[0]]
-        w = np.sqrt(a)
-        M = w[:, None] * K * w[None, :]
-        evals, Q = scipy.linalg.eigh(M, overwrite_a=True, check_finite=False, driver="evd")
-        del M
-        # M is PSD: negative eigenvalues are rounding noise
-        np.maximum(evals, 0.0, out=evals)
-        zero = np.flatnonzero(a == 0)
-        return _Decomposition(
-            cols=np.asarray(cols),
-            a=a,
-            w=w,
-            evals=evals,
-            Q=Q,
-            Q2=Q * Q if store_squares else None,
-            Qt_z=Q.T @ (w[:, None] * Y[:, cols]),
-            Qt_w=Q.T @ w,
-            zero=zero,
-            K_zero=K[zero].copy(),
-        )
-
-    @staticmethod
-    def _decompose_features(Phi, Y, A, cols) -> _Decomposition:
-        a = A[:, cols[0]]
-        w = np.sqrt(a)
-        U, sv, _ = scipy.linalg.svd(w[:, None] * Phi, full_matrices=False, check_finite=False)
-        # directions with a rounding-noise singular value belong to the complement (M = 0)
-        keep = sv > max(Phi.shape) * np.finfo(np.float64).eps * (sv[0] if sv.size else 0.0)
-        U, evals = U[:, keep][:, ::-1], (sv[keep] ** 2)[::-1]  # ascending, as eigh's
-        zero = np.flatnonzero(a == 0)
-        return RLSPath._thin_decomposition(U, evals, Y, a, cols, Phi[zero] @ Phi.T)
-
-    @staticmethod
-    def _thin_decomposition(U, evals, Y, a, cols, K_zero) -> _Decomposition:
-        """The decomposition of ``M = U diag(evals) Uᵀ`` (U orthonormal columns; ``K_zero`` the
-        kernel rows of the points of weight 0)."""
-        w = np.sqrt(a)
-        z = w[:, None] * Y[:, cols]
-        Qt_z, Qt_w = U.T @ z, U.T @ w
-        zero = np.flatnonzero(a == 0)
-        Q2 = U * U
-        return _Decomposition(
-            cols=np.asarray(cols),
-            a=a,
-            w=w,
-            evals=evals,
-            Q=U,
-            Q2=Q2,
-            Qt_z=Qt_z,
-            Qt_w=Qt_w,
-            zero=zero,
-            K_zero=K_zero,
-            z_perp=z - U @ Qt_z,
-            w_perp=w - U @ Qt_w,
-            diag_perp=np.clip(1.0 - Q2.sum(axis=1), 0.0, None),
-        )
 
     # -- λ grid ------------------------------------------------------------------------------
     def eigenvalues(self) -> list[np.ndarray]:
@@ -374,7 +299,7 @@ class RLSPath:
             loo[:, dec.cols] = Y - part.resid / (lams * part.D)[:, None, :]
         return loo
 
-    def _dual_block(self, dec: _Decomposition, lams: np.ndarray) -> _DualBlock:
+    def _dual_block(self, dec: Decomposition, lams: np.ndarray) -> _DualBlock:
         """One decomposition's solution for several λ (docs/mathematics.md §1, §3)."""
         n, L = self.n, lams.size
         thin = dec.w_perp is not None
@@ -419,7 +344,7 @@ class RLSPath:
         return _DualBlock(H=H, D=D, R=R, coef=Cg, intercept=bg, resid=Rg, trace=trace)
 
     @staticmethod
-    def _diag_inverse(dec: _Decomposition, H: np.ndarray) -> np.ndarray:
+    def _diag_inverse(dec: Decomposition, H: np.ndarray) -> np.ndarray:
         """``diag(G⁻¹) = (Q∘Q) h`` for every column h of H."""
         if dec.Q2 is not None:
             return dec.Q2 @ H
