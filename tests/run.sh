@@ -48,6 +48,12 @@ FLOOR_TESTS=(
   tests/e2e/test_sign_in_browser.py::test_visitor_sees_only_sign_in_then_labels_as_the_signed_in_user
   tests/e2e/test_image_project_browser.py::test_upload_images_see_the_queried_picture_and_label_five_by_keys
 )
+# Deselected in the floor pass: two of the three λ of the A-optimal fast-mode statistics (about
+# 50 s of a worker at the floor versions); the third and every other A-optimal test run there.
+FLOOR_DESELECT=(
+  --deselect "tests/test_aoptimal.py::test_fast_mode_picks_the_exact_choice_or_a_near_one[0.0001]"
+  --deselect "tests/test_aoptimal.py::test_fast_mode_picks_the_exact_choice_or_a_near_one[0.01]"
+)
 # Not in the floor pass: the sessions, experiments, CLI, figures and AppTest page tests (they
 # run the engine and the stores checked above through the package's own code; what they take
 # from Streamlit, plotly and pandas the smoke set runs at the floors) and the other Dask
@@ -207,6 +213,6 @@ export RLSCORE_REQUIRE_BROWSER=1 RLSCORE_REQUIRE_POSTGRES=1
 phase "tests, newest releases" .venv/bin/python -m pytest "${XDIST[@]}" --durations=25 "$@"
 phase "wait for .venv-floor" await_background venv-floor
 if [ $# -eq 0 ]; then
-  set -- "${FLOOR_TESTS[@]}"
+  set -- "${FLOOR_TESTS[@]}" "${FLOOR_DESELECT[@]}"
 fi
 phase "tests, floor versions" .venv-floor/bin/python -m pytest "${XDIST[@]}" --durations=25 "$@"

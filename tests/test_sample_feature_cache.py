@@ -79,3 +79,19 @@ def test_a_fresh_installs_first_page_builds_no_features(tmp_path, monkeypatch):
         assert set(ITEM_SAMPLES) <= set(store.list_projects())
     bundled._item_features.cache_clear()
     bundled._item_sample_meta_cached.cache_clear()
+
+
+def test_a_damaged_file_is_no_features_and_a_save_replaces_it_whole(tmp_path):
+    """A file cut short (an empty one, a truncated one) reads as none — the features are
+    built afresh — and a save writes a temporary file and renames it into place."""
+    name, digest = "debian_games", "d" * 64
+    path = feature_cache.save_features(name, digest, np.eye(3), ["a", "b", "c"], {}, tmp_path)
+    whole = path.read_bytes()
+    for damaged in (b"", whole[: len(whole) // 2]):
+        path.write_bytes(damaged)
+        assert feature_cache.load_features(name, digest, tmp_path) is None
+    feature_cache.save_features(name, digest, 2 * np.eye(3), ["a", "b", "c"], {}, tmp_path)
+    np.testing.assert_array_equal(
+        feature_cache.load_features(name, digest, tmp_path)[0], 2 * np.eye(3)
+    )
+    assert [p.name for p in path.parent.iterdir()] == [path.name]  # no temporary file left

@@ -36,7 +36,7 @@ def _run(argv: list[str]) -> int:
     # only the generated datasets are written: the item samples come from their scripts
     generated = [name for name in list_samples() if name not in ITEM_SAMPLES]
     write_samples(SAMPLE_DIR)
-    features = write_item_features()
+    features = write_item_features(SAMPLE_DIR)
     scripts = " and ".join(f"{SAMPLE_DIR.name}/{s}" for s in ITEM_SAMPLE_SCRIPTS)
     print(
         f"wrote {len(generated)} generated datasets ({', '.join(generated)}) to {SAMPLE_DIR}; "

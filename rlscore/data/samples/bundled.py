@@ -315,15 +315,16 @@ def build_item_features(name: str) -> tuple[np.ndarray, list, dict]:
     return X, list(names), summary
 
 
-def write_item_features() -> list[Path]:
+def write_item_features(folder: Path = SAMPLE_DIR) -> list[Path]:
     """Build every item sample's features afresh and keep them beside its files in
-    ``sample_data/features`` (what :func:`load_sample` then reads instead of building them);
-    the files."""
+    ``<folder>/features`` (what :func:`load_sample` then reads instead of building them); the
+    files. The item samples' files live in the bundled folder only: for another ``folder``
+    (the ``samples`` command pointed elsewhere) nothing is built or written."""
     written = []
     for name in ITEM_SAMPLES:
-        if (SAMPLE_DIR / f"{name}.csv").exists():
-            digest = input_digest(name, ITEM_SAMPLES[name], SAMPLE_DIR, _item_images(name))
-            written.append(save_features(name, digest, *build_item_features(name), SAMPLE_DIR))
+        if folder == SAMPLE_DIR and (folder / f"{name}.csv").exists():
+            digest = input_digest(name, ITEM_SAMPLES[name], folder, _item_images(name))
+            written.append(save_features(name, digest, *build_item_features(name), folder))
     _item_features.cache_clear()
     return written
 

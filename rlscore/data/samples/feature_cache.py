@@ -14,6 +14,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import tempfile
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -47,25 +50,39 @@ def load_features(name: str, digest: str, sample_dir: Path) -> tuple[np.ndarray,
     path = feature_path(name, sample_dir)
     if not path.exists():
         return None
-    with np.load(path, allow_pickle=False) as kept:
-        if str(kept["digest"]) != digest:
-            return None
-        return kept["X"].copy(), kept["names"].tolist(), json.loads(str(kept["summary"]))
+    try:
+        with np.load(path, allow_pickle=False) as kept:
+            if str(kept["digest"]) != digest:
+                return None
+            return kept["X"].copy(), kept["names"].tolist(), json.loads(str(kept["summary"]))
+    except (OSError, EOFError, ValueError, KeyError, zipfile.BadZipFile):
+        return None  # damaged (a copy cut short): the features are built afresh
 
 
 def save_features(
     name: str, digest: str, X: np.ndarray, names: list, summary: dict, sample_dir: Path
 ) -> Path:
-    """Keep the features of ``name`` built from the inputs of ``digest``; the file."""
+    """Keep the features of ``name`` built from the inputs of ``digest``; the file.
+
+    Written to a temporary file beside it and renamed into place, so that another process
+    (a second app server, a test) reading it meanwhile finds the old file or the whole new
+    one, never a file cut short."""
     path = feature_path(name, sample_dir)
     path.parent.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(
-        path,
-        X=np.asarray(X, dtype=np.float64),
-        names=np.asarray(names, dtype=str),
-        summary=np.asarray(json.dumps(summary, sort_keys=True)),
-        digest=np.asarray(digest),
-    )
+    with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".npz.tmp", delete=False) as f:
+        try:
+            np.savez_compressed(
+                f,
+                X=np.asarray(X, dtype=np.float64),
+                names=np.asarray(names, dtype=str),
+                summary=np.asarray(json.dumps(summary, sort_keys=True)),
+                digest=np.asarray(digest),
+            )
+        except BaseException:
+            f.close()
+            os.unlink(f.name)
+            raise
+    os.replace(f.name, path)
     return path
 
 
