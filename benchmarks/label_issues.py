@@ -37,8 +37,9 @@ eigenvectors (what λ by LOO over the eigenvalue grid reuses), the eigenvalues a
 (:func:`rlscore.core.rls.sketched_lam.sketched_loo_lam`) and the exact LOO values at one λ
 from one Cholesky factor (:func:`rlscore.core.rls.cholesky_loo.cholesky_loo`).
 
-``--profile`` splits ``rlscore``'s call on the same pools (in-process, ``--profile-calls``
-calls of each stage, median after a warm-up): the kernel, the eigendecomposition and the 50-λ
+``--profile`` splits ``rlscore``'s call on the same pools (in-process: the median process
+time of ``--profile-calls`` rounds after a warm-up, each round timing the call and each stage
+once, so that all see the same load): the kernel, the eigendecomposition and the 50-λ
 scan of the exact λ search (the sketched search above ``EXACT_SEARCH_MAX`` labels), the LOO
 values at the λ, the label scores (margins, Platt's fit) and the rest of the call (input
 checks, σ, label coding, sorting, the frame: the call's median less the stages').
@@ -351,12 +352,12 @@ def floor(tasks, repeats: int, size: int = 0) -> None:
 
 
 def profile_seconds(task: str, calls: int, size: int = 0) -> tuple[int, int, dict[str, float]]:
-    """The pool size, the number of classes and the median seconds of ``rlscore``'s call and
-    of its stages, each timed on its own over ``calls`` calls, on ``task``'s pool or its first
-    ``size`` points: the kernel, the λ search (on up to ``EXACT_SEARCH_MAX`` labels the
-    eigendecomposition and the 50-λ scan, apart; above, the sketched search), the LOO values
-    at the λ, the label scores (margins and Platt's fit) and the rest (the call less those:
-    input checks, σ, label coding, sorting, the frame)."""
+    """The pool size, the number of classes and the median process seconds of ``rlscore``'s
+    call and of its stages (:func:`interleaved_cpu_seconds`, ``calls`` rounds) on ``task``'s
+    pool or its first ``size`` points: the kernel, the λ search (on up to
+    ``EXACT_SEARCH_MAX`` labels the eigendecomposition and the 50-λ scan, apart; above, the
+    sketched search), the LOO values at the λ, the label scores (margins and Platt's fit)
+    and the rest (the call less those: input checks, σ, label coding, sorting, the frame)."""
     Xp, classes, codes, sigma, K, Y = pool_head(task, size)
     exact = Xp.shape[0] <= EXACT_SEARCH_MAX
     if exact:
@@ -375,9 +376,24 @@ def profile_seconds(task: str, calls: int, size: int = 0) -> tuple[int, int, dic
         "loo": (lambda: path.loo(np.array([lam]))) if exact else (lambda: cholesky_loo(K, Y, lam)),
         "scores": lambda: label_scores(F, codes),
     }
-    s = {k: (timed(fn, repeats=calls, warmup=10) if fn else 0.0) for k, fn in runs.items()}
+    s = interleaved_cpu_seconds({k: fn for k, fn in runs.items() if fn}, calls)
+    s.setdefault("decomposition", 0.0)
     s["rest"] = s["rlscore"] - sum(v for k, v in s.items() if k != "rlscore")
     return Xp.shape[0], classes.size, s
+
+
+def interleaved_cpu_seconds(runs: dict, calls: int, warmup: int = 10) -> dict[str, float]:
+    """The median process time of each of ``runs``' functions over ``calls`` rounds, each
+    round calling every function once: on a machine shared with other runs the stages see
+    the same load, and process time leaves out the time the process waits for a core."""
+    times: dict[str, list[float]] = {k: [] for k in runs}
+    for i in range(warmup + calls):
+        for name, fn in runs.items():
+            t0 = time.process_time()
+            fn()
+            if i >= warmup:
+                times[name].append(time.process_time() - t0)
+    return {k: statistics.median(v) for k, v in times.items()}
 
 
 def profile(tasks, calls: int, size: int = 0) -> None:
