@@ -80,8 +80,8 @@ class EigenLOO:
         if self.Y_perp is not None:
             diagonal += self.diag_perp[:, None] / lams
             c += self.Y_perp[:, None, :] / lams[None, :, None]
-        # Y − c / diagonal in place: the same values without two more (n, L, T) temporaries,
-        # whose allocation and first touch cost as much as the product on 10 classes
+        # Y − c / diagonal in place: the same values without two more (n, L, T) temporaries
+        # to allocate and fill (6 MB each at 150 labels of 10 classes)
         c /= diagonal[:, :, None]
         return np.subtract(self.Y[:, None, :], c, out=c)
 
