@@ -53,7 +53,7 @@ Usage::
 
     OPENBLAS_NUM_THREADS=1 nice -n 10 .venv/bin/python benchmarks/label_issues.py \\
         --seeds 3 [--tasks wine iris] [--settings uniform active] [--out FILE.jsonl]
-    OPENBLAS_NUM_THREADS=1 nice -n 10 .venv/bin/python benchmarks/label_issues.py --floor \
+    OPENBLAS_NUM_THREADS=1 nice -n 10 .venv/bin/python benchmarks/label_issues.py --floor \\
         [--floor-size 150]
     OPENBLAS_NUM_THREADS=1 nice -n 10 .venv/bin/python benchmarks/label_issues.py --profile \\
         [--floor-size 150] [--profile-calls 200]
