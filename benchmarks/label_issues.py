@@ -37,6 +37,13 @@ eigenvectors (what λ by LOO over the eigenvalue grid reuses), the eigenvalues a
 (:func:`rlscore.core.rls.sketched_lam.sketched_loo_lam`) and the exact LOO values at one λ
 from one Cholesky factor (:func:`rlscore.core.rls.cholesky_loo.cholesky_loo`).
 
+``--profile`` splits ``rlscore``'s call on the same pools (in-process: the median process
+time of ``--profile-calls`` rounds after a warm-up, each round timing the call and each stage
+once, so that all see the same load): the kernel, the eigendecomposition and the 50-λ
+scan of the exact λ search (the sketched search above ``EXACT_SEARCH_MAX`` labels), the LOO
+values at the λ, the label scores (margins, Platt's fit) and the rest of the call (input
+checks, σ, label coding, sorting, the frame: the call's median less the stages').
+
 ``--lam-search`` measures the sketched λ search (:mod:`rlscore.core.rls.sketched_lam`, used
 by ``rlscore`` on pools of more than ``EXACT_SEARCH_MAX`` labels): on each such pool with 10 %
 of the labels flipped uniformly, the exact LOO classification error at its λ against the full
@@ -46,8 +53,10 @@ Usage::
 
     OPENBLAS_NUM_THREADS=1 nice -n 10 .venv/bin/python benchmarks/label_issues.py \\
         --seeds 3 [--tasks wine iris] [--settings uniform active] [--out FILE.jsonl]
-    OPENBLAS_NUM_THREADS=1 nice -n 10 .venv/bin/python benchmarks/label_issues.py --floor \
+    OPENBLAS_NUM_THREADS=1 nice -n 10 .venv/bin/python benchmarks/label_issues.py --floor \\
         [--floor-size 150]
+    OPENBLAS_NUM_THREADS=1 nice -n 10 .venv/bin/python benchmarks/label_issues.py --profile \\
+        [--floor-size 150] [--profile-calls 200]
     OPENBLAS_NUM_THREADS=1 nice -n 10 .venv/bin/python benchmarks/label_issues.py --lam-search \\
         --seeds 4
 """
@@ -79,6 +88,7 @@ from strategy_suite import DATASETS, LAM, Protocol, make_split  # noqa: E402
 
 import rlscore  # noqa: E402
 from rlscore.core.conventions.ova_encoding import ova_targets  # noqa: E402
+from rlscore.core.evaluation.label_issues import label_scores  # noqa: E402
 from rlscore.core.kernels.functions import kernel_matrix  # noqa: E402
 from rlscore.core.rls.cholesky_loo import EXACT_SEARCH_MAX, cholesky_loo  # noqa: E402
 from rlscore.core.rls.classifier import RLSClassifier  # noqa: E402
@@ -294,19 +304,25 @@ def summarise(records: list[dict]) -> None:
         print(f"{task:<18} " + "  ".join(cells))
 
 
-def floor_seconds(task: str, repeats: int, size: int = 0) -> tuple[int, int, dict[str, float]]:
-    """The pool size, the number of classes and the median seconds of the checkers and the
-    factorisations on ``task``'s pool, or its first ``size`` points (module docstring)."""
+def pool_head(task: str, size: int = 0) -> tuple:
+    """``task``'s pool (seed 0, true labels), or its first ``size`` points: the points, the
+    classes, the class positions, σ, the RBF kernel and the one-vs-all targets."""
     X, y = DATASETS[task]()
     split = make_split(X, y, Protocol(), 0)
     keep = slice(None) if size <= 0 else slice(0, size)
     Xp, classes = split.X_pool[keep], np.unique(split.y_pool[keep])
     codes = np.searchsorted(classes, split.y_pool[keep])
     K = kernel_matrix(Xp, kernel="rbf", sigma=split.sigma)
-    Y = ova_targets(codes, classes.size)
-    model = lambda: RLSClassifier(sigma=split.sigma, lam="auto")  # noqa: E731
+    return Xp, classes, codes, split.sigma, K, ova_targets(codes, classes.size)
+
+
+def floor_seconds(task: str, repeats: int, size: int = 0) -> tuple[int, int, dict[str, float]]:
+    """The pool size, the number of classes and the median seconds of the checkers and the
+    factorisations on ``task``'s pool, or its first ``size`` points (module docstring)."""
+    Xp, classes, codes, sigma, K, Y = pool_head(task, size)
+    model = lambda: RLSClassifier(sigma=sigma, lam="auto")  # noqa: E731
     runs = {
-        "rlscore": lambda: rank_rlscore(Xp, codes, split.sigma),
+        "rlscore": lambda: rank_rlscore(Xp, codes, sigma),
         "cleanlab-rls": lambda: rank_cleanlab(Xp, codes, classes.size, 0, model),
         "eigh": lambda: scipy.linalg.eigh(K, driver="evd", check_finite=False),
         "eigvalsh": lambda: scipy.linalg.eigh(K, eigvals_only=True, check_finite=False),
@@ -331,6 +347,66 @@ def floor(tasks, repeats: int, size: int = 0) -> None:
             f"{s['sketch']:7.4f} {s['cholesky']:13.4f} "
             f"{s['rlscore'] / s['cleanlab-rls']:21.2f} "
             f"{s['eigh'] / s['cleanlab-rls']:18.2f}  (load {load_average()})",
+            flush=True,
+        )
+
+
+def profile_seconds(task: str, calls: int, size: int = 0) -> tuple[int, int, dict[str, float]]:
+    """The pool size, the number of classes and the median process seconds of ``rlscore``'s
+    call and of its stages (:func:`interleaved_cpu_seconds`, ``calls`` rounds) on ``task``'s
+    pool or its first ``size`` points: the kernel, the λ search (on up to
+    ``EXACT_SEARCH_MAX`` labels the eigendecomposition and the 50-λ scan, apart; above, the
+    sketched search), the LOO values at the λ, the label scores (margins and Platt's fit)
+    and the rest (the call less those: input checks, σ, label coding, sorting, the frame)."""
+    Xp, classes, codes, sigma, K, Y = pool_head(task, size)
+    exact = Xp.shape[0] <= EXACT_SEARCH_MAX
+    if exact:
+        path = EigenLOO.of_kernel(K, Y)
+        lam = path.best_lam()
+        loo = path.loo(np.array([lam]))[:, 0]
+    else:
+        lam = sketched_loo_lam(K, Y)
+        loo = cholesky_loo(K, Y, lam)
+    F = loo[:, 0] if classes.size == 2 else loo
+    runs = {
+        "rlscore": lambda: rank_rlscore(Xp, codes, sigma),
+        "kernel": lambda: kernel_matrix(Xp, kernel="rbf", sigma=sigma),
+        "decomposition": (lambda: EigenLOO.of_kernel(K, Y)) if exact else None,
+        "scan": path.best_lam if exact else (lambda: sketched_loo_lam(K, Y)),
+        "loo": (lambda: path.loo(np.array([lam]))) if exact else (lambda: cholesky_loo(K, Y, lam)),
+        "scores": lambda: label_scores(F, codes),
+    }
+    s = interleaved_cpu_seconds({k: fn for k, fn in runs.items() if fn}, calls)
+    s.setdefault("decomposition", 0.0)
+    s["rest"] = s["rlscore"] - sum(v for k, v in s.items() if k != "rlscore")
+    return Xp.shape[0], classes.size, s
+
+
+def interleaved_cpu_seconds(runs: dict, calls: int, warmup: int = 10) -> dict[str, float]:
+    """The median process time of each of ``runs``' functions over ``calls`` rounds, each
+    round calling every function once: on a machine shared with other runs the stages see
+    the same load, and process time leaves out the time the process waits for a core."""
+    times: dict[str, list[float]] = {k: [] for k in runs}
+    for i in range(warmup + calls):
+        for name, fn in runs.items():
+            t0 = time.process_time()
+            fn()
+            if i >= warmup:
+                times[name].append(time.process_time() - t0)
+    return {k: statistics.median(v) for k, v in times.items()}
+
+
+def profile(tasks, calls: int, size: int = 0) -> None:
+    """Print :func:`profile_seconds` of each task in milliseconds."""
+    print("\ntask               n    T  rlscore ms  kernel  eigendecomposition  λ scan (sketch "
+          "above 250)  LOO at λ  label scores  rest")  # fmt: skip
+    for task in tasks:
+        n, T, s = profile_seconds(task, calls, size)
+        ms = {k: 1e3 * v for k, v in s.items()}
+        print(
+            f"{task:<18} {n:4d} {T:3d} {ms['rlscore']:10.3f} {ms['kernel']:7.3f} "
+            f"{ms['decomposition']:19.3f} {ms['scan']:26.3f} {ms['loo']:9.3f} "
+            f"{ms['scores']:13.3f} {ms['rest']:5.3f}  (load {load_average()})",
             flush=True,
         )
 
@@ -383,8 +459,17 @@ def main(argv=None) -> int:
     )
     parser.add_argument("--repeats", type=int, default=5, help="repeats of each --floor time")
     parser.add_argument(
-        "--floor-size", type=int, default=0, help="--floor on each pool's first N points (0: all)"
+        "--floor-size",
+        type=int,
+        default=0,
+        help="--floor or --profile on each pool's first N points (0: all)",
     )
+    parser.add_argument(
+        "--profile",
+        action="store_true",
+        help="time rlscore's call and its stages, --profile-calls calls each (docstring)",
+    )
+    parser.add_argument("--profile-calls", type=int, default=200)
     parser.add_argument(
         "--lam-search",
         action="store_true",
@@ -395,6 +480,10 @@ def main(argv=None) -> int:
     print(f"# command: {' '.join(sys.argv)}", flush=True)
     if args.lam_search:
         lam_search(args.tasks, list(range(args.seeds)))
+        report_machine()
+        return 0
+    if args.profile:
+        profile(args.tasks, args.profile_calls, args.floor_size)
         report_machine()
         return 0
     if args.floor:

@@ -90,8 +90,8 @@ def label_scores(
 
 
 def _labeled_inputs(X, y, kernel: str, sigma, unlabeled) -> tuple:
-    """The labeled rows, their labels, the RLS's inputs on them and the RBF width (None for
-    another kernel), with a clear message for bad input."""
+    """The labeled rows, their labels, classes and class positions, the RLS's inputs on them
+    and the RBF width (None for another kernel), with a clear message for bad input."""
     from rlscore.core.kernels.rbf_width import fitted_sigma
 
     y = np.asarray(y)
@@ -100,21 +100,23 @@ def _labeled_inputs(X, y, kernel: str, sigma, unlabeled) -> tuple:
         raise ValueError(f"X must have one row per label: X has shape {X.shape}, y {y.shape}")
     labeled = labeled_indices(y, unlabeled)
     labels = np.asarray(y[labeled].tolist()) if y.dtype == object else y[labeled]
-    if labeled.size < 2 or np.unique(labels).size < 2:
+    classes, codes = np.unique(labels, return_inverse=True)
+    if labeled.size < 2 or classes.size < 2:
         raise ValueError(
             f"need at least two labeled points of two classes, got {labeled.size} labeled"
         )
+    every = labeled.size == X.shape[0]  # every row labeled: no copy (nothing writes to it)
     if kernel == "precomputed":
         if X.shape[1] != X.shape[0]:
             raise ValueError(f"kernel='precomputed' needs the square (n, n) kernel, got {X.shape}")
-        inputs, width = X[np.ix_(labeled, labeled)], None
+        inputs, width = (X if every else X[np.ix_(labeled, labeled)]), None
     else:
-        inputs, width = X[labeled], fitted_sigma(sigma, kernel, X)
-    return labeled, labels, inputs, width
+        inputs, width = (X if every else X[labeled]), fitted_sigma(sigma, kernel, X)
+    return labeled, labels, classes, codes, inputs, width
 
 
-def _unweighted_loo(inputs, labels, kernel: str, width, degree: int, lam) -> tuple:
-    """The classes, the (n,) or (n, T) exact LOO values and λ without class weights or offset:
+def _unweighted_loo(inputs, labels, classes, codes, kernel: str, width, degree: int, lam) -> tuple:
+    """The (n,) or (n, T) exact LOO values and λ without class weights or offset:
     the kernel formed once and :func:`rlscore.core.rls.cholesky_loo.checker_loo` (the
     classifier's parameter rules, none of its estimator machinery)."""
     from sklearn.utils.multiclass import check_classification_targets
@@ -138,14 +140,13 @@ def _unweighted_loo(inputs, labels, kernel: str, width, degree: int, lam) -> tup
     # strings is classes, and sklearn's check of it cost as much as the λ search (150 labels)
     if labels.ndim != 1 or labels.dtype.kind not in "biuUS":
         check_classification_targets(labels)
-    classes, codes = np.unique(labels, return_inverse=True)
     if kernel == "precomputed":
         K = check_kernel_matrix(inputs)
     else:  # symmetric by construction, finite unless a linear or polynomial kernel overflows
         K = kernel_matrix(inputs, kernel=kernel, sigma=width, degree=int(degree))
         check_points(K, "the kernel matrix contains")
     loo, lam_used = checker_loo(K, ova_targets(codes, classes.size), lam)
-    return classes, (loo[:, 0] if classes.size == 2 else loo), float(lam_used)
+    return (loo[:, 0] if classes.size == 2 else loo), float(lam_used)
 
 
 def _classifier_loo(inputs, labels, kernel, width, degree, lam, class_weight, offset) -> tuple:
@@ -220,14 +221,14 @@ def label_issues(
     """
     import pandas as pd
 
-    labeled, labels, inputs, width = _labeled_inputs(X, y, kernel, sigma, unlabeled)
+    labeled, labels, classes, codes, inputs, width = _labeled_inputs(X, y, kernel, sigma, unlabeled)
     if class_weight is None and not offset:
-        classes, loo, lam_used = _unweighted_loo(inputs, labels, kernel, width, degree, lam)
+        loo, lam_used = _unweighted_loo(inputs, labels, classes, codes, kernel, width, degree, lam)
     else:
         classes, loo, lam_used = _classifier_loo(
             inputs, labels, kernel, width, degree, lam, class_weight, offset
         )
-    codes = np.searchsorted(classes, labels)
+        codes = np.searchsorted(classes, labels)
     s, suggested, score, calibration = label_scores(loo, codes)
     # the order is the label margin's, not the score's: the two agree within the disagreeing
     # and within the agreeing labels, and the calibration (fitted against noisy labels) can
