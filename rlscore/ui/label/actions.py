@@ -4,8 +4,9 @@ Each button is created with the point it shows and ``seen``, the newest event id
 when the page was drawn, both in its arguments *and in its widget key*. Streamlit runs a
 button's callback with the arguments registered under the clicked widget's key; a stable key
 (``label_0``) would therefore apply a click made on the old page to the point of the newer
-page. With the point and version in the key, a click from the old page either finds no
-callback (the old button is gone: dropped) or runs with the old point and version, which the
+page. With the point and version in the key, a click from the old page runs with the old
+point and version (Streamlit still runs the callback of a button a newer run has removed:
+seen in a browser test holding the click's message through a teammate's redraw), which the
 session refuses if that point changed since (:class:`~rlscore.storage.StaleActionError`). So
 one press is one action, on the point that was shown.
 
