@@ -10,12 +10,8 @@ at a given λ or at the λ of the sketched search, the eigendecomposition of the
 a small pool).
 
 For a point with label ``y`` and LOO one-vs-all values ``f`` (a binary ``f`` is the pair
-``(−f, f)``), each class's value is first lowered by half its **class threshold** ``t_k``, the
-mean LOO value ``f_k`` over the points labeled ``k`` (confident learning's per-class threshold on
-decision values, shrunk by :data:`THRESHOLD_SHRINK`): a class that lost many labels to another
-is learned with smaller values, so its members carrying the other label would hardly disagree
-with it. On these values ``f'`` the **label margin** is ``s = max_{j≠y} f'_j − f'_y``: positive
-when the prediction disagrees with the label, by how much it prefers its class. The **score** is a
+``(−f, f)``), the **label margin** is ``s = max_{j≠y} f_j − f_y``: positive when the LOO
+prediction disagrees with the label, by how much it prefers its class. The **score** is a
 calibrated chance that the label is wrong: with ``q(m) = P(LOO prediction right | margin m)``
 Platt-fitted on the LOO margins (:mod:`rlscore.core.evaluation.calibration`), it is ``q(s)``
 where the prediction disagrees (the label is wrong when the prediction is right) and
@@ -38,11 +34,6 @@ if TYPE_CHECKING:
 
 #: the columns of :func:`label_issues`' table, in order
 COLUMNS = ("index", "label", "suggested", "score", "label_margin")
-#: the share of each class threshold taken off its values before the margins (module
-#: docstring): 0 is the plain LOO margin, 1 confident learning's full threshold; chosen on
-#: seeds 0–2 of ``benchmarks/label_issues.py`` and confirmed on seeds 3–9
-#: (docs/benchmarks/label-issues.md)
-THRESHOLD_SHRINK = 0.5
 
 
 def label_margins(F: np.ndarray, codes: np.ndarray) -> np.ndarray:
@@ -70,27 +61,6 @@ def label_margins(F: np.ndarray, codes: np.ndarray) -> np.ndarray:
     return others.max(axis=1) - own
 
 
-def class_thresholds(F: np.ndarray, codes: np.ndarray) -> np.ndarray:
-    """Each class's threshold: the mean of its one-vs-all value over the points labeled with it.
-
-    Parameters
-    ----------
-    F
-        (n, T) one-vs-all decision values.
-    codes
-        (n,) position of each point's label among the classes.
-
-    Returns
-    -------
-    numpy.ndarray
-        (T,) thresholds; 0 for a class no point is labeled with.
-    """
-    T = F.shape[1]
-    own = F[np.arange(F.shape[0]), codes]
-    counts = np.bincount(codes, minlength=T)
-    return np.bincount(codes, weights=own, minlength=T) / np.maximum(counts, 1)
-
-
 def label_scores(
     F: np.ndarray, codes: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, PlattCalibration]:
@@ -108,13 +78,11 @@ def label_scores(
     -------
     label_margin, suggested, score, calibration
         (n,) label margins, (n,) positions of the predicted classes, (n,) calibrated chances
-        that the label is wrong, and the Platt calibration behind them, all of the values with
-        the shrunk class thresholds taken off (module docstring).
+        that the label is wrong, and the Platt calibration behind them (module docstring).
     """
     F = np.asarray(F, dtype=np.float64)
     if F.ndim == 1:
         F = np.column_stack([-F, F])  # the binary f as its two OvA columns
-    F = F - THRESHOLD_SHRINK * class_thresholds(F, codes)
     s = label_margins(F, codes)
     calibration = fit_platt(margin(F), s <= 0)
     q = calibration.probability(np.abs(s))
@@ -277,11 +245,4 @@ def label_issues(
     return table
 
 
-__all__ = [
-    "COLUMNS",
-    "THRESHOLD_SHRINK",
-    "class_thresholds",
-    "label_issues",
-    "label_margins",
-    "label_scores",
-]
+__all__ = ["COLUMNS", "label_issues", "label_margins", "label_scores"]
