@@ -11,7 +11,7 @@ from rlscore.core.conventions.ova_encoding import ova_targets
 from rlscore.core.rls.cholesky_loo import EXACT_SEARCH_MAX, checker_loo, cholesky_loo
 from rlscore.core.rls.eigen_loo import EigenLOO
 from rlscore.core.rls.path import RLSPath
-from rlscore.core.rls.sketched_lam import kernel_sketch, sketched_loo_lam
+from rlscore.core.rls.sketched_lam import _orthonormal_basis, kernel_sketch, sketched_loo_lam
 
 
 def _rbf(X: np.ndarray, sigma: float) -> np.ndarray:
@@ -154,3 +154,21 @@ def test_the_small_pool_lambda_is_the_full_paths(n, n_classes, sigma):
     loo, lam = checker_loo(K, Y)
     assert lam == path.best_loo_lam()
     np.testing.assert_allclose(loo, path.loo(lam), atol=1e-10)
+
+
+@pytest.mark.parametrize("ill_conditioned", [False, True])
+def test_the_sketch_basis_is_orthonormal_and_spans_the_block(ill_conditioned):
+    """The sketch's basis (a Cholesky QR of the block's LU factor, or a Householder QR where
+    that factor is ill conditioned) against numpy's QR of the block: orthonormal columns,
+    the same projector. The unit lower triangular block with −1 below the diagonal is its
+    own LU factor, with condition number near 2^r."""
+    n, r = 80, 40
+    if ill_conditioned:
+        Z = np.eye(n, r) - np.tril(np.ones((n, r)), -1)
+        Z[r:] = 0.0
+    else:
+        Z = np.random.default_rng(3).normal(size=(n, r))
+    Q = _orthonormal_basis(Z.copy())
+    reference = np.linalg.qr(Z)[0]
+    np.testing.assert_allclose(Q.T @ Q, np.eye(r), atol=1e-10)
+    np.testing.assert_allclose(Q @ Q.T, reference @ reference.T, atol=1e-8)

@@ -222,3 +222,17 @@ def test_heat_weights_apply_to_bridges():
     Xs = _clusters((20, 6))
     B = knn_graph(Xs, k=2, weights="heat", heat_width=5.0, connect=True).tocoo()
     np.testing.assert_allclose(B.data, np.exp(-((Xs[B.row] - Xs[B.col]) ** 2).sum(1) / 25.0))
+
+
+@pytest.mark.parametrize("n", [1, 2, 127, 128, 129, 300])
+def test_rbf_of_a_pool_mirrors_the_rectangular_kernel(n):
+    """The kernel of a pool with itself (one triangle computed, mirrored) against the kernel
+    of the pool with a copy of itself (every entry computed) and the per-pair formula: the
+    same to rounding, exactly symmetric, ones on the diagonal (n around the block size)."""
+    X = np.random.default_rng(n).normal(size=(n, 5))
+    K = kernel_matrix(X, kernel="rbf", sigma=1.3)
+    np.testing.assert_allclose(K, kernel_matrix(X, X.copy(), kernel="rbf", sigma=1.3), rtol=1e-13)
+    d2 = ((X[:, None] - X[None]) ** 2).sum(-1)
+    np.testing.assert_allclose(K, np.exp(-d2 / (2 * 1.3**2)), rtol=1e-12, atol=1e-300)
+    assert np.array_equal(K, K.T)
+    assert np.all(np.diag(K) == 1.0)

