@@ -39,7 +39,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from harness import load_average, pin_blas, report_machine  # noqa: E402
+from harness import load_average, pin_blas, report_machine, timed  # noqa: E402
 
 pin_blas(1)
 
@@ -62,25 +62,20 @@ LARGE_TASKS = (
 )  # fmt: skip
 
 
-def process_median(fn, repeats: int) -> float:
-    """Median process seconds of ``repeats`` calls of ``fn`` after one warm-up."""
-    fn()
-    seconds = []
-    for _ in range(repeats):
-        start = time.process_time()
-        fn()
-        seconds.append(time.process_time() - start)
-    return statistics.median(seconds)
-
-
-def part_seconds(task: str, repeats: int) -> tuple[int, float, dict[str, float]]:
-    """The pool size, the sketch's λ and the median seconds of each part (module docstring)."""
+def noisy_pool(task: str) -> tuple:
+    """The task's pool (seed 0), its labels with 10 % flipped uniformly, its RBF kernel and
+    one-vs-all targets."""
     X, y = DATASETS[task]()
     split = make_split(X, y, Protocol(), 0)
     classes, codes = np.unique(split.y_pool, return_inverse=True)
     noisy, _ = flip_uniform(codes, 0.10, np.random.default_rng([0, 100, 0]))
     K = kernel_matrix(split.X_pool, kernel="rbf", sigma=split.sigma)
-    Y = ova_targets(noisy, classes.size)
+    return split, noisy, K, ova_targets(noisy, classes.size)
+
+
+def part_seconds(task: str, repeats: int) -> tuple[int, float, dict[str, float]]:
+    """The pool size, the sketch's λ and the median seconds of each part (module docstring)."""
+    split, noisy, K, Y = noisy_pool(task)
     lam = sketched_loo_lam(K, Y)
 
     def exact():
@@ -94,7 +89,11 @@ def part_seconds(task: str, repeats: int) -> tuple[int, float, dict[str, float]]
         "exact": exact,
         "checker": lambda: rlscore.label_issues(split.X_pool, noisy, sigma=split.sigma),
     }
-    return codes.size, lam, {name: process_median(fn, repeats) for name, fn in runs.items()}
+    return (
+        noisy.size,
+        lam,
+        {name: timed(fn, repeats, clock=time.process_time) for name, fn in runs.items()},
+    )
 
 
 def load_baseline(root: Path) -> tuple:
@@ -141,12 +140,7 @@ def against_baseline(task: str, repeats: int, baseline: tuple) -> tuple[int, dic
     (module docstring)."""
     import rlscore.core.rls.sketched_lam as sketch_module
 
-    X, y = DATASETS[task]()
-    split = make_split(X, y, Protocol(), 0)
-    classes, codes = np.unique(split.y_pool, return_inverse=True)
-    noisy, _ = flip_uniform(codes, 0.10, np.random.default_rng([0, 100, 0]))
-    K = kernel_matrix(split.X_pool, kernel="rbf", sigma=split.sigma)
-    Y = ova_targets(noisy, classes.size)
+    split, noisy, K, Y = noisy_pool(task)
     fns = {}
     for label, (kernels, sketches) in (
         ("baseline", baseline),
@@ -159,7 +153,7 @@ def against_baseline(task: str, repeats: int, baseline: tuple) -> tuple[int, dic
         fns[f"checker {label}"] = lambda k=kernels, m=sketches: with_modules(
             k, m, lambda: rlscore.label_issues(split.X_pool, noisy, sigma=split.sigma)
         )
-    return codes.size, interleaved_medians(fns, repeats)
+    return noisy.size, interleaved_medians(fns, repeats)
 
 
 def main(argv=None) -> int:
