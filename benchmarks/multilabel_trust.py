@@ -189,7 +189,7 @@ def task_table(records: list[dict], methods) -> str:
 
 def by_labels_table(records: list[dict], method: str) -> str:
     """Per setting and checkpoint: mean checks, coverage and width of ``method``, all tasks."""
-    lines = ["| k | labels | checks (mean) | shown | coverage | width |", "|---|---|---|---|---|---|"]
+    lines = ["| k | labels | checks (mean) | shown | coverage | width |", "|---" * 6 + "|"]
     for k in sorted({r["audit_every"] for r in records}, reverse=True):
         for n in sorted({r["labels"] for r in records}):
             mine = [r for r in records if r["audit_every"] == k and r["labels"] == n]
