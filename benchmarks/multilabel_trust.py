@@ -257,7 +257,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.audit_every < 1:
             parser.error("--audit-every must be ≥ 1: without random checks there is no headline")
         pin_blas(1)
-        print(report_machine())
+        report_machine()
         cache: dict = {}
         for task in tasks:
             if task not in SYNTHETIC and task not in ("debian_works_with", "debian_use"):
