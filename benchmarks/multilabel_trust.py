@@ -121,12 +121,16 @@ def run_seed(task: str, seed: int, audit_every: int, args, cache: dict) -> list[
             q.teach(i, sets[i])
             labels[int(i)] = sets[i]
         est = set_accuracy_estimate(project, q, labels, checks, LAM)
+        free = np.setdiff1d(np.arange(pool.size), list(labels))
         raw = check_sets(project, q, labels, checks, LAM)
         records.append({
             "task": task, "seed": seed, "audit_every": audit_every, "labels": len(labels),
             "n_checks": len(checks),
             "headline": None if est is None else [est.estimate, est.low, est.high],
             "truth": micro_f1(Y_all[test], q.decision_function(X_all[test]) > 0),
+            # a diagnostic: the same model on the pool points not labeled yet (what the
+            # checks are drawn from)
+            "pool_truth": micro_f1(Y[free] > 0.5, q.decision_function()[free] > 0),
             "true_sets": None if raw is None else raw[0].astype(int).tolist(),
             "held_sets": None if raw is None else raw[1].astype(int).tolist(),
         })  # fmt: skip
