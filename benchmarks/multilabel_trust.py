@@ -150,17 +150,43 @@ def intervals(record: dict, method: str) -> list[float] | None:
     return None if e is None else [e.estimate, e.low, e.high]
 
 
-def summarise(records: list[dict], method: str) -> dict:
-    """Coverage, mean width and bias (points), share shown, over the pairs of ``records``."""
+def summarise(records: list[dict], method: str, truth: str = "truth") -> dict:
+    """Coverage, mean width and bias, share shown, over the pairs of ``records``; ``truth``
+    the record's field judged against (``pool_truth``: the diagnostic)."""
     shown = [(r, iv) for r in records if (iv := intervals(r, method)) is not None]
-    hits = [iv[1] <= r["truth"] <= iv[2] for r, iv in shown]
+    hits = [iv[1] <= r[truth] <= iv[2] for r, iv in shown]
+    nan = float("nan")
     return {
         "pairs": len(records),
-        "shown": len(shown) / len(records) if records else float("nan"),
-        "coverage": float(np.mean(hits)) if hits else float("nan"),
-        "width": float(np.mean([iv[2] - iv[1] for _, iv in shown])) if shown else float("nan"),
-        "bias": float(np.mean([iv[0] - r["truth"] for r, iv in shown])) if shown else float("nan"),
+        "shown": len(shown) / len(records) if records else nan,
+        "coverage": float(np.mean(hits)) if hits else nan,
+        "width": float(np.mean([iv[2] - iv[1] for _, iv in shown])) if shown else nan,
+        "bias": float(np.mean([iv[0] - r[truth] for r, iv in shown])) if shown else nan,
     }
+
+
+def pool_table(records: list[dict], method: str) -> str:
+    """The diagnostic: ``method``'s interval against the model's micro-F1 on the pool points
+    not labeled yet, beside the test truth, per task and setting (Markdown)."""
+    lines = [
+        "| task | k | test: coverage | bias | unlabeled pool: coverage | bias "
+        "| truth: test − pool |",
+        "|---" * 7 + "|",
+    ]
+    for tasks in GROUPS.values():
+        for task in tasks:
+            for k in sorted({r["audit_every"] for r in records}, reverse=True):
+                mine = [r for r in records if r["task"] == task and r["audit_every"] == k]
+                if not mine:
+                    continue
+                test, pool = summarise(mine, method), summarise(mine, method, "pool_truth")
+                gap = np.mean([r["truth"] - r["pool_truth"] for r in mine])
+                lines.append(
+                    f"| {task} | {k} | {100 * test['coverage']:.1f} | {100 * test['bias']:+.1f} "
+                    f"| {100 * pool['coverage']:.1f} | {100 * pool['bias']:+.1f} "
+                    f"| {100 * gap:+.1f} |"
+                )
+    return "\n".join(lines)
 
 
 def task_table(records: list[dict], methods) -> str:
@@ -278,6 +304,7 @@ def main(argv: list[str] | None = None) -> int:
     methods = args.methods.split(",")
     print(task_table(records, methods) + "\n")
     print(by_labels_table(records, methods[0]) + "\n")
+    print(pool_table(records, methods[0]) + "\n")
     print(choose(records, methods))
     print(f"load average {load_average()}")
     return 0
