@@ -53,6 +53,17 @@ the highest smallest per-task coverage (ties: narrower). The choice validates if
 the shown interval only if it validates, or if it is closer to the target than the percentile
 bootstrap on the confirmation tasks too (then said so plainly).
 
+**Second block**, written after the first confirmation run (seeds 0–9: no candidate met the
+target; the chosen ``bca`` did not validate, so the percentile bootstrap stays shown) and
+before any run of the seeds below. A diagnostic on those runs (``--strategy random``, every
+label a uniform draw) showed the text tasks undercovered even without active learning (80 %
+and 63 % at k = 5), so the miss is mostly the bootstrap's with few checks that hold any class,
+not the adaptive design; and the post-hoc ``memberships`` interval (Clopper–Pearson on
+``TP / (TP + FP + FN)`` of the checks' memberships, mapped to micro-F1 by ``2p / (1 + p)``)
+held in 85–100 % of those pairs. Seen on every task, it is confirmed on **fresh seeds 10–19**
+of all five tasks at both settings (``--first-seed 10``), with the same target; it becomes
+the shown interval only if it meets the target there on every task at both settings.
+
 Run (a group, then the tables of every saved run)::
 
     OPENBLAS_NUM_THREADS=1 nice -n 10 python benchmarks/multilabel_trust.py --group tuning \\
@@ -89,7 +100,7 @@ GROUPS = {
 }
 CHECKPOINTS = (40, 60, 100, 150, 200, 300)
 #: the intervals compared on the same checks (the first is the shipped one)
-METHODS = ("percentile", "bca", "studentized", "delta-t")
+METHODS = ("percentile", "bca", "studentized", "delta-t", "memberships")
 TARGET = 0.90
 
 
@@ -104,7 +115,8 @@ def run_seed(task: str, seed: int, audit_every: int, args, cache: dict) -> list[
         name=task, X=X, feature_names=[f"x{j}" for j in range(X.shape[1])],
         ids=RowIds(X.shape[0]), truth=None, classes=classes, multi_label=True,
     )  # fmt: skip
-    q = make_strategy("arls", multi_label=True, sigma=float(np.median(pdist(X))), lam=LAM)
+    sigma = float(np.median(pdist(X)))
+    q = make_strategy(args.strategy, multi_label=True, sigma=sigma, lam=LAM, seed=seed)
     q.start(X, classes)
     labels = {int(i): sets[i] for i in start}
     q.teach_many(list(labels), list(labels.values()))
@@ -125,6 +137,7 @@ def run_seed(task: str, seed: int, audit_every: int, args, cache: dict) -> list[
         raw = check_sets(project, q, labels, checks, LAM)
         records.append({
             "task": task, "seed": seed, "audit_every": audit_every, "labels": len(labels),
+            "strategy": args.strategy,
             "n_checks": len(checks),
             "headline": None if est is None else [est.estimate, est.low, est.high],
             "truth": micro_f1(Y_all[test], q.decision_function(X_all[test]) > 0),
@@ -232,6 +245,27 @@ def by_labels_table(records: list[dict], method: str) -> str:
     return "\n".join(lines)
 
 
+def informative_table(records: list[dict], method: str, bounds=(5, 10, 20, 40)) -> str:
+    """A diagnostic: coverage of ``method`` (test truth) by the number of *informative* checks,
+    those with a true or a predicted class (the others add nothing to micro-F1's counts)."""
+    lines = ["| informative checks | pairs | coverage | width | bias |", "|---" * 5 + "|"]
+    for lo, hi in zip(bounds, (*bounds[1:], None), strict=True):
+        mine = [
+            r
+            for r in records
+            if r["true_sets"] is not None
+            and lo <= (n := sum(map(any, map(np.add, r["true_sets"], r["held_sets"]))))
+            and (hi is None or n < hi)
+        ]
+        if mine:
+            s = summarise(mine, method)
+            lines.append(
+                f"| {lo}{'+' if hi is None else f'–{hi - 1}'} | {len(mine)} "
+                f"| {100 * s['coverage']:.1f} | {100 * s['width']:.1f} | {100 * s['bias']:+.1f} |"
+            )
+    return "\n".join(lines)
+
+
 def choose(records: list[dict], methods) -> str:
     """The criterion of the module docstring on the tuning tasks, then its confirmation."""
     out = []
@@ -273,7 +307,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--group", action="append", choices=list(GROUPS), default=[])
     parser.add_argument("--tasks", help="comma-separated tasks instead of groups")
     parser.add_argument("--audit-every", type=int, default=10)
+    parser.add_argument(
+        "--strategy", default="arls", help="a diagnostic: random (every label a uniform draw)"
+    )
     parser.add_argument("--seeds", type=int, default=10)
+    parser.add_argument("--first-seed", type=int, default=0)
     parser.add_argument("--init", type=int, default=5)
     parser.add_argument("--checkpoints", default=",".join(map(str, CHECKPOINTS)))
     parser.add_argument("--methods", default=",".join(METHODS))
@@ -293,7 +331,7 @@ def main(argv: list[str] | None = None) -> int:
             if task not in SYNTHETIC and task not in ("debian_works_with", "debian_use"):
                 parser.error(f"unknown task {task!r}")
             tic = time.perf_counter()
-            for seed in range(args.seeds):
+            for seed in range(args.first_seed, args.first_seed + args.seeds):
                 records += run_seed(task, seed, args.audit_every, args, cache)
                 if args.out:  # after every run: an interrupted run keeps what it measured
                     args.out.write_text(json.dumps(records) + "\n")
@@ -305,6 +343,7 @@ def main(argv: list[str] | None = None) -> int:
     print(task_table(records, methods) + "\n")
     print(by_labels_table(records, methods[0]) + "\n")
     print(pool_table(records, methods[0]) + "\n")
+    print(informative_table(records, methods[0]) + "\n")
     print(choose(records, methods))
     print(f"load average {load_average()}")
     return 0

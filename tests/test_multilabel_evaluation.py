@@ -215,5 +215,12 @@ def test_micro_f1_estimate_candidate_intervals_match_independent_references():
     studentized = micro_f1_estimate(Y, P, method="studentized")
     expected = (ratio - np.quantile(t, 0.975) * se, ratio - np.quantile(t, 0.025) * se)
     assert studentized.interval == pytest.approx(expected)
+    # memberships: scipy's exact binomial interval of TP among the memberships true or
+    # predicted, mapped by 2p / (1 + p)
+    right = int(sum(y and p for y, p in zip(Y.ravel(), P.ravel(), strict=True)))
+    counted = int(sum(y or p for y, p in zip(Y.ravel(), P.ravel(), strict=True)))
+    ci = stats.binomtest(right, counted).proportion_ci(method="exact")
+    f1 = [2 * p / (1 + p) for p in (ci.low, ci.high)]
+    assert est["memberships"].interval == pytest.approx(tuple(f1))
     with pytest.raises(ValueError, match="method must be one of"):
         micro_f1_estimate(Y, P, method="wald")

@@ -6,9 +6,17 @@ checks* among the labels — points drawn uniformly from the unlabeled pool, not
 strategy — are a fair sample of the pool; each is predicted by the model fitted on all the other
 labels (its exact leave-one-out sets, ``MultiLabelRLS.loo_decision_ > 0``). Micro-F1 is a ratio
 of sums over the points, ``2ΣTP / (2ΣTP + ΣFP + ΣFN)``, not a mean of independent trials, so
-its interval is the percentile bootstrap over the checks (the checks resampled with
+the shown interval is the percentile bootstrap over the checks (the checks resampled with
 replacement, the ratio recomputed). The session's headline and stop rule for multi-label
 projects (rlscore/sessions) are built on these pure functions.
+
+The other intervals of ``method`` were measured against it on labeling runs
+(``benchmarks/multilabel_trust.py``, docs/benchmarks/multilabel.md): ``bca`` (Efron's
+bias-corrected and accelerated bootstrap), ``studentized`` (the bootstrap-t, each resample
+standardised by its delta-method error), ``delta-t`` (the ratio's delta-method error with a
+Student t quantile on m − 1 degrees of freedom) and ``memberships`` (Clopper–Pearson on the
+right share of the memberships true or predicted, mapped to micro-F1). Every interval is
+clipped to [0, 1].
 """
 
 from __future__ import annotations
@@ -17,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from rlscore.core.evaluation.accuracy_interval import clopper_pearson_interval
 from rlscore.core.evaluation.multilabel_metrics import set_matrices
 
 #: bootstrap resamples of :func:`micro_f1_estimate`
@@ -24,7 +33,7 @@ N_BOOTSTRAP = 2000
 #: fewer random checks than this give no estimate (None)
 MIN_CHECKS = 5
 #: the intervals :func:`micro_f1_estimate` can give (module docstring)
-METHODS = ("percentile", "bca", "studentized", "delta-t")
+METHODS = ("percentile", "bca", "studentized", "delta-t", "memberships")
 #: the interval shown
 DEFAULT_METHOD = "percentile"
 
@@ -95,7 +104,9 @@ def micro_f1_estimate(
     if den.sum() == 0:
         return None
     ratio = float(num.sum() / den.sum())
-    if method == "delta-t":
+    if method == "memberships":
+        low, high = _memberships(Y, P, level)
+    elif method == "delta-t":
         # scipy.special, not scipy.stats (1 s of import; tests/test_lazy_imports.py)
         from scipy.special import stdtrit
 
@@ -165,6 +176,15 @@ def _studentized(num, den, ratio, draws, alpha) -> tuple[float, float]:
         return ratio, ratio
     t_low, t_high = np.quantile(t, [alpha / 2.0, 1.0 - alpha / 2.0])
     return ratio - t_high * se, ratio - t_low * se
+
+
+def _memberships(Y: np.ndarray, P: np.ndarray, level: float) -> tuple[float, float]:
+    """Clopper–Pearson's interval of the share ``p = TP / (TP + FP + FN)`` of right memberships
+    among those true or predicted, mapped to micro-F1 ``2p / (1 + p)`` (increasing in p). The
+    memberships are counted as independent trials: with one or two classes per point (the
+    points' memberships are few) an approximation, exact for one membership per point."""
+    low, high = clopper_pearson_interval(int((Y & P).sum()), int((Y | P).sum()), level)
+    return 2.0 * low / (1.0 + low), 2.0 * high / (1.0 + high)
 
 
 _BOOTSTRAPS = {"percentile": _percentile, "bca": _bca, "studentized": _studentized}
