@@ -144,6 +144,8 @@ def run_seed(task: str, seed: int, audit_every: int, args, cache: dict) -> list[
             # a diagnostic: the same model on the pool points not labeled yet (what the
             # checks are drawn from)
             "pool_truth": micro_f1(Y[free] > 0.5, q.decision_function()[free] > 0),
+            "labeled": list(labels),  # in the order they were given
+            "checks": [i for i in labels if i in checks],
             "true_sets": None if raw is None else raw[0].astype(int).tolist(),
             "held_sets": None if raw is None else raw[1].astype(int).tolist(),
         })  # fmt: skip
