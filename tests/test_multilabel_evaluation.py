@@ -152,3 +152,75 @@ def test_micro_f1_estimate_is_the_checks_micro_f1_and_its_interval_covers():
         e = micro_f1_estimate(pop_Y[pick], pop_P[pick], n_bootstrap=500)
         covered += e.low <= truth <= e.high
     assert covered >= 180  # nominal 95 %: at least 90 % of 200
+
+
+def per_check_counts(Y, P):
+    """Each check's 2·TP and 2·TP + FP + FN, counted one membership at a time."""
+    num, den = [], []
+    for y_row, p_row in zip(Y.tolist(), P.tolist(), strict=True):
+        tp = sum(1 for y, p in zip(y_row, p_row, strict=True) if y and p)
+        wrong = sum(1 for y, p in zip(y_row, p_row, strict=True) if y != p)
+        num.append(2 * tp)
+        den.append(2 * tp + wrong)
+    return np.array(num, float), np.array(den, float)
+
+
+def delta_se(num, den):
+    """The delta-method standard error of Σnum/Σden from the sample covariance of the two
+    counts (gradient of n̄/d̄ at the means)."""
+    g = np.array([1.0 / den.mean(), -num.mean() / den.mean() ** 2])
+    return math.sqrt(g @ np.cov(np.vstack([num, den])) @ g / num.size)
+
+
+def test_micro_f1_estimate_candidate_intervals_match_independent_references():
+    from scipy import stats
+
+    from rlscore.core.evaluation.set_accuracy import METHODS, micro_f1_estimate
+
+    # 20 checks of rare classes: a skewed ratio, where BCa and percentile differ by 0.15
+    rng = np.random.default_rng(22)
+    Y = (rng.random((20, 4)) < [0.2, 0.1, 0.05, 0.05]).astype(int)
+    P = np.where(rng.random((20, 4)) < 0.1, 1 - Y, Y)
+    num, den = per_check_counts(Y, P)
+    ratio = num.sum() / den.sum()
+    m = num.size
+    est = {k: micro_f1_estimate(Y, P, method=k, n_bootstrap=20000) for k in METHODS}
+    for e in est.values():
+        assert e.estimate == pytest.approx(f1_score(Y, P, average="micro"))
+        assert 0.0 <= e.low < e.estimate < e.high <= 1.0
+    # scipy's bootstrap of the same ratio, the checks resampled with their two counts
+    for ours, theirs in (("percentile", "percentile"), ("bca", "BCa")):
+        ref = stats.bootstrap(
+            (num, den),
+            lambda n, d, axis=-1: n.sum(axis=axis) / d.sum(axis=axis),
+            paired=True,
+            vectorized=True,
+            n_resamples=20000,
+            method=theirs,
+            random_state=1,
+        ).confidence_interval
+        # different resamples: equal up to the Monte Carlo error of a 2.5 % quantile
+        assert est[ours].low == pytest.approx(ref.low, abs=0.02)
+        assert est[ours].high == pytest.approx(ref.high, abs=0.02)
+    half = stats.t.ppf(0.975, m - 1) * delta_se(num, den)
+    assert est["delta-t"].interval == pytest.approx((ratio - half, ratio + half))
+    # the bootstrap-t, one resample at a time (the same resamples: generator and seed 0)
+    draws = np.random.default_rng(0).integers(0, m, size=(2000, m))
+    t = [
+        (num[d].sum() / den[d].sum() - ratio) / delta_se(num[d], den[d])
+        for d in draws
+        if delta_se(num[d], den[d]) > 0
+    ]
+    se = delta_se(num, den)
+    studentized = micro_f1_estimate(Y, P, method="studentized")
+    expected = (ratio - np.quantile(t, 0.975) * se, ratio - np.quantile(t, 0.025) * se)
+    assert studentized.interval == pytest.approx(expected)
+    # memberships: scipy's exact binomial interval of TP among the memberships true or
+    # predicted, mapped by 2p / (1 + p)
+    right = int(sum(y and p for y, p in zip(Y.ravel(), P.ravel(), strict=True)))
+    counted = int(sum(y or p for y, p in zip(Y.ravel(), P.ravel(), strict=True)))
+    ci = stats.binomtest(right, counted).proportion_ci(method="exact")
+    f1 = [2 * p / (1 + p) for p in (ci.low, ci.high)]
+    assert est["memberships"].interval == pytest.approx(tuple(f1))
+    with pytest.raises(ValueError, match="method must be one of"):
+        micro_f1_estimate(Y, P, method="wald")

@@ -6,9 +6,17 @@ checks* among the labels — points drawn uniformly from the unlabeled pool, not
 strategy — are a fair sample of the pool; each is predicted by the model fitted on all the other
 labels (its exact leave-one-out sets, ``MultiLabelRLS.loo_decision_ > 0``). Micro-F1 is a ratio
 of sums over the points, ``2ΣTP / (2ΣTP + ΣFP + ΣFN)``, not a mean of independent trials, so
-its interval is the percentile bootstrap over the checks (the checks resampled with
+the shown interval is the percentile bootstrap over the checks (the checks resampled with
 replacement, the ratio recomputed). The session's headline and stop rule for multi-label
 projects (rlscore/sessions) are built on these pure functions.
+
+The other intervals of ``method`` were measured against it on labeling runs
+(``benchmarks/multilabel_trust.py``, docs/benchmarks/multilabel.md): ``bca`` (Efron's
+bias-corrected and accelerated bootstrap), ``studentized`` (the bootstrap-t, each resample
+standardised by its delta-method error), ``delta-t`` (the ratio's delta-method error with a
+Student t quantile on m − 1 degrees of freedom) and ``memberships`` (Clopper–Pearson on the
+right share of the memberships true or predicted, mapped to micro-F1). Every interval is
+clipped to [0, 1].
 """
 
 from __future__ import annotations
@@ -17,12 +25,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from rlscore.core.evaluation.accuracy_interval import clopper_pearson_interval
 from rlscore.core.evaluation.multilabel_metrics import set_matrices
 
 #: bootstrap resamples of :func:`micro_f1_estimate`
 N_BOOTSTRAP = 2000
 #: fewer random checks than this give no estimate (None)
 MIN_CHECKS = 5
+#: the intervals :func:`micro_f1_estimate` can give (module docstring)
+METHODS = ("percentile", "bca", "studentized", "delta-t", "memberships")
+#: the interval shown
+DEFAULT_METHOD = "percentile"
 
 
 @dataclass(frozen=True)
@@ -49,6 +62,7 @@ def micro_f1_estimate(
     level: float = 0.95,
     n_bootstrap: int = N_BOOTSTRAP,
     seed: int = 0,
+    method: str = DEFAULT_METHOD,
 ) -> MicroF1Estimate | None:
     """The micro-F1 of the model on the pool, estimated from its random checks.
 
@@ -62,9 +76,11 @@ def micro_f1_estimate(
     level
         Confidence level of the interval, in (0, 1).
     n_bootstrap
-        Bootstrap resamples (≥ 100).
+        Bootstrap resamples (≥ 100; unused by ``"delta-t"``).
     seed
         Seed of the resampling (the same checks give the same interval).
+    method
+        The interval, one of :data:`METHODS` (module docstring).
 
     Returns
     -------
@@ -76,6 +92,8 @@ def micro_f1_estimate(
         raise ValueError(f"level must be in (0, 1), got {level!r}")
     if isinstance(n_bootstrap, bool) or not isinstance(n_bootstrap, int) or n_bootstrap < 100:
         raise ValueError(f"n_bootstrap must be an integer ≥ 100, got {n_bootstrap!r}")
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {', '.join(METHODS)}; got {method!r}")
     Y, P = set_matrices(true_sets, loo_sets, classes)
     m = Y.shape[0]
     if m < MIN_CHECKS:
@@ -85,18 +103,98 @@ def micro_f1_estimate(
     den = num + (Y != P).sum(axis=1)
     if den.sum() == 0:
         return None
-    draws = np.random.default_rng(seed).integers(0, m, size=(n_bootstrap, m))
-    num_b, den_b = num[draws].sum(axis=1), den[draws].sum(axis=1)
-    ratios = np.divide(num_b, den_b, out=np.zeros(n_bootstrap), where=den_b > 0)
-    alpha = 1.0 - level
-    low, high = np.quantile(ratios, [alpha / 2.0, 1.0 - alpha / 2.0])
+    ratio = float(num.sum() / den.sum())
+    if method == "memberships":
+        low, high = _memberships(Y, P, level)
+    elif method == "delta-t":
+        # scipy.special, not scipy.stats (1 s of import; tests/test_lazy_imports.py)
+        from scipy.special import stdtrit
+
+        half = stdtrit(m - 1, 0.5 + level / 2.0) * _ratio_se(num, den, ratio)
+        low, high = ratio - half, ratio + half
+    else:
+        draws = np.random.default_rng(seed).integers(0, m, size=(n_bootstrap, m))
+        low, high = _BOOTSTRAPS[method](num, den, ratio, draws, 1.0 - level)
     return MicroF1Estimate(
-        estimate=float(num.sum() / den.sum()),
-        low=float(low),
-        high=float(high),
+        estimate=ratio,
+        low=float(np.clip(low, 0.0, 1.0)),
+        high=float(np.clip(high, 0.0, 1.0)),
         n_checks=int(m),
         level=float(level),
     )
 
 
-__all__ = ["MIN_CHECKS", "N_BOOTSTRAP", "MicroF1Estimate", "micro_f1_estimate"]
+def _ratios(num: np.ndarray, den: np.ndarray, draws: np.ndarray) -> np.ndarray:
+    """The micro-F1 of each resample (0 where a resample has no true or predicted class)."""
+    num_b, den_b = num[draws].sum(axis=1), den[draws].sum(axis=1)
+    return np.divide(num_b, den_b, out=np.zeros(len(draws)), where=den_b > 0)
+
+
+def _ratio_se(num: np.ndarray, den: np.ndarray, ratio) -> np.ndarray:
+    """The delta-method standard error of the ratio ``Σnum / Σden`` (per row of resampled
+    sums when ``ratio`` is an array: ``num``, ``den`` then (resamples, m))."""
+    m = num.shape[-1]
+    resid = num - np.asarray(ratio)[..., None] * den
+    total = den.sum(axis=-1)
+    spread = np.sqrt((resid**2).sum(axis=-1) * m / (m - 1))
+    return np.divide(spread, total, out=np.zeros_like(spread), where=total > 0)
+
+
+def _percentile(num, den, ratio, draws, alpha) -> tuple[float, float]:
+    """The percentile bootstrap: the resamples' quantiles."""
+    return tuple(np.quantile(_ratios(num, den, draws), [alpha / 2.0, 1.0 - alpha / 2.0]))
+
+
+def _bca(num, den, ratio, draws, alpha) -> tuple[float, float]:
+    """Efron's bias-corrected and accelerated bootstrap; the acceleration from the jackknife
+    (each check left out in turn)."""
+    from scipy.special import ndtr, ndtri  # the normal's cdf and quantile (as delta-t)
+
+    ratios = _ratios(num, den, draws)
+    b = len(ratios)
+    # a share of 0 or 1 would make the bias correction infinite: kept half a resample inside
+    below = np.clip((ratios < ratio).mean() + 0.5 * (ratios == ratio).mean(), 0.5 / b, 1 - 0.5 / b)
+    z0 = ndtri(below)
+    rest_num, rest_den = num.sum() - num, den.sum() - den
+    jack = np.divide(rest_num, rest_den, out=np.zeros(num.size), where=rest_den > 0)
+    spread = jack.mean() - jack
+    scale = 6.0 * (spread**2).sum() ** 1.5
+    accel = (spread**3).sum() / scale if scale > 0 else 0.0
+    z = ndtri(np.array([alpha / 2.0, 1.0 - alpha / 2.0]))
+    shares = ndtr(z0 + (z0 + z) / (1.0 - accel * (z0 + z)))
+    return tuple(np.quantile(ratios, shares))
+
+
+def _studentized(num, den, ratio, draws, alpha) -> tuple[float, float]:
+    """The bootstrap-t: each resample's ratio standardised by its own delta-method error."""
+    ratios = _ratios(num, den, draws)
+    se_b = _ratio_se(num[draws], den[draws], ratios)
+    se = float(_ratio_se(num, den, ratio))
+    # a resample without spread (every check alike) says nothing of the scale: left out
+    t = (ratios[se_b > 0] - ratio) / se_b[se_b > 0]
+    if t.size == 0:
+        return ratio, ratio
+    t_low, t_high = np.quantile(t, [alpha / 2.0, 1.0 - alpha / 2.0])
+    return ratio - t_high * se, ratio - t_low * se
+
+
+def _memberships(Y: np.ndarray, P: np.ndarray, level: float) -> tuple[float, float]:
+    """Clopper–Pearson's interval of the share ``p = TP / (TP + FP + FN)`` of right memberships
+    among those true or predicted, mapped to micro-F1 ``2p / (1 + p)`` (increasing in p). The
+    memberships are counted as independent trials: with one or two classes per point (the
+    points' memberships are few) an approximation, exact for one membership per point."""
+    low, high = clopper_pearson_interval(int((Y & P).sum()), int((Y | P).sum()), level)
+    return 2.0 * low / (1.0 + low), 2.0 * high / (1.0 + high)
+
+
+_BOOTSTRAPS = {"percentile": _percentile, "bca": _bca, "studentized": _studentized}
+
+
+__all__ = [
+    "DEFAULT_METHOD",
+    "METHODS",
+    "MIN_CHECKS",
+    "N_BOOTSTRAP",
+    "MicroF1Estimate",
+    "micro_f1_estimate",
+]

@@ -56,6 +56,28 @@ def set_accuracy_estimate(
         or fewer than 2 labels, a graph kernel without ``K``, or checks without any true or
         predicted class.
     """
+    sets = check_sets(project, engine, labels, checks, lam, K)
+    return None if sets is None else micro_f1_estimate(*sets)
+
+
+def check_sets(
+    project: Project,
+    engine: QueryStrategy,
+    labels: dict,
+    checks,
+    lam: float,
+    K: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """The random checks' true sets and the sets the model without each check predicts:
+    what :func:`set_accuracy_estimate` measures (parameters as there).
+
+    Returns
+    -------
+    (true, held) or None
+        Two (checks × classes) boolean matrices, rows in the order of ``labels``; None with
+        fewer than :data:`~rlscore.core.evaluation.set_accuracy.MIN_CHECKS` checks or fewer
+        than 2 labels, or a graph kernel without ``K``.
+    """
     idx = list(labels)
     rows = [k for k, i in enumerate(idx) if i in checks]
     if len(rows) < MIN_CHECKS or len(idx) < 2:
@@ -84,13 +106,13 @@ def set_accuracy_estimate(
     true = multi_hot([sets[r] for r in rows], project.classes) > 0.5
     if weight is None:
         model.fit(X, sets, classes=project.classes)
-        return micro_f1_estimate(true, model.loo_decision_[rows] > 0)
+        return true, model.loo_decision_[rows] > 0
     held = np.empty(true.shape, dtype=bool)
     for k, r in enumerate(rows):
         rest = [j for j in range(len(idx)) if j != r]
         model.fit(_rows(X, rest, kernel), [sets[j] for j in rest], classes=project.classes)
         held[k] = model.decision_function(_cross(X, r, rest, kernel))[0] > 0
-    return micro_f1_estimate(true, held)
+    return true, held
 
 
 def _rows(X: np.ndarray, rest: list[int], kernel: str) -> np.ndarray:
@@ -104,4 +126,4 @@ def _cross(X: np.ndarray, r: int, rest: list[int], kernel: str) -> np.ndarray:
     return X[np.ix_([r], rest)] if kernel == "precomputed" else X[[r]]
 
 
-__all__ = ["set_accuracy_estimate"]
+__all__ = ["check_sets", "set_accuracy_estimate"]
