@@ -13,7 +13,8 @@ from support.multi_label import labeled_tags_db
 
 from rlscore.cli.commands.label_issues import main as label_issues
 from rlscore.query import DEFAULT_MULTILABEL_STRATEGY, MULTILABEL_STRATEGIES
-from rlscore.sessions import LabelingSession, save_project_settings
+from rlscore.sessions import LabelingSession, project_settings, save_project_settings
+from rlscore.sessions.stopping.accuracy_estimate import AUDIT_EVERY
 from rlscore.sessions.stopping.stopping_view import stop_rule_fired, stopping_view
 from rlscore.storage import open_store
 from rlscore.ui.shell.strategy_names import STRATEGY_LABELS
@@ -49,6 +50,11 @@ def test_the_single_label_pages_say_so(db, page):
     assert any(NOT_YET in i.value for i in at.info)
     if page == "label.py":  # the headline there: no random check among these labels yet
         assert any("Micro-F1 of the predicted sets: not known yet" in m.value for m in at.markdown)
+        at.button(key="audit_on").click()  # … and the offer of random checks turns them on
+        ok(at.run())
+        with open_store(db) as store:
+            assert project_settings(store, "tags")["audit_every"] == AUDIT_EVERY
+        assert not [b for b in at.button if b.key == "audit_on"]
 
 
 def test_the_sidebar_offers_only_strategies_with_a_multi_label_variant(db):

@@ -10,7 +10,7 @@ label the session's model without a label also has other weights (the counts cha
 the leave-one-out shortcut keeps fixed: each check is then predicted by a refit on the other
 labels, a few per session.
 :func:`~rlscore.core.evaluation.set_accuracy.micro_f1_estimate` turns the checks into the
-estimate and its bootstrap interval. The stop advice is single-label only (docs/multilabel.md §6).
+estimate and its interval. The stop advice is single-label only (docs/multilabel.md §6).
 """
 
 from __future__ import annotations

@@ -126,7 +126,7 @@ def _more_checks(column, none_yet: bool, every: int, handle: SessionHandle) -> N
     column.button(
         f"Random check every {AUDIT_EVERY} queries",
         key="audit_on",
-        on_click=_switch_audit_on,
+        on_click=switch_audit_on,
         args=(handle,),
         help="More random checks narrow the interval. A project setting (the sidebar's "
         "'Random check every k queries').",
@@ -156,7 +156,9 @@ def _other_figures(estimate) -> None:
     )
 
 
-def _switch_audit_on(handle: SessionHandle) -> None:
+def switch_audit_on(handle: SessionHandle) -> None:
+    """The project's random check every :data:`AUDIT_EVERY` queries, from now on (the offer's
+    callback; refused with the reason for a user who may not change the project)."""
     try:
         update_params(audit_every=AUDIT_EVERY)
     except ValueError as exc:  # e.g. not the project's owner
