@@ -123,6 +123,27 @@ def load(task: str, seed: int, cache: dict) -> tuple[np.ndarray, np.ndarray]:
     return cache[task]
 
 
+def run_tasks(tasks, seeds, run, records: list, out: Path | None, parser) -> None:
+    """Run ``run(task, seed, cache)`` (a list of records) for every task and seed, appending to
+    ``records`` and saving them to ``out`` after every run (an interrupted run keeps what it
+    measured); an unknown task is the parser's error."""
+    if not tasks:
+        return
+    pin_blas(1)
+    report_machine()
+    cache: dict = {}
+    for task in tasks:
+        if task not in SYNTHETIC and task not in ("debian_works_with", "debian_use"):
+            parser.error(f"unknown task {task!r}")
+        tic = time.perf_counter()
+        for seed in seeds:
+            records += run(task, seed, cache)
+            if out:
+                out.write_text(json.dumps(records) + "\n")
+        print(f"# done {task} in {time.perf_counter() - tic:.0f} s "
+              f"(load average {load_average()})", flush=True)  # fmt: skip
+
+
 def run_seed(task: str, seed: int, args, cache: dict) -> dict:
     """One simulated session: the curves every candidate reads, and the test micro-F1."""
     X_all, Y_all = load(task, seed, cache)
@@ -287,20 +308,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     runs = [r for path in args.sources for r in json.loads(path.read_text())]
     tasks = args.tasks.split(",") if args.tasks else [t for g in args.group for t in GROUPS[g]]
-    if tasks:
-        pin_blas(1)
-        report_machine()
-        cache: dict = {}
-        for task in tasks:
-            if task not in SYNTHETIC and task not in ("debian_works_with", "debian_use"):
-                parser.error(f"unknown task {task!r}")
-            tic = time.perf_counter()
-            for seed in range(args.seeds):
-                runs.append(run_seed(task, seed, args, cache))
-                if args.out:  # after every run: an interrupted run keeps what it measured
-                    args.out.write_text(json.dumps(runs) + "\n")
-            print(f"# done {task} in {time.perf_counter() - tic:.0f} s "
-                  f"(load average {load_average()})", flush=True)  # fmt: skip
+    run_tasks(tasks, range(args.seeds), lambda t, s, c: [run_seed(t, s, args, c)], runs,
+              args.out, parser)  # fmt: skip
     if not runs:
         parser.error("nothing to report: give --group, --tasks or --from")
     report(runs)

@@ -76,15 +76,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np  # noqa: E402
-from harness import load_average, pin_blas, report_machine  # noqa: E402
+from harness import load_average  # noqa: E402
 from multilabel import LAM, split  # noqa: E402
-from multilabel_stopping import SYNTHETIC, load  # noqa: E402
+from multilabel_stopping import load, run_tasks  # noqa: E402
 from scipy.spatial.distance import pdist  # noqa: E402
 
 from rlscore.core.evaluation.multilabel_metrics import micro_f1  # noqa: E402
@@ -323,22 +322,11 @@ def main(argv: list[str] | None = None) -> int:
     args.checkpoints = sorted(int(c) for c in args.checkpoints.split(","))
     records = [r for path in args.sources for r in json.loads(path.read_text())]
     tasks = args.tasks.split(",") if args.tasks else [t for g in args.group for t in GROUPS[g]]
-    if tasks:
-        if args.audit_every < 1:
-            parser.error("--audit-every must be ≥ 1: without random checks there is no headline")
-        pin_blas(1)
-        report_machine()
-        cache: dict = {}
-        for task in tasks:
-            if task not in SYNTHETIC and task not in ("debian_works_with", "debian_use"):
-                parser.error(f"unknown task {task!r}")
-            tic = time.perf_counter()
-            for seed in range(args.first_seed, args.first_seed + args.seeds):
-                records += run_seed(task, seed, args.audit_every, args, cache)
-                if args.out:  # after every run: an interrupted run keeps what it measured
-                    args.out.write_text(json.dumps(records) + "\n")
-            print(f"# done {task} in {time.perf_counter() - tic:.0f} s "
-                  f"(load average {load_average()})", flush=True)  # fmt: skip
+    if tasks and args.audit_every < 1:
+        parser.error("--audit-every must be ≥ 1: without random checks there is no headline")
+    seeds = range(args.first_seed, args.first_seed + args.seeds)
+    run_tasks(tasks, seeds, lambda t, s, c: run_seed(t, s, args.audit_every, args, c), records,
+              args.out, parser)  # fmt: skip
     if not records:
         parser.error("nothing to report: give --group, --tasks or --from")
     methods = args.methods.split(",")
