@@ -123,13 +123,19 @@ def _more_checks(column, none_yet: bool, every: int, handle: SessionHandle) -> N
             "unbiased test exists. Focused ARLS draws about 1 query in 10 at random once "
             f"every class has a label; a random check every {AUDIT_EVERY} queries adds more."
         )
-    column.button(
+    offer_random_checks(column, handle)
+
+
+def offer_random_checks(container, handle: SessionHandle) -> None:
+    """The button that turns on a random check every :data:`AUDIT_EVERY` queries (the
+    single-label When-to-stop panel and the multi-label figures)."""
+    container.button(
         f"Random check every {AUDIT_EVERY} queries",
         key="audit_on",
         on_click=switch_audit_on,
         args=(handle,),
-        help="More random checks narrow the interval. A project setting (the sidebar's "
-        "'Random check every k queries').",
+        help="Random checks give the headline's estimate and narrow its interval. A project "
+        "setting (the sidebar's 'Random check every k queries').",
     )
 
 

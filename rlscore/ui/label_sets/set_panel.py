@@ -37,7 +37,7 @@ from rlscore.ui.label.query_panel import (
     stop_ends_labeling,
     view_state,
 )
-from rlscore.ui.label.stopping_panel import AUDIT_EVERY, switch_audit_on
+from rlscore.ui.label.stopping_panel import offer_random_checks
 from rlscore.ui.shell.safe_text import md_text
 from rlscore.ui.shell.store import SessionHandle
 from rlscore.viz.figures.pool_figure import pool_figure
@@ -274,14 +274,7 @@ def set_figures(handle: SessionHandle, p: dict, annotator: str) -> None:
     st.markdown(headline_text(estimate))
     if not every:  # a multi-label strategy draws no random point of its own
         st.caption("No random checks: every label is the strategy's choice.")
-        st.button(
-            f"Random check every {AUDIT_EVERY} queries",
-            key="audit_on",
-            on_click=switch_audit_on,
-            args=(handle,),
-            help="Random checks give the estimate above and narrow its interval. A project "
-            "setting (the sidebar's 'Random check every k queries').",
-        )
+        offer_random_checks(st, handle)
     st.info(f"When to stop (the stop advice): {NOT_YET}.")
     refresh.marker("refresh_figures", view_state(seen))
 
