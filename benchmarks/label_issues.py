@@ -44,6 +44,13 @@ scan of the exact λ search (the sketched search above ``EXACT_SEARCH_MAX`` labe
 values at the λ, the label scores (margins, Platt's fit) and the rest of the call (input
 checks, σ, label coding, sorting, the frame: the call's median less the stages').
 
+``--review`` measures instead the Review page's usual case, which the suite's pools do not
+cover: ``--review-labels`` points (40 and 80) drawn at random from the pool of a bundled sample
+(``REVIEW_SAMPLES``: the imbalanced two moons (10 : 1) and circles, breast cancer, the Debian
+games text sample), 5 % of them flipped uniformly to another class of the sample, σ the
+sample's own; every checker, P@k and
+AUROC per sample and size, mean over the seeds.
+
 ``--lam-search`` measures the sketched λ search (:mod:`rlscore.core.rls.sketched_lam`, used
 by ``rlscore`` on pools of more than ``EXACT_SEARCH_MAX`` labels): on each such pool with 10 %
 of the labels flipped uniformly, the exact LOO classification error at its λ against the full
@@ -104,9 +111,10 @@ METHODS = ("rlscore", "cleanlab-rls", "cleanlab-lr", "cleanlab-loo")
 
 
 # -- noise ------------------------------------------------------------------------------------
-def flip_uniform(y: np.ndarray, rate: float, rng) -> tuple[np.ndarray, np.ndarray]:
-    """``round(rate·n)`` labels, each changed to another class drawn uniformly."""
-    classes = np.unique(y)
+def flip_uniform(y: np.ndarray, rate: float, rng, classes=None) -> tuple[np.ndarray, np.ndarray]:
+    """``round(rate·n)`` labels, each changed to another class drawn uniformly (of ``classes``;
+    None: those of ``y``)."""
+    classes = np.unique(y) if classes is None else np.asarray(classes)
     flipped = rng.choice(y.size, size=round(rate * y.size), replace=False)
     noisy = y.copy()
     for i in flipped:
@@ -430,6 +438,48 @@ def lam_search_excess(task: str, seeds) -> list[tuple[int, float, float]]:
     return out
 
 
+#: the bundled samples of ``--review`` (module docstring)
+REVIEW_SAMPLES = ("two_moons", "circles", "breast_cancer", "debian_games")
+
+
+def review_records(samples, seeds, sizes) -> list[dict]:
+    """Every checker on small labelled sets of bundled samples (``--review``, docstring)."""
+    from rlscore.data.samples.bundled import load_sample, sample_meta
+
+    records = []
+    for name in samples:
+        X, y = load_sample(name).X, np.asarray(load_sample(name).y)
+        for n, seed in ((n, seed) for n in sizes for seed in seeds):
+            rng = np.random.default_rng([seed, n])
+            picked = rng.choice(y.size, n, replace=False)
+            # to any class of the project, as a slip of the key: the rare class may be absent
+            noisy, flipped = flip_uniform(y[picked], 0.05, rng, np.unique(y))
+            if np.unique(noisy).size < 2:
+                continue  # one class among the labels: no checker runs
+            result = evaluate(X[picked], noisy, flipped, sample_meta(name)["sigma"], seed)
+            records += [
+                {"task": name, "seed": seed, "n": n, "method": method, **figures}
+                for method, figures in result.items()
+            ]
+        print(f"# {name} done (load {load_average()})", flush=True)
+    return records
+
+
+def review_summary(records: list[dict]) -> None:
+    """Per sample and size: each checker's mean P@k / AUROC over the seeds."""
+    print("\nsample          labels  runs  " + "  ".join(f"{m:>17}" for m in METHODS))
+    for name in dict.fromkeys(r["task"] for r in records):
+        for n in sorted({r["n"] for r in records if r["task"] == name}):
+            cells, runs = [], 0
+            for method in METHODS:
+                mine = [r for r in records if (r["task"], r["n"], r["method"]) == (name, n, method)]
+                runs = len(mine)
+                p = np.mean([r["precision_at_k"] for r in mine])
+                a = np.mean([r["auroc"] for r in mine])
+                cells.append(f"{p:.3f} / {a:.3f}".rjust(17))
+            print(f"{name:<15} {n:6d} {runs:5d}  " + "  ".join(cells))
+
+
 def lam_search(tasks, seeds) -> None:
     """Print :func:`lam_search_excess` for the pools the sketch serves, and its summary."""
     print("\ntask               n    seed  LOO error at full λ  at sketched λ  excess")
@@ -475,6 +525,8 @@ def main(argv=None) -> int:
         action="store_true",
         help="the sketched λ search's exact LOO error against the full search's (docstring)",
     )
+    parser.add_argument("--review", action="store_true", help="the Review page's case (docstring)")
+    parser.add_argument("--review-labels", nargs="*", type=int, default=[40, 80])
     args = parser.parse_args(argv)
     report_machine()
     print(f"# command: {' '.join(sys.argv)}", flush=True)
@@ -488,6 +540,13 @@ def main(argv=None) -> int:
         return 0
     if args.floor:
         floor(args.tasks, args.repeats, args.floor_size)
+        report_machine()
+        return 0
+    if args.review:
+        records = review_records(REVIEW_SAMPLES, range(args.seeds), args.review_labels)
+        if args.out:
+            Path(args.out).write_text("".join(json.dumps(r) + "\n" for r in records))
+        review_summary(records)
         report_machine()
         return 0
     records = []
