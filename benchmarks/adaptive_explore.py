@@ -157,11 +157,11 @@ def nth_free(taken: list[int], k: int) -> int:
 def loo_predicted(state: FocusedARLS, subset: np.ndarray | None = None) -> np.ndarray:
     """Class positions of the exact leave-one-out predictions at the labels ``subset``
     (positions in ``labeled_``; all by default) of the state's RLS fitted on those labels
-    alone: its kernel, λ, weights and offset rule. With the offset's flat prior the LOO
-    value is ``y_i − [P y]_i / P_ii``, ``P = G⁻¹ − G⁻¹11ᵀG⁻¹/(1ᵀG⁻¹1)`` (``G⁻¹`` without the
-    offset; Rasmussen & Williams 2006, eq. 5.12); a label alone in its class is predicted by
-    a refit on the others (without it a class has no label, so the offset is off). −1 where
-    fewer than two labels leave no prediction."""
+    alone: its kernel, λ, weights and offset rule. With the offset's prior of precision p the
+    LOO value is ``y_i − [P y]_i / P_ii``, ``P = G⁻¹ − G⁻¹11ᵀG⁻¹/(1ᵀG⁻¹1 + p)`` (``G⁻¹``
+    without the offset; Rasmussen & Williams 2006, eq. 5.12); a label alone in its class is
+    predicted by a refit on the others (without it a class has no label, so the offset is
+    off). −1 where fewer than two labels leave no prediction."""
     L = np.asarray(state.labeled_, dtype=np.intp)
     codes = np.asarray(state._label_positions(), dtype=np.intp)
     if subset is not None:
@@ -176,7 +176,7 @@ def loo_predicted(state: FocusedARLS, subset: np.ndarray | None = None) -> np.nd
         P = scipy.linalg.cho_solve(G, np.eye(L.size))
         if offset:
             g = P.sum(axis=1)
-            P -= np.outer(g, g) / g.sum()
+            P -= np.outer(g, g) / (g.sum() + state.offset_precision)
         F[:, cols] = Y[:, cols] - (P @ Y[:, cols]) / np.diag(P)[:, None]
     if offset:
         for k in np.flatnonzero(np.bincount(codes)[codes] == 1):

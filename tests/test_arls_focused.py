@@ -33,12 +33,18 @@ CASES = [
 
 
 @pytest.mark.parametrize(("T", "class_weight"), CASES)
-@pytest.mark.parametrize(("given_kernel", "offset"), [(False, True), (True, True), (False, False)])
-def test_scores_and_queries_equal_naive_refits(T, class_weight, given_kernel, offset):
+@pytest.mark.parametrize(
+    ("given_kernel", "offset", "prior"),
+    [(False, True, 1.0), (True, True, 1.0), (False, True, 0.0), (False, False, 1.0)],
+)
+def test_scores_and_queries_equal_naive_refits(T, class_weight, given_kernel, offset, prior):
     X, y_bin, y_multi = pool()
     classes, y = ([-1, 1], y_bin) if T == 2 else ([0, 1, 2], y_multi)
     K = rbf_kernel(X, sigma=SIGMA)
-    q = FocusedARLS(sigma=SIGMA, lam=LAM, class_weight=class_weight, focus=6, fit_intercept=offset)
+    q = FocusedARLS(
+        sigma=SIGMA, lam=LAM, class_weight=class_weight, focus=6, fit_intercept=offset,
+        offset_precision=prior,
+    )  # fmt: skip
     q.start(X, classes, K=K if given_kernel else None)
     Z = np.random.default_rng(1).normal(size=(7, 2))
     for c in classes:
@@ -49,10 +55,16 @@ def test_scores_and_queries_equal_naive_refits(T, class_weight, given_kernel, of
         W, w = spec_weights(cls, classes, class_weight)
         inv_w = 1.0 / w if class_weight is not None else np.ones(T)
         exclude = () if step % 2 == 0 else tuple(q.candidate_indices()[:2])
-        ref = naive_focused_scores(K, q.labeled_, cls, 6, exclude, W, inv_w, T, offset, LAM)
-        fit = naive_fit_offset if offset and len(set(cls)) == T else naive_fit
-        np.testing.assert_allclose(q.m_, fit(K, q.labeled_, cls, LAM, W, T), atol=1e-10)
-        f_new = naive_fit_offset(K, q.labeled_, cls, LAM, W, T, rbf_kernel(Z, X, sigma=SIGMA))
+        ref = naive_focused_scores(
+            K, q.labeled_, cls, 6, exclude, W, inv_w, T, offset, LAM, precision=prior
+        )
+        if offset and len(set(cls)) == T:
+            m = naive_fit_offset(K, q.labeled_, cls, LAM, W, T, precision=prior)
+        else:
+            m = naive_fit(K, q.labeled_, cls, LAM, W, T)
+        np.testing.assert_allclose(q.m_, m, atol=1e-10)
+        Kz = rbf_kernel(Z, X, sigma=SIGMA)
+        f_new = naive_fit_offset(K, q.labeled_, cls, LAM, W, T, Kz, precision=prior)
         if not offset:
             f_new = naive_fit(np.vstack([K, rbf_kernel(Z, X, sigma=SIGMA)]),
                               q.labeled_, cls, LAM, W, T)[K.shape[0]:]  # fmt: skip

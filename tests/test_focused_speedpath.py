@@ -94,7 +94,7 @@ def check_against_old(q: FocusedARLS, K: np.ndarray, T: int, exclude=()) -> None
         offset = q._offset_active(classes)
         for cols, got in zip(q._groups, rows, strict=True):
             G = K[np.ix_(L, L)] + np.diag(q._lam / q._W[cols[0], classes])
-            ref = dense_covariance_rows(K, L, G, cand, offset)
+            ref = dense_covariance_rows(K, L, G, cand, offset, q.offset_precision)
             np.testing.assert_allclose(got, ref, rtol=0, atol=1e-10)
     ref_scores = expected_risks(reference_state(q), cand, [np.asarray(r) for r in rows])
     scores = q._scored(tuple(sorted(exclude)))[1]  # the scores of that candidate draw

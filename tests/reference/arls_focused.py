@@ -9,10 +9,11 @@ import numpy as np
 from reference.arls import naive_fit, naive_proba, naive_risk
 
 
-def naive_fit_offset(K, labeled, cls, lam, W, T, Kz=None) -> np.ndarray:
-    """RLS with an unpenalised offset by its KKT system, per column:
-    ``[[K_LL + λA⁻¹, 1], [1ᵀ, 0]] [c; b] = [y; 0]``; values ``K_{:L} c + b`` on the pool
-    (or on the points of ``Kz``, (m, n) kernel rows against the pool)."""
+def naive_fit_offset(K, labeled, cls, lam, W, T, Kz=None, precision=0.0) -> np.ndarray:
+    """RLS with an offset by its KKT system, per column:
+    ``[[K_LL + λA⁻¹, 1], [1ᵀ, −P]] [c; b] = [y; 0]`` (P = ``precision``, the precision of the
+    offset's Gaussian prior; 0: unpenalised); values ``K_{:L} c + b`` on the pool (or on the
+    points of ``Kz``, (m, n) kernel rows against the pool)."""
     Kz = K if Kz is None else Kz
     W = np.broadcast_to(np.asarray(W, dtype=float), (1 if T == 2 else T, T))
     if not labeled:
@@ -26,6 +27,7 @@ def naive_fit_offset(K, labeled, cls, lam, W, T, Kz=None) -> np.ndarray:
         A = np.zeros((l + 1, l + 1))
         A[:l, :l] = K[np.ix_(L, L)] + lam * np.diag(1.0 / W[t, c_idx])
         A[:l, l] = A[l, :l] = 1.0
+        A[l, l] = -precision
         sol = np.linalg.solve(A, np.r_[Y[:, t], 0.0])
         out[:, t] = Kz[:, L] @ sol[:l] + sol[l]
     return out
@@ -39,13 +41,18 @@ def naive_margins(f: np.ndarray) -> np.ndarray:
     return top[:, -1] - top[:, -2]
 
 
-def naive_focused_scores(K, labeled, cls, k, exclude, W, inv_w, T, offset, lam):
+def naive_focused_scores(K, labeled, cls, k, exclude, W, inv_w, T, offset, lam, precision=0.0):
     """The k unlabeled, not excluded points of smallest margin (ties: lowest index), each
     scored by refitting RLS with every hypothetical label (eq. 3.50); NaN elsewhere. The
-    offset only once every class is labeled (for the current fit and its refits alike); with
-    no label every free point is scored."""
+    offset (with the prior ``precision``) only once every class is labeled (for the current
+    fit and its refits alike); with no label every free point is scored."""
     n = K.shape[0]
-    fit = naive_fit_offset if offset and len(set(cls)) == T else naive_fit
+    if offset and len(set(cls)) == T:
+
+        def fit(K, labeled, cls, lam, W, T):
+            return naive_fit_offset(K, labeled, cls, lam, W, T, precision=precision)
+    else:
+        fit = naive_fit
     f = fit(K, labeled, cls, lam, W, T)
     P = naive_proba(f, True, T)
     free = [i for i in range(n) if i not in labeled and i not in exclude]

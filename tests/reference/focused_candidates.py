@@ -29,12 +29,15 @@ def old_candidates(n: int, labeled: list[int], f: np.ndarray, focus: int, exclud
     return idx[order[:focus]]
 
 
-def dense_covariance_rows(K: np.ndarray, labeled, G: np.ndarray, idx, offset: bool) -> np.ndarray:
-    """``D_{C:} = K_{C:} − K_{CL} G⁻¹ K_{L:}`` (+ the offset's ``r_C rᵀ/1ᵀG⁻¹1``) densely."""
+def dense_covariance_rows(
+    K: np.ndarray, labeled, G: np.ndarray, idx, offset: bool, precision: float = 0.0
+) -> np.ndarray:
+    """``D_{C:} = K_{C:} − K_{CL} G⁻¹ K_{L:}`` (+ the offset's ``r_C rᵀ/(1ᵀG⁻¹1 + P)``, P the
+    precision of its prior) densely."""
     L = np.asarray(labeled)
     D = K[idx] - K[np.ix_(idx, L)] @ scipy.linalg.solve(G, K[L])
     if offset:
         g = scipy.linalg.solve(G, np.ones(L.size))
         r = 1.0 - K[:, L] @ g
-        D = D + np.outer(r[idx], r / g.sum())
+        D = D + np.outer(r[idx], r / (g.sum() + precision))
     return D

@@ -16,8 +16,9 @@ import numpy as np
 from rlscore.core.kernels.functions import rbf_kernel
 
 
-def direct_solve(K, y, a, lam, offset):
-    """Minimiser of ``(y − Kc − b1)ᵀA(y − Kc − b1) + λcᵀKc`` from the KKT system; a > 0."""
+def direct_solve(K, y, a, lam, offset, precision=0.0):
+    """Minimiser of ``(y − Kc − b1)ᵀA(y − Kc − b1) + λcᵀKc + λPb²`` from the KKT system
+    ``[[K + λA⁻¹, 1], [1ᵀ, −P]] [c; b] = [y; 0]``; a > 0, P = ``precision`` (0: unpenalised)."""
     n = K.shape[0]
     S = K + lam * np.diag(1.0 / a)
     if not offset:
@@ -25,32 +26,34 @@ def direct_solve(K, y, a, lam, offset):
     B = np.zeros((n + 1, n + 1))
     B[:n, :n] = S
     B[:n, n] = B[n, :n] = 1.0
+    B[n, n] = -precision
     sol = np.linalg.solve(B, np.append(y, 0.0))
     return sol[:n], sol[n]
 
 
-def brute_loo(K, y, a, lam, offset):
+def brute_loo(K, y, a, lam, offset, precision=0.0):
     """``f_{S∖i}(x_i)`` for every i by refitting on the other n − 1 points."""
     n = K.shape[0]
     out = np.empty(n)
     for i in range(n):
         keep = np.arange(n) != i
-        c, b = direct_solve(K[np.ix_(keep, keep)], y[keep], a[keep], lam, offset)
+        c, b = direct_solve(K[np.ix_(keep, keep)], y[keep], a[keep], lam, offset, precision)
         out[i] = K[i, keep] @ c + b
     return out
 
 
-def gp_variance(K_train, k_x, k_xx, a, lam, offset):
+def gp_variance(K_train, k_x, k_xx, a, lam, offset, precision=0.0):
     """Direct Gaussian-process variance ``k(x,x) + λ − kᵀ(K + λA⁻¹)⁻¹k`` (+ offset term).
 
-    The offset term is the flat-prior basis-function correction of Rasmussen & Williams §2.7:
-    ``(1 − 1ᵀΣ⁻¹k)² / (1ᵀΣ⁻¹1)``.
+    The offset term is the basis-function correction of Rasmussen & Williams §2.7 (eq. 2.42
+    with one basis function and prior precision P, 0 for the flat prior):
+    ``(1 − 1ᵀΣ⁻¹k)² / (1ᵀΣ⁻¹1 + P)``.
     """
     S_inv = np.linalg.inv(K_train + lam * np.diag(1.0 / a))
     var = k_xx + lam - np.einsum("ij,jk,ik->i", k_x, S_inv, k_x)
     if offset:
         one = np.ones(K_train.shape[0])
-        var = var + (1.0 - k_x @ S_inv @ one) ** 2 / (one @ S_inv @ one)
+        var = var + (1.0 - k_x @ S_inv @ one) ** 2 / (one @ S_inv @ one + precision)
     return var
 
 

@@ -149,7 +149,7 @@ def _unweighted_loo(inputs, labels, classes, codes, kernel: str, width, degree: 
     return (loo[:, 0] if classes.size == 2 else loo), float(lam_used)
 
 
-def _classifier_loo(inputs, labels, kernel, width, degree, lam, class_weight, offset) -> tuple:
+def _classifier_loo(inputs, labels, kernel, width, degree, lam, class_weight, offset, prior):
     """The classes, exact LOO values and λ of :class:`~rlscore.core.rls.classifier.RLSClassifier`
     (class weights, an offset)."""
     from rlscore.core.rls.classifier import RLSClassifier
@@ -163,6 +163,7 @@ def _classifier_loo(inputs, labels, kernel, width, degree, lam, class_weight, of
         lam=lam,
         class_weight=class_weight,
         offset=offset,
+        offset_precision=prior,
     ).fit(inputs, labels)
     return clf.classes_, clf.loo_decision_, float(clf.lam_)
 
@@ -177,6 +178,7 @@ def label_issues(
     class_weight: None | str | dict = None,
     degree: int = 2,
     offset: bool = False,
+    offset_precision: float = 0.0,
     unlabeled: object = None,
 ) -> pd.DataFrame:
     """Rank the labeled points by the chance that their label is wrong.
@@ -189,7 +191,7 @@ def label_issues(
     y
         (n,) labels; unlabeled points are marked as in
         :mod:`rlscore.core.conventions.missing_labels` (NaN/None by default) and skipped.
-    kernel, degree, class_weight, offset
+    kernel, degree, class_weight, offset, offset_precision
         The RLS model (:class:`rlscore.core.rls.classifier.RLSClassifier`).
     sigma
         RBF width, or a rule (``"median"``, ``"scale"``) read off every row of ``X``, the
@@ -226,7 +228,7 @@ def label_issues(
         loo, lam_used = _unweighted_loo(inputs, labels, classes, codes, kernel, width, degree, lam)
     else:
         classes, loo, lam_used = _classifier_loo(
-            inputs, labels, kernel, width, degree, lam, class_weight, offset
+            inputs, labels, kernel, width, degree, lam, class_weight, offset, offset_precision
         )
         codes = np.searchsorted(classes, labels)
     s, suggested, score, calibration = label_scores(loo, codes)

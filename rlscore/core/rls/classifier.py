@@ -90,7 +90,13 @@ class RLSClassifier(ClassifierMixin, BaseEstimator):
         multiclass) or a
         dict class → weight.
     offset
-        Fit an unpenalised offset b per classifier (Paskov 3.28–3.33).
+        Fit an offset b per classifier (Paskov 3.28–3.33): unpenalised, or with the prior
+        ``offset_precision``.
+    offset_precision
+        With ``offset``: the precision ``P ≥ 0`` of a Gaussian prior ``b ~ N(0, 1/P)`` on each
+        offset (docs/mathematics.md §3, "An offset with a prior"); 0 is the unpenalised
+        offset. Equivalent to RLS without offset on the kernel ``k + 1/P``, which is how it is
+        fitted: the LOO values, λ path and variances are those of that kernel.
     loo_error
         ``"classification"`` or ``"squared"``: the LOO error ``lam="auto"`` minimises.
 
@@ -103,7 +109,7 @@ class RLSClassifier(ClassifierMixin, BaseEstimator):
     dual_coef_ : ndarray (n,) or (n, T)
         Dual coefficients c (one column per OvA classifier; a vector for binary problems).
     intercept_ : ndarray (1,) or (T,)
-        Offsets b (zeros when ``offset=False``).
+        Offsets b (zeros when ``offset=False``; ``Σ_i c_i / P`` with a prior of precision P).
     loo_decision_ : ndarray (n,) or (n, T)
         Exact leave-one-out decision values ``f_{S∖i}(x_i)`` (same shape as
         ``decision_function(X_train)``).
@@ -135,6 +141,7 @@ class RLSClassifier(ClassifierMixin, BaseEstimator):
         "lam": (Interval(Real, 0, None, closed="neither"), Options("auto")),
         # class_weight is checked against the classes (class_weights.resolve_class_weight)
         "offset": (Booleans(),),
+        "offset_precision": (Interval(Real, 0, None, closed="left"),),
         "loo_error": (Options(*LOO_ERRORS),),
     }
 
@@ -147,6 +154,7 @@ class RLSClassifier(ClassifierMixin, BaseEstimator):
         lam: float | str = 1.0,
         class_weight: None | str | dict = None,
         offset: bool = False,
+        offset_precision: float = 0.0,
         loo_error: str = "classification",
     ) -> None:
         self.kernel = kernel
@@ -155,6 +163,7 @@ class RLSClassifier(ClassifierMixin, BaseEstimator):
         self.lam = lam
         self.class_weight = class_weight
         self.offset = offset
+        self.offset_precision = offset_precision
         self.loo_error = loo_error
 
     # -- scikit-learn plumbing ---------------------------------------------------------------
@@ -171,6 +180,11 @@ class RLSClassifier(ClassifierMixin, BaseEstimator):
 
     def _kernel(self, X: np.ndarray, Z: np.ndarray | None = None) -> np.ndarray:
         return kernel_matrix(X, Z, kernel=self.kernel, sigma=self.sigma_, degree=int(self.degree))
+
+    def _offset_variance(self) -> float:
+        """The prior variance ``1/P`` of an offset with a prior (``offset`` and
+        ``offset_precision`` P > 0), else 0: the constant added to the kernel."""
+        return 1.0 / self.offset_precision if self.offset and self.offset_precision > 0 else 0.0
 
     # -- fitting -----------------------------------------------------------------------------
     def fit(self, X, y, sample_weight=None) -> RLSClassifier:
@@ -235,20 +249,24 @@ class RLSClassifier(ClassifierMixin, BaseEstimator):
         if y_index is None:  # rebuilding after unpickling
             _, y_index = np.unique(self.y_fit_, return_inverse=True)
             A, e = self.sample_weights_, self._error_weights
-        params = (self.kernel, self.sigma_, int(self.degree), bool(self.offset))
+        s2 = self._offset_variance()
+        params = (self.kernel, self.sigma_, int(self.degree), bool(self.offset), s2)
         key = _fingerprint(self.X_fit_, y_index, A, e, params=params)
         if getattr(self, "_path_key", None) != key:
             self._path = None  # free the old decomposition before building a new one
             Y = ova_targets(y_index, self.classes_.size)
             n, d = self.X_fit_.shape
+            # an offset with a prior is RLS without offset on the kernel k + s2
+            offset = bool(self.offset) and s2 == 0
             if self.kernel == "linear" and d < n:
                 # K = XXᵀ has rank ≤ d: the primal path costs O(nd²), never an n × n matrix
-                self._path = RLSPath.from_features(
-                    self.X_fit_, Y, A, offset=bool(self.offset), error_weights=e
-                )
+                Phi = self.X_fit_
+                if s2:  # the feature √s2 on every point adds s2 to the kernel
+                    Phi = np.column_stack([Phi, np.full(n, s2**0.5)])
+                self._path = RLSPath.from_features(Phi, Y, A, offset=offset, error_weights=e)
             else:
                 K = self.X_fit_ if self.kernel == "precomputed" else self._kernel(self.X_fit_)
-                self._path = RLSPath(K, Y, A, offset=bool(self.offset), error_weights=e)
+                self._path = RLSPath(K + s2 if s2 else K, Y, A, offset=offset, error_weights=e)
             self._path_key = key
         return self._path
 
@@ -257,7 +275,9 @@ class RLSClassifier(ClassifierMixin, BaseEstimator):
         shape = (lambda a: a[:, 0]) if binary else (lambda a: a)
         self.lam_ = sol.lam
         self.dual_coef_ = shape(sol.coef)
-        self.intercept_ = sol.intercept
+        # with a prior on the offset, f = (K + s2) c = K c + s2 Σc
+        s2 = self._offset_variance()
+        self.intercept_ = s2 * sol.coef.sum(axis=0) if s2 else sol.intercept
         self.loo_decision_ = shape(sol.loo)
         self.loo_variance_ = shape(sol.loo_variance)
         self.loo_squared_error_ = errs["loo_squared_error"]
@@ -318,7 +338,8 @@ class RLSClassifier(ClassifierMixin, BaseEstimator):
 
         ``σ_x² = k(x,x) + λ − k(x,X)(K + λA⁻¹)⁻¹k(X,x)`` with each classifier's own weights;
         with ``offset=True`` the uncertainty of the offset (flat prior) is added:
-        ``+ (1 − wᵀG⁻¹Wk)² / wᵀG⁻¹w`` (Rasmussen & Williams §2.7).
+        ``+ (1 − wᵀG⁻¹Wk)² / wᵀG⁻¹w`` (Rasmussen & Williams §2.7); with a prior of precision
+        P on the offset, the variance of the kernel ``k + 1/P``.
 
         Parameters
         ----------
@@ -345,6 +366,9 @@ class RLSClassifier(ClassifierMixin, BaseEstimator):
                 raise ValueError(f"kernel_diag must be ({m},) finite values, got {kd.shape}")
         else:
             kd = _kernel_diag(np.asarray(X, dtype=np.float64), self.kernel, self.degree)
+        s2 = self._offset_variance()
+        if s2:  # the kernel k + s2 (an offset with a prior)
+            Kx, kd = Kx + s2, kd + s2
         path = self._ensure_path()
         lam = self.lam_
         var = np.empty((m, path.T))

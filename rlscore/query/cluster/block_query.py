@@ -37,6 +37,7 @@ from rlscore.core.rls.confidence import soft_probabilities
 from rlscore.query.arls.focused import (
     DEFAULT_EXPLORE,
     DEFAULT_FOCUS,
+    DEFAULT_OFFSET_PRECISION,
     FocusedARLS,
     cold_start_positions,
 )
@@ -115,7 +116,7 @@ class BlockQuery:
         As :class:`~rlscore.query.rls_state.on_features.FeaturePoolStrategy`.
     candidates, risk_sample, random_state
         As :class:`~rlscore.query.arls.lowrank.LowRankARLS` (low-rank ARLS only).
-    focus, fit_intercept, explore
+    focus, fit_intercept, explore, offset_precision
         As :class:`~rlscore.query.arls.focused.FocusedARLS` (focused ARLS only).
     seed : int or None
         As :class:`~rlscore.query.baselines.strategies.RandomQuery` and, for focused ARLS, the seed
@@ -126,8 +127,8 @@ class BlockQuery:
     labeled rows (its weights, offsets, solves and exploration draws are the in-memory
     engine's on ``K = ΦΦᵀ``), turned into the primal ``w = Φ_Lᵀ c`` and, for the shortlist,
     ``d_i = Φ r_i + t_i`` with ``r_i = φ_i − Φ_Lᵀ G⁻¹ Φ_L φ_i − u t_i``, ``u = Φ_Lᵀ G⁻¹ 1``,
-    ``t_i = (1 − φ_iᵀu)/(1ᵀG⁻¹1)`` when the offset is fitted (``u``, ``t`` = 0 otherwise):
-    the covariance rows ``D_{C:} + r rᵀ/(1ᵀG⁻¹1)`` of
+    ``t_i = (1 − φ_iᵀu)/(1ᵀG⁻¹1 + P)`` when the offset is fitted (``u``, ``t`` = 0 otherwise):
+    the covariance rows ``D_{C:} + r rᵀ/(1ᵀG⁻¹1 + P)`` of
     :meth:`~rlscore.query.arls.focused.FocusedARLS.covariance_rows` written in features.
     """
 
@@ -149,6 +150,7 @@ class BlockQuery:
         focus: int = DEFAULT_FOCUS,
         fit_intercept: bool = True,
         explore: float = DEFAULT_EXPLORE,
+        offset_precision: float = DEFAULT_OFFSET_PRECISION,
     ) -> None:
         if strategy not in BLOCK_STRATEGIES:
             raise ValueError(f"unknown strategy {strategy!r}: choose one of {BLOCK_STRATEGIES}")
@@ -166,8 +168,9 @@ class BlockQuery:
             # labels across the state's rebuilds (as FocusedARLS draws it once at start)
             entropy = np.random.SeedSequence(seed).entropy
             self._params.update(
-                focus=focus, fit_intercept=fit_intercept, explore=explore, seed=entropy
-            )
+                focus=focus, fit_intercept=fit_intercept, explore=explore, seed=entropy,
+                offset_precision=offset_precision,
+            )  # fmt: skip
         else:
             self._params.update(random_state=random_state)
         self.classes_ = np.asarray(list(classes))
@@ -449,7 +452,7 @@ class BlockQuery:
             r = phi_c.T - phi_L.T @ B[:, :c]  # φ_i − Φ_Lᵀ G⁻¹ Φ_L φ_i
             if offset:
                 u = phi_L.T @ B[:, c]  # Φ_Lᵀ G⁻¹ 1
-                t = (1.0 - phi_c @ u) / B[:, c].sum()
+                t = (1.0 - phi_c @ u) / (B[:, c].sum() + st.offset_precision)
                 r -= np.outer(u, t)
                 shift.append(t)
             R.append(r)

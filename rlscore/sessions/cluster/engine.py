@@ -46,7 +46,7 @@ from rlscore.data.cluster.parquet_pool import (
     ClusterUnavailableError,
     connect,
 )
-from rlscore.query.arls.focused import DEFAULT_EXPLORE, DEFAULT_FOCUS
+from rlscore.query.arls.focused import DEFAULT_EXPLORE, DEFAULT_FOCUS, DEFAULT_OFFSET_PRECISION
 from rlscore.query.cluster.block_passes import BlockPredictions
 from rlscore.query.cluster.block_query import BLOCK_STRATEGIES, BlockQuery
 from rlscore.query.protocol.strategy import QueryStrategy
@@ -193,7 +193,8 @@ class ClusterEngine(QueryStrategy):
     kernel, sigma, n_landmarks
         The feature map: m landmarks of this kernel (None: the project's m; the raw columns
         if it has none).
-    lam, class_weight, candidates, risk_sample, random_state, seed, focus, fit_intercept, explore
+    lam, class_weight, candidates, risk_sample, random_state, seed, focus, fit_intercept, explore,
+    offset_precision
         As :class:`~rlscore.query.cluster.block_query.BlockQuery`; ``random_state`` also seeds the
         landmark draw.
     tune : {"none"}
@@ -220,6 +221,7 @@ class ClusterEngine(QueryStrategy):
         focus: int = DEFAULT_FOCUS,
         fit_intercept: bool = True,
         explore: float = DEFAULT_EXPLORE,
+        offset_precision: float = DEFAULT_OFFSET_PRECISION,
     ) -> None:
         self.pool = pool
         self.strategy = strategy
@@ -236,6 +238,7 @@ class ClusterEngine(QueryStrategy):
         self.focus = focus
         self.fit_intercept = fit_intercept
         self.explore = explore
+        self.offset_precision = offset_precision
 
     def needs_pool_kernel(self) -> bool:
         return False
@@ -302,6 +305,7 @@ class ClusterEngine(QueryStrategy):
             candidates=self.candidates, risk_sample=self.risk_sample,
             random_state=self.random_state, seed=self.seed, focus=self.focus,
             fit_intercept=self.fit_intercept, explore=self.explore,
+            offset_precision=self.offset_precision,
         )  # fmt: skip
         self._pending: dict[int, object] = {}
         self._version = 0

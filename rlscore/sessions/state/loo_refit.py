@@ -1,7 +1,8 @@
 """RLS refitted on a session's labeled points: exact leave-one-out errors and the LOO λ.
 
 The RLS is the engine's own model: its kernel, σ, degree, class weights and, for a strategy
-that fits one (focused ARLS's ``fit_intercept``), the unpenalised offset.
+that fits one (focused ARLS's ``fit_intercept``), the offset with the engine's prior
+(``offset_precision``).
 
 One rule for the automatic λ and for the stopping indicator's LOO errors: the RLS uses the
 engine's own kernel, σ, degree and **class weights** (the strategy's effective
@@ -77,7 +78,8 @@ def labeled_rls(
 def labeled_rls_params(engine: QueryStrategy, present: set, classes=None) -> dict:
     """The RLS parameters of the engine's model on labels of the classes ``present``:
     ``kernel`` (a graph kernel by name: the caller fits on its pool kernel), ``sigma``,
-    ``degree``, ``class_weight`` and ``offset`` (see :func:`labeled_rls`); ``classes``: the
+    ``degree``, ``class_weight``, ``offset`` and its prior's ``offset_precision`` (see
+    :func:`labeled_rls`); ``classes``: the
     project's, for an engine not started (default: the engine's, else ``present``)."""
     params = engine.get_params()
     weight = class_weight_of(engine)
@@ -89,6 +91,7 @@ def labeled_rls_params(engine: QueryStrategy, present: set, classes=None) -> dic
         "degree": params.get("degree", 2),
         "class_weight": weight,
         "offset": _offset(engine, params, present, classes),
+        "offset_precision": float(params.get("offset_precision", 0.0)),
     }
 
 
