@@ -45,6 +45,7 @@ pin_blas(1)
 
 import heldout_tasks  # noqa: E402
 import numpy as np  # noqa: E402
+from default_vs_random import parse_strategy  # noqa: E402
 from strategy_suite import (  # noqa: E402
     CONFIRMATION_TASKS,
     DATASETS,
@@ -80,7 +81,8 @@ def run_one(task: str, seed: int, strategy: str, max_labels: int, checkpoints) -
     split = make_split(X, y, Protocol(), seed)
     n_pool = split.X_pool.shape[0]
     classes = np.unique(split.y_pool)
-    q = make_strategy(strategy, sigma=split.sigma, lam=LAM)
+    name, params = parse_strategy(strategy)  # "name" or "name:key=value,…"
+    q = make_strategy(name, sigma=split.sigma, lam=LAM, **params)
     if "seed" in q.get_params():
         q.set_params(seed=seed)
     q.start(split.X_pool, classes)
