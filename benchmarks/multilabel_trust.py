@@ -4,7 +4,7 @@ Written before any run (the protocol, groups, target, candidates and criterion b
 first).
 
 **What is judged.** The Label page of a multi-label project shows "micro-F1 ≈ X (95 % interval
-a–b, from N random checks)": :func:`rlscore.sessions.stopping.set_accuracy.set_accuracy_estimate`
+a–b, from N random checks)": :func:`rlscore.sessions.stopping.set_accuracy.check_sets`
 (each random check predicted by the model fitted on all the other labels, its exact
 leave-one-out sets) over :func:`rlscore.core.evaluation.set_accuracy.micro_f1_estimate`. The
 script calls that function as the session does; the truth is the current model's micro-F1 on the
@@ -91,7 +91,7 @@ from rlscore.core.evaluation.set_accuracy import micro_f1_estimate  # noqa: E402
 from rlscore.data.projects.project import Project, RowIds  # noqa: E402
 from rlscore.query import make_strategy  # noqa: E402
 from rlscore.sessions.stopping.accuracy_estimate import audit_draw, audit_due  # noqa: E402
-from rlscore.sessions.stopping.set_accuracy import check_sets, set_accuracy_estimate  # noqa: E402
+from rlscore.sessions.stopping.set_accuracy import check_sets  # noqa: E402
 
 GROUPS = {
     "tuning": ("synthetic-a", "debian_works_with"),
@@ -131,9 +131,9 @@ def run_seed(task: str, seed: int, audit_every: int, args, cache: dict) -> list[
                 i, _ = q.next_query()
             q.teach(i, sets[i])
             labels[int(i)] = sets[i]
-        est = set_accuracy_estimate(project, q, labels, checks, LAM)
-        free = np.setdiff1d(np.arange(pool.size), list(labels))
         raw = check_sets(project, q, labels, checks, LAM)
+        est = None if raw is None else micro_f1_estimate(*raw)
+        free = np.setdiff1d(np.arange(pool.size), list(labels))
         records.append({
             "task": task, "seed": seed, "audit_every": audit_every, "labels": len(labels),
             "strategy": args.strategy,

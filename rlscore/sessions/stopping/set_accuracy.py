@@ -18,21 +18,22 @@ from __future__ import annotations
 import numpy as np
 
 from rlscore.core.conventions.label_sets import multi_hot
-from rlscore.core.evaluation.set_accuracy import MIN_CHECKS, MicroF1Estimate, micro_f1_estimate
+from rlscore.core.evaluation.set_accuracy import MIN_CHECKS
 from rlscore.core.kernels.functions import is_graph_kernel
 from rlscore.data.projects.project import Project
 from rlscore.query import QueryStrategy
 
 
-def set_accuracy_estimate(
+def check_sets(
     project: Project,
     engine: QueryStrategy,
     labels: dict,
     checks,
     lam: float,
     K: np.ndarray | None = None,
-) -> MicroF1Estimate | None:
-    """The micro-F1 of a multi-label session's predicted sets, from its random checks.
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """The random checks' true sets and the sets the model without each check predicts: what
+    :func:`~rlscore.core.evaluation.set_accuracy.micro_f1_estimate` turns into the headline.
 
     Parameters
     ----------
@@ -48,28 +49,6 @@ def set_accuracy_estimate(
         The λ in effect.
     K
         The pool kernel; needed for a graph kernel, which exists on the pool only.
-
-    Returns
-    -------
-    MicroF1Estimate or None
-        None with fewer than :data:`~rlscore.core.evaluation.set_accuracy.MIN_CHECKS` checks
-        or fewer than 2 labels, a graph kernel without ``K``, or checks without any true or
-        predicted class.
-    """
-    sets = check_sets(project, engine, labels, checks, lam, K)
-    return None if sets is None else micro_f1_estimate(*sets)
-
-
-def check_sets(
-    project: Project,
-    engine: QueryStrategy,
-    labels: dict,
-    checks,
-    lam: float,
-    K: np.ndarray | None = None,
-) -> tuple[np.ndarray, np.ndarray] | None:
-    """The random checks' true sets and the sets the model without each check predicts:
-    what :func:`set_accuracy_estimate` measures (parameters as there).
 
     Returns
     -------
@@ -126,4 +105,4 @@ def _cross(X: np.ndarray, r: int, rest: list[int], kernel: str) -> np.ndarray:
     return X[np.ix_([r], rest)] if kernel == "precomputed" else X[[r]]
 
 
-__all__ = ["check_sets", "set_accuracy_estimate"]
+__all__ = ["check_sets"]

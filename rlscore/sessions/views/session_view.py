@@ -14,13 +14,13 @@ import threading
 
 import numpy as np
 
-from rlscore.core.evaluation.set_accuracy import MicroF1Estimate
+from rlscore.core.evaluation.set_accuracy import MicroF1Estimate, micro_f1_estimate
 from rlscore.data.projects.project import Project
 from rlscore.query import QueryStrategy
 from rlscore.sessions.state.loo_refit import loo_errors
 from rlscore.sessions.state.replay import Replay, SessionState
 from rlscore.sessions.stopping.prediction_change import stopping_report
-from rlscore.sessions.stopping.set_accuracy import set_accuracy_estimate
+from rlscore.sessions.stopping.set_accuracy import check_sets
 from rlscore.sessions.views.export import export_labels
 from rlscore.storage import Event
 
@@ -219,16 +219,18 @@ class SessionView:
     def set_accuracy(self) -> MicroF1Estimate | None:
         """A multi-label project's headline: the micro-F1 of its predicted sets estimated
         from the random checks
-        (:func:`~rlscore.sessions.stopping.set_accuracy.set_accuracy_estimate`); None for a
-        single-label project or too few checks."""
+        (:func:`~rlscore.sessions.stopping.set_accuracy.check_sets` and
+        :func:`~rlscore.core.evaluation.set_accuracy.micro_f1_estimate`); None for a
+        single-label project, too few checks or checks without any true or predicted class."""
         if not self.project.multi_label:
             return None
         with self._lock:
             st = self._state
             labels = dict(st.log.labels)
-            return set_accuracy_estimate(
+            sets = check_sets(
                 self.project, st.engine, labels, st.log.checks, st.lam, st.kernels.matrix
             )
+        return None if sets is None else micro_f1_estimate(*sets)
 
     def stopping(self) -> dict:
         """Stopping indicator
