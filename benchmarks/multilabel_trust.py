@@ -87,7 +87,7 @@ from multilabel_stopping import load, run_tasks  # noqa: E402
 from scipy.spatial.distance import pdist  # noqa: E402
 
 from rlscore.core.evaluation.multilabel_metrics import micro_f1  # noqa: E402
-from rlscore.core.evaluation.set_accuracy import micro_f1_estimate  # noqa: E402
+from rlscore.core.evaluation.set_accuracy import DEFAULT_METHOD, micro_f1_estimate  # noqa: E402
 from rlscore.data.projects.project import Project, RowIds  # noqa: E402
 from rlscore.query import make_strategy  # noqa: E402
 from rlscore.sessions.stopping.accuracy_estimate import audit_draw, audit_due  # noqa: E402
@@ -98,7 +98,7 @@ GROUPS = {
     "confirmation": ("synthetic-b", "synthetic-c", "debian_use"),
 }
 CHECKPOINTS = (40, 60, 100, 150, 200, 300)
-#: the intervals compared on the same checks (the first is the shipped one)
+#: the intervals compared on the same checks (the shown one is DEFAULT_METHOD, ``memberships``)
 METHODS = ("percentile", "bca", "studentized", "delta-t", "memberships")
 TARGET = 0.90
 
@@ -153,10 +153,11 @@ def run_seed(task: str, seed: int, audit_every: int, args, cache: dict) -> list[
 
 def intervals(record: dict, method: str) -> list[float] | None:
     """The (estimate, low, high) of ``method`` on the record's checks (the headline's own for
-    ``percentile``: the same call)."""
+    the shown method, :data:`~rlscore.core.evaluation.set_accuracy.DEFAULT_METHOD`: the same
+    call)."""
     if record["true_sets"] is None:
         return None
-    if method == "percentile":
+    if method == DEFAULT_METHOD:
         return record["headline"]
     e = micro_f1_estimate(
         np.asarray(record["true_sets"]), np.asarray(record["held_sets"]), method=method
