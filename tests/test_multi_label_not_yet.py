@@ -14,6 +14,7 @@ from support.multi_label import labeled_tags_db
 from rlscore.cli.commands.label_issues import main as label_issues
 from rlscore.query import DEFAULT_MULTILABEL_STRATEGY, MULTILABEL_STRATEGIES
 from rlscore.sessions import LabelingSession, project_settings, save_project_settings
+from rlscore.sessions.state.settings import MULTILABEL_AUDIT_EVERY
 from rlscore.sessions.stopping.accuracy_estimate import AUDIT_EVERY
 from rlscore.sessions.stopping.stopping_view import stop_rule_fired, stopping_view
 from rlscore.storage import open_store
@@ -50,7 +51,13 @@ def test_the_single_label_pages_say_so(db, page):
     assert any(NOT_YET in i.value for i in at.info)
     if page == "label.py":  # the headline there: no random check among these labels yet
         assert any("Micro-F1 of the predicted sets: not known yet" in m.value for m in at.markdown)
-        at.button(key="audit_on").click()  # … and the offer of random checks turns them on
+        # a multi-label project makes random checks by default: nothing to offer
+        assert not [b for b in at.button if b.key == "audit_on"]
+        with open_store(db) as store:
+            assert project_settings(store, "tags")["audit_every"] == MULTILABEL_AUDIT_EVERY
+            save_project_settings(store, "tags", {"audit_every": 0}, checked=False)
+        ok(at.run())  # the owner turned them off: the offer turns them on again
+        at.button(key="audit_on").click()
         ok(at.run())
         with open_store(db) as store:
             assert project_settings(store, "tags")["audit_every"] == AUDIT_EVERY

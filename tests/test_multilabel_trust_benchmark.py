@@ -57,8 +57,26 @@ def test_coverage_counts_the_pairs_whose_interval_holds_the_truth():
         {**base, "headline": [0.3, 0.2, 0.5], "truth": 0.2},  # on the bound: inside
         {**base, "headline": None, "truth": 0.5, "true_sets": None},  # no headline
     ]
-    s = bench.summarise(records, "percentile")
+    s = bench.summarise(records, bench.DEFAULT_METHOD)  # the shown interval: the headline
     assert s["pairs"] == 4 and s["shown"] == 0.75
     assert s["coverage"] == 2 / 3
     assert abs(s["width"] - (0.2 + 0.2 + 0.3) / 3) < 1e-12
     assert abs(s["bias"] - ((0.5 - 0.55) + (0.5 - 0.7) + (0.3 - 0.2)) / 3) < 1e-12
+
+
+def test_the_cost_pairs_each_session_with_its_run_without_checks():
+    bench = load_benchmark("multilabel_trust")
+
+    def rec(task, seed, k, labels, truth):
+        return {"task": task, "seed": seed, "audit_every": k, "labels": labels, "truth": truth}
+
+    records = [
+        rec("a", 0, 0, 100, 0.50), rec("a", 0, 10, 100, 0.48),  # −2 points
+        rec("a", 1, 0, 100, 0.60), rec("a", 1, 10, 100, 0.61),  # +1
+        rec("a", 0, 0, 60, 0.40), rec("a", 0, 10, 60, 0.10),  # 60 labels: not a cost checkpoint
+        rec("a", 2, 10, 100, 0.90),  # no run without checks: unpaired, left out
+        rec("b", 0, 0, 300, 0.30), rec("b", 0, 10, 300, 0.33),  # +3
+    ]  # fmt: skip
+    table = bench.cost_table(records)
+    assert "| a | 10 | 2 | -0.50 |" in table
+    assert "| b | 10 | 1 | +3.00 |" in table
