@@ -90,9 +90,14 @@ def test_key_presses_60_ms_apart_and_auto_repeat_label_only_after_the_dwell(
     try:
         open_app(page, f"{server.url}/?project={moons}", 0)
         settle(page)
-        for _ in range(10):
+        # presses 60 ms apart until two points are labeled: the second point is drawn while
+        # the presses go on, so the first presses after its draw fall inside the dwell, however
+        # long the first label's run takes (a press during that run is dropped as busy)
+        for _ in range(300):
             page.keyboard.press("1")
             page.wait_for_timeout(60)
+            if len(label_events(server.db, moons)) >= 2:
+                break
         flush(page)
         # a key held down: the first keydown may label, every auto-repeat is dropped
         n_before = len(label_events(server.db, moons))
@@ -103,7 +108,7 @@ def test_key_presses_60_ms_apart_and_auto_repeat_label_only_after_the_dwell(
         page.keyboard.up("2")
         flush(page)
         events = assert_every_label_after_the_dwell(page, server.db, moons)
-        assert 1 <= len(events) < 10  # the first press labels; presses inside the dwell do not
+        assert 2 <= n_before <= 3  # a press may have been on its way when the loop stopped
         assert len(events) - n_before <= 1  # one label at most from the held key
         dropped = page.evaluate("window.__rlscoreDropped.map(d => d.reason)")
         assert "dwell" in dropped and "repeat" in dropped, dropped

@@ -30,6 +30,13 @@ SAVED = re.compile(r"Saved: point #(\d+) labeled (\S+?)(?: \(by you, [^)]*\))?\.
 #: what no single click may be told (issue 34, item 3: shown for 12 of 121 single clicks)
 FALSE_CLAIMS = ("second press", "another tab", "Ignored")
 
+#: what the page's key guard (rlscore.ui.label.keys) did with the presses, and its status line
+GUARD_STATE = """() => ({
+  dropped: window.__rlscoreDropped, held: window.__rlscoreHeld || 0,
+  lastPress: window.__rlscoreLastPress, draws: (window.__rlscoreDrawTimes || []).slice(-4),
+  statusLine: (document.getElementById("rlscore-press-notice") || {}).textContent || null,
+})"""
+
 
 def click_after_dwell(page, label: str) -> tuple[int, int]:
     """Click ``label`` on the point shown once it has been drawn ≥ the dwell ago; returns
@@ -47,7 +54,10 @@ def notice_about(page, point: int, runs: int) -> list[str]:
     page.wait_for_function(f"window.__runs > {runs}", timeout=ANSWER_MS)
     settle(page)
     about = page.locator(ALERT).filter(has_text=re.compile(rf"#{point}\b"))
-    expect(about.first).to_be_visible(timeout=ANSWER_MS)
+    try:
+        expect(about.first).to_be_visible(timeout=ANSWER_MS)
+    except AssertionError as exc:  # say what the page's key guard made of the click
+        raise AssertionError(f"no notice about #{point}: {page.evaluate(GUARD_STATE)}") from exc
     return [t.strip() for t in about.all_inner_texts()]
 
 

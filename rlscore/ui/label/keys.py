@@ -138,10 +138,12 @@ _SCRIPT = """
     button.click();
   };
   const afterPaint = () => w.requestAnimationFrame(() => w.requestAnimationFrame(ack));
-  // the last point drawn and when, with the log version it was drawn at: a rerun that draws
-  // the panel blank for a moment and then the same point again has not shown a new point, so
-  // the dwell keeps counting from the first drawing (the paint is acknowledged again). A
-  // blank panel alone clears no notice: one about a press on the point stays
+  // the last point drawn and when: a rerun that draws the panel blank for a moment and then
+  // the same point again (a teammates' poll, under a newer log version) has not shown a new
+  // point, as the server's showing of it goes on (rlscore.ui.label.actions.mark_shown), so
+  // the dwell keeps counting from the first drawing (the paint is acknowledged again; the
+  // server keeps the first). A blank panel alone clears no notice: one about a press on the
+  // point stays
   let shown = null;
   const pointDrawn = () => {
     const m = marker();
@@ -150,12 +152,11 @@ _SCRIPT = """
     const last = w.__rlscoreLastPress;
     if (last && !last.answered && Number(m.dataset.rlsTaken) > last.taken) last.answered = true;
     if (point === drawnPoint) return;
-    const version = (m.dataset.rlsState || "").split("|")[0];
-    const same = shown && point && shown.point === point && shown.version === version;
+    const same = shown && point && shown.point === point;
     drawnPoint = point;
     drawnAt = same ? shown.at : Date.now();
     if (point) {
-      if (!same) shown = {point: point, version: version, at: drawnAt};
+      if (!same) shown = {point: point, at: drawnAt};
       w.__rlscoreDrawTimes.push({point: point, at: drawnAt});
       ackPoint = point;
       if (!same) unsay();
