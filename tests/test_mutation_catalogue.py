@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import signal
 import subprocess
 from pathlib import Path
 
@@ -96,6 +97,25 @@ def test_a_mutant_the_test_catches_is_killed_and_the_file_put_back(toy_tree, mon
     assert (toy_tree / "toy" / "__init__.py").read_text() == before
     gone = Mutation("m", "toy/__init__.py", "4 * x", "5 * x", ("test_toy.py",), "rotted")
     assert mutation.run_mutant(toy_tree, gone, timeout=120).verdict == "error"
+
+
+def test_a_run_past_its_time_is_interrupted_even_when_sigint_was_ignored(tmp_path, monkeypatch):
+    """A CI runner may start the suite with SIGINT ignored (a background job of a shell without
+    job control), and children inherit that: the interrupt at the time limit must still reach
+    the run (its test's ``finally`` runs, as pytest's teardown would), not wait for the kill."""
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    spin = "while True:\n            pass"
+    (tmp_path / "test_spin.py").write_text(
+        "from pathlib import Path\n\n\ndef test_spin():\n    try:\n        "
+        f"{spin}\n    finally:\n        Path('interrupted').write_text('yes')\n"
+    )
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        status, output = mutation.run_pytest(tmp_path, ["test_spin.py"], timeout=2)
+    finally:
+        signal.signal(signal.SIGINT, before)
+    assert (status, output) == (None, "timed out after 2 s")
+    assert (tmp_path / "interrupted").read_text() == "yes"
 
 
 def test_the_copy_holds_the_files_git_knows_and_not_the_ignored_ones(toy_tree, tmp_path_factory):

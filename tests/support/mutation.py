@@ -47,6 +47,15 @@ ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_TIMEOUT = 600.0
 #: seconds an interrupted run may take to tear down (stop its PostgreSQL server) before a kill
 TEARDOWN_SECONDS = 60.0
+#: pytest with Python's KeyboardInterrupt on SIGINT whatever it inherited: a job started in the
+#: background by a shell without job control (as a CI runner may start it) passes SIGINT on
+#: ignored, so the interrupt at the time limit was lost and the run spun until the kill
+#: (TEARDOWN_SECONDS later: a minute of a core per timed-out mutant)
+INTERRUPTIBLE_PYTEST = (
+    "import signal, sys, pytest; "
+    "signal.signal(signal.SIGINT, signal.default_int_handler); "
+    "sys.exit(pytest.console_main())"
+)
 
 
 @dataclass(frozen=True)
@@ -571,7 +580,8 @@ def run_pytest(tree: Path, tests: Sequence[str], timeout: float) -> tuple[int | 
 
     A run past ``timeout`` is interrupted as Ctrl-C would (SIGINT to its process group), so
     that pytest's teardown stops the PostgreSQL server it started; killed if it lingers."""
-    command = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *tests]
+    command = [sys.executable, "-c", INTERRUPTIBLE_PYTEST, "-x", "-q", "-p", "no:cacheprovider"]
+    command += tests
     with subprocess.Popen(
         command,
         cwd=tree,
