@@ -48,8 +48,8 @@ import numpy as np
 
 from rlscore.data.projects.project import Project
 from rlscore.query import QueryStrategy, strategy_class
-from rlscore.query.protocol.strategy import NoCandidatesError
 from rlscore.sessions.actions.dwell import check_dwell
+from rlscore.sessions.actions.project_identity import check_same_project
 from rlscore.sessions.actions.review import review_point
 from rlscore.sessions.actions.undo import undo_last
 from rlscore.sessions.state.engine import multi_label_strategy
@@ -59,7 +59,7 @@ from rlscore.sessions.team.handout import CLAIM_SECONDS, Handout, check_audit_ev
 from rlscore.sessions.team.overlap import Overlap
 from rlscore.sessions.team.permissions import require, require_read
 from rlscore.sessions.views.session_view import SessionView, check_budget
-from rlscore.storage import Event, LabelStore, UnknownProjectError
+from rlscore.storage import Event, LabelStore
 
 
 class LabelingSession(SessionView):
@@ -294,16 +294,14 @@ class LabelingSession(SessionView):
         :class:`~rlscore.storage.UnknownProjectError` is raised and nothing is written.
         """
         with self._lock:
-            i = _check_point(self.project, i)
-            check_dwell(i, shown_at)
-            self._check_project(project_uid)
+            i = self._check_action(i, shown_at, project_uid)
             # one class, or a multi-label project's label set (a tuple in class order)
             label = self.project.check_label(label)
             if seconds is None:
                 seconds = self._handout.seconds_shown(i)
             who = self.annotator if annotator is None else annotator
             # a random check's label is marked in the log: the estimate reads it on replay
-            audit = self._handout.is_audit(i, who) or self._is_uniform_draw(i)
+            audit = self._handout.is_check(i, who)
             eid = self._commit("label", i, who, seen, audit=audit, label=label, seconds=seconds)
             self._handout.labeled(i)
             return eid
@@ -321,36 +319,19 @@ class LabelingSession(SessionView):
 
         ``seen``, ``shown_at`` and ``project_uid`` as in :meth:`label`."""
         with self._lock:
-            i = _check_point(self.project, i)
-            check_dwell(i, shown_at)
-            self._check_project(project_uid)
+            i = self._check_action(i, shown_at, project_uid)
             self.sync()
             who = self.annotator if annotator is None else annotator
             self._handout.check_skippable(i, who, seen)
             return self._commit("skip", i, who, seen)
 
-    def _check_project(self, uid: int | None) -> None:
-        """Refuse an action meant for the project of uid ``uid`` if this session's project
-        is another one: deleted, or deleted and created again under the same name."""
-        if uid is None:
-            return
-        if int(uid) != self.project.uid or self.store.project_uid(self.project_name) != uid:
-            raise UnknownProjectError(
-                f"project {self.project_name!r} was deleted after this point was shown: "
-                "nothing was saved"
-            )
-
-    def _is_uniform_draw(self, i: int) -> bool:
-        """Whether a first label of ``i`` answers the engine's uniform draw of the current
-        state (focused ARLS's exploration share, a random order): a random check, as the
-        hand-out's own (:meth:`~rlscore.query.protocol.strategy.QueryStrategy.uniform_draw`)."""
-        if i in self._state.log.labels:
-            return False
-        draw = getattr(self._state.engine, "uniform_draw", None)
-        try:
-            return draw is not None and draw(self._state.log.skipped) == i
-        except NoCandidatesError:  # only skipped points left
-            return False
+    def _check_action(self, i, shown_at: float | None, project_uid: int | None) -> int:
+        """Point ``i`` as an index, once an action on it passed the minimum dwell and is for
+        this session's project (:func:`check_same_project`)."""
+        i = _check_point(self.project, i)
+        check_dwell(i, shown_at)
+        check_same_project(self.store, self.project, project_uid)
+        return i
 
     def _commit(
         self, kind: str, i: int, who: str, seen: int | None, audit: bool = False, **fields

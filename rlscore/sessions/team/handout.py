@@ -137,6 +137,24 @@ class Handout:
             return False
         return annotator is None or self._audits[point] == annotator
 
+    def is_check(self, point: int, annotator: str | None = None) -> bool:
+        """Whether a label of ``point`` by ``annotator`` now is a random check, marked so in
+        the log for the accuracy estimate: a point proposed as one (:meth:`is_audit`), or the
+        first label of the engine's uniform draw of the current state (focused ARLS's
+        exploration share, a random order:
+        :meth:`~rlscore.query.protocol.strategy.QueryStrategy.uniform_draw`)."""
+        return self.is_audit(point, annotator) or self._is_uniform_draw(point)
+
+    def _is_uniform_draw(self, point: int) -> bool:
+        state = self._replay.state
+        if point in state.log.labels:
+            return False
+        draw = getattr(state.engine, "uniform_draw", None)
+        try:
+            return draw is not None and draw(state.log.skipped) == point
+        except NoCandidatesError:  # only skipped points left
+            return False
+
     def labeled(self, point: int) -> None:
         """Forget ``point`` as a random check (its label was written)."""
         self._audits.pop(point, None)
