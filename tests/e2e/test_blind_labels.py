@@ -177,16 +177,22 @@ ACK_NOW = """() => {
   document.querySelector(".st-key-paint_" + uid + "_" + pt + " button").click();
   return Date.now();
 }"""
+#: the minimum dwell of the server without the page's key script: long enough that a click sent
+#: right after a report of the paint is inside it however slow the report's run
+REPORT_DWELL_MS = 3_000
 CLICK_FIRST_LABEL = "() => document.querySelector('[class*=\"st-key-label_0_\"] button').click()"
 
 
 def test_without_the_page_script_a_reported_paint_holds_the_dwell_and_none_is_needed(
-    browser, server, own_sample
+    browser, start_server
 ):
     # issue 34, item 5: the key script bypassed, clicks sent by a script of the test's own.
     # A label is refused when its reported paint is younger than the dwell; without a report
-    # the server counts from its render, and a label the dwell after it is saved
-    moons = own_sample("two_moons")
+    # the server counts from its render, and a label the dwell after it is saved. A dwell of
+    # REPORT_DWELL_MS: the click sent "at once" after the report reaches the server after the
+    # report's run, which took over 200 ms on a loaded machine (the click was then saved)
+    server = start_server(RLSCORE_MIN_DWELL_MS=REPORT_DWELL_MS)
+    moons = "two_moons"
     context = new_context(browser)
     context.add_init_script("window.__rlscoreKeyGuard = true;")  # no key script: no paint ack
     page = context.new_page()
@@ -194,7 +200,7 @@ def test_without_the_page_script_a_reported_paint_holds_the_dwell_and_none_is_ne
         page.goto(f"{server.url}/?project={moons}&annotator=ada")
         wait_text(page, "Labeled 0 of 220")
         q = heading_number(page, "Next query:")
-        page.wait_for_timeout(MIN_DWELL_MS + 100)  # rendered long enough ago
+        page.wait_for_timeout(REPORT_DWELL_MS + 100)  # rendered long enough ago
         # the paint reported, then a click at once: inside the dwell counted from the report
         page.evaluate(ACK_NOW)
         page.evaluate(CLICK_FIRST_LABEL)
@@ -205,15 +211,15 @@ def test_without_the_page_script_a_reported_paint_holds_the_dwell_and_none_is_ne
         # the same click the dwell after the report is saved, and the store's commit time is
         # at least the dwell after the page's report (one machine, one clock)
         acked = page.evaluate(ACK_NOW)  # a repeated report keeps the first one's time
-        page.wait_for_timeout(MIN_DWELL_MS + 50)
+        page.wait_for_timeout(REPORT_DWELL_MS + 50)
         page.evaluate(CLICK_FIRST_LABEL)
         wait_text(page, "Labeled 1 of 220")
         (event,) = label_events(server.db, moons)
-        assert event.point == q and event.timestamp * 1000 - acked >= MIN_DWELL_MS
+        assert event.point == q and event.timestamp * 1000 - acked >= REPORT_DWELL_MS
         # the next point, never reported painted: counted from the render, not refused
         settle(page)
         q2 = heading_number(page, "Next query:")
-        page.wait_for_timeout(MIN_DWELL_MS + 100)
+        page.wait_for_timeout(REPORT_DWELL_MS + 100)
         page.evaluate(CLICK_FIRST_LABEL)
         wait_text(page, "Labeled 2 of 220")
         assert [e.point for e in label_events(server.db, moons)] == [q, q2]
