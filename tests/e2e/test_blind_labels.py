@@ -350,8 +350,9 @@ def test_notices_say_what_the_database_holds(browser, server, own_sample):
         settle(a)
         assert stored(server.db, moons).labels == {q0: -1}
         assert len(label_events(server.db, moons)) == 1
+        shown = a.locator(ALERT).all_inner_texts()  # named in a failure: what it claimed
         for false_claim in ("Ignored", "another tab", "second press", "Not saved"):
-            expect(a.locator(ALERT).filter(has_text=false_claim)).to_have_count(0)
+            expect(a.locator(ALERT).filter(has_text=false_claim), str(shown)).to_have_count(0)
         # one true notice about the point, and the page's status line dropped nothing
         expect(a.locator('[data-testid="stAlert"]').filter(has_text=f"#{q0}")).to_have_count(1)
         expect(a.locator("#rlscore-press-notice", has_text="ignored")).to_have_count(0)

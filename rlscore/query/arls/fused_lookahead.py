@@ -36,7 +36,7 @@ import numpy as np
 
 # reassociation lets LLVM vectorise the sums over the pool (the order of a float sum changes
 # the last bits only); no "nnan"/"ninf": NaN and inf keep their meaning
-_FASTMATH = {"reassoc", "contract", "nsz"}
+FASTMATH = {"reassoc", "contract", "nsz"}
 
 
 #: candidate rows streamed together by the binary pass: each pool value ``m_j`` loaded serves
@@ -47,7 +47,7 @@ ROWS = 8
 
 
 # one function by design: its 16 running sums share one loop along the pool in registers, unrolled
-@numba.njit(cache=True, fastmath=_FASTMATH, nogil=True)
+@numba.njit(cache=True, fastmath=FASTMATH, nogil=True)
 def _binary(D, rows, idx, m, targets, lam_w, q, inv_w, clip, weighted):  # pragma: no cover
     b, n = rows.size, m.size
     out = np.empty(b)
@@ -139,7 +139,7 @@ def _binary(D, rows, idx, m, targets, lam_w, q, inv_w, clip, weighted):  # pragm
     return out
 
 
-@numba.njit(cache=True, fastmath=_FASTMATH, inline="always")
+@numba.njit(cache=True, fastmath=FASTMATH, inline="always")
 def _label_sum(half_m, D_of, r, a, inv_w, clip, weighted):  # pragma: no cover
     """``R̂^w`` of one hypothetical classifier ``(f' + 1)/2 = half_m + d a``, where the
     candidate's row of column t is ``D_of[t][r]``; unweighted without the factor ``1/w``."""
@@ -170,7 +170,7 @@ def _label_sum(half_m, D_of, r, a, inv_w, clip, weighted):  # pragma: no cover
     return s
 
 
-@numba.njit(cache=True, fastmath=_FASTMATH, inline="always")
+@numba.njit(cache=True, fastmath=FASTMATH, inline="always")
 def _one_vs_all_sum(half_m, D_of, r, off, on, qi, clip):  # pragma: no cover
     """``Σ_y q_i(y) R̂(f'_y)`` unweighted (without the factor ``1/w``) over every label y at once,
     when label y moves column y by ``on[y]`` and every other column t by ``off[t]``."""
@@ -211,7 +211,7 @@ def _one_vs_all_sum(half_m, D_of, r, off, on, qi, clip):  # pragma: no cover
     return s
 
 
-@numba.njit(cache=True, fastmath=_FASTMATH, nogil=True)
+@numba.njit(cache=True, fastmath=FASTMATH, nogil=True)
 def _multiclass(
     D_of, rows, idx, m, targets, lam_w, q, inv_w, clip, weighted, one_vs_all
 ):  # pragma: no cover

@@ -31,11 +31,13 @@ predictions ``m``, their ``p̂`` and the covariance rows of a block of candidate
 
 from __future__ import annotations
 
+import sys
 from numbers import Integral
 
 import numpy as np
 
 from rlscore.core.rls.confidence import margin
+from rlscore.query.arls import thesis
 from rlscore.query.arls.focused import smallest
 from rlscore.query.arls.refined import ExactPosterior
 from rlscore.query.arls.thesis import hypothetical_risks
@@ -387,6 +389,9 @@ def lookahead_sums(
     total = np.zeros(cand.size)
     squares = np.zeros(cand.size)
     block = posterior.block_size
+    compiled = S is not None and _compiled_pass(cand.size * n_points, Tm)
+    if compiled:
+        from rlscore.query.arls.point_risk_sums import point_risk_sums
     for a in range(0, cand.size, block):
         idx = cand[a : a + block]
         b = idx.size
@@ -407,6 +412,12 @@ def lookahead_sums(
                     total[a : a + b] += q[a : a + b, y] * risk
                 continue
             Ds = cov.by_point(rows)  # d_i on these pool points, (p, b)
+            if compiled:
+                point_risk_sums(
+                    Ds, group_of, alphas, m_rows, q[a : a + b], inv_w, clip,
+                    total[a : a + b], squares[a : a + b],
+                )  # fmt: skip
+                continue
             g = np.zeros(Ds[0].shape)
             for y in range(T):
                 g += q[a : a + b, y] * _point_risks(Ds, alphas[y], m_rows, group_of, inv_w, clip)
@@ -414,6 +425,29 @@ def lookahead_sums(
             np.square(g, out=g)
             squares[a : a + b] += g.sum(axis=0)
     return total, squares
+
+
+#: whether a large binary lookahead may still skip loading numba (:func:`_compiled_pass`)
+_binary_may_defer = True
+
+
+def _compiled_pass(pairs: int, columns: int) -> bool:
+    """Whether a sampled lookahead of ``pairs`` (candidate, point) pairs runs its sums in the
+    compiled pass (:mod:`~rlscore.query.arls.point_risk_sums`) rather than in numpy.
+
+    A small one runs in numpy (:data:`~rlscore.query.arls.thesis.NUMPY_LOOKAHEAD`), a large one
+    compiled — except the first large binary one in a process that has not loaded numba yet:
+    its numpy sums (0.27 s at the app's 500 candidates × 20 000 points) cost less than loading
+    numba (0.5 s of CPU), so a large pool's first page does not wait for numba; the next
+    query loads it (docs/benchmarks/engine-speed.md). With three classes and more the numpy
+    sums cost 1.5 s and up: compiled at once."""
+    global _binary_may_defer
+    if pairs <= thesis.NUMPY_LOOKAHEAD:
+        return False
+    if columns == 1 and _binary_may_defer and "numba" not in sys.modules:
+        _binary_may_defer = False
+        return False
+    return True
 
 
 def _point_risks(Ds, alpha, m_rows, group_of, inv_w, clip: bool) -> np.ndarray:
