@@ -140,6 +140,27 @@ def _binary(D, rows, idx, m, targets, lam_w, q, inv_w, clip, weighted):  # pragm
 
 
 @numba.njit(cache=True, fastmath=FASTMATH, inline="always")
+def add_column(v, w, best, ww, total, wsum, lo, hi, weighted):  # pragma: no cover
+    """One column's ``(f' + 1)/2 = v`` (its ``1/w``: ``w``) into a point's running values: the
+    winner's value ``best`` (first on ties) and ``1/w`` ``ww``, ``Σ_t clip(·)`` and
+    ``Σ_t clip(·)/w_t``; start from ``(-inf, 1, 0, 0)``. ``clip(v) = min(max(v, lo), hi)``."""
+    if weighted:
+        ww = w if v > best else ww
+    p = min(max(v, lo), hi)
+    return max(v, best), ww, total + p, wsum + (w if weighted else 1.0) * p
+
+
+@numba.njit(cache=True, fastmath=FASTMATH, inline="always")
+def column_risk(best, ww, total, wsum, inv_sum, T, lo, hi, clip, weighted):  # pragma: no cover
+    """A point's risk term from its running values (:func:`add_column` over its T columns);
+    unweighted without the factor ``1/w``."""
+    e = wsum - min(max(best, lo), hi) * ww
+    # clipped: normalised, and the uniform p̂ = 1/T where every column is 0
+    u = (inv_sum - ww) / T if weighted else (T - 1) / T
+    return (e / total if total > 0.0 else u) if clip else e
+
+
+@numba.njit(cache=True, fastmath=FASTMATH, inline="always")
 def _label_sum(half_m, D_of, r, a, inv_w, clip, weighted):  # pragma: no cover
     """``R̂^w`` of one hypothetical classifier ``(f' + 1)/2 = half_m + d a``, where the
     candidate's row of column t is ``D_of[t][r]``; unweighted without the factor ``1/w``."""
@@ -149,24 +170,11 @@ def _label_sum(half_m, D_of, r, a, inv_w, clip, weighted):  # pragma: no cover
     hi = 1.0 if clip else np.inf
     s = 0.0
     for j in range(half_m.shape[1]):  # from 0: numba drops the negative-index checks
-        # (f' + 1)/2 of every column: the winner (first on ties), its value,
-        # Σ_t clip(·) and Σ_t clip(·)/w_t
-        best = half_m[0, j] + D_of[0][r, j] * a[0]
-        ww = inv_w[0] if weighted else 1.0
-        total = min(max(best, lo), hi)
-        wsum = ww * total
-        for t in range(1, T):  # T' is a compile-time constant (a tuple's length): unrolled
+        best, ww, total, wsum = -np.inf, 1.0, 0.0, 0.0
+        for t in range(T):  # T' is a compile-time constant (a tuple's length): unrolled
             v = half_m[t, j] + D_of[t][r, j] * a[t]
-            if weighted:
-                ww = inv_w[t] if v > best else ww
-            best = max(v, best)
-            p = min(max(v, lo), hi)
-            total += p
-            wsum += (inv_w[t] if weighted else 1.0) * p
-        e = wsum - min(max(best, lo), hi) * ww
-        # clipped: normalised, and the uniform p̂ = 1/T where every column is 0
-        u = (inv_sum - ww) / T if weighted else (T - 1) / T
-        s += (e / total if total > 0.0 else u) if clip else e
+            best, ww, total, wsum = add_column(v, inv_w[t], best, ww, total, wsum, lo, hi, weighted)
+        s += column_risk(best, ww, total, wsum, inv_sum, T, lo, hi, clip, weighted)
     return s
 
 

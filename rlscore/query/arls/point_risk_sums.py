@@ -25,7 +25,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from rlscore.query.arls.fused_lookahead import FASTMATH
+from rlscore.query.arls.fused_lookahead import FASTMATH, add_column, column_risk
 
 
 @numba.njit(cache=True, fastmath=FASTMATH, nogil=True)
@@ -57,24 +57,11 @@ def _add_label(g, D_of, z, half_m, half_alpha, qy, inv_w, clip, weighted):  # pr
     lo = 0.0 if clip else -np.inf  # clip(v) = min(max(v, lo), hi): one loop for both rules
     hi = 1.0 if clip else np.inf
     for i in range(g.size):
-        # (f' + 1)/2 of every column: the winner (first on ties), its value,
-        # Σ_t clip(·) and Σ_t clip(·)/w_t
-        best = half_m[z, 0] + D_of[0][z, i] * half_alpha[0, i]
-        ww = inv_w[0] if weighted else 1.0
-        total = min(max(best, lo), hi)
-        wsum = ww * total
-        for t in range(1, Tm):  # T' is a compile-time constant (a tuple's length): unrolled
+        best, ww, total, wsum = -np.inf, 1.0, 0.0, 0.0
+        for t in range(Tm):  # T' is a compile-time constant (a tuple's length): unrolled
             v = half_m[z, t] + D_of[t][z, i] * half_alpha[t, i]
-            if weighted:
-                ww = inv_w[t] if v > best else ww
-            best = max(v, best)
-            pt = min(max(v, lo), hi)
-            total += pt
-            wsum += (inv_w[t] if weighted else 1.0) * pt
-        e = wsum - min(max(best, lo), hi) * ww
-        # clipped: normalised, and the uniform p̂ = 1/T where every column is 0
-        u = (inv_sum - ww) / Tm if weighted else (Tm - 1) / Tm
-        g[i] += qy[i] * ((e / total if total > 0.0 else u) if clip else e)
+            best, ww, total, wsum = add_column(v, inv_w[t], best, ww, total, wsum, lo, hi, weighted)
+        g[i] += qy[i] * column_risk(best, ww, total, wsum, inv_sum, Tm, lo, hi, clip, weighted)
 
 
 @numba.njit(cache=True, fastmath=FASTMATH, nogil=True)
