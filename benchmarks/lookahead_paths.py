@@ -11,9 +11,10 @@ pass from its disk cache for one call (median of 3 fresh interpreters).
 ``--low-rank`` times low-rank ARLS's sampled lookahead instead (``rlscore.query.arls.lowrank``:
 the app's engine from 50 000 points, with its settings — 500 uniform landmarks, 500 candidates,
 20 000 risk points — on a 2-D pool of ``--n`` points with 30 labels, 2, 3 and 5 classes): the
-per-point sums in numpy against the compiled pass (``rlscore.query.arls.point_risk_sums``),
-process CPU, medians of interleaved calls, and beside them the floor both share, the covariance
-product ``Φ_S C Φ_Cᵀ`` alone (the s × c × r multiply-adds every lookahead makes).
+per-point sums in numpy against the compiled pass (``point_risk_sums`` of
+``rlscore.query.arls.fused_lookahead``), process CPU, medians of interleaved calls, and beside
+them the floor both share, the covariance product ``Φ_S C Φ_Cᵀ`` alone (the s × c × r
+multiply-adds every lookahead makes).
 
     python benchmarks/lookahead_paths.py [--repeats 7]
     python benchmarks/lookahead_paths.py --low-rank [--n 100000] [--repeats 5]

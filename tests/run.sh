@@ -28,7 +28,8 @@ FLOOR_TESTS=(
   tests/test_bdlda.py tests/test_error_rates.py tests/test_confidence.py tests/test_encoding.py
   tests/test_estimator_checks.py tests/test_parameter_constraints.py tests/test_partial_labels.py
   tests/test_weighting.py tests/test_stopping.py
-  tests/test_arls*.py tests/test_focused_speedpath.py tests/test_baselines.py
+  tests/test_arls*.py tests/test_point_risk_sums.py tests/test_focused_speedpath.py
+  tests/test_baselines.py
   tests/test_batch_queries.py tests/test_query_base.py tests/test_parameters.py
   tests/test_sparse_draw.py tests/test_strategy_family.py tests/test_strategy_width.py
   # storage: the SQLite and PostgreSQL label stores (numpy arrays stored as bytes, psycopg's

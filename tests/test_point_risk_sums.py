@@ -1,4 +1,5 @@
-"""The compiled sums of a sampled lookahead (``rlscore.query.arls.point_risk_sums``, issue 36).
+"""The compiled sums of a sampled lookahead (``rlscore.query.arls.fused_lookahead.point_risk_sums``,
+issue 36).
 
 * against the definition written here, one point, candidate and label at a time (eqs. 3.47,
   3.49 through ``tests/reference/arls.py``'s ``naive_risk``): two to four classes, class
@@ -20,7 +21,7 @@ from reference.arls import naive_risk
 
 from rlscore.query import LowRankARLS
 from rlscore.query.arls import thesis
-from rlscore.query.arls.point_risk_sums import point_risk_sums
+from rlscore.query.arls.fused_lookahead import point_risk_sums
 
 
 def reference_sums(Ds, group_of, alphas, m_rows, q, inv_w, clip):

@@ -391,7 +391,7 @@ def lookahead_sums(
     block = posterior.block_size
     compiled = S is not None and _compiled_pass(cand.size * n_points, Tm)
     if compiled:
-        from rlscore.query.arls.point_risk_sums import point_risk_sums
+        from rlscore.query.arls.fused_lookahead import point_risk_sums
     for a in range(0, cand.size, block):
         idx = cand[a : a + block]
         b = idx.size
@@ -433,7 +433,7 @@ _binary_may_defer = True
 
 def _compiled_pass(pairs: int, columns: int) -> bool:
     """Whether a sampled lookahead of ``pairs`` (candidate, point) pairs runs its sums in the
-    compiled pass (:mod:`~rlscore.query.arls.point_risk_sums`) rather than in numpy.
+    compiled pass (:func:`~rlscore.query.arls.fused_lookahead.point_risk_sums`), not numpy.
 
     A small one runs in numpy (:data:`~rlscore.query.arls.thesis.NUMPY_LOOKAHEAD`), a large one
     compiled — except the first large binary one in a process that has not loaded numba yet:
