@@ -82,7 +82,7 @@ PARTS = [
     ("label callback (engine: label, next query)", "(rlscore/ui/label/actions.py"),
     ("query panel", "query_panel ("),
     ("pool plot fragment", "pool_plot ("),
-    ("figures fragment", "below_the_fold ("),
+    ("figures fragment (When-to-stop, recent labels, figures)", "figures_fragment ("),
     ("script run, other (page setup, sidebar)", "script_runner.py"),
 ]
 #: where in the libraries the samples are, whatever the part (a frame's path or name)

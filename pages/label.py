@@ -103,14 +103,16 @@ def plot_fragment() -> None:
 
 @st.fragment
 def figures_fragment() -> None:
-    """Your recent labels, the learner's figures and when to stop: refreshed just after the
-    panel."""
+    """How good the model is and when to stop, your recent labels and the learner's figures:
+    refreshed just after the panel."""
     if multi_label:
         with report_errors("The learner's figures"):
             set_panel.set_figures(handle, p, annotator)
         return
-    query_panel.below_the_fold(handle, p, annotator)
+    refresh.start_view("refresh_figures")
+    # the headline first: "can I stop?" is the page's second question, after "what next?"
     stopping_panel.stopping_panel(handle, p)
+    query_panel.below_the_fold(handle, p, annotator)
 
 
 panel_col, plot_col = st.columns([2, 3], gap="medium")

@@ -495,7 +495,7 @@ def learner_figures(handle: SessionHandle, p: dict) -> None:
     cols[0].metric(
         risk_name,
         f"{fig.risk_history[-1]:.3g}",
-        help=f"{risk_help} How good the model is: see Model accuracy below.",
+        help=f"{risk_help} How good the model is: see Model accuracy above.",
     )
     cols[2].metric(
         "λ in effect",
@@ -507,7 +507,7 @@ def learner_figures(handle: SessionHandle, p: dict) -> None:
     cols[3].metric("Skipped", fig.n_skipped)
     left, right = st.columns(2, gap="medium")
     with left:
-        # when to stop is the When-to-stop panel's (rlscore.ui.label.stopping_panel), drawn below
+        # when to stop is the When-to-stop panel's (rlscore.ui.label.stopping_panel), drawn above
         if fig.has_truth:
             c1, c2 = st.columns([1, 1], vertical_alignment="bottom")
             n_auto = c1.number_input(
@@ -540,8 +540,8 @@ def learner_figures(handle: SessionHandle, p: dict) -> None:
 
 
 def below_the_fold(handle: SessionHandle, p: dict, annotator: str) -> None:
-    """Recent labels and the learner's figures (the body of the page's figures fragment)."""
-    refresh.start_view("refresh_figures")
+    """Recent labels and the learner's figures: the page's figures fragment after its
+    When-to-stop panel (the fragment starts with ``refresh.start_view("refresh_figures")``)."""
     seen = recent_labels(handle, annotator)
     with report_errors("The learner's figures"):
         learner_figures(handle, p)

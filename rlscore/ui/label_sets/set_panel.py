@@ -262,11 +262,9 @@ def headline_text(estimate) -> str:
 
 
 def set_figures(handle: SessionHandle, p: dict, annotator: str) -> None:
-    """Recent sets, the learner's figures and what is not available yet (the page's figures
-    fragment)."""
+    """How good the predicted sets are, recent sets and the learner's figures (the page's
+    figures fragment; the headline first, as for single labels)."""
     refresh.start_view("refresh_figures")
-    seen = recent_sets(handle, annotator)
-    learner_figures(handle, p)
     with handle.lock:
         estimate = handle.session.set_accuracy()
         every = handle.session.get_params()["audit_every"]
@@ -276,6 +274,8 @@ def set_figures(handle: SessionHandle, p: dict, annotator: str) -> None:
         st.caption("No random checks: every label is the strategy's choice.")
         offer_random_checks(st, handle)
     st.info(f"When to stop (the stop advice): {NOT_YET}.")
+    seen = recent_sets(handle, annotator)
+    learner_figures(handle, p)
     refresh.marker("refresh_figures", view_state(seen))
 
 
