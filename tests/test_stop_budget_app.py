@@ -1,6 +1,7 @@
 """The Label page and the stop rule (issue 24), in Streamlit's AppTest: "until the stop rule
 fires" ends labeling like a budget (with a way to go on), random checks carry their note, the
-When-to-stop panel replaced the old stopping indicator and offers the random checks.
+When-to-stop panel replaced the old stopping indicator, offers the random checks and comes
+before the recent labels and the learner's figures.
 
 What the page must say is computed independently from the stored labels
 (:func:`rlscore.sessions.stopping.stopping_view.stopping_view` on a session of this test's own).
@@ -158,3 +159,37 @@ def test_the_panel_shows_the_headline_from_the_random_checks_with_its_interval(d
         "random checks"
     )
     assert expected in [c.value for c in at.caption]
+
+
+def _in_page_order(at: AppTest) -> list:
+    """The main area's elements in the order the page draws them (depth first)."""
+    out = []
+
+    def walk(node) -> None:
+        children = getattr(node, "children", None)
+        if children is None:
+            out.append(node)
+            return
+        for k in sorted(children):
+            walk(children[k])
+
+    walk(at.main)
+    return out
+
+
+def test_the_headline_comes_before_the_recent_labels_and_the_learners_figures(db):
+    # "can I stop?" is answered right below the query panel and the plot, not after the
+    # selection criterion and its history
+    at = _open()
+    button(at, "label", 0).click()
+    ok(at.run())
+    order = _in_page_order(at)
+
+    def first(found) -> int:
+        return next(i for i, n in enumerate(order) if found(n))
+
+    query = first(lambda n: n.type == "button" and (n.key or "").startswith("label_"))
+    panel = first(lambda n: n.type == "markdown" and "can I stop?" in n.value)
+    recent = first(lambda n: n.type == "markdown" and "Your recent labels" in n.value)
+    risk = first(lambda n: n.type == "metric" and n.label.startswith("Selection criterion"))
+    assert query < panel < recent < risk
