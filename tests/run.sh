@@ -228,7 +228,9 @@ installs() {
 # one worker (loadfile), so a module's fixtures (a Dask cluster, a server) start once; each
 # worker starts its own session fixtures (the shared app server, a PostgreSQL server), on
 # free ports and in temporary folders of its own.
-XDIST=(-n 2 --dist loadfile)
+# --no-loadscope-reorder: the workers take the modules in the order tests/conftest.py gives
+# them (slow_modules_first: the browser modules first)
+XDIST=(-n 2 --dist loadfile --no-loadscope-reorder)
 
 lint() {
   .venv/bin/ruff check .
