@@ -64,31 +64,10 @@ def needs(item: pytest.Item) -> set[str]:
 
 @pytest.hookimpl(tryfirst=True)  # before ``-m`` selects by them
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark every collected test with what it needs (:func:`needs`), then put the modules in
-    the order the workers should take them (:func:`slow_modules_first`)."""
+    """Mark every collected test with what it needs (:func:`needs`)."""
     for item in items:
         for marker in sorted(needs(item)):
             item.add_marker(marker)
-    items[:] = slow_modules_first(items)
-
-
-def slow_modules_first(items: list[pytest.Item]) -> list[pytest.Item]:
-    """The tests module by module, the browser modules first, then the others by their number
-    of tests, most first (each module's tests in their own order).
-
-    ``tests/run.sh`` hands the modules to its two pytest-xdist workers in this order
-    (``--dist loadfile --no-loadscope-reorder``). pytest-xdist's own order is by number of
-    tests alone, which puts the browser modules last: few tests each but 16–205 s per module,
-    so one worker ran the last of them while the other had nothing left to do. Started first,
-    they leave the short modules to even the workers out at the end."""
-    modules: dict[str, list[pytest.Item]] = {}
-    for item in items:
-        modules.setdefault(item.nodeid.split("::", 1)[0], []).append(item)
-    order = sorted(
-        modules.values(),
-        key=lambda tests: ("browser" not in needs(tests[0]), -len(tests)),
-    )
-    return [item for tests in order for item in tests]
 
 
 @pytest.fixture(autouse=True)

@@ -228,9 +228,7 @@ installs() {
 # one worker (loadfile), so a module's fixtures (a Dask cluster, a server) start once; each
 # worker starts its own session fixtures (the shared app server, a PostgreSQL server), on
 # free ports and in temporary folders of its own.
-# --no-loadscope-reorder: the workers take the modules in the order tests/conftest.py gives
-# them (slow_modules_first: the browser modules first)
-XDIST=(-n 2 --dist loadfile --no-loadscope-reorder)
+XDIST=(-n 2 --dist loadfile)
 
 lint() {
   .venv/bin/ruff check .
