@@ -107,6 +107,9 @@ class FocusedARLS(RLSPoolStrategy):
     offset_precision : float
         Precision P ≥ 0 of the offset's Gaussian prior ``b ~ N(0, 1/P)`` (module docstring);
         0 is the flat prior, the unpenalised offset.
+    offset_prior_labels : int or None
+        The prior holds while the labels number fewer than this; from then on the offset is
+        unpenalised (P = 0). None: the prior always holds.
 
     ``scores()`` is the expected risk of each candidate of the current state (NaN for every
     other point); :meth:`next_query` draws the candidates among the points not excluded, so
@@ -135,6 +138,7 @@ class FocusedARLS(RLSPoolStrategy):
         explore: float = DEFAULT_EXPLORE,
         seed: int | None = 0,
         offset_precision: float = DEFAULT_OFFSET_PRECISION,
+        offset_prior_labels: int | None = None,
     ):
         super().__init__(
             kernel=kernel,
@@ -152,6 +156,7 @@ class FocusedARLS(RLSPoolStrategy):
         self.explore = explore
         self.seed = seed
         self.offset_precision = offset_precision
+        self.offset_prior_labels = offset_prior_labels
 
     def _start(self, X: np.ndarray, K: np.ndarray | None) -> None:
         c = self.focus
@@ -163,6 +168,9 @@ class FocusedARLS(RLSPoolStrategy):
         p = self.offset_precision
         if isinstance(p, bool) or not isinstance(p, int | float) or not 0.0 <= p < np.inf:
             raise ValueError(f"offset_precision must be a finite number ≥ 0, got {p!r}")
+        n = self.offset_prior_labels
+        if n is not None and (isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 0):
+            raise ValueError(f"offset_prior_labels must be an integer ≥ 0 or None, got {n!r}")
         s = self.seed
         if s is not None and (isinstance(s, bool) or not isinstance(s, int | np.integer)):
             raise ValueError(f"seed must be an integer or None, got {s!r}")
@@ -294,7 +302,7 @@ class FocusedARLS(RLSPoolStrategy):
             if offset:
                 # the offset's prior adds r rᵀ/(1ᵀG⁻¹1 + P), r = 1 − K_{:L} G⁻¹ 1, in place
                 r = 1.0 - BK[idx.size]
-                prec = B[:, idx.size].sum() + self.offset_precision
+                prec = B[:, idx.size].sum() + self._prior_precision(L.size)
                 dger(1.0, r / prec, r[idx], a=D.T, overwrite_a=True)
             rows.append(D)
         return rows
@@ -354,9 +362,21 @@ class FocusedARLS(RLSPoolStrategy):
             G = scipy.linalg.cho_factor(self._gram(L, classes, cols[0]))
             if offset:
                 g = scipy.linalg.cho_solve(G, np.ones(L.size))
-                intercept[cols] = g @ Y[:, cols] / (g.sum() + self.offset_precision)
+                intercept[cols] = g @ Y[:, cols] / (g.sum() + self._prior_precision(L.size))
             coef[:, cols] = scipy.linalg.cho_solve(G, Y[:, cols] - intercept[cols])
         return coef, intercept
+
+    def _prior_precision(self, n_labels: int) -> float:
+        """The offset prior's precision with ``n_labels`` labels: ``offset_precision`` while
+        they number fewer than ``offset_prior_labels`` (always when it is None), else 0."""
+        until = self.offset_prior_labels
+        return float(self.offset_precision) if until is None or n_labels < until else 0.0
+
+    @property
+    def offset_precision_(self) -> float:
+        """The offset prior's precision P of the current state (:meth:`_prior_precision`)."""
+        self._check_started()
+        return self._prior_precision(len(self.labeled_))
 
     def dual_solution(self) -> tuple[np.ndarray, np.ndarray]:
         """The RLS of the current labels as ``f = K_{:L} c + b``: the coefficients ``c``

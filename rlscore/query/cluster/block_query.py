@@ -452,7 +452,7 @@ class BlockQuery:
             r = phi_c.T - phi_L.T @ B[:, :c]  # φ_i − Φ_Lᵀ G⁻¹ Φ_L φ_i
             if offset:
                 u = phi_L.T @ B[:, c]  # Φ_Lᵀ G⁻¹ 1
-                t = (1.0 - phi_c @ u) / (B[:, c].sum() + st.offset_precision)
+                t = (1.0 - phi_c @ u) / (B[:, c].sum() + st.offset_precision_)
                 r -= np.outer(u, t)
                 shift.append(t)
             R.append(r)
