@@ -34,16 +34,22 @@ CASES = [
 
 @pytest.mark.parametrize(("T", "class_weight"), CASES)
 @pytest.mark.parametrize(
-    ("given_kernel", "offset", "prior"),
-    [(False, True, 1.0), (True, True, 1.0), (False, True, 0.0), (False, False, 1.0)],
+    ("given_kernel", "offset", "prior", "until"),
+    [
+        (False, True, 1.0, None),
+        (True, True, 1.0, None),
+        (False, True, 0.0, None),
+        (False, False, 1.0, None),
+        (False, True, 1.0, 5),  # the prior for the first 4 labels only, then the flat prior
+    ],
 )
-def test_scores_and_queries_equal_naive_refits(T, class_weight, given_kernel, offset, prior):
+def test_scores_and_queries_equal_naive_refits(T, class_weight, given_kernel, offset, prior, until):
     X, y_bin, y_multi = pool()
     classes, y = ([-1, 1], y_bin) if T == 2 else ([0, 1, 2], y_multi)
     K = rbf_kernel(X, sigma=SIGMA)
     q = FocusedARLS(
         sigma=SIGMA, lam=LAM, class_weight=class_weight, focus=6, fit_intercept=offset,
-        offset_precision=prior,
+        offset_precision=prior, offset_prior_labels=until,
     )  # fmt: skip
     q.start(X, classes, K=K if given_kernel else None)
     Z = np.random.default_rng(1).normal(size=(7, 2))
@@ -52,19 +58,22 @@ def test_scores_and_queries_equal_naive_refits(T, class_weight, given_kernel, of
             q.teach(int(i), c)
     for step in range(4):
         cls = [q.class_index(v) for v in q.labels_]
+        # the reference's own reading of the schedule: P while fewer than `until` labels
+        p = prior if until is None or len(cls) < until else 0.0
+        assert q.offset_precision_ == p
         W, w = spec_weights(cls, classes, class_weight)
         inv_w = 1.0 / w if class_weight is not None else np.ones(T)
         exclude = () if step % 2 == 0 else tuple(q.candidate_indices()[:2])
         ref = naive_focused_scores(
-            K, q.labeled_, cls, 6, exclude, W, inv_w, T, offset, LAM, precision=prior
+            K, q.labeled_, cls, 6, exclude, W, inv_w, T, offset, LAM, precision=p
         )
         if offset and len(set(cls)) == T:
-            m = naive_fit_offset(K, q.labeled_, cls, LAM, W, T, precision=prior)
+            m = naive_fit_offset(K, q.labeled_, cls, LAM, W, T, precision=p)
         else:
             m = naive_fit(K, q.labeled_, cls, LAM, W, T)
         np.testing.assert_allclose(q.m_, m, atol=1e-10)
         Kz = rbf_kernel(Z, X, sigma=SIGMA)
-        f_new = naive_fit_offset(K, q.labeled_, cls, LAM, W, T, Kz, precision=prior)
+        f_new = naive_fit_offset(K, q.labeled_, cls, LAM, W, T, Kz, precision=p)
         if not offset:
             f_new = naive_fit(np.vstack([K, rbf_kernel(Z, X, sigma=SIGMA)]),
                               q.labeled_, cls, LAM, W, T)[K.shape[0]:]  # fmt: skip
@@ -178,6 +187,13 @@ def test_bad_candidates_are_refused(bad):
     X, _, _ = pool(n=10)
     with pytest.raises(ValueError, match="focus"):
         FocusedARLS(focus=bad).start(X, [0, 1])
+
+
+@pytest.mark.parametrize("bad", [-1, 2.5, True, "10"])
+def test_a_bad_prior_schedule_is_refused_by_name(bad):
+    X, _, _ = pool(n=10)
+    with pytest.raises(ValueError, match="offset_prior_labels"):
+        FocusedARLS(offset_prior_labels=bad).start(X, [0, 1])
 
 
 def test_registered_by_name():
