@@ -106,7 +106,7 @@ GROUPS = {
 }
 CHECKPOINTS = (40, 60, 100, 150, 200, 300)
 #: the intervals compared on the same checks (the shown one is DEFAULT_METHOD, ``memberships``)
-METHODS = ("percentile", "bca", "studentized", "delta-t", "memberships")
+METHODS = ("percentile", "bca", "studentized", "delta-t", "memberships", "clustered", "clustered-t")
 TARGET = 0.90
 
 
@@ -333,6 +333,25 @@ def choose(records: list[dict], methods) -> str:
     return "\n".join(out)
 
 
+def smallest_cells(records: list[dict], methods, against: str = "memberships") -> str:
+    """Per method: the smallest coverage over every task × k cell of ``records`` (the third
+    block's figure), the mean width over all pairs with a headline and its difference from
+    ``against``'s on the same checks."""
+    cells = sorted({(r["task"], r["audit_every"]) for r in records})
+    base = summarise(records, against)["width"]
+    out = []
+    for m in methods:
+        cov = {c: summarise([r for r in records if (r["task"], r["audit_every"]) == c], m)
+               for c in cells}  # fmt: skip
+        task, k = min(cells, key=lambda c: cov[c]["coverage"])
+        width = summarise(records, m)["width"]
+        out.append(
+            f"{m:12s} smallest cell {100 * cov[task, k]['coverage']:5.1f} % ({task}, k = {k}), "
+            f"mean width {100 * width:5.1f} points ({100 * (width - base):+.1f} against {against})"
+        )
+    return "\n".join(out)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--group", action="append", choices=list(GROUPS), default=[])
@@ -370,6 +389,7 @@ def main(argv: list[str] | None = None) -> int:
     print(pool_table(records, methods[0]) + "\n")
     print(informative_table(records, methods[0]) + "\n")
     print(choose(records, methods))
+    print(smallest_cells(records, methods))
     print(f"load average {load_average()}")
     return 0
 

@@ -16,8 +16,12 @@ The others of ``method``, measured beside it: ``percentile`` (the checks resampl
 replacement, the ratio recomputed; shown before), ``bca`` (Efron's bias-corrected and
 accelerated bootstrap), ``studentized`` (the bootstrap-t, each resample standardised by its
 delta-method error) and ``delta-t`` (the ratio's delta-method error with a Student t quantile
-on m − 1 degrees of freedom). Every interval is clipped to [0, 1]. The session's headline for
-multi-label projects (rlscore/sessions) is built on these pure functions.
+on m − 1 degrees of freedom). Two correct ``memberships`` for the points' memberships being
+correlated (docs/multilabel.md §5, "Points as clusters"): ``clustered`` divides the counts by the
+design effect of the points as clusters (Kish), ``clustered-t`` shrinks them further for the few
+informative checks that estimate it (Korn and Graubard). Every interval is clipped to [0, 1].
+The session's headline for multi-label projects (rlscore/sessions) is built on these pure
+functions.
 """
 
 from __future__ import annotations
@@ -34,7 +38,15 @@ N_BOOTSTRAP = 2000
 #: fewer random checks than this give no estimate (None)
 MIN_CHECKS = 5
 #: the intervals :func:`micro_f1_estimate` can give (module docstring)
-METHODS = ("percentile", "bca", "studentized", "delta-t", "memberships")
+METHODS = (
+    "percentile",
+    "bca",
+    "studentized",
+    "delta-t",
+    "memberships",
+    "clustered",
+    "clustered-t",
+)
 #: the interval shown
 DEFAULT_METHOD = "memberships"
 
@@ -107,6 +119,8 @@ def micro_f1_estimate(
     ratio = float(num.sum() / den.sum())
     if method == "memberships":
         low, high = _memberships(Y, P, level)
+    elif method in ("clustered", "clustered-t"):
+        low, high = _clustered(Y, P, level, method == "clustered-t")
     elif method == "delta-t":
         # scipy.special, not scipy.stats (1 s of import; tests/test_lazy_imports.py)
         from scipy.special import stdtrit
@@ -188,6 +202,61 @@ def _memberships(Y: np.ndarray, P: np.ndarray, level: float) -> tuple[float, flo
     return 2.0 * low / (1.0 + low), 2.0 * high / (1.0 + high)
 
 
+def membership_design_effect(Y: np.ndarray, P: np.ndarray) -> float:
+    """The design effect of the points as clusters of memberships for ``p = ΣTP / Σd``.
+
+    Parameters
+    ----------
+    Y, P
+        The checks' true and predicted sets, (m, L) boolean matrices.
+
+    Returns
+    -------
+    float
+        ``max(1, v_points / v_trials)`` (docs/multilabel.md §5, "Points as clusters"): with
+        ``a_i`` a check's right memberships and ``d_i`` its memberships true or predicted,
+        ``v_points = Σ(a_i − p̂ d_i)² / (Σd_i)²`` is the ratio estimator's linearised variance
+        over the checks, ``v_trials = p̂(1 − p̂) / Σd_i`` the binomial variance of ``Σd_i``
+        independent memberships. Neither carries a small-sample factor, so the ratio is exactly 1
+        when no check has more than one membership; 1 when ``p̂`` is 0 or 1 (both are 0).
+    """
+    a = (Y & P).sum(axis=1).astype(float)
+    d = (Y | P).sum(axis=1).astype(float)
+    total = d.sum()
+    p = a.sum() / total
+    v_trials = p * (1.0 - p) / total
+    if v_trials <= 0.0:
+        return 1.0
+    v_points = ((a - p * d) ** 2).sum() / total**2
+    return max(1.0, float(v_points / v_trials))
+
+
+def _clustered(Y: np.ndarray, P: np.ndarray, level: float, df_adjust: bool) -> tuple[float, float]:
+    """Clopper–Pearson's interval of ``p`` on the *effective* counts ``ΣTP / deff`` of
+    ``Σd / deff`` trials (deff :func:`membership_design_effect`; Kish's effective sample size),
+    mapped to micro-F1 ``2p / (1 + p)``. With ``df_adjust`` (Korn and Graubard, 1998, the
+    degrees-of-freedom adjusted effective size) the trials are further multiplied by
+    ``(z / t_ν)²``, ``z`` and ``t_ν`` the two-sided ``level`` quantiles of the normal and of
+    Student's t on ``ν`` = the informative checks − 1; ``(0, 1)`` when ν < 1. Real-valued
+    counts in the beta quantiles (docs/multilabel.md §5, "Points as clusters")."""
+    from scipy.special import betaincinv, ndtri, stdtrit  # as clopper_pearson_interval
+
+    right, counted = float((Y & P).sum()), float((Y | P).sum())
+    deff = membership_design_effect(Y, P)
+    n = counted / deff
+    if df_adjust:
+        df = int((Y | P).any(axis=1).sum()) - 1
+        if df < 1:
+            return 0.0, 1.0
+        q = 0.5 + level / 2.0
+        n *= (ndtri(q) / stdtrit(df, q)) ** 2
+    k = n * right / counted
+    alpha = 1.0 - level
+    low = 0.0 if right == 0 else float(betaincinv(k, n - k + 1.0, alpha / 2.0))
+    high = 1.0 if right == counted else float(betaincinv(k + 1.0, n - k, 1.0 - alpha / 2.0))
+    return 2.0 * low / (1.0 + low), 2.0 * high / (1.0 + high)
+
+
 _BOOTSTRAPS = {"percentile": _percentile, "bca": _bca, "studentized": _studentized}
 
 
@@ -197,5 +266,6 @@ __all__ = [
     "MIN_CHECKS",
     "N_BOOTSTRAP",
     "MicroF1Estimate",
+    "membership_design_effect",
     "micro_f1_estimate",
 ]
