@@ -71,11 +71,36 @@ test micro-F1 with checks every k queries minus without, at 100, 150, 200 and 30
 Checks every 10 queries would become the multi-label default only if that difference is at
 least −1 point on every task.
 
+**Third block**, written 2026-11-30 12:30 UTC, after the second block (``memberships``, shown
+since, held in 88.3–100 % on fresh seeds 10–19: one cell short, ``synthetic-a`` at k = 5) and
+before any run of the candidates below on labeling runs. ``memberships`` counts each membership
+true or predicted as an independent trial, but the checks are drawn as points, and one point's
+memberships go together. Two candidates, no others (docs/multilabel.md §5, "Points as
+clusters"): ``clustered`` — Clopper–Pearson on the effective counts ``ΣTP / deff`` of
+``Σ(TP + FP + FN) / deff`` trials, ``deff = max(1, v_points / v_trials)`` the design effect of
+the points as clusters of the ratio ``p̂ = ΣTP / Σ(TP + FP + FN)`` (Kish), mapped by
+``2p / (1 + p)``; ``clustered-t`` — the same with the effective trials times ``(z / t_ν)²``,
+ν = the informative checks − 1 (Korn and Graubard). **Choice:** on seeds 0–19 (all seen before:
+the first two blocks' seeds, re-run with ``--out`` where no saved run exists), all five tasks
+at k = 5 and k = 10, the candidate with the highest smallest coverage over the ten task × k
+cells (each cell's 20 seeds pooled; ties: the narrower mean width over all pairs)
+(:func:`smallest_cells`). **Adoption:** the chosen candidate becomes ``DEFAULT_METHOD`` (the
+shown interval) only if on **fresh seeds 20–29** (never run before, ``--first-seed 20``), all
+five tasks at k = 5 and k = 10, every task × k cell has coverage ≥ 90 %; otherwise
+``memberships`` stays shown and the figures are reported. The other candidate's figures on the
+fresh seeds are reported and play no part. Widths are reported beside ``memberships``'s on the
+same checks.
+
 Run (a group, then the tables of every saved run)::
 
     OPENBLAS_NUM_THREADS=1 nice -n 10 python benchmarks/multilabel_trust.py --group tuning \\
         --audit-every 10 --seeds 10 --out tuning10.json
     python benchmarks/multilabel_trust.py --from tuning10.json --from tuning5.json
+    # the third block: every task, fresh seeds 20–29, each setting a run of its own
+    OPENBLAS_NUM_THREADS=1 nice -n 10 python benchmarks/multilabel_trust.py --group tuning \\
+        --group confirmation --first-seed 20 --audit-every 5 --out fresh20_5.json  # and 10
+    python benchmarks/multilabel_trust.py --methods memberships,clustered,clustered-t \\
+        --from fresh20_5.json --from fresh20_10.json
 """
 
 from __future__ import annotations
