@@ -19,7 +19,9 @@ delta-method error) and ``delta-t`` (the ratio's delta-method error with a Stude
 on m − 1 degrees of freedom). Two correct ``memberships`` for the points' memberships being
 correlated (docs/multilabel.md §5, "Points as clusters"): ``clustered`` divides the counts by the
 design effect of the points as clusters (Kish), ``clustered-t`` shrinks them further for the few
-informative checks that estimate it (Korn and Graubard). Every interval is clipped to [0, 1].
+informative checks that estimate it (Korn and Graubard); measured, not shown (one cell short of
+the target on fresh seeds, docs/benchmarks/multilabel.md "Third block"). Every interval is
+clipped to [0, 1].
 The session's headline for multi-label projects (rlscore/sessions) is built on these pure
 functions.
 """
