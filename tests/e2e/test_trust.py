@@ -495,6 +495,59 @@ def test_query_panel_fits_1280x720(browser, server, artifacts, project, total, c
         context.close()
 
 
+#: each label button's name: its lines (the distinct tops of its text's boxes), its width and
+#: its button's, the widest single word's width (measured by a copy kept on one line) and
+#: whether the key badge lies inside the button
+BUTTON_TEXT = """(button) => {
+  const p = button.querySelector('[data-testid="stMarkdownContainer"] p');
+  const range = document.createRange();
+  range.selectNodeContents(p);
+  const tops = new Set([...range.getClientRects()].map(r => Math.round(r.top)));
+  const probe = document.createElement('span');
+  probe.style.cssText = 'position:absolute;visibility:hidden;white-space:nowrap';
+  p.appendChild(probe);
+  let word = 0;
+  for (const w of p.textContent.split(/\\s+/)) {
+    probe.textContent = w;
+    word = Math.max(word, probe.getBoundingClientRect().width);
+  }
+  probe.remove();
+  const b = button.getBoundingClientRect(), k = button.querySelector('kbd').getBoundingClientRect();
+  const inner = b.width - parseFloat(getComputedStyle(button).paddingLeft)
+    - parseFloat(getComputedStyle(button).paddingRight);
+  return {lines: tops.size, word: word, inner: inner, text: p.getBoundingClientRect().width,
+          badgeInside: k.left >= b.left && k.right <= b.right && k.bottom <= b.bottom};
+}"""
+
+
+def test_class_names_break_between_words_on_their_buttons(browser, server, artifacts):
+    # a tester's project: two 12-character one-word names side by side were cut as
+    # "**markdow" / "n**" beside their "key 1" badge at 1280 × 720; a name that fits its
+    # button's width stays whole, and one that cannot never runs out of its button
+    projects = {
+        "two short names": {"0": "**markdown**", "1": "<b>html</b>"},
+        "a long name": {"0": "cats", "1": "Supercalifragilisticexpialidocious"},
+    }
+    context = small_screen(browser)
+    try:
+        pg = context.new_page()
+        for project, names in projects.items():
+            X = np.random.default_rng(6).normal(size=(30, 2))
+            make_project(server.db, project, X, meta={"source": "n.csv", "class_names": names})
+            pg.goto(label_url(server, project))
+            wait_text(pg, "Labeled 0 of 30")
+            settle(pg)
+            pg.screenshot(path=artifacts / f"{project}.png")
+            for name in names.values():
+                got = label_button(pg, name).evaluate(BUTTON_TEXT)
+                assert got["badgeInside"], (name, got)
+                assert got["text"] <= got["inner"] + 1, (name, got)  # within its button
+                if got["word"] <= got["inner"]:  # it fits: broken only between words, if at all
+                    assert got["lines"] == len(name.split()), (name, got)
+    finally:
+        context.close()
+
+
 def test_tune_apply_button_fits_1280x720(browser, server, own_sample, artifacts):
     # Tune shows its sliders and "Apply" from 3 labels of 2 classes
     moons = own_sample("two_moons")

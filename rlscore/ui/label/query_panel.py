@@ -56,7 +56,8 @@ def selected_point() -> int | None:
 
 
 #: the query panel's own rules (constant: no user string is ever put in them). Class names
-#: wrap instead of being cut with "…"; the shortcut badge reads "key 1", so a class named "1"
+#: wrap instead of being cut with "…", between words while a word fits the button (the key
+#: badge then goes below the name); the shortcut badge reads "key 1", so a class named "1"
 #: cannot be taken for its key; the panel's headings are smaller, so that the item, the class
 #: buttons, Skip and Undo fit at 1280 × 720.
 PANEL_CSS = """
@@ -66,6 +67,9 @@ PANEL_CSS = """
   white-space: normal; overflow: visible; text-overflow: clip; overflow-wrap: anywhere;
 }
 [class*="st-key-label_"] button { height: auto; }
+[class*="st-key-label_"] button span[data-has-shortcut] {
+  flex-wrap: wrap; justify-content: center; row-gap: 0.15rem;
+}
 [class*="st-key-label_"] button kbd {
   border: 1px solid currentColor; border-radius: 0.25rem; padding: 0 0.3rem;
   white-space: nowrap; opacity: 0.9;
