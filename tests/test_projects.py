@@ -70,7 +70,12 @@ def test_read_parquet():
         (GOOD.encode("utf-16"), "u16.csv", "UTF-16"),
         (b"PK\x03\x04rest-of-a-zip", "book.csv", "Excel"),
         (b"a|b|c\n1|2|3\n4|5|6\n", "pipe.csv", "separator"),
-        (b"a,b,c\n1,2\n1,2,3,4,5\n", "ragged.csv", "columns"),
+        (b"a,b,c\n1,2\n1,2,3,4,5\n", "ragged.csv", "the header has 3 columns but line 2 has 2"),
+        (
+            b"a;b;c\n1;2;3\n\n1;2;3;4;5\n",
+            "semi.csv",
+            "with semicolons the header has 3 columns but line 4 has 5",
+        ),  # fmt: skip
         (b"not parquet at all", "x.parquet", "could not be read as Parquet"),
     ],
 )

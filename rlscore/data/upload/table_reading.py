@@ -210,10 +210,38 @@ def _sniff_delimiter(text: str, name: str) -> str:
             )
         raise ProjectInputError(
             f"'{name}': the rows do not have the same number of columns for any of the "
-            "separators comma, semicolon or tab: check that every row has one value per "
-            "column and that text containing the separator is quoted"
+            f"separators comma, semicolon or tab ({_first_ragged_line(text, header)}): check "
+            "that every row has one value per column and that text containing the separator "
+            "is quoted"
         )
     return delimiter
+
+
+#: the separators by name, for messages
+_SEPARATOR_NAMES = {",": "commas", ";": "semicolons", "\t": "tabs"}
+
+
+def _first_ragged_line(text: str, header: str) -> str:
+    """Where a table without a consistent separator first goes wrong, read with the separator
+    its header uses most (commas on a tie): "with commas the header has 3 columns but line 4
+    has 5" (line numbers of the file, blank lines counted)."""
+    sep = max(CSV_DELIMITERS, key=header.count)
+    rows = csv.reader(io.StringIO(text), delimiter=sep)
+    width = None
+    try:
+        for row in rows:
+            if not row:
+                continue
+            if width is None:
+                width = len(row)
+            elif len(row) != width:
+                return (
+                    f"with {_SEPARATOR_NAMES[sep]} the header has {width} columns but line "
+                    f"{rows.line_num} has {len(row)}"
+                )
+    except csv.Error as exc:  # a cell beyond the csv module's size limit
+        return f"with {_SEPARATOR_NAMES[sep]} line {rows.line_num} cannot be read: {exc}"
+    return f"with {_SEPARATOR_NAMES[sep]} every row has {width} columns"
 
 
 def _utf8(cell: str) -> bool | None:
