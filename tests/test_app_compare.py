@@ -4,6 +4,8 @@ and the Compare page in Streamlit's AppTest: names shown as text, failures as me
 
 from __future__ import annotations
 
+import csv
+import io
 from pathlib import Path
 
 import numpy as np
@@ -53,6 +55,23 @@ def test_table_matches_independent_simulations(moons):
     # progress counts every query of every strategy, ending at the total
     assert calls[-1] == (16, 16)
     assert [d for d, _ in calls] == sorted(d for d, _ in calls)
+
+
+def test_the_csv_writes_points_and_integer_labels_as_integers(moons):
+    # a tester's download said "102.0" and "-1.0": step 0 (no query yet) made the columns float
+    X, y = moons
+    table = compare_strategies(X, y, ["random"], queries=3, seeds=1, init=2,
+                               params={"sigma": 2.0, "lam": 0.1})  # fmt: skip
+    rows = list(csv.DictReader(io.StringIO(table.to_csv(index=False))))
+    assert [r["index"] for r in rows][0] == "" and [r["label"] for r in rows][0] == ""
+    for r, (i, label) in zip(rows[1:], table[["index", "label"]].iloc[1:].to_numpy(), strict=True):
+        assert r["index"] == str(int(i)) and r["label"] == str(int(label))
+        assert int(r["label"]) == y[int(r["index"])]  # the oracle's answer for that point
+    # class names as text stay text
+    names = np.where(y == 1, "pos", "neg")
+    text = compare_strategies(X, names, ["random"], queries=2, seeds=1, init=2,
+                              params={"sigma": 2.0, "lam": 0.1})  # fmt: skip
+    assert set(text["label"].dropna()) <= {"pos", "neg"}
 
 
 @pytest.mark.parametrize(

@@ -107,7 +107,19 @@ def compare_strategies(
             progress=_counted_after(progress, k * queries * n_seeds, total),
         )
         rows += _table_rows(name, result, model, X, y, validation)
-    return pd.DataFrame(rows, columns=list(COLUMNS))
+    return _integer_columns(pd.DataFrame(rows, columns=list(COLUMNS)), ("index", "label"))
+
+
+def _integer_columns(table: pd.DataFrame, columns: tuple[str, ...]) -> pd.DataFrame:
+    """The ``columns`` holding whole numbers only (and step 0's missing value) as pandas'
+    nullable integers, so that a CSV says ``102``, not ``102.0``; class names as text and
+    other columns unchanged."""
+    for column in columns:
+        values = table[column].dropna()
+        numeric = pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values)
+        if numeric and (values == values.round()).all():
+            table[column] = table[column].astype("Int64")
+    return table
 
 
 def _check_model(model: str | None, validation) -> None:
