@@ -105,3 +105,33 @@ def test_the_labels_command_records_the_estimate(tmp_path, capsys):
     assert main(["--db", db, "--project", "moons", "--no-estimate"]) == 0
     plain = pd.read_csv(io.StringIO(capsys.readouterr().out))
     assert not set(ESTIMATE_COLUMNS) & set(plain.columns)
+
+
+def test_after_a_review_decision_the_export_has_the_label_page_headline(tmp_path):
+    # a Review-page decision is written without the learner's settings (review_point with no
+    # params): the export's estimate must still be the Label page's, relabel included
+    from rlscore.sessions.actions.review import review_point
+    from rlscore.sessions.stopping.stopping_view import stopping_view
+
+    store = moons_store(tmp_path)
+    s = _labeled_with_checks(store)
+    point = next(i for i in reversed(list(s.labels)) if i not in s._state.log.checks)
+    review_point(store, "moons", point, -s.labels[point], "rev")  # "Relabel as" on Review
+    s.sync()
+    assert s._state.log.reviews[point].params == {}
+    headline = stopping_view(s).estimate.headline  # what the Label page shows now
+    assert headline is not None
+    shown = [headline.estimate, headline.low, headline.high, headline.n_checks, len(s.labels)]
+    assert shown == pytest.approx(_expected(s))  # the brute-force reference, relabel included
+
+    events = store.events("moons")
+    df = pd.read_csv(io.StringIO(export_labels(s.project, events, "csv", estimate=True)))
+    for column, value in zip(ESTIMATE_COLUMNS, shown, strict=True):
+        assert df[column].tolist() == pytest.approx([value] * len(s.labels))
+    # the reviewed row is the reviewer's decision, made without a learner: no settings of
+    # its own; the annotator's label it overrode keeps its settings among the annotations
+    reviewed = next(r for r in json.loads(export_labels(s.project, events, "json", estimate=True))
+                    if r["index"] == point)  # fmt: skip
+    assert reviewed["decided_by"] == "review" and reviewed["reviewer"] == "rev"
+    assert reviewed["strategy"] is None and reviewed["lam"] is None
+    assert [a["strategy"] for a in reviewed["annotations"]] == ["uncertainty"]

@@ -126,6 +126,10 @@ def export_rows(
     label of the point with its time, seconds and settings) and, with ``include_features``,
     ``features`` (name -> value): ``features`` when given (one row per labeled point, in
     that order), else the project's (module docstring for a cluster-backed project).
+
+    A point decided by a review carries the review's own event: the reviewer, its time, and
+    its seconds and settings, empty for a Review-page decision (made on the log, without a
+    learner or a timer); the labels it overrode keep theirs in ``annotations``.
     """
     order = log.label_order()
     names = _feature_names(project)
@@ -282,7 +286,7 @@ def _add_estimate(
     the same in every record; returns the columns added. ``features``: the labeled rows of a
     cluster-backed project (in label order), on which its RLS is fitted."""
     order = log.label_order()
-    params = log.label_events[order[-1]].params if order else {}
+    params = _estimate_settings(log)
     if features is not None:  # only the labeled rows are here: the RLS sees nothing else
         labels = {k: log.labels[i] for k, i in enumerate(order)}
         checks = [k for k, i in enumerate(order) if i in log.checks]
@@ -293,6 +297,26 @@ def _add_estimate(
     for row in rows:
         row.update(values)
     return list(values)
+
+
+def _estimate_settings(log: LabelLog) -> dict:
+    """The learner's settings the export's estimate is fitted with: the ``params`` of the
+    newest label or review in ``log`` that records them (``strategy`` and ``lam``), whoever
+    gave it and whether or not it decides its point now; ``{}`` when none does.
+
+    A decision made on the Review page records no settings (no learner is involved:
+    :func:`~rlscore.sessions.actions.review.review_point`) and changes none, so it is passed
+    over: the Label page's headline is still fitted with the settings of the labels before it
+    (:func:`~rlscore.sessions.stopping.stopping_view.stopping_view`), and so is the export's.
+    Taking the newest *final* event's settings left the estimate empty after such a
+    decision."""
+    current = [e for events in log.annotations.values() for e in events.values()]
+    recorded = [
+        e
+        for e in (*current, *log.reviews.values())
+        if e.params.get("strategy") is not None and e.params.get("lam") is not None
+    ]
+    return dict(max(recorded, key=_event_id).params) if recorded else {}
 
 
 def _parquet_bytes(header: list, table: list) -> bytes:
