@@ -5,7 +5,7 @@ one class per cell, and the project created from it keeps the label sets."""
 import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
-from support.app import app_page
+from support.app import app_page, plain_markdown
 
 from rlscore.data.projects.class_labels import looks_multi_label, truth_values
 from rlscore.storage import open_store
@@ -47,6 +47,11 @@ def test_the_box_is_guessed_from_the_truth_column_and_makes_a_multi_label_projec
     at.multiselect(key="features").set_value(["x", "y"])
     at.text_input(key="project_name").input("tagged")
     at.run()
+    # the preview counts the items whose set holds each class (not whole sets equal to it)
+    preview = [plain_markdown(c.value) for c in at.caption if "points ×" in c.value]
+    assert preview == [
+        "4 points × 2 features; 3 classes, items with each: news: 2, sports: 2, tech: 2"
+    ]
     at.button(key="create").click()
     at.run()
     assert not at.exception, at.exception

@@ -65,6 +65,16 @@ def test_class_listing_counts_the_truth():
     assert class_listing(project(None)) == "cat, dog"
 
 
+def test_class_listing_of_label_sets_counts_the_items_with_each_class():
+    classes = ["news", "sports", "tech"]
+    truth = [("news", "tech"), ("tech",), (), ("news", "sports", "tech"), ("sports",)]
+    p = Project("p", np.zeros((5, 1)), ["a"], list("abcde"), truth, classes, multi_label=True)
+    expected = {"news": 2, "sports": 2, "tech": 3}  # counted by hand from ``truth`` above
+    assert expected == {c: sum(c in t for t in truth) for c in classes}
+    assert class_listing(p) == "news: 2, sports: 2, tech: 3"
+    assert class_listing(p, limit=2) == "news: 2, sports: 2 …"
+
+
 def test_project_preview_rows_ids_and_truth():
     p = project(np.array(["cat", "dog", "cat", "cat", "dog"]))
     preview = project_preview(p, rows=3)

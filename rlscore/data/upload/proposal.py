@@ -14,6 +14,7 @@ Texts returned here are plain: the page escapes them for Markdown.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from numbers import Real
 from typing import TYPE_CHECKING
@@ -335,12 +336,19 @@ def text_feature_caption(project: Project) -> str | None:
 
 def class_listing(project: Project, limit: int = MAX_LISTED) -> str:
     """The project's classes, each with its number of points when the truth is known
-    (``"cat: 2, dog: 2"``), at most ``limit`` of them."""
+    (``"cat: 2, dog: 2"``), at most ``limit`` of them.
+
+    A multi-label project's count of a class is the number of points whose true label set
+    holds it (a point counts once for each of its classes; one with the empty set for none):
+    its truth holds sets, never a class itself."""
     import pandas as pd
 
     classes = project.classes[: limit + 1]  # listed() adds "…" past the limit
     if project.truth is not None:
-        counts = pd.Series(project.truth).value_counts()
+        if project.multi_label:  # a label set holds each of its classes once
+            counts = Counter(c for label_set in project.truth for c in label_set)
+        else:
+            counts = pd.Series(project.truth).value_counts()
         classes = [f"{c}: {counts.get(c, 0)}" for c in classes]
     return listed(classes, limit)
 

@@ -164,9 +164,11 @@ def show_preview(project: Project) -> None:
     for text in project.meta.get("warnings", []):
         st.warning(md_text(text))
     st.subheader("Preview")
+    # a multi-label count is of the items whose set holds the class: they add up to more
+    each = ", items with each" if project.multi_label and project.truth is not None else ""
     st.caption(
         f"{project.n} points × {len(project.feature_names)} features; "
-        f"{len(project.classes)} classes: {md_text(class_listing(project))}"
+        f"{len(project.classes)} classes{each}: {md_text(class_listing(project))}"
     )
     described = text_feature_caption(project)
     if described is not None:
