@@ -135,3 +135,31 @@ def test_after_a_review_decision_the_export_has_the_label_page_headline(tmp_path
     assert reviewed["decided_by"] == "review" and reviewed["reviewer"] == "rev"
     assert reviewed["strategy"] is None and reviewed["lam"] is None
     assert [a["strategy"] for a in reviewed["annotations"]] == ["uncertainty"]
+
+
+def test_the_export_fits_with_the_class_weights_the_label_page_uses(tmp_path):
+    # weights set for the project are written with each label; the export's estimate must be
+    # fitted with them, as the Label page's is, not with the strategy's default weights (a
+    # wide, smooth model on few labels of the rarer class: here the weights change a check)
+    from rlscore.sessions.stopping.stopping_view import stopping_view
+
+    weight = {-1: 1.0, 1: 6.0}
+    store = moons_store(tmp_path)
+    s = session(store, strategy="uncertainty", sigma=6.0, lam=5.0, class_weight=weight)
+    truth = s.project.truth
+    for i in [*np.flatnonzero(truth == 1)[:2], *np.flatnonzero(truth == -1)[:5]]:
+        s.label(int(i), truth[i], annotator="ann")
+    s.set_params(audit_every=2)
+    s.auto_label(14)
+    checks = s._state.log.checks
+    k = _brute_force_loo(s.project.X, s.labels, 6.0, 5.0, weight, checks)
+    assert k != _brute_force_loo(s.project.X, s.labels, 6.0, 5.0, None, checks)
+    ci = binomtest(k, len(checks)).proportion_ci(confidence_level=0.95, method="exact")
+    expected = [k / len(checks), ci.low, ci.high, len(checks), len(s.labels)]
+    headline = stopping_view(s).estimate.headline  # the Label page
+    shown = [headline.estimate, headline.low, headline.high, headline.n_checks, len(s.labels)]
+    assert shown == pytest.approx(expected)
+    df = pd.read_csv(io.StringIO(export_labels(s.project, store.events("moons"), "csv",
+                                               estimate=True)))  # fmt: skip
+    for column, value in zip(ESTIMATE_COLUMNS, expected, strict=True):
+        assert df[column].tolist() == pytest.approx([value] * len(s.labels)), column

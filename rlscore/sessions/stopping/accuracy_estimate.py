@@ -10,7 +10,7 @@ checks: :func:`audit_due`, :func:`audit_draw`) is unbiased for the pool but wide
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -125,8 +125,8 @@ def export_estimate(
 ) -> dict:
     """The Label page's headline at export time, from the labels, the random checks among
     them (``checks``: their keys in ``labels``) and the settings in effect (``params``: the
-    newest label's ``strategy``, ``kernel``, ``sigma`` and ``lam``; the strategy's own default
-    class weights): the exact LOO accuracy of the checks and its exact (Clopper–Pearson) interval
+    newest label's ``strategy``, ``kernel``, ``sigma``, ``lam``, and ``class_weight`` where the
+    project sets one): the exact LOO accuracy of the checks and its exact (Clopper–Pearson) interval
     (:func:`~rlscore.core.evaluation.pool_accuracy.pool_accuracy`), under
     :data:`ESTIMATE_COLUMNS` (None values when it cannot be made: no check, too few labels
     or classes, a graph kernel, unknown settings)."""
@@ -136,6 +136,10 @@ def export_estimate(
     if name not in STRATEGIES or not isinstance(lam, int | float):
         return out
     given = {k: params[k] for k in ("kernel", "sigma") if params.get(k) is not None}
+    # written with a label only when the project sets weights (else the strategy's default,
+    # as the session's engine)
+    if params.get("class_weight") is not None:
+        given["class_weight"] = _stored_class_weight(params["class_weight"], labels.values())
     engine = make_strategy(name, **given, lam=float(lam))
     if is_graph_kernel(engine.get_params().get("kernel", "rbf")):
         return out
@@ -152,6 +156,17 @@ def export_estimate(
             accuracy_checks=headline.n_checks,
         )
     return out
+
+
+def _stored_class_weight(weight, labels: Iterable):
+    """A ``class_weight`` as a label event stores it, for the classes of ``labels``: a dict's
+    keys come back from JSON as the classes' ``str()`` (the project's convention for class
+    keys), so they are matched to the labels' values that way; weights of classes with no
+    label play no part (as in the session's labeled RLS)."""
+    if not isinstance(weight, dict):
+        return weight
+    by_text = {str(c): c for c in set(labels)}
+    return {by_text[str(k)]: w for k, w in weight.items() if str(k) in by_text}
 
 
 __all__ = [
