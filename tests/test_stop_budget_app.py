@@ -15,6 +15,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 from support.app import REPO, TIMEOUT, button, ok, stored_log
 
+from rlscore.core.evaluation.set_accuracy import MIN_CHECKS
 from rlscore.sessions import LabelingSession
 from rlscore.sessions.state.settings import project_settings, save_project_settings
 from rlscore.sessions.stopping.accuracy_estimate import (
@@ -159,6 +160,23 @@ def test_the_panel_shows_the_headline_from_the_random_checks_with_its_interval(d
         "random checks"
     )
     assert expected in [c.value for c in at.caption]
+
+
+def test_with_few_random_checks_the_headline_is_its_interval(db):
+    # a tester saw "≈ 100%" in large type from one check (interval 3%–100%)
+    at = _open()
+    with open_store(db) as store:
+        s = _session(store)
+        s.set_params(audit_every=3)
+        s.auto_label(7)  # labels 5 and 8 of the log are checks (the first four were given)
+        headline = stopping_view(_session(store)).estimate.headline
+    assert headline is not None and 0 < headline.n_checks < MIN_CHECKS
+    ok(at.run())
+    metric = next(m for m in at.metric if m.label == "Model accuracy")
+    assert metric.value == f"{headline.low:.0%} – {headline.high:.0%}"
+    assert not metric.value.startswith("≈")
+    checks = f"{headline.n_checks} random check{'s' if headline.n_checks != 1 else ''}"
+    assert any(c.value.startswith(f"95% interval, from {checks}: too few") for c in at.caption)
 
 
 def _in_page_order(at: AppTest) -> list:

@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import streamlit as st
 
+# the number of checks a multi-label project's headline waits for: below it, one figure says
+# more than the checks know
+from rlscore.core.evaluation.set_accuracy import MIN_CHECKS
 from rlscore.sessions.stopping.accuracy_estimate import (
     AUDIT_EVERY,
 )
@@ -75,15 +78,15 @@ def _headline(estimate, every: int, handle: SessionHandle) -> None:
     errors beside it."""
     c1, c2 = st.columns(2)
     h = estimate.headline
-    if h is not None:
-        c1.metric(
-            "Model accuracy",
-            f"≈ {h.estimate:.0%}",
-            help=HEADLINE_HELP,
-        )
+    checks = f"{h.n_checks} random check{'s' if h.n_checks != 1 else ''}" if h else ""
+    if h is not None and h.n_checks >= MIN_CHECKS:
+        c1.metric("Model accuracy", f"≈ {h.estimate:.0%}", help=HEADLINE_HELP)
+        c1.caption(f"95% interval {h.low:.0%} – {h.high:.0%}, from {checks}")
+    elif h is not None:
+        # one check right reads "≈ 100%" with an interval of 3–100%: the interval is the figure
+        c1.metric("Model accuracy", f"{h.low:.0%} – {h.high:.0%}", help=HEADLINE_HELP)
         c1.caption(
-            f"95% interval {h.low:.0%} – {h.high:.0%}, from {h.n_checks} random "
-            f"check{'s' if h.n_checks != 1 else ''}"
+            f"95% interval, from {checks}: too few for one figure (it shows from {MIN_CHECKS})"
         )
     else:
         c1.metric("Model accuracy", "not known yet", help=HEADLINE_HELP)
@@ -101,7 +104,8 @@ HEADLINE_HELP = (
     "The share of the random checks (labels drawn uniformly at random from the points not "
     "labeled yet) that the model, fitted on all the other labels, predicts right: a fair "
     "test of the model on new points like the pool's. The interval is the exact "
-    "(Clopper–Pearson) 95% interval for that many checks; it narrows as checks accumulate."
+    "(Clopper–Pearson) 95% interval for that many checks; it narrows as checks accumulate. "
+    f"With fewer than {MIN_CHECKS} checks the interval alone is shown."
 )
 #: what the calibrated expected error rate is
 RISK_HELP = (
