@@ -223,7 +223,7 @@ def test_no_rule_fires_before_every_class_has_a_label():
     for rule in ("stabilizing", "risk-plateau"):
         assert first_stop(curves, rule, n_classes=2) is None
         decision = stop_decision(curves, 2, rule)
-        assert not decision.stop and decision.message == "keep going: 1 class(es) have no label yet"
+        assert not decision.stop and decision.message == "keep going: 1 class has no label yet"
     for n in range(36, 40):  # the second class labeled at step 35: the rules fire from there
         curves.append(_state(n - 1, n, [0, 0, 0, 0]), risk=1.0, classes_seen=2)
     assert first_stop(curves, "stabilizing", 2) == first_stop(curves, "risk-plateau", 2) == 35

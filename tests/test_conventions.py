@@ -1,6 +1,7 @@
 """One module per convention: missing labels (rlscore.core.conventions.missing_labels) for every
 estimator,
-class display text (Project.class_text) for the figures too."""
+class display text (Project.class_text) for the figures too, a count in words
+(rlscore.core.conventions.counted_words)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import html
 import numpy as np
 import pytest
 
+from rlscore.core.conventions.counted_words import counted
 from rlscore.core.conventions.missing_labels import is_unlabeled, labeled_indices, unlabeled_mask
 from rlscore.core.graph.lgc_classifier import LGCClassifier
 from rlscore.core.kernels.functions import graph_kernel
@@ -114,3 +116,18 @@ def test_class_text_of_the_project_and_of_the_figures_agree(c, names, text):
     assert project.class_text(c) == text
     # the figures escape for plotly; the name is the same
     assert class_text(c, project.class_names) == html.escape(text, quote=False)
+
+
+@pytest.mark.parametrize(
+    ("n", "noun", "plural", "text"),
+    [
+        (1, "label", None, "1 label"),
+        (0, "label", None, "0 labels"),
+        (2, "more label", None, "2 more labels"),
+        (1, "class", "classes", "1 class"),
+        (3, "class", "classes", "3 classes"),
+        (np.int64(1), "point", None, "1 point"),
+    ],
+)
+def test_a_count_takes_its_noun_in_the_singular_only_for_one(n, noun, plural, text):
+    assert counted(n, noun, plural) == text

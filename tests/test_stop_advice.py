@@ -8,16 +8,19 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from reference.stopping import first_flat, first_stable
+from support.sessions import moons_store, session
 
-from rlscore.sessions.stopping.curves import LearnerState, StopCurves
+from rlscore.sessions.stopping.curves import LearnerState, StopCurves, learner_state, stop_set
 from rlscore.sessions.stopping.stop_rule import (
     DEFAULT_STOP_RULE,
     MIN_STOP_LABELS,
     STOP_RULE_PARAMS,
+    evidence_lines,
     first_stop,
     rule_curve,
     stop_decision,
 )
+from rlscore.sessions.stopping.stopping_view import stopping_view
 
 #: steps beyond the last label the brute force extends a curve by (more than any window)
 HORIZON = 300
@@ -80,7 +83,8 @@ def test_the_count_is_recomputed_after_every_label_and_is_right(seed, rule):
             continue
         assert decision.more_labels == _brute(curves, rule, 2), state.loo_n
         if decision.more_labels is not None:
-            assert f"about {decision.more_labels} more labels" in decision.message
+            more = decision.more_labels
+            assert f"about {more} more label{'s' if more != 1 else ''} if" in decision.message
         if not np.isnan(rule_curve(curves, rule)[-1]):
             counts.append(decision.more_labels)
             messages.append(decision.message)
@@ -122,3 +126,86 @@ def test_the_count_comes_true_when_the_curves_stay(rule):
         more = stop_decision(curves, 2, rule).more_labels
         assert more in (0, promised - (len(curves) - 1 - now))  # counts down, one per label
     assert first_stop(curves, rule, 2) == now + promised
+
+
+def _confidence_at(s, order, n: int) -> float | None:
+    """The mean confidence on the stop set of the labeled RLS of the first ``n`` labels of
+    ``order`` (None without a model: fewer than three labels or two classes)."""
+    state = learner_state(
+        s.engine, s.project.X, dict(order[:n]), s.lam_, list(s.project.classes),
+        stop_set(s.project.n),
+    )  # fmt: skip
+    return state.confidence
+
+
+@pytest.mark.parametrize("n_labels", [15, 21, 23])
+def test_the_advice_names_the_window_its_figure_is_over(tmp_path, n_labels):
+    """The tester's case: at 15 labels the advice said "moved by … over the last 20 labels".
+    The first model exists at 3 labels (two of one class, then one of the other), so the
+    confidence has moved over ``n − 3`` labels until 23, over the last 20 from then on; the
+    figure is checked against the confidences of fits on the label prefixes."""
+    store = moons_store(tmp_path)
+    s = session(store, strategy="uncertainty", sigma=2.0, lam=0.5)
+    truth = s.project.truth
+    negatives, positives = np.flatnonzero(truth == -1), np.flatnonzero(truth == 1)
+    order = [negatives[0], negatives[1], positives[0]]
+    order += [int(i) for pair in zip(negatives[2:], positives[1:], strict=False) for i in pair]
+    for i in order[:n_labels]:
+        s.label(int(i), truth[i], annotator="ann")
+    decision = stopping_view(s).decision
+    assert not decision.stop and DEFAULT_STOP_RULE == "settled"
+    labeled = list(s.labels.items())
+    span = min(n_labels - 3, 20)
+    values = [_confidence_at(s, labeled, n) for n in range(n_labels - span, n_labels + 1)]
+    assert _confidence_at(s, labeled, 2) is None and None not in values
+    moved = max(values) - min(values)
+    words = f"mean confidence {values[-1]:.3f}, moved by {moved:.3f} over the last {span} labels"
+    assert words in decision.message, decision.message
+    # the rule's own window is named only when the figure is over a shorter one
+    needs = "the rule needs at most 0.01" + (" over 20 labels" if span < 20 else "")
+    assert f"{words}; {needs}" in decision.message, decision.message
+    # the κ part: models 20 labels apart exist from 23 labels on (the first model at 3)
+    if n_labels < 23:
+        assert "no two models 20 labels apart to compare yet" in decision.message
+    else:
+        assert "κ = " in decision.message and "no two models" not in decision.message
+
+
+def test_the_advice_counts_one_label_and_one_class_in_the_singular():
+    """ "about 1 more labels" and "1 class(es) have" were the advice's words."""
+    curves = StopCurves()
+    for n in range(20):  # a flat confidence over 19 labels: the plateau's 20th label fires it
+        curves.append(LearnerState(n, n, np.zeros(4, int), 0.8), risk=1.0, classes_seen=2)
+    decision = stop_decision(curves, n_classes=2, rule="confidence-plateau")
+    assert decision.more_labels == 1
+    assert decision.message == (
+        "keep going: about 1 more label if the model changes as little as it does now (mean "
+        "confidence 0.800, moved by 0.000 over the last 19 labels; the rule needs at most "
+        "0.01 over 20 labels)"
+    )
+    one_class = StopCurves()
+    for n in range(12):
+        one_class.append(LearnerState(n, n, np.zeros(4, int), 0.8), risk=1.0, classes_seen=1)
+    assert stop_decision(one_class, 2).message == "keep going: 1 class has no label yet"
+    assert stop_decision(one_class, 3).message == "keep going: 2 classes have no label yet"
+
+
+def test_the_evidence_forecasts_a_count_only_once_a_rule_can_fire():
+    """At 9 labels the evidence said "About 1 more labels before the rule fires, if the model
+    keeps changing as little as it does now": 1 is the label missing before any rule may
+    fire, not a forecast."""
+    curves = StopCurves()
+    for n in range(10):
+        curves.append(LearnerState(n, n, np.zeros(4, int), 0.8), risk=1.0, classes_seen=2)
+    early = stop_decision(curves, n_classes=2, rule="confidence-plateau")
+    assert early.more_labels == MIN_STOP_LABELS - 9 == 1
+    assert early.message == f"keep going: no rule fires before {MIN_STOP_LABELS} labels"
+    assert not any("before the rule fires" in line for line in evidence_lines(early))
+    for n in range(10, 20):
+        curves.append(LearnerState(n, n, np.zeros(4, int), 0.8), risk=1.0, classes_seen=2)
+    later = stop_decision(curves, n_classes=2, rule="confidence-plateau")
+    assert later.more_labels == 1
+    assert evidence_lines(later)[-1] == (
+        "About 1 more label before the rule fires, if the model keeps changing as little as "
+        "it does now (recomputed after every label)."
+    )

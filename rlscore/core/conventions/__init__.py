@@ -1,3 +1,4 @@
 """One module per convention the whole package shares: missing labels, one-vs-all encoding,
 input validation, the inputs of estimators fitted on partially labeled pools, declarative
-parameter constraints, constructor parameters, memory budgets and plain JSON values."""
+parameter constraints, constructor parameters, memory budgets, plain JSON values and counts
+in words."""

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from rlscore.core.conventions.counted_words import counted
 from rlscore.core.evaluation.stopping_rules import (
     confidence_drop,
     plateau,
@@ -66,6 +67,11 @@ RULE_WORDS = {
     ),
 }
 RULE_WORDS["stabilizing-long"] = RULE_WORDS["stabilizing"]
+#: what a single rule's recorded curve is, in words (the evidence's "Latest …" line)
+CURVE_WORDS = {
+    "stabilizing": "κ between models {lag} labels apart",
+    "confidence-drop": "mean confidence on the stop sample, every {lag} labels",
+}
 
 
 def describe_rule(rule: str) -> str:
@@ -184,9 +190,9 @@ def stop_decision(
         return StopDecision(rule, True, at, 0, message, evidence)
     missing = n_classes - (curves.classes_seen[-1] if len(curves) else 0)
     if missing > 0:
-        return StopDecision(
-            rule, False, None, None, f"keep going: {missing} class(es) have no label yet", evidence
-        )
+        have = "has" if missing == 1 else "have"
+        message = f"keep going: {counted(missing, 'class', 'classes')} {have} no label yet"
+        return StopDecision(rule, False, None, None, message, evidence)
     if n < MIN_STOP_LABELS:
         message = f"keep going: no rule fires before {MIN_STOP_LABELS} labels"
         return StopDecision(rule, False, None, MIN_STOP_LABELS - n, message, evidence)
@@ -199,8 +205,8 @@ def stop_decision(
     if more is not None:
         more = max(more, 1)  # it has not fired at this label
         message = (
-            f"keep going: about {more} more labels if the model changes as little as it "
-            f"does now ({now})"
+            f"keep going: about {counted(more, 'more label')} if the model changes as little "
+            f"as it does now ({now})"
         )
     else:
         message = f"keep going: the model is still changing ({now})"
@@ -222,23 +228,64 @@ def _now(curves: StopCurves, rule: str) -> str:
         return "no value yet"
     if rule == "confidence-drop":
         return f"mean confidence {value:.3f}; the rule needs it to fall {params['patience']} times"
-    window = curve[-params["window"] - 1 :]
-    moved = float(np.nanmax(window) - np.nanmin(window))
-    what = {"confidence-plateau": "mean confidence", "loo-plateau": "LOO error"}
+    window = params["window"]
+    recent = curve[-window - 1 :]
+    defined = ~np.isnan(recent)
+    first = int(np.argmax(defined))  # the oldest value in the rule's window
+    # the labels the figure is over: fewer than the rule's window while the curve is younger
+    span = int(curves.n_labels[-1] - curves.n_labels[len(curve) - len(recent) + first])
+    full = first == 0 and len(recent) == window + 1
+    name = {"confidence-plateau": "mean confidence", "loo-plateau": "LOO error"}.get(
+        rule, "estimated risk"
+    )
     bound = params["epsilon"] * (abs(value) if params["relative"] else 1.0)
+    over = "" if full else f" over {window} labels"
+    if span == 0:
+        return (
+            f"{name} {value:.3f} (its first value); the rule needs it to move by at most "
+            f"{bound:.3g}{over}"
+        )
+    moved = float(np.nanmax(recent) - np.nanmin(recent))
     return (
-        f"{what.get(rule, 'estimated risk')} {value:.3f}, moved by {moved:.3f} over the last "
-        f"{params['window']} labels; the rule needs at most {bound:.3g}"
+        f"{name} {value:.3f}, moved by {moved:.3f} over the last {counted(span, 'label')}; "
+        f"the rule needs at most {bound:.3g}{over}"
     )
 
 
+def evidence_lines(decision: StopDecision) -> list[str]:
+    """The evidence behind ``decision``, one paragraph a line: what the rule checks, when no
+    rule fires, the latest values of the curve of a single rule that compares models, and the
+    forecast (:attr:`StopDecision.more_labels`) once a rule can fire: before
+    :data:`MIN_STOP_LABELS` labels that count is the labels still missing, no forecast."""
+    params = STOP_RULE_PARAMS[decision.rule]
+    lines = [
+        describe_rule(decision.rule),
+        f"No rule fires before {MIN_STOP_LABELS} labels, nor before every class has a label.",
+    ]
+    recent = decision.evidence["recent"]
+    if decision.rule in CURVE_WORDS and recent:
+        lag = params["lag"]
+        count = params.get("window", params.get("patience", 3) + 1)
+        picked = recent[::-1][::lag][:count]
+        last = ", ".join("–" if v is None else f"{v:.4f}" for v in picked)
+        lines.append(f"Latest {CURVE_WORDS[decision.rule].format(lag=lag)} (newest first): {last}.")
+    if decision.more_labels and decision.evidence["n_labels"] >= MIN_STOP_LABELS:
+        lines.append(
+            f"About {counted(decision.more_labels, 'more label')} before the rule fires, if the "
+            "model keeps changing as little as it does now (recomputed after every label)."
+        )
+    return lines
+
+
 __all__ = [
+    "CURVE_WORDS",
     "DEFAULT_STOP_RULE",
     "MIN_STOP_LABELS",
     "STOP_RULE_PARAMS",
     "RULE_WORDS",
     "StopDecision",
     "describe_rule",
+    "evidence_lines",
     "first_stop",
     "rule_curve",
     "steps_if_unchanged",

@@ -11,17 +11,15 @@ from __future__ import annotations
 
 import streamlit as st
 
+from rlscore.core.conventions.counted_words import counted
+
 # the number of checks a multi-label project's headline waits for: below it, one figure says
 # more than the checks know
 from rlscore.core.evaluation.set_accuracy import MIN_CHECKS
 from rlscore.sessions.stopping.accuracy_estimate import (
     AUDIT_EVERY,
 )
-from rlscore.sessions.stopping.stop_rule import (
-    MIN_STOP_LABELS,
-    STOP_RULE_PARAMS,
-    describe_rule,
-)
+from rlscore.sessions.stopping.stop_rule import evidence_lines
 from rlscore.sessions.stopping.stopping_view import StoppingView, stopping_view
 from rlscore.ui.shell.errors import report_errors
 from rlscore.ui.shell.flash import flash
@@ -70,7 +68,7 @@ def _draw(view: StoppingView, p: dict, handle: SessionHandle) -> None:
             _other_figures(estimate)
         with st.expander("Why: the evidence for the stop advice"):
             _evidence(view)
-        st.caption(f"As of {view.n_labels} labels.")
+        st.caption(f"As of {counted(view.n_labels, 'label')}.")
 
 
 def _headline(estimate, every: int, handle: SessionHandle) -> None:
@@ -78,7 +76,7 @@ def _headline(estimate, every: int, handle: SessionHandle) -> None:
     errors beside it."""
     c1, c2 = st.columns(2)
     h = estimate.headline
-    checks = f"{h.n_checks} random check{'s' if h.n_checks != 1 else ''}" if h else ""
+    checks = counted(h.n_checks, "random check") if h else ""
     if h is not None and h.n_checks >= MIN_CHECKS:
         c1.metric("Model accuracy", f"≈ {h.estimate:.0%}", help=HEADLINE_HELP)
         c1.caption(f"95% interval {h.low:.0%} – {h.high:.0%}, from {checks}")
@@ -155,7 +153,8 @@ def _other_figures(estimate) -> None:
     if estimate.loo is not None:
         lo, hi = estimate.loo_interval
         st.write(
-            f"**Leave-one-out accuracy on all {estimate.n_labels} labels: {estimate.loo:.0%}** "
+            f"**Leave-one-out accuracy on all {counted(estimate.n_labels, 'label')}: "
+            f"{estimate.loo:.0%}** "
             f"(95% interval {lo:.0%} – {hi:.0%}) — every label, not only the random checks. "
             "The strategy chose hard points, so this is usually well below the model's "
             "accuracy on new points: it is not an estimate of it."
@@ -179,27 +178,8 @@ def switch_audit_on(handle: SessionHandle) -> None:
 
 
 def _evidence(view: StoppingView) -> None:
-    decision = view.decision
-    params = STOP_RULE_PARAMS[decision.rule]
-    st.write(describe_rule(decision.rule))
-    st.write(f"No rule fires before {MIN_STOP_LABELS} labels, nor before every class has a label.")
-    #: what the rule's recorded curve is, in words
-    what = {
-        "stabilizing": "κ between models {lag} labels apart",
-        "confidence-drop": "mean confidence on the stop sample, every {lag} labels",
-    }
-    recent = decision.evidence["recent"]
-    if decision.rule in what and recent:
-        lag = params["lag"]
-        count = params.get("window", params.get("patience", 3) + 1)
-        picked = recent[::-1][::lag][:count]
-        last = ", ".join("–" if v is None else f"{v:.4f}" for v in picked)
-        st.write(f"Latest {what[decision.rule].format(lag=lag)} (newest first): {last}.")
-    if decision.more_labels:
-        st.write(
-            f"About {decision.more_labels} more labels before the rule fires, if the model "
-            "keeps changing as little as it does now (recomputed after every label)."
-        )
+    for line in evidence_lines(view.decision):
+        st.write(line)
 
 
 def _share(rate: float) -> str:
