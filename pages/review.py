@@ -19,7 +19,7 @@ from rlscore.sessions.actions.review import audit_trail, review_queue
 from rlscore.sessions.state.label_log import LabelLog
 from rlscore.sessions.team.agreement_report import agreement_as
 from rlscore.sessions.team.overlap import MAX_OVERLAP, Overlap
-from rlscore.sessions.views.label_issues import probably_wrong_queue
+from rlscore.sessions.views.label_issues import probably_wrong_queue, queue_summary
 from rlscore.ui.forms import review
 from rlscore.ui.label.suspects_note import mark_suspects_seen
 from rlscore.ui.label.teammates import follow_teammates, mark_shown_version
@@ -137,21 +137,7 @@ if project.multi_label:
 elif can(store, name, reviewer, "review"):
     with report_errors("Checking the labels"):
         suspects = probably_wrong_queue(project, events, p, rule=overlap.rule)
-        if suspects.reason:
-            st.caption(md_text(suspects.reason))
-        elif suspects.suspects.empty:
-            st.caption("No label looks wrong to the leave-one-out model.")
-        else:
-            st.caption(
-                f"{len(suspects.suspects)} labels the model trained on all the others "
-                "disagrees with, most likely wrong first"
-                + (
-                    "; where several annotators labeled a point, their consensus with the "
-                    "model judges its label."
-                    if suspects.annotators is not None
-                    else "."
-                )
-            )
+        st.caption(md_text(queue_summary(suspects)))  # a reason may name the project
         if suspects.annotators is not None:
             st.markdown("**Each annotator's estimated error rate** (against the consensus)")
             st.dataframe(review.annotator_rates(suspects.annotators), hide_index=True)

@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
+from support.app import plain_markdown
 from support.flipped_labels import label_with_flips
 
 from rlscore.data.samples.bundled import ensure_sample_projects
@@ -79,6 +80,10 @@ def test_flipped_labels_lead_the_queue_and_a_relabel_is_a_review(db):
         log = LabelLog(store.events(PROJECT))
     assert log.reviews[second].annotator == "rev" and log.labels[second] == truth[second]
     assert second not in _suspects(at)
+    # the kept label is still doubted by the model: the count says a reviewer kept it
+    captions = [plain_markdown(c.value) for c in at.caption]
+    summary = next(c for c in captions if "the model trained on all" in c)
+    assert summary.endswith(" (and 1 kept by a reviewer)."), summary
 
 
 def test_an_annotator_sees_no_queue_and_cannot_decide(db):

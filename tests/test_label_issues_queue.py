@@ -6,7 +6,11 @@ import numpy as np
 
 from rlscore.data.projects.project import Project
 from rlscore.sessions import project_settings
-from rlscore.sessions.views.label_issues import probably_wrong_queue, project_label_issues
+from rlscore.sessions.views.label_issues import (
+    probably_wrong_queue,
+    project_label_issues,
+    queue_summary,
+)
 from rlscore.storage import Event, open_store
 
 
@@ -43,3 +47,55 @@ def test_too_few_labels_give_the_reason(tmp_path):
         project, settings = store.load_project("p"), project_settings(store, "p")
         queue = probably_wrong_queue(project, store.events("p"), settings)
         assert queue.suspects is None and "at least 3 labels" in queue.reason
+
+
+def test_the_summary_counts_the_suspects_and_those_a_reviewer_kept(tmp_path):
+    """The Review page said "1 labels the model … disagrees with", and after a Keep on the
+    only suspect "No label looks wrong to the leave-one-out model." while the model still
+    disagreed with the kept label."""
+    with _store(tmp_path) as store:
+        project, settings = store.load_project("p"), project_settings(store, "p")
+        queue = probably_wrong_queue(project, store.events("p"), settings)
+        suspects = queue.suspects["index"].tolist()
+        assert len(suspects) >= 2 and queue.kept == 0
+        assert queue_summary(queue) == (
+            f"{len(suspects)} labels the model trained on all the others disagrees with, "
+            "most likely wrong first."
+        )
+        labels = dict(zip(queue.suspects["index"], queue.suspects["label"], strict=True))
+        for i in suspects[1:]:  # a reviewer keeps every suspect but the first
+            store.append_event("p", Event("review", int(i), int(labels[i]), "rev"))
+        queue = probably_wrong_queue(project, store.events("p"), settings)
+        assert queue.suspects["index"].tolist() == suspects[:1]
+        kept = len(suspects) - 1
+        assert queue.kept == kept
+        assert queue_summary(queue) == (
+            "1 label the model trained on all the others disagrees with "
+            f"(and {kept} kept by a reviewer)."
+        )
+        first = suspects[0]
+        store.append_event("p", Event("review", int(first), int(labels[first]), "rev"))
+        queue = probably_wrong_queue(project, store.events("p"), settings)
+        assert queue.suspects.empty and queue.kept == len(suspects)
+        assert queue_summary(queue) == (
+            f"No suspect left to review ({len(suspects)} kept by a reviewer)."
+        )
+
+
+def test_the_summary_says_nothing_looks_wrong_only_when_the_model_agrees(tmp_path):
+    with _store(tmp_path) as store:
+        for i in (2, 35):  # the two flipped labels corrected by their annotator
+            store.append_event("p", Event("label", i, int(i >= 30), "ada"))
+        project, settings = store.load_project("p"), project_settings(store, "p")
+        queue = probably_wrong_queue(project, store.events("p"), settings)
+        table = project_label_issues(project, store.events("p"), settings)
+        doubted = (table["score"] >= 0.5) & (table["suggested"] != table["label"])
+        assert not doubted.any() and queue.suspects.empty and queue.kept == 0
+        assert queue_summary(queue) == "No label looks wrong to the leave-one-out model."
+
+
+def test_the_summary_of_labels_that_cannot_be_checked_is_the_reason(tmp_path):
+    with _store(tmp_path, n_labels=2) as store:
+        project, settings = store.load_project("p"), project_settings(store, "p")
+        queue = probably_wrong_queue(project, store.events("p"), settings)
+        assert queue_summary(queue) == queue.reason

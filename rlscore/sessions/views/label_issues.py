@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from rlscore.core.conventions.counted_words import counted
 from rlscore.core.kernels.functions import is_graph_kernel
 from rlscore.sessions.state.engine import make_engine
 from rlscore.sessions.state.label_log import LabelLog
@@ -144,11 +145,14 @@ class SuspectQueue:
     """The Review page's "Probably wrong" queue: ``suspects`` (rows of
     :func:`project_label_issues`, most likely wrong first) or, when the labels cannot be
     checked yet, the ``reason`` why; with several annotators per point, their estimated
-    error rates (``annotators``: :class:`~rlscore.sessions.team.crowd_labels.TeamCheck`)."""
+    error rates (``annotators``: :class:`~rlscore.sessions.team.crowd_labels.TeamCheck`);
+    ``kept``: how many labels the model doubts as much but a reviewer has decided, kept or
+    relabeled (left out of ``suspects``). In words: :func:`queue_summary`."""
 
     suspects: pd.DataFrame | None
     reason: str | None = None
     annotators: pd.DataFrame | None = None
+    kept: int = 0
 
 
 def probably_wrong_queue(
@@ -176,16 +180,41 @@ def probably_wrong_queue(
         queue = SuspectQueue(None, str(exc))
     else:
         table = team.table
-        keep = (
-            (table["score"] >= threshold)
-            & (table["suggested"] != table["label"])
-            & ~table["index"].isin(set(log.reviews))
+        doubted = (table["score"] >= threshold) & (table["suggested"] != table["label"])
+        reviewed = table["index"].isin(set(log.reviews))
+        queue = SuspectQueue(
+            table[doubted & ~reviewed].reset_index(drop=True),
+            annotators=team.annotators,
+            kept=int((doubted & reviewed).sum()),
         )
-        queue = SuspectQueue(table[keep].reset_index(drop=True), annotators=team.annotators)
     _QUEUES[key] = queue
     while len(_QUEUES) > _QUEUES_MAX:
         _QUEUES.popitem(last=False)
     return queue
+
+
+def queue_summary(queue: SuspectQueue) -> str:
+    """The "Probably wrong" queue in one sentence (the Review page's caption above it): how
+    many labels wait for a review, how many the model doubts but a reviewer kept, or why the
+    labels cannot be checked yet (:attr:`SuspectQueue.reason`)."""
+    if queue.suspects is None:
+        return str(queue.reason)
+    n, kept = len(queue.suspects), queue.kept
+    if n == 0:
+        if kept:
+            return f"No suspect left to review ({kept} kept by a reviewer)."
+        return "No label looks wrong to the leave-one-out model."
+    text = f"{counted(n, 'label')} the model trained on all the others disagrees with"
+    if n > 1:
+        text += ", most likely wrong first"
+    if kept:
+        text += f" (and {kept} kept by a reviewer)"
+    if queue.annotators is not None:
+        return (
+            f"{text}; where several annotators labeled a point, their consensus with the model "
+            "judges its label."
+        )
+    return f"{text}."
 
 
 def unseen_suspects(queue: SuspectQueue, seen: Collection[int] | None) -> list[int]:
@@ -219,6 +248,7 @@ __all__ = [
     "SuspectQueue",
     "probably_wrong_queue",
     "project_label_issues",
+    "queue_summary",
     "team_label_issues",
     "unseen_suspects",
 ]
