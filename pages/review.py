@@ -2,7 +2,8 @@
 probably wrong, a reviewer's decisions.
 
 Layout and wiring only: the log fold is :mod:`rlscore.sessions.state.label_log`, the agreement
-measures :mod:`rlscore.sessions.team.agreement_report`, the suspects
+measures :mod:`rlscore.sessions.team.agreement_report` (as shown:
+:mod:`rlscore.sessions.team.agreement_tables`), the suspects
 :mod:`rlscore.sessions.views.label_issues`, decisions
 :mod:`rlscore.sessions.actions.review`, the callbacks :mod:`rlscore.ui.forms.review`. No query
 engine is started: the page reads the log (and fits the label checker on the labels). The
@@ -17,6 +18,7 @@ import streamlit as st
 
 from rlscore.sessions.actions.review import audit_trail, review_queue
 from rlscore.sessions.state.label_log import LabelLog
+from rlscore.sessions.team import agreement_tables
 from rlscore.sessions.team.agreement_report import agreement_as
 from rlscore.sessions.team.overlap import MAX_OVERLAP, Overlap
 from rlscore.sessions.views.label_issues import probably_wrong_queue, queue_summary
@@ -79,31 +81,34 @@ if can(store, name, reviewer, "agreement"):
         if report.multi_label:  # the set measures: {a, b} against {a} agrees in part
             m2.metric(
                 "Krippendorff's α (MASI)",
-                review.measure_text(report.krippendorff_alpha),
+                agreement_tables.measure_text(report.krippendorff_alpha),
                 help="Krippendorff's α of the label sets with the MASI distance: two sets "
                 "that share classes disagree in part, not fully.",
             )
             m3.metric(
                 "Same set",
-                review.share_text(report.same_set),
+                agreement_tables.share_text(report.same_set),
                 help="Share of these points on which every annotator gave the same set.",
             )
         else:
-            m2.metric("Fleiss' κ", review.measure_text(report.fleiss_kappa))
-            m3.metric("Krippendorff's α", review.measure_text(report.krippendorff_alpha))
+            m2.metric("Fleiss' κ", agreement_tables.measure_text(report.fleiss_kappa))
+            m3.metric("Krippendorff's α", agreement_tables.measure_text(report.krippendorff_alpha))
         if report.reason:
             st.caption(md_text(report.reason))
-        data = report.to_dict()
-        if data.get("pairwise"):
+        if report.pairwise:
             st.markdown(
                 "**Cohen's κ per class, per pair of annotators** (does the set hold the class?)"
                 if report.multi_label
                 else "**Cohen's κ per pair of annotators**"
             )
-            st.dataframe(data["pairwise"], hide_index=True)
-        if data.get("per_annotator"):
+            st.dataframe(agreement_tables.pair_table(report), hide_index=True)
+            if note := agreement_tables.pair_table_note(report):
+                st.caption(md_text(note))
+        if report.per_annotator:
             st.markdown("**Per annotator**")
-            st.dataframe(data["per_annotator"], hide_index=True)
+            st.dataframe(agreement_tables.annotator_table(report), hide_index=True)
+            if note := agreement_tables.annotator_table_note(report):
+                st.caption(md_text(note))  # it names annotators
 else:
     st.info(f"The team's agreement: {needs('agreement')}")
 

@@ -34,6 +34,12 @@ from rlscore.sessions.team.agreement_report import (
     log_agreement,
     project_agreement,
 )
+from rlscore.sessions.team.agreement_tables import (
+    annotator_table,
+    annotator_table_note,
+    pair_table,
+    pair_table_note,
+)
 from rlscore.storage import Event, open_store
 
 # -- helpers -----------------------------------------------------------------------------------
@@ -389,6 +395,47 @@ def test_report_without_overlap():
     assert two.reason == NO_OVERLAP and two.n_points_overlap == 0
     assert [(r.n_items, math.isnan(r.kappa)) for r in two.pairwise] == [(0, True)]
     assert "  ann          bob               0      -" in two.to_text().splitlines()
+
+
+def test_the_review_pages_tables_have_readable_columns_and_dashes_that_say_why():
+    """The Review page showed ``median_seconds``, ``n`` and "None" under agreement: dee's one
+    point was labeled by no one else and decided by no reviewer (and recorded no time)."""
+    ratings = {**RATINGS, 7: {"dee": "cat"}}
+    report = agreement_report(ratings, {**FINAL, 7: "cat"}, SECONDS, reviewed={3, 4})
+    rows = annotator_table(report)
+    assert rows[0] == {
+        "Annotator": "ann",
+        "Labels": 5,
+        "Median seconds per label": "1.5",
+        "Agreement with the final label": "50%",
+        "Points labeled by another or reviewed": 4,
+    }
+    assert rows[3] == {
+        "Annotator": "dee",
+        "Labels": 1,
+        "Median seconds per label": "—",
+        "Agreement with the final label": "—",
+        "Points labeled by another or reviewed": 0,
+    }
+    assert annotator_table_note(report) == (
+        "Agreement — for dee: no one else labeled their points and no reviewer decided one, "
+        "so there is nothing to compare their labels with (a point only they labeled agrees "
+        "with its final label by construction). Median seconds — for dee: none of their "
+        "labels recorded its time."
+    )
+    assert annotator_table_note(agreement_report(RATINGS, FINAL, SECONDS, {3, 4})) is None
+    pairs = pair_table(report)
+    assert pairs[2] == {
+        "Annotator A": "ann",
+        "Annotator B": "dee",
+        "Points both labeled": 0,
+        "Cohen's κ": "—",
+    }
+    assert pairs[0]["Cohen's κ"] == "0.000" and pairs[3]["Cohen's κ"] == "0.400"
+    assert pair_table_note(report) == (
+        "Cohen's κ —: the two annotators share no labeled point, or both gave the same single "
+        "answer on every point they share (chance agreement is then certain)."
+    )
 
 
 # -- python -m rlscore agreement ---------------------------------------------------------------

@@ -173,6 +173,24 @@ def test_label_skip_undo_change_the_stored_state(db):
     assert _button(at, "undo").disabled
 
 
+def test_the_label_page_counts_one_label_in_the_singular(db):
+    """It said "Auto-labeled 1 points", "As of 1 labels." and "You (ada): 1 labels"."""
+    at = _open("two_moons")
+    at.number_input(key="n_auto").set_value(1)
+    _ok(at.run())  # the button's arguments are those of the run that drew it
+    at.button(key="auto").click()
+    _ok(at.run())
+    assert len(_log(db, "two_moons").labels) == 1
+    assert [_plain(m.value) for m in at.success] == ["Auto-labeled 1 point with the truth."]
+    assert "As of 1 label." in [c.value for c in at.caption]
+    _button(at, "label", 1).click()
+    _ok(at.run())
+    assert len(_log(db, "two_moons").labels) == 2
+    captions = [_plain(c.value) for c in at.caption]
+    assert any(c.startswith("You (ada): 1 label · ") for c in captions), captions
+    assert "As of 2 labels." in captions
+
+
 def test_undo_with_nothing_to_undo_is_refused_not_crashing(db):
     at = _open("two_moons")
     # another tab labels and undoes meanwhile; this tab still shows an enabled Undo

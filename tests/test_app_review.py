@@ -14,8 +14,8 @@ from streamlit.testing.v1 import AppTest
 from rlscore.data.samples.bundled import ensure_sample_projects
 from rlscore.sessions import LabelLog
 from rlscore.sessions.state.settings import project_settings, save_project_settings
+from rlscore.sessions.team.agreement_tables import measure_text
 from rlscore.storage import Event, open_store
-from rlscore.ui.forms.review import measure_text
 
 REPO = Path(__file__).resolve().parents[1]
 PROJECT = "two_moons"
@@ -111,6 +111,44 @@ def test_overlap_setting_is_saved_for_the_project(db):
     assert (s["overlap"], s["overlap_fraction"]) == (3, 0.5)
     captions = [re.sub(r"\\(.)", r"\1", c.value.replace("\u2060", "")) for c in at.caption]
     assert any("3 annotators per point on 50% of the points" in c for c in captions), captions
+    saved = [re.sub(r"\\(.)", r"\1", m.value) for m in at.success]
+    assert saved == ["Saved: 3 annotators per point on 50%."], saved
+
+
+def test_the_per_annotator_table_names_its_columns_and_says_why_a_cell_is_empty(db):
+    """It showed ``median_seconds``, ``n`` and "None" under agreement for an annotator whose
+    points no one else labeled (dee, point 10 only, no time recorded)."""
+    with open_store(db) as store:
+        store.append_event(PROJECT, Event("label", 10, 1, "dee"))
+    at = _review()
+    table = next(d.value for d in at.dataframe if "Median seconds per label" in d.value.columns)
+    assert table.columns.tolist() == [
+        "Annotator",
+        "Labels",
+        "Median seconds per label",
+        "Agreement with the final label",
+        "Points labeled by another or reviewed",
+    ]
+    rows = table.set_index("Annotator").to_dict("index")
+    # ada: 4 labels of 2 s, all shared; her labels are the final ones on 0, 1 only
+    assert rows["ada"] == {
+        "Labels": 4,
+        "Median seconds per label": "2.0",
+        "Agreement with the final label": rows["ada"]["Agreement with the final label"],
+        "Points labeled by another or reviewed": 4,
+    }
+    assert rows["dee"] == {
+        "Labels": 1,
+        "Median seconds per label": "—",
+        "Agreement with the final label": "—",
+        "Points labeled by another or reviewed": 0,
+    }
+    captions = [re.sub(r"\\(.)", r"\1", c.value.replace("\u2060", "")) for c in at.caption]
+    assert any(c.startswith("Agreement — for dee: no one else labeled") for c in captions)
+    pairs = next(d.value for d in at.dataframe if "Cohen's κ" in d.value.columns)
+    assert pairs.columns.tolist() == [
+        "Annotator A", "Annotator B", "Points both labeled", "Cohen's κ"
+    ]  # fmt: skip
 
 
 def test_with_overlap_a_teammates_point_is_asked_blind_on_the_label_page(db):

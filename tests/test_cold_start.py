@@ -164,3 +164,18 @@ def test_the_label_page_proposes_shows_and_confirms(db):
     # both classes are labeled now: the panel is gone and the active loop goes on
     assert not any("labeled so far" in m.value for m in at.markdown)
     assert any(h.value.startswith("Next query: point #") for h in at.subheader)
+
+
+def test_one_confirmed_point_is_counted_in_the_singular(db):
+    """The flash said "Labeled 1 points **neg**."."""
+    label(db, POSITIVES)
+    at = _page()
+    _button(at, "propose_").click()
+    at.run()
+    boxes = [c for c in at.checkbox if c.key and c.key.startswith("negative_")]
+    for box in boxes[1:]:
+        box.uncheck()
+    _button(at, "confirm_").click()
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert [m.value for m in at.success] == ["Labeled 1 point **neg**."]

@@ -5,6 +5,7 @@ single-label "Probably wrong" queue says it is not available yet."""
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pytest
@@ -73,6 +74,8 @@ def test_agreement_shows_the_set_measures_of_project_agreement(db):
         "Krippendorff's α (MASI)": f"{report.krippendorff_alpha:.3f}",
         "Same set": "50%",  # point 4: both {sports}; point 2: {news, tech} against {}
     }
-    pairs = next(d.value for d in at.dataframe if "class" in d.value)
-    assert pairs["class"].tolist() == ["news", "sports", "tech"]
-    assert pairs["kappa"].tolist() == pytest.approx([r.kappa for r in report.pairwise])
+    pairs = next(d.value for d in at.dataframe if "Class" in d.value)
+    assert pairs["Class"].tolist() == ["news", "sports", "tech"]
+    assert pairs["Cohen's κ"].tolist() == [
+        "—" if math.isnan(r.kappa) else f"{r.kappa:.3f}" for r in report.pairwise
+    ]

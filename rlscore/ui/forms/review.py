@@ -8,13 +8,13 @@ a decision on a point that changed after it was shown is refused and said so.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 
 import streamlit as st
 
+from rlscore.core.conventions.counted_words import counted
 from rlscore.data.projects.project import Project
 from rlscore.sessions.actions.review import Decision, review_point
 from rlscore.sessions.actions.undo import undo_last
@@ -61,18 +61,8 @@ def apply_overlap(k_key: str, fraction_key: str) -> None:
     except Exception as exc:
         flash("error", f"Not applied: {user_message(exc)}")
     else:
-        flash("success", f"Saved: {int(k)} annotator(s) per point on {float(fraction):.0%}.")
-
-
-def measure_text(value: float) -> str:
-    """An agreement measure as shown in a metric: three decimals, or "—" when undefined
-    (NaN: too few points labeled twice)."""
-    return "—" if math.isnan(value) else f"{value:.3f}"
-
-
-def share_text(value: float) -> str:
-    """A share as shown in a metric: a percentage, or "—" when undefined (NaN)."""
-    return "—" if math.isnan(value) else f"{value:.0%}"
+        annotators = counted(k, "annotator")
+        flash("success", f"Saved: {annotators} per point on {float(fraction):.0%}.")
 
 
 def _when(ts: float | None) -> str:
@@ -189,10 +179,8 @@ __all__ = [
     "apply_overlap",
     "audit_table",
     "decide",
-    "measure_text",
     "point_card",
     "ratings_table",
-    "share_text",
     "suspect_table",
     "undo_mine",
 ]

@@ -41,6 +41,7 @@ from typing import Any
 
 import streamlit as st
 
+from rlscore.core.conventions.counted_words import counted
 from rlscore.sessions.actions.dwell import TooSoonError
 from rlscore.sessions.actions.undo import undo_last
 from rlscore.storage import DatabaseUnavailableError, StaleActionError, UnknownProjectError
@@ -427,7 +428,7 @@ def auto_label(handle: SessionHandle, n: int, budget: int) -> None:
 
     def run():
         done = handle.session.auto_label(n, budget=budget)
-        flash("success", f"Auto-labeled {done} points with the truth.")
+        flash("success", f"Auto-labeled {counted(done, 'point')} with the truth.")
 
     _run(handle, "oracle", run)
     request_page_run()

@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 import streamlit as st
 
+from rlscore.core.conventions.counted_words import counted
 from rlscore.sessions.actions.cold_start import confirm_negatives, propose_negatives
 from rlscore.ui.label.point_view import brief_text, show_point
 from rlscore.ui.shell.errors import user_message
@@ -27,11 +28,6 @@ PER_ROW = 4
 SHOWN_POSITIVES = 8
 #: labeled points of the one class a proposal needs (one is hidden as a spy, one kept)
 MIN_LABELED = 2
-
-
-def _points(n: int, word: str = "") -> str:
-    """``"1 point"``, ``"2 more points"``…"""
-    return f"{n} {word + ' ' if word else ''}point{'' if n == 1 else 's'}"
 
 
 def _checkbox_key(seen: int, point: int) -> str:
@@ -68,7 +64,7 @@ def _confirm(handle: SessionHandle, annotator: str, text: Callable[[object], str
         except Exception as exc:
             flash("warning", f"Not saved: {user_message(exc)}")
             return
-    message = f"Labeled {len(written)} points **{md_text(text(proposal.negative))}**."
+    message = f"Labeled {counted(len(written), 'point')} **{md_text(text(proposal.negative))}**."
     if refused:
         shown = ", ".join(f"#{i}" for i in refused)
         message += f" Not {shown}: changed by someone else since the proposal was shown."
@@ -84,7 +80,7 @@ def _show_positives(project, labels: dict, named: str) -> None:
     points = sorted(labels)[:SHOWN_POSITIVES]
     more = len(labels) - len(points)
     st.caption(
-        f"{_points(len(labels))} labeled {named} so far"
+        f"{counted(len(labels), 'point')} labeled {named} so far"
         + (f" ({len(points)} shown)" if more else "")
         + ":"
     )
@@ -134,7 +130,7 @@ def cold_start_panel(
             enough = len(labels) >= MIN_LABELED
             needs = (
                 f"It needs at least {MIN_LABELED} points labeled {pos}: label "
-                f"{_points(MIN_LABELED - len(labels), 'more')} here or click "
+                f"{counted(MIN_LABELED - len(labels), 'more point')} here or click "
                 f"{'it' if MIN_LABELED - len(labels) == 1 else 'them'} in the plot."
             )
             st.button(

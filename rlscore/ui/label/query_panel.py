@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
+from rlscore.core.conventions.counted_words import counted
 from rlscore.core.conventions.json_values import plain_scalar
 from rlscore.sessions.stopping.stopping_view import stop_rule_fired
 from rlscore.sessions.views.label_page import LearnerFigures, PoolPlotState, QueryPanelState
@@ -178,7 +179,8 @@ def query_panel(handle: SessionHandle, p: dict, annotator: str) -> None:
     state, shown, point_id = shown_state(handle, p, annotator)
     with panel_head(state, point_id):
         team = ", ".join(f"{md_text(who or 'unnamed')} {k}" for who, k in state.progress.items())
-        st.caption(f"You ({md_text(annotator)}): {state.own_labels} labels · {team or '—'}")
+        mine = counted(state.own_labels, "label")
+        st.caption(f"You ({md_text(annotator)}): {mine} · {team or '—'}")
     with st.container():
         approximation = low_rank_note(p, state.n)
         if approximation:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from rlscore.core.conventions.counted_words import counted
 from rlscore.data.projects.project import Project
 from rlscore.sessions.team.overlap import Overlap
 from rlscore.sessions.views.label_issues import (
@@ -45,7 +46,7 @@ def note_text(new: int, looked_before: bool) -> str | None:
     """The note for ``new`` suspects (None: nothing to say)."""
     if new == 0:
         return None
-    labels = "1 label looks" if new == 1 else f"{new} labels look"
+    labels = f"{counted(new, 'label')} {'looks' if new == 1 else 'look'}"
     since = " since you last looked" if looked_before else ""
     return f"{labels} wrong{since} — see Probably wrong on the Review page."
 
