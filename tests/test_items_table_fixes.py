@@ -46,7 +46,7 @@ def test_imputation_uses_the_median_or_the_most_frequent_value():
     out, note = impute_missing(penguins(), ["bill_length_mm", "island"])
     assert out["bill_length_mm"][1] == np.median([39.1, 46.1, 50.0, 46.5, 38.0])
     assert out["island"][3] in ("Biscoe", "Dream")  # the most frequent (a tie)
-    assert "'bill_length_mm': 1 missing value(s) set to the median" in note
+    assert "'bill_length_mm': 1 missing value set to the median" in note
     out, _ = impute_missing(penguins(), ["body_mass_g"], strategy="mean")
     assert out["body_mass_g"][1] == pytest.approx(np.mean([3750, 4500, 5700, 3500, 3400]))
     with pytest.raises(TableFixError, match="imputation must be one of"):

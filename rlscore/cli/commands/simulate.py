@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from rlscore.cli.io.output_files import output_file
+from rlscore.core.conventions.counted_words import counted
 from rlscore.core.conventions.label_sets import parse_label_set
 from rlscore.core.kernels.landmarks import LANDMARK_RULES
 from rlscore.core.kernels.rbf_width import DEFAULT_SIGMA
@@ -429,7 +430,7 @@ def multilabel_summary_table(result: MultiLabelSimulationResult, rows: int = 10)
     picks = sorted({int(round(k)) for k in np.linspace(0, last, min(rows, last + 1))})
     lines = [
         f"{result.strategy} (multi-label, {len(result.classes)} classes) · "
-        f"{len(result.runs)} run(s) · measured on {result.validation}",
+        f"{counted(len(result.runs), 'run')} · measured on {result.validation}",
         f"{'queries':>8} {'micro-F1':>15} {'macro-F1':>15} {'Hamming':>15} {'est. risk':>10}",
     ]
     for k in picks:
@@ -447,7 +448,7 @@ def summary_table(result: SimulationResult, rows: int = 10) -> str:
     last = err.size - 1
     picks = sorted({int(round(k)) for k in np.linspace(0, last, min(rows, last + 1))})
     lines = [
-        f"{result.strategy} · {len(result.runs)} run(s) · error on {result.validation}",
+        f"{result.strategy} · {counted(len(result.runs), 'run')} · error on {result.validation}",
         f"{'queries':>8} {'error':>15} {'balanced error':>15} {'est. risk':>10} {'s/query':>8}",
     ]
     for k in picks:

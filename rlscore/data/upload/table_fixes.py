@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from rlscore.core.conventions.counted_words import counted
 from rlscore.data.items.columns import rows_text
 
 # pandas is imported by the fixes themselves (they are given a DataFrame): importing this
@@ -111,7 +112,9 @@ def impute_missing(
         filled = imputer.fit_transform(values).ravel()
         out[c] = filled if numeric else pd.Series(filled, index=s.index, dtype=object)
         shown = imputer.statistics_[0]
-        notes.append(f"{c!r}: {k} missing value(s) set to the {rule.replace('_', ' ')} {shown!r}")
+        notes.append(
+            f"{c!r}: {counted(k, 'missing value')} set to the {rule.replace('_', ' ')} {shown!r}"
+        )
     return out, "; ".join(notes) if notes else "no missing values in these columns"
 
 
