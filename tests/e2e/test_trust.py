@@ -19,6 +19,7 @@ import re
 from urllib.parse import quote, urlsplit
 
 import numpy as np
+import pandas as pd
 import pytest
 from app_page import choose, heading_number, rerun, settle, stored, wait_text
 from browser_context import RUN_COUNTER, TIMEOUT_MS
@@ -26,6 +27,7 @@ from playwright.sync_api import Page, expect
 
 from rlscore.core.kernels.functions import GRAPH_KERNELS
 from rlscore.data.projects.project import Project
+from rlscore.data.projects.table_project import project_from_table
 from rlscore.storage import Event, open_store
 
 #: Streamlit's alerts (st.error, st.warning, st.info, st.success)
@@ -544,6 +546,28 @@ def test_class_names_break_between_words_on_their_buttons(browser, server, artif
                 assert got["text"] <= got["inner"] + 1, (name, got)  # within its button
                 if got["word"] <= got["inner"]:  # it fits: broken only between words, if at all
                     assert got["lines"] == len(name.split()), (name, got)
+        # a multi-label project's toggles: the same names, the same rule
+        names = ["**markdown**", "<b>html</b>"]
+        rng = np.random.default_rng(7)
+        tags = ["|".join(names[: 1 + i % 2]) for i in range(30)]
+        table = pd.DataFrame({"x1": rng.normal(size=30), "x2": rng.normal(size=30), "tags": tags})
+        ml = project_from_table(table, "two short tags", feature_columns=["x1", "x2"],
+                                truth_column="tags", multi_label=True)  # fmt: skip
+        with open_store(server.db) as store:
+            store.create_project(ml)
+        pg.goto(label_url(server, "two short tags"))
+        wait_text(pg, "Labeled 0 of 30")
+        settle(pg)
+        pg.screenshot(path=artifacts / "two short tags.png")
+        # an option list is plain text: the name as typed, no Markdown escapes ("\\*\\*…")
+        tint = pg.get_by_role("combobox", name="Tint the pool by class")
+        expect(tint).to_have_value(names[0])
+        for k, name in enumerate(names):
+            toggle = pg.locator(f'[class*="st-key-label_"][class*="_toggle{k}"] button').first
+            got = toggle.evaluate(BUTTON_TEXT)
+            assert got["badgeInside"] and got["text"] <= got["inner"] + 1, (name, got)
+            if got["word"] <= got["inner"]:
+                assert got["lines"] == 1, (name, got)
     finally:
         context.close()
 

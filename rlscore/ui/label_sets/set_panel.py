@@ -191,7 +191,8 @@ def set_pool_plot(handle: SessionHandle, p: dict, annotator: str) -> None:
         "Tint the pool by class",
         project.classes,
         key=TINT_KEY,
-        format_func=lambda c: md_text(project.class_text(c)),
+        # option labels are plain text (no Markdown): the name as typed, unescaped
+        format_func=project.class_text,
     )
     with handle.lock:
         view = PoolPlotState.for_class(
