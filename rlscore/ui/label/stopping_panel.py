@@ -12,9 +12,6 @@ from __future__ import annotations
 import streamlit as st
 
 from rlscore.core.conventions.counted_words import counted
-
-# the number of checks a multi-label project's headline waits for: below it, one figure says
-# more than the checks know
 from rlscore.core.evaluation.set_accuracy import MIN_CHECKS
 from rlscore.sessions.stopping.accuracy_estimate import (
     AUDIT_EVERY,
@@ -77,6 +74,7 @@ def _headline(estimate, every: int, handle: SessionHandle) -> None:
     c1, c2 = st.columns(2)
     h = estimate.headline
     checks = counted(h.n_checks, "random check") if h else ""
+    # one figure from as many checks as a multi-label project's headline waits for
     if h is not None and h.n_checks >= MIN_CHECKS:
         c1.metric("Model accuracy", f"≈ {h.estimate:.0%}", help=HEADLINE_HELP)
         c1.caption(f"95% interval {h.low:.0%} – {h.high:.0%}, from {checks}")
