@@ -145,3 +145,19 @@ def test_several_annotators_per_point_the_cli_prints_the_review_pages_consensus(
     keep = (got["score"] >= 0.5) & (got["suggested"] != got["label"])
     assert got["index"][keep].tolist() == queue.suspects["index"].tolist()
     assert not queue.suspects.empty
+
+
+@pytest.mark.parametrize("n_labels", [1, 2])
+def test_too_few_labels_are_counted_in_words(tmp_path, capsys, n_labels):
+    """One label of one class is '1 label of 1 class', not '1 labels of 1 classes'."""
+    path = tmp_path / "few.sqlite3"
+    X = np.arange(20.0).reshape(10, 2)
+    with open_store(path) as store:
+        store.create_project(Project("few", X, ["x", "y"], list(range(10)), None, ["a", "b"]))
+        for i in range(n_labels):
+            store.append_event("few", Event("label", i, "a", "ada"))
+    capsys.readouterr()
+    assert cli_main(["label-issues", "--db", str(path), "--project", "few"]) == 2
+    err = capsys.readouterr().err
+    labels = "1 label " if n_labels == 1 else f"{n_labels} labels "
+    assert f"has {labels}of 1 class:" in err, err

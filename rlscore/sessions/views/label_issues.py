@@ -87,7 +87,8 @@ def project_label_issues(
     present = set(log.labels.values())
     if len(log.labels) < MIN_LABELS or len(present) < 2:
         raise ValueError(
-            f"project {project.name!r} has {len(log.labels)} labels of {len(present)} classes: "
+            f"project {project.name!r} has {counted(len(log.labels), 'label')} of "
+            f"{counted(len(present), 'class', 'classes')}: "
             f"checking the labels needs at least {MIN_LABELS} labels of 2 classes"
         )
     if project.X.shape[1] == 0:
