@@ -287,3 +287,36 @@ def test_cli_records_the_headline_and_the_calibrated_risk_at_every_step(tmp_path
         assert shown == steps[first:] and steps[first]["n_labels"] <= 5
     if strategy == "uncertainty":  # a score picks every query: no check, no estimate after
         assert checks == 0
+
+
+@pytest.mark.parametrize("n", [1, 2])
+def test_stop_summary_counts_in_words(n):
+    """'1 random check', '1 label': the summary's counts follow the noun's number."""
+    from types import SimpleNamespace
+
+    from rlscore.cli.commands.simulate import stop_summary
+
+    estimate = {
+        "n_labels": n,
+        "accuracy_estimate": 1.0,
+        "accuracy_interval": [0.5, 1.0],
+        "accuracy_checks": n,
+        "loo_accuracy": None,
+        "audit_accuracy": 1.0,
+        "audit_interval": [0.5, 1.0],
+        "audit_labels": n,
+        "truth_accuracy": None,
+    }
+    stops = [
+        {"step": None, "n_labels": None, "estimate": estimate},
+        {"step": n, "n_labels": n, "estimate": estimate},
+    ]
+    runs = [SimpleNamespace(seed=0, stop={"settled": stop}) for stop in stops]
+    text = stop_summary(SimpleNamespace(runs=runs))
+    noun = {"label": "label" if n == 1 else "labels"}
+    noun["check"] = "random check" if n == 1 else "random checks"
+    assert f"did not fire within {n} {noun['label']}," in text
+    assert f"stops at {n} {noun['label']} (query {n})" in text
+    assert f"({n} {noun['check']})" in text
+    assert f"({n} {noun['label']})" in text
+    assert not re.search(r"\b1 (labels|random checks)\b", text), text

@@ -493,16 +493,16 @@ def stop_summary(result: SimulationResult) -> str:
         for rule, stop in (run.stop or {}).items():
             e = stop["estimate"]
             where = (
-                f"stops at {stop['n_labels']} labels (query {stop['step']})"
+                f"stops at {counted(stop['n_labels'], 'label')} (query {stop['step']})"
                 if stop["step"] is not None
-                else f"did not fire within {e['n_labels']} labels"
+                else f"did not fire within {counted(e['n_labels'], 'label')}"
             )
             parts = [f"seed {run.seed}: {rule} {where}"]
             if e["accuracy_estimate"] is not None:
                 lo, hi = e["accuracy_interval"]
                 parts.append(
                     f"model accuracy {e['accuracy_estimate']:.3f} [{lo:.3f}, {hi:.3f}] "
-                    f"({e['accuracy_checks']} random checks)"
+                    f"({counted(e['accuracy_checks'], 'random check')})"
                 )
             else:
                 parts.append("model accuracy unknown (no random check)")
@@ -513,7 +513,7 @@ def stop_summary(result: SimulationResult) -> str:
                 lo, hi = e["audit_interval"]
                 parts.append(
                     f"audit {e['audit_accuracy']:.3f} [{lo:.3f}, {hi:.3f}] "
-                    f"({e['audit_labels']} labels)"
+                    f"({counted(e['audit_labels'], 'label')})"
                 )
             if e["truth_accuracy"] is not None:
                 parts.append(f"validation accuracy {e['truth_accuracy']:.3f}")
