@@ -179,3 +179,26 @@ def test_one_confirmed_point_is_counted_in_the_singular(db):
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     assert [m.value for m in at.success] == ["Labeled 1 point **neg**."]
+
+
+@pytest.mark.parametrize("n", [1, 2])
+def test_the_proposals_sentence_counts_in_words(n):
+    """'1 reliable negative … the 1 hidden spy', never '1 reliable negatives' or '1 hidden
+    spies'."""
+    from rlscore.sessions.actions.cold_start import NegativeProposal
+
+    proposal = NegativeProposal("pos", "neg", tuple(range(n)), tuple(range(n)), n, 4)
+    text = proposal.describe()
+    if n == 1:
+        assert text.startswith("1 reliable negative:") and "the 1 hidden spy of" in text
+    else:
+        assert text.startswith("2 reliable negatives:") and "all 2 hidden spies of" in text
+    assert "1 reliable negatives" not in text and "1 hidden spies" not in text
+
+
+def test_a_multi_label_project_is_named_as_such_not_listed_as_classes():
+    two = blobs_project()
+    sets = Project("tags", two.X, ["u", "v"], two.ids, None, ["a", "b"], multi_label=True)
+    with pytest.raises(ValueError, match="is multi-label") as info:
+        propose_negatives(sets, {0: ("a",), 1: ("a", "b")})
+    assert "('a'" not in str(info.value)

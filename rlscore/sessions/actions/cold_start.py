@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from rlscore.core.conventions.counted_words import counted
 from rlscore.data.projects.project import Project
 from rlscore.sessions.state.label_log import LabelLog
 from rlscore.sessions.state.settings import project_settings
@@ -57,10 +58,12 @@ class NegativeProposal:
 
     def describe(self) -> str:
         """One sentence for the page and the command line."""
+        spies = counted(len(self.spies), "hidden spy", "hidden spies")
         return (
-            f"{len(self.points)} reliable negatives: unlabeled points ranked below all "
-            f"{len(self.spies)} hidden spies of the {self.n_positives} labeled positives "
-            f"({self.n_below_spies} ranked below them, capped at {self.n_positives})."
+            f"{counted(len(self.points), 'reliable negative')}: unlabeled points ranked below "
+            f"{'the' if len(self.spies) == 1 else 'all'} {spies} of the {self.n_positives} "
+            f"labeled positives ({self.n_below_spies} ranked below "
+            f"{'it' if len(self.spies) == 1 else 'them'}, capped at {self.n_positives})."
         )
 
 
@@ -108,6 +111,11 @@ def propose_negatives(
         no unlabeled point ranks below the spies (the message says what to do).
     """
     positive = cold_start_class(project, labels)
+    if project.multi_label:  # its labels are sets: listing them as classes said nothing
+        raise ValueError(
+            f"project {project.name!r} is multi-label: reliable negatives are proposed for a "
+            "two-class single-label project whose labels are all of one class"
+        )
     if positive is None:
         raise ValueError(
             "reliable negatives are proposed for a two-class project whose labels are all of "
