@@ -227,6 +227,11 @@ def test_bool_features_are_numeric():
             {"truth_column": "y", "class_names": ["a", "b"]},
             "2 class names for 3 distinct values",
         ),
+        (  # counted in words: not "1 class names"
+            table(f=[1.0, 2.0, 3.0], y=[1, 2, 1]),
+            {"truth_column": "y", "class_names": ["a"]},
+            "1 class name for 2 distinct values",
+        ),
         (table(f=[1.0, 2.0]), {"class_names": ["only"]}, "at least 2 distinct"),
         (table(f=[1.0, 2.0]), {"class_names": ["a", "a"]}, "at least 2 distinct"),
         (

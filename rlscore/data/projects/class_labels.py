@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from rlscore.core.conventions.counted_words import counted
 from rlscore.core.conventions.json_values import plain_scalar
 from rlscore.core.conventions.label_sets import SEPARATOR, is_label_set, parse_label_set
 from rlscore.data.items.columns import rows_text
@@ -145,7 +146,8 @@ def _class_name_of_value(values: list, class_names: list | dict, col: str) -> di
     names = list(class_names)
     if len(names) != len(values):
         raise ProjectInputError(
-            f"{len(names)} class names for {len(values)} distinct values {values} in truth "
+            f"{counted(len(names), 'class name')} for "
+            f"{counted(len(values), 'distinct value')} {values} in truth "
             f"column {col!r}: give one name per value"
         )
     return dict(zip(values, names, strict=True))
