@@ -84,3 +84,31 @@ def test_python_dash_m(db):
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines()[0].startswith("point_id,index,label,annotator,timestamp")
     assert len(proc.stdout.splitlines()) == 3
+
+
+@pytest.mark.parametrize("overlap", [1, 3])
+@pytest.mark.parametrize("as_user", [False, True])
+def test_the_final_label_follows_the_projects_rule(tmp_path, capsys, overlap, as_user):
+    """Three annotators on point 0: two say "cat", the latest says "dog". With overlap the
+    project's final label is the majority's, else the latest; the export's ``label`` and
+    ``decided_by`` say which (it printed the latest's "dog" as decided by "majority")."""
+    from collections import Counter
+
+    from rlscore.sessions import save_project_settings
+
+    path = tmp_path / "team.sqlite3"
+    given = [("ada", "cat"), ("bob", "cat"), ("cy", "dog")]
+    with open_store(path) as s:
+        s.create_project(
+            Project("pets", np.arange(8.0).reshape(4, 2), ["w", "h"], list("abcd"), None,
+                    ["cat", "dog"])
+        )  # fmt: skip
+        save_project_settings(s, "pets", {"overlap": overlap}, checked=False)
+        for who, label in given:
+            s.append_event("pets", Event("label", 0, label, who))
+    argv = ["--db", str(path), "--project", "pets", "--format", "json", "--no-estimate"]
+    assert main(argv + (["--as", "owner@example.org"] if as_user else [])) == 0
+    (row,) = json.loads(capsys.readouterr().out)
+    majority = Counter(label for _, label in given).most_common(1)[0][0]
+    rule, want = ("majority", majority) if overlap > 1 else ("latest", given[-1][1])
+    assert (row["label"], row["decided_by"], row["n_annotators"]) == (want, rule, 3)

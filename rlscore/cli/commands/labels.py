@@ -31,7 +31,7 @@ from rlscore.cli.io.reader_option import (
     reader,
 )
 from rlscore.sessions import LabelLog, export_labels
-from rlscore.sessions.team.audit import export_project
+from rlscore.sessions.team.audit import export_project, final_label_log
 from rlscore.sessions.views.export import EXPORT_FORMATS
 
 
@@ -97,7 +97,7 @@ def _run(argv: list[str]) -> int:
         else:
             data = export_labels(
                 store.load_project(args.project),
-                store.events(args.project),
+                final_label_log(store, args.project),
                 args.fmt,
                 include_features=not args.no_features,
                 estimate=not args.no_estimate,

@@ -20,6 +20,9 @@ import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from rlscore.sessions.state.label_log import LabelLog
+from rlscore.sessions.state.settings import project_settings
+from rlscore.sessions.team.overlap import Overlap
 from rlscore.sessions.team.permissions import require
 from rlscore.sessions.views.export import EXPORT_FORMATS, csv_cell, export_labels
 from rlscore.storage import LabelStore
@@ -114,6 +117,16 @@ class ProjectExport:
     audit: str | bytes
 
 
+def final_label_log(store: LabelStore, project: str) -> LabelLog:
+    """The project's label log folded with its own final-label rule (the majority where its
+    settings ask for overlap, else the latest label: :attr:`Overlap.rule
+    <rlscore.sessions.team.overlap.Overlap.rule>`), so an export's ``label`` is the label the
+    learner trains on and the agreement and label-issues reports judge; folded with the
+    default rule, the export gave an overlap project's minority label as its final one."""
+    rule = Overlap.of_settings(project_settings(store, project)).rule
+    return LabelLog(store.events(project), rule=rule)
+
+
 def export_project(
     store: LabelStore,
     project: str,
@@ -138,7 +151,7 @@ def export_project(
         raise ValueError(f"export format must be one of {EXPORT_FORMATS}, got {fmt!r}")
     labels = export_labels(
         store.load_project(project),
-        store.events(project),
+        final_label_log(store, project),
         fmt,
         include_features=include_features,
         estimate=estimate,
@@ -158,5 +171,6 @@ __all__ = [
     "audit_rows",
     "export_audit",
     "export_project",
+    "final_label_log",
     "project_audit",
 ]

@@ -83,7 +83,9 @@ def _decided_by(log: LabelLog, point: int) -> str:
     """How the point's final label was decided: ``review``, ``majority`` or ``latest``."""
     if point in log.reviews:
         return "review"
-    return "majority" if len(log.annotations.get(point, {})) > 1 else log.rule
+    # the fold's own rule: with "latest", a point of several annotators is decided by the
+    # latest label, not by a majority (it said "majority" beside a minority's label)
+    return log.rule
 
 
 def _cluster_pool(project: Project) -> dict | None:
