@@ -96,6 +96,21 @@ def test_the_cli_creates_it(tmp_path, store, data, capsys):
     assert "nope" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    ("option", "value", "setting"),
+    [("--sigma", "-1", "sigma"), ("--lam", "0", "lam"), ("--candidates", "-3", "candidates")],
+)
+def test_a_bad_setting_stores_no_project(tmp_path, store, data, capsys, option, value, setting):
+    """The command failed on a bad σ or λ only after storing the project (exit 2 and an
+    ``error:`` line, yet a new project with the bad value in its meta)."""
+    db = str(tmp_path / "labels.db")
+    before = store.list_projects()
+    argv = ["create-cluster-project", "bad", data[2], "--db", db, "--classes", "a,b"]
+    assert cli_main([*argv, option, value]) == 2
+    assert setting in capsys.readouterr().err
+    assert store.list_projects() == before and "bad" not in store.list_projects()
+
+
 def test_a_session_labels_like_the_in_memory_engine(store, data, scheduler, monkeypatch):
     X, truth, folder = data
     monkeypatch.setenv(SCHEDULER_ENV, scheduler)

@@ -11,6 +11,7 @@ name). Its settings are saved for a strategy with a cluster pass (default low-ra
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Sequence
 
 import numpy as np
@@ -18,7 +19,7 @@ import numpy as np
 from rlscore.data.cluster.parquet_pool import CLUSTER_META
 from rlscore.data.projects.project import Project, ProjectInputError, RowIds
 from rlscore.query.cluster.block_query import BLOCK_STRATEGIES
-from rlscore.sessions.state.settings import save_project_settings
+from rlscore.sessions.state.settings import check_settings, save_project_settings
 from rlscore.storage import LabelStore
 
 #: the low-rank settings a cluster-backed project starts with (candidates, risk points: 0 is
@@ -69,6 +70,35 @@ def parquet_shape(url: str, columns: Sequence[str] | None = None) -> tuple[int, 
     return n, chosen
 
 
+def _plain(value):
+    """A number as the Python number :func:`check_settings` takes (NumPy's as int or float);
+    anything else as it is, for the check to name."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    return float(value) if isinstance(value, numbers.Real) else value
+
+
+def _checked_settings(strategy, sigma, lam, n_landmarks, candidates, risk_sample) -> dict:
+    """The project's settings, validated (:func:`check_settings`: ``ValueError`` naming the
+    first bad one)."""
+    return check_settings(
+        {
+            "strategy": strategy,
+            "kernel": "rbf",
+            "sigma": _plain(sigma),
+            "lam": _plain(lam),
+            "lam_auto": False,
+            "n_landmarks": _plain(n_landmarks),
+            "landmarks": "uniform",
+            "candidates": _plain(candidates),
+            "risk_sample": _plain(risk_sample),
+            "refine": 0,
+        }
+    )
+
+
 def create_cluster_project(
     store: LabelStore,
     name: str,
@@ -116,6 +146,11 @@ def create_cluster_project(
         raise ProjectInputError(
             f"strategy {strategy!r} has no cluster pass: choose one of {list(BLOCK_STRATEGIES)}"
         )
+    # checked before anything is stored: a bad σ or λ left a project behind, with the bad
+    # value in its meta and none of these settings saved
+    settings = _checked_settings(strategy, sigma, lam, n_landmarks, candidates, risk_sample)
+    sigma, lam = settings["sigma"], settings["lam"]
+    n_landmarks = settings["n_landmarks"]
     n, columns = parquet_shape(url, feature_columns)
     meta = {
         "description": description or f"Pool of {n:,} rows on a Dask cluster, read from {url}",
@@ -134,18 +169,6 @@ def create_cluster_project(
         meta=meta,
     )
     store.create_project(project)
-    settings = {
-        "strategy": strategy,
-        "kernel": "rbf",
-        "sigma": float(sigma),
-        "lam": float(lam),
-        "lam_auto": False,
-        "n_landmarks": int(n_landmarks),
-        "landmarks": "uniform",
-        "candidates": int(candidates),
-        "risk_sample": int(risk_sample),
-        "refine": 0,
-    }
     save_project_settings(store, project.name, settings, checked=False)
     return store.load_project(project.name)
 
