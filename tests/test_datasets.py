@@ -76,3 +76,19 @@ def test_generators_serve_when_the_folder_is_absent(tmp_path, monkeypatch):
     assert d.X.shape == (2020, 2) and d.meta["imbalance"] == 100.0
     datasets.write_samples(tmp_path / "out")
     assert (tmp_path / "out" / "circles.csv").exists()
+
+
+@pytest.mark.parametrize("name", sorted(datasets._META))
+def test_bundled_metadata_equals_what_the_samples_command_writes(name):
+    """``python -m rlscore samples`` rewrote the files with another ``source`` than the one
+    committed: the bundled record named ``rlscore.datasets``, a module that no longer exists."""
+    import importlib
+    import json
+    import re
+
+    record = json.loads(json.dumps(datasets._META[name]))
+    meta = sample_meta(name)
+    assert {k: meta[k] for k in record} == record
+    made = re.match(r"generated: ([\w.]+)\.(\w+)\(", meta["source"])
+    if made:  # the generator it names exists
+        assert callable(getattr(importlib.import_module(made[1]), made[2]))
