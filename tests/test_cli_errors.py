@@ -118,6 +118,10 @@ CASES = [
     ),
     ("labels-output-folder", "labels --db {db} --project tiny --output {folder}", "is a folder"),
     ("labels-unknown-option", "labels --db {db} --colour red", "unrecognized"),
+    # a URL of another kind was read as a file path: "no label database at mysql:/x/y"
+    ("labels-mysql-url", "labels --db mysql://ada@127.0.0.1/x", "mysql:// is not supported"),
+    ("labels-sqlite-url", "labels --db sqlite:///{db}", "sqlite:// is not supported"),
+    ("members-sqlite-url", "members --db sqlite:///{db} --project tiny", "sqlite:// is not"),
     # -- settings ------------------------------------------------------------------------
     ("settings-missing-db", "settings --db {missing} --project tiny", "no label database"),
     (
