@@ -320,3 +320,21 @@ def test_stop_summary_counts_in_words(n):
     assert f"({n} {noun['check']})" in text
     assert f"({n} {noun['label']})" in text
     assert not re.search(r"\b1 (labels|random checks)\b", text), text
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        ["--truth", "kind"],
+        ["--text-column", "text"],
+        ["--feature-column", "x1", "--standardize", "yes"],
+    ],
+)
+def test_file_options_with_a_sample_are_refused_not_ignored(capsys, options):
+    """A sample's features are made: the options that make a file's were ignored without a
+    word (``--truth nope`` ran on the sample's own truth)."""
+    assert main(["--data", "two_moons", "--queries", "2", "--quiet", *options]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "two_moons" in err
+    for flag in options[::2]:
+        assert flag in err

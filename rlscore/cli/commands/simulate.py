@@ -183,7 +183,7 @@ def add_data_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--data", required=True, help="sample name or CSV/Parquet file with a truth column"
     )
-    p.add_argument("--truth", default="label", help="the file's truth column (default: label)")
+    p.add_argument("--truth", default=None, help="the file's truth column (default: label)")
     p.add_argument(
         "--multi-label",
         action="store_true",
@@ -210,7 +210,7 @@ def _add_item_arguments(p: argparse.ArgumentParser) -> None:
     items.add_argument(
         "--standardize",
         choices=list(STANDARDIZE),
-        default="auto",
+        default=None,
         help="standardise the numeric feature columns (auto: when their spreads differ "
         "more than 10-fold)",
     )
@@ -304,6 +304,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.out is not None:  # before the run: a missing folder must not cost a simulation
             output_file(args.out, "--out")
+        _check_file_options(args)
         if args.multi_label:
             return _main_multilabel(args)
         args.strategy = args.strategy or "arls-focused"
@@ -353,6 +354,28 @@ def main(argv: list[str] | None = None) -> int:
         Path(args.out).write_text(json.dumps(out, indent=1) + "\n")
         print(f"wrote {args.out}")
     return 0
+
+
+#: the options that say how a ``--data`` file's table becomes features (dest names)
+FILE_OPTIONS = (
+    "truth", "feature_column", "standardize", "text_column", "image_column", "image_root",
+    "embedding_column", "text_analyzer", "text_dimension", "vocabulary_size",
+)  # fmt: skip
+
+
+def _check_file_options(args: argparse.Namespace) -> None:
+    """Refuse the file options with a sample (its features are made: they were ignored
+    without a word), then fill in their defaults (``--truth label``, ``--standardize auto``)."""
+    given = [name for name in FILE_OPTIONS if getattr(args, name) is not None]
+    if args.data in list_samples() and given:
+        options = ", ".join("--" + name.replace("_", "-") for name in given)
+        raise ValueError(
+            f"--data {args.data} is a bundled sample, whose features are made already: "
+            f"{options} {'applies' if len(given) == 1 else 'apply'} only to a CSV or Parquet "
+            "file"
+        )
+    args.truth = "label" if args.truth is None else args.truth
+    args.standardize = "auto" if args.standardize is None else args.standardize
 
 
 def _kernel_params(args: argparse.Namespace, meta: dict) -> dict:
