@@ -16,6 +16,7 @@ from reference.arls import naive_proba
 from reference.arls_blocked import blocked_arls_scores, expected_risks, state_of
 
 from rlscore.query import ARLS
+from rlscore.query.arls import fused_lookahead
 from rlscore.query.arls import thesis as arls
 from rlscore.query.arls.fused_lookahead import ROWS, _is_one_vs_all, fused_expected_risks
 from rlscore.query.arls.thesis import Lookahead
@@ -343,3 +344,28 @@ def test_large_pools_take_the_compiled_pass_whatever_the_lookahead_size(monkeypa
     q.teach_many([0, 1, 2, 3, 4, 5], [y[i] for i in range(6)])
     assert_equal_to_blocked(q)
     assert calls
+
+
+@pytest.mark.parametrize("T", [2, 3])
+def test_read_only_inputs_give_the_same_scores_without_a_new_compilation(T):
+    """numba compiles a kernel per argument type, and read-only is part of an array's type: a
+    caller's read-only weights and targets (small arrays a state may keep frozen) must reuse
+    the kernel compiled for writable ones (each compilation costs seconds) and score the
+    same."""
+    state, idx = unweighted_state(T, clip=True)
+    kernel = fused_lookahead._binary if T == 2 else fused_lookahead._multiclass
+
+    def scores(frozen: bool) -> np.ndarray:
+        args = {k: state[k] for k in ("m", "targets", "lam_w", "q", "inv_w")}
+        for k in ("targets", "lam_w", "inv_w"):
+            args[k] = np.array(args[k])  # a writable copy
+            args[k].setflags(write=not frozen)
+        return fused_expected_risks(
+            state["Ds"], idx, idx, args["m"], args["targets"], args["lam_w"], args["q"],
+            state["group_of"], args["inv_w"], clip=True,
+        )  # fmt: skip
+
+    writable = scores(frozen=False)
+    compiled = len(kernel.signatures)
+    np.testing.assert_array_equal(scores(frozen=True), writable)
+    assert len(kernel.signatures) == compiled

@@ -3,7 +3,7 @@ risks on the same features, a worker killed during a pass costs nothing, an unre
 scheduler and a too-small memory limit are clear errors.
 
 The cluster is a ``LocalCluster`` of two worker processes on the loopback interface (one
-thread each, no dashboard), started once for the module; the pool is 50 000 rows in 4 Parquet
+thread each, no dashboard), started once for the module; the pool is 20 000 rows in 4 Parquet
 files. The reference is the in-memory engine on the features the test computes itself with
 the same fitted feature map: ``LowRankARLS``, ``FocusedARLS`` (its explore draws included)
 and the baselines with ``kernel="linear"`` on Φ (the same RLS, ``K = ΦΦᵀ``). A
@@ -44,8 +44,8 @@ from rlscore.sessions.cluster.engine import landmark_rows  # noqa: E402
 from rlscore.sessions.cluster.projects import create_cluster_project  # noqa: E402
 from rlscore.storage import open_store  # noqa: E402
 
-N, D, M = 50_000, 5, 100
-ROWS_PER_FILE = 12_500
+N, D, M = 20_000, 5, 100
+ROWS_PER_FILE = 5_000
 LAM = 0.5
 QUERIES = 20
 RTOL = 1e-10
@@ -96,7 +96,7 @@ def test_sample_rows_are_the_pool_rows(pool, data):
 def test_the_blocks_hold_the_features(pool):
     cpool, phi, _, _ = pool
     assert cpool.n_pool == N and list(cpool.sizes) == [ROWS_PER_FILE] * 4
-    rows = [0, 1, ROWS_PER_FILE - 1, ROWS_PER_FILE, N - 1, 31_337]
+    rows = [0, 1, ROWS_PER_FILE - 1, ROWS_PER_FILE, N - 1, 13_337]
     q = cpool.query(["neg", "pos"], "uncertainty")
     np.testing.assert_allclose(q.rows(rows), phi[rows], rtol=0, atol=1e-13)
 

@@ -21,6 +21,7 @@ from reference.arls import naive_risk
 
 from rlscore.query import LowRankARLS
 from rlscore.query.arls import thesis
+from rlscore.query.arls import fused_lookahead
 from rlscore.query.arls.fused_lookahead import point_risk_sums
 
 
@@ -148,3 +149,21 @@ def test_a_first_binary_lookahead_does_not_wait_for_numba(T, loaded):
         [sys.executable, "-c", LOADS.format(T=T)], capture_output=True, text=True, check=True
     )
     assert out.stdout.strip() == str(loaded)
+
+
+def test_read_only_weights_give_the_same_sums_without_a_new_compilation():
+    """The class weights' reciprocals, read-only or not, take the one compiled kernel (read-only
+    is part of an array's type for numba, and each compilation costs seconds)."""
+    Ds, group_of, alphas, m_rows, q = block(3, 2, seed=41)
+    sums = {}
+    for frozen in (False, True):
+        inv_w = np.array([0.5, 2.0, 1.3])
+        inv_w.setflags(write=not frozen)
+        total, squares = np.zeros(q.shape[0]), np.zeros(q.shape[0])
+        point_risk_sums(Ds, group_of, alphas, m_rows, q, inv_w, True, total, squares)
+        sums[frozen] = (total, squares)
+        if not frozen:
+            compiled = len(fused_lookahead._sampled_multiclass.signatures)
+    np.testing.assert_array_equal(sums[True][0], sums[False][0])
+    np.testing.assert_array_equal(sums[True][1], sums[False][1])
+    assert len(fused_lookahead._sampled_multiclass.signatures) == compiled

@@ -1,4 +1,4 @@
-"""Reads with sign-in in a real browser (issue 34 item 1), on SQLite and PostgreSQL: a user
+"""Reads with sign-in in a real browser (issue 34 item 1), on a team's PostgreSQL: a user
 signed in through the test provider who is a member of no project sees neither a project
 with members nor its items — not in the project lists, not by a deep link to any page — and
 is told so neutrally (no "failed" box, no exception); its owner, on the same pages, does.
@@ -7,6 +7,10 @@ Alice signs in first and so owns every sample (the first user of a fresh databas
 administrator then takes her off ``two_moons``, which is open again (no members). Bob is a
 member of nothing. The private project read is ``debian_games``, a text project: its item
 texts are what must not reach bob's screen.
+
+One backend is enough here: the pages read through the same permission checks whichever
+store holds the labels, and the SQLite store's reads are refused below the UI and on every
+page in AppTest (tests/test_read_permissions.py, tests/test_read_permissions_pages.py).
 """
 
 from __future__ import annotations
@@ -29,19 +33,14 @@ EXCEPTION = '[data-testid="stException"]'
 ALERT = '[data-testid="stAlert"]'
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def server(request, tmp_path, artifacts, oidc_provider, monkeypatch):
-    """An app server with sign-in through the test provider, on each backend."""
+@pytest.fixture
+def server(tmp_path, artifacts, oidc_provider, pg_url, monkeypatch):
+    """An app server with sign-in through the test provider, on PostgreSQL."""
     from support.oidc_provider import secrets_toml
 
     monkeypatch.delenv("RLSCORE_ALLOW_UNAUTHENTICATED", raising=False)
-    target = (
-        str(tmp_path / "labels.sqlite3")
-        if request.param == "sqlite"
-        else request.getfixturevalue("pg_url")
-    )
     secrets = tmp_path / "secrets.toml"
-    srv = StreamlitServer(target, artifacts / "server.log", secrets=secrets)
+    srv = StreamlitServer(pg_url, artifacts / "server.log", secrets=secrets)
     secrets.write_text(secrets_toml(oidc_provider, srv.url))
     srv.start()
     yield srv

@@ -340,8 +340,8 @@ def fused_expected_risks(
     rows = np.ascontiguousarray(rows, dtype=np.intp)
     idx = np.ascontiguousarray(idx, dtype=np.intp)
     f64 = {"dtype": np.float64}
-    inv_w, q = np.ascontiguousarray(inv_w, **f64), np.ascontiguousarray(q, **f64)
-    targets, lam_w = np.ascontiguousarray(targets, **f64), np.ascontiguousarray(lam_w, **f64)
+    q = np.ascontiguousarray(q, **f64)
+    inv_w, targets, lam_w = _small_copy(inv_w), _small_copy(targets), _small_copy(lam_w)
     Ds = [np.ascontiguousarray(D, **f64) for D in Ds]
     if m.shape[1] == 1:
         weighted = bool(inv_w[0] != inv_w[1])
@@ -354,6 +354,15 @@ def fused_expected_risks(
     D_of = tuple(Ds[g] for g in np.asarray(group_of).tolist())
     one_vs_all = _is_one_vs_all(targets, lam_w)
     return _multiclass(D_of, rows, idx, m, targets, lam_w, q, inv_w, clip, weighted, one_vs_all)
+
+
+def _small_copy(a: np.ndarray) -> np.ndarray:
+    """A fresh C-ordered float64 copy of a small array (labels × columns at most).
+
+    numba compiles a kernel once per argument type, and an array's type includes whether it
+    is read-only: a caller's cached, read-only weights would compile every kernel a second
+    time (about 3 s each, on a user's first query). A copy is always writable."""
+    return np.array(a, dtype=np.float64, order="C")
 
 
 def _is_one_vs_all(targets: np.ndarray, lam_w: np.ndarray) -> bool:
@@ -468,7 +477,7 @@ def point_risk_sums(
         Running sums, updated.
     """
     f64 = {"dtype": np.float64}
-    inv_w = np.ascontiguousarray(inv_w, **f64)
+    inv_w = _small_copy(inv_w)
     qT = np.ascontiguousarray(np.asarray(q, **f64).T)
     if m_rows.shape[1] == 1:
         weighted = inv_w[0] != inv_w[1]
