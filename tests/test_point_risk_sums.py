@@ -20,8 +20,7 @@ import pytest
 from reference.arls import naive_risk
 
 from rlscore.query import LowRankARLS
-from rlscore.query.arls import thesis
-from rlscore.query.arls import fused_lookahead
+from rlscore.query.arls import fused_lookahead, thesis
 from rlscore.query.arls.fused_lookahead import point_risk_sums
 
 

@@ -47,6 +47,20 @@ def test_open_store_path_env_and_default(tmp_path, monkeypatch):
     assert isinstance(open_store(tmp_path / "x.sqlite3"), LabelStore)
 
 
+@pytest.mark.parametrize(
+    ("url", "scheme"),
+    [("sqlite:///labels.sqlite3", "sqlite"), ("mysql://ada:s3cret@127.0.0.1/x", "mysql")],
+)
+def test_a_url_of_another_kind_is_refused_and_creates_nothing(tmp_path, monkeypatch, url, scheme):
+    """Read as a file path, ``sqlite:///x`` made a folder ``sqlite:`` holding a new database;
+    the error names the scheme and not the rest of the URL (it may hold a password)."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ValueError, match=f"{scheme}:// is not supported") as err:
+        open_store(url)
+    assert "s3cret" not in str(err.value)
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_sqlite_is_in_wal_mode(tmp_path):
     with open_store(tmp_path / "db.sqlite3") as s:
         assert raw_sql(str(s.path), "PRAGMA journal_mode") == [("wal",)]

@@ -16,7 +16,7 @@ import os
 from pathlib import Path
 
 from rlscore.storage.backends.sqlite import DEFAULT_DB, SQLiteLabelStore
-from rlscore.storage.backends.urls import is_postgres_url
+from rlscore.storage.backends.urls import check_database_target, is_postgres_url
 from rlscore.storage.interface.events import (
     EVENT_KINDS,
     Event,
@@ -64,7 +64,7 @@ def open_store(target: str | os.PathLike | None = None, *, create: bool = True) 
     Raises
     ------
     ValueError
-        An invalid PostgreSQL URL.
+        An invalid PostgreSQL URL, or a URL of another kind (``sqlite:///…``).
     DatabaseUnavailableError
         The PostgreSQL server cannot be reached (a :class:`ConnectionError`; the message
         leaves out the password).
@@ -73,6 +73,7 @@ def open_store(target: str | os.PathLike | None = None, *, create: bool = True) 
         :class:`ValueError`).
     """
     target = default_db_path() if target is None else target
+    check_database_target(target)
     if is_postgres_url(target):
         from rlscore.storage.backends.postgres import PostgresLabelStore
 

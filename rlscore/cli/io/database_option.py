@@ -16,17 +16,14 @@ reachable but empty PostgreSQL database stays empty.
 from __future__ import annotations
 
 import argparse
-import re
 import sqlite3
 from pathlib import Path
 from urllib.parse import quote
 
 from rlscore.cli.io.errors import CommandError, one_line
 from rlscore.storage import DB_ENV, SCHEMA_VERSION, SQLLabelStore, default_db_path, open_store
-from rlscore.storage.backends.urls import is_postgres_url
+from rlscore.storage.backends.urls import check_database_target, is_postgres_url
 
-#: a URL's scheme (``mysql://…``): not a file path; only ``postgresql://`` URLs are databases
-URL_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*)://")
 #: the first 16 bytes of every SQLite 3 database file
 SQLITE_HEADER = b"SQLite format 3\x00"
 
@@ -128,13 +125,10 @@ def open_existing_store(db: str | None) -> SQLLabelStore:
         schema version (opened with ``create=False``: an empty database stays empty).
     """
     target = database_target(db)
-    scheme = URL_SCHEME.match(target)
-    if scheme and not is_postgres_url(target):
-        # read as a file path, "sqlite:///x" was reported as "no label database at sqlite:/x"
-        raise CommandError(
-            f"label database {target}: {scheme[1]}:// is not supported; give a SQLite file's "
-            "path (not a sqlite:// URL) or a postgresql:// URL"
-        )
+    try:  # read as a file path, "sqlite:///x" was reported as "no label database at sqlite:/x"
+        check_database_target(target)
+    except ValueError as exc:
+        raise CommandError(str(exc)) from None
     if not is_postgres_url(target):
         # the file is checked first without even connecting (connecting could write a
         # journal mode into a file that is not ours)
