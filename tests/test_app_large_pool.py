@@ -9,9 +9,8 @@ from streamlit.testing.v1 import AppTest
 from support.app import REPO, TIMEOUT, button, ok, plain_markdown, query_point, stored_log
 
 from rlscore.data.projects.project import Project
-from rlscore.sessions.state.settings import project_settings
+from rlscore.sessions.state.settings import low_rank_settings, project_settings
 from rlscore.storage import open_store
-from rlscore.ui.shell.store import low_rank_params
 
 #: the threshold lowered for the test (the app's is 50 000: a pool that size is slow here)
 THRESHOLD = 10_000
@@ -85,7 +84,7 @@ def test_a_large_pool_runs_a_optimal_klr_on_a_risk_sample(db):
     ok(at.run())
     p = at.session_state["params"]
     assert p["strategy"] == "aopt-klr-lowrank"
-    assert low_rank_params(p) == {
+    assert low_rank_settings(p) == {
         "n_landmarks": 500, "landmarks": "uniform", "candidates": 50, "risk_points": 1500
     }  # fmt: skip
     assert "risk estimated on 1,500 points" in _captions(at)

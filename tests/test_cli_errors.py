@@ -367,3 +367,23 @@ def test_a_good_invocation_still_works_and_reads_without_writing(
     assert proc.returncode == 0, proc.stderr
     assert out.read_text().splitlines()[0].startswith("point_id,index,label")
     assert files["db"].read_bytes() == before
+
+
+def test_a_reader_that_stops_early_ends_the_command_quietly():
+    """``python -m rlscore labels … | head -1``: the pipe closes under a command still writing.
+    It printed ``error: [Errno 32] Broken pipe`` and exited 2; it now stops without a word,
+    with Python's own status for a broken pipe (1)."""
+    code = (
+        "from rlscore.cli.io.errors import run_command\n"
+        "def main(argv):\n"
+        "    for k in range(200_000):\n"
+        "        print(f'row {k}')\n"
+        "raise SystemExit(run_command(main, []))\n"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    assert proc.stdout.readline() == b"row 0\n"
+    proc.stdout.close()  # what head does after its line
+    assert proc.wait(timeout=60) == 1
+    assert proc.stderr.read() == b""

@@ -86,6 +86,15 @@ def test_the_proposal_explains_what_is_wrong():
         propose_negatives(project, {0: "pos", 50: "neg"})
     with pytest.raises(ValueError, match="at least 2 labeled positives"):
         propose_negatives(project, {0: "pos"})
+    # a path 0 – 1 – 2 – 3 with positives at both ends ranks no point below the spy; the
+    # advice names what the app and the command line offer, not the estimator's parameters
+    line = Project("line", np.array([[0.0], [1.0], [2.1], [3.3]]), ["u"], list("abcd"),
+                   ["pos", "neg", "neg", "pos"], ["neg", "pos"])  # fmt: skip
+    with pytest.raises(
+        ValueError, match=r"no reliable negative.*number of neighbours \(k = 1\)"
+    ) as err:
+        propose_negatives(line, {0: "pos", 3: "pos"}, n_neighbors=1, seed=0)
+    assert "spy_fraction" not in str(err.value) and "n_neighbors" not in str(err.value)
 
 
 def test_confirmed_points_become_the_annotators_labels_and_stale_ones_are_refused(db):

@@ -129,3 +129,12 @@ def test_the_architecture_page_lists_every_module_and_page():
     missing = [p.relative_to(REPO).as_posix() for p in files]
     missing = [m for m in missing if f"`{m}`" not in text]
     assert not missing, f"docs/architecture.md does not list {missing}"
+
+
+def test_the_command_line_page_lists_every_setting_the_settings_command_takes():
+    """docs/cli.md's ``settings`` row names the keys ``--set`` takes (two were missing)."""
+    from rlscore.sessions.state.settings import SETTING_KEYS
+
+    text = (REPO / "docs" / "cli.md").read_text()
+    listed = re.search(r"`--set KEY=VALUE` \(([^)]*)\)", text)[1].split(", ")
+    assert listed == list(SETTING_KEYS)

@@ -3,8 +3,8 @@
 Issue 27: the von Neumann kernel failed on every project at its default t = 1 (its t must be
 below 1/ρ(B), and ρ(B) ≥ k on a kNN graph), graph kernels failed on a 2-point pool (a 6-NN
 graph needs 7 points), and λ = 1e-4, the documented smallest λ, had to work for A-optimal KLR
-with a linear kernel. The sessions are built as the app builds them
-(:func:`rlscore.ui.shell.store.low_rank_params` over the project's saved settings), below the UI.
+with a linear kernel. The sessions are opened as the app opens them, on the project's saved settings
+(:meth:`rlscore.sessions.LabelingSession.from_settings`), below the UI.
 """
 
 from __future__ import annotations
@@ -35,10 +35,9 @@ from rlscore.core.kernels.functions import (
 from rlscore.data.projects.project import Project
 from rlscore.data.samples.bundled import list_samples, project_from_sample
 from rlscore.sessions import LabelingSession
-from rlscore.sessions.state.settings import project_settings, save_project_settings
+from rlscore.sessions.state.settings import save_project_settings
 from rlscore.storage import open_store
 from rlscore.ui.shell.sidebar import KERNELS, kernels_for
-from rlscore.ui.shell.store import low_rank_params
 from rlscore.ui.shell.strategy_names import STRATEGY_LABELS
 
 #: the strategies checked with every kernel: the projects' default and A-optimal KLR
@@ -46,21 +45,10 @@ STRATEGIES = ("default", "aopt-klr")
 
 
 def app_session(store, project: str, **changes) -> LabelingSession:
-    """The session the app builds for ``project`` after the sidebar saved ``changes``."""
+    """The session the app opens for ``project`` after the sidebar saved ``changes``."""
     if changes:
         save_project_settings(store, project, changes)
-    p = project_settings(store, project)
-    return LabelingSession(
-        store,
-        project,
-        strategy=p["strategy"],
-        kernel=p["kernel"],
-        sigma=p["sigma"],
-        lam="auto" if p["lam_auto"] else p["lam"],
-        class_weight=p["class_weight"],
-        snapshots=False,
-        **low_rank_params(p),
-    )
+    return LabelingSession.from_settings(store, project, annotator="ada", snapshots=False)
 
 
 def label_queries(session: LabelingSession, truth, n: int, annotator: str = "ada") -> list[int]:

@@ -9,6 +9,7 @@ import pytest
 
 import rlscore.core.conventions.memory_budget
 from rlscore.cli import main as cli
+from rlscore.sessions import LabelingSession
 from rlscore.sessions.state.engine import make_engine
 from rlscore.sessions.state.settings import (
     LOW_RANK_DEFAULTS,
@@ -21,6 +22,8 @@ from rlscore.sessions.state.settings import (
     project_settings,
     save_project_settings,
 )
+from rlscore.sessions.team.overlap import Overlap
+from rlscore.sessions.team.permissions import PermissionDeniedError, add_member
 from rlscore.storage import UnknownProjectError, open_store
 
 
@@ -144,3 +147,33 @@ def test_the_command_line_shows_and_changes_settings(store, capsys):
     assert "sigma must be a positive number" in capsys.readouterr().err
     assert cli(["settings", "--db", db, "--project", "moons", "--set", "colour=red"]) == 2
     assert cli(["settings", "--db", db, "--project", "nope"]) == 2
+
+
+def test_a_session_from_the_settings_labels_with_what_the_command_line_shows(store, capsys):
+    """``LabelingSession.from_settings`` opens the project as the app does: a label records
+    the strategy, σ, λ and class weights that ``settings`` prints (the constructor's own
+    defaults, λ = 1 and no class weights, are not the project's), and the team settings
+    (overlap, random checks, budget) are the saved ones."""
+    db = str(store.path)
+    assert cli(["settings", "--db", db, "--project", "moons", "--set", "strategy=arls",
+                "--set", "lam=0.3", "--set", "class_weight=balanced", "--set", "overlap=2",
+                "--set", "overlap_fraction=0.5", "--set", "budget=7"]) == 0  # fmt: skip
+    shown = json.loads(capsys.readouterr().out)
+    session = LabelingSession.from_settings(store, "moons", annotator="ada", snapshots=False)
+    i, _ = session.query()
+    session.label(i, store.load_project("moons").truth[i])
+    recorded = next(e for e in store.events("moons") if e.kind == "label").params
+    assert recorded == {k: shown[k] for k in ("strategy", "kernel", "sigma", "lam", "class_weight")}
+    assert session.overlap == Overlap(2, 0.5)
+    assert session.budget_left() == shown["budget"] - 1
+    # an argument given replaces its setting
+    other = LabelingSession.from_settings(store, "moons", lam=0.05, snapshots=False)
+    assert other.params["lam"] == 0.05 and other.params["strategy"] == "arls"
+
+
+def test_a_session_from_the_settings_is_refused_to_a_non_member(store):
+    save_project_settings(store, "moons", {"lam": 0.2})
+    add_member(store, "moons", "alice", "owner", None)
+    with pytest.raises(PermissionDeniedError):
+        LabelingSession.from_settings(store, "moons", annotator="bob", snapshots=False)
+    assert LabelingSession.from_settings(store, "moons", annotator="alice").params["lam"] == 0.2

@@ -31,7 +31,8 @@ from rlscore.cli.io.reader_option import (
     reader,
 )
 from rlscore.sessions import LabelLog, export_labels
-from rlscore.sessions.team.audit import export_project, final_label_log
+from rlscore.sessions.state.settings import final_label_log
+from rlscore.sessions.team.audit import export_project
 from rlscore.sessions.views.export import EXPORT_FORMATS
 
 

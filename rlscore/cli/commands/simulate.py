@@ -285,7 +285,12 @@ def _add_klr_arguments(p: argparse.ArgumentParser) -> None:
 def add_run_arguments(p: argparse.ArgumentParser) -> None:
     """How many queries, runs and initial labels, where the error is measured, and the
     output."""
-    p.add_argument("--queries", type=int, default=50)
+    p.add_argument(
+        "--queries",
+        type=int,
+        default=50,
+        help="labels queried per run (a run ends earlier when no unlabeled point is left)",
+    )
     p.add_argument("--seeds", type=int, default=1, help="number of runs (seeds 0, 1, …)")
     p.add_argument("--init", type=int, default=0, help="random initial labels per run")
     p.add_argument(

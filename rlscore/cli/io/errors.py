@@ -17,6 +17,8 @@ from collections.abc import Callable
 EXIT_FAILURE = 2
 #: exit status after Ctrl-C (128 + SIGINT, as a shell reports it)
 EXIT_INTERRUPTED = 130
+#: a reader that stopped early (``… | head``): quiet, Python's status for a broken pipe
+EXIT_BROKEN_PIPE = 1
 #: set to 1 to see the traceback of an unexpected error (developers)
 TRACEBACK_ENV = "RLSCORE_TRACEBACK"
 
@@ -67,6 +69,13 @@ def run_command(main: Callable[[list[str]], int | None], argv: list[str]) -> int
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # the reader stopped early (`… | head`): not an error of ours. Python flushes stdout
+        # at exit, which would fail again: it goes to /dev/null (Python's docs, "Note on
+        # SIGPIPE"), and the status is Python's own for a broken pipe
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
     except Exception as exc:
         if os.environ.get(TRACEBACK_ENV) == "1":
             raise
@@ -75,6 +84,7 @@ def run_command(main: Callable[[list[str]], int | None], argv: list[str]) -> int
 
 
 __all__ = [
+    "EXIT_BROKEN_PIPE",
     "EXIT_FAILURE",
     "EXIT_INTERRUPTED",
     "TRACEBACK_ENV",

@@ -62,6 +62,10 @@ from rlscore.core.rls.classifier import RLSClassifier
 __all__ = ["GraphOCL", "reliable_negatives", "spy_count"]
 
 
+class NoReliableNegativeError(ValueError):
+    """No unlabeled point ranks below every spy: the graph tells the spies from nothing."""
+
+
 def spy_count(n_positives: int, spy_fraction: float = 0.1) -> int:
     """Number of spies: ``spy_fraction`` of the labeled positives, rounded half up, at least 1.
 
@@ -285,7 +289,7 @@ class GraphOCL(BaseEstimator):
         scores = self._ranking(W, labeled)
         negatives, n_below = reliable_negatives(scores, unlabeled, spies, positives.size)
         if negatives.size == 0:
-            raise ValueError(
+            raise NoReliableNegativeError(
                 "no reliable negative: every unlabeled point ranks at or above some spy (the "
                 "graph gives the spies no lower score than the rest); label more positives, "
                 "change n_neighbors, or use a smaller spy_fraction"

@@ -22,9 +22,7 @@ import numpy as np
 
 from rlscore.core.conventions.counted_words import counted
 from rlscore.data.projects.project import Project
-from rlscore.sessions.state.label_log import LabelLog
-from rlscore.sessions.state.settings import project_settings
-from rlscore.sessions.team.overlap import Overlap
+from rlscore.sessions.state.settings import final_label_log
 from rlscore.storage import LabelStore, StaleActionError
 
 #: neighbours of the kNN graph when the project's settings name none
@@ -126,10 +124,20 @@ def propose_negatives(
     mask = np.zeros(project.n, dtype=bool)
     mask[np.fromiter(labels, dtype=np.intp)] = True
     # imported here: Graph-OCL loads scikit-learn, which only this proposal needs
-    from rlscore.core.graph.ocl import GraphOCL
+    from rlscore.core.graph.ocl import GraphOCL, NoReliableNegativeError
 
-    model = GraphOCL(n_neighbors=int(min(n_neighbors, project.n - 1)), random_state=seed)
-    model.fit(project.X, mask)
+    k = int(min(n_neighbors, project.n - 1))
+    model = GraphOCL(n_neighbors=k, random_state=seed)
+    try:
+        model.fit(project.X, mask)
+    except NoReliableNegativeError:
+        # the estimator's message names its Python parameters; a session's callers (the
+        # command line, the app) offer the number of neighbours only
+        raise ValueError(
+            "no reliable negative: every unlabeled point ranks at or above some hidden spy; "
+            f"label more positives, or build the graph with another number of neighbours "
+            f"(k = {k})"
+        ) from None
     return NegativeProposal(
         positive=positive,
         negative=negative,
@@ -147,9 +155,7 @@ def project_proposal(
     final-label rule); raises :class:`~rlscore.storage.UnknownProjectError` for an unknown
     name."""
     project = store.load_project(name)
-    settings = project_settings(store, name)
-    rule = Overlap.of_settings(settings).rule
-    labels = LabelLog(store.events(name), rule=rule).labels
+    labels = final_label_log(store, name).labels
     return project, propose_negatives(project, labels, n_neighbors=n_neighbors, seed=seed)
 
 

@@ -54,6 +54,7 @@ from rlscore.sessions.actions.review import review_point
 from rlscore.sessions.actions.undo import undo_last
 from rlscore.sessions.state.engine import multi_label_strategy
 from rlscore.sessions.state.replay import Replay
+from rlscore.sessions.state.settings import low_rank_settings, project_settings
 from rlscore.sessions.state.snapshots import default_snapshot_dir
 from rlscore.sessions.team.handout import CLAIM_SECONDS, Handout, check_audit_every
 from rlscore.sessions.team.overlap import Overlap
@@ -175,6 +176,41 @@ class LabelingSession(SessionView):
         replay = Replay(store, project, params, self.snapshot_dir, overlap_setting.rule)
         super().__init__(replay, budget, stop_window, stop_tolerance)
         self._handout = Handout(replay, claim_seconds, overlap_setting, audit_every)
+
+    @classmethod
+    def from_settings(
+        cls, store: LabelStore, project: str, *, annotator: str = "anonymous", **overrides
+    ) -> LabelingSession:
+        """The session the app opens for ``project``: its saved settings (the sidebar's, or
+        ``python -m rlscore settings --set``) over its defaults — strategy, kernel, σ, λ,
+        class weights, low-rank settings, budget, overlap and random checks —
+        :func:`~rlscore.sessions.state.settings.project_settings`.
+
+        The constructor's own defaults are not the project's (λ = 1 and no class weights
+        where a sample recommends λ = 0.5 and balanced weights): a session meant to label as
+        the app does is opened here. ``overrides`` replace single arguments (``snapshots=False``,
+        ``lam=0.1`` …).
+
+        Raises
+        ------
+        PermissionDeniedError
+            ``annotator`` may not read the project (checked before its settings are read).
+        """
+        require_read(store, project, annotator)
+        s = project_settings(store, project)
+        args = {
+            "strategy": s["strategy"],
+            "kernel": s["kernel"],
+            "sigma": s["sigma"],
+            "lam": "auto" if s["lam_auto"] else s["lam"],
+            "class_weight": s["class_weight"],
+            "budget": s["budget"] or None,
+            "overlap": s["overlap"],
+            "overlap_fraction": s["overlap_fraction"],
+            "audit_every": s["audit_every"],
+            **low_rank_settings(s),
+        }
+        return cls(store, project, annotator=annotator, **(args | overrides))
 
     # -- queries: which point is shown to whom (rlscore.sessions.team.handout) ----------------
     @property

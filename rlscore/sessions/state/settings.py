@@ -17,8 +17,9 @@ from collections import OrderedDict
 from rlscore.core.kernels.functions import GRAPH_KERNELS, VECTOR_KERNELS
 from rlscore.core.kernels.landmarks import LANDMARK_RULES
 from rlscore.core.kernels.rbf_width import DEFAULT_SIGMA, resolve_sigma
-from rlscore.query import DEFAULT_MULTILABEL_STRATEGY, STRATEGIES
+from rlscore.query import DEFAULT_MULTILABEL_STRATEGY, STRATEGIES, strategy_class
 from rlscore.sessions.state.engine import PoolTooLargeError, check_pool_size, make_engine
+from rlscore.sessions.state.label_log import LabelLog
 from rlscore.sessions.team.overlap import Overlap
 from rlscore.sessions.team.permissions import require
 from rlscore.storage import LabelStore
@@ -230,6 +231,24 @@ def engine_settings(settings: dict) -> dict:
     return out
 
 
+def low_rank_settings(settings: dict) -> dict:
+    """The low-rank settings (m, landmark rule, candidates, risk sample …) that the settings'
+    strategy takes, as its parameters: :func:`engine_settings` without those it ignores (a
+    session keyed on them would be rebuilt when an unused one changed)."""
+    accepted = strategy_class(settings["strategy"]).param_names()
+    return {k: v for k, v in engine_settings(settings).items() if k in accepted}
+
+
+def final_label_log(store: LabelStore, project: str) -> LabelLog:
+    """The project's label log folded with its own final-label rule (the majority where its
+    settings ask for overlap, else the latest label: :attr:`Overlap.rule
+    <rlscore.sessions.team.overlap.Overlap.rule>`), so an export's ``label`` is the label the
+    learner trains on and the agreement and label-issues reports judge; folded with the
+    default rule, the export gave an overlap project's minority label as its final one."""
+    rule = Overlap.of_settings(project_settings(store, project)).rule
+    return LabelLog(store.events(project), rule=rule)
+
+
 def pool_sigma(store: LabelStore, summary: dict) -> float | None:
     """The default σ of a project whose meta recommends none: the median distance between two
     of its points (``sigma="median"``, :mod:`rlscore.core.kernels.rbf_width`); None if it has one.
@@ -317,6 +336,8 @@ __all__ = [
     "check_settings",
     "default_settings",
     "engine_settings",
+    "final_label_log",
+    "low_rank_settings",
     "pool_sigma",
     "project_settings",
     "save_project_settings",

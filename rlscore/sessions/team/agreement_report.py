@@ -37,8 +37,7 @@ from rlscore.core.evaluation.agreement import (
 )
 from rlscore.core.evaluation.set_agreement import krippendorff_alpha_sets, per_label_kappa
 from rlscore.sessions.state.label_log import LabelLog
-from rlscore.sessions.state.settings import project_settings
-from rlscore.sessions.team.overlap import Overlap
+from rlscore.sessions.state.settings import final_label_log
 from rlscore.sessions.team.permissions import require
 from rlscore.storage import LabelStore
 
@@ -380,10 +379,8 @@ def project_agreement(store: LabelStore, name: str, rule: str | None = None) -> 
     :class:`~rlscore.storage.UnknownProjectError` for an unknown project.
     """
     classes = _set_classes(store, name)
-    if rule is None:
-        settings = project_settings(store, name)
-        rule = Overlap.of_settings(settings).rule
-    return log_agreement(LabelLog(store.events(name), rule=rule), classes)
+    log = final_label_log(store, name) if rule is None else LabelLog(store.events(name), rule=rule)
+    return log_agreement(log, classes)
 
 
 def agreement_as(

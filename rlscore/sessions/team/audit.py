@@ -20,9 +20,7 @@ import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from rlscore.sessions.state.label_log import LabelLog
-from rlscore.sessions.state.settings import project_settings
-from rlscore.sessions.team.overlap import Overlap
+from rlscore.sessions.state.settings import final_label_log
 from rlscore.sessions.team.permissions import require
 from rlscore.sessions.views.export import EXPORT_FORMATS, csv_cell, export_labels
 from rlscore.storage import LabelStore
@@ -117,16 +115,6 @@ class ProjectExport:
     audit: str | bytes
 
 
-def final_label_log(store: LabelStore, project: str) -> LabelLog:
-    """The project's label log folded with its own final-label rule (the majority where its
-    settings ask for overlap, else the latest label: :attr:`Overlap.rule
-    <rlscore.sessions.team.overlap.Overlap.rule>`), so an export's ``label`` is the label the
-    learner trains on and the agreement and label-issues reports judge; folded with the
-    default rule, the export gave an overlap project's minority label as its final one."""
-    rule = Overlap.of_settings(project_settings(store, project)).rule
-    return LabelLog(store.events(project), rule=rule)
-
-
 def export_project(
     store: LabelStore,
     project: str,
@@ -171,6 +159,5 @@ __all__ = [
     "audit_rows",
     "export_audit",
     "export_project",
-    "final_label_log",
     "project_audit",
 ]

@@ -20,10 +20,9 @@ import streamlit as st
 
 from rlscore.data.samples.bundled import ensure_sample_projects
 from rlscore.sessions import LabelingSession
-from rlscore.sessions.state.settings import engine_settings
+from rlscore.sessions.state.settings import low_rank_settings
 from rlscore.sessions.views.project_overview import ProjectOverview
 from rlscore.storage import LabelStore, open_store
-from rlscore.ui.shell.strategy_names import strategy_parameters
 
 
 @dataclass
@@ -92,13 +91,6 @@ def _session(
     return SessionHandle(session)
 
 
-def low_rank_params(p: dict) -> dict:
-    """The low-rank settings (m, landmark rule, candidates, risk sample) that the chosen
-    strategy takes, as its parameters."""
-    accepted = strategy_parameters(p["strategy"])
-    return {k: v for k, v in engine_settings(p).items() if k in accepted}
-
-
 def get_session(p: dict) -> SessionHandle:
     """The cached session for the settings ``p`` (see :mod:`rlscore.ui.shell.params`), synchronised
     with the database.
@@ -124,7 +116,7 @@ def get_session(p: dict) -> SessionHandle:
         "auto" if p["lam_auto"] else float(p["lam"]),
         p["class_weight"],
         # only a strategy that takes them keys its session on the low-rank settings
-        tuple(sorted(low_rank_params(p).items())),
+        tuple(sorted(low_rank_settings(p).items())),
     )
     with handle.lock:
         # the team's overlap is not part of the cache key: it refolds the log, no new kernel
