@@ -112,3 +112,20 @@ def test_the_final_label_follows_the_projects_rule(tmp_path, capsys, overlap, as
     majority = Counter(label for _, label in given).most_common(1)[0][0]
     rule, want = ("majority", majority) if overlap > 1 else ("latest", given[-1][1])
     assert (row["label"], row["decided_by"], row["n_annotators"]) == (want, rule, 3)
+
+
+def test_parquet_is_refused_on_a_terminal_and_written_to_a_pipe(db):
+    """Parquet without --output went to the terminal as binary; to a pipe it is still written."""
+    import os
+    import pty
+
+    command = [sys.executable, "-m", "rlscore", "labels", "--db", str(db), "--project", "pets",
+               "--format", "parquet"]  # fmt: skip
+    leader, follower = pty.openpty()
+    proc = subprocess.run(command, stdout=follower, stderr=subprocess.PIPE, timeout=120)
+    os.close(follower)
+    os.close(leader)
+    assert proc.returncode == 2
+    assert proc.stderr.decode().startswith("error: Parquet is a binary format")
+    piped = subprocess.run(command, capture_output=True, timeout=120, check=True)
+    assert pd.read_parquet(io.BytesIO(piped.stdout))["point_id"].tolist() == ["a", "c"]

@@ -183,7 +183,7 @@ def test_bool_features_are_numeric():
         (
             table(f=[1.0, 2.0, 3.0], colour=["red", "green", "blue"]),
             {},
-            "feature column 'colour' is not numeric ('red' in rows 1, 2, 3)",
+            "feature column 'colour' is not numeric ('red' in row 1; also rows 2, 3)",
         ),
         (
             table(f=[1.0, 2.0, 3.0], g=["1", "x", "3"]),

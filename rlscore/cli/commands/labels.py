@@ -22,7 +22,7 @@ import argparse
 import sys
 
 from rlscore.cli.io.database_option import add_db_argument, open_existing_store
-from rlscore.cli.io.errors import run_command
+from rlscore.cli.io.errors import CommandError, run_command
 from rlscore.cli.io.output_files import output_file
 from rlscore.cli.io.reader_option import (
     add_reader_argument,
@@ -72,6 +72,11 @@ def main(argv: list[str] | None = None) -> int:
 def _run(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     output = None if args.output is None else output_file(args.output, "--output")
+    if args.fmt == "parquet" and output is None and sys.stdout.isatty():
+        raise CommandError(
+            "Parquet is a binary format, not for a terminal: give --output FILE, or redirect "
+            "the output to a file"
+        )
     user = reader(args)
     with open_existing_store(args.db) as store:
         if args.project is None:

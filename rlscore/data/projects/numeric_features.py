@@ -123,10 +123,12 @@ def _numeric_column(s: pd.Series, col: str) -> np.ndarray:
         example = s[bad].iloc[0]
         if isinstance(example, str) and len(example) > 40:  # a 10 MB cell stays out of it
             example = example[:40] + "…"
+        where = np.flatnonzero(bad)
+        # the example's own row first: "'p0' in rows 1, 2, …" read as if every row held it
+        others = f"; also {rows_text(where[1:])}" if where.size > 1 else ""
         raise ProjectInputError(
-            f"feature column {col!r} is not numeric ({example!r} in "
-            f"{rows_text(np.flatnonzero(bad))}): remove it from the feature columns, or encode "
-            "it as numbers"
+            f"feature column {col!r} is not numeric ({example!r} in {rows_text(where[:1])}"
+            f"{others}): remove it from the feature columns, or encode it as numbers"
         )
     x = values.to_numpy(dtype=np.float64)
     if np.isnan(x).any():
