@@ -66,6 +66,9 @@ from rlscore.storage import Event, LabelStore
 class LabelingSession(SessionView):
     """One project's labeling state: the next query, labels, skips, undo, diagnostics.
 
+    The arguments are the session's settings, not the project's saved ones: to label as the
+    app does, open it with :meth:`from_settings`.
+
     Parameters
     ----------
     store
