@@ -96,6 +96,7 @@ def test_the_page_waits_out_a_database_outage_and_resumes_by_itself(
         navigations = []
         page.on("framenavigated", lambda frame: navigations.append(frame.url))
 
+        on_screen = heading_number(page, "Next query:")
         stopped = time.monotonic()
         outage_cluster.halt()
         message = page.locator(ALERT).filter(has_text=UNREACHABLE)
@@ -108,7 +109,7 @@ def test_the_page_waits_out_a_database_outage_and_resumes_by_itself(
         # a label key during the outage: refused, with the message, and nothing written
         page.keyboard.press("1")
         notice = page.locator("#rlscore-press-notice")
-        expect(notice).to_contain_text("Press refused, nothing saved")
+        expect(notice).to_contain_text(f"Press refused, nothing saved: (point #{on_screen})")
         expect(notice).to_contain_text(UNREACHABLE)
         assert page.evaluate("window.__rlscoreOutageRefused") == 1
         no_exception_box(page)
@@ -150,7 +151,11 @@ def label_one_then_dwell(page, server) -> tuple[int, int]:
 def named_not_saved(page, point: int):
     """The outage message or the page's status line saying the press on ``point`` was not
     saved."""
-    said = re.compile(rf"\(point #{point}\) was not saved|Your press on point #{point} was not")
+    said = re.compile(
+        rf"\(point #{point}\) was not saved|Your press on point #{point} was not"
+        # the page met the outage before the key: refused by the page's script, the point named
+        rf"|Press refused, nothing saved: \(point #{point}\)"
+    )
     return page.locator(f"{ALERT}, #rlscore-press-notice").filter(has_text=said).first
 
 

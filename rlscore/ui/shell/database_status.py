@@ -196,7 +196,12 @@ _KEY_SCRIPT = """
       return;
     e.preventDefault();
     w.__rlscoreOutageRefused += 1;
-    status(REFUSED + shown.dataset.rlsOutage + (lost ? " " + lost : ""));
+    // the point the press was for: the last one drawn (the message has replaced it), named
+    // so that "your last label was saved" is never read as this press's fate
+    const drawn = w.__rlscoreDrawTimes || [];
+    const on = drawn.length ? String(drawn[drawn.length - 1].point).split(":").pop() : "";
+    status(REFUSED + (on ? "(point #" + on + ") " : "") + shown.dataset.rlsOutage +
+      (lost ? " " + lost : ""));
   }, true);
   w.setInterval(() => {
     const shown = doc.querySelector("[data-rls-outage]");
