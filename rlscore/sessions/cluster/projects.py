@@ -11,11 +11,11 @@ name). Its settings are saved for a strategy with a cluster pass (default low-ra
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Sequence
 
 import numpy as np
 
+from rlscore.core.conventions.json_values import plain_scalar
 from rlscore.data.cluster.parquet_pool import CLUSTER_META
 from rlscore.data.projects.project import Project, ProjectInputError, RowIds
 from rlscore.query.cluster.block_query import BLOCK_STRATEGIES
@@ -70,16 +70,6 @@ def parquet_shape(url: str, columns: Sequence[str] | None = None) -> tuple[int, 
     return n, chosen
 
 
-def _plain(value):
-    """A number as the Python number :func:`check_settings` takes (NumPy's as int or float);
-    anything else as it is, for the check to name."""
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, numbers.Integral):
-        return int(value)
-    return float(value) if isinstance(value, numbers.Real) else value
-
-
 def _checked_settings(strategy, sigma, lam, n_landmarks, candidates, risk_sample) -> dict:
     """The project's settings, validated (:func:`check_settings`: ``ValueError`` naming the
     first bad one)."""
@@ -87,13 +77,13 @@ def _checked_settings(strategy, sigma, lam, n_landmarks, candidates, risk_sample
         {
             "strategy": strategy,
             "kernel": "rbf",
-            "sigma": _plain(sigma),
-            "lam": _plain(lam),
+            "sigma": plain_scalar(sigma),
+            "lam": plain_scalar(lam),
             "lam_auto": False,
-            "n_landmarks": _plain(n_landmarks),
+            "n_landmarks": plain_scalar(n_landmarks),
             "landmarks": "uniform",
-            "candidates": _plain(candidates),
-            "risk_sample": _plain(risk_sample),
+            "candidates": plain_scalar(candidates),
+            "risk_sample": plain_scalar(risk_sample),
             "refine": 0,
         }
     )
