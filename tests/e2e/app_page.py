@@ -153,6 +153,36 @@ def open_app(page: Page, url: str, labeled: int, total: int = 220, annotator: st
     return heading_number(page, "Next query:")
 
 
+#: a click that did not open an expander is tried this many times in all
+EXPANDER_CLICKS = 3
+
+
+def open_expander(scope, label: str) -> None:
+    """Open the expander whose label holds ``label`` inside ``scope`` (a page or a
+    locator) and wait until its content shows.
+
+    A click on a summary can miss: while an expander above it still grows, the page moves
+    under the pointer between Playwright's checks and the click (CI saw "Why: the evidence"
+    stay closed after "Other figures" had opened). A missed click changes nothing, so the
+    summary is clicked again while its content stays hidden."""
+    page = scope if isinstance(scope, Page) else scope.page
+    # the summary's text starts with its icon's name (a ligature): the label is found inside
+    expander = scope.locator('[data-testid="stExpander"]').filter(
+        has=page.locator("summary", has_text=label)
+    )
+    content = expander.get_by_test_id("stExpanderDetails")
+    for attempt in range(1, EXPANDER_CLICKS + 1):
+        if content.is_visible():
+            return
+        expander.locator("summary").click()
+        try:  # the last click waits as long as any other expectation
+            expect(content).to_be_visible(timeout=None if attempt == EXPANDER_CLICKS else 10_000)
+            return
+        except AssertionError:
+            if attempt == EXPANDER_CLICKS:
+                raise
+
+
 def choose(page: Page, box: str, option: str) -> None:
     """Pick ``option`` in the select box labelled ``box`` (the app blurs the box itself).
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from app_page import open_app, wait_text
+from app_page import open_app, open_expander, wait_text
 from playwright.sync_api import expect
 
 from rlscore.core.evaluation.set_accuracy import MIN_CHECKS
@@ -69,10 +69,10 @@ def test_the_stop_message_and_the_estimate_appear(server, own_sample, page):
         expect(panel.get_by_text(f"{h.low:.0%} – {h.high:.0%}", exact=True)).to_be_visible()
         interval = f"95% interval, from {checks}: too few for one figure"
     expect(panel.get_by_text(interval)).to_be_visible()
-    panel.get_by_text("Other figures").click()
+    open_expander(panel, "Other figures")
     expect(panel.get_by_text(re.compile(r"^Leave-one-out accuracy on all"))).to_be_visible()
     expect(panel.locator(".js-plotly-plot")).to_be_visible()
-    panel.get_by_text("Why: the evidence").click()
+    open_expander(panel, "Why: the evidence")
     expect(panel.get_by_text(describe_rule(DEFAULT_STOP_RULE)[:60], exact=False)).to_be_visible()
 
 
@@ -90,7 +90,7 @@ def test_the_panel_follows_a_key_press_label_without_a_reload(server, own_sample
     with open_store(server.db) as store:
         expected = stopping_view(_session(store, moons))
     assert expected.n_labels == 13
-    panel.get_by_text("Other figures").click()
+    open_expander(panel, "Other figures")
     loo = f"Leave-one-out accuracy on all 13 labels: {expected.estimate.loo:.0%}"
     expect(panel.get_by_text(loo)).to_be_visible()
     assert page.evaluate("window.__loaded_once === true")
