@@ -262,6 +262,79 @@ def _clustered(Y: np.ndarray, P: np.ndarray, level: float, df_adjust: bool) -> t
 _BOOTSTRAPS = {"percentile": _percentile, "bca": _bca, "studentized": _studentized}
 
 
+def pool_micro_f1_estimate(
+    check_true,
+    check_held,
+    labeled_true,
+    labeled_held,
+    n_unlabeled: int,
+    classes=None,
+    *,
+    level: float = 0.95,
+) -> MicroF1Estimate | None:
+    """The micro-F1 of the model on the whole pool, labeled points included: the labeled
+    points' leave-one-out sets counted in full, the unlabeled rest estimated from the random
+    checks (docs/multilabel.md §5, "The whole pool").
+
+    The test points are drawn like the pool's, labeled and unlabeled alike; the checks speak
+    for the unlabeled rest only, which the strategy has left easier or harder than the pool
+    (it took the points it wanted). Every labeled point's leave-one-out sets are its
+    prediction as a new point, so their counts ``A_L = ΣTP`` and ``D_L = Σ(TP + FP + FN)``
+    are known; the unlabeled rest's share ``p_U`` of right memberships and its memberships
+    ``D_U = n_unlabeled · d̄`` (``d̄`` per check) come from the checks. ``p = (A_L + p_U D_U) /
+    (D_L + D_U)`` is increasing in ``p_U``, so Clopper–Pearson's interval of ``p_U`` on the
+    checks' memberships (as ``memberships``) maps to one of ``p``, then to micro-F1
+    ``2p / (1 + p)``.
+
+    Parameters
+    ----------
+    check_true, check_held
+        The random checks' true and leave-one-out sets, (m, L) 0/1 matrices or lists of label
+        sets with ``classes``.
+    labeled_true, labeled_held
+        Every labeled point's (the checks too) true and leave-one-out sets, the same way.
+    n_unlabeled
+        The pool's points not labeled.
+    classes
+        The classes of label sets.
+    level
+        Confidence level of the interval, in (0, 1).
+
+    Returns
+    -------
+    MicroF1Estimate or None
+        None with fewer than :data:`MIN_CHECKS` checks, or when no check has a true or
+        predicted class.
+    """
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"level must be in (0, 1), got {level!r}")
+    if isinstance(n_unlabeled, bool) or not isinstance(n_unlabeled, (int, np.integer)):
+        raise ValueError(f"n_unlabeled must be an integer, got {n_unlabeled!r}")
+    if n_unlabeled < 0:
+        raise ValueError(f"n_unlabeled must be ≥ 0, got {n_unlabeled}")
+    Y, P = set_matrices(check_true, check_held, classes)
+    YL, PL = set_matrices(labeled_true, labeled_held, classes)
+    m = Y.shape[0]
+    right, counted = int((Y & P).sum()), int((Y | P).sum())
+    if m < MIN_CHECKS or counted == 0:
+        return None
+    known_right, known = float((YL & PL).sum()), float((YL | PL).sum())
+    rest = n_unlabeled * counted / m
+
+    def f1(p_rest: float) -> float:
+        p = (known_right + p_rest * rest) / (known + rest)
+        return 2.0 * p / (1.0 + p)
+
+    low, high = clopper_pearson_interval(right, counted, level)
+    return MicroF1Estimate(
+        estimate=f1(right / counted),
+        low=float(np.clip(f1(low), 0.0, 1.0)),
+        high=float(np.clip(f1(high), 0.0, 1.0)),
+        n_checks=int(m),
+        level=float(level),
+    )
+
+
 __all__ = [
     "DEFAULT_METHOD",
     "METHODS",
@@ -270,4 +343,5 @@ __all__ = [
     "MicroF1Estimate",
     "membership_design_effect",
     "micro_f1_estimate",
+    "pool_micro_f1_estimate",
 ]

@@ -61,6 +61,56 @@ def check_sets(
     rows = [k for k, i in enumerate(idx) if i in checks]
     if len(rows) < MIN_CHECKS or len(idx) < 2:
         return None
+    fit = _model_inputs(project, engine, idx, lam, K)
+    if fit is None:
+        return None
+    model, X, kernel = fit
+    sets = [labels[i] for i in idx]
+    true = multi_hot([sets[r] for r in rows], project.classes) > 0.5
+    if model.class_weight is None:
+        model.fit(X, sets, classes=project.classes)
+        return true, model.loo_decision_[rows] > 0
+    held = np.empty(true.shape, dtype=bool)
+    for k, r in enumerate(rows):
+        rest = [j for j in range(len(idx)) if j != r]
+        model.fit(_rows(X, rest, kernel), [sets[j] for j in rest], classes=project.classes)
+        held[k] = model.decision_function(_cross(X, r, rest, kernel))[0] > 0
+    return true, held
+
+
+def labeled_sets(
+    project: Project,
+    engine: QueryStrategy,
+    labels: dict,
+    lam: float,
+    K: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """Every labeled point's true sets and the sets the model without it predicts, for
+    :func:`~rlscore.core.evaluation.set_accuracy.pool_micro_f1_estimate`.
+
+    The exact leave-one-out sets of one fit; with class weights the weights stay those of
+    all the labels (one label fewer changes them a little, which the checks' refits of
+    :func:`check_sets` take into account and this census does not).
+
+    Parameters are :func:`check_sets`'; returns two (labels × classes) boolean matrices, rows
+    in the order of ``labels``, or None with fewer than 2 labels or a graph kernel without
+    ``K``.
+    """
+    idx = list(labels)
+    if len(idx) < 2:
+        return None
+    fit = _model_inputs(project, engine, idx, lam, K)
+    if fit is None:
+        return None
+    model, X, _ = fit
+    sets = [labels[i] for i in idx]
+    model.fit(X, sets, classes=project.classes)
+    return multi_hot(sets, project.classes) > 0.5, model.loo_decision_ > 0
+
+
+def _model_inputs(project: Project, engine: QueryStrategy, idx: list, lam: float, K):
+    """The session's multi-label RLS (unfitted), the labeled rows it fits and their kernel
+    name; None for a graph kernel without the pool kernel ``K``."""
     # imported here: it brings scikit-learn, which the Label page's first run goes without
     # (tests/test_lazy_imports.py)
     from rlscore.core.rls.multilabel import MultiLabelRLS
@@ -73,25 +123,14 @@ def check_sets(
         X, kernel = K[np.ix_(idx, idx)], "precomputed"
     else:
         X = project.X[np.asarray(idx, dtype=np.intp)]
-    weight = params.get("class_weight")
     model = MultiLabelRLS(
         kernel,
         sigma=params.get("sigma", 1.0),
         degree=params.get("degree", 2),
         lam=float(lam),
-        class_weight=weight,
+        class_weight=params.get("class_weight"),
     )
-    sets = [labels[i] for i in idx]
-    true = multi_hot([sets[r] for r in rows], project.classes) > 0.5
-    if weight is None:
-        model.fit(X, sets, classes=project.classes)
-        return true, model.loo_decision_[rows] > 0
-    held = np.empty(true.shape, dtype=bool)
-    for k, r in enumerate(rows):
-        rest = [j for j in range(len(idx)) if j != r]
-        model.fit(_rows(X, rest, kernel), [sets[j] for j in rest], classes=project.classes)
-        held[k] = model.decision_function(_cross(X, r, rest, kernel))[0] > 0
-    return true, held
+    return model, X, kernel
 
 
 def _rows(X: np.ndarray, rest: list[int], kernel: str) -> np.ndarray:
@@ -105,4 +144,4 @@ def _cross(X: np.ndarray, r: int, rest: list[int], kernel: str) -> np.ndarray:
     return X[np.ix_([r], rest)] if kernel == "precomputed" else X[[r]]
 
 
-__all__ = ["check_sets"]
+__all__ = ["check_sets", "labeled_sets"]
