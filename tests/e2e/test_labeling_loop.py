@@ -30,19 +30,23 @@ from playwright.sync_api import expect
 from rlscore.sessions.state.settings import project_settings
 from rlscore.storage import open_store
 
-#: records, in order, every point a query or selection heading showed (window.__shown)
+#: records, in order, every point a query or selection heading showed (window.__shown). A
+#: heading in an element marked stale (a run replacing it) is not recorded: React may hold the
+#: replaced heading beside the new one for a moment (tests/e2e/app_page.py, heading_number), and
+#: a fresh-clone run's record ended with #176 while the current heading was #60
 SHOWN_RECORDER = r"""
 (() => {
   window.__shown = [];
   const scan = () => {
     for (const h of document.querySelectorAll("h1, h2, h3, h4")) {
+      if (h.closest('[data-stale="true"]')) continue;
       const m = /(?:Next query|Selected point)[^#]*#(\d+)/.exec(h.textContent);
       if (m && window.__shown[window.__shown.length - 1] !== Number(m[1]))
         window.__shown.push(Number(m[1]));
     }
   };
   new MutationObserver(scan).observe(document, {subtree: true, childList: true,
-                                                characterData: true});
+    characterData: true, attributes: true, attributeFilter: ["data-stale"]});
 })();
 """
 
@@ -64,7 +68,7 @@ def check_one_label_per_point_shown(page, db, project: str) -> set[int]:
     # every label is on a point that was on screen, once; every point shown and replaced
     # was labeled; the point on screen now is not
     assert labeled <= set(shown), (shown, sorted(labeled))
-    assert current == shown[-1] and current not in labeled
+    assert current == shown[-1] and current not in labeled, (current, shown, sorted(labeled))
     assert labeled == set(shown[:-1]), (shown, sorted(labeled))
     assert len(label_events) == len(labeled)
     # issue 34: a third class button stayed on screen after some labels; at rest the panel
