@@ -94,7 +94,7 @@ def test_labeled_sets_are_brute_force_refits_without_each_label():
     rng = np.random.default_rng(9)
     X = rng.normal(size=(40, 3))
     classes = ["a", "b", "c"]
-    truth = [tuple(c for c, x in zip(classes, row) if x > 0.2) for row in X]
+    truth = [tuple(c for c, x in zip(classes, row, strict=True) if x > 0.2) for row in X]
     project = Project(
         name="t", X=X, feature_names=["x0", "x1", "x2"], ids=RowIds(40), truth=None,
         classes=classes, multi_label=True,

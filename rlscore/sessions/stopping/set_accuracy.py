@@ -61,15 +61,15 @@ def check_sets(
     rows = [k for k, i in enumerate(idx) if i in checks]
     if len(rows) < MIN_CHECKS or len(idx) < 2:
         return None
+    if engine.get_params().get("class_weight") is None:  # one fit's leave-one-out sets
+        every = labeled_sets(project, engine, labels, lam, K)
+        return None if every is None else (every[0][rows], every[1][rows])
     fit = _model_inputs(project, engine, idx, lam, K)
     if fit is None:
         return None
     model, X, kernel = fit
     sets = [labels[i] for i in idx]
     true = multi_hot([sets[r] for r in rows], project.classes) > 0.5
-    if model.class_weight is None:
-        model.fit(X, sets, classes=project.classes)
-        return true, model.loo_decision_[rows] > 0
     held = np.empty(true.shape, dtype=bool)
     for k, r in enumerate(rows):
         rest = [j for j in range(len(idx)) if j != r]
