@@ -74,13 +74,19 @@ def test_bad_input_is_refused_with_a_clear_message():
         simulate_multilabel(X, sets, CLASSES, "lgc", queries=1)
 
 
-def test_command_line_records_the_metrics_per_step(tmp_path, capsys):
+def pool_csv(tmp_path) -> str:
+    """A 60-point pool whose ``labels`` column holds its label sets, as a CSV file."""
     X, sets, _ = data(n=60)
     df = pd.DataFrame(X, columns=["x0", "x1", "x2"]).assign(labels=["|".join(s) for s in sets])
     path = tmp_path / "pool.csv"
     df.to_csv(path, index=False)
+    return str(path)
+
+
+def test_command_line_records_the_metrics_per_step(tmp_path, capsys):
+    path = pool_csv(tmp_path)
     out = tmp_path / "run.json"
-    argv = ["--multi-label", "--data", str(path), "--truth", "labels", "--queries", "4"]
+    argv = ["--multi-label", "--data", path, "--truth", "labels", "--queries", "4"]
     argv += ["--seeds", "2", "--sigma", str(SIGMA), "--lam", str(LAM), "--quiet"]
     assert main([*argv, "--out", str(out)]) == 0
     record = json.loads(out.read_text())
@@ -94,3 +100,16 @@ def test_command_line_records_the_metrics_per_step(tmp_path, capsys):
     assert "micro-F1" in capsys.readouterr().out
     assert main([*argv, "--strategy", "lgc"]) == 2
     assert "no multi-label variant" in capsys.readouterr().err
+
+
+def test_command_line_options_reach_the_multi_label_strategy_or_are_refused(tmp_path, capsys):
+    """``--class-weight`` was dropped for label sets without a word, and ``--candidates`` too."""
+    path = pool_csv(tmp_path)
+    out = tmp_path / "run.json"
+    argv = ["--multi-label", "--data", path, "--truth", "labels", "--queries", "2"]
+    argv += ["--sigma", str(SIGMA), "--lam", str(LAM), "--quiet"]
+    assert main([*argv, "--class-weight", "balanced", "--out", str(out)]) == 0
+    assert json.loads(out.read_text())["params"]["class_weight"] == "balanced"
+    assert main([*argv, "--candidates", "10"]) == 2
+    err = capsys.readouterr().err
+    assert "--candidates does not apply to --strategy arls --multi-label" in err

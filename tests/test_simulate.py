@@ -199,8 +199,9 @@ def test_cli_on_a_sample_writes_json(tmp_path, capsys):
 @pytest.mark.parametrize("strategy", ["arls-lowrank", "aopt-klr-lowrank"])
 def test_cli_takes_the_low_rank_options(tmp_path, strategy):
     out = tmp_path / "run.json"
+    refine = ["--refine", "3"] if strategy == "arls-lowrank" else []  # ARLS's re-scoring only
     rc = main(["--data", "spheres", "--strategy", strategy, "--n-landmarks", "30",
-               "--risk-sample", "300", "--refine", "3", "--candidates", "40", "--queries", "2",
+               "--risk-sample", "300", *refine, "--candidates", "40", "--queries", "2",
                "--quiet", "--out", str(out)])  # fmt: skip
     assert rc == 0
     params = json.loads(out.read_text())["params"]
@@ -338,3 +339,33 @@ def test_file_options_with_a_sample_are_refused_not_ignored(capsys, options):
     assert err.startswith("error: ") and "two_moons" in err
     for flag in options[::2]:
         assert flag in err
+
+
+@pytest.mark.parametrize(
+    "strategy, options",
+    [
+        ("arls", ["--candidates", "40"]),
+        ("aopt-klr-lowrank", ["--refine", "3"]),
+        ("muq-klr", ["--candidates", "40", "--mode", "fast"]),
+        ("aopt-klr", ["--unclipped"]),
+        ("lgc", ["--sigma", "2"]),
+    ],
+)
+def test_options_the_strategy_does_not_take_are_refused_not_ignored(capsys, strategy, options):
+    """The strategies drop the parameters they do not take: ``--candidates 40`` with ``arls``
+    ran every candidate without a word."""
+    assert main(["--data", "two_moons", "--strategy", strategy, "--queries", "2", "--quiet",
+                 *options]) == 2  # fmt: skip
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and f"--strategy {strategy}" in err
+    for flag in (o for o in options if o.startswith("--")):
+        assert flag in err
+
+
+def test_the_options_a_strategy_takes_reach_it(tmp_path):
+    out = tmp_path / "run.json"
+    rc = main(["--data", "two_moons", "--strategy", "arls", "--class-weight", "none",
+               "--unclipped", "--queries", "2", "--quiet", "--out", str(out)])  # fmt: skip
+    assert rc == 0
+    params = json.loads(out.read_text())["params"]
+    assert params["class_weight"] is None and params["clip"] is False

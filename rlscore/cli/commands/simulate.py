@@ -31,6 +31,8 @@ from rlscore.query import (
     MULTILABEL_STRATEGIES,
     STRATEGIES,
     make_strategy,
+    multilabel_strategy_class,
+    strategy_class,
 )
 from rlscore.sessions.stopping.stop_rule import (
     DEFAULT_STOP_RULE,
@@ -254,7 +256,7 @@ def add_strategy_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--unclipped", action="store_true", help="unclipped probability estimates")
     p.add_argument(
         "--candidates", type=int, help="score only this many candidates per query (aopt-klr, "
-        "muq-klr, arls-lowrank)"
+        "aopt-klr-lowrank, arls-lowrank)"
     )  # fmt: skip
     _add_low_rank_arguments(p)
     _add_klr_arguments(p)
@@ -317,16 +319,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.validation is not None and _validation_file(args.validation) is None:
             validation = float(args.validation)
         params = _kernel_params(args, meta)
-        if args.class_weight is not None:
-            params["class_weight"] = None if args.class_weight == "none" else "balanced"
-        if args.unclipped:
-            params["clip"] = False
-        for name in ("mode", "candidates", "candidate_rule", "graph_k", "graph_t",
-                     "n_landmarks", "landmarks", "risk_sample", "refine"):  # fmt: skip
-            if getattr(args, name) is not None:
-                params[name] = getattr(args, name)
-        if args.risk_sample is not None:
-            params["risk_points"] = args.risk_sample  # the KLR strategies' name for it
+        params.update(_strategy_options(args, strategy_class(args.strategy).param_names()))
         if args.validation is None and validation is not None:
             probe = make_strategy(args.strategy, **params)
             if not can_predict_outside(probe):
@@ -383,6 +376,50 @@ def _check_file_options(args: argparse.Namespace) -> None:
     args.standardize = "auto" if args.standardize is None else args.standardize
 
 
+#: the strategy options: option (dest) -> the strategy parameters it sets, and its value there
+STRATEGY_OPTIONS = {
+    "sigma": (("sigma",), None),  # also in _kernel_params: here to be refused where not taken
+    "lam": (("lam",), None),
+    "class_weight": (("class_weight",), lambda v: None if v == "none" else v),
+    "unclipped": (("clip",), lambda v: not v),
+    "candidates": (("candidates",), None),
+    "mode": (("mode",), None),
+    "candidate_rule": (("candidate_rule",), None),
+    "graph_k": (("graph_k",), None),
+    "graph_t": (("graph_t",), None),
+    "n_landmarks": (("n_landmarks",), None),
+    "landmarks": (("landmarks",), None),
+    # the low-rank ARLS's name, and the KLR strategies' (risk_points)
+    "risk_sample": (("risk_sample", "risk_points"), None),
+    "refine": (("refine",), None),
+}
+
+
+def _strategy_options(args: argparse.Namespace, accepted) -> dict:
+    """The strategy parameters of the options given; an option the strategy does not take is
+    refused, naming the strategy (the strategies drop parameters they do not take, so it was
+    ignored without a word)."""
+    params, refused = {}, []
+    for dest, (names, convert) in STRATEGY_OPTIONS.items():
+        value = getattr(args, dest)
+        if value is None or value is False:  # not given (``--unclipped`` is a switch)
+            continue
+        taken = [name for name in names if name in accepted]
+        if not taken:
+            refused.append("--" + dest.replace("_", "-"))
+        for name in taken:
+            params[name] = value if convert is None else convert(value)
+    if refused:
+        options = ", ".join(refused)
+        raise ValueError(
+            f"{options} {'does' if len(refused) == 1 else 'do'} not apply to --strategy "
+            f"{args.strategy}{' --multi-label' if args.multi_label else ''}: leave "
+            f"{'it' if len(refused) == 1 else 'them'} out or choose a strategy that takes "
+            f"{'it' if len(refused) == 1 else 'them'} (docs/cli.md)"
+        )
+    return params
+
+
 def _kernel_params(args: argparse.Namespace, meta: dict) -> dict:
     """The kernel and λ of the strategy: the options, else the sample's, else the defaults."""
     return {
@@ -410,9 +447,7 @@ def _main_multilabel(args: argparse.Namespace) -> int:
         )
     X, sets, validation, classes = _load_multilabel_data(args)
     params = _kernel_params(args, {})
-    for name in ("graph_k", "graph_t"):
-        if getattr(args, name) is not None:
-            params[name] = getattr(args, name)
+    params.update(_strategy_options(args, multilabel_strategy_class(args.strategy).param_names()))
     bar = None if args.quiet else ProgressBar(f"{args.strategy} on {args.data}")
     result = simulate_multilabel(
         X,
