@@ -179,8 +179,11 @@ def test_the_commands_act_as_the_user_of_as(team, person, capsys):
     if may(person, "read"):
         status, out, _ = command(capsys, "settings", *moons)
         assert status == 0 and json.loads(out)["strategy"]
+        # the suspect labels as the Review page's queue shows them to a member
+        status, out, _ = command(capsys, "label-issues", *moons)
+        assert status == 0 and out == command(capsys, "label-issues", *moons[:4])[1]
     else:
-        for argv in (("settings", *moons), ("negatives", *moons)):
+        for argv in (("settings", *moons), ("negatives", *moons), ("label-issues", *moons)):
             assert "may not read anything in project 'moons'" in refused_command(
                 team, capsys, *argv
             )
@@ -208,7 +211,7 @@ def test_the_commands_act_as_the_user_of_as(team, person, capsys):
             team, capsys, "members", *moons, "--add", OUTSIDER, "--role", "annotator"
         )
     # an unknown project is named without the projects the user may not read
-    for command_name in ("labels", "agreement", "members", "settings", "negatives"):
+    for command_name in ("labels", "label-issues", "agreement", "members", "settings", "negatives"):
         argv = (command_name, "--db", db, "--project", "nope", "--as", person)
         err = refused_command(team, capsys, *argv)
         assert "'nope'" in err and ("moons" in err) is may(person, "read"), err

@@ -5,7 +5,8 @@ Each labeled point is judged by the exact leave-one-out RLS with the project's c
 consensus with that model — the table of the Review page's "Probably wrong" queue, with the
 project's final-label rule (:func:`rlscore.sessions.views.label_issues.team_label_issues`).
 The rows come most suspicious first, ``score`` being the calibrated chance that the label is
-wrong. Read-only: nothing is written to the label database.
+wrong. Read-only: nothing is written to the label database. ``--as USER`` reads as that user,
+checked as the app checks the Review page (:mod:`rlscore.cli.io.reader_option`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import sys
 from rlscore.cli.io.database_option import add_db_argument, open_existing_store
 from rlscore.cli.io.errors import CommandError, run_command
 from rlscore.cli.io.output_files import output_file
+from rlscore.cli.io.reader_option import add_reader_argument, check_read, reader
 from rlscore.sessions import project_settings
 from rlscore.sessions.team.overlap import Overlap
 from rlscore.sessions.views.label_issues import team_label_issues
@@ -32,6 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     add_db_argument(parser)
+    add_reader_argument(parser)
     parser.add_argument("--project", required=True, help="project name")
     parser.add_argument(
         "--top", type=int, default=None, metavar="K", help="only the K most suspicious labels"
@@ -56,6 +59,8 @@ def _run(argv: list[str]) -> int:
         raise CommandError(f"--top must be a whole number ≥ 1, got {args.top}")
     output = None if args.out is None else output_file(args.out, "--out")
     with open_existing_store(args.db) as store:
+        # as the Review page's queue: whoever may read the project (its members once it has any)
+        check_read(store, args.project, reader(args))
         project = store.load_project(args.project)
         events = store.events(args.project)
         settings = project_settings(store, args.project)

@@ -1,6 +1,6 @@
 """The ``--as USER`` option of the commands that read or change a project (``labels``,
-``agreement``, ``members``, ``settings``, ``negatives``): act as that user, checked as the app
-checks them.
+``label-issues``, ``agreement``, ``members``, ``settings``, ``negatives``): act as that user,
+checked as the app checks them.
 
 Without it a command acts as whoever holds the database (its file, or its URL with a password):
 the database's administrator, not checked, as before. With ``--as`` (or :data:`READER_ENV`) the
