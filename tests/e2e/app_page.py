@@ -161,10 +161,10 @@ def open_expander(scope, label: str) -> None:
     """Open the expander whose label holds ``label`` inside ``scope`` (a page or a
     locator) and wait until its content shows.
 
-    A click on a summary can miss: while an expander above it still grows, the page moves
-    under the pointer between Playwright's checks and the click (CI saw "Why: the evidence"
-    stay closed after "Other figures" had opened). A missed click changes nothing, so the
-    summary is clicked again while its content stays hidden."""
+    A click on a summary can miss: CI saw "Why: the evidence" stay closed after its click,
+    just under "Other figures", which had opened (not reproduced; likely the page moving
+    under the pointer while the expander above still grew). A missed click changes nothing,
+    so the summary is clicked again while its content stays hidden."""
     page = scope if isinstance(scope, Page) else scope.page
     # the summary's text starts with its icon's name (a ligature): the label is found inside
     expander = scope.locator('[data-testid="stExpander"]').filter(
