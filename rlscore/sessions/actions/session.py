@@ -10,7 +10,9 @@ stay in the log, marked by the undo event that reverts them.
 :class:`LabelingSession` writes events (label, skip, review, undo) and proposes queries; the pieces
 it orchestrates have a module each: what it shows — state, histories, diagnostics, export — is its
 base class :class:`~rlscore.sessions.views.session_view.SessionView`; which point it proposes to
-whom is :class:`~rlscore.sessions.team.handout.Handout`; then the event fold
+whom is :class:`~rlscore.sessions.team.handout.Handout`; the checks an action passes and the event
+it writes are :mod:`~rlscore.sessions.actions.action_events`; its parameters, from the project's
+settings to a change, are :mod:`~rlscore.sessions.actions.session_params`; then the event fold
 (:mod:`~rlscore.sessions.state.label_log`), the replay of the log
 (:mod:`~rlscore.sessions.state.replay`), the engine and its pool kernel
 (:mod:`~rlscore.sessions.state.engine`), the automatic λ (:mod:`~rlscore.sessions.state.auto_lam`),
@@ -44,19 +46,23 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import numpy as np
-
-from rlscore.data.projects.project import Project
-from rlscore.query import QueryStrategy, strategy_class
-from rlscore.sessions.actions.dwell import check_dwell
-from rlscore.sessions.actions.project_identity import check_same_project
+from rlscore.query import QueryStrategy
+from rlscore.sessions.actions.action_events import (
+    check_action,
+    check_point,
+    commit_action,
+    event_params,
+)
 from rlscore.sessions.actions.review import review_point
+from rlscore.sessions.actions.session_params import (
+    change_params,
+    current_params,
+    params_from_settings,
+)
 from rlscore.sessions.actions.undo import undo_last
-from rlscore.sessions.state.engine import multi_label_strategy
 from rlscore.sessions.state.replay import Replay
-from rlscore.sessions.state.settings import low_rank_settings, project_settings
 from rlscore.sessions.state.snapshots import default_snapshot_dir
-from rlscore.sessions.team.handout import CLAIM_SECONDS, Handout, check_audit_every
+from rlscore.sessions.team.handout import CLAIM_SECONDS, Handout
 from rlscore.sessions.team.overlap import Overlap
 from rlscore.sessions.team.permissions import require, require_read
 from rlscore.sessions.views.session_view import SessionView, check_budget
@@ -200,19 +206,7 @@ class LabelingSession(SessionView):
             ``annotator`` may not read the project (checked before its settings are read).
         """
         require_read(store, project, annotator)
-        s = project_settings(store, project)
-        args = {
-            "strategy": s["strategy"],
-            "kernel": s["kernel"],
-            "sigma": s["sigma"],
-            "lam": "auto" if s["lam_auto"] else s["lam"],
-            "class_weight": s["class_weight"],
-            "budget": s["budget"] or None,
-            "overlap": s["overlap"],
-            "overlap_fraction": s["overlap_fraction"],
-            "audit_every": s["audit_every"],
-            **low_rank_settings(s),
-        }
+        args = params_from_settings(store, project)
         return cls(store, project, annotator=annotator, **(args | overrides))
 
     # -- queries: which point is shown to whom (rlscore.sessions.team.handout) ----------------
@@ -333,7 +327,7 @@ class LabelingSession(SessionView):
         :class:`~rlscore.storage.UnknownProjectError` is raised and nothing is written.
         """
         with self._lock:
-            i = self._check_action(i, shown_at, project_uid)
+            i = check_action(self.store, self.project, i, shown_at, project_uid)
             # one class, or a multi-label project's label set (a tuple in class order)
             label = self.project.check_label(label)
             if seconds is None:
@@ -341,7 +335,9 @@ class LabelingSession(SessionView):
             who = self.annotator if annotator is None else annotator
             # a random check's label is marked in the log: the estimate reads it on replay
             audit = self._handout.is_check(i, who)
-            eid = self._commit("label", i, who, seen, audit=audit, label=label, seconds=seconds)
+            eid = commit_action(
+                self.store, self, "label", i, who, seen, audit=audit, label=label, seconds=seconds
+            )
             self._handout.labeled(i)
             return eid
 
@@ -358,33 +354,11 @@ class LabelingSession(SessionView):
 
         ``seen``, ``shown_at`` and ``project_uid`` as in :meth:`label`."""
         with self._lock:
-            i = self._check_action(i, shown_at, project_uid)
+            i = check_action(self.store, self.project, i, shown_at, project_uid)
             self.sync()
             who = self.annotator if annotator is None else annotator
             self._handout.check_skippable(i, who, seen)
-            return self._commit("skip", i, who, seen)
-
-    def _check_action(self, i, shown_at: float | None, project_uid: int | None) -> int:
-        """Point ``i`` as an index, once an action on it passed the minimum dwell and is for
-        this session's project (:func:`check_same_project`)."""
-        i = _check_point(self.project, i)
-        check_dwell(i, shown_at)
-        check_same_project(self.store, self.project, project_uid)
-        return i
-
-    def _commit(
-        self, kind: str, i: int, who: str, seen: int | None, audit: bool = False, **fields
-    ) -> int:
-        """Write a ``kind`` event on point ``i`` with the settings in effect (refused if the
-        point changed after ``seen``, or if ``who`` lacks the role: a project with members
-        checks every action, :mod:`rlscore.sessions.team.permissions`), then apply it."""
-        action = "relabel" if kind == "label" and i in self._state.log.labels else kind
-        require(self.store, self.project_name, who, action)
-        params = {**_event_params(self), **({"audit": True} if audit else {})}
-        event = Event(kind, point=i, annotator=who, params=params, **fields)
-        eid = self.store.append_event(self.project_name, event, unchanged_since=seen)
-        self.sync()
-        return eid
+            return commit_action(self.store, self, "skip", i, who, seen)
 
     def review(self, i: int, label, reviewer: str | None = None, *, seen: int | None = None) -> int:
         """Decide point ``i``'s final label as a reviewer; returns the event id.
@@ -394,7 +368,7 @@ class LabelingSession(SessionView):
         point that changed after the reviewer was shown it is refused.
         """
         with self._lock:
-            i = _check_point(self.project, i)
+            i = check_point(self.project, i)
             eid = review_point(
                 self.store,
                 self.project_name,
@@ -402,7 +376,7 @@ class LabelingSession(SessionView):
                 self.project.check_label(label),
                 self.annotator if reviewer is None else reviewer,
                 seen=seen,
-                params=_event_params(self),
+                params=event_params(self),
             )
             self.sync()
             return eid
@@ -462,65 +436,13 @@ class LabelingSession(SessionView):
         budget is not a session parameter: pass it to :meth:`query`. If the new parameters
         are invalid the session keeps the old ones.
         """
-        if "budget" in kw:
-            raise ValueError(
-                "the budget is per caller, not session state: pass it to query(budget=…), "
-                "done(budget=…), budget_left(budget) or auto_label(…, budget=…)"
-            )
         with self._lock:
-            for key in ("annotator", "stop_window", "stop_tolerance"):
-                if key in kw:
-                    setattr(self, key, type(getattr(self, key))(kw.pop(key)))
-            if "audit_every" in kw:
-                self._handout.audit_every = check_audit_every(kw.pop("audit_every"))
-            if "overlap" in kw or "overlap_fraction" in kw:
-                k = kw.pop("overlap", self.overlap.k)
-                fraction = kw.pop("overlap_fraction", self.overlap.fraction)
-                self._handout.set_overlap(Overlap(k, fraction))
-            if isinstance(kw.get("strategy"), str):  # unknown name: error before touching state
-                check_name = multi_label_strategy if self.project.multi_label else strategy_class
-                check_name(kw["strategy"])
-            changed = {k: v for k, v in kw.items() if self.params.get(k, None) != v}
-            if not changed:  # nothing to rebuild
-                return self
-            self._replay.update(changed)
+            change_params(self, self._handout, kw)
             return self
 
     def get_params(self) -> dict:
         """The session's parameters (``lam`` may be ``"auto"``; see :attr:`lam_`)."""
-        return {
-            **self.params,
-            "annotator": self.annotator,
-            "budget": self._budget,
-            "stop_window": self.stop_window,
-            "stop_tolerance": self.stop_tolerance,
-            "overlap": self.overlap.k,
-            "overlap_fraction": self.overlap.fraction,
-            "audit_every": self._handout.audit_every,
-        }
-
-
-def _check_point(project: Project, i) -> int:
-    if isinstance(i, bool) or not isinstance(i, int | np.integer):
-        raise ValueError(f"point index must be an integer, got {i!r}")
-    if not 0 <= int(i) < project.n:
-        raise ValueError(f"point index {i} is outside the pool (0 … {project.n - 1})")
-    return int(i)
-
-
-def _event_params(session: LabelingSession) -> dict:
-    """The settings in effect, written with a label or skip event (and in the export)."""
-    p = {
-        "strategy": session.strategy_name,
-        "kernel": session.params["kernel"],
-        "sigma": session.params["sigma"],
-        "lam": session.lam_,
-    }
-    if session.params["lam"] == "auto":
-        p["lam_mode"] = "auto"
-    if session.params["class_weight"] is not None:
-        p["class_weight"] = session.params["class_weight"]
-    return p
+        return current_params(self, self._handout, self.annotator)
 
 
 __all__ = ["LabelingSession", "check_budget"]
