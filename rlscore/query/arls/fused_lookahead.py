@@ -58,8 +58,79 @@ ROWS = 8
 
 
 # one function by design: its 16 running sums share one loop along the pool in registers, unrolled
+@numba.njit(cache=True, fastmath=FASTMATH, inline="always")
+def _rows_pass(D, rows, ks, m, a, h0, h1, cap, weighted, s):  # pragma: no cover
+    """One pass along the pool for the ROWS candidates ``rows[ks]``: ``s[u, y]`` is, over the
+    pool, ``Σ_j (h0 if f_j > 0 else h1) · (1 − min(|f_j|, cap))`` (``weighted``), else
+    ``Σ_j min(|f_j|, cap)``, of ``f = m + d_u a[u, y]``, ``d_u`` candidate u's covariance row."""
+    n = m.size
+    d0, d1, d2, d3 = D[rows[ks[0]]], D[rows[ks[1]]], D[rows[ks[2]]], D[rows[ks[3]]]
+    d4, d5, d6, d7 = D[rows[ks[4]]], D[rows[ks[5]]], D[rows[ks[6]]], D[rows[ks[7]]]
+    a00, a01, a10, a11 = a[0, 0], a[0, 1], a[1, 0], a[1, 1]
+    a20, a21, a30, a31 = a[2, 0], a[2, 1], a[3, 0], a[3, 1]
+    a40, a41, a50, a51 = a[4, 0], a[4, 1], a[5, 0], a[5, 1]
+    a60, a61, a70, a71 = a[6, 0], a[6, 1], a[7, 0], a[7, 1]
+    # one running sum per row and label (16: more would spill the registers)
+    s00 = s01 = s10 = s11 = s20 = s21 = s30 = s31 = 0.0
+    s40 = s41 = s50 = s51 = s60 = s61 = s70 = s71 = 0.0
+    if weighted:
+        # Σ_j (h0 if f_j > 0 else h1) · (1 − min(|f_j|, cap))
+        for j in range(n):
+            mj = m[j]
+            f00, f01 = mj + d0[j] * a00, mj + d0[j] * a01
+            f10, f11 = mj + d1[j] * a10, mj + d1[j] * a11
+            f20, f21 = mj + d2[j] * a20, mj + d2[j] * a21
+            f30, f31 = mj + d3[j] * a30, mj + d3[j] * a31
+            f40, f41 = mj + d4[j] * a40, mj + d4[j] * a41
+            f50, f51 = mj + d5[j] * a50, mj + d5[j] * a51
+            f60, f61 = mj + d6[j] * a60, mj + d6[j] * a61
+            f70, f71 = mj + d7[j] * a70, mj + d7[j] * a71
+            s00 += (h0 if f00 > 0.0 else h1) * (1.0 - min(abs(f00), cap))
+            s01 += (h0 if f01 > 0.0 else h1) * (1.0 - min(abs(f01), cap))
+            s10 += (h0 if f10 > 0.0 else h1) * (1.0 - min(abs(f10), cap))
+            s11 += (h0 if f11 > 0.0 else h1) * (1.0 - min(abs(f11), cap))
+            s20 += (h0 if f20 > 0.0 else h1) * (1.0 - min(abs(f20), cap))
+            s21 += (h0 if f21 > 0.0 else h1) * (1.0 - min(abs(f21), cap))
+            s30 += (h0 if f30 > 0.0 else h1) * (1.0 - min(abs(f30), cap))
+            s31 += (h0 if f31 > 0.0 else h1) * (1.0 - min(abs(f31), cap))
+            s40 += (h0 if f40 > 0.0 else h1) * (1.0 - min(abs(f40), cap))
+            s41 += (h0 if f41 > 0.0 else h1) * (1.0 - min(abs(f41), cap))
+            s50 += (h0 if f50 > 0.0 else h1) * (1.0 - min(abs(f50), cap))
+            s51 += (h0 if f51 > 0.0 else h1) * (1.0 - min(abs(f51), cap))
+            s60 += (h0 if f60 > 0.0 else h1) * (1.0 - min(abs(f60), cap))
+            s61 += (h0 if f61 > 0.0 else h1) * (1.0 - min(abs(f61), cap))
+            s70 += (h0 if f70 > 0.0 else h1) * (1.0 - min(abs(f70), cap))
+            s71 += (h0 if f71 > 0.0 else h1) * (1.0 - min(abs(f71), cap))
+    else:
+        # Σ_j min(|f_j|, cap)
+        for j in range(n):
+            mj = m[j]
+            s00 += min(abs(mj + d0[j] * a00), cap)
+            s01 += min(abs(mj + d0[j] * a01), cap)
+            s10 += min(abs(mj + d1[j] * a10), cap)
+            s11 += min(abs(mj + d1[j] * a11), cap)
+            s20 += min(abs(mj + d2[j] * a20), cap)
+            s21 += min(abs(mj + d2[j] * a21), cap)
+            s30 += min(abs(mj + d3[j] * a30), cap)
+            s31 += min(abs(mj + d3[j] * a31), cap)
+            s40 += min(abs(mj + d4[j] * a40), cap)
+            s41 += min(abs(mj + d4[j] * a41), cap)
+            s50 += min(abs(mj + d5[j] * a50), cap)
+            s51 += min(abs(mj + d5[j] * a51), cap)
+            s60 += min(abs(mj + d6[j] * a60), cap)
+            s61 += min(abs(mj + d6[j] * a61), cap)
+            s70 += min(abs(mj + d7[j] * a70), cap)
+            s71 += min(abs(mj + d7[j] * a71), cap)
+    s[0, 0], s[0, 1], s[1, 0], s[1, 1] = s00, s01, s10, s11
+    s[2, 0], s[2, 1], s[3, 0], s[3, 1] = s20, s21, s30, s31
+    s[4, 0], s[4, 1], s[5, 0], s[5, 1] = s40, s41, s50, s51
+    s[6, 0], s[6, 1], s[7, 0], s[7, 1] = s60, s61, s70, s71
+
+
 @numba.njit(cache=True, fastmath=FASTMATH, nogil=True)
 def _binary(D, rows, idx, m, targets, lam_w, q, inv_w, clip, weighted):  # pragma: no cover
+    """:func:`fused_expected_risks` with two classes (one column): the candidates in groups of
+    :data:`ROWS`, each group's rows read in one :func:`_rows_pass` along the pool."""
     b, n = rows.size, m.size
     out = np.empty(b)
     cap = 1.0 if clip else np.inf  # min(|f|, ∞) = |f|: one loop for both rules
@@ -68,7 +139,7 @@ def _binary(D, rows, idx, m, targets, lam_w, q, inv_w, clip, weighted):  # pragm
     h0, h1 = 0.5 * inv_w[0], 0.5 * inv_w[1]
     a = np.empty((ROWS, 2))
     ks = np.empty(ROWS, dtype=np.intp)
-    s = np.zeros((ROWS, 2))  # the sums below, per row and label
+    s = np.zeros((ROWS, 2))  # the sums of _rows_pass, per row and label
     for k0 in range(0, b, ROWS):
         # the last group repeats its last candidate (same values written twice)
         for u in range(ROWS):
@@ -79,67 +150,7 @@ def _binary(D, rows, idx, m, targets, lam_w, q, inv_w, clip, weighted):  # pragm
             # α(y) = (y − m_i)/(D_ii + λ/a(y)) of both labels
             a[u, 0] = (targets[0] - m[i]) / (dii + lam_w[0])
             a[u, 1] = (targets[1] - m[i]) / (dii + lam_w[1])
-        d0, d1, d2, d3 = D[rows[ks[0]]], D[rows[ks[1]]], D[rows[ks[2]]], D[rows[ks[3]]]
-        d4, d5, d6, d7 = D[rows[ks[4]]], D[rows[ks[5]]], D[rows[ks[6]]], D[rows[ks[7]]]
-        a00, a01, a10, a11 = a[0, 0], a[0, 1], a[1, 0], a[1, 1]
-        a20, a21, a30, a31 = a[2, 0], a[2, 1], a[3, 0], a[3, 1]
-        a40, a41, a50, a51 = a[4, 0], a[4, 1], a[5, 0], a[5, 1]
-        a60, a61, a70, a71 = a[6, 0], a[6, 1], a[7, 0], a[7, 1]
-        # one running sum per row and label (16: more would spill the registers)
-        s00 = s01 = s10 = s11 = s20 = s21 = s30 = s31 = 0.0
-        s40 = s41 = s50 = s51 = s60 = s61 = s70 = s71 = 0.0
-        if weighted:
-            # Σ_j (h0 if f_j > 0 else h1) · (1 − min(|f_j|, cap))
-            for j in range(n):
-                mj = m[j]
-                f00, f01 = mj + d0[j] * a00, mj + d0[j] * a01
-                f10, f11 = mj + d1[j] * a10, mj + d1[j] * a11
-                f20, f21 = mj + d2[j] * a20, mj + d2[j] * a21
-                f30, f31 = mj + d3[j] * a30, mj + d3[j] * a31
-                f40, f41 = mj + d4[j] * a40, mj + d4[j] * a41
-                f50, f51 = mj + d5[j] * a50, mj + d5[j] * a51
-                f60, f61 = mj + d6[j] * a60, mj + d6[j] * a61
-                f70, f71 = mj + d7[j] * a70, mj + d7[j] * a71
-                s00 += (h0 if f00 > 0.0 else h1) * (1.0 - min(abs(f00), cap))
-                s01 += (h0 if f01 > 0.0 else h1) * (1.0 - min(abs(f01), cap))
-                s10 += (h0 if f10 > 0.0 else h1) * (1.0 - min(abs(f10), cap))
-                s11 += (h0 if f11 > 0.0 else h1) * (1.0 - min(abs(f11), cap))
-                s20 += (h0 if f20 > 0.0 else h1) * (1.0 - min(abs(f20), cap))
-                s21 += (h0 if f21 > 0.0 else h1) * (1.0 - min(abs(f21), cap))
-                s30 += (h0 if f30 > 0.0 else h1) * (1.0 - min(abs(f30), cap))
-                s31 += (h0 if f31 > 0.0 else h1) * (1.0 - min(abs(f31), cap))
-                s40 += (h0 if f40 > 0.0 else h1) * (1.0 - min(abs(f40), cap))
-                s41 += (h0 if f41 > 0.0 else h1) * (1.0 - min(abs(f41), cap))
-                s50 += (h0 if f50 > 0.0 else h1) * (1.0 - min(abs(f50), cap))
-                s51 += (h0 if f51 > 0.0 else h1) * (1.0 - min(abs(f51), cap))
-                s60 += (h0 if f60 > 0.0 else h1) * (1.0 - min(abs(f60), cap))
-                s61 += (h0 if f61 > 0.0 else h1) * (1.0 - min(abs(f61), cap))
-                s70 += (h0 if f70 > 0.0 else h1) * (1.0 - min(abs(f70), cap))
-                s71 += (h0 if f71 > 0.0 else h1) * (1.0 - min(abs(f71), cap))
-        else:
-            # Σ_j min(|f_j|, cap)
-            for j in range(n):
-                mj = m[j]
-                s00 += min(abs(mj + d0[j] * a00), cap)
-                s01 += min(abs(mj + d0[j] * a01), cap)
-                s10 += min(abs(mj + d1[j] * a10), cap)
-                s11 += min(abs(mj + d1[j] * a11), cap)
-                s20 += min(abs(mj + d2[j] * a20), cap)
-                s21 += min(abs(mj + d2[j] * a21), cap)
-                s30 += min(abs(mj + d3[j] * a30), cap)
-                s31 += min(abs(mj + d3[j] * a31), cap)
-                s40 += min(abs(mj + d4[j] * a40), cap)
-                s41 += min(abs(mj + d4[j] * a41), cap)
-                s50 += min(abs(mj + d5[j] * a50), cap)
-                s51 += min(abs(mj + d5[j] * a51), cap)
-                s60 += min(abs(mj + d6[j] * a60), cap)
-                s61 += min(abs(mj + d6[j] * a61), cap)
-                s70 += min(abs(mj + d7[j] * a70), cap)
-                s71 += min(abs(mj + d7[j] * a71), cap)
-        s[0, 0], s[0, 1], s[1, 0], s[1, 1] = s00, s01, s10, s11
-        s[2, 0], s[2, 1], s[3, 0], s[3, 1] = s20, s21, s30, s31
-        s[4, 0], s[4, 1], s[5, 0], s[5, 1] = s40, s41, s50, s51
-        s[6, 0], s[6, 1], s[7, 0], s[7, 1] = s60, s61, s70, s71
+        _rows_pass(D, rows, ks, m, a, h0, h1, cap, weighted, s)
         for u in range(ROWS):
             i = idx[ks[u]]
             if weighted:
