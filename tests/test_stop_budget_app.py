@@ -97,14 +97,42 @@ def _charts(at: AppTest) -> set[str]:
     return {c.proto.id.rsplit("-", 1)[-1] for c in at.get("plotly_chart")}
 
 
-def test_the_accuracy_curves_are_drawn_once_there_is_more_than_one_point(db):
+def test_the_accuracy_curves_are_drawn_only_while_open_and_from_the_second_point(db):
     at = _open()
+    button(at, "label", 0).click()
+    ok(at.run())
+    # closed by default: neither the chart nor its caption is sent (the browser would mount a
+    # new chart at every label)
+    assert "stopping_figure" not in _charts(at)
+    at.session_state["stopping_curves"] = True  # what a click on the expander sets
+    ok(at.run())
+    assert "stopping_figure" in _charts(at)
+    at.session_state["stopping_curves"] = False
+    ok(at.run())
+    assert "stopping_figure" not in _charts(at)
+
+
+def test_the_accuracy_curves_start_with_the_first_label(db):
+    at = _open()
+    at.session_state["stopping_curves"] = True
+    ok(at.run())
     assert "stopping_figure" not in _charts(at)  # one point (no label yet) is no curve
     assert "The curves start with the first label." in [c.value for c in at.caption]
     button(at, "label", 0).click()
     ok(at.run())
-    assert "stopping_figure" in _charts(at)
+    assert "stopping_figure" in _charts(at)  # the expander stays open over the labels
     assert "The curves start with the first label." not in [c.value for c in at.caption]
+
+
+def test_the_risk_curve_is_drawn_only_while_open(db):
+    at = _open()
+    for _ in range(2):
+        button(at, "label", 0).click()
+        ok(at.run())
+    assert "risk_history" not in _charts(at)
+    at.session_state["risk_curve"] = True
+    ok(at.run())
+    assert "risk_history" in _charts(at)
 
 
 def test_a_random_check_says_so_and_its_label_is_marked(db):

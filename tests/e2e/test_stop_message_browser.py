@@ -71,6 +71,8 @@ def test_the_stop_message_and_the_estimate_appear(server, own_sample, page):
     expect(panel.get_by_text(interval)).to_be_visible()
     open_expander(panel, "Other figures")
     expect(panel.get_by_text(re.compile(r"^Leave-one-out accuracy on all"))).to_be_visible()
+    expect(panel.locator(".js-plotly-plot")).to_have_count(0)  # the curves: only while open
+    open_expander(panel, "Curves: the accuracy estimate")
     expect(panel.locator(".js-plotly-plot")).to_be_visible()
     open_expander(panel, "Why: the evidence")
     expect(panel.get_by_text(describe_rule(DEFAULT_STOP_RULE)[:60], exact=False)).to_be_visible()

@@ -25,6 +25,7 @@ from rlscore.core.conventions.counted_words import counted
 from rlscore.core.conventions.json_values import plain_scalar
 from rlscore.sessions.stopping.stopping_view import stop_rule_fired
 from rlscore.sessions.views.label_page import LearnerFigures, PoolPlotState, QueryPanelState
+from rlscore.ui.figures.lazy_expander import open_expander_content
 from rlscore.ui.label import actions, refresh
 from rlscore.ui.label import pool_picture as pool_plane
 from rlscore.ui.label.cold_start import cold_start_panel
@@ -490,6 +491,18 @@ AUTO_LABEL_TEAM_HELP = (
 )
 
 
+def _risk_curve(fig: LearnerFigures, risk_name: str) -> None:
+    """The strategy's risk (and the validation error, with a truth column) after each label."""
+    if len(fig.risk_history) < 2:
+        st.caption("No label yet.")
+        return
+    st.plotly_chart(
+        risk_history_figure(fig.risk_history, fig.validation_history, risk_name=risk_name),
+        config={"displaylogo": False},
+        key="risk_history",
+    )
+
+
 def learner_figures(handle: SessionHandle, p: dict) -> None:
     """Risk, validation error, λ, skips, auto-labeling and the risk history."""
     s = handle.session
@@ -533,16 +546,10 @@ def learner_figures(handle: SessionHandle, p: dict) -> None:
                 args=(handle, int(n_auto), int(p["budget"])),
                 disabled=team or fig.n_labeled + fig.n_skipped >= fig.n,
             )
-    with right:
-        st.markdown(f"**{risk_name} after each label**")
-        if len(fig.risk_history) > 1:
-            st.plotly_chart(
-                risk_history_figure(fig.risk_history, fig.validation_history, risk_name=risk_name),
-                config={"displaylogo": False},
-                key="risk_history",
-            )
-        else:
-            st.caption("No label yet.")
+    # closed by default: a chart redrawn at every label costs the browser more than the label
+    with right, open_expander_content(f"{risk_name} after each label", "risk_curve") as shown:
+        if shown:
+            _risk_curve(fig, risk_name)
 
 
 def below_the_fold(handle: SessionHandle, p: dict, annotator: str) -> None:

@@ -18,6 +18,7 @@ from rlscore.sessions.stopping.accuracy_estimate import (
 )
 from rlscore.sessions.stopping.stop_rule import evidence_lines
 from rlscore.sessions.stopping.stopping_view import StoppingView, stopping_view
+from rlscore.ui.figures.lazy_expander import open_expander_content
 from rlscore.ui.shell.errors import report_errors
 from rlscore.ui.shell.flash import flash
 from rlscore.ui.shell.params import update_params
@@ -48,24 +49,35 @@ def _draw(view: StoppingView, p: dict, handle: SessionHandle) -> None:
                 st.caption("This project's budget is 'until the stop rule fires': it is reached.")
         else:
             st.info(_sentence(decision.message))
-        if len(view.labels) > 1:
-            fig = accuracy_figure(
-                view.labels,
-                view.accuracy,
-                view.accuracy_low,
-                view.accuracy_high,
-                loo=view.loo,
-                truth=view.truth,
-                stop_at=decision.fired_at_labels,
-            )
-            st.plotly_chart(fig, key="stopping_figure", config={"displaylogo": False})
-        else:  # one point is no curve (and a chart costs the browser a third of a second)
-            st.caption("The curves start with the first label.")
+        with open_expander_content(CURVES_LABEL, key="stopping_curves") as shown:
+            if shown:
+                _curves(view)
         with st.expander("Other figures, and how they differ from the headline"):
             _other_figures(estimate)
         with st.expander("Why: the evidence for the stop advice"):
             _evidence(view)
         st.caption(f"As of {counted(view.n_labels, 'label')}.")
+
+
+#: the expander of the estimate's curves (closed by default: drawn only while open)
+CURVES_LABEL = "Curves: the accuracy estimate after each label"
+
+
+def _curves(view: StoppingView) -> None:
+    """The headline estimate, its interval, the LOO and the truth column after each label."""
+    if len(view.labels) < 2:  # one point is no curve
+        st.caption("The curves start with the first label.")
+        return
+    fig = accuracy_figure(
+        view.labels,
+        view.accuracy,
+        view.accuracy_low,
+        view.accuracy_high,
+        loo=view.loo,
+        truth=view.truth,
+        stop_at=view.decision.fired_at_labels,
+    )
+    st.plotly_chart(fig, key="stopping_figure", config={"displaylogo": False})
 
 
 def _headline(estimate, every: int, handle: SessionHandle) -> None:
