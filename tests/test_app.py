@@ -397,7 +397,7 @@ def test_the_risk_metric_is_named_for_the_strategy_that_estimates_it(db, strateg
     metric = next(m for m in at.metric if m.label == name)
     assert words in metric.proto.help
     assert not any(m.label == "Estimated risk of the pool" for m in at.metric)
-    assert any(md.value == f"**{name} after each label**" for md in at.markdown)
+    assert any(e.label == f"{name} after each label" for e in at.expander)  # its curve
 
 
 def test_two_tabs_of_one_annotator_show_one_query_and_a_stale_press_is_ignored(db):
