@@ -169,6 +169,25 @@ def test_the_panel_offers_the_random_checks(db):
         save_project_settings(store, PROJECT, {"audit_every": 0})
 
 
+def test_the_offer_is_disabled_for_whom_may_not_change_the_settings(db):
+    at = _open()  # opens (and creates) the sample project
+    with open_store(db) as store:
+        _session(store).auto_label(6)
+        store.set_member(PROJECT, "olive", "owner")
+        store.set_member(PROJECT, "ada", "annotator", by="olive")
+    ok(at.run())
+    offer = at.button(key="audit_on")
+    assert offer.disabled and "owner role" in offer.help  # ada is an annotator
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=TIMEOUT)
+    at.query_params.update(annotator="olive", project=PROJECT)
+    ok(at.run())
+    assert not at.button(key="audit_on").disabled
+    at.button(key="audit_on").click()
+    ok(at.run())
+    with open_store(db) as store:
+        assert project_settings(store, PROJECT)["audit_every"] == AUDIT_EVERY
+
+
 def test_the_panel_shows_the_headline_from_the_random_checks_with_its_interval(db):
     at = _open()
     with open_store(db) as store:

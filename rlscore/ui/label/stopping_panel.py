@@ -21,9 +21,10 @@ from rlscore.sessions.stopping.stopping_view import StoppingView, stopping_view
 from rlscore.ui.figures.lazy_expander import open_expander_content
 from rlscore.ui.shell.errors import report_errors
 from rlscore.ui.shell.flash import flash
-from rlscore.ui.shell.params import update_params
+from rlscore.ui.shell.params import current_annotator, update_params
+from rlscore.ui.shell.roles import gate
 from rlscore.ui.shell.safe_text import md_text
-from rlscore.ui.shell.store import SessionHandle
+from rlscore.ui.shell.store import SessionHandle, get_store
 from rlscore.viz.figures.stopping_figure import accuracy_figure
 
 
@@ -141,13 +142,21 @@ def _more_checks(column, none_yet: bool, every: int, handle: SessionHandle) -> N
 def offer_random_checks(container, handle: SessionHandle) -> None:
     """The button that turns on a random check every :data:`AUDIT_EVERY` queries (the
     single-label When-to-stop panel and the multi-label figures)."""
+    # a project setting: drawn disabled, naming the role, for whom may not change it
+    allowed = gate(
+        get_store(),
+        handle.session.project_name,
+        current_annotator(),
+        "settings",
+        help="Random checks give the headline's estimate and narrow its interval. A project "
+        "setting (the sidebar's 'Random check every k queries').",
+    )
     container.button(
         f"Random check every {AUDIT_EVERY} queries",
         key="audit_on",
         on_click=switch_audit_on,
         args=(handle,),
-        help="Random checks give the headline's estimate and narrow its interval. A project "
-        "setting (the sidebar's 'Random check every k queries').",
+        **allowed,
     )
 
 
