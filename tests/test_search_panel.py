@@ -123,6 +123,23 @@ def test_the_label_page_finds_games_and_labels_a_result_in_place(tmp_path, monke
     assert "Labeled: " + games.class_text(1) in [t.value for t in at.text]
 
 
+def test_a_bad_regular_expression_reads_as_typed_on_the_page(tmp_path, monkeypatch):
+    monkeypatch.setenv("RLSCORE_DB", str(tmp_path / "labels.sqlite3"))
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=TIMEOUT)
+    at.query_params["annotator"] = "ada"
+    at.query_params["project"] = "debian_games"
+    ok(at.run())
+    at.text_input(key="search_query").set_value("(game")
+    at.checkbox(key="search_regex").check()
+    ok(at.button(key="FormSubmitter:search_form-Search").click().run())
+    shown = [w.value for w in at.warning if "regular expression" in w.value]
+    assert len(shown) == 1
+    # Markdown-escaped once (what Streamlit renders back to the text), not twice: the reader
+    # sees "untick 'regular expression'", not backslashes
+    rendered = re.sub(r"\\(.)", r"\1", shown[0])
+    assert "\\" not in rendered and "untick 'regular expression'" in rendered, shown
+
+
 def test_a_positive_found_by_search_starts_graph_ocl_on_a_text_project(tmp_path, monkeypatch):
     db = tmp_path / "labels.sqlite3"
     monkeypatch.setenv("RLSCORE_DB", str(db))

@@ -85,7 +85,7 @@ def search_panel(handle: SessionHandle, annotator: str) -> None:
             with handle.lock:
                 results = _results(handle, annotator, saved[1])
         except SearchError as exc:
-            st.warning(md_text(user_message(exc)))
+            st.warning(user_message(exc))  # escaped there
             return
         shown_at = saved[2]
         if shown_at is None:  # first drawn now: the dwell counts from here
