@@ -195,6 +195,9 @@ def test_an_outsider_gets_no_point_on_the_label_page(db):
     at = page("label.py", "mallory")
     assert "'mallory' may not label points" in messages(at)
     assert "needs the annotator role" in messages(at)
+    # said once (the query panel), not again by the plot, which draws the pool without a query
+    assert messages(at).count("may not label points") == 1
+    assert at.get("plotly_chart")
     assert not [b for b in at.button if b.key and b.key.startswith("label_")]
     with open_store(db) as store:
         assert all(who != "mallory" for who, _ in store.claims(PROJECT).values())

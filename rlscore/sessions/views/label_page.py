@@ -36,6 +36,7 @@ from rlscore.core.rls.confidence import predicted_index, soft_probabilities
 from rlscore.query import QueryStrategy
 from rlscore.sessions.actions.cold_start import cold_start_class
 from rlscore.sessions.actions.session import LabelingSession
+from rlscore.sessions.team.permissions import allowed
 from rlscore.sessions.views.diagnostics import predicts_by_decision_rule
 
 
@@ -280,7 +281,12 @@ class PoolPlotState:
         ``stop_reached``, as :meth:`QueryPanelState.for_annotator`)."""
         seen = session.last_event_id
         labels = dict(session.labels)
-        proposal = None if stop_reached else session.query(int(budget or 0), annotator=annotator)
+        # no query for whom may not label (a reader in the open local mode): the query panel
+        # says why, once; the plot shows the pool without claiming a point for them
+        may_label = allowed(session.store.members(session.project_name), annotator, "label")
+        proposal = None
+        if may_label and not stop_reached:
+            proposal = session.query(int(budget or 0), annotator=annotator)
         predicted = confidence = None
         if _values_at(session.engine) is None:
             predicted, proba = _pool_predictions(session.engine)
