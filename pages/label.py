@@ -60,7 +60,10 @@ with report_errors(f"Opening project {md_text(p['project'])} with these settings
     handle = get_session(p)
 if handle is None:
     show_flash()
-    st.info("Change the strategy, kernel, σ or λ in the sidebar, or choose another project.")
+    st.info(
+        "Change the strategy, kernel, σ, λ or class weights in the sidebar, or choose another "
+        "project."
+    )
     st.button(
         "Undo my last label",
         key="undo_fallback",

@@ -63,8 +63,8 @@ with report_errors(f"Opening project {md_text(p['project'])} with these settings
     handle = get_session(p)
 if handle is None:
     st.info(
-        "Change the strategy, kernel, σ or λ in the Label page's sidebar, or choose another "
-        "project."
+        "Change the strategy, kernel, σ, λ or class weights in the Label page's sidebar, or "
+        "choose another project."
     )
     end_page()
 s = handle.session

@@ -519,3 +519,24 @@ def test_a_page_run_on_its_own_in_local_mode_runs_inside_the_app(db):
     assert any("Local mode" in c.value for c in at.sidebar.caption)
     assert len(at.sidebar.text_input) == 1
     assert at.session_state["params"]["annotator"] == "ada"
+
+
+def test_a_stored_class_weight_naming_no_class_is_named_and_the_project_opens(db):
+    """A mapping stored before the settings checked it (here class '7' of a project whose
+    classes are -1 and 1) does not close the project: the Label page opens with the default
+    class weights and the sidebar names the class weights as the setting not used."""
+    at = _ok(_app().run())
+    project = at.session_state["params"]["project"]
+    with open_store(db) as store:
+        classes = store.load_project(project).classes
+        assert 7 not in classes
+        store.save_settings(project, {"class_weight": {"7": 5}})
+    _ok(at.run())
+    assert not at.error, [e.value for e in at.error]
+    assert _query(at) >= 0
+    shown = [_plain(w.value) for w in at.sidebar.warning]
+    assert shown == [
+        f"The saved class_weight is not used: class_weight names ['7'], which are not classes "
+        f"of this project: its classes are {classes}. Its default is in force until it is "
+        "chosen again here."
+    ], shown

@@ -52,11 +52,20 @@ def test_a_weight_mapping_is_refused_with_a_message(db):
     with open_store(db) as store:
         with pytest.raises(ValueError, match="class_weight of a multi-label project"):
             LabelingSession(store, "tags", lam=0.5, class_weight={"news": 3.0}, snapshots=False)
-        save_project_settings(store, "tags", {"class_weight": {"news": 3.0}})
+        with pytest.raises(ValueError, match="class_weight of a multi-label project"):
+            save_project_settings(store, "tags", {"class_weight": {"news": 3.0}})
+        assert store.load_settings("tags") is None  # nothing saved
+        store.save_settings("tags", {"class_weight": {"news": 3.0}})  # saved before the check
     at = AppTest.from_file(str(REPO / "app.py"), default_timeout=120)
     at.query_params["project"] = "tags"
     at.query_params["annotator"] = "ada"
     at.run()
     assert not at.exception, [e.value for e in at.exception]
-    shown = [e.value.replace("\\", "") for e in at.error]  # the page escapes Markdown
-    assert any("must be none or 'balanced'" in m and "Traceback" not in m for m in shown), shown
+    # the project opens with its default class weights; the sidebar says which setting is unused
+    assert not at.error, [e.value for e in at.error]
+    # Markdown escaped, a word joiner after each colon
+    shown = [w.value.replace("\\", "").replace("\u2060", "") for w in at.sidebar.warning]
+    assert any(
+        m.startswith("The saved class_weight is not used: class_weight of a multi-label project "
+                     "must be none or 'balanced'") for m in shown
+    ), shown  # fmt: skip

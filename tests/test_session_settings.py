@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 import rlscore.core.conventions.memory_budget
@@ -177,3 +178,74 @@ def test_a_session_from_the_settings_is_refused_to_a_non_member(store):
     with pytest.raises(PermissionDeniedError):
         LabelingSession.from_settings(store, "moons", annotator="bob", snapshots=False)
     assert LabelingSession.from_settings(store, "moons", annotator="alice").params["lam"] == 0.2
+
+
+def _cli_settings(store, capsys, *assignments) -> tuple[int, str]:
+    sets = [a for text in assignments for a in ("--set", text)]
+    code = cli(["settings", "--db", str(store.path), "--project", "moons", *sets])
+    captured = capsys.readouterr()
+    return code, captured.err
+
+
+def test_a_class_weight_mapping_from_the_command_line_names_the_classes_by_their_text(
+    store, capsys
+):
+    """JSON keys are text: ``{"1": 5}`` names the class 1 of a project whose classes are
+    numbers, and the project opens with class 1 weighed 5 (the engine's per-class weights)."""
+    classes = store.load_project("moons").classes
+    assert 1 in classes and "1" not in classes  # numeric classes
+    assert _cli_settings(store, capsys, 'class_weight={"1": 5}') == (0, "")
+    assert project_settings(store, "moons")["class_weight"] == {1: 5.0}
+    session = LabelingSession.from_settings(store, "moons", snapshots=False)
+    expected = np.where(np.asarray(classes) == 1, 5.0, 1.0)
+    np.testing.assert_array_equal(session.engine._class_weight, expected)
+    # the Python API keys by the project's classes too, and refuses what they do not have
+    assert save_project_settings(store, "moons", {"class_weight": {"-1": 2}})["class_weight"] == {
+        -1: 2.0
+    }
+    session.set_params(class_weight={"1": 3})
+    assert session.get_params()["class_weight"] == {1: 3.0}
+
+
+@pytest.mark.parametrize("weight", ['{"7": 5}', '{"1": 5, "neg": 2}', '{"1": -5}'])
+def test_a_class_weight_mapping_the_project_cannot_use_is_refused_when_set(store, capsys, weight):
+    code, err = _cli_settings(store, capsys, f"class_weight={weight}")
+    assert code == 2
+    classes = store.load_project("moons").classes
+    if "-5" in weight:
+        assert err == "error: class_weight[1] must be > 0, got -5\n"
+    else:
+        unknown = [k for k in json.loads(weight) if k not in ("1", "-1")]
+        assert err == (
+            f"error: class_weight names {unknown}, which are not classes of this project: "
+            f"its classes are {classes}\n"
+        )
+    assert store.load_settings("moons") is None  # nothing saved
+    with pytest.raises(ValueError, match=r"class_weight names \[7\], which are not classes"):
+        save_project_settings(store, "moons", {"class_weight": {7: 5}})
+    session = LabelingSession.from_settings(store, "moons", snapshots=False)
+    with pytest.raises(ValueError, match=r"class_weight names \['7'\], which are not classes"):
+        session.set_params(class_weight={"7": 5})
+    assert session.get_params()["class_weight"] is None  # kept as it was
+
+
+def test_a_stored_class_weight_naming_no_class_is_ignored_and_the_project_opens(store):
+    store.save_settings("moons", {"class_weight": {"7": 5}, "lam": 0.3})
+    s = project_settings(store, "moons")
+    assert s["class_weight"] is None and s["lam"] == 0.3
+    assert s["ignored"] == {
+        "class_weight": "class_weight names ['7'], which are not classes of this project: its "
+        f"classes are {store.load_project('moons').classes}"
+    }
+    session = LabelingSession.from_settings(store, "moons", snapshots=False)
+    assert session.get_params()["class_weight"] is None
+
+
+@pytest.mark.parametrize(("text", "value"), [("none", None), ("None", None), ("null", None),
+                                             ("balanced", "balanced")])  # fmt: skip
+def test_the_command_line_takes_the_words_its_messages_use(store, capsys, text, value):
+    save_project_settings(store, "moons", {"class_weight": "balanced" if value is None else None})
+    assert _cli_settings(store, capsys, f"class_weight={text}") == (0, "")
+    assert project_settings(store, "moons")["class_weight"] == value
+    assert _cli_settings(store, capsys, "lam_auto=True") == (0, "")
+    assert project_settings(store, "moons")["lam_auto"] is True

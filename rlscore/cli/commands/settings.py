@@ -3,7 +3,10 @@
 The same settings the app's sidebar and Tune page save for a project (strategy, kernel,
 σ, λ, automatic λ, class weights, budget), stored in the label database for every annotator
 and server (:mod:`rlscore.sessions.state.settings`). Values are JSON (``--set sigma=1.7
---set lam_auto=true --set class_weight='"balanced"'``); a bare word is taken as a string.
+--set lam_auto=true --set class_weight='{"1": 5}'``); ``none``, ``true`` and ``false`` in any
+case are null, true and false, and any other bare word is taken as a string
+(``class_weight=balanced``). A class-weight mapping's keys are the project's classes as text
+(``"1"`` names the class 1); a key naming no class of the project is refused.
 
 Shell access to the database is an administrator's, as for ``members``: no role is checked,
 and a change is recorded in the project's audit as made by ``shell:<login name>``. With
@@ -42,6 +45,10 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: bare words read as the JSON values they name (``class_weight=none``, ``lam_auto=True``)
+_WORDS = {"none": None, "null": None, "true": True, "false": False}
+
+
 def _parse(assignment: str) -> tuple[str, object]:
     key, sep, text = assignment.partition("=")
     if not sep:
@@ -49,7 +56,8 @@ def _parse(assignment: str) -> tuple[str, object]:
     try:
         value = json.loads(text)
     except json.JSONDecodeError:
-        value = text
+        # the words the settings' messages use ("none", "true or false"), in any case
+        value = _WORDS.get(text.strip().lower(), text)
     return key.strip(), value
 
 

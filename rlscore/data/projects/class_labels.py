@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from rlscore.core.conventions.counted_words import counted
-from rlscore.core.conventions.json_values import plain_scalar
+from rlscore.core.conventions.json_values import class_keys, plain_scalar
 from rlscore.core.conventions.label_sets import SEPARATOR, is_label_set, parse_label_set
 from rlscore.data.items.columns import rows_text
 from rlscore.data.projects.project import ProjectInputError
@@ -132,11 +132,8 @@ def _class_name_of_value(values: list, class_names: list | dict, col: str) -> di
     """The class name of each distinct truth value: a dict's renaming, or the list's names
     in the order of ``values``; refused when a value has no name."""
     if isinstance(class_names, dict):
-        mapping = {plain_scalar(k): v for k, v in class_names.items()}
-        # keys typed in a text box arrive as strings: match them to the values' text too
-        mapping.update(
-            {k: mapping[str(k)] for k in values if k not in mapping and str(k) in mapping}
-        )
+        # keys typed in a text box arrive as strings: matched to the values' text too
+        mapping = class_keys(class_names, values)[0]
         unmapped = [v for v in values if v not in mapping]
         if unmapped:
             raise ProjectInputError(

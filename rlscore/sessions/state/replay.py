@@ -29,6 +29,7 @@ from rlscore.sessions.state.engine import (
 )
 from rlscore.sessions.state.feature_files import FeatureFiles
 from rlscore.sessions.state.label_log import LabelLog, check_final_rule, history_digest
+from rlscore.sessions.state.settings import check_class_weight
 from rlscore.sessions.state.snapshots import SnapshotCache, snapshot_key
 from rlscore.sessions.views.diagnostics import (
     History,
@@ -133,6 +134,12 @@ class Replay:
         """(Re)build the state from :attr:`params`; an invalid parameter raises before the
         current state is touched."""
         started = time.perf_counter()
+        # a mapping's keys are the project's classes ("1" names the class 1), else refused
+        self.params["class_weight"] = check_class_weight(
+            self.params.get("class_weight"),
+            self.project.classes,
+            multi_label=self.project.multi_label,
+        )
         lam = initial_lam(self.params["lam"], self.project.meta)
         # validates before any snapshot
         engine = make_engine(

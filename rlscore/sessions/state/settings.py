@@ -13,7 +13,10 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
+from collections.abc import Sequence
 
+from rlscore.core.conventions.input_validation import check_positive
+from rlscore.core.conventions.json_values import class_keys
 from rlscore.core.kernels.functions import GRAPH_KERNELS, VECTOR_KERNELS
 from rlscore.core.kernels.landmarks import LANDMARK_RULES
 from rlscore.core.kernels.rbf_width import DEFAULT_SIGMA, resolve_sigma
@@ -152,8 +155,43 @@ def default_settings(
     return settings
 
 
-def check_settings(settings: dict) -> dict:
+def check_class_weight(weight, classes: Sequence, *, multi_label: bool = False):
+    """``class_weight`` for a project with ``classes``: None, ``"balanced"`` or a mapping
+    keyed by the project's classes (a key names a class as :func:`class_keys
+    <rlscore.core.conventions.json_values.class_keys>` says: ``"1"`` names the class 1) to
+    positive weights.
+
+    Raises
+    ------
+    ValueError
+        A mapping naming a class the project does not have (naming those and the project's
+        classes), a weight that is not a positive number, or a mapping for a multi-label
+        project (its class weights are none or ``"balanced"``).
+    """
+    if not isinstance(weight, dict):
+        return weight
+    if multi_label:
+        raise ValueError(
+            "class_weight of a multi-label project must be none or 'balanced', not a mapping "
+            f"class -> weight, got {weight!r}"
+        )
+    matched, unknown = class_keys(weight, classes)
+    if unknown:
+        raise ValueError(
+            f"class_weight names {unknown}, which are not classes of this project: its "
+            f"classes are {list(classes)}"
+        )
+    # the engine's check, with its message (rlscore.core.rls.class_weights)
+    return {c: check_positive(w, f"class_weight[{c!r}]") for c, w in matched.items()}
+
+
+def check_settings(
+    settings: dict, *, classes: Sequence | None = None, multi_label: bool = False
+) -> dict:
     """Validated settings: the known keys, with plain Python values.
+
+    ``classes`` (and ``multi_label``) are the project's: given, a ``class_weight`` mapping is
+    checked against them and keyed by them (:func:`check_class_weight`).
 
     Raises
     ------
@@ -193,6 +231,8 @@ def check_settings(settings: dict) -> dict:
                 "class_weight must be none, 'balanced' or a mapping class -> weight, "
                 f"got {weight!r}"
             )
+        if classes is not None:
+            out["class_weight"] = check_class_weight(weight, classes, multi_label=multi_label)
     for key, meaning in (
         ("budget", "none"),
         ("audit_every", "none"),
@@ -269,16 +309,28 @@ def pool_sigma(store: LabelStore, summary: dict) -> float | None:
     return sigma
 
 
+def _summary(store: LabelStore, name: str) -> dict:
+    """The project's summary (:meth:`LabelStore.project_summaries`)."""
+    summary = next((s for s in store.project_summaries() if s["name"] == name), None)
+    if summary is None:
+        store.load_project(name)  # raises UnknownProjectError naming the projects
+    return summary
+
+
+def _classes_of(summary: dict) -> dict:
+    """What :func:`check_settings` checks a project's class weights against."""
+    return {"classes": summary["classes"], "multi_label": summary.get("multi_label", False)}
+
+
 def project_settings(store: LabelStore, name: str) -> dict:
     """The project's settings: the saved ones over :func:`default_settings`, whose σ is the
     project's recommended one or else the data-adaptive width of :func:`pool_sigma`.
 
-    Saved values that no longer validate are left out, and listed under the key
-    ``"ignored"`` (setting -> reason) so a caller can say so.
+    Saved values that no longer validate (also class weights naming a class the project does
+    not have) are left out, and listed under the key ``"ignored"`` (setting -> reason) so a
+    caller can say so. A class-weight mapping comes back keyed by the project's classes.
     """
-    summary = next((s for s in store.project_summaries() if s["name"] == name), None)
-    if summary is None:
-        store.load_project(name)  # raises UnknownProjectError naming the projects
+    summary = _summary(store, name)
     settings = default_settings(
         summary["n"],
         summary["meta"],
@@ -291,7 +343,7 @@ def project_settings(store: LabelStore, name: str) -> dict:
         if key not in saved:
             continue
         try:
-            settings.update(check_settings({key: saved[key]}))
+            settings.update(check_settings({key: saved[key]}, **_classes_of(summary)))
         except ValueError as exc:
             ignored[key] = str(exc)
     if ignored:
@@ -314,11 +366,12 @@ def save_project_settings(
     Raises
     ------
     ValueError
-        An invalid setting (nothing is saved).
+        An invalid setting, also class weights naming a class the project does not have
+        (nothing is saved).
     """
     if checked:
         require(store, name, user, "settings")  # an owner's, once the project has members
-    changes = check_settings(changes)
+    changes = check_settings(changes, **_classes_of(_summary(store, name)))
     settings = {k: v for k, v in project_settings(store, name).items() if k in SETTING_KEYS}
     settings.update(changes)
     store.save_settings(name, settings, by=user or "")
@@ -333,6 +386,7 @@ __all__ = [
     "REFINE_MAX_POOL",
     "LOW_RANK_MIN_POOL",
     "SETTING_KEYS",
+    "check_class_weight",
     "check_settings",
     "default_settings",
     "engine_settings",

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from rlscore.core.conventions.json_values import class_keys
 from rlscore.core.evaluation.accuracy_interval import accuracy_interval
 from rlscore.core.evaluation.pool_accuracy import PoolAccuracy, pool_accuracy
 from rlscore.core.kernels.functions import is_graph_kernel
@@ -160,13 +161,12 @@ def export_estimate(
 
 def _stored_class_weight(weight, labels: Iterable):
     """A ``class_weight`` as a label event stores it, for the classes of ``labels``: a dict's
-    keys come back from JSON as the classes' ``str()`` (the project's convention for class
-    keys), so they are matched to the labels' values that way; weights of classes with no
+    keys come back from JSON as the classes' ``str()``, so they are matched to the labels'
+    values by :func:`~rlscore.core.conventions.json_values.class_keys`; weights of classes with no
     label play no part (as in the session's labeled RLS)."""
     if not isinstance(weight, dict):
         return weight
-    by_text = {str(c): c for c in set(labels)}
-    return {by_text[str(k)]: w for k, w in weight.items() if str(k) in by_text}
+    return class_keys(weight, list(set(labels)))[0]
 
 
 __all__ = [

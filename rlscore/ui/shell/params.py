@@ -117,7 +117,8 @@ def params() -> dict:
     except UnknownProjectError:  # deleted between the two reads
         st.session_state.pop("project", None)
         return params()
-    settings.pop("ignored", None)
+    # a saved value that no longer validates (the default is in force): the sidebar says so
+    st.session_state["ignored_settings"] = settings.pop("ignored", {})
     p = {"project": project, "annotator": current_annotator(), **settings}
     st.session_state["params"] = p  # this run's view, for tests and the pages' callbacks
     return p

@@ -188,6 +188,11 @@ def learner_sidebar() -> dict:
     """
     p = params()
     st.sidebar.caption("Learner settings of this project, shared by every annotator.")
+    for key, reason in st.session_state.get("ignored_settings", {}).items():
+        st.sidebar.warning(
+            md_text(f"The saved {key} is not used: {reason}. Its default is in force until "
+                    "it is chosen again here.")
+        )  # fmt: skip
     locked = settings_locked()
     strategy_and_kernel(p, locked)
     kernel_scale_controls(p, locked)
