@@ -167,3 +167,23 @@ def test_a_real_table_is_offered_its_fixes(db):
     assert project.feature_names == [
         "bill_mm", "island=Biscoe", "island=Dream", "island=Torgersen",
     ]  # fmt: skip
+
+
+def test_after_dropping_rows_the_missing_label_is_named_at_its_row_in_the_file(db):
+    """The rows "drop rows" kept keep the file's numbers: the missing label of data row 11
+    is named as row 11 of the file, not as its row in the table left after the drop."""
+    table = PENGUINS.copy()
+    table.loc[1, "bill_mm"] = np.nan  # file rows 2 and 3 miss a feature: dropped
+    table.loc[8, "species"] = None  # file row 9 misses its label
+    label_row = int(np.flatnonzero(table["species"].isna())[0]) + 1  # 1-based data row
+    assert label_row == 9
+    at = uploaded(csv_bytes(table), "penguins.csv")
+    at.selectbox(key="truth_column").set_value("species")
+    ok(at.run())
+    at.radio(key="missing_fix").set_value("drop rows")
+    ok(at.run())
+    notes = [plain(i.value) for i in at.info]
+    assert any("dropped 2 rows 2, 3 with missing values" in n for n in notes), notes
+    assert any(
+        f"truth column 'species' has missing labels in row {label_row}:" in e for e in errors(at)
+    ), errors(at)

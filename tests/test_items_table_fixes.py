@@ -65,3 +65,24 @@ def test_one_hot_encoding_replaces_the_column_in_place():
         one_hot_encode(pd.DataFrame({"id": [str(i) for i in range(60)]}), "id")
     with pytest.raises(TableFixError, match="not in the table"):
         one_hot_encode(penguins(), "sex")
+
+
+def test_a_column_empty_in_every_row_is_named_as_the_one_to_leave_out():
+    """Dropping rows or imputing cannot fix a column with no value at all: the message names
+    that column (not a complete one beside it) and says to leave it out."""
+    df = pd.DataFrame({"a": [0.1, 0.6, -0.5, 1.3], "nanc": [np.nan] * 4, "label": [0, 1, 0, 1]})
+    assert df["a"].notna().all() and df["nanc"].isna().all()
+    expected = "column 'nanc' is empty in every row: leave it out of the chosen columns"
+    with pytest.raises(TableFixError) as dropped:
+        drop_missing_rows(df, ["a", "nanc"])
+    assert str(dropped.value) == expected
+    with pytest.raises(TableFixError) as imputed:
+        impute_missing(df, ["a", "nanc"])
+    assert str(imputed.value) == expected
+
+
+def test_rows_kept_by_the_drop_keep_the_file_row_numbers():
+    df = penguins()
+    kept, _ = drop_missing_rows(df, ["bill_length_mm", "island"])
+    assert kept.index.tolist() == [i for i in range(6) if i not in (1, 3)]
+    assert kept["species"].tolist() == df["species"].drop(index=[1, 3]).tolist()

@@ -118,7 +118,7 @@ def test_scaling_is_decided_from_the_data_and_the_annotator_sees_the_uploaded_va
     for point in (0, 41, 87):
         shown = shown_features(project, point)
         np.testing.assert_allclose(
-            [shown[m] for m in MEASURES], fixed.loc[point, MEASURES].to_numpy(float), rtol=1e-12
+            [shown[m] for m in MEASURES], fixed.iloc[point][MEASURES].to_numpy(float), rtol=1e-12
         )
     # columns of similar spread are left as uploaded
     similar = fixed[["bill_length_mm", "flipper_length_mm"]].assign(species=fixed["species"])

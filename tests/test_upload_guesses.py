@@ -3,6 +3,8 @@ the preview of the project built from it (the Data page's form)."""
 
 from __future__ import annotations
 
+import io
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -42,6 +44,13 @@ def test_default_features_are_the_numeric_columns_left():
     assert default_features(df) == ["id", "w", "kind", "h"]
     assert default_features(df, exclude=("id", "kind")) == ["w", "h"]
     assert default_features(df, exclude=(None, None)) == ["id", "w", "kind", "h"]
+
+
+def test_a_column_empty_in_every_row_is_not_proposed_as_a_feature():
+    # read from a CSV, an empty column is numbers, all NaN (explore16's boolnan.csv)
+    df = pd.read_csv(io.StringIO("a,nanc,label\n0.1,,False\n0.6,,True\n-0.5,,False\n"))
+    assert pd.api.types.is_numeric_dtype(df["nanc"]) and df["nanc"].isna().all()
+    assert default_features(df, exclude=["label"]) == ["a"]
 
 
 def test_listed_shortens_long_lists():

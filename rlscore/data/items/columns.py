@@ -15,6 +15,9 @@ the feature values as uploaded (standardisation undone) for projects without ite
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -45,10 +48,29 @@ class ItemInputError(ValueError):
     """A column cannot be shown as an item; the message names the column and the rows."""
 
 
+#: the file's row (0-based) of each row of the table being checked, while :func:`file_rows`
+#: says so; None: the table's rows are the file's
+_FILE_ROWS: ContextVar[np.ndarray | None] = ContextVar("file_rows", default=None)
+
+
+@contextmanager
+def file_rows(rows: Sequence[int]) -> Iterator[None]:
+    """Within, :func:`rows_text` names row ``i`` of the table as the file's row ``rows[i]``:
+    a table whose rows a fix dropped (:func:`~rlscore.data.upload.table_fixes.drop_missing_rows`
+    keeps the file's row numbers as its index) is checked with its rows renumbered from 0, and
+    its messages still name the rows of the user's file."""
+    token = _FILE_ROWS.set(np.asarray(rows, dtype=np.int64))
+    try:
+        yield
+    finally:
+        _FILE_ROWS.reset(token)
+
+
 def rows_text(rows) -> str:
     """'row 3' / 'rows 3, 7 and 2 more' for 0-based row indexes (shown 1-based, header
-    excluded, as in a spreadsheet's data rows)."""
-    rows = [int(r) + 1 for r in rows]
+    excluded, as in a spreadsheet's data rows; the file's rows within :func:`file_rows`)."""
+    in_file = _FILE_ROWS.get()
+    rows = [int(r if in_file is None else in_file[int(r)]) + 1 for r in rows]
     shown = ", ".join(str(r) for r in rows[:_SHOWN])
     more = f" and {len(rows) - _SHOWN} more" if len(rows) > _SHOWN else ""
     return f"row{'s' if len(rows) > 1 else ''} {shown}{more}"
@@ -251,6 +273,7 @@ __all__ = [
     "check_item_columns",
     "context_column",
     "empty_text_rows",
+    "file_rows",
     "image_column",
     "item_columns_from_table",
     "item_texts",

@@ -94,9 +94,9 @@ def guess_truth_column(df: pd.DataFrame) -> str | None:
 
 
 def default_features(df: pd.DataFrame, exclude: Iterable[str | None] = ()) -> list[str]:
-    """The numeric columns of ``df`` except ``exclude`` (the id and truth columns) and those
-    named like a date or year (:data:`NOT_FEATURES`), in order: the features proposed for a
-    new project."""
+    """The numeric columns of ``df`` except ``exclude`` (the id and truth columns), those
+    named like a date or year (:data:`NOT_FEATURES`) and those empty in every row, in order:
+    the features proposed for a new project."""
     import pandas as pd
 
     skip = set(exclude)
@@ -107,6 +107,7 @@ def default_features(df: pd.DataFrame, exclude: Iterable[str | None] = ()) -> li
         and str(c).lower() not in NOT_FEATURES
         and pd.api.types.is_numeric_dtype(df[c])
         and not pd.api.types.is_bool_dtype(df[c])
+        and df[c].notna().any()  # an empty column (read as NaN numbers) is no feature
     ]
 
 
@@ -277,6 +278,13 @@ def apply_fixes(
     one_hot
         Categorical columns to replace by 0/1 columns (after the missing-value fix).
 
+    Returns
+    -------
+    (DataFrame, list of str)
+        The fixed table, indexed by the file's rows (0-based data rows: the rows "drop rows"
+        kept keep their numbers, for :func:`~rlscore.data.items.columns.file_rows`), and the
+        sentences.
+
     Raises
     ------
     TableFixError
@@ -284,6 +292,10 @@ def apply_fixes(
     """
     if missing not in MISSING_FIXES:
         raise TableFixError(f"missing values: choose one of {MISSING_FIXES}, got {missing!r}")
+    import pandas as pd
+
+    if not df.index.equals(pd.RangeIndex(len(df))):  # a Parquet file may bring its own index
+        df = df.reset_index(drop=True)  # the file's rows
     notes: list[str] = []
     if missing != "keep" and columns:
         if missing == "drop rows":

@@ -53,15 +53,32 @@ def missing_value_rows(df: pd.DataFrame, columns: list[str]) -> dict[str, np.nda
     return {c: rows for c, rows in found.items() if rows.size}
 
 
-def drop_missing_rows(df: pd.DataFrame, columns: list[str]) -> tuple[pd.DataFrame, str]:
-    """The table without the rows that miss a value in ``columns`` (index reset)."""
-    columns = _check_columns(df, columns)
-    bad = df[columns].isna().any(axis=1).to_numpy()
-    if bad.all():
+def _refuse_empty_columns(df: pd.DataFrame, columns: list[str]) -> None:
+    """Refuse a fix of ``columns`` when one is empty in every row: no row keeps a value, no
+    value fills it in; the column is better left out."""
+    empty = [c for c in columns if len(df) and df[c].isna().all()]
+    if empty:
+        which = f"column {empty[0]!r} is" if len(empty) == 1 else f"columns {empty} are"
         raise TableFixError(
-            f"every row misses a value in {columns}: dropping them would leave nothing"
+            f"{which} empty in every row: leave {'it' if len(empty) == 1 else 'them'} out of "
+            "the chosen columns"
         )
-    kept = df.loc[~bad].reset_index(drop=True)
+
+
+def drop_missing_rows(df: pd.DataFrame, columns: list[str]) -> tuple[pd.DataFrame, str]:
+    """The table without the rows that miss a value in ``columns``; the rows kept keep their
+    index (the file's row numbers, which the messages about them name:
+    :func:`~rlscore.data.items.columns.file_rows`)."""
+    columns = _check_columns(df, columns)
+    _refuse_empty_columns(df, columns)
+    missing = df[columns].isna()
+    bad = missing.any(axis=1).to_numpy()
+    if bad.all():
+        short = [c for c in columns if missing[c].any()]
+        raise TableFixError(
+            f"every row misses a value in {short}: dropping them would leave nothing"
+        )
+    kept = df.loc[~bad]
     note = (
         f"dropped {int(bad.sum())} {rows_text(np.flatnonzero(bad))} with missing values"
         if bad.any()
@@ -83,6 +100,7 @@ def impute_missing(
     if strategy not in IMPUTE_STRATEGIES:
         raise TableFixError(f"imputation must be one of {IMPUTE_STRATEGIES}, got {strategy!r}")
     columns = _check_columns(df, columns)
+    _refuse_empty_columns(df, columns)  # nothing to impute from
     out = df.copy()
     notes = []
     for c in columns:
@@ -90,8 +108,6 @@ def impute_missing(
         k = int(s.isna().sum())
         if k == 0:
             continue
-        if k == len(s):
-            raise TableFixError(f"column {c!r} is empty in every row: nothing to impute from")
         numeric = pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_bool_dtype(s)
         rule = strategy if numeric else "most_frequent"
         values = s.to_numpy(dtype=np.float64 if numeric else object).reshape(-1, 1)

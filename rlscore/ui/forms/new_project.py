@@ -24,7 +24,7 @@ from rlscore.data import Project, ProjectInputError, project_from_table
 from rlscore.data.features import FeatureInputError, Progress
 from rlscore.data.features.image_urls import image_urls_allowed
 from rlscore.data.features.images import IMAGE_ROOT_ENV, server_image_root
-from rlscore.data.items.columns import ItemInputError
+from rlscore.data.items.columns import ItemInputError, file_rows
 from rlscore.data.projects.class_labels import parse_class_names
 from rlscore.data.upload.proposal import (
     apply_fixes,
@@ -132,10 +132,11 @@ def build_project(df: pd.DataFrame, choices: UploadChoices, source: str) -> Proj
         table, notes = apply_fixes(df, choices.missing_fix, choices.chosen_columns, choices.one_hot)
         for note in notes:
             st.info(md_text(note))
-        with warnings.catch_warnings(), feature_progress() as progress:
+        # the rows a fix kept keep the file's numbers: the messages name the file's rows
+        with warnings.catch_warnings(), feature_progress() as progress, file_rows(table.index):
             warnings.simplefilter("ignore")  # shown from meta["warnings"] by show_preview
             return project_from_table(
-                table,
+                table.reset_index(drop=True),
                 choices.name,
                 fixed_features(table, choices.features, choices.one_hot),
                 id_column=choices.id_column,
