@@ -540,3 +540,25 @@ def test_a_stored_class_weight_naming_no_class_is_named_and_the_project_opens(db
         f"of this project: its classes are {classes}. Its default is in force until it is "
         "chosen again here."
     ], shown
+
+
+def test_a_class_weight_mapping_is_shown_as_custom_and_kept_until_another_is_chosen(db):
+    """Weights per class set from Python or the CLI are not "none": the sidebar's radio shows
+    them as a third choice, its caption names them, and a rerun leaves them in force until
+    "none" or "balanced" is chosen."""
+    at = _ok(_app().run())
+    project = at.session_state["params"]["project"]
+    with open_store(db) as store:
+        first, second = store.load_project(project).classes[:2]
+        store.save_settings(project, {"class_weight": {str(first): 3, str(second): 1}})
+    _ok(at.run())
+    radio = at.sidebar.radio(key="w_class_weight")
+    assert radio.options == ["none", "balanced", "custom"] and radio.value == "custom"
+    shown = " ".join(_plain(c.value) for c in at.sidebar.caption)
+    assert f"{first}: 3" in shown and f"{second}: 1" in shown, shown
+    _ok(at.run())
+    assert at.session_state["params"]["class_weight"] == {first: 3, second: 1}
+    radio = at.sidebar.radio(key="w_class_weight")
+    _ok(radio.set_value("balanced").run())
+    assert at.session_state["params"]["class_weight"] == "balanced"
+    assert at.sidebar.radio(key="w_class_weight").options == ["none", "balanced"]

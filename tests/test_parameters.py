@@ -76,6 +76,16 @@ def test_an_unknown_parameter_is_refused_like_scikit_learn_does(bad):
         ours.set_params(**bad)
 
 
+@pytest.mark.parametrize("bad", ["lamda", "inner__c"])
+def test_a_refused_change_changes_nothing(bad):
+    # the valid names come first: a half-applied change would keep them
+    ours, _ = pair()
+    before = plain(ours.get_params())
+    with pytest.raises(ValueError, match="Invalid parameter"):
+        ours.set_params(lam=3.0, inner__a=7, **{bad: 1})
+    assert plain(ours.get_params()) == before
+
+
 def test_fresh_copy_is_a_deep_unfitted_copy_like_clone():
     ours, theirs = pair()
     ours.fitted_ = np.ones(3)

@@ -54,17 +54,27 @@ class Parameterized:
         Raises
         ------
         ValueError
-            For a name that is not a constructor parameter, listing the valid ones.
+            For a name that is not a constructor parameter, listing the valid ones; then no
+            parameter is changed.
         """
         valid = self.param_names()
-        nested: dict[str, dict[str, Any]] = {}
-        for key, value in params.items():
+        # every name is checked before any is set: an invalid one changes nothing
+        for key in params:
             name, _, sub = key.partition("__")
             if name not in valid:
                 raise ValueError(
                     f"Invalid parameter {name!r} for {type(self).__name__}; "
                     f"valid parameters: {', '.join(valid)}"
                 )
+            inner = sorted(getattr(self, name).get_params(deep=False)) if sub else ()
+            if sub and sub.partition("__")[0] not in inner:
+                raise ValueError(
+                    f"Invalid parameter {sub!r} for {type(getattr(self, name)).__name__}; "
+                    f"valid parameters: {', '.join(inner)}"
+                )
+        nested: dict[str, dict[str, Any]] = {}
+        for key, value in params.items():
+            name, _, sub = key.partition("__")
             if sub:
                 nested.setdefault(name, {})[sub] = value
             else:

@@ -57,12 +57,23 @@ def _identity(value):
     return value
 
 
+#: the class-weight radio's choice for weights per class (set from Python or the command line)
+CUSTOM_WEIGHTS = "custom"
+
+
+def _weight(choice: str):
+    """The class-weight setting of a radio choice; "custom" keeps the mapping in force."""
+    if choice == CUSTOM_WEIGHTS:
+        return params()["class_weight"]
+    return None if choice == "none" else choice
+
+
 #: setting -> (settings value -> widget value, widget value -> settings value)
 _CONVERT = {
     "sigma": (lambda v: log_position(v, SIGMA_LOG_RANGE), lambda x: float(10**x)),
     "lam": (lambda v: log_position(v, LAM_LOG_RANGE), lambda x: float(10**x)),
     "graph_t": (float, float),
-    "class_weight": (lambda v: v or "none", lambda w: None if w == "none" else w),
+    "class_weight": (lambda v: CUSTOM_WEIGHTS if isinstance(v, dict) else v or "none", _weight),
     "budget": (_identity, int),
     "audit_every": (_identity, int),
     "n_landmarks": (_identity, int),
@@ -300,13 +311,20 @@ def regularisation_controls(p: dict, locked: bool) -> None:
         **_bind(p, "lam", locked, disabled=p["lam_auto"]),
     )
     sb.caption("λ = auto (LOO)" if p["lam_auto"] else f"λ = {p['lam']:.4g}")
+    weights = p["class_weight"]
+    custom = isinstance(weights, dict)
     sb.radio(
         "Class weights",
-        ["none", "balanced"],
+        ["none", "balanced", *([CUSTOM_WEIGHTS] if custom else [])],
         horizontal=True,
-        help="Balanced weights equalise the classes (for imbalanced data).",
+        help="Balanced weights equalise the classes (for imbalanced data). Weights per class "
+        "are set from Python or the command line (`settings --set class_weight=...`).",
         **_bind(p, "class_weight", locked),
     )
+    if custom:
+        sb.caption(
+            md_text("Weights per class: " + ", ".join(f"{k}: {v:g}" for k, v in weights.items()))
+        )
 
 
 def budget_controls(p: dict, locked: bool) -> None:
