@@ -562,3 +562,25 @@ def test_a_class_weight_mapping_is_shown_as_custom_and_kept_until_another_is_cho
     _ok(radio.set_value("balanced").run())
     assert at.session_state["params"]["class_weight"] == "balanced"
     assert at.sidebar.radio(key="w_class_weight").options == ["none", "balanced"]
+
+
+def _source(at: AppTest) -> str:
+    """The query's caption: its id and the strategy (or rule) that proposed it."""
+    return next(c.value for c in at.caption if c.value.startswith("id ") and " · " in c.value)
+
+
+def test_after_a_change_of_strategy_every_tab_is_shown_the_new_strategys_query(db):
+    ada = _ok(_app("ada").run())
+    project = ada.session_state["params"]["project"]
+    bob = _ok(_app("bob").run())
+    assert "proposed by Focused ARLS" in _source(bob)
+    ada.sidebar.selectbox(key="w_strategy").set_value("uncertainty")
+    _ok(ada.run())
+    assert _source(ada).endswith("proposed by Uncertainty sampling")
+    with open_store(db) as store:
+        assert "bob" not in {who for who, _ in store.claims(project).values()}
+    _ok(bob.run())
+    assert _source(bob).endswith("proposed by Uncertainty sampling"), _source(bob)
+    # bob's claim went with the old strategy: his query was chosen anew, by the new one
+    with open_store(db) as store:
+        assert store.claims(project)[_query(bob)][0] == "bob"

@@ -249,3 +249,26 @@ def test_the_command_line_takes_the_words_its_messages_use(store, capsys, text, 
     assert project_settings(store, "moons")["class_weight"] == value
     assert _cli_settings(store, capsys, "lam_auto=True") == (0, "")
     assert project_settings(store, "moons")["lam_auto"] is True
+
+
+def test_a_change_of_strategy_gives_back_every_claim_and_the_next_queries_are_the_new_ones(store):
+    """Claims made by the old strategy would be shown as the new one's proposals: a change of
+    strategy drops them all, and the next query of each annotator is the new strategy's."""
+    save_project_settings(store, "moons", {"strategy": "arls"})
+    session = LabelingSession.from_settings(store, "moons", annotator="ada", snapshots=False)
+    truth = store.load_project("moons").truth
+    for _ in range(4):
+        i, _ = session.query(annotator="ada")
+        session.label(i, truth[i], annotator="ada")
+    session.query(annotator="bob")
+    session.query(annotator="ada")
+    save_project_settings(store, "moons", {"lam": 0.5}, user="ada")
+    assert {who for who, _ in store.claims("moons").values()} == {"ada", "bob"}
+    save_project_settings(store, "moons", {"strategy": "uncertainty"}, user="ada")
+    assert store.claims("moons") == {}
+    session.set_params(strategy="uncertainty", lam=0.5)
+    first, _ = session.query(annotator="bob")
+    # uncertainty sampling's pick: the smallest margin among the open points
+    margins = np.abs(session.engine.decision_function()).ravel()
+    margins[list(session.labels)] = np.inf
+    assert margins[first] == margins.min()

@@ -356,7 +356,9 @@ def save_project_settings(
 ) -> dict:
     """Validate ``changes`` and save them over the project's current settings, as ``user``
     (an owner once the project has members; recorded in the audit). ``checked=False`` skips
-    the role check, for a shell administrator's change (the ``settings`` command).
+    the role check, for a shell administrator's change (the ``settings`` command). A change of
+    strategy gives back every point claimed in the project: each annotator's next query is the
+    new strategy's (the Label page says which strategy proposed a point).
 
     Returns
     -------
@@ -373,8 +375,11 @@ def save_project_settings(
         require(store, name, user, "settings")  # an owner's, once the project has members
     changes = check_settings(changes, **_classes_of(_summary(store, name)))
     settings = {k: v for k, v in project_settings(store, name).items() if k in SETTING_KEYS}
+    strategy = settings.get("strategy")
     settings.update(changes)
     store.save_settings(name, settings, by=user or "")
+    if settings.get("strategy") != strategy:
+        store.release_claims(name)
     return settings
 
 

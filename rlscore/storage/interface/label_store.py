@@ -164,8 +164,8 @@ class LabelStore(ABC):
         """Unexpired claims of the project: point -> (annotator, expiry in epoch seconds)."""
 
     @abstractmethod
-    def release_claims(self, name: str, annotator: str) -> None:
-        """Drop every claim of ``annotator`` in the project."""
+    def release_claims(self, name: str, annotator: str | None = None) -> None:
+        """Drop every claim of ``annotator`` in the project (None: of everyone)."""
 
     # -- per-project settings --------------------------------------------------------------
     @abstractmethod

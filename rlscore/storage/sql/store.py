@@ -325,9 +325,12 @@ class SQLLabelStore(LabelStore):
         )
         return {int(p): (a, float(e)) for p, a, e in rows}
 
-    def release_claims(self, name: str, annotator: str) -> None:
+    def release_claims(self, name: str, annotator: str | None = None) -> None:
         with self._db.write():
             uid = self._projects.uid(name, lock=True)
+            if annotator is None:
+                self._db.run("DELETE FROM claims WHERE project_uid = ?", (uid,))
+                return
             self._db.run(
                 "DELETE FROM claims WHERE project_uid = ? AND annotator = ?", (uid, annotator)
             )
