@@ -59,6 +59,10 @@ def test_every_sensitive_action_is_recorded_with_who_and_when(store):
     assert records[2].details["previous"] == "reviewer"
     assert records[3].details == {"member": "rita@example.org", "role": None,
                                   "previous": "annotator"}  # fmt: skip
+    # the first change is against the settings in force (the project's λ), not "None → value"
+    # for every default the first save writes
+    lam_before = store.load_project("moons").meta["lam"]
+    assert records[4].details == {"lam": [lam_before, 0.2]}
     assert records[5].details == {"budget": [0, 5], "lam": [0.2, 0.3]}
     assert records[6].details == {"format": "jsonl", "include_features": False}
     assert records[7].details == {"recoverable": True}

@@ -374,11 +374,12 @@ def save_project_settings(
     if checked:
         require(store, name, user, "settings")  # an owner's, once the project has members
     changes = check_settings(changes, **_classes_of(_summary(store, name)))
-    settings = {k: v for k, v in project_settings(store, name).items() if k in SETTING_KEYS}
-    strategy = settings.get("strategy")
-    settings.update(changes)
-    store.save_settings(name, settings, by=user or "")
-    if settings.get("strategy") != strategy:
+    before = {k: v for k, v in project_settings(store, name).items() if k in SETTING_KEYS}
+    settings = {**before, **changes}
+    # the audit compares with the settings in force, defaults included: a first change of λ
+    # is "lam: 1.0 → 0.3", not every default "None → value"
+    store.save_settings(name, settings, by=user or "", before=before)
+    if settings.get("strategy") != before.get("strategy"):
         store.release_claims(name)
     return settings
 

@@ -173,9 +173,12 @@ class LabelStore(ABC):
         """The project's saved settings (a JSON object), None if never saved."""
 
     @abstractmethod
-    def save_settings(self, name: str, settings: dict, *, by: str = "") -> None:
+    def save_settings(
+        self, name: str, settings: dict, *, by: str = "", before: dict | None = None
+    ) -> None:
         """Replace the project's saved settings (JSON-serialisable values); a change is
-        recorded in the audit with ``by``."""
+        recorded in the audit with ``by``, against the saved settings over ``before`` (the
+        settings in force where none are saved: the defaults)."""
 
     def project_summaries(self) -> list[dict]:
         """One dict per project, without loading its features: ``name``, ``n``, ``d``,

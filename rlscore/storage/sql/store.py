@@ -341,16 +341,20 @@ class SQLLabelStore(LabelStore):
         row = self._db.fetchone("SELECT settings FROM settings WHERE project_uid = ?", (uid,))
         return None if row is None else json.loads(row[0])
 
-    def save_settings(self, name: str, settings: dict, *, by: str = "") -> None:
+    def save_settings(
+        self, name: str, settings: dict, *, by: str = "", before: dict | None = None
+    ) -> None:
         """Replace the project's saved settings; a change is recorded in the audit (with
-        ``by``, who made it), in the same transaction."""
+        ``by``, who made it), in the same transaction. ``before``: the settings in force
+        until now where none are saved (the defaults), which the audit compares with."""
         text = json.dumps(jsonable(settings))
         with self._db.write():
             uid = self._projects.uid(name, lock=True)
             row = self._db.run(
                 "SELECT settings FROM settings WHERE project_uid = ?", (uid,)
             ).fetchone()
-            old = {} if row is None else json.loads(row[0])
+            old = json.loads(json.dumps(jsonable(before or {})))
+            old.update({} if row is None else json.loads(row[0]))
             new = json.loads(text)
             changed = {
                 k: [old.get(k), new.get(k)]
