@@ -220,6 +220,8 @@ def test_the_owner_does_all_and_the_audit_names_her(db):
     assert auto.disabled and "without members" in auto.help
     at = page("tune.py", "alice")
     assert not at.button(key="apply").disabled
+    # a λ to apply (an unchanged one records nothing); the button takes the run's values
+    ok(at.slider(key="tune_log_lam").set_value(-1.5).run())
     ok(at.button(key="apply").click().run())
     # the Admin page's audit trail shows each action with who did it
     audit = page("admin.py", "alice").dataframe[0].value

@@ -211,7 +211,8 @@ def test_only_owners_change_settings_and_each_change_is_audited(team):
     assert project_settings(store, "moons")["lam"] == 0.01
     settings = [r for r in project_audit(store, "moons") if r.action == "settings"]
     assert len(settings) == 1 and settings[0].actor == OWNER
-    assert settings[0].details["lam"] == [None, 0.01]
+    # against the λ in force before (the project's), the only setting that changed
+    assert settings[0].details == {"lam": [store.load_project("moons").meta["lam"], 0.01]}
 
 
 # -- export ----------------------------------------------------------------------------------------
