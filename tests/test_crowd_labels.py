@@ -10,7 +10,11 @@ from rlscore.core.evaluation.annotator_consensus import crowd_consensus
 from rlscore.data.projects.project import Project
 from rlscore.sessions import LabelLog, project_settings
 from rlscore.sessions.team.crowd_labels import model_probabilities, with_consensus
-from rlscore.sessions.views.label_issues import probably_wrong_queue, project_label_issues
+from rlscore.sessions.views.label_issues import (
+    probably_wrong_queue,
+    project_label_issues,
+    team_label_issues,
+)
 from rlscore.storage import Event, open_store
 
 N = 90
@@ -108,3 +112,16 @@ def test_the_review_page_shows_each_annotators_rate_and_the_weighed_labels(tmp_p
     assert shared == {a: sum(a in g for g in given.values()) for a in ("ada", "bob", "cy")}
     # a suspect's card lists the annotators' labels the consensus weighed
     assert any(set(f.columns) >= {"annotator", "label", "when (UTC)"} for f in frames)
+
+
+def test_with_several_annotators_the_table_is_still_most_likely_wrong_first(tmp_path):
+    # the consensus replaces the scores of the shared points: the rows are ranked by them,
+    # doubted labels (another class suggested) first, as --top K and the queue read them
+    store, _, _ = _team_store(tmp_path)
+    with store:
+        project, events = store.load_project("p"), store.events("p")
+        table = team_label_issues(project, events, project_settings(store, "p")).table
+    doubted = (table["suggested"] != table["label"]).tolist()
+    keys = list(zip(doubted, table["score"], strict=True))
+    assert keys == sorted(keys, reverse=True)
+    assert sum(doubted) and not all(doubted)

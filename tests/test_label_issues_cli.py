@@ -135,12 +135,13 @@ def test_several_annotators_per_point_the_cli_prints_the_review_pages_consensus(
     points = got["index"].tolist()
     names = ["ada", "bob", "cy"]
     ratings = np.array([[given[p].get(a, -1) for a in names] for p in points])
-    ref = crowd_consensus(ratings, model_probabilities(plain, classes))
+    in_order = plain.set_index("index").loc[points].reset_index()  # the CLI's ranking
+    ref = crowd_consensus(ratings, model_probabilities(in_order, classes))
     label = np.array([classes.index(c) for c in got["label"]])
     np.testing.assert_allclose(
         got["score"], 1.0 - ref.posterior[np.arange(len(points)), label], rtol=1e-9, atol=1e-12
     )
-    assert not np.allclose(got["score"], plain["score"])
+    assert not np.allclose(got["score"], in_order["score"])
     # and the Review page's queue is the CLI's rows it keeps (score ≥ ½, another class)
     keep = (got["score"] >= 0.5) & (got["suggested"] != got["label"])
     assert got["index"][keep].tolist() == queue.suspects["index"].tolist()

@@ -55,3 +55,15 @@ def test_the_commands_act_as_the_shells_administrator(db, capsys):
         (record,) = [r for r in store.audit("P") if r.action == "settings"]
     assert record.actor == f"shell:{getpass.getuser()}"
     assert record.details["sigma"][1] == 1.7
+
+
+def test_the_labels_that_are_probably_wrong_are_a_reviewers(db, capsys):
+    # as the Review page's queue: an annotator may read the project, not its suspects
+    assert main(["label-issues", "--db", db, "--project", "P", "--as", "bob"]) == 2
+    err = capsys.readouterr().err
+    assert "reviewer role" in err and "Traceback" not in err
+    assert main(["label-issues", "--db", db, "--project", "P"]) == 0
+    reference = capsys.readouterr().out
+    for user in ("alice", "carol"):
+        assert main(["label-issues", "--db", db, "--project", "P", "--as", user]) == 0
+        assert capsys.readouterr().out == reference

@@ -6,7 +6,8 @@ consensus with that model — the table of the Review page's "Probably wrong" qu
 project's final-label rule (:func:`rlscore.sessions.views.label_issues.team_label_issues`).
 The rows come most suspicious first, ``score`` being the calibrated chance that the label is
 wrong. Read-only: nothing is written to the label database. ``--as USER`` reads as that user,
-checked as the app checks the Review page (:mod:`rlscore.cli.io.reader_option`).
+checked as the app checks the Review page's queue: a reviewer's or an owner's once the project
+has members (:mod:`rlscore.cli.io.reader_option`).
 """
 
 from __future__ import annotations
@@ -18,9 +19,7 @@ from rlscore.cli.io.database_option import add_db_argument, open_existing_store
 from rlscore.cli.io.errors import CommandError, run_command
 from rlscore.cli.io.output_files import output_file
 from rlscore.cli.io.reader_option import add_reader_argument, check_read, reader
-from rlscore.sessions import project_settings
-from rlscore.sessions.team.overlap import Overlap
-from rlscore.sessions.views.label_issues import team_label_issues
+from rlscore.sessions.views.label_issues import label_issues_as, stored_label_issues
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -59,17 +58,16 @@ def _run(argv: list[str]) -> int:
         raise CommandError(f"--top must be a whole number ≥ 1, got {args.top}")
     output = None if args.out is None else output_file(args.out, "--out")
     with open_existing_store(args.db) as store:
-        # as the Review page's queue: whoever may read the project (its members once it has any)
-        check_read(store, args.project, reader(args))
-        project = store.load_project(args.project)
-        events = store.events(args.project)
-        settings = project_settings(store, args.project)
-    # the Review page's final labels: the majority where the project asks for overlap
-    rule = Overlap.of_settings(settings).rule
-    try:
-        table = team_label_issues(project, events, settings, rule=rule).table
-    except ValueError as exc:
-        raise CommandError(str(exc)) from None
+        # as the Review page's queue: its reviewers and owners once the project has members
+        user = reader(args)
+        check_read(store, args.project, user)
+        try:
+            if user is None:  # the database's administrator
+                table = stored_label_issues(store, args.project).table
+            else:
+                table = label_issues_as(store, args.project, user).table
+        except ValueError as exc:
+            raise CommandError(str(exc)) from None
     if args.top is not None:
         table = table.head(args.top)
     data = table.to_csv(index=False, float_format="%.10g")

@@ -74,7 +74,11 @@ def with_consensus(table: pd.DataFrame, log: LabelLog, classes) -> TeamCheck:
     """The checker's table (:func:`rlscore.sessions.views.label_issues.project_label_issues`)
     with ``suggested`` and ``score`` replaced by the consensus's on the points of several
     annotators, and the annotators' estimated error rates (module docstring). Unchanged, with
-    no rates, when no point has two annotators."""
+    no rates, when no point has two annotators.
+
+    The rows are ranked anew, most likely wrong first: the labels whose suggestion differs
+    first, then by ``score``, then by ``label_margin`` — on the rows of one annotator the
+    checker's own order (its score is a non-decreasing function of the margin)."""
     import pandas as pd
 
     classes = list(classes)
@@ -92,6 +96,12 @@ def with_consensus(table: pd.DataFrame, log: LabelLog, classes) -> TeamCheck:
     out.loc[out.index[rows], "suggested"] = [classes[k] for k in chosen]
     on_label = consensus.posterior[multi][np.arange(rows.size), label]
     out.loc[out.index[rows], "score"] = 1.0 - on_label
+    # the consensus changed the scores: the margin's order no longer ranks these rows
+    doubted = out["suggested"] != out["label"]
+    order = np.lexsort(
+        (-out["label_margin"].to_numpy(), -out["score"].to_numpy(), ~doubted.to_numpy())
+    )
+    out = out.iloc[order].reset_index(drop=True)
     columns = (names, consensus.annotator_points, consensus.annotator_error)
     rates = pd.DataFrame(dict(zip(ANNOTATOR_COLUMNS, columns, strict=True)))
     rates = rates[rates["shared points"] > 0].sort_values("estimated error rate", ascending=False)

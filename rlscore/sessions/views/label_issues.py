@@ -6,7 +6,8 @@ of each point: :class:`~rlscore.sessions.state.label_log.LabelLog`) and ranks th
 project's current kernel, σ, λ (or automatic λ) and class weights — the model of the Label
 page's leave-one-out figures (:func:`rlscore.sessions.state.loo_refit.labeled_rls_params`).
 Read-only: nothing is written. :func:`team_label_issues` adds, on the points of several
-annotators, their consensus with the model; the ``label-issues`` command prints it, and the
+annotators, their consensus with the model; the ``label-issues`` command prints it
+(:func:`label_issues_as`: a reviewer's, as the Review page checks), and the
 Review page's "Probably wrong" queue is :func:`probably_wrong_queue`, its suspects no reviewer
 has decided; the Label page's note counts those a reviewer has not seen in it yet
 (:func:`unseen_suspects`).
@@ -26,14 +27,16 @@ from rlscore.core.kernels.functions import is_graph_kernel
 from rlscore.sessions.state.engine import make_engine
 from rlscore.sessions.state.label_log import LabelLog
 from rlscore.sessions.state.loo_refit import MIN_LABELS, labeled_rls_params
-from rlscore.sessions.state.settings import engine_settings
+from rlscore.sessions.state.settings import engine_settings, project_settings
 from rlscore.sessions.team.crowd_labels import TeamCheck, with_consensus
+from rlscore.sessions.team.overlap import Overlap
+from rlscore.sessions.team.permissions import require
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from rlscore.data.projects.project import Project
-    from rlscore.storage import Event
+    from rlscore.storage import Event, LabelStore
 
 #: the columns of :func:`project_label_issues`, in order
 ISSUE_COLUMNS = ("index", "point_id", "label", "suggested", "score", "label_margin", "annotator")
@@ -139,6 +142,36 @@ def team_label_issues(
     events = list(events)  # read twice: by the checker and by the consensus
     table = project_label_issues(project, events, settings, rule=rule)
     return with_consensus(table, LabelLog(events, rule=rule), project.classes)
+
+
+def stored_label_issues(store: LabelStore, name: str) -> TeamCheck:
+    """:func:`team_label_issues` of the stored project ``name`` with its settings and its
+    final-label rule (the majority where it asks for overlap), unchecked: the database
+    administrator's (:func:`label_issues_as` checks a user's role).
+
+    Raises
+    ------
+    ValueError
+        As :func:`project_label_issues`.
+    """
+    project, events = store.load_project(name), store.events(name)
+    settings = project_settings(store, name)
+    return team_label_issues(project, events, settings, rule=Overlap.of_settings(settings).rule)
+
+
+def label_issues_as(store: LabelStore, name: str, user: str | None) -> TeamCheck:
+    """:func:`stored_label_issues` as ``user`` may read it: a reviewer's or owner's once the
+    project has members, as the Review page's queue (anyone's while it has none).
+
+    Raises
+    ------
+    PermissionDeniedError
+        ``user`` lacks the reviewer role in a project with members; the message names it.
+    ValueError
+        As :func:`project_label_issues`.
+    """
+    require(store, name, user, "review")
+    return stored_label_issues(store, name)
 
 
 @dataclass(frozen=True)
@@ -247,9 +280,11 @@ __all__ = [
     "ISSUE_COLUMNS",
     "SUSPECT_SCORE",
     "SuspectQueue",
+    "label_issues_as",
     "probably_wrong_queue",
     "project_label_issues",
     "queue_summary",
+    "stored_label_issues",
     "team_label_issues",
     "unseen_suspects",
 ]
