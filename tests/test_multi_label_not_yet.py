@@ -90,7 +90,9 @@ def test_no_stop_rule_ends_a_multi_label_project_and_the_sidebar_says_why(db, mo
         assert stop_rule_fired(s) is False  # an "until the stop rule fires" budget never ends
         with pytest.raises(ValueError, match="not available for multi-label projects yet"):
             stopping_view(s)
-        save_project_settings(store, "tags", {"until_stop": True})
+        with pytest.raises(ValueError, match="until_stop is not available"):
+            save_project_settings(store, "tags", {"until_stop": True})
+        store.save_settings("tags", {"until_stop": True})  # as stored before the check
     at = app_page("label.py")
     at.query_params["project"] = "tags"
     at.query_params["annotator"] = "ada"
@@ -98,4 +100,5 @@ def test_no_stop_rule_ends_a_multi_label_project_and_the_sidebar_says_why(db, mo
     assert not at.error, [e.value for e in at.error]
     until = at.sidebar.toggle(key="w_until_stop")
     assert until.disabled and "Not available for multi-label projects yet" in until.help
+    assert until.value is False  # the stored value is ignored, not shown as in force
     assert at.button  # the panel's buttons are drawn: labeling did not end

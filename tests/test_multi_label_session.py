@@ -19,7 +19,7 @@ from rlscore.core.conventions.label_sets import multi_hot
 from rlscore.query import DEFAULT_MULTILABEL_STRATEGY, make_strategy, predicted_sets
 from rlscore.sessions import LabelingSession, LabelLog
 from rlscore.sessions.actions.dwell import MIN_DWELL_ENV, TooSoonError
-from rlscore.sessions.state.settings import project_settings
+from rlscore.sessions.state.settings import project_settings, save_project_settings
 from rlscore.sessions.team.permissions import PermissionDeniedError
 from rlscore.storage import open_store
 
@@ -194,3 +194,25 @@ def test_the_headline_is_the_micro_f1_of_brute_force_refits_on_the_checks(store,
     assert est.n_checks == len(checks)
     assert est.estimate == pytest.approx(2 * tp / (2 * tp + fp + fn))
     assert est.low <= est.estimate <= est.high
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"strategy": "lgc"}, "'lgc' is not available for multi-label"),
+        ({"until_stop": True}, "until_stop is not available for multi-label"),
+    ],  # fmt: skip
+)
+def test_settings_a_multi_label_project_cannot_use_are_refused_and_ignored_if_stored(
+    store, change, message
+):
+    # refused when set (the CLI's and the sidebar's path) ...
+    with pytest.raises(ValueError, match=message):
+        save_project_settings(store, "tags", change)
+    assert store.load_settings("tags") is None
+    # ... and ignored, with the reason, if stored before the check: the project still opens
+    store.save_settings("tags", change)
+    settings = project_settings(store, "tags")
+    assert settings["strategy"] == "arls" and settings["until_stop"] is False
+    assert message.split(" is ")[0].strip("'") in next(iter(settings["ignored"].values()))
+    LabelingSession.from_settings(store, "tags", snapshots=False).query()

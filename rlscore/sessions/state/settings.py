@@ -21,7 +21,12 @@ from rlscore.core.kernels.functions import GRAPH_KERNELS, VECTOR_KERNELS
 from rlscore.core.kernels.landmarks import LANDMARK_RULES
 from rlscore.core.kernels.rbf_width import DEFAULT_SIGMA, resolve_sigma
 from rlscore.query import DEFAULT_MULTILABEL_STRATEGY, STRATEGIES, strategy_class
-from rlscore.sessions.state.engine import PoolTooLargeError, check_pool_size, make_engine
+from rlscore.sessions.state.engine import (
+    PoolTooLargeError,
+    check_pool_size,
+    make_engine,
+    multi_label_strategy,
+)
 from rlscore.sessions.state.label_log import LabelLog
 from rlscore.sessions.team.overlap import Overlap
 from rlscore.sessions.team.permissions import require
@@ -191,7 +196,8 @@ def check_settings(
     """Validated settings: the known keys, with plain Python values.
 
     ``classes`` (and ``multi_label``) are the project's: given, a ``class_weight`` mapping is
-    checked against them and keyed by them (:func:`check_class_weight`).
+    checked against them and keyed by them (:func:`check_class_weight`); a multi-label
+    project takes only the strategies that have a multi-label form, and no stop rule.
 
     Raises
     ------
@@ -202,6 +208,13 @@ def check_settings(
     if "strategy" in out and out["strategy"] not in STRATEGIES:
         raise ValueError(
             f"strategy {out['strategy']!r} is unknown: choose one of {list(STRATEGIES)}"
+        )
+    if multi_label and "strategy" in out:
+        multi_label_strategy(out["strategy"])
+    if multi_label and out.get("until_stop"):
+        raise ValueError(
+            "until_stop is not available for multi-label projects: no stop rule for label sets "
+            "has held in its benchmark (docs/multilabel.md)"
         )
     kernels = VECTOR_KERNELS + GRAPH_KERNELS
     if "kernel" in out and out["kernel"] not in kernels:
