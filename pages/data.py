@@ -94,12 +94,17 @@ if rows:
         st.caption(md_text(on_cluster))
     n_labels = overview.n_labeled(chosen)
     st.subheader("Export labels")
+    # a multi-label project's export has no accuracy estimate yet (docs/app.md)
+    carried = (
+        "the feature values; each class as a 0/1 column and the set as one `|`-joined column"
+        if project.multi_label
+        else "the feature values and the accuracy estimate at export time"
+    )
     st.caption(
         f"{n_labels} labeled points: point id, index, the final label and how it was decided "
         "(latest label, majority or review), every annotator's own label, timestamp, seconds "
-        "spent, strategy, kernel, σ, λ, the feature values and the accuracy estimate at "
-        "export time. Each download is recorded in the project's audit (who, when, which "
-        "format); the audit downloads beside it."
+        f"spent, strategy, kernel, σ, λ, {carried}. Each download is recorded in the project's "
+        "audit (who, when, which format); the audit downloads beside it."
     )
     formats = {
         "csv": "text/csv",

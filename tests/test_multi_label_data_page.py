@@ -67,3 +67,17 @@ def test_the_guess_and_the_classes_of_a_column_of_sets():
     df = pd.DataFrame({"t": ["b|a", None, "c", "1|2"]})
     assert truth_values(df, "t", multi_label=True) == [1, 2, "a", "b", "c"]
     assert truth_values(df, "t") == ["1|2", "b|a", "c"]
+
+
+def test_the_export_caption_says_what_a_multi_label_export_holds(db):
+    at = uploaded()
+    at.selectbox(key="truth_column").select("tags")
+    at.run()
+    at.multiselect(key="features").set_value(["x", "y"])
+    at.text_input(key="project_name").input("tagged")
+    at.run()
+    at.button(key="create").click()
+    at.run()
+    at.run()
+    (caption,) = [plain_markdown(c.value) for c in at.caption if "labeled points:" in c.value]
+    assert "accuracy estimate" not in caption and "0/1 column" in caption, caption
