@@ -113,3 +113,17 @@ def test_command_line_options_reach_the_multi_label_strategy_or_are_refused(tmp_
     assert main([*argv, "--candidates", "10"]) == 2
     err = capsys.readouterr().err
     assert "--candidates does not apply to --strategy arls --multi-label" in err
+
+
+@pytest.mark.parametrize("options", [["--until-stop"], ["--stop-rule", "stabilizing"]])
+def test_the_stop_options_are_refused_with_label_sets(tmp_path, capsys, options):
+    # no stop rule for label sets: --until-stop was ignored without a word
+    argv = ["--multi-label", "--data", pool_csv(tmp_path), "--truth", "labels", "--queries", "2"]
+    assert main([*argv, "--quiet", *options]) == 2
+    assert "do not apply to --multi-label" in capsys.readouterr().err
+
+
+def test_a_truth_column_given_as_an_input_is_named(tmp_path, capsys):
+    argv = ["--multi-label", "--data", pool_csv(tmp_path), "--truth", "labels", "--queries", "2"]
+    assert main([*argv, "--quiet", "--text-column", "labels"]) == 2
+    assert "--truth labels is also given as --text-column" in capsys.readouterr().err
