@@ -94,6 +94,9 @@ def test_the_cli_creates_it(tmp_path, store, data, capsys):
     argv = ["create-cluster-project", "other", data[2], "--db", db, "--classes", "a,b"]
     assert cli_main([*argv, "--feature-columns", "nope"]) == 2
     assert "nope" in capsys.readouterr().err
+    missing = str(tmp_path / "nowhere")
+    assert cli_main(["create-cluster-project", "x", missing, "--db", db, "--classes", "a,b"]) == 2
+    assert f"at {missing}: no such file or folder" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(

@@ -44,6 +44,11 @@ def parquet_shape(url: str, columns: Sequence[str] | None = None) -> tuple[int, 
         fs, path = fsspec.core.url_to_fs(str(url))
         dataset = ds.dataset(path, filesystem=fs, format="parquet")
         n = int(dataset.count_rows())
+    except FileNotFoundError:
+        # its message is the path alone
+        raise ProjectInputError(
+            f"cannot read Parquet files at {url}: no such file or folder"
+        ) from None
     except (OSError, ValueError, pa.ArrowException) as exc:
         raise ProjectInputError(f"cannot read Parquet files at {url}: {exc}") from None
     schema = dataset.schema
