@@ -156,7 +156,9 @@ c4.button(
     args=(sigma, lam_auto),
     disabled=lam_auto is None or settings_gate["disabled"],
     help=settings_gate["help"]
-    or "λ with the least leave-one-out classification error on the labeled points"
+    or "λ with the least leave-one-out classification error on the labeled points, within the "
+    f"λ slider's range ({10 ** LAM_LOG_RANGE[0]:g} to {10 ** LAM_LOG_RANGE[1]:g}), so the "
+    "sliders can show it once applied"
     + (" (shown once the candidate is fitted)" if lam_auto is None else ""),
     key="apply_auto",
     width="stretch",
@@ -193,8 +195,9 @@ with report_errors("Drawing the candidate"):
         )
         st.caption(
             f"Exact LOO on {len(labels)} labeled points. Automatic λ = {lam_auto:.4g} (largest "
-            f"λ with the least LOO classification error). At λ = {lam:.4g}: squared "
-            f"{clf.loo_squared_error_:.3g}, classification {clf.loo_classification_error_:.1%}."
+            "λ with the least LOO classification error within the slider's range). At "
+            f"λ = {lam:.4g}: squared {clf.loo_squared_error_:.3g}, classification "
+            f"{clf.loo_classification_error_:.1%}."
         )
     with right:
         plane = pool_plane.projection(handle)

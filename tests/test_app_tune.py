@@ -6,6 +6,7 @@ are written to it directly, and the applied settings read back from it.
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +21,7 @@ from rlscore.data.projects.project import Project
 from rlscore.data.samples.bundled import ensure_sample_projects, load_sample
 from rlscore.sessions.state.settings import project_settings
 from rlscore.storage import open_store
-from rlscore.ui.shell.params import LAM_LOG_RANGE, slider_value
+from rlscore.ui.shell.params import LAM_LOG_RANGE, SIGMA_LOG_RANGE, slider_value
 
 TOP_ROW = {"tune_log_sigma", "tune_log_lam", "tune_method", "apply", "apply_auto"}
 
@@ -80,6 +81,29 @@ def test_apply_saves_the_candidate_for_the_project(db):
     at.run()
     with open_store(db) as store:
         assert project_settings(store, "two_moons")["lam"] == pytest.approx(auto, rel=5e-3)
+
+
+def test_the_automatic_lam_applied_is_one_the_sliders_show(db):
+    # a tester applied σ = 100 with the automatic λ = 1.8e-12: the sliders sat at their floor
+    # and the Label page drew no boundary (the model's values at new points were noise);
+    # here the least LOO error lies at λ ≈ 3e-6, below the λ slider's floor
+    label_some(db)
+    at = run_page()
+    at.slider(key="tune_log_sigma").set_value(SIGMA_LOG_RANGE[1])
+    at.run()
+    button = at.button(key="apply_auto")
+    assert "within the λ slider's range (0.0001 to 1000)" in button.help
+    shown = float(button.label.rsplit("=", 1)[1])
+    assert 10 ** LAM_LOG_RANGE[0] <= shown <= 10 ** LAM_LOG_RANGE[1]
+    button.click()
+    at.run()
+    assert not at.exception
+    with open_store(db) as store:
+        saved = project_settings(store, "two_moons")
+    assert saved["sigma"] == pytest.approx(100.0) and not saved["lam_auto"]
+    assert saved["lam"] == pytest.approx(shown, rel=5e-3)
+    # the λ slider stands at the applied λ (its position is log₁₀ λ to 0.01), not at an end
+    assert at.slider(key="tune_log_lam").value == pytest.approx(math.log10(saved["lam"]), abs=5e-3)
 
 
 def test_a_refused_apply_is_a_message(db, monkeypatch):

@@ -89,6 +89,27 @@ def test_automatic_lam_is_the_brute_force_loo_choice(seed, T, strategy, sigma):
     assert report.lam_auto == pytest.approx(expected, rel=1e-6)
 
 
+@pytest.mark.parametrize(
+    ("seed", "T", "sigma", "lam_range"),
+    [
+        # the unbounded choice is 1.6e-7, on a grid from 3e-8 up: the page's own range
+        (3, 3, 4.0, (-4.0, 3.0)),
+        (0, 2, 0.7, (-3.0, 0.0)),  # the unbounded choice, 4.0, is above the range
+        (3, 3, 0.9, (-1.0, 0.5)),  # the unbounded choice, 0.82, is inside it
+    ],
+)
+def test_automatic_lam_stays_in_the_range(seed, T, sigma, lam_range):
+    # a tester's Tune page applied λ = 1.8e-12 (σ = 100): below the λ slider, and at that λ
+    # the model's values at new points were rounding noise
+    X, labels = pool(seed, T)
+    model = TuningModel.for_settings("arls", "rbf")
+    report = tuning_report(X, labels, sigma=sigma, lam=0.1, model=model, lam_range=lam_range)
+    idx = list(labels)
+    expected = brute_auto_lam(X[idx], list(labels.values()), sigma, lam_range=lam_range)
+    assert 10 ** lam_range[0] <= report.lam_auto <= 10 ** lam_range[1]
+    assert report.lam_auto == pytest.approx(expected, rel=1e-6)
+
+
 def test_the_curve_spans_the_range_the_data_grid_and_the_marked_values():
     X, labels = pool(4)
     model = TuningModel.for_settings("arls", "rbf")

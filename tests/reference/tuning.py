@@ -2,9 +2,10 @@
 
 The automatic λ is the largest λ of the data's own grid (:func:`reference.rls.default_grid`:
 geometric from the smallest to the largest eigenvalue of ``M = A^{1/2} K A^{1/2}``) whose
-leave-one-out classification error is least. Here every LOO value comes from refitting RLS
-on the other points (:func:`reference.rls.brute_loo`), the kernel from its formula; nothing
-of :mod:`rlscore.core.rls.classifier` or its eigendecomposition is used.
+leave-one-out classification error is least, within the λ slider's range (``lam_range``). Here
+every LOO value comes from refitting RLS on the other points (:func:`reference.rls.brute_loo`),
+the kernel from its formula; nothing of :mod:`rlscore.core.rls.classifier` or its
+eigendecomposition is used.
 """
 
 from __future__ import annotations
@@ -37,10 +38,14 @@ def loo_classification_error(K, y_index, T, lam, weights=None) -> float:
     return float(e @ wrong / e.sum())
 
 
-def brute_auto_lam(X, y, sigma: float, balanced_weights: bool = False, num: int = 50) -> float:
+def brute_auto_lam(
+    X, y, sigma: float, balanced_weights: bool = False, num: int = 50, lam_range=None
+) -> float:
     """The largest λ of the default grid with the least brute-force LOO classification error.
 
     Balanced weights are written out for two classes only (one weighted kernel, one grid).
+    With ``lam_range`` (log₁₀ ends), a grid value below the range counts as its lower end and
+    one above as its upper end: the choice never leaves the range.
     """
     classes, y_index = np.unique(y, return_inverse=True)
     T = classes.size
@@ -51,5 +56,8 @@ def brute_auto_lam(X, y, sigma: float, balanced_weights: bool = False, num: int 
         weights = balanced(y_index, T)
     a = np.ones(y_index.size) if weights is None else weights[:, 0]
     grid = default_grid(K, a, num)
+    if lam_range is not None:
+        low, high = 10.0 ** lam_range[0], 10.0 ** lam_range[1]
+        grid = np.array(sorted({min(max(lam, low), high) for lam in grid}))
     errors = np.array([loo_classification_error(K, y_index, T, lam, weights) for lam in grid])
     return float(grid[errors <= errors.min() + 1e-12].max())

@@ -3,9 +3,10 @@
 The candidate is the RLS classifier of :mod:`rlscore.core.rls.classifier` fitted on a session's
 labeled points; the report holds its exact leave-one-out curve over a λ grid, the automatic λ
 (docs/mathematics.md §3, Paskov §4.1: the largest λ with the least LOO classification error over the
-data's own grid), and gives the error-rate certificate and the interval of offsets meeting two
-error-rate targets (docs/mathematics.md §8) of one class against the rest. :class:`TuningModel` says
-which RLS stands for a labeling session's settings.
+data's own grid, kept within the λ range the page's sliders span: :func:`auto_lams`), and gives
+the error-rate certificate and the interval of offsets meeting two error-rate targets
+(docs/mathematics.md §8) of one class against the rest. :class:`TuningModel` says which RLS
+stands for a labeling session's settings.
 """
 
 from __future__ import annotations
@@ -98,6 +99,18 @@ def can_tune(labels: Mapping[int, object]) -> bool:
     )
 
 
+def auto_lams(lam_range: tuple[float, float], data_grid: np.ndarray) -> np.ndarray:
+    """The sorted λ values the automatic λ is chosen from: the data's own grid, each value
+    beyond ``lam_range`` (log₁₀) moved to the range's nearer end.
+
+    The range is what the Tune page's and the sidebar's λ sliders span: a λ beyond it could be
+    applied but not shown, and far below it (10⁻¹² with σ = 100 on a small pool) the model's
+    decision values at new points are rounding noise, though its LOO errors still look best.
+    """
+    low, high = 10.0 ** np.asarray(lam_range, dtype=float)
+    return np.unique(np.clip(data_grid, low, high))
+
+
 def curve_lams(
     lam_range: tuple[float, float], data_grid: np.ndarray, marked: Iterable[float] = ()
 ) -> np.ndarray:
@@ -118,8 +131,8 @@ class TuningReport:
     curve : pandas.DataFrame
         Exact LOO errors per λ (:meth:`RLSClassifier.loo_curve`) over :func:`curve_lams`.
     lam_auto : float
-        The automatic λ: the largest λ of the data's own grid with the least LOO
-        classification error.
+        The automatic λ: the largest λ with the least LOO classification error among
+        :func:`auto_lams` (the data's own grid, kept within the curve's λ range).
     y : ndarray (l,)
         The labels the candidate was fitted on.
     """
@@ -218,7 +231,8 @@ def tuning_report(
     model : TuningModel
         Kernel and class weights of the candidate.
     lam_range : (float, float)
-        log₁₀ range the curve spans besides the data's own grid.
+        log₁₀ range the curve spans besides the data's own grid, and the automatic λ is
+        kept within (:func:`auto_lams`).
     marked : sequence of float
         λ values the curve must contain (``lam`` always is), e.g. the session's.
 
@@ -236,7 +250,9 @@ def tuning_report(
     clf = RLSClassifier(kernel=model.kernel, sigma=sigma, lam=lam, class_weight=model.class_weight)
     clf.fit(np.asarray(X)[idx], y)
     curve = clf.loo_curve(curve_lams(lam_range, clf.default_lams(), [lam, *marked]))
-    lam_auto = RLSPath.best_lam(clf.loo_curve(), "classification")
+    lam_auto = RLSPath.best_lam(
+        clf.loo_curve(auto_lams(lam_range, clf.default_lams())), "classification"
+    )
     return TuningReport(classifier=clf, curve=curve, lam_auto=lam_auto, y=y)
 
 
@@ -247,6 +263,7 @@ __all__ = [
     "MIN_PER_CLASS_CERTIFIED",
     "TuningModel",
     "TuningReport",
+    "auto_lams",
     "can_tune",
     "curve_lams",
     "tuning_report",
