@@ -6,11 +6,14 @@ are written to it directly, and the applied settings read back from it.
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 
 import numpy as np
 import pytest
+from reference.rls import balanced, brute_loo
+from reference.tuning import rbf
 from streamlit.testing.v1 import AppTest
 from support.markdown import BOLD_NAME, IMAGE_NAME, assert_shown_as_text, markdown_texts, plain
 from support.tune_page import label_some, run_page
@@ -19,8 +22,8 @@ from rlscore.core.klr.newton import KLRConvergenceError
 from rlscore.core.rls.classifier import RLSClassifier
 from rlscore.data.projects.project import Project
 from rlscore.data.samples.bundled import ensure_sample_projects, load_sample
-from rlscore.sessions.state.settings import project_settings
-from rlscore.storage import open_store
+from rlscore.sessions.state.settings import project_settings, save_project_settings
+from rlscore.storage import Event, open_store
 from rlscore.ui.shell.params import LAM_LOG_RANGE, SIGMA_LOG_RANGE, slider_value
 
 TOP_ROW = {"tune_log_sigma", "tune_log_lam", "tune_method", "apply", "apply_auto"}
@@ -104,6 +107,54 @@ def test_the_automatic_lam_applied_is_one_the_sliders_show(db):
     assert saved["lam"] == pytest.approx(shown, rel=5e-3)
     # the λ slider stands at the applied λ (its position is log₁₀ λ to 0.01), not at an end
     assert at.slider(key="tune_log_lam").value == pytest.approx(math.log10(saved["lam"]), abs=5e-3)
+
+
+@pytest.mark.parametrize("class_weight", ["balanced", None])
+def test_the_loo_errors_say_when_they_are_class_weighted(db, class_weight):
+    # a tester read "classification 19.2 %" as a share of 30 labels: it was the balanced
+    # class-weighted error, while 6 of the 30 LOO predictions (20 %) were wrong
+    with open_store(db) as store:
+        ensure_sample_projects(store)
+        save_project_settings(store, "two_moons", {"class_weight": class_weight})
+        project = store.load_project("two_moons")
+        negatives = np.flatnonzero(project.truth == -1)[:12]
+        positives = np.flatnonzero(project.truth == 1)[:4]
+        labels = {int(i): -1 for i in negatives} | {int(i): 1 for i in positives}
+        for i in negatives[:3]:  # some wrong labels: LOO errors to count
+            labels[int(i)] = 1
+        for i, c in labels.items():
+            store.append_event("two_moons", Event("label", i, c, "ann"))
+    at = run_page()
+    at.slider(key="tune_log_sigma").set_value(0.0)
+    at.slider(key="tune_log_lam").set_value(-1.0)
+    at.run()
+    assert not at.exception
+    # the LOO predictions by refitting without each point (tests/reference/rls.py)
+    idx = list(labels)
+    y = np.array([labels[i] for i in idx])
+    y_index = (y == 1).astype(int)
+    a = balanced(y_index, 2)[:, 0] if class_weight else np.ones(y.size)
+    loo = brute_loo(rbf(project.X[idx], 1.0), np.where(y == 1, 1.0, -1.0), a, 0.1, offset=False)
+    wrong = (loo > 0) != (y == 1)
+    weighted = a @ wrong / a.sum()
+    assert wrong.sum() > 0 and (weighted != wrong.mean()) == bool(class_weight)
+    caption = next(plain(c.value) for c in at.caption if "Exact LOO on" in c.value)
+    legend = [
+        t.get("name", "") for c in at.get("plotly_chart") for t in json.loads(c.proto.spec)["data"]
+    ]
+    assert f"classification {weighted:.1%}" in caption
+    if class_weight:
+        assert (
+            f"both class-weighted; {wrong.sum()} of the {y.size} labeled points wrong "
+            f"({wrong.mean():.1%})" in caption
+        )
+        assert {
+            "LOO squared error (class-weighted)",
+            "LOO classification error (class-weighted)",
+        } <= set(legend)
+    else:
+        assert "class-weighted" not in caption and not any("class-weighted" in n for n in legend)
+        assert {"LOO squared error", "LOO classification error"} <= set(legend)
 
 
 def test_a_refused_apply_is_a_message(db, monkeypatch):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from reference.rls import balanced, brute_loo, ova
 from reference.tuning import brute_auto_lam, loo_classification_error, rbf
 
 from rlscore.core.classifiers.rls_certificate import rls_certificate, rls_offset_interval
@@ -130,6 +131,24 @@ def test_the_curve_spans_the_range_the_data_grid_and_the_marked_values():
     assert row["loo_classification_error"] == pytest.approx(brute, abs=1e-12)
     assert report.classifier.lam_ == 0.0123
     assert report.classifier.loo_classification_error_ == pytest.approx(brute, abs=1e-12)
+
+
+@pytest.mark.parametrize("T", [2, 3])
+@pytest.mark.parametrize("class_weight", [None, "balanced"])
+def test_loo_wrong_counts_the_labeled_points_whatever_the_weights(T, class_weight):
+    X, labels = pool(11, T, labeled=24)
+    model = TuningModel("rbf", class_weight, "rbf")
+    report = tuning_report(X, labels, sigma=0.6, lam=0.05, model=model)
+    assert report.class_weighted == (class_weight is not None)
+    # each point's LOO values by refitting without it, one column per one-vs-all classifier
+    idx = list(labels)
+    _, y_index = np.unique(list(labels.values()), return_inverse=True)
+    Y = ova(y_index, T)
+    A = balanced(y_index, T) if class_weight else np.ones_like(Y)
+    K = rbf(X[idx], 0.6)
+    loo = np.column_stack([brute_loo(K, Y[:, t], A[:, t], 0.05, False) for t in range(Y.shape[1])])
+    predicted = (loo[:, 0] > 0).astype(int) if T == 2 else np.argmax(loo, axis=1)
+    assert report.loo_wrong == int(np.sum(predicted != y_index)) > 0
 
 
 def test_curve_lams_merges_and_sorts():

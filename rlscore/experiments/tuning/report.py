@@ -24,6 +24,7 @@ from rlscore.core.rls.classifier import RLSClassifier
 from rlscore.core.rls.confidence import METHODS, loo_reliability
 from rlscore.core.rls.path import RLSPath
 from rlscore.query import make_strategy
+from rlscore.sessions.state.loo_refit import loo_labels
 
 #: λ values of the curve spread evenly (in log₁₀) over the range asked for; the data's own
 #: grid, where the automatic λ is chosen, and the marked values are added to them
@@ -146,6 +147,18 @@ class TuningReport:
     def classes(self) -> list:
         """The candidate's classes as plain Python scalars."""
         return [plain_scalar(c) for c in self.classifier.classes_]
+
+    @property
+    def class_weighted(self) -> bool:
+        """Whether the candidate has class weights: its LOO errors are then class-weighted
+        (a point counts with its class's error weight), not shares of the labeled points."""
+        return self.classifier.class_weight is not None
+
+    @property
+    def loo_wrong(self) -> int:
+        """The labeled points whose exact leave-one-out prediction at the candidate's λ is
+        wrong, each counted once whatever the class weights."""
+        return int(np.sum(loo_labels(self.classifier) != self.classifier.y_fit_))
 
     @property
     def binary(self) -> bool:

@@ -84,21 +84,27 @@ def loo_curve_figure(
     lam_current: float | None = None,
     lam_auto: float | None = None,
     height: int = 360,
+    class_weighted: bool = False,
 ) -> go.Figure:
-    """LOO squared and classification error against λ (log axis), marking the current and auto λ."""
+    """LOO squared and classification error against λ (log axis), marking the current and auto λ.
+
+    ``class_weighted``: the errors are weighted by class (a candidate with class weights), so
+    the legend says so: a weighted rate is not the share of the labeled points wrong.
+    """
+    weighted = " (class-weighted)" if class_weighted else ""
     lams = np.asarray(lams, dtype=float)
     squared = np.asarray(squared, dtype=float)
     classification = np.asarray(classification, dtype=float)
     if not (lams.shape == squared.shape == classification.shape):
         raise ValueError("lams, squared and classification must have the same length")
     data = [
-        dict(type="scatter", x=lams, y=squared, mode="lines", name="LOO squared error"),
+        dict(type="scatter", x=lams, y=squared, mode="lines", name=f"LOO squared error{weighted}"),
         dict(
             type="scatter",
             x=lams,
             y=classification,
             mode="lines",
-            name="LOO classification error",
+            name=f"LOO classification error{weighted}",
             yaxis="y2",
             line=dict(dash="dot"),
         ),
