@@ -15,6 +15,7 @@ from rlscore.experiments.comparison.runs import (
     final_summary,
     run_defaults,
     simulation_settings,
+    summary_cells,
     uses_low_rank,
 )
 from rlscore.ui.shell.errors import report_errors
@@ -174,7 +175,9 @@ if model is not None:
         f"value until the labels hold {MIN_PER_CLASS} points of each of two classes or more."
     )
 st.subheader("After the last query")
-st.dataframe(final_summary(table, with_model=model is not None, names=STRATEGY_LABELS))
+st.dataframe(
+    summary_cells(final_summary(table, with_model=model is not None, names=STRATEGY_LABELS))
+)
 st.download_button(
     "Download results (CSV)",
     table.to_csv(index=False),

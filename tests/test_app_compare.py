@@ -237,3 +237,18 @@ def test_a_pool_too_large_for_a_strategy_is_a_message(db, monkeypatch):
 def test_no_strategy_chosen_is_a_message(db):
     at = run(open_page("two_moons"), [])
     assert "choose at least one strategy" in plain(at.error[0].value)
+
+
+def test_one_seed_shows_no_standard_deviation(db):
+    # a tester saw the literal "None" in every std cell of a one-seed run
+    at = open_page("two_moons")
+    at.number_input[1].set_value(1)  # Seeds K
+    at = run(at, ["arls", "random"], queries=3)
+    runs = at.session_state["compare_results"][1]
+    last = runs[runs.step == runs.step.max()].set_index("strategy")
+    cells = at.dataframe[0].value
+    for figure in ("validation_error", "balanced_error", "estimated_risk"):
+        # one run per strategy: its own value is the mean, and there is no deviation
+        assert cells[(figure, "std")].tolist() == ["—", "—"]
+        expected = [f"{last.loc[s, figure]:.4f}" for s in ("arls", "random")]
+        assert cells[(figure, "mean")].tolist() == expected

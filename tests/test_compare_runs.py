@@ -9,7 +9,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rlscore.experiments.comparison.runs import final_summary, run_defaults, simulation_settings
+from rlscore.experiments.comparison.runs import (
+    final_summary,
+    run_defaults,
+    simulation_settings,
+    summary_cells,
+)
 from rlscore.sessions.state.settings import LOW_RANK_MIN_POOL
 
 
@@ -100,3 +105,18 @@ def test_final_summary_is_the_last_step_per_strategy(with_model):
             mean = np.mean([100 * s + 10 * seed + 2 + offsets[f] for seed in (0, 1)])
             assert summary.loc[strategy, (f, "mean")] == mean
             assert summary.loc[strategy, (f, "std")] == sd
+
+
+def test_summary_cells_show_a_dash_where_a_figure_is_undefined():
+    runs = table(with_model=True)
+    runs = runs[runs.seed == 0].copy()  # one seed: no standard deviation
+    runs.loc[runs.strategy == "random", ["model_error", "model_balanced_error"]] = np.nan
+    cells = summary_cells(final_summary(runs, with_model=True))
+    # arls at the last step: validation error 2, the model's error 6; random's model: no value
+    assert cells.loc["arls", ("validation_error", "mean")] == "2.0000"
+    assert cells.loc["arls", ("model_error", "mean")] == "6.0000"
+    assert cells.loc["random", ("model_error", "mean")] == "—"
+    assert set(cells.xs("std", axis=1, level=1).to_numpy().ravel()) == {"—"}
+    # two seeds: the standard deviation is a number (√50, the seeds 10 apart)
+    both = summary_cells(final_summary(table(with_model=False)))
+    assert both.loc["arls", ("seconds", "std")] == f"{math.sqrt(50.0):.4f}"

@@ -2,7 +2,8 @@
 
 The Compare page simulates strategies with a project's saved settings
 (:func:`simulation_settings`), proposes :func:`run_defaults` for its form, and shows
-:func:`final_summary` of :func:`rlscore.experiments.comparison.compare.compare_strategies`' table.
+:func:`final_summary` of :func:`rlscore.experiments.comparison.compare.compare_strategies`' table
+(:func:`summary_cells`: as text, a dash where a figure is undefined).
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ BASELINES = ("uncertainty", "random")
 #: columns of :func:`final_summary` (the model's two are inserted after the balanced error)
 SUMMARY_COLUMNS = ("validation_error", "balanced_error", "estimated_risk", "seconds")
 MODEL_COLUMNS = ("model_error", "model_balanced_error")
+#: what stands in a cell of :func:`summary_cells` whose figure is undefined
+UNDEFINED = "—"
 
 
 def simulation_settings(settings: Mapping) -> dict:
@@ -103,12 +106,24 @@ def final_summary(
     return summary
 
 
+def summary_cells(summary: pd.DataFrame) -> pd.DataFrame:
+    """A :func:`final_summary` as the Compare page shows it: each figure with 4 decimals, and
+    :data:`UNDEFINED` where it is undefined (NaN: the standard deviation of a single seed, a
+    model's error while no run has one yet).
+
+    A table of numbers would show NaN as "None" in the browser, whatever its formatting.
+    """
+    return summary.map(lambda v: UNDEFINED if pd.isna(v) else f"{v:.4f}")
+
+
 __all__ = [
     "DEFAULT_INIT",
     "DEFAULT_QUERIES",
+    "UNDEFINED",
     "RunDefaults",
     "final_summary",
     "run_defaults",
     "simulation_settings",
+    "summary_cells",
     "uses_low_rank",
 ]
