@@ -18,7 +18,7 @@ from rlscore.sessions.state.settings import MULTILABEL_AUDIT_EVERY
 from rlscore.sessions.stopping.accuracy_estimate import AUDIT_EVERY
 from rlscore.sessions.stopping.stopping_view import stop_rule_fired, stopping_view
 from rlscore.storage import open_store
-from rlscore.ui.shell.strategy_names import STRATEGY_LABELS
+from rlscore.ui.shell.strategy_names import STRATEGY_LABELS, strategy_labels
 
 REPO = Path(__file__).resolve().parents[1]
 NOT_YET = "not available for multi-label projects yet"
@@ -71,7 +71,8 @@ def test_the_sidebar_offers_only_strategies_with_a_multi_label_variant(db):
     at.run()
     strategy = at.sidebar.selectbox(key="w_strategy")
     assert strategy.value == DEFAULT_MULTILABEL_STRATEGY
-    assert set(strategy.options) == {STRATEGY_LABELS[n] for n in MULTILABEL_STRATEGIES}
+    labels = strategy_labels(multi_label=True)
+    assert set(strategy.options) == {labels[n] for n in MULTILABEL_STRATEGIES}
     # a single-label project offers every strategy
     at.query_params["project"] = "two_moons"
     at = AppTest.from_file(str(REPO / "app.py"), default_timeout=120)
@@ -79,6 +80,21 @@ def test_the_sidebar_offers_only_strategies_with_a_multi_label_variant(db):
     at.query_params["annotator"] = "ada"
     at.run()
     assert len(at.sidebar.selectbox(key="w_strategy").options) == len(STRATEGY_LABELS)
+
+
+@pytest.mark.parametrize(("project", "default"), [("tags", "arls"), ("two_moons", "arls-focused")])
+def test_the_recommended_strategy_is_the_default_of_the_projects_kind(db, project, default):
+    # a tester's multi-label project offered "Focused ARLS (recommended)", while multi-label
+    # projects start with ARLS, which led the multi-label benchmark (docs/app.md)
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=120)
+    at.query_params["project"] = project
+    at.query_params["annotator"] = "ada"
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    strategy = at.sidebar.selectbox(key="w_strategy")
+    assert strategy.value == default  # nobody changed the project's settings
+    recommended = [k for k, text in enumerate(strategy.options) if "recommended" in text]
+    assert recommended == [strategy.index]
 
 
 def test_no_stop_rule_ends_a_multi_label_project_and_the_sidebar_says_why(db, monkeypatch):

@@ -41,7 +41,7 @@ from rlscore.ui.shell.params import (
 from rlscore.ui.shell.roles import can, needs, reads_checked, visible_projects
 from rlscore.ui.shell.safe_text import md_text
 from rlscore.ui.shell.store import get_store
-from rlscore.ui.shell.strategy_names import STRATEGY_HELP, STRATEGY_LABELS, strategy_parameters
+from rlscore.ui.shell.strategy_names import STRATEGY_HELP, strategy_labels, strategy_parameters
 
 KERNELS = VECTOR_KERNELS + GRAPH_KERNELS
 
@@ -234,14 +234,16 @@ def strategy_and_kernel(p: dict, locked: bool) -> None:
     cannot use stays selectable, with a warning saying why; ``locked``: shown, not
     changeable."""
     sb = st.sidebar
-    names = list(STRATEGY_LABELS)
-    if _multi_label(current_project()):
+    multi_label = _multi_label(current_project())
+    labels = strategy_labels(multi_label)  # "recommended": the default of the project's kind
+    names = list(labels)
+    if multi_label:
         # the strategies with a multi-label variant (and the one saved, to be shown as it is)
         names = [n for n in names if n in MULTILABEL_STRATEGIES or n == p["strategy"]]
     sb.selectbox(
         "Strategy",
         names,
-        format_func=STRATEGY_LABELS.__getitem__,
+        format_func=labels.__getitem__,
         help=STRATEGY_HELP.get(p["strategy"]),
         **_bind(p, "strategy", locked),
     )
@@ -250,7 +252,7 @@ def strategy_and_kernel(p: dict, locked: bool) -> None:
         # kept selectable (a widget must show its value), and said why it cannot work
         offered = (*offered, p["kernel"])
         sb.warning(
-            f"{STRATEGY_LABELS.get(p['strategy'], p['strategy'])} works with a vector kernel "
+            f"{labels.get(p['strategy'], p['strategy'])} works with a vector kernel "
             f"({', '.join(VECTOR_KERNELS)}) only: choose one."
         )
     sb.selectbox(

@@ -11,7 +11,14 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterable
 
-from rlscore.query import STRATEGIES, QueryStrategy, make_strategy, strategy_class
+from rlscore.query import (
+    DEFAULT_MULTILABEL_STRATEGY,
+    STRATEGIES,
+    QueryStrategy,
+    make_strategy,
+    strategy_class,
+)
+from rlscore.sessions.state.settings import DEFAULT_STRATEGIES
 
 #: what the RLS strategies' ``estimated_risk`` measures (one RLS state: one figure)
 _RLS_RISK = (
@@ -60,8 +67,9 @@ RISK_WORDING: dict[str, tuple[str, str]] = {
     ),
 }
 
-STRATEGY_LABELS = {
-    "arls-focused": "Focused ARLS (recommended)",
+#: the strategies' display names, without the "recommended" of :func:`strategy_labels`
+_NAMES = {
+    "arls-focused": "Focused ARLS",
     "arls": "ARLS (active RLS, thesis)",
     "arls-weighted": "ARLS, weighted & bias-corrected",
     "arls-lowrank": "ARLS, low-rank kernel (large pools)",
@@ -73,6 +81,26 @@ STRATEGY_LABELS = {
     "random": "Random",
     "lgc": "LGC (graph label spreading)",
 }
+
+
+def strategy_labels(multi_label: bool = False) -> dict[str, str]:
+    """The strategies' display names for a project of one kind, the strategy a new project of
+    that kind starts with marked "recommended": focused ARLS for single-label projects (the
+    best mean rank of benchmarks/strategies.py), ARLS for multi-label ones (it led the
+    multi-label benchmark, docs/benchmarks/multilabel.md)."""
+    chosen = DEFAULT_MULTILABEL_STRATEGY if multi_label else DEFAULT_STRATEGIES[0]
+    return {name: _recommended(text) if name == chosen else text for name, text in _NAMES.items()}
+
+
+def _recommended(name: str) -> str:
+    """``name`` marked recommended, inside its own parentheses if it ends with some."""
+    if name.endswith(")"):
+        return f"{name[:-1]}; recommended)"
+    return f"{name} (recommended)"
+
+
+#: the display names for single-label projects (the Compare page's, the Label page's query)
+STRATEGY_LABELS = strategy_labels()
 
 #: one or two sentences per strategy for the sidebar's help (what it learns, how it queries)
 STRATEGY_HELP = {
