@@ -374,6 +374,13 @@ def _check_file_options(args: argparse.Namespace) -> None:
         )
     args.truth = "label" if args.truth is None else args.truth
     args.standardize = "auto" if args.standardize is None else args.standardize
+    for option in ("feature_column", "text_column", "image_column", "embedding_column"):
+        value = getattr(args, option)
+        if args.truth in ([] if value is None else [value] if isinstance(value, str) else value):
+            raise ValueError(
+                f"--truth {args.truth} is also given as --{option.replace('_', '-')}: the "
+                "truth column cannot be an input of the model"
+            )
 
 
 #: the strategy options: option (dest) -> the strategy parameters it sets, and its value there
@@ -435,6 +442,11 @@ def _kernel_params(args: argparse.Namespace, meta: dict) -> dict:
 def _main_multilabel(args: argparse.Namespace) -> int:
     """``simulate --multi-label``: the truth column holds label sets (docs/multilabel.md)."""
     args.strategy = args.strategy or DEFAULT_MULTILABEL_STRATEGY
+    if args.until_stop or args.stop_rule not in (DEFAULT_STOP_RULE, "none"):
+        raise ValueError(
+            "--until-stop and --stop-rule do not apply to --multi-label: no stop rule for label "
+            "sets has held in its benchmark (docs/multilabel.md)"
+        )
     if args.strategy not in MULTILABEL_STRATEGIES:
         raise ValueError(
             f"--strategy {args.strategy} has no multi-label variant: choose one of "
