@@ -106,7 +106,11 @@ if can(store, name, reviewer, "agreement"):
                 st.caption(md_text(note))
         if report.per_annotator:
             st.markdown("**Per annotator**")
-            st.dataframe(agreement_tables.annotator_table(report), hide_index=True)
+            st.dataframe(
+                agreement_tables.annotator_table(report),
+                hide_index=True,
+                column_config=review.ANNOTATOR_COLUMNS,
+            )
             if note := agreement_tables.annotator_table_note(report):
                 st.caption(md_text(note))  # it names annotators
 else:

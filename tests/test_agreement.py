@@ -309,6 +309,8 @@ RATINGS = {
 }
 # majority; point 2's tie goes to the class labeled last (bob's dog); 3 and 4 are reviewed
 FINAL = {0: "cat", 1: "dog", 2: "dog", 3: "dog", 4: "cat", 5: "cat", 6: "cat"}
+# point 2's 1–1 is a tie no review decided; point 4's 1–1 was reviewed
+TIES = {2}
 SECONDS = {
     "ann": [2.0, 1.0, 3.0, 1.0],
     "bob": [4.0, 3.0, 5.0, 1.0, 2.0],
@@ -336,21 +338,23 @@ def check_team_report(report):
     assert pairs["bob", "cyd"] == (3, pytest.approx(0.4))
     rows = {r.annotator: r for r in report.per_annotator}
     assert list(rows) == ["ann", "bob", "cyd"]
-    # ann: 5 labels, seconds 2, 1, 3, 1 (point 4 unmeasured); judged on 0, 1, 2, 4 (point 5
-    # is theirs alone): right on 0, 1, wrong on 2 (dog), 4 (reviewed cat)
+    # ann: 5 labels, seconds 2, 1, 3, 1 (point 4 unmeasured); judged on 0, 1, 4 (point 5 is
+    # theirs alone, point 2 a tie without a review): right on 0, 1, wrong on 4 (reviewed cat)
     assert (rows["ann"].labels, rows["ann"].median_seconds) == (5, 1.5)
-    assert (rows["ann"].agreement, rows["ann"].n) == (0.5, 4)
-    # bob: 5 labels, seconds 4, 3, 5, 1, 2; all five overlapped, all equal the final label
+    assert (rows["ann"].agreement, rows["ann"].n) == (pytest.approx(2 / 3), 3)
+    # bob: 5 labels, seconds 4, 3, 5, 1, 2; judged on 0, 1, 4, 6 (not the tie 2), all equal
+    # to the final label (bob's dog on the tie 2 is final only because bob labeled last)
     assert (rows["bob"].labels, rows["bob"].median_seconds) == (5, 3.0)
-    assert (rows["bob"].agreement, rows["bob"].n) == (1.0, 5)
+    assert (rows["bob"].agreement, rows["bob"].n) == (1.0, 4)
     # cyd: 4 labels (point 2 undone), seconds 6, 5, 4, 3; wrong on 0 and on reviewed 3
     assert (rows["cyd"].labels, rows["cyd"].median_seconds) == (4, 4.5)
     assert (rows["cyd"].agreement, rows["cyd"].n) == (0.5, 4)
     assert report.disagreements() == [0, 2]  # point 4 disagrees but a review decided it
+    assert report.ties == TIES  # still a disagreement, left out of the agreement only
 
 
 def test_report_by_hand():
-    check_team_report(agreement_report(RATINGS, FINAL, SECONDS, reviewed={3, 4}))
+    check_team_report(agreement_report(RATINGS, FINAL, SECONDS, reviewed={3, 4}, ties=TIES))
 
 
 def test_report_through_the_label_log():
@@ -358,11 +362,58 @@ def test_report_through_the_label_log():
     assert log.ratings() == RATINGS
     assert log.labels == FINAL
     assert set(log.reviews) == {3, 4}
+    assert {p for p in range(7) if log.tied(p)} == TIES
+    assert not any(LabelLog(team_events()).tied(p) for p in range(7))  # "latest": no tie
     check_team_report(log_agreement(log))
 
 
+def _ties_by_hand(by_point: dict[int, list[tuple[str, str]]]) -> set[int]:
+    """Points whose labels (annotator, class; one each) have no single most given class."""
+    ties = set()
+    for p, labels in by_point.items():
+        counts = sorted(sum(y == c for _, y in labels) for c in {y for _, y in labels})
+        if len(counts) > 1 and counts[-1] == counts[-2]:
+            ties.add(p)
+    return ties
+
+
+def test_who_labels_a_tie_last_does_not_change_anyones_agreement():
+    """Two annotators per point (overlap 2), 25 shared points, 6 of them 1–1 without a review:
+    "sloppy" labeled second and was credited with every tie (100 %, "good" 76 %). Each
+    annotator's agreement is now over the points with a majority or a review, by hand: the
+    same whichever of them labeled a tie last."""
+    rng = np.random.default_rng(17)
+    truth = rng.choice(["in", "out"], size=25)
+    wrong = set(rng.choice(25, size=6, replace=False).tolist())  # sloppy's mistakes
+    flip = {"in": "out", "out": "in"}
+    by_point = {
+        p: [("good", str(y)), ("sloppy", flip[str(y)] if p in wrong else str(y))]
+        for p, y in enumerate(truth)
+    }
+    by_point[25] = [("good", "in"), ("sloppy", "out"), ("cy", "in")]  # 2–1: a majority
+    assert _ties_by_hand(by_point) == wrong
+
+    def report(order: int, review: bool = False):
+        events = []
+        for p, labels in by_point.items():
+            for who, y in labels[::order]:
+                events.append(Event("label", p, y, who, id=len(events) + 1))
+        if review:  # a reviewer decides the first tie for "good"'s label
+            p = min(wrong)
+            events.append(Event("review", p, str(truth[p]), "rev", id=len(events) + 1))
+        return {r.annotator: (r.agreement, r.n) for r in log_agreement(
+            LabelLog(events, rule="majority")).per_annotator}  # fmt: skip
+
+    # 19 agreed points and the 2–1 point: good right on all 20, sloppy wrong on the 2–1 one
+    want = {"cy": (1.0, 1), "good": (1.0, 20), "sloppy": (pytest.approx(19 / 20), 20)}
+    assert report(1) == want and report(-1) == want
+    # a reviewed tie counts: good right on it, sloppy wrong, whoever labeled last
+    want = {"cy": (1.0, 1), "good": (1.0, 21), "sloppy": (pytest.approx(19 / 21), 21)}
+    assert report(1, review=True) == want and report(-1, review=True) == want
+
+
 def test_report_text_and_dict():
-    report = agreement_report(RATINGS, FINAL, SECONDS, reviewed={3, 4})
+    report = agreement_report(RATINGS, FINAL, SECONDS, reviewed={3, 4}, ties=TIES)
     text = report.to_text()
     assert "Points labeled by two or more annotators: 5" in text
     assert "Fleiss' kappa:         -0.071" in text
@@ -371,11 +422,21 @@ def test_report_text_and_dict():
     assert "  ann          bob               4  0.000" in lines
     assert "  bob          cyd               3  0.400" in lines
     assert "  cyd             4       4.5      0.500       4" in lines
+    assert "  ann             5       1.5      0.667       3" in lines
+    assert (
+        "Annotators (agreement with the final label on points overlapped or reviewed, ties "
+        "without a review left out)" in lines
+    )
+    assert (
+        "  Left out: 1 tie without a review (a tie's final label is only the latest of the "
+        "tied labels)" in lines
+    )
     assert "  point 0: ann=cat, bob=cat, cyd=dog" in lines
     data = json.loads(json.dumps(report.to_dict(), allow_nan=False))
     assert data["n_points_overlap"] == 5
     assert data["fleiss_kappa"] == pytest.approx(-1 / 14)
     assert [d["point"] for d in data["disagreements"]] == [0, 2]
+    assert data["ties_without_review"] == [2]
     assert data["per_annotator"][2] == {
         "annotator": "cyd",
         "labels": 4,
@@ -408,14 +469,14 @@ def test_the_review_pages_tables_have_readable_columns_and_dashes_that_say_why()
         "Labels": 5,
         "Median seconds per label": "1.5",
         "Agreement with the final label": "50%",
-        "Points labeled by another or reviewed": 4,
+        "Points compared": 4,
     }
     assert rows[3] == {
         "Annotator": "dee",
         "Labels": 1,
         "Median seconds per label": "—",
         "Agreement with the final label": "—",
-        "Points labeled by another or reviewed": 0,
+        "Points compared": 0,
     }
     assert annotator_table_note(report) == (
         "Agreement — for dee: no one else labeled their points and no reviewer decided one, "
@@ -424,6 +485,24 @@ def test_the_review_pages_tables_have_readable_columns_and_dashes_that_say_why()
         "labels recorded its time."
     )
     assert annotator_table_note(agreement_report(RATINGS, FINAL, SECONDS, {3, 4})) is None
+    # with the tie 2 left out, and eve whose one shared point is a tie with ann
+    ratings = {**RATINGS, 8: {"ann": "cat", "eve": "dog"}}
+    final = {**FINAL, 8: "dog"}
+    tied = agreement_report(ratings, final, SECONDS, reviewed={3, 4}, ties={2, 8})
+    rows = {r["Annotator"]: r for r in annotator_table(tied)}
+    assert rows["ann"]["Agreement with the final label"] == "67%"
+    assert rows["ann"]["Points compared"] == 3
+    assert (rows["eve"]["Agreement with the final label"], rows["eve"]["Points compared"]) == (
+        "—",
+        0,
+    )
+    assert annotator_table_note(tied) == (
+        "Left out of the agreement with the final label: 2 ties no reviewer decided; a tie's "
+        "final label is only the latest of the tied labels, so counting it would credit "
+        "whoever labeled last. Agreement — for eve: each of their points that someone else "
+        "labeled is a tie no reviewer decided. Median seconds — for eve: none of their labels "
+        "recorded its time."
+    )
     pairs = pair_table(report)
     assert pairs[2] == {
         "Annotator A": "ann",
@@ -469,8 +548,11 @@ def test_cli_text(db, capsys):
     ]
     # ann-bob on 0, 1, 2: p_o = 2/3, p_e = (2·1 + 1·2)/9, κ = 0.4
     assert "  ann          bob               3  0.400" in lines
-    # ann: 4 labels, median of 2, 1, 3, 1; right on 0, 1 of 0, 1, 2 (2's tie goes to dog)
-    assert "  ann             4       1.5      0.667       3" in lines
+    # ann: 4 labels, median of 2, 1, 3, 1; right on 0, 1; 2 is a tie (its final label dog
+    # only because bob labeled it last), left out
+    assert "  ann             4       1.5      1.000       2" in lines
+    assert "  Left out: 1 tie without a review (a tie's final label is only the latest of the " \
+        "tied labels)" in lines  # fmt: skip
     assert "Disagreements without a review: 2" in lines
 
 
@@ -481,8 +563,10 @@ def test_cli_json(db, capsys):
     assert data["fleiss_kappa"] == pytest.approx(23 / 143)
     assert data["krippendorff_alpha"] == pytest.approx(0.28)
     rows = {r["annotator"]: r for r in data["per_annotator"]}
+    # the tie 2 left out
     assert rows["bob"] == {"annotator": "bob", "labels": 4, "median_seconds": 3.5,
-                           "agreement": 1.0, "n": 4}  # fmt: skip
+                           "agreement": 1.0, "n": 3}  # fmt: skip
+    assert data["ties_without_review"] == [2]
     assert rows["cyd"]["median_seconds"] == 5.0 and rows["cyd"]["agreement"] == pytest.approx(2 / 3)
 
 

@@ -127,7 +127,7 @@ def test_the_per_annotator_table_names_its_columns_and_says_why_a_cell_is_empty(
         "Labels",
         "Median seconds per label",
         "Agreement with the final label",
-        "Points labeled by another or reviewed",
+        "Points compared",
     ]
     rows = table.set_index("Annotator").to_dict("index")
     # ada: 4 labels of 2 s, all shared; her labels are the final ones on 0, 1 only
@@ -135,13 +135,13 @@ def test_the_per_annotator_table_names_its_columns_and_says_why_a_cell_is_empty(
         "Labels": 4,
         "Median seconds per label": "2.0",
         "Agreement with the final label": rows["ada"]["Agreement with the final label"],
-        "Points labeled by another or reviewed": 4,
+        "Points compared": 4,
     }
     assert rows["dee"] == {
         "Labels": 1,
         "Median seconds per label": "—",
         "Agreement with the final label": "—",
-        "Points labeled by another or reviewed": 0,
+        "Points compared": 0,
     }
     captions = [re.sub(r"\\(.)", r"\1", c.value.replace("\u2060", "")) for c in at.caption]
     assert any(c.startswith("Agreement — for dee: no one else labeled") for c in captions)
@@ -149,6 +149,34 @@ def test_the_per_annotator_table_names_its_columns_and_says_why_a_cell_is_empty(
     assert pairs.columns.tolist() == [
         "Annotator A", "Annotator B", "Points both labeled", "Cohen's κ"
     ]  # fmt: skip
+
+
+def test_with_overlap_unreviewed_ties_are_left_out_of_the_agreement_and_said_so(db):
+    """With two annotators per point, ada and bob's 1–1 disagreements on 2 and 3 were "decided"
+    by bob's later labels: bob agreed 100 % with the final label, ada 50 %. Those ties are left
+    out (both agree on 0 and 1); once a reviewer decides point 2 for ada it counts."""
+    with open_store(db) as store:
+        save_project_settings(store, PROJECT, {"overlap": 2})
+    at = _review()
+    table = next(d.value for d in at.dataframe if "Points compared" in d.value.columns)
+    rows = table.set_index("Annotator").to_dict("index")
+    got = {a: (r["Agreement with the final label"], r["Points compared"]) for a, r in rows.items()}
+    assert got == {"ada": ("100%", 2), "bob": ("100%", 2), "cy": ("100%", 1)}
+    captions = [re.sub(r"\\(.)", r"\1", c.value.replace("\u2060", "")) for c in at.caption]
+    assert any(
+        c.startswith("Left out of the agreement with the final label: 2 ties no reviewer decided")
+        for c in captions
+    ), captions
+    with open_store(db) as store:
+        store.append_event(PROJECT, Event("review", 2, 1, "rev"))
+    at.run()
+    table = next(d.value for d in at.dataframe if "Points compared" in d.value.columns)
+    rows = table.set_index("Annotator").to_dict("index")
+    got = {a: (r["Agreement with the final label"], r["Points compared"]) for a, r in rows.items()}
+    assert got == {"ada": ("100%", 3), "bob": ("67%", 3), "cy": ("100%", 1)}
+    captions = [re.sub(r"\\(.)", r"\1", c.value.replace("\u2060", "")) for c in at.caption]
+    left_out = "Left out of the agreement with the final label: 1 tie "
+    assert any(c.startswith(left_out) for c in captions), captions
 
 
 def test_with_overlap_a_teammates_point_is_asked_blind_on_the_label_page(db):

@@ -79,6 +79,14 @@ def test_final_labels_equal_a_fold_from_scratch(seed, rule):
         if e.kind == "label" and e.id not in undone:
             expected.setdefault(e.point, {})[e.annotator] = e.label
     assert log.ratings() == expected
+    # ties: under "majority", no review holds and the most given label is not alone
+    reviewed = {e.point for e in events if e.kind == "review" and e.id not in undone}
+    ties = set()
+    for point, by in expected.items():
+        counts = Counter(by.values()).most_common()
+        if rule == "majority" and point not in reviewed and len(counts) > 1:
+            ties.update([point] if counts[0][1] == counts[1][1] else [])
+    assert {p for p in range(12) if log.tied(p)} == ties
 
 
 def test_majority_tie_goes_to_the_most_recent_label_and_a_review_decides():
@@ -88,15 +96,22 @@ def test_majority_tie_goes_to_the_most_recent_label_and_a_review_decides():
     ]
     log = LabelLog(ev, rule="majority")
     assert log.labels[3] == "y" and log.disagreements() == [3]
+    assert log.tied(3) and not log.tied(4)  # 1–1; an unlabeled point ties nothing
     log.apply(Event("label", 3, "x", "cy", id=3))
-    assert log.labels[3] == "x"
+    assert log.labels[3] == "x" and not log.tied(3)  # 2–1
     log.apply(Event("label", 3, "y", "cy", id=4))  # cy changes their mind: 2 y vs 1 x
     assert log.labels[3] == "y" and log.ratings()[3] == {"ada": "x", "bob": "y", "cy": "y"}
     log.apply(Event("review", 3, "x", "rev", id=5))
     assert log.labels[3] == "x" and log.label_events[3].kind == "review"
     assert log.disagreements() == []
     log.apply(Event("undo", target=5, annotator="rev", id=6))
-    assert log.labels[3] == "y" and log.disagreements() == [3]
+    assert log.labels[3] == "y" and log.disagreements() == [3] and not log.tied(3)  # 2–1
+    log.apply(Event("label", 3, "x", "bob", id=7))  # bob changes their mind: x 2–1
+    assert log.labels[3] == "x" and not log.tied(3)
+    log.apply(Event("undo", target=1, annotator="ada", id=8))  # bob's x, cy's y: 1–1
+    assert log.tied(3) and log.labels[3] == "x"  # bob's, labeled last
+    log.apply(Event("review", 3, "y", "rev", id=9))
+    assert log.labels[3] == "y" and not log.tied(3)  # a review decides a tie
     # under "latest" a teammate's relabel is a correction: the newest label holds
     assert LabelLog(ev + [Event("label", 3, "x", "cy", id=3)]).labels[3] == "x"
     assert LabelLog([ev[0], ev[1], Event("label", 3, "y", "cy", id=3)]).labels[3] == "y"
@@ -229,6 +244,38 @@ def test_team_export_has_every_annotators_label(store):
         ("bob", -1, 2.0),
     ]
     assert first["annotations"][0]["strategy"] == "arls"
+
+
+def test_the_export_names_a_tie_and_not_a_majority():
+    """A 1–1 disagreement was exported as ``decided_by=majority``: its final label is the
+    latest of the tied labels, so it says ``tie (latest)``; a 2–1 point is a majority's, a
+    reviewed tie the review's, and under "latest" every point the latest's."""
+    from rlscore.data.projects.project import Project
+
+    project = Project("pets", np.arange(8.0).reshape(4, 2), ["w", "h"], list("abcd"), None,
+                      ["cat", "dog"])  # fmt: skip
+    given = [
+        (0, "cat", "ada"), (0, "dog", "bob"),  # 1–1: a tie
+        (1, "cat", "ada"), (1, "dog", "bob"), (1, "cat", "cy"),  # 2–1: cat's majority
+        (2, "dog", "ada"), (2, "cat", "bob"),  # 1–1, then reviewed
+        (3, "dog", "ada"),  # one annotator
+    ]  # fmt: skip
+    events = [Event("label", p, y, who, id=k) for k, (p, y, who) in enumerate(given, start=1)]
+    events.append(Event("review", 2, "dog", "rev", id=len(events) + 1))
+    decided = {}
+    for rule in ("majority", "latest"):
+        table = pd.read_csv(io.StringIO(export_labels(project, LabelLog(events, rule=rule))))
+        rows = zip(table["label"], table["decided_by"], strict=True)
+        decided[rule] = dict(zip(table["index"], rows, strict=True))
+    assert decided["majority"] == {
+        0: ("dog", "tie (latest)"),  # bob's, the later of the tied labels
+        1: ("cat", "majority"),
+        2: ("dog", "review"),
+        3: ("dog", "majority"),
+    }
+    assert decided["latest"] == {
+        0: ("dog", "latest"), 1: ("cat", "latest"), 2: ("dog", "review"), 3: ("dog", "latest")
+    }  # fmt: skip
 
 
 def test_a_session_without_overlap_keeps_todays_semantics(store):

@@ -2,7 +2,8 @@
 
 Fleiss' κ and Krippendorff's α over the points labeled by two or more annotators, Cohen's κ
 of every pair, each annotator's labels, median seconds per label and agreement with the
-final label, and the disagreements no reviewer has decided yet
+final label (ties no reviewer decided left out: a tie's final label is only the latest of the
+tied labels), and the disagreements no reviewer has decided yet
 (:mod:`rlscore.sessions.team.agreement_report`). A multi-label project's report has the set
 measures instead: Krippendorff's α with the MASI distance, the share of points given the same
 set and Cohen's κ per class for each pair. Plain-text tables, or JSON with ``--json``.

@@ -20,7 +20,7 @@ is one, else given by the *rule* of the fold (:data:`FINAL_RULES`):
   (a teammate's confirmed relabel is a correction);
 * ``"majority"`` (several annotators per point, :mod:`rlscore.sessions.team.overlap`): the class
   most annotators gave (each annotator's own latest label counts once); a tie goes to the
-  tied class labeled most recently.
+  tied class labeled most recently (:meth:`LabelLog.tied` says which points were so decided).
 
 The fold is a pure function of the events and the rule: no engine, no parameters.
 """
@@ -176,9 +176,23 @@ class LabelLog:
         newest = sorted(current, key=lambda e: e.id)
         if self.rule == "latest":
             return newest[-1]
-        votes = Counter(e.label for e in current)
-        top = max(votes.values())
-        return next(e for e in reversed(newest) if votes[e.label] == top)
+        top = _most_given(current)
+        return next(e for e in reversed(newest) if e.label in top)
+
+    def tied(self, point: int) -> bool:
+        """Whether ``point``'s final label breaks a tie: under the ``"majority"`` rule, no
+        review decided it and two or more labels have the most votes (a 1–1 disagreement of
+        two annotators), so its final label is only the tied label given most recently.
+
+        Such a final label says nothing about which annotator was right: the agreement
+        report leaves these points out of each annotator's agreement with the final label
+        (:mod:`rlscore.sessions.team.agreement_report`) and the export names them
+        (:mod:`rlscore.sessions.views.export`).
+        """
+        current = self.annotations.get(point)
+        if self.rule != "majority" or point in self.reviews or not current:
+            return False
+        return len(_most_given(current.values())) > 1
 
     def label_order(self) -> list[int]:
         """The labeled points in the order their current labels were given."""
@@ -226,6 +240,14 @@ class LabelLog:
              if p not in self.reviews and len({e.label for e in c.values()}) > 1),
             key=lambda p: min(e.id for e in self.annotations[p].values()),
         )  # fmt: skip
+
+
+def _most_given(current: Iterable[Event]) -> set:
+    """The labels given by the most annotators among ``current`` (their current label
+    events): one label, or several when they tie."""
+    votes = Counter(e.label for e in current)
+    top = max(votes.values())
+    return {label for label, n in votes.items() if n == top}
 
 
 __all__ = ["FINAL_RULES", "LabelLog", "check_final_rule", "fold_history", "history_digest"]

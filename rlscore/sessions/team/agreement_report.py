@@ -6,6 +6,13 @@ points' final labels and the review decisions. The coefficients are those of
 :mod:`rlscore.core.evaluation.agreement` over the points labeled by two or more annotators (the
 *overlap*); points labeled once say nothing about agreement and are left out of them.
 
+Each annotator's **agreement with the final label** is over their points that someone else
+labeled too or a reviewer decided, except the *ties* no review decided
+(:meth:`LabelLog.tied <rlscore.sessions.state.label_log.LabelLog.tied>`: under the majority rule,
+a 1–1 disagreement of two annotators). A tie's final label is only the latest of the tied
+labels: counted, it would credit whoever labeled second with every unresolved tie and blame the
+other. A reviewer's decision on a tie counts as on any other point.
+
 In a **multi-label** project (a label is a set of classes) the measures are those of
 :mod:`rlscore.core.evaluation.set_agreement` instead: Krippendorff's α with the MASI distance (the
 headline: {a, b} against {a} is a partial disagreement, not a full one), Cohen's κ per class
@@ -27,6 +34,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from rlscore.core.conventions.counted_words import counted
 from rlscore.core.conventions.label_sets import label_set
 from rlscore.core.evaluation.agreement import (
     NO_OVERLAP,
@@ -77,9 +85,11 @@ class AnnotatorRow:
         Fraction of :attr:`n` points where the annotator's label equals the final label
         (``nan`` when ``n`` is 0).
     n : int
-        The annotator's points that someone else labeled too or a reviewer decided: a
-        point only they labeled agrees with its final label by construction, so it is left
-        out. Under the majority rule the annotator's own vote is part of the final label.
+        The annotator's points that someone else labeled too or a reviewer decided, less
+        the ties no review decided (:attr:`AgreementReport.ties`): a point only they labeled
+        agrees with its final label by construction, and a tie's final label is only the
+        latest of the tied labels, so both are left out. Under the majority rule the
+        annotator's own vote is part of the final label.
     """
 
     annotator: str
@@ -112,6 +122,10 @@ class AgreementReport:
         Every annotator with a current label, sorted by name.
     ratings, final, reviewed
         The inputs (point -> annotator -> label; point -> final label; reviewed points).
+    ties : frozenset of int
+        Points whose final label broke a tie that no review decided: left out of every
+        annotator's agreement with the final label (:class:`AnnotatorRow`), still among the
+        :meth:`disagreements`.
     multi_label : bool
         Whether the labels are label sets (the measures above are then the set ones).
     same_set : float
@@ -131,6 +145,7 @@ class AgreementReport:
     reviewed: frozenset[int] = field(repr=False)
     multi_label: bool = False
     same_set: float = math.nan
+    ties: frozenset[int] = field(default=frozenset(), repr=False)
 
     def disagreements(self) -> list[int]:
         """Points whose annotators' current labels differ and no review decided, by index."""
@@ -145,7 +160,8 @@ class AgreementReport:
 
         A multi-label project's has ``multi_label``, ``krippendorff_alpha_masi`` and
         ``same_set`` in place of ``fleiss_kappa`` and ``krippendorff_alpha``, and a ``class``
-        in each pair's row; its labels are lists.
+        in each pair's row; its labels are lists. ``ties_without_review`` lists the points
+        left out of the annotators' agreement as ties (:attr:`ties`).
         """
         if self.multi_label:
             head = {
@@ -183,6 +199,7 @@ class AgreementReport:
                 }
                 for r in self.per_annotator
             ],
+            "ties_without_review": sorted(self.ties),
             "disagreements": [
                 {"point": p, "labels": {a: _json_label(y) for a, y in self.ratings[p].items()}}
                 for p in self.disagreements()
@@ -216,7 +233,8 @@ class AgreementReport:
             )
         lines += [
             "",
-            "Annotators (agreement with the final label on points overlapped or reviewed)",
+            "Annotators (agreement with the final label on points overlapped or reviewed, "
+            "ties without a review left out)",
         ]
         lines += _table(
             ("annotator", "labels", "median s", "agreement", "points"),
@@ -226,6 +244,11 @@ class AgreementReport:
                 for r in self.per_annotator
             ],
         )
+        if self.ties:
+            lines.append(
+                f"  Left out: {counted(len(self.ties), 'tie')} without a review (a tie's final "
+                "label is only the latest of the tied labels)"
+            )
         points = self.disagreements()
         lines += ["", f"Disagreements without a review: {len(points)}"]
         lines += [
@@ -260,6 +283,7 @@ def agreement_report(
     seconds: Mapping[str, list[float]] | None = None,
     reviewed: Collection[int] = (),
     classes: Sequence | None = None,
+    ties: Collection[int] = (),
 ) -> AgreementReport:
     """The agreement report of a project's labels.
 
@@ -274,10 +298,14 @@ def agreement_report(
     reviewed
         Points a review decided (:attr:`LabelLog.reviews`): they count towards the
         annotators' agreement with the final label even when labeled once, and are no
-        disagreements. :func:`log_agreement` passes all four from a :class:`LabelLog`.
+        disagreements.
     classes
         A multi-label project's classes, in order: the labels are then label sets and the
         report's measures are the set ones (module docstring). None for a single-label project.
+    ties
+        Points whose final label broke a tie that no review decided
+        (:meth:`LabelLog.tied`): left out of the annotators' agreement with the final label.
+        :func:`log_agreement` passes all but ``classes`` from a :class:`LabelLog`.
 
     Returns
     -------
@@ -290,6 +318,7 @@ def agreement_report(
         }
         final = {p: None if y is None else label_set(y, classes) for p, y in final.items()}
     reviewed = frozenset(int(p) for p in reviewed)
+    ties = frozenset(int(p) for p in ties) - reviewed  # a review decides a tie
     seconds = seconds or {}
     annotators = sorted({a for by in ratings.values() for a in by})
     overlap = {p: by for p, by in ratings.items() if len(by) >= 2}
@@ -319,12 +348,15 @@ def agreement_report(
         krippendorff_alpha=alpha,
         reason=reason,
         pairwise=pairwise,
-        per_annotator=_annotator_rows(ratings, final, seconds, reviewed, annotators, overlap),
+        per_annotator=_annotator_rows(
+            ratings, final, seconds, reviewed | set(overlap), ties, annotators
+        ),
         ratings=ratings,
         final=dict(final),
         reviewed=reviewed,
         multi_label=classes is not None,
         same_set=same_set,
+        ties=ties,
     )
 
 
@@ -342,12 +374,13 @@ def _class_pairs(table: np.ndarray, annotators: list[str], classes: Sequence) ->
     return rows
 
 
-def _annotator_rows(ratings, final, seconds, reviewed, annotators, overlap) -> list[AnnotatorRow]:
-    """Each annotator's row of the report (:class:`AnnotatorRow`)."""
+def _annotator_rows(ratings, final, seconds, compared, ties, annotators) -> list[AnnotatorRow]:
+    """Each annotator's row of the report (:class:`AnnotatorRow`): agreement over their
+    points among ``compared`` (overlapped or reviewed) that are not ``ties``."""
     rows = []
     for a in annotators:
         mine = {p: by[a] for p, by in ratings.items() if a in by}
-        judged = [p for p in mine if p in reviewed or p in overlap]
+        judged = [p for p in mine if p in compared and p not in ties]
         hits = sum(mine[p] == final.get(p) for p in judged)
         times = seconds.get(a, [])
         rows.append(
@@ -363,9 +396,12 @@ def _annotator_rows(ratings, final, seconds, reviewed, annotators, overlap) -> l
 
 
 def log_agreement(log: LabelLog, classes: Sequence | None = None) -> AgreementReport:
-    """:func:`agreement_report` of a folded log: its ratings, final labels, times and reviews
-    (``classes``: a multi-label project's, as there)."""
-    return agreement_report(log.ratings(), log.labels, log.label_seconds(), log.reviews, classes)
+    """:func:`agreement_report` of a folded log: its ratings, final labels, times, reviews
+    and ties (``classes``: a multi-label project's, as there)."""
+    ties = [p for p in log.annotations if log.tied(p)]
+    return agreement_report(
+        log.ratings(), log.labels, log.label_seconds(), log.reviews, classes, ties
+    )
 
 
 def project_agreement(store: LabelStore, name: str, rule: str | None = None) -> AgreementReport:

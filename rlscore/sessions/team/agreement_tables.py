@@ -11,10 +11,23 @@ from __future__ import annotations
 
 import math
 
+from rlscore.core.conventions.counted_words import counted
 from rlscore.sessions.team.agreement_report import AgreementReport
 
 #: what stands in a cell whose figure is undefined
 UNDEFINED = "—"
+#: why a tie without a review is left out of an annotator's agreement with the final label
+TIE_REASON = (
+    "a tie's final label is only the latest of the tied labels, so counting it would credit "
+    "whoever labeled last"
+)
+#: the help of the "Per annotator" table's columns that need one (the Review page's)
+ANNOTATOR_COLUMN_HELP = {
+    "Agreement with the final label": "Share of the points compared (next column) on which "
+    "their label is the point's final label.",
+    "Points compared": "Their points that someone else labeled too or a reviewer decided, "
+    f"except ties no reviewer decided (such as a 1–1 disagreement): {TIE_REASON}.",
+}
 
 
 def measure_text(value: float) -> str:
@@ -41,24 +54,39 @@ def annotator_table(report: AgreementReport) -> list[dict]:
             if r.median_seconds is None
             else f"{r.median_seconds:.1f}",
             "Agreement with the final label": share_text(r.agreement),
-            "Points labeled by another or reviewed": r.n,
+            "Points compared": r.n,
         }
         for r in report.per_annotator
     ]
 
 
 def annotator_table_note(report: AgreementReport) -> str | None:
-    """Why cells of :func:`annotator_table` are :data:`UNDEFINED` (None: none is). An
-    annotator's agreement is over the points someone else labeled too or a reviewer decided:
-    a point only they labeled agrees with its final label by construction."""
-    alone = [r.annotator or "unnamed" for r in report.per_annotator if r.n == 0]
+    """Which points :func:`annotator_table` leaves out and why its cells are
+    :data:`UNDEFINED` (None: nothing to say). An annotator's agreement is over the points
+    someone else labeled too or a reviewer decided, ties without a review excepted: a point
+    only they labeled agrees with its final label by construction, and a tie's final label is
+    only the latest of the tied labels."""
+    tied = {a for p in report.ties for a in report.ratings[p]}
+    undefined = [r.annotator for r in report.per_annotator if r.n == 0]
+    alone = [a or "unnamed" for a in undefined if a not in tied]
+    only_ties = [a or "unnamed" for a in undefined if a in tied]
     untimed = [r.annotator or "unnamed" for r in report.per_annotator if r.median_seconds is None]
     notes = []
+    if report.ties:
+        notes.append(
+            f"Left out of the agreement with the final label: {counted(len(report.ties), 'tie')} "
+            f"no reviewer decided; {TIE_REASON}."
+        )
     if alone:
         notes.append(
             f"Agreement {UNDEFINED} for {', '.join(alone)}: no one else labeled their points "
             "and no reviewer decided one, so there is nothing to compare their labels with (a "
             "point only they labeled agrees with its final label by construction)."
+        )
+    if only_ties:
+        notes.append(
+            f"Agreement {UNDEFINED} for {', '.join(only_ties)}: each of their points that "
+            "someone else labeled is a tie no reviewer decided."
         )
     if untimed:
         notes.append(
@@ -94,6 +122,8 @@ def pair_table_note(report: AgreementReport) -> str | None:
 
 
 __all__ = [
+    "ANNOTATOR_COLUMN_HELP",
+    "TIE_REASON",
     "UNDEFINED",
     "annotator_table",
     "annotator_table_note",

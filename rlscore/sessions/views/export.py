@@ -79,10 +79,18 @@ def _annotation(e: Event) -> dict:
     }
 
 
+#: ``decided_by`` of a point whose annotators tie under the majority rule and no reviewer
+#: decided: its final label is the latest of the tied labels, not a majority's
+TIE = "tie (latest)"
+
+
 def _decided_by(log: LabelLog, point: int) -> str:
-    """How the point's final label was decided: ``review``, ``majority`` or ``latest``."""
+    """How the point's final label was decided: ``review``, ``majority``, :data:`TIE` or
+    ``latest``."""
     if point in log.reviews:
         return "review"
+    if log.tied(point):  # a 1–1 disagreement has no majority (it said "majority" for one)
+        return TIE
     # the fold's own rule: with "latest", a point of several annotators is decided by the
     # latest label, not by a majority (it said "majority" beside a minority's label)
     return log.rule
@@ -123,7 +131,8 @@ def export_rows(
     """One record per labeled point, in the order the final labels were given.
 
     Keys :data:`FIXED_COLUMNS` (the final label, who gave it, when, the seconds spent and the
-    settings in effect; ``decided_by`` is ``review``, ``majority`` or ``latest``;
+    settings in effect; ``decided_by`` is ``review``, ``majority``, ``tie (latest)`` (no
+    majority and no review: the latest of the tied labels, :data:`TIE`) or ``latest``;
     ``reviewer`` the reviewer's name or None), ``annotations`` (every annotator's current
     label of the point with its time, seconds and settings) and, with ``include_features``,
     ``features`` (name -> value): ``features`` when given (one row per labeled point, in
@@ -347,4 +356,5 @@ __all__ = [
     "csv_cell",
     "export_labels",
     "export_rows",
+    "TIE",
 ]

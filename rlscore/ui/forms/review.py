@@ -19,6 +19,7 @@ from rlscore.data.projects.project import Project
 from rlscore.sessions.actions.review import Decision, review_point
 from rlscore.sessions.actions.undo import undo_last
 from rlscore.sessions.state.label_log import LabelLog
+from rlscore.sessions.team.agreement_tables import ANNOTATOR_COLUMN_HELP
 from rlscore.storage import StaleActionError
 from rlscore.ui.label.point_view import brief_text, show_point, thumbnail, thumbnail_url
 from rlscore.ui.shell.errors import user_message
@@ -158,6 +159,12 @@ AUDIT_COLUMNS = {
     "item": st.column_config.TextColumn("item", width="medium"),
 }
 
+#: how the "Per annotator" agreement table's columns are drawn: with their help (which
+#: points an annotator's agreement is over, ties without a review left out)
+ANNOTATOR_COLUMNS = {
+    name: st.column_config.Column(help=text) for name, text in ANNOTATOR_COLUMN_HELP.items()
+}
+
 
 @contextmanager
 def point_card(project: Project, point: int) -> Iterator[None]:
@@ -175,6 +182,7 @@ def point_card(project: Project, point: int) -> Iterator[None]:
 __all__ = [
     "decision_options",
     "AUDIT_COLUMNS",
+    "ANNOTATOR_COLUMNS",
     "annotator_rates",
     "apply_overlap",
     "audit_table",
