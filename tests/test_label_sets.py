@@ -15,7 +15,9 @@ from rlscore.core.conventions.label_sets import (
     label_set_text,
     multi_hot,
     parse_label_set,
+    unpack_json_list,
 )
+from rlscore.experiments.simulation.multilabel import set_classes
 
 CLASSES = ["news", "science", "sports"]
 
@@ -62,3 +64,28 @@ def test_refusals_name_the_problem(value, message):
 def test_an_unknown_class_in_a_cell_is_named():
     with pytest.raises(ValueError, match=r"unknown class\(es\) \['weather'\] in the cell"):
         parse_label_set("news|weather", CLASSES)
+
+
+def test_a_csv_cell_holding_a_json_list_is_that_list():
+    """A CSV cell ``["a","c"]`` (how tools write a list to CSV) became the class ``["a","c"]``,
+    and ``["a|b","c"]`` the classes ``["a`` and ``b","c"]``: it is read as the list, as a JSON
+    or Parquet list cell is (reference: ``json.loads`` of the cell)."""
+    import json
+
+    cells = ['["a", "c"]', ' ["c"] ', "[]", '["b"]', '["a|b","c"]', "b|c", ""]
+    listed = [json.loads(c) if c.strip().startswith("[") else None for c in cells]
+    assert [unpack_json_list(c) for c in cells[:5]] == listed[:5]
+    classes = set_classes(cells)
+    assert classes == ["a", "a|b", "b", "c"]
+    want = [tuple(c for c in classes if c in items) for items in listed[:5]]
+    want += [("b", "c"), ()]
+    assert [parse_label_set(c, classes) for c in cells] == want
+    assert parse_label_set("[1, 3]", [1, 2, 3]) == (1, 3)
+
+
+@pytest.mark.parametrize(
+    "cell",
+    ["[draft]", "[draft]|news", "news|[draft", '[["a"]]', "[null]", "[true]", '{"a": 1}', 7],
+)
+def test_other_text_in_brackets_stays_text(cell):
+    assert unpack_json_list(cell) == cell

@@ -33,6 +33,33 @@ def test_a_multi_label_project_from_a_table(db, tmp_path, capsys):
     assert list(p.truth) == [("news", "sports"), ("tech",), (), ("news", "sports", "tech")]
 
 
+def test_csv_cells_holding_json_lists_are_label_sets(db, tmp_path, capsys):
+    """The exploratory tester's table: JSON lists in CSV cells became class names with their
+    brackets and quotes (``'["a","c"]'``), and a ``|`` inside an item split it. The reference
+    is Python's own ``csv`` and ``json`` reading of each cell."""
+    import csv
+    import io
+    import json
+
+    text = (
+        'id,text,labels\n1,hello world,"[""a"",""c""]"\n2,world peace,"[""c""]"\n'
+        '3,foo bar,"[]"\n4,bar baz,"[""b""]"\n5,baz qux,"[""a|b"",""c""]"\n'
+    )
+    table = tmp_path / "json.csv"
+    table.write_text(text)
+    argv = ["create-project", "jsonl", str(table), "--truth", "labels", "--multi-label"]
+    argv += ["--text-column", "text", "--id-column", "id", "--db", str(db)]
+    assert rlscore(argv) == 0
+    sets = [json.loads(row["labels"]) for row in csv.DictReader(io.StringIO(text))]
+    classes = sorted({c for s in sets for c in s})
+    assert classes == ["a", "a|b", "b", "c"]
+    assert f"multi-label, classes {classes}" in capsys.readouterr().out
+    with open_store(db) as store:
+        p = store.load_project("jsonl")
+    assert p.multi_label and p.classes == classes
+    assert list(p.truth) == [tuple(c for c in classes if c in s) for s in sets]
+
+
 def test_without_the_flag_the_cells_are_single_classes(db, tmp_path):
     table = tmp_path / "kinds.csv"
     table.write_text("x,kind\n1,a\n2,b\n3,a\n")

@@ -61,8 +61,47 @@ def test_the_box_is_guessed_from_the_truth_column_and_makes_a_multi_label_projec
     assert list(p.truth) == [("news", "sports"), ("tech",), (), ("news", "sports", "tech")]
 
 
+#: a truth column of JSON lists, as tools that write lists to CSV write them
+JSON_TAGS = (
+    b'id,text,labels\n1,hello world,"[""a"",""c""]"\n2,world peace,"[""c""]"\n'
+    b'3,foo bar,"[]"\n4,bar baz,"[""b""]"\n'
+)
+
+
+def test_a_column_of_json_lists_ticks_the_box_and_is_read_as_sets(db):
+    """The box stayed clear for these cells and the preview counted 4 classes named
+    ``["a","c"]``, ``["b"]`` …; they are lists, read as Python's ``json`` reads them."""
+    import csv
+    import io
+    import json
+
+    at = app_page("data.py", timeout=60)
+    at.run()
+    at.file_uploader(key="upload").set_value(("json.csv", JSON_TAGS, "text/csv"))
+    at.run()
+    at.selectbox(key="truth_column").select("labels")
+    at.run()
+    assert at.checkbox(key="multi_label_labels").value is True
+    rows = list(csv.DictReader(io.StringIO(JSON_TAGS.decode())))
+    sets = [json.loads(r["labels"]) for r in rows]
+    preview = [plain_markdown(c.value) for c in at.caption if "points ×" in c.value]
+    assert len(preview) == 1 and "3 classes, items with each: a: 1, b: 1, c: 2" in preview[0]
+    at.text_input(key="project_name").input("jsonl")
+    at.run()
+    at.button(key="create").click()
+    at.run()
+    assert not at.exception, at.exception
+    p = open_store(db).load_project("jsonl")
+    assert p.multi_label and p.classes == ["a", "b", "c"]
+    assert list(p.truth) == [tuple(c for c in p.classes if c in s) for s in sets]
+
+
 def test_the_guess_and_the_classes_of_a_column_of_sets():
     assert looks_multi_label(["a|b", "c"]) and looks_multi_label([["a"], []])
+    assert looks_multi_label(['["a"]', "b"]) and looks_multi_label(["[]", "b"])
+    assert not looks_multi_label(["[draft]", "b"])
+    df = pd.DataFrame({"t": ['["a|b", "c"]', "[]", '["c"]']})
+    assert truth_values(df, "t", multi_label=True) == ["a|b", "c"]
     assert not looks_multi_label(["a", "b", 3])
     df = pd.DataFrame({"t": ["b|a", None, "c", "1|2"]})
     assert truth_values(df, "t", multi_label=True) == [1, 2, "a", "b", "c"]

@@ -8,7 +8,10 @@ In a multi-label project a point's label is a **label set**: the classes that ap
   no label set (None, as in :mod:`~rlscore.core.conventions.missing_labels`).
 * In JSON (the label stores, ``--out`` files) it is a list.
 * In a table cell (CSV) it is the classes' texts joined by :data:`SEPARATOR`; an empty cell
-  of a truth column is the empty set. JSON and Parquet cells may hold a list instead.
+  of a truth column is the empty set. JSON and Parquet cells may hold a list instead, and a
+  CSV cell a JSON list of strings and numbers (``["news", "sports"]``, as tools that export
+  lists to CSV write them), read as that list (:func:`unpack_json_list`): a ``|`` inside one of
+  its items is part of the class's name.
 * For the engine it is a multi-hot row: 1.0 for each class in the set, 0.0 otherwise, in
   class order (:func:`multi_hot`); the RLS targets are ±1 (:func:`multi_hot` with
   ``negative=-1``), as for one binary problem per class (docs/mathematics.md §1).
@@ -18,6 +21,7 @@ A single-label project keeps one class per point; nothing here applies to it.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
 
 import numpy as np
@@ -30,6 +34,7 @@ __all__ = [
     "label_set_text",
     "multi_hot",
     "parse_label_set",
+    "unpack_json_list",
 ]
 
 #: the separator of the classes in a table cell: ``"news|sports"``
@@ -111,10 +116,42 @@ def from_multi_hot(row, classes: Sequence) -> tuple:
     return tuple(_plain(c) for c, h in zip(classes, hit, strict=True) if h)
 
 
+def unpack_json_list(cell):
+    """``cell`` as a table cell of label sets is read: text that is a JSON list of strings
+    and numbers (``'["news", "sports"]'``, surrounding spaces ignored) as that list, any other
+    value unchanged.
+
+    A CSV file cannot hold a list, so tools that export one write it as JSON text; read as
+    text, its brackets and quotes would become part of class names. Other text starting with
+    ``[`` (a class named ``[draft]``: not JSON) stays text.
+
+    Examples
+    --------
+    >>> unpack_json_list('["a|b", "c"]')
+    ['a|b', 'c']
+    >>> unpack_json_list("[]")
+    []
+    >>> unpack_json_list("[draft]")
+    '[draft]'
+    """
+    if not isinstance(cell, str):
+        return cell
+    text = cell.strip()
+    if not (text.startswith("[") and text.endswith("]")):
+        return cell
+    try:
+        items = json.loads(text)  # text in brackets: a JSON array if it is JSON at all
+    except ValueError:
+        return cell
+    # classes are strings or numbers: a list of lists, objects or nulls is not a label set
+    plain = all(isinstance(v, str | int | float) and not isinstance(v, bool) for v in items)
+    return items if plain else cell
+
+
 def parse_label_set(cell, classes: Sequence) -> tuple:
-    """The label set written in one table cell: a list (JSON, Parquet), or text with the
-    classes joined by :data:`SEPARATOR` (matched to the classes by their text); an empty or
-    blank cell is the empty set.
+    """The label set written in one table cell: a list (JSON, Parquet, or JSON text in a CSV
+    cell: :func:`unpack_json_list`), or text with the classes joined by :data:`SEPARATOR`
+    (matched to the classes by their text); an empty or blank cell is the empty set.
 
     Examples
     --------
@@ -124,7 +161,10 @@ def parse_label_set(cell, classes: Sequence) -> tuple:
     ()
     >>> parse_label_set("2|1", [1, 2, 3])
     (1, 2)
+    >>> parse_label_set('["sports", "news"]', ["news", "sports"])
+    ('news', 'sports')
     """
+    cell = unpack_json_list(cell)
     if is_label_set(cell):
         return label_set(cell, classes)
     if cell is None or (isinstance(cell, float) and np.isnan(cell)):

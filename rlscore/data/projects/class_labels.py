@@ -14,7 +14,12 @@ import numpy as np
 
 from rlscore.core.conventions.counted_words import counted
 from rlscore.core.conventions.json_values import class_keys, plain_scalar
-from rlscore.core.conventions.label_sets import SEPARATOR, is_label_set, parse_label_set
+from rlscore.core.conventions.label_sets import (
+    SEPARATOR,
+    is_label_set,
+    parse_label_set,
+    unpack_json_list,
+)
 from rlscore.data.items.columns import rows_text
 from rlscore.data.projects.project import ProjectInputError
 
@@ -42,9 +47,10 @@ def label_set_truth_and_classes(
     df: pd.DataFrame, truth_column: str, class_names: list | dict | None
 ) -> tuple[np.ndarray, list]:
     """:func:`truth_and_classes` of a multi-label project: each cell of the truth column is a
-    label set (:func:`~rlscore.core.conventions.label_sets.parse_label_set`: ``a|b`` text or a
-    list; an empty cell is the empty set, a valid label). The classes are the distinct classes
-    named in the cells, renamed by ``class_names`` as the values of a single-label column."""
+    label set (:func:`~rlscore.core.conventions.label_sets.parse_label_set`: ``a|b`` text, a
+    list, or a list as JSON text in a CSV cell; an empty cell is the empty set, a valid
+    label). The classes are the distinct classes named in the cells, renamed by
+    ``class_names`` as the values of a single-label column."""
     cells = df[truth_column].tolist()
     values = sorted_values(v for cell in cells for v in _cell_classes(cell))
     if len(values) < 2:
@@ -69,13 +75,17 @@ def label_set_truth_and_classes(
 
 
 def _plain_cell(cell):
-    """A cell as :func:`parse_label_set` reads it: a list as plain values."""
+    """A cell as :func:`parse_label_set` reads it: a list (or JSON text of one) as plain
+    values."""
+    cell = unpack_json_list(cell)
     return [plain_scalar(v) for v in cell] if is_label_set(cell) else cell
 
 
 def _cell_classes(cell) -> list:
-    """The classes a truth cell of a multi-label project names (whole numbers in text as
-    ints, as typed class names are read)."""
+    """The classes a truth cell of a multi-label project names: a list's items (JSON text of
+    a list read as the list), or the parts of ``a|b`` text (whole numbers as ints, as typed
+    class names are read)."""
+    cell = unpack_json_list(cell)
     if is_label_set(cell):
         return [plain_scalar(v) for v in cell]
     if cell is None or (isinstance(cell, float) and np.isnan(cell)):
@@ -86,9 +96,11 @@ def _cell_classes(cell) -> list:
 
 def looks_multi_label(values) -> bool:
     """Whether the cells of a truth column look like label sets (a cell holding
-    :data:`~rlscore.core.conventions.label_sets.SEPARATOR` or a list): the Data page's guess
-    for its "Several labels per item" box."""
-    return any(is_label_set(v) or (isinstance(v, str) and SEPARATOR in v) for v in values)
+    :data:`~rlscore.core.conventions.label_sets.SEPARATOR`, a list, or a list as JSON text):
+    the Data page's guess for its "Several labels per item" box."""
+    return any(
+        is_label_set(unpack_json_list(v)) or (isinstance(v, str) and SEPARATOR in v) for v in values
+    )
 
 
 def _class_list(class_names) -> list:

@@ -29,7 +29,7 @@ from sklearn.base import clone
 
 from rlscore.core.conventions.input_validation import check_matrix
 from rlscore.core.conventions.json_values import jsonable
-from rlscore.core.conventions.label_sets import SEPARATOR, label_set, multi_hot
+from rlscore.core.conventions.label_sets import SEPARATOR, label_set, multi_hot, unpack_json_list
 from rlscore.core.conventions.missing_labels import unlabeled_mask
 from rlscore.core.evaluation.multilabel_metrics import hamming_loss, macro_f1, micro_f1
 from rlscore.core.kernels.functions import is_graph_kernel
@@ -108,9 +108,10 @@ class MultiLabelSimulationResult:
 
 
 def set_classes(sets: Iterable) -> list:
-    """The classes appearing in label sets (lists or ``a|b`` texts), sorted."""
+    """The classes appearing in label sets (lists, lists as JSON text, or ``a|b`` texts:
+    :func:`~rlscore.core.conventions.label_sets.parse_label_set`), sorted."""
     found = set()
-    for s in sets:
+    for s in map(unpack_json_list, sets):
         if isinstance(s, str):
             found.update(p.strip() for p in s.split(SEPARATOR) if p.strip())
         elif s is not None:

@@ -214,7 +214,7 @@ def upload_form(df: pd.DataFrame, upload: UploadedFile) -> UploadChoices:
 
 def multi_label_input(df: pd.DataFrame, truth_column: str | None) -> bool:
     """The "Several labels per item" box (a label is a set of classes), ticked at first when
-    the truth column's cells look like label sets (``a|b`` or lists:
+    the truth column's cells look like label sets (``a|b``, lists or JSON lists:
     :func:`~rlscore.data.projects.class_labels.looks_multi_label`); one box per truth column,
     so choosing another column guesses again."""
     guess = truth_column is not None and looks_multi_label(df[truth_column].dropna().tolist())
@@ -223,8 +223,8 @@ def multi_label_input(df: pd.DataFrame, truth_column: str | None) -> bool:
         value=guess,
         key=f"multi_label_{truth_column}",
         help="Multi-label: annotators choose every class that applies (none is a label too). "
-        "In a truth column, separate the classes of a cell by | (news|sports); an empty "
-        "cell means none of them.",
+        "In a truth column, separate the classes of a cell by | (news|sports) or write them "
+        'as a JSON list (["news", "sports"]); an empty cell means none of them.',
     )
 
 
