@@ -4,7 +4,10 @@ once "None of these") — each stored set read back from the database and bound 
 whose number was on screen when it was saved.
 
 Every press waits until its point has been drawn for the minimum dwell (the page's own draw
-times), and every toggle until its run has finished, as a person's would.
+times), and every toggle but one until its run has finished, as a person's would. The one is
+followed by Enter at once, as a quick typist's is: the Enter waits for the toggle's run, which
+enables Save. Enter with nothing chosen (Save disabled) stores nothing and says so: it stored
+"(none of these)" while the page said "Chosen: nothing yet".
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from playwright.sync_api import expect
 
 from rlscore.data.projects.table_project import project_from_table
 from rlscore.storage import open_store
+from rlscore.ui.label.keys import NOTHING_CHOSEN
 
 NAME = "ml_browser_tags"
 CLASSES = ["news", "sports", "tech"]
@@ -62,13 +66,28 @@ def test_label_ten_sets_by_keys_and_by_clicks(page, server, artifacts):
         store.create_project(project)
     open_app(page, f"{server.url}/?project={NAME}", 0, total=N)
     given: dict[int, tuple] = {}
+    # nothing chosen: Save is disabled and Enter saves nothing, with a note that says why
+    q = heading_number(page, "Next query:")
+    wait_dwell(page, q)
+    expect(button(page, "save", q)).to_be_disabled()
+    expect(button(page, "none", q)).to_be_enabled()
+    page.keyboard.press("Enter")
+    expect(page.locator("#rlscore-press-notice")).to_have_text(NOTHING_CHOSEN)
+    assert page.evaluate("window.__rlscoreDropped.at(-1).reason") == "nothing chosen"
+    page.wait_for_timeout(1000)  # time enough for a press the server took to be stored
+    assert stored(server.db, NAME).labels == {}
+    assert heading_number(page, "Next query:") == q
     for k, positions in enumerate(BY_KEYS):
         q = heading_number(page, "Next query:")
         expect(page.get_by_text(chosen_text(()), exact=True)).to_be_visible()  # nothing pre-set
         wait_dwell(page, q)
-        for c in positions:
-            rerun(page, lambda c=c: page.keyboard.press(str(c + 1)))
-        expect(page.get_by_text(chosen_text(positions), exact=True)).to_be_visible()
+        if k == 0:  # a class key, then Enter at once: the Enter waits for the toggle's run
+            (c,) = positions
+            page.keyboard.press(str(c + 1))
+        else:
+            for c in positions:
+                rerun(page, lambda c=c: page.keyboard.press(str(c + 1)))
+            expect(page.get_by_text(chosen_text(positions), exact=True)).to_be_visible()
         page.keyboard.press("Enter")
         wait_text(page, f"Labeled {k + 1} of {N}")
         check_stored(server.db, q, positions, k + 1)

@@ -366,6 +366,14 @@ def label(handle: SessionHandle, annotator: str, shown: ShownPoint, value) -> No
         flash("success", _saved_text(handle, "label", value, shown.point))
 
 
+def refuse_press(text: str) -> None:
+    """Callback outcome of a press the page refuses before it reaches the session (a
+    multi-label Save with no class chosen): it counts as answered (:func:`presses_taken`) and
+    ``text`` says why, bound to the point as every label's message is."""
+    _take_press()
+    flash("info", text)
+
+
 def skip(handle: SessionHandle, annotator: str, shown: ShownPoint) -> None:
     """Callback: skip the point ``shown``."""
     _take_press()
@@ -500,6 +508,7 @@ __all__ = [
     "project_gone_under_tab",
     "relabel_anyway",
     "recent_key",
+    "refuse_press",
     "relabel_recent",
     "select_point",
     "skip",

@@ -25,7 +25,11 @@ added by a small script installed once per page (:func:`install_key_guard`):
   render and when that arrives; the script holds presses until the server has applied it.
 * **A key no button answers is dropped with that reason** ("no button on this page answers
   key 1", e.g. after the project was deleted under the tab), not taken for a press whose
-  point is still being drawn.
+  point is still being drawn. A multi-label project's Save is disabled while no class is
+  chosen (:mod:`rlscore.ui.label_sets.set_panel`): ``Enter`` then says so instead
+  (:data:`NOTHING_CHOSEN`). An ``Enter`` right after a class toggle waits for the toggle's run
+  (at most :data:`NO_RUN_MS` for it to start), so that Save is judged on the choice as it is
+  then, not as drawn before the toggle.
 * **The last press is remembered** (``window.__rlscoreLastPress``: its point, and whether
   the server took it), so that a press the server never took because the page met a
   database outage first is named (:mod:`rlscore.ui.shell.database_status`). A press is taken
@@ -52,6 +56,8 @@ counts from the server's render. The script only spares the annotator the refusa
 
 from __future__ import annotations
 
+import json
+
 import streamlit as st
 
 from rlscore.sessions.actions.dwell import min_dwell_seconds
@@ -59,6 +65,11 @@ from rlscore.ui.label.refresh import PANEL_MARKER
 
 #: milliseconds after an accepted shortcut during which a run must start, else keys are freed
 NO_RUN_MS = 700
+#: what ``Enter`` says when a multi-label project's Save is disabled: no class is chosen
+NOTHING_CHOSEN = (
+    "Enter ignored: no class is chosen. Tick the classes that apply, or press None of these "
+    "if none does; nothing was saved."
+)
 #: the page's shortcut keys: the class keys, S (skip), Enter (a multi-label project's Save,
 #: :mod:`rlscore.ui.label_sets.set_panel`) and U (undo); the first twelve act on the point shown
 #: (held to the minimum dwell)
@@ -250,6 +261,44 @@ _SCRIPT = """
   };
   // whether an st-key class is a multi-label class toggle (rlscore.ui.label_sets.set_panel)
   const isToggle = (key) => !!key && key.startsWith("st-key-label_toggle");
+  // when the last class toggle was sent (0: a run ended since, or none started in time):
+  // until then Save on screen (enabled only once a class is chosen) is not the choice yet
+  let toggleAt = 0;
+  const toggleAnswered = () => {
+    const app = doc.querySelector('[data-testid="stApp"]');
+    const running = app && app.getAttribute("data-test-script-state") === "running";
+    if (toggleAt && !running && Date.now() - toggleAt > __NO_RUN_MS__) toggleAt = 0;
+    return !toggleAt;
+  };
+  // a multi-label project's Save, shown but disabled: no class is chosen
+  const saveDisabled = () =>
+    !!doc.querySelector('[class*="st-key-label_save_"] button[disabled]');
+  // the press of a key once its button is known: shortcut keys lock until answered
+  const press = (e, button) => {
+    const key = keyClass(button);
+    if (actionKeys.has(e.key) && tooSoon(e, key)) return false;
+    // a multi-label project's class toggle changes no point and stores nothing: it neither
+    // locks the keys (its short run may never show as running) nor counts as a press sent
+    if (isToggle(key)) { toggleAt = Date.now(); return true; }
+    busy = true; sawRun = false; pressedAt = Date.now(); pressedOn = panelState();
+    if (actionKeys.has(e.key)) sent();
+    return true;
+  };
+  // Enter with Save disabled: no class chosen, said so (a key no button answers otherwise)
+  const unanswered = (e) => {
+    if (e.key === "Enter" && saveDisabled()) drop(e, "nothing chosen", __NOTHING_CHOSEN__);
+    else drop(e, "none", "Press ignored: no button on this page answers key " + e.key +
+              "; nothing was saved.");
+  };
+  // an Enter sent while a toggle's run is pending: held until it has ended, then pressed
+  // (Save enabled) or said to have nothing to save; another point drawn meanwhile drops it
+  const enterAfterToggle = (e, point) => {
+    if (!toggleAnswered()) { w.setTimeout(() => enterAfterToggle(e, point), 40); return; }
+    if (drawnPoint !== point) return;
+    const button = answers("Enter");
+    if (!button) { unanswered(e); return; }
+    if (press(e, button)) button.click();
+  };
   // the st-key class of a button's container (its widget key: rlscore.ui.label.actions)
   const keyClass = (button) => {
     const box = button && button.closest('[class*="st-key-"]');
@@ -278,6 +327,7 @@ _SCRIPT = """
         if (running) sawRun = true;
         else if (ended && busy) { busy = false; sawRun = false; }
         else if (ended) sawRun = false;
+        if (ended) toggleAt = 0;  // the toggle's run (or a later one) has drawn Save
       }
     }).observe(app, {attributes: true, attributeFilter: ["data-test-script-state"],
                      attributeOldValue: true});
@@ -301,25 +351,23 @@ _SCRIPT = """
       drop(e, "busy", "Press ignored: your previous press is still being answered.");
       return;
     }
-    const button = answers(e.key);
-    if (!button) {
-      drop(e, "none", "Press ignored: no button on this page answers key " + e.key +
-           "; nothing was saved.");
+    if (e.key === "Enter" && !toggleAnswered()) {
+      e.stopImmediatePropagation();
+      e.preventDefault();
+      enterAfterToggle(e, drawnPoint);
       return;
     }
-    const key = keyClass(button);
-    if (actionKeys.has(e.key) && tooSoon(e, key)) return;
-    // a multi-label project's class toggle changes no point and stores nothing: it neither
-    // locks the keys (its short run may never show as running) nor counts as a press sent
-    if (isToggle(key)) return;
-    busy = true; sawRun = false; pressedAt = Date.now(); pressedOn = panelState();
-    if (actionKeys.has(e.key)) sent();
+    const button = answers(e.key);
+    if (!button) { unanswered(e); return; }
+    press(e, button);
   }, true);
   // clicks on a label or Skip button are held to the same minimum dwell
   w.addEventListener("click", (e) => {
     const t = e.target;
     const box = t && t.closest && t.closest('[class*="st-key-label_"], [class*="st-key-skip_"]');
-    if (box && !tooSoon(e, keyClass(box)) && !isToggle(keyClass(box))) sent();
+    if (!box || tooSoon(e, keyClass(box))) return;
+    if (isToggle(keyClass(box))) toggleAt = Date.now();
+    else sent();
   }, true);
   const blurField = () => w.setTimeout(() => {
     const el = doc.activeElement;
@@ -346,6 +394,7 @@ def key_guard_script() -> str:
         .replace("__KEYS__", js_key_set(SHORTCUT_KEYS))
         .replace("__PANEL__", repr(PANEL_MARKER))
         .replace("__MIN_DWELL_MS__", str(round(min_dwell_seconds() * 1000)))
+        .replace("__NOTHING_CHOSEN__", json.dumps(NOTHING_CHOSEN))
     )
 
 
@@ -354,4 +403,4 @@ def install_key_guard() -> None:
     st.sidebar.html(key_guard_script(), unsafe_allow_javascript=True)
 
 
-__all__ = ["NO_RUN_MS", "install_key_guard", "key_guard_script"]
+__all__ = ["NOTHING_CHOSEN", "NO_RUN_MS", "install_key_guard", "key_guard_script"]

@@ -5,10 +5,14 @@ A label set is chosen, then saved as one label: the toggles (keys ``1``–``9`` 
 nine classes) only change this tab's choice, kept per point; **Save** (or ``Enter``) stores the
 chosen set and **None of these** the empty set, both through
 :func:`rlscore.ui.label.actions.label`, so a set is bound to the point shown, its log version,
-its project and the minimum dwell as a single label is. The choice starts empty: the learner's
-predicted set is pre-selected only when the annotator turns on "Pre-select the prediction" (off
-by default — a pre-selection biases annotators toward the model). Sets are shown as text
-(``a | b``), never interpreted as Markdown or HTML.
+its project and the minimum dwell as a single label is. Save is disabled until a class is
+chosen (the page's script ignores ``Enter`` then, with a note: :mod:`rlscore.ui.label.keys`), and
+refuses an empty choice that reaches it anyway: one stray ``Enter`` stored a negative for every
+class while the page said "Chosen: nothing yet"; **None of these** is the one way to store the
+empty set. The choice starts empty: the learner's predicted set is pre-selected only when the
+annotator turns on "Pre-select the prediction" (off by default — a pre-selection biases
+annotators toward the model). Sets are shown as text (``a | b``), never interpreted as Markdown
+or HTML.
 
 The pool plot draws one class at a time, chosen in a select box
 (:meth:`~rlscore.sessions.views.label_page.PoolPlotState.for_class`); the figures that are
@@ -50,6 +54,11 @@ TINT_KEY = "tint_class"
 CHECKED, UNCHECKED = ":material/check_box:", ":material/check_box_outline_blank:"
 #: what the figures that are single-label only say in a multi-label project
 NOT_YET = "not available for multi-label projects yet"
+#: why Save stores nothing while no class is chosen
+NOTHING_CHOSEN = (
+    "Not saved: no class is chosen. Tick the classes that apply, or press None of these if "
+    "none does."
+)
 
 
 def preselect_setting() -> None:
@@ -77,9 +86,14 @@ def toggle(key: str, k: int) -> None:
 
 
 def save(handle: SessionHandle, annotator: str, shown: actions.ShownPoint, key: str) -> None:
-    """Callback: store the chosen classes as the label set of the point shown."""
+    """Callback: store the chosen classes as the label set of the point shown; nothing when
+    none is chosen (a press that beat the redraw of a toggle; the empty set is stored by None
+    of these only)."""
     classes = list(handle.session.project.classes)
     chosen = tuple(classes[k] for k in sorted(set(st.session_state.get(key, ()))))
+    if not chosen:
+        actions.refuse_press(NOTHING_CHOSEN)
+        return
     actions.label(handle, annotator, shown, chosen)
 
 
@@ -170,7 +184,11 @@ def _set_buttons(
         shortcut="Enter",
         type="primary",
         width="stretch",
-        help="Store the chosen classes as this point's label (Enter).",
+        # the empty set has its own button: a stray Save must not store it
+        disabled=not chosen,
+        help="Store the chosen classes as this point's label (Enter)."
+        if chosen
+        else "Tick at least one class first; None of these stores the empty set.",
     )
     c2.button(
         "None of these",
@@ -282,6 +300,7 @@ def set_figures(handle: SessionHandle, p: dict, annotator: str) -> None:
 
 __all__ = [
     "NOT_YET",
+    "NOTHING_CHOSEN",
     "headline_text",
     "PRESELECT_KEY",
     "TINT_KEY",
