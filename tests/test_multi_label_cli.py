@@ -93,3 +93,16 @@ def test_a_missing_table_is_named(db, capsys):
     argv = ["create-project", "p", "nowhere.csv", "--db", str(db)]
     assert rlscore(argv) == 2
     assert "'nowhere.csv' is not a file" in capsys.readouterr().err
+
+
+def test_a_multi_label_project_without_truth_needs_its_classes(db, tmp_path, capsys):
+    # the single-label default classes [-1, 1] made a project of sets of −1 and 1
+    table = tmp_path / "texts.csv"
+    table.write_text("text\nhello world\nworld peace\nfoo bar\n")
+    argv = ["create-project", "t", str(table), "--multi-label", "--text-column", "text"]
+    assert rlscore([*argv, "--db", str(db)]) == 2
+    assert "a multi-label project needs its classes" in capsys.readouterr().err
+    assert rlscore([*argv, "--db", str(db), "--classes", "news,sports"]) == 0
+    with open_store(db) as store:
+        p = store.load_project("t")
+    assert p.multi_label and p.classes == ["news", "sports"] and p.truth is None

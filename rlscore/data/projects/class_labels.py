@@ -35,9 +35,16 @@ def truth_and_classes(
 ) -> tuple[np.ndarray | None, list]:
     """The true labels (None without a truth column) and the classes of a project made from
     ``df`` (see :func:`~rlscore.data.projects.table_project.project_from_table`'s
-    ``class_names``); a multi-label project's by :func:`label_set_truth_and_classes`."""
+    ``class_names``); a multi-label project's by :func:`label_set_truth_and_classes`, or from
+    ``class_names`` without a truth column (required then)."""
     if multi_label and truth_column is not None:
         return label_set_truth_and_classes(df, truth_column, class_names)
+    if multi_label and not class_names:
+        # the single-label default [-1, 1] is no list of classes to choose several of
+        raise ProjectInputError(
+            "a multi-label project needs its classes: name a truth column whose cells hold "
+            "them, or give the class names"
+        )
     if truth_column is None:
         return None, [-1, 1] if class_names is None else _class_list(class_names)
     return _truth(df[truth_column], truth_column, class_names)
