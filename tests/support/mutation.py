@@ -263,8 +263,8 @@ CATALOGUE: tuple[Mutation, ...] = (
     Mutation(
         "log-majority-tie-oldest",
         _LOG,
-        "return next(e for e in reversed(newest) if votes[e.label] == top)",
-        "return next(e for e in newest if votes[e.label] == top)",
+        "return next(e for e in reversed(newest) if e.label in top)",
+        "return next(e for e in newest if e.label in top)",
         (_T_OVERLAP,),
         "a majority tie goes to the oldest label",
     ),
