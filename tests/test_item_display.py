@@ -169,6 +169,9 @@ def test_the_caption_promises_a_boundary_only_when_one_is_drawn(F):
     else:
         assert caption.startswith("No boundary yet")
     assert boundary_caption(None).startswith("No boundary yet")
+    # with two classes labeled, a surface of one sign is no fault of the labels
+    caption = boundary_caption((xs, ys, F), labeled_classes=2)
+    assert caption.startswith("No boundary on the plot") != _sign_changes(F)
 
 
 # -- the Review page --------------------------------------------------------------------------

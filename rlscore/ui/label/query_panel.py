@@ -424,14 +424,16 @@ def pool_plot(handle: SessionHandle, p: dict, annotator: str, show_contours: boo
         elif plane.is_pca:
             what = f"PCA projection of the {s.project.X.shape[1]} features (no boundary drawn)"
         else:
-            what = boundary_caption(grid, plane.one_feature)
+            what = boundary_caption(grid, plane.one_feature, len(set(view.labels.values())))
         st.caption(f"{what}. Star: the next query. Click any point to label it instead.")
         if note := sampling_note(fig):
             st.caption(note)
         refresh.marker("refresh_plot", view_state(view.seen))
 
 
-def boundary_caption(grid: tuple | None, one_feature: bool = False) -> str:
+def boundary_caption(
+    grid: tuple | None, one_feature: bool = False, labeled_classes: int = 0
+) -> str:
     """What the pool plot's caption says of the boundary: only a line that is drawn.
 
     ``grid`` is the ``(xs, ys, F)`` passed to
@@ -439,12 +441,18 @@ def boundary_caption(grid: tuple | None, one_feature: bool = False) -> str:
     surface of :func:`~rlscore.viz.plane.geometry.margin_surfaces` changes sign on the grid (flat
     parts blanked, :func:`~rlscore.viz.plane.geometry.blank_flat`, as the figure does): black
     for two classes, one colour per class for more. Before that (no label yet, or labels of one
-    class only) the caption says that no boundary is drawn yet.
+    class only) the caption says that no boundary is drawn yet; with ``labeled_classes`` ≥ 2
+    it says that none falls on the plot instead, not that the labels make none.
     """
     surfaces = None if grid is None else blank_flat(margin_surfaces(grid[2]))
     drawn = surfaces is not None and any(
         np.nanmin(z, initial=np.inf) < 0 < np.nanmax(z, initial=-np.inf) for z in surfaces
     )
+    if not drawn and labeled_classes >= 2:
+        return (
+            "No boundary on the plot: the learner's decision (f) does not change sign on the "
+            "plot's grid (the boundary lies outside it or between its points)"
+        )
     if not drawn:
         return (
             "No boundary yet: a line is drawn where the learner's decision changes "
