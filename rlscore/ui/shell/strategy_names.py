@@ -106,11 +106,12 @@ STRATEGY_LABELS = strategy_labels()
 STRATEGY_HELP = {
     "arls-focused": "Asks about the points the classifier is least sure of, and among them the "
     "one whose answer is expected to fix the most predictions on the pool (ARLS's exact "
-    "expected risk on the 10 smallest margins). Its RLS fits an offset. The default: it had "
-    "the best mean rank of every strategy and peer in benchmarks/strategies.py, at about a "
-    "millisecond per query.",
+    "expected risk on the 10 smallest margins). Its RLS fits an offset. The default of a "
+    "single-label project: it had the best mean rank of every strategy and peer in "
+    "benchmarks/strategies.py, at about a millisecond per query.",
     "arls": "Active RLS: queries the point whose label is expected to lower the estimated "
-    "risk of the RLS classifier most (Paskov).",
+    "risk of the RLS classifier most (Paskov). The default of a multi-label project (the risk "
+    "summed over the classes): it led the multi-label benchmark.",
     "arls-weighted": "Active RLS with balanced class weights and a bias-corrected risk, for "
     "imbalanced classes.",
     "arls-lowrank": "Active RLS on a low-rank (Nyström) kernel: large pools without any "
