@@ -155,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
     os.chdir(REPO)
     pin_blas(1)
     report_machine()
-    from rlscore.ui.shell.params import LAM_LOG_RANGE, SIGMA_LOG_RANGE
+    from rlscore.sessions.state.settings import LAM_LOG_RANGE, SIGMA_LOG_RANGE
 
     sliders = {"tune_log_sigma": SIGMA_LOG_RANGE, "tune_log_lam": LAM_LOG_RANGE}
     with tempfile.TemporaryDirectory() as tmp:

@@ -18,13 +18,12 @@ from rlscore.experiments.tuning.report import (
     can_tune,
     tuning_report,
 )
+from rlscore.sessions.state.settings import LAM_LOG_RANGE, SIGMA_LOG_RANGE
 from rlscore.ui.label import pool_picture as pool_plane
 from rlscore.ui.shell.errors import report_errors, user_message
 from rlscore.ui.shell.flash import flash, show_flash
 from rlscore.ui.shell.navigation import end_page, enter_through_app
 from rlscore.ui.shell.params import (
-    LAM_LOG_RANGE,
-    SIGMA_LOG_RANGE,
     log_position,
     params,
     slider_value,

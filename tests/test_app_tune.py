@@ -22,9 +22,14 @@ from rlscore.core.klr.newton import KLRConvergenceError
 from rlscore.core.rls.classifier import RLSClassifier
 from rlscore.data.projects.project import Project
 from rlscore.data.samples.bundled import ensure_sample_projects, load_sample
-from rlscore.sessions.state.settings import project_settings, save_project_settings
+from rlscore.sessions.state.settings import (
+    LAM_LOG_RANGE,
+    SIGMA_LOG_RANGE,
+    project_settings,
+    save_project_settings,
+)
 from rlscore.storage import Event, open_store
-from rlscore.ui.shell.params import LAM_LOG_RANGE, SIGMA_LOG_RANGE, slider_value
+from rlscore.ui.shell.params import slider_value
 
 TOP_ROW = {"tune_log_sigma", "tune_log_lam", "tune_method", "apply", "apply_auto"}
 

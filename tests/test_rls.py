@@ -467,3 +467,29 @@ def test_unfitted_estimator_says_so():
         RLSClassifier().loo_curve()
     with pytest.raises(NotFittedError):
         RLSClassifier().predict(X_OK)
+
+
+@pytest.mark.parametrize(("bounds", "where"), [((1e-3, 1.0), "above"), ((0.3, 0.3), "one")])
+def test_auto_lambda_within_bounds_is_the_brute_force_choice_on_the_moved_grid(bounds, where):
+    n, T = 20, 2
+    X, y, K = make_problem(8, n=n, T=T, sigma=0.8)
+    y[:3] = (y[:3] + 1) % T
+    grid = default_grid(K, np.ones(n))
+    moved = np.array(sorted({min(max(lam, bounds[0]), bounds[1]) for lam in grid}))
+    expected, _ = brute_force_auto_lam(K, ova(y, T), np.ones((n, 1)), np.ones(n), moved,
+                                       "classification", False)  # fmt: skip
+    clf = RLSClassifier(sigma=0.8, lam="auto", lam_bounds=bounds).fit(X, y)
+    assert bounds[0] <= clf.lam_ <= bounds[1]
+    assert clf.lam_ == pytest.approx(expected, rel=1e-9)
+    unbounded = RLSClassifier(sigma=0.8, lam="auto").fit(X, y)
+    assert where == "one" or unbounded.lam_ < bounds[0] or unbounded.lam_ > bounds[1]
+
+
+@pytest.mark.parametrize(
+    ("bounds", "message"),
+    [((1.0,), "a pair"), ("ab", "a pair"), ((0.0, 1.0), "> 0"), ((2.0, 1.0), "low <= high")],
+)
+def test_bad_lam_bounds_are_refused_with_the_reason(bounds, message):
+    X, y, _ = make_problem(8, n=10, T=2, sigma=0.8)
+    with pytest.raises(ValueError, match=message):
+        RLSClassifier(lam="auto", lam_bounds=bounds).fit(X, y)

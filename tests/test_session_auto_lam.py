@@ -6,10 +6,12 @@ independently on the labeled points (what the Tune page shows).
 
 import numpy as np
 import pytest
+from reference.tuning import brute_auto_lam
 from support.sessions import assert_same_state, session
 
 from rlscore.core.rls.classifier import RLSClassifier
 from rlscore.sessions.state.auto_lam import AUTO_LAM_MILESTONES
+from rlscore.sessions.state.settings import LAM_LOG_RANGE
 from rlscore.storage import open_store
 
 
@@ -25,6 +27,30 @@ def test_auto_lam_follows_loo(store):
     assert s.engine.lam == s.lam_
     assert store.events("moons")[-1].params["lam_mode"] == "auto"
     assert_same_state(s, session(open_store(store.path), lam="auto"))
+
+
+def test_the_automatic_lam_stays_within_the_sliders_range(store):
+    """A tester's session chose λ = 4.6e-12 (σ = 100, 16 labels, 2 of them wrong): below the
+    λ slider, where the model's values at new points are rounding noise and the Label page drew
+    no boundary. Reference: the brute-force LOO choice over the grid moved into the range."""
+    s = session(store, sigma=8.0, lam="auto")  # σ = 100 would be too ill-posed for the reference
+    truth = s.project.truth.astype(int)
+    rng = np.random.default_rng(0)
+    idx = [
+        *rng.choice(np.flatnonzero(truth == -1), 12, replace=False),
+        *rng.choice(np.flatnonzero(truth == 1), 4, replace=False),
+    ]
+    y = truth[idx].copy()
+    y[:2] *= -1  # two slips of the key
+    assert len(idx) in AUTO_LAM_MILESTONES  # λ is re-chosen with all of them
+    for i, label in zip(idx, y, strict=True):
+        s.label(int(i), int(label))
+    X = s.project.X[idx]
+    unbounded = RLSClassifier(kernel="rbf", sigma=8.0, lam="auto").fit(X, y)
+    assert unbounded.lam_ < 10 ** LAM_LOG_RANGE[0]  # the case of the report
+    expected = brute_auto_lam(X, y, 8.0, lam_range=LAM_LOG_RANGE)
+    assert 10 ** LAM_LOG_RANGE[0] <= s.lam_ <= 10 ** LAM_LOG_RANGE[1]
+    assert s.lam_ == pytest.approx(expected, rel=1e-6) and s.engine.lam == s.lam_
 
 
 def test_class_weight_and_weighted_strategy(store):

@@ -33,7 +33,14 @@ from rlscore.core.kernels.functions import VECTOR_KERNELS, kernel_matrix
 from rlscore.core.kernels.rbf_width import check_width, fitted_sigma
 from rlscore.core.rls import confidence as _conf
 from rlscore.core.rls.class_weights import class_weight_table, resolve_class_weight
-from rlscore.core.rls.path import DEFAULT_N_LAMS, LOO_ERRORS, RLSPath, RLSSolution
+from rlscore.core.rls.path import (
+    DEFAULT_N_LAMS,
+    LOO_ERRORS,
+    RLSPath,
+    RLSSolution,
+    check_lam_bounds,
+    lams_within,
+)
 
 # RLSPath lives in rls_path; it is re-exported here for the importers of rlscore.core.rls.classifier
 __all__ = ["KERNELS", "RLSClassifier", "RLSPath"]
@@ -85,6 +92,10 @@ class RLSClassifier(ClassifierMixin, BaseEstimator):
         λ > 0, or ``"auto"``: the largest λ minimising the ``loo_error`` over the default grid
         (:data:`DEFAULT_N_LAMS` geometric values between the smallest positive and the largest
         eigenvalue of M; Paskov §2.5, §4.1). One λ is shared by all OvA classifiers.
+    lam_bounds
+        None, or ``(low, high)``: with ``lam="auto"`` the grid's values beyond it are moved to
+        its nearer end first, so the choice stays within it (:func:`.lams_within`; an app keeps
+        its automatic λ within its λ slider's range this way). Ignored for a numeric ``lam``.
     class_weight
         None, ``"balanced"`` (docs/mathematics.md §1; one eigendecomposition per class in
         multiclass) or a
@@ -139,6 +150,7 @@ class RLSClassifier(ClassifierMixin, BaseEstimator):
         "sigma": (Validated(check_width),),
         "degree": (Interval(Integral, 1, None),),
         "lam": (Interval(Real, 0, None, closed="neither"), Options("auto")),
+        "lam_bounds": (Options(None), Validated(check_lam_bounds, "a pair (low, high)")),
         # class_weight is checked against the classes (class_weights.resolve_class_weight)
         "offset": (Booleans(),),
         "offset_precision": (Interval(Real, 0, None, closed="left"),),
@@ -152,6 +164,7 @@ class RLSClassifier(ClassifierMixin, BaseEstimator):
         sigma: float | str = 1.0,
         degree: int = 2,
         lam: float | str = 1.0,
+        lam_bounds: tuple[float, float] | None = None,
         class_weight: None | str | dict = None,
         offset: bool = False,
         offset_precision: float = 0.0,
@@ -161,6 +174,7 @@ class RLSClassifier(ClassifierMixin, BaseEstimator):
         self.sigma = sigma
         self.degree = degree
         self.lam = lam
+        self.lam_bounds = lam_bounds
         self.class_weight = class_weight
         self.offset = offset
         self.offset_precision = offset_precision
@@ -238,7 +252,10 @@ class RLSClassifier(ClassifierMixin, BaseEstimator):
         path = self._ensure_path(y_index, A, e)
         lam = self.lam
         if lam == "auto":
-            lam = path.best_loo_lam(self.loo_error)
+            grid = path.default_lams()
+            if self.lam_bounds is not None:
+                grid = lams_within(grid, self.lam_bounds)
+            lam = path.best_loo_lam(self.loo_error, grid)
         sol = path.solve(float(lam))
         errs = path.errors(sol)
         self._set_solution(sol, errs)

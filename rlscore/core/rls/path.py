@@ -477,6 +477,27 @@ class RLSPath:
         return float(lams[best].max())
 
 
+def check_lam_bounds(bounds) -> tuple[float, float]:
+    """``bounds`` as ``(low, high)`` floats with ``0 < low ≤ high < ∞``, or ``ValueError``."""
+    if isinstance(bounds, str) or not isinstance(bounds, Sequence) or len(bounds) != 2:
+        raise ValueError(f"lam_bounds must be a pair (low, high), got {bounds!r}")
+    low, high = (check_positive(b, "each end of lam_bounds") for b in bounds)
+    if low > high:
+        raise ValueError(f"lam_bounds must have low <= high, got {bounds!r}")
+    return low, high
+
+
+def lams_within(lams: Sequence[float] | np.ndarray, bounds: tuple[float, float]) -> np.ndarray:
+    """The sorted distinct λ of ``lams``, each beyond ``bounds`` moved to its nearer end.
+
+    The automatic λ is chosen among these when it must stay in a range (an app's λ slider):
+    far below the data's scale the LOO errors can still look best while the model's values at
+    new points are rounding noise (docs/mathematics.md §3, "The λ grid").
+    """
+    low, high = check_lam_bounds(bounds)
+    return np.unique(np.clip(_check_lams(lams), low, high))
+
+
 def _check_lams(lams) -> np.ndarray:
     arr = np.atleast_1d(np.asarray(lams, dtype=np.float64))
     if arr.ndim != 1 or arr.size == 0:

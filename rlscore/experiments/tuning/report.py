@@ -22,7 +22,7 @@ from rlscore.core.conventions.json_values import plain_scalar
 from rlscore.core.kernels.functions import VECTOR_KERNELS
 from rlscore.core.rls.classifier import RLSClassifier
 from rlscore.core.rls.confidence import METHODS, loo_reliability
-from rlscore.core.rls.path import RLSPath
+from rlscore.core.rls.path import RLSPath, lams_within
 from rlscore.query import make_strategy
 from rlscore.sessions.state.loo_refit import loo_labels
 
@@ -108,8 +108,7 @@ def auto_lams(lam_range: tuple[float, float], data_grid: np.ndarray) -> np.ndarr
     applied but not shown, and far below it (10⁻¹² with σ = 100 on a small pool) the model's
     decision values at new points are rounding noise, though its LOO errors still look best.
     """
-    low, high = 10.0 ** np.asarray(lam_range, dtype=float)
-    return np.unique(np.clip(data_grid, low, high))
+    return lams_within(data_grid, tuple(10.0 ** np.asarray(lam_range, dtype=float)))
 
 
 def curve_lams(

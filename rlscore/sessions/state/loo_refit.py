@@ -20,6 +20,7 @@ from rlscore.core.evaluation.validation_error import validation_errors
 from rlscore.core.kernels.functions import is_graph_kernel
 from rlscore.query import QueryStrategy
 from rlscore.sessions.state.engine import class_weight_of
+from rlscore.sessions.state.settings import LAM_LOG_RANGE
 
 if TYPE_CHECKING:
     from rlscore.core.rls.classifier import RLSClassifier
@@ -46,7 +47,8 @@ def labeled_rls(
     labels
         Point index -> label.
     lam
-        λ, or ``"auto"`` (the largest λ minimising the LOO classification error).
+        λ, or ``"auto"`` (the largest λ minimising the LOO classification error, within
+        :data:`~rlscore.sessions.state.settings.LAM_LOG_RANGE`).
     K
         The pool kernel; needed for graph kernels, which exist on the pool only (the RLS
         then uses its labeled block).
@@ -66,13 +68,15 @@ def labeled_rls(
     # fewer than MIN_LABELS labels never needs
     from rlscore.core.rls.classifier import RLSClassifier
 
-    model = labeled_rls_params(engine, present)
+    model = {**labeled_rls_params(engine, present), "lam": lam}
+    if lam == "auto":  # the app's λ range: below it the model's values at new points are noise
+        model["lam_bounds"] = tuple(10.0**end for end in LAM_LOG_RANGE)
     if is_graph_kernel(model["kernel"]):
         if K is None:
             return None
-        clf = RLSClassifier(**{**model, "kernel": "precomputed"}, lam=lam)
+        clf = RLSClassifier(**{**model, "kernel": "precomputed"})
         return clf.fit(K[np.ix_(idx, idx)], y)
-    return RLSClassifier(**model, lam=lam).fit(X[idx], y)
+    return RLSClassifier(**model).fit(X[idx], y)
 
 
 def labeled_rls_params(engine: QueryStrategy, present: set, classes=None) -> dict:

@@ -64,6 +64,12 @@ SETTING_KEYS = (
     "overlap",
     "overlap_fraction",
 )
+#: the λ range the app offers (log₁₀ ends): its λ sliders span it, and the automatic λ of a
+#: session and of the Tune page is chosen within it (docs/mathematics.md §3, "The λ grid
+#: within bounds")
+LAM_LOG_RANGE = (-4.0, 3.0)
+#: the σ range of the app's σ sliders (log₁₀ ends)
+SIGMA_LOG_RANGE = (-2.0, 2.0)
 #: tried in this order for a project's default strategy: the first whose memory fits the pool
 #: (focused ARLS had the best mean AULC rank of benchmarks/strategies.py; see the README)
 DEFAULT_STRATEGIES = ("arls-focused", "arls-lowrank", "uncertainty", "random")
@@ -399,12 +405,14 @@ def save_project_settings(
 
 __all__ = [
     "DEFAULT_STRATEGIES",
+    "LAM_LOG_RANGE",
     "LOW_RANK_DEFAULTS",
     "MAX_LANDMARKS",
     "MULTILABEL_AUDIT_EVERY",
     "REFINE_MAX_POOL",
     "LOW_RANK_MIN_POOL",
     "SETTING_KEYS",
+    "SIGMA_LOG_RANGE",
     "check_class_weight",
     "check_settings",
     "default_settings",

@@ -15,15 +15,17 @@ import math
 
 import streamlit as st
 
-from rlscore.sessions.state.settings import SETTING_KEYS, project_settings, save_project_settings
+from rlscore.sessions.state.settings import (
+    SETTING_KEYS,
+    project_settings,
+    save_project_settings,
+)
 from rlscore.storage import UnknownProjectError
 from rlscore.ui.shell.auth import current_user, sign_in_configured
 from rlscore.ui.shell.roles import visible_projects
 from rlscore.ui.shell.store import get_store
 
 DEFAULT_PROJECT = "two_moons"
-LAM_LOG_RANGE = (-4.0, 3.0)
-SIGMA_LOG_RANGE = (-2.0, 2.0)
 #: longest annotator name kept (it is written with every event)
 MAX_NAME = 60
 

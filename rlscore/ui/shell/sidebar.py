@@ -20,15 +20,13 @@ from rlscore.core.kernels.functions import (
 from rlscore.core.kernels.landmarks import LANDMARK_RULES
 from rlscore.data.samples.bundled import list_samples
 from rlscore.query import MULTILABEL_STRATEGIES
-from rlscore.sessions.state.settings import MAX_LANDMARKS
+from rlscore.sessions.state.settings import LAM_LOG_RANGE, MAX_LANDMARKS, SIGMA_LOG_RANGE
 from rlscore.sessions.views.project_overview import project_label
 from rlscore.ui.label import actions
 from rlscore.ui.shell.auth import sign_in_configured
 from rlscore.ui.shell.errors import flash_errors
 from rlscore.ui.shell.flash import flash
 from rlscore.ui.shell.params import (
-    LAM_LOG_RANGE,
-    SIGMA_LOG_RANGE,
     clean_annotator,
     current_annotator,
     current_project,
