@@ -108,3 +108,33 @@ def test_a_bad_truth_column_of_label_sets_is_named():
     one = pd.DataFrame({"x": [0.0, 1.0], "tags": ["a", ""]})
     with pytest.raises(ProjectInputError, match="fewer than 2 classes"):
         project_from_table(one, "t", feature_columns=["x"], truth_column="tags", multi_label=True)
+
+
+@pytest.mark.parametrize(
+    ("classes", "problem"),
+    [
+        (["a|b", "c"], "class 'a\\|b' contains '\\|'"),
+        (["a", " b"], "class ' b' starts or ends with a space"),
+        (["a", ""], "class '' is empty"),
+    ],
+)
+def test_a_class_that_cannot_stand_in_a_cell_is_refused(store, classes, problem):
+    # "a|b" and "c" were exported as "a|b|c", read back as three classes
+    renamed = pd.DataFrame({"x": [0.0, 1.0, 2.0], "tags": ["p", "q", ""]})
+    # from a table (the CLI, the Data page): refused before anything is stored (the empty and
+    # the spaced names by the class names' and label sets' own checks)
+    with pytest.raises(ProjectInputError, match=problem if "|" in classes[0] else ""):
+        project_from_table(
+            renamed, "t", feature_columns=["x"], truth_column="tags", multi_label=True,
+            class_names=dict(zip(["p", "q"], classes, strict=True)),
+        )  # fmt: skip
+    p = tagged_project()
+    p.classes = classes
+    p.truth = None
+    with pytest.raises(ValueError, match=problem):  # from Python, straight to the store
+        store.create_project(p)
+    assert store.list_projects() == []
+    single = small_project("single")
+    single.classes = classes
+    single.truth = None
+    store.create_project(single)  # one class per cell: the separator means nothing there

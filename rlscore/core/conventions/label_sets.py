@@ -28,6 +28,7 @@ import numpy as np
 
 __all__ = [
     "SEPARATOR",
+    "check_set_classes",
     "from_multi_hot",
     "is_label_set",
     "label_set",
@@ -179,6 +180,27 @@ def parse_label_set(cell, classes: Sequence) -> tuple:
             f"{list(by_text)!r}"
         )
     return label_set([by_text[p] for p in parts], classes)
+
+
+def check_set_classes(classes: Sequence) -> None:
+    """Raise ``ValueError`` naming a class of a multi-label project whose text cannot stand in a
+    table cell's label set: one containing :data:`SEPARATOR`, empty, or with spaces at its ends
+    (:func:`parse_label_set` splits on the separator and strips the parts, so such a class
+    would be read back as other classes, or as none)."""
+    for c in classes:
+        text = str(_plain(c))
+        if SEPARATOR in text:
+            problem = f"contains {SEPARATOR!r}, which separates the classes of a label set"
+        elif not text.strip():
+            problem = "is empty"
+        elif text != text.strip():
+            problem = "starts or ends with a space, which a label set's cell drops"
+        else:
+            continue
+        raise ValueError(
+            f"class {text!r} {problem} in a table cell (a CSV truth column, the exports' "
+            "joined column): rename it for a multi-label project"
+        )
 
 
 def label_set_text(value: Iterable) -> str:

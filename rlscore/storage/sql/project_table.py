@@ -22,6 +22,7 @@ import time
 import numpy as np
 
 from rlscore.core.conventions.json_values import plain_scalar
+from rlscore.core.conventions.label_sets import check_set_classes
 from rlscore.data.items.columns import ItemColumn
 from rlscore.data.projects.project import Project, ids_from_json, ids_to_json
 from rlscore.storage.interface.events import UnknownProjectError
@@ -58,7 +59,10 @@ class ProjectTable:
         return sorted(r[0] for r in self._db.fetchall(f"SELECT name FROM projects WHERE {LIVE}"))
 
     def create(self, project: Project) -> None:
-        """Store a new project; ``ValueError`` if the name is taken."""
+        """Store a new project; ``ValueError`` if the name is taken or a multi-label
+        project's class cannot be written in a table cell (:func:`check_set_classes`)."""
+        if project.multi_label:
+            check_set_classes(project.classes)
         truth = project.truth
         truth = None if truth is None else json.dumps([_plain_label(t) for t in truth])
         meta = {**project.meta, MULTI_LABEL_KEY: True} if project.multi_label else project.meta
