@@ -16,6 +16,7 @@ from rlscore.core.conventions.counted_words import counted
 from rlscore.core.conventions.json_values import class_keys, plain_scalar
 from rlscore.core.conventions.label_sets import (
     SEPARATOR,
+    check_set_classes,
     is_label_set,
     parse_label_set,
     unpack_json_list,
@@ -36,18 +37,32 @@ def truth_and_classes(
     """The true labels (None without a truth column) and the classes of a project made from
     ``df`` (see :func:`~rlscore.data.projects.table_project.project_from_table`'s
     ``class_names``); a multi-label project's by :func:`label_set_truth_and_classes`, or from
-    ``class_names`` without a truth column (required then)."""
-    if multi_label and truth_column is not None:
+    ``class_names`` without a truth column (required then); its classes must stand in a table
+    cell's label set (:func:`~rlscore.core.conventions.label_sets.check_set_classes`)."""
+    if multi_label:
+        truth, classes = _label_set_truth(df, truth_column, class_names)
+        try:
+            check_set_classes(classes)
+        except ValueError as exc:
+            raise ProjectInputError(str(exc)) from None
+        return truth, classes
+    if truth_column is None:
+        return None, [-1, 1] if class_names is None else _class_list(class_names)
+    return _truth(df[truth_column], truth_column, class_names)
+
+
+def _label_set_truth(
+    df: pd.DataFrame, truth_column: str | None, class_names: list | dict | None
+) -> tuple[np.ndarray | None, list]:
+    if truth_column is not None:
         return label_set_truth_and_classes(df, truth_column, class_names)
-    if multi_label and not class_names:
+    if not class_names:
         # the single-label default [-1, 1] is no list of classes to choose several of
         raise ProjectInputError(
             "a multi-label project needs its classes: name a truth column whose cells hold "
             "them, or give the class names"
         )
-    if truth_column is None:
-        return None, [-1, 1] if class_names is None else _class_list(class_names)
-    return _truth(df[truth_column], truth_column, class_names)
+    return None, _class_list(class_names)
 
 
 def label_set_truth_and_classes(

@@ -36,7 +36,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from rlscore.core.conventions.json_values import plain_scalar
-from rlscore.core.conventions.label_sets import check_set_classes
 from rlscore.data.features import FeatureInputError, Progress
 from rlscore.data.features.embeddings import embedding_feature_names, embedding_matrix
 from rlscore.data.features.images import (
@@ -135,9 +134,8 @@ def project_from_table(
         Naming the problem: unknown or duplicate columns, non-numeric feature, NaN or
         infinite values (with row numbers), values whose scale overflows the kernel without
         standardisation, fewer than 2 rows, only constant features, missing or duplicate ids,
-        missing truth, a single class, bad class names (for a multi-label project also a class
-        that cannot stand in a table cell's label set); bad text, image or embedding cells
-        (naming the column and the row).
+        missing truth, a single class, bad class names (also of label sets); bad text, image
+        or embedding cells (naming the column and the row).
     """
     df = with_text_column_names(df)
     columns = (feature_columns, id_column, truth_column, text_columns, image_column, image_root)
@@ -148,11 +146,6 @@ def project_from_table(
     )
     ids = _point_ids(df, id_column)
     truth, classes = truth_and_classes(df, truth_column, class_names, multi_label)
-    if multi_label:
-        try:
-            check_set_classes(classes)
-        except ValueError as exc:
-            raise ProjectInputError(str(exc)) from None
     meta["truth_column"], meta["id_column"] = truth_column, id_column
     return Project(name, X, names, ids, truth, classes, meta, items=items, multi_label=multi_label)
 

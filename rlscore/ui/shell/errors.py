@@ -21,7 +21,7 @@ from rlscore.sessions.team.permissions import PermissionDeniedError
 from rlscore.storage import DatabaseUnavailableError, StaleActionError, UnknownProjectError
 from rlscore.ui.shell.database_status import enter_outage, note_unavailable
 from rlscore.ui.shell.flash import flash
-from rlscore.ui.shell.safe_text import md_text
+from rlscore.ui.shell.safe_text import logged_text, md_text
 
 _LOG = logging.getLogger("rlscore.ui")
 
@@ -87,7 +87,7 @@ def report_errors(what: str) -> Iterator[None]:
         # an expected refusal, not a failure: said neutrally, and no traceback in the log
         st.info(user_message(exc))
     except Exception as exc:
-        _LOG.exception("%s failed", what)
+        _LOG.exception("%s failed", logged_text(what))
         st.error(f"{what} failed: {user_message(exc)}")
 
 
@@ -102,7 +102,7 @@ def flash_errors(what: str) -> Iterator[None]:
         if isinstance(exc, DatabaseUnavailableError):
             note_unavailable(exc, "change", None)
         elif not isinstance(exc, PermissionDeniedError):
-            _LOG.exception("%s failed", what)
+            _LOG.exception("%s failed", logged_text(what))
         refused = isinstance(exc, PermissionDeniedError)  # expected: information, neutral
         flash("info" if refused else "warning", f"{what}: {user_message(exc)}")
 

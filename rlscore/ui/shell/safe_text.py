@@ -15,6 +15,7 @@ import string
 
 _PUNCTUATION = re.compile("([" + re.escape(string.punctuation) + "])")
 _WWW = re.compile(r"(?i)(www)\\\.")
+_ESCAPED = re.compile(r"\\([" + re.escape(string.punctuation) + "])")
 #: U+2060, invisible and no space: what breaks an automatic link in :func:`md_text`
 WORD_JOINER = "\u2060"
 
@@ -44,4 +45,10 @@ def md_text(value: object) -> str:
     return _WWW.sub(r"\1" + WORD_JOINER + r"\\.", text)
 
 
-__all__ = ["WORD_JOINER", "md_text"]
+def logged_text(markdown: str) -> str:
+    """The text a reader of :func:`md_text`'s Markdown sees, for a log line: its backslash
+    escapes and word joiners taken out (``md_text("a*b")`` logs as ``a*b``)."""
+    return _ESCAPED.sub(r"\1", markdown.replace(WORD_JOINER, ""))
+
+
+__all__ = ["WORD_JOINER", "logged_text", "md_text"]
