@@ -29,6 +29,7 @@ from rlscore.core.rls.confidence import (
     soft_confidence,
     soft_probabilities,
     soft_scores,
+    top_probability,
 )
 
 
@@ -281,3 +282,15 @@ def test_loo_confidence_reads_only_the_documented_attributes():
     conf, ok = loo_confidence(fitted)
     np.testing.assert_allclose(conf, [0.7, 0.6, 1.0])  # clip((|f| + 1)/2, 0, 1)
     np.testing.assert_array_equal(ok, [True, True, False])
+
+
+@pytest.mark.parametrize("T", [1, 2, 3, 7, 8, 12])
+def test_top_probability_is_each_rows_largest_value(T):
+    rng = np.random.default_rng(T)
+    P = rng.random((500, T))
+    P[::5, -1] = P[::5, 0]  # ties
+    P[3, 0] = np.nan  # a NaN row stays NaN, as with numpy's reduction
+    expected = np.array([max(row) if not np.isnan(row).any() else np.nan for row in P.tolist()])
+    np.testing.assert_array_equal(top_probability(P), expected)
+    with pytest.raises(ValueError, match="2-D"):
+        top_probability(P[:, 0])

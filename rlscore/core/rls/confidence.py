@@ -89,7 +89,7 @@ def soft_probabilities(F) -> np.ndarray:
     already.
     """
     P = soft_scores(F)
-    if P.shape[1] < 8:
+    if P.shape[1] < _FEW_COLUMNS:
         # a few classes: the row sums column by column, in the order numpy sums a row this
         # short (the same values), several times faster than a reduction along a short axis
         total = P[:, 0].copy()
@@ -105,10 +105,33 @@ def soft_probabilities(F) -> np.ndarray:
     return np.divide(P, total, out=uniform, where=total > 0)
 
 
+#: below this many columns a row-wise sum or maximum runs column by column: numpy's reduction
+#: along a short axis costs about ten times more (36 ms against 3 ms for 10⁶ × 2 values; its
+#: ``argmax`` has no such cost)
+_FEW_COLUMNS = 8
+
+
 def predicted_index(F) -> np.ndarray:
     """Index of the predicted class: ``f > 0`` for binary ``f``, the argmax for OvA scores."""
     F = _scores(F)
     return (F > 0).astype(np.intp) if F.ndim == 1 else np.argmax(F, axis=1)
+
+
+def top_probability(P) -> np.ndarray:
+    """Each row's largest class probability, (n,): the confidence a pool plot tints by.
+
+    ``P.max(axis=1)``, column by column for a few classes (the same values, about ten times
+    faster on a pool of 10⁶ points, where the Label page computes it at every label).
+    """
+    P = np.asarray(P, dtype=np.float64)
+    if P.ndim != 2 or P.shape[1] == 0:
+        raise ValueError(f"probabilities must be 2-D (n, T) with T ≥ 1, got shape {P.shape}")
+    if P.shape[1] >= _FEW_COLUMNS:
+        return P.max(axis=1)
+    top = P[:, 0].copy()
+    for t in range(1, P.shape[1]):
+        np.maximum(top, P[:, t], out=top)
+    return top
 
 
 def margin(F) -> np.ndarray:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rlscore.core.rls.confidence import predicted_index
+from rlscore.core.rls.confidence import predicted_index, top_probability
 from rlscore.sessions.actions.session import LabelingSession
 from rlscore.sessions.cluster.engine import PLOT_SAMPLE
 from rlscore.sessions.views.label_page import PoolPlotState
@@ -65,7 +65,7 @@ def sample_plot(
     # plot reads no n-vector of the session
     classes = np.asarray(session.engine.classes_)
     predicted = classes[predicted_index(drawn["decision"])]
-    confidence = np.asarray(drawn["probabilities"], dtype=float).max(axis=1)
+    confidence = top_probability(drawn["probabilities"])
     query = None if view.query is None else pos[int(view.query)]
     if query is not None and view.query_blind:
         confidence[query] = np.nan  # shown blind, as the view (it waits for this annotator)

@@ -32,7 +32,7 @@ import numpy as np
 
 from rlscore.core.conventions.json_values import plain_scalar
 from rlscore.core.conventions.label_sets import from_multi_hot
-from rlscore.core.rls.confidence import predicted_index, soft_probabilities
+from rlscore.core.rls.confidence import predicted_index, soft_probabilities, top_probability
 from rlscore.query import QueryStrategy
 from rlscore.sessions.actions.cold_start import cold_start_class
 from rlscore.sessions.actions.session import LabelingSession
@@ -290,7 +290,7 @@ class PoolPlotState:
         predicted = confidence = None
         if _values_at(session.engine) is None:
             predicted, proba = _pool_predictions(session.engine)
-            confidence = np.asarray(proba, dtype=float).max(axis=1)
+            confidence = top_probability(proba)
         waiting = session.overlap_queue(annotator) if session.overlap.k > 1 else []
         query = proposal[0] if proposal else None
         blind = query is not None and query in waiting
@@ -333,7 +333,7 @@ class PoolPlotState:
         query = proposal[0] if proposal else None
         waiting = session.overlap_queue(annotator) if session.overlap.k > 1 else []
         blind = query is not None and query in waiting
-        confidence = np.asarray(proba, dtype=float).max(axis=1)
+        confidence = top_probability(proba)
         if blind:
             labels.pop(query, None)
             confidence[query] = np.nan
