@@ -123,7 +123,7 @@ def test_a_class_that_cannot_stand_in_a_cell_is_refused(store, classes, problem)
     renamed = pd.DataFrame({"x": [0.0, 1.0, 2.0], "tags": ["p", "q", ""]})
     # from a table (the CLI, the Data page): refused before anything is stored (the empty and
     # the spaced names by the class names' and label sets' own checks)
-    with pytest.raises(ProjectInputError, match=problem if "|" in classes[0] else ""):
+    with pytest.raises(ProjectInputError, match=problem if "|" in classes[0] else None):
         project_from_table(
             renamed, "t", feature_columns=["x"], truth_column="tags", multi_label=True,
             class_names=dict(zip(["p", "q"], classes, strict=True)),
