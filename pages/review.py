@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from rlscore.sessions.actions.review import audit_trail, review_queue
+from rlscore.sessions.actions.review import audit_trail_as, review_queue_as
 from rlscore.sessions.state.label_log import LabelLog
 from rlscore.sessions.team import agreement_tables
 from rlscore.sessions.team.agreement_report import agreement_as
@@ -116,9 +116,12 @@ if can(store, name, reviewer, "agreement"):
 else:
     st.info(f"The team's agreement: {needs('agreement')}")
 
-queue = review_queue(log)
-st.markdown(f"### Disagreements ({len(queue)})")
-if not queue:
+may_see_labels = can(store, name, reviewer, "see_labels")
+queue = review_queue_as(store, name, reviewer, log) if may_see_labels else []
+st.markdown(f"### Disagreements ({len(queue)})" if may_see_labels else "### Disagreements")
+if not may_see_labels:
+    st.info(f"The points annotators disagree on, with their labels: {needs('see_labels')}")
+elif not queue:
     st.caption("No point waits for a decision.")
 if queue and not reviewer:
     st.info("Enter your name in the sidebar to decide: each decision is recorded with it.")
@@ -143,7 +146,7 @@ for point in queue[:SHOWN_POINTS]:
 st.markdown("### Probably wrong")
 if project.multi_label:
     st.info("The labels that are probably wrong: not available for multi-label projects yet.")
-elif can(store, name, reviewer, "review"):
+elif may_see_labels:
     with report_errors("Checking the labels"):
         suspects = probably_wrong_queue(project, events, p, rule=overlap.rule)
         st.caption(md_text(queue_summary(suspects)))  # a reason may name the project
@@ -169,11 +172,13 @@ elif can(store, name, reviewer, "review"):
                     )
         mark_suspects_seen(project, reviewer, suspects)
 else:
-    st.info(f"The labels that are probably wrong: {needs('review')}")
+    st.info(f"The labels that are probably wrong: {needs('see_labels')}")
 
 st.markdown("### Decisions (audit trail)")
-trail = audit_trail(events)
-if trail:
+trail = audit_trail_as(store, name, reviewer, events) if may_see_labels else []
+if not may_see_labels:
+    st.info(f"Who decided what: {needs('see_labels')}")
+elif trail:
     st.dataframe(
         review.audit_table(trail, class_text, project),
         hide_index=True,

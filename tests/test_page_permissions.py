@@ -172,12 +172,24 @@ def test_a_reviewer_decides_reviews_but_cannot_change_settings(db):
     assert project_settings(open_store(db), PROJECT) == before
 
 
+def _page_text(at: AppTest) -> str:
+    """Everything the page shows as text: markdown, captions, messages and table cells."""
+    tables = [df.value.to_csv() for df in at.dataframe]
+    texts = [plain(e.value) for e in [*at.markdown, *at.caption, *at.text, *at.subheader]]
+    return " ".join([messages(at), *texts, *tables])
+
+
 def test_an_annotator_cannot_decide_reviews_or_read_the_agreement(db):
     at = page("review.py", "bob")
-    decide = [b for b in at.button if b.key and b.key.startswith("decide_")]
-    assert decide and all(b.disabled and "reviewer role" in b.help for b in decide)
+    # a tester saw the disagreement on point 2 with alice's name and label, as annotator bob
+    # (and, three annotators a point, a point still waiting for his own blind label)
+    assert not [b for b in at.button if b.key and b.key.startswith("decide_")]
+    shown = _page_text(at)
+    assert "alice" not in shown and "#2" not in shown
     assert "Needs the reviewer role" in messages(at)
     assert not at.metric  # no agreement figures
+    carol = _page_text(page("review.py", "carol"))  # the reviewer reads them
+    assert "alice" in carol and "#2" in carol
     at = crafted("rlscore.ui.forms.review", "decide", PROJECT, 2, 1, "bob", 10**9, "1")
     assert "needs the reviewer role" in messages(at)
     assert 2 not in stored_log(db, PROJECT).reviews
@@ -244,3 +256,11 @@ def audit_of_any(db: Path) -> list[tuple[str, str]]:
     with open_store(db) as store:
         (trashed,) = [t for t in store.trashed_projects() if t["name"] == PROJECT]
         return [(r.actor, r.action) for r in store.audit(uid=trashed["uid"])]
+
+
+def test_an_annotators_label_page_names_no_teammate(db):
+    # a tester's Label page said "You (bob): 7 labels · bob 7, alice 6" to annotator bob
+    bob = _page_text(page("label.py", "bob"))
+    assert "You (bob): 3 labels" in bob and "alice" not in bob
+    carol = _page_text(page("label.py", "carol"))  # a reviewer sees who labeled how much
+    assert "bob 3" in carol and "alice 1" in carol

@@ -40,9 +40,11 @@ def test_the_agreement_is_a_reviewers(db):
         reference = project_agreement(store, "P").to_dict()
         for user in ("alice", "carol"):
             assert agreement_as(store, "P", user).to_dict() == reference
-        for user in ("bob", "mallory", None):
+        for user in ("bob", None):
             with pytest.raises(permissions.PermissionDeniedError, match="reviewer role"):
                 agreement_as(store, "P", user)
+        with pytest.raises(permissions.PermissionDeniedError, match="no project named 'P'"):
+            agreement_as(store, "P", "mallory")  # not a member: not told it exists
 
 
 def test_the_commands_act_as_the_shells_administrator(db, capsys):
@@ -62,8 +64,24 @@ def test_the_labels_that_are_probably_wrong_are_a_reviewers(db, capsys):
     assert main(["label-issues", "--db", db, "--project", "P", "--as", "bob"]) == 2
     err = capsys.readouterr().err
     assert "reviewer role" in err and "Traceback" not in err
+    assert "may not see who labeled what" in err  # a read: not "decide reviews"
     assert main(["label-issues", "--db", db, "--project", "P"]) == 0
     reference = capsys.readouterr().out
     for user in ("alice", "carol"):
         assert main(["label-issues", "--db", db, "--project", "P", "--as", user]) == 0
         assert capsys.readouterr().out == reference
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["labels"], ["settings"], ["agreement"], ["members"], ["label-issues"], ["negatives"]],
+)
+def test_a_non_member_cannot_tell_a_project_from_none(db, capsys, command):
+    """A tester probed project names with ``--as``: an existing project answered "may not
+    read anything in project 'P' … not a member", an unknown one "no project named …"."""
+    told = {}
+    for name in ("P", "Q"):
+        assert main([*command, "--db", db, "--project", name, "--as", "mallory"]) == 2
+        told[name] = capsys.readouterr().err
+    assert told["P"].replace("'P'", "'Q'") == told["Q"]
+    assert told["Q"].startswith("error: no project named 'Q' that you may read")

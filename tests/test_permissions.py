@@ -50,6 +50,7 @@ NEEDS = {
     "undo_own": "annotator",
     "review": "reviewer",
     "agreement": "reviewer",
+    "see_labels": "reviewer",
     "settings": "owner",
     "members": "owner",
     "delete": "owner",
@@ -85,12 +86,18 @@ def target(store) -> str:
 
 
 def refused(store, call, needed: str) -> PermissionDeniedError:
-    """``call()`` must be refused naming ``needed``, with the database unchanged."""
+    """``call()`` must be refused naming ``needed``, with the database unchanged; a signed-in
+    user who is not a member is told what an unknown project's name gets instead."""
     before = dump(target(store))
-    with pytest.raises(PermissionDeniedError, match=f"needs the {needed} role") as info:
+    with pytest.raises(PermissionDeniedError) as info:
         call()
     assert dump(target(store)) == before
     assert info.value.needed == needed
+    if info.value.user is not None and info.value.role is None:
+        told = str(info.value)  # a restore: no deleted project of that name
+        assert told.startswith(("no project named 'moons' that you may read", "no deleted"))
+    else:
+        assert f"needs the {needed} role" in str(info.value)
     return info.value
 
 
@@ -101,9 +108,25 @@ def test_require_follows_the_issues_table(team, action, person):
     store = team.store
     if expected_allowed(PEOPLE[person], action):
         require(store, "moons", person, action)
+    elif person == OUTSIDER:  # told what an unknown project's name gets: not its existence
+        before = dump(target(store))
+        with pytest.raises(PermissionDeniedError) as info:
+            require(store, "moons", person, action)
+        assert dump(target(store)) == before
+        assert (info.value.needed, info.value.role) == (NEEDS[action], None)
+        assert str(info.value) == str(unknown_project_refusal(store, person)).replace(
+            "'nosuch'", "'moons'"
+        )
     else:
         error = refused(store, lambda: require(store, "moons", person, action), NEEDS[action])
         assert error.role == PEOPLE[person]
+
+
+def unknown_project_refusal(store, person) -> Exception:
+    """What ``person`` is told about a project that does not exist."""
+    with pytest.raises(UnknownProjectError) as info:
+        permissions.require_read(store, "nosuch", person)
+    return info.value
 
 
 def test_role_of_and_is_open_say_what_a_page_needs_to_hide_buttons(team, store):

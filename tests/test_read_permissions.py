@@ -72,7 +72,11 @@ def unchanged(store, call, needed: str | None = None) -> PermissionDeniedError:
         call()
     assert dump(str(store.path)) == before
     if needed is not None:
-        assert info.value.needed == needed and f"needs the {needed} role" in str(info.value)
+        assert info.value.needed == needed
+        if info.value.user is not None and info.value.role is None:  # not a member: not told
+            assert str(info.value).startswith("no project named 'moons' that you may read")
+        else:
+            assert f"needs the {needed} role" in str(info.value)
     return info.value
 
 
@@ -182,9 +186,11 @@ def test_the_commands_act_as_the_user_of_as(team, person, capsys):
         assert status == 0 and json.loads(out)["strategy"]
     else:
         for argv in (("settings", *moons), ("negatives", *moons), ("label-issues", *moons)):
-            assert "may not read anything in project 'moons'" in refused_command(
-                team, capsys, *argv
-            )
+            told = refused_command(team, capsys, *argv)
+            # a non-member is told what a project that does not exist gets
+            unknown = [a if a != "moons" else "nosuch" for a in argv]
+            assert told == refused_command(team, capsys, *unknown).replace("'nosuch'", "'moons'")
+            assert "no project named 'moons' that you may read" in told
     if may(person, "review"):
         # the suspect labels as the Review page's queue shows them to a reviewer or owner
         status, out, _ = command(capsys, "label-issues", *moons)
@@ -194,9 +200,11 @@ def test_the_commands_act_as_the_user_of_as(team, person, capsys):
     if may(person, "agreement"):
         status, out, _ = command(capsys, "agreement", *moons, "--json")
         assert status == 0 and json.loads(out) == project_agreement(team, "moons").to_dict()
-    else:  # a non-member is refused the read itself
-        needed = "reviewer" if may(person, "read") else "annotator"
-        assert f"{needed} role" in refused_command(team, capsys, "agreement", *moons)
+    elif may(person, "read"):
+        assert "reviewer role" in refused_command(team, capsys, "agreement", *moons)
+    else:  # a non-member is refused the read itself, as if there were no such project
+        told = refused_command(team, capsys, "agreement", *moons)
+        assert "no project named 'moons' that you may read" in told
     if may(person, "members"):
         status, out, _ = command(capsys, "members", *moons, "--json")
         listed = {m["member"]: m["role"] for m in json.loads(out)["members"]}
@@ -207,11 +215,12 @@ def test_the_commands_act_as_the_user_of_as(team, person, capsys):
         assert status == 0 and out == reference.rstrip("\n") + "\n"
         assert [r.action for r in team.audit("moons")][-1] == "export"  # as the app's
     else:
-        needed = "owner" if may(person, "read") else "annotator"
+        # a non-member is told what a project that does not exist gets
+        said = "owner role" if may(person, "read") else "no project named 'moons' that you may"
         for argv in (("members", *moons, "--list"), ("labels", *moons)):
-            assert f"{needed} role" in refused_command(team, capsys, *argv)
+            assert said in refused_command(team, capsys, *argv)
         # a change is an owner's too
-        assert f"{needed} role" in refused_command(
+        assert said in refused_command(
             team, capsys, "members", *moons, "--add", OUTSIDER, "--role", "annotator"
         )
     # an unknown project is named without the projects the user may not read
@@ -244,5 +253,5 @@ def test_a_session_names_its_reader_when_the_project_has_members(tmp_path):
     with open_store(tmp_path / "labels.sqlite3") as store:
         store.create_project(moons_subset())
         permissions.add_member(store, "moons", OWNER, "owner", None)
-        with pytest.raises(PermissionDeniedError, match="'anonymous' may not read"):
+        with pytest.raises(PermissionDeniedError, match="no project named 'moons' that you may"):
             session(store, snapshots=False)

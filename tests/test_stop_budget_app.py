@@ -258,3 +258,25 @@ def test_the_headline_comes_before_the_recent_labels_and_the_learners_figures(db
     recent = first(lambda n: n.type == "markdown" and "Your recent labels" in n.value)
     risk = first(lambda n: n.type == "metric" and n.label.startswith("Selection criterion"))
     assert query < panel < recent < risk
+
+
+@pytest.mark.parametrize(
+    ("strategy", "said"),
+    [
+        ("arls-focused", "Focused ARLS draws about 1 query in 5 at random"),
+        ("aopt-klr", "A-optimal KLR draws no query at random"),
+        ("uncertainty", "Uncertainty sampling draws no query at random"),
+    ],
+)
+def test_the_panel_says_whether_the_strategy_draws_at_random(db, strategy, said):
+    # a tester's A-optimal project said "Focused ARLS draws about 1 query in 10 at random"
+    # (focused ARLS draws 1 in 5: its explore share, 0.2) and its headline never came
+    with open_store(db) as store:
+        from rlscore.data.samples.bundled import ensure_sample_projects
+
+        ensure_sample_projects(store)
+        save_project_settings(store, PROJECT, {"strategy": strategy})
+        share = getattr(_session(store).engine, "explore", 0.0)
+    assert (share > 0) == (strategy == "arls-focused") and (share == 0 or round(1 / share) == 5)
+    captions = " ".join(c.value for c in _open().caption)
+    assert said in captions and "1 query in 10 at random" not in captions

@@ -81,4 +81,28 @@ def review_queue(log: LabelLog) -> list[int]:
     return log.disagreements()
 
 
-__all__ = ["Decision", "audit_trail", "review_point", "review_queue"]
+def audit_trail_as(
+    store: LabelStore, project: str, user: str | None, events: list[Event]
+) -> list[Decision]:
+    """:func:`audit_trail` as ``user`` may read it: who decided what is a reviewer's read
+    (``see_labels``); refused with :class:`PermissionDeniedError` otherwise."""
+    require(store, project, user, "see_labels")
+    return audit_trail(events)
+
+
+def review_queue_as(store: LabelStore, project: str, user: str | None, log: LabelLog) -> list[int]:
+    """:func:`review_queue` as ``user`` may read it: the points teammates disagree on are a
+    reviewer's read (``see_labels``) — an annotator shown one of them would know its labels
+    disagree, and with three annotators a point still waits for their own blind label."""
+    require(store, project, user, "see_labels")
+    return review_queue(log)
+
+
+__all__ = [
+    "Decision",
+    "audit_trail",
+    "audit_trail_as",
+    "review_point",
+    "review_queue",
+    "review_queue_as",
+]

@@ -15,6 +15,7 @@ action                    role        what
 ``undo_others``           reviewer    revert a teammate's
 ``review``                reviewer    decide a point's final label
 ``agreement``             reviewer    read the team's agreement
+``see_labels``            reviewer    read who labeled what: teammates' labels, names, counts
 ``settings``              owner       change the project's learner settings
 ``export``                owner       export the labels
 ``delete``, ``restore``   owner       delete the project (recoverably), bring it back
@@ -57,6 +58,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 
 from rlscore.data.projects.project import Project
 from rlscore.storage import LabelStore, UnknownProjectError
@@ -72,6 +74,7 @@ ACTIONS = {
     "undo_others": "reviewer",
     "review": "reviewer",
     "agreement": "reviewer",
+    "see_labels": "reviewer",
     "settings": "owner",
     "export": "owner",
     "delete": "owner",
@@ -89,6 +92,7 @@ _VERBS = {
     "undo_others": "undo a teammate's action",
     "review": "decide reviews",
     "agreement": "see the team's agreement",
+    "see_labels": "see who labeled what",
     "settings": "change the project's settings",
     "export": "export the labels",
     "delete": "delete the project",
@@ -186,7 +190,7 @@ def require(store: LabelStore, project: str, user: str | None, action: str) -> N
     UnknownProjectError
         No project of that name.
     """
-    _check(store.members(project), project, user, action)
+    _check(store.members(project), project, user, action, _hidden(store, project, user))
 
 
 def _needed(action: str) -> str:
@@ -195,14 +199,25 @@ def _needed(action: str) -> str:
     return ACTIONS[action]
 
 
-def _check(members: dict[str, str], project: str, user: str | None, action: str) -> None:
+def _check(
+    members: dict[str, str],
+    project: str,
+    user: str | None,
+    action: str,
+    hidden: Callable[[], str] | None = None,
+) -> None:
+    """Refuse unless allowed. A named user who is not a member is told ``hidden()``, what an
+    unknown project's name gets (:func:`_hidden`): a project with members is none of a
+    non-member's business, not even its existence."""
     if allowed(members, user, action):
         return
     needed = _needed(action)
     name = None if user is None or not str(user).strip() else member_id(str(user))
     role = None if name is None else members.get(name)
     verb = _VERBS[action]
-    if name is None:
+    if name is not None and role is None and hidden is not None:
+        message = hidden()
+    elif name is None:
         message = (
             f"nobody signed in may {verb} in project {project!r}: that needs the {needed} "
             "role; sign in as a member"
@@ -265,11 +280,23 @@ def require_read(store: LabelStore, project: str, user: str | None) -> None:
         members = store.members(project)
     except UnknownProjectError:
         # the store's own message lists every project: a reader is told only theirs
-        raise UnknownProjectError(
-            f"no project named {project!r} that you may read; projects: "
-            f"{readable_projects(store, user)}"
-        ) from None
-    _check(members, project, user, "read")
+        raise UnknownProjectError(_hidden(store, project, user)()) from None
+    _check(members, project, user, "read", _hidden(store, project, user))
+
+
+def _no_project_text(project: str, readable: list[str]) -> str:
+    """A refusal that says as much about a project that exists as about one that does not
+    (the pages' words: :func:`rlscore.ui.shell.sidebar.project_selector`)."""
+    return (
+        f"no project named {project!r} that you may read (none exists, or it has members and "
+        f"you are not one of them); projects: {readable}"
+    )
+
+
+def _hidden(store: LabelStore, project: str, user: str | None) -> Callable[[], str]:
+    """What a non-member is told of ``project``: :func:`_no_project_text`, built when needed
+    (it reads every project's members for the list)."""
+    return lambda: _no_project_text(project, readable_projects(store, user))
 
 
 def readable_projects(store: LabelStore, user: str | None) -> list[str]:
@@ -295,7 +322,7 @@ def members_as(store: LabelStore, project: str, user: str | None) -> dict[str, s
         ``user`` is not an owner of a project with members (their addresses stay unread).
     """
     members = store.members(project)
-    _check(members, project, user, "see_members")
+    _check(members, project, user, "see_members", _hidden(store, project, user))
     return members
 
 
@@ -405,9 +432,10 @@ def restore_project(store: LabelStore, project: str, user: str | None) -> str:
         A project of that name was created since.
     """
     trashed = [t for t in store.trashed_projects() if t["name"] == project]
+    unknown = f"no deleted project named {project!r} to restore"
     if not trashed:
-        raise UnknownProjectError(f"no deleted project named {project!r} to restore")
-    _check(trashed[0]["members"], project, user, "restore")
+        raise UnknownProjectError(unknown)
+    _check(trashed[0]["members"], project, user, "restore", lambda: unknown)
     return store.restore_project(trashed[0]["uid"], by=_who(user))
 
 

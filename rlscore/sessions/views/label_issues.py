@@ -170,7 +170,7 @@ def label_issues_as(store: LabelStore, name: str, user: str | None) -> TeamCheck
     ValueError
         As :func:`project_label_issues`.
     """
-    require(store, name, user, "review")
+    require(store, name, user, "see_labels")
     return stored_label_issues(store, name)
 
 

@@ -78,7 +78,9 @@ class QueryPanelState:
     audit
         True when the target is the query and a random check (drawn uniformly at random).
     own_labels, progress
-        This annotator's labels, and every annotator's, most first.
+        This annotator's labels, and every annotator's, most first — for whoever may see who
+        labeled what (a reviewer or owner, ``see_labels``; anyone in an open project), else
+        empty: an annotator's page never names a teammate.
     undo_target
         Id of the event Undo would revert for this annotator (None: nothing to undo).
     regime
@@ -171,6 +173,9 @@ class QueryPanelState:
             score = float(raw) if raw is not None and np.isfinite(raw) else None
         classes = [plain_scalar(c) for c in session.engine.classes_]
         progress = session.progress()
+        own = progress.get(annotator, 0)
+        if not allowed(session.store.members(project.name), annotator, "see_labels"):
+            progress = {}
         last_mine = session.last_action(annotator)
         return cls(
             project=project.name,
@@ -191,7 +196,7 @@ class QueryPanelState:
             budget_reached=bool(budget) and proposal is None and len(labels) >= budget,
             stop_reached=bool(stop_reached),
             audit=not picked and target is not None and session.is_random_check(target, annotator),
-            own_labels=progress.get(annotator, 0),
+            own_labels=own,
             progress=progress,
             undo_target=None if last_mine is None else int(last_mine.id),
             regime=session.engine.model_note(),

@@ -181,7 +181,7 @@ def query_panel(handle: SessionHandle, p: dict, annotator: str) -> None:
     with panel_head(state, point_id):
         team = ", ".join(f"{md_text(who or 'unnamed')} {k}" for who, k in state.progress.items())
         mine = counted(state.own_labels, "label")
-        st.caption(f"You ({md_text(annotator)}): {mine} · {team or '—'}")
+        st.caption(f"You ({md_text(annotator)}): {mine}" + (f" · {team}" if team else ""))
     with st.container():
         approximation = low_rank_note(p, state.n)
         if approximation:

@@ -25,6 +25,7 @@ from rlscore.ui.shell.params import current_annotator, update_params
 from rlscore.ui.shell.roles import gate
 from rlscore.ui.shell.safe_text import md_text
 from rlscore.ui.shell.store import SessionHandle, get_store
+from rlscore.ui.shell.strategy_names import strategy_name_text
 from rlscore.viz.figures.stopping_figure import accuracy_figure
 
 
@@ -133,10 +134,25 @@ def _more_checks(column, none_yet: bool, every: int, handle: SessionHandle) -> N
     if none_yet:
         column.caption(
             "No random check among the labels yet: the strategy chose every label, so no "
-            "unbiased test exists. Focused ARLS draws about 1 query in 10 at random once "
-            f"every class has a label; a random check every {AUDIT_EVERY} queries adds more."
+            f"unbiased test exists. {_own_draws(handle)}"
         )
     offer_random_checks(column, handle)
+
+
+def _own_draws(handle: SessionHandle) -> str:
+    """Whether the strategy itself draws queries at random (focused ARLS's exploration share),
+    and what a random check every :data:`AUDIT_EVERY` queries adds."""
+    name = strategy_name_text(handle.session.strategy_name)
+    share = float(getattr(handle.session.engine, "explore", 0.0) or 0.0)
+    if share > 0:
+        return (
+            f"{name} draws about 1 query in {round(1 / share)} at random once every class has "
+            f"a label; a random check every {AUDIT_EVERY} queries adds more."
+        )
+    return (
+        f"{name} draws no query at random: without random checks the estimate stays unknown. "
+        f"A random check every {AUDIT_EVERY} queries gives it its tests."
+    )
 
 
 def offer_random_checks(container, handle: SessionHandle) -> None:

@@ -83,6 +83,11 @@ _NAMES = {
 }
 
 
+def strategy_name_text(name: str) -> str:
+    """A strategy's display name (its registry name when it has none)."""
+    return _NAMES.get(name, name)
+
+
 def strategy_labels(multi_label: bool = False) -> dict[str, str]:
     """The strategies' display names for a project of one kind, the strategy a new project of
     that kind starts with marked "recommended": focused ARLS for single-label projects (the
