@@ -10,6 +10,7 @@ from PIL import Image
 from rlscore.data.features import FeatureInputError
 from rlscore.data.features.embeddings import embedding_matrix
 from rlscore.data.features.images import (
+    check_images,
     grey_pixels,
     image_pixel_features,
     open_image,
@@ -84,6 +85,35 @@ def test_paths_inside_the_root_resolve(root):
 def test_paths_leaving_the_root_are_refused(root, value, message):
     with pytest.raises(FeatureInputError, match=rf"image column 'img', row 4: .*{message}"):
         resolve_image_path(root, value, "img", 3)
+
+
+def test_a_file_whose_name_holds_a_backslash_is_read_by_that_name(root):
+    # on POSIX a backslash is an ordinary character of a file name (explore18, finding 7)
+    odd = _png(root / "mine" / "#hash &amp; <b>x<\\b> 50%.png", value=40)
+    assert resolve_image_path(root, "mine/#hash &amp; <b>x<\\b> 50%.png") == odd.resolve()
+    check_images(["mine/#hash &amp; <b>x<\\b> 50%.png", "a.png"], root, column="img")
+    # a name with a backslash and no such file: the backslash separates folders (Windows)
+    assert resolve_image_path(root, "sub\\b.png") == (root / "sub" / "b.png").resolve()
+    # both exist: the name as written is the file
+    literal = _png(root / "sub\\b.png", value=90)
+    assert resolve_image_path(root, "sub\\b.png") == literal.resolve()
+
+
+def test_a_refused_name_is_shown_as_written(root):
+    with pytest.raises(FeatureInputError) as caught:
+        resolve_image_path(root, "mine/<b>x<\\b> 50%.png", "img", 0)
+    message = str(caught.value)
+    # one backslash, as in the cell, and the path the backslash makes as a separator
+    assert message == (
+        "image column 'img', row 1: no image file 'mine/<b>x<\\b> 50%.png' under the image "
+        "root, neither by that name nor as 'mine/<b>x</b> 50%.png' (a backslash read as a "
+        "folder separator)"
+    )
+    assert "\\\\" not in message
+    with pytest.raises(FeatureInputError) as caught:
+        resolve_image_path(root, "pics\x00.png", "img", 0)
+    assert "'pics\\x00.png' contains a NUL character" in str(caught.value)  # escaped, not raw
+    assert "\x00" not in str(caught.value)
 
 
 def test_a_symlink_out_of_the_root_is_refused(root, tmp_path):

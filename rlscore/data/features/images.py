@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import io
 import os
+import unicodedata
 from os import PathLike
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
@@ -64,8 +65,17 @@ class _Refused(Exception):
 
 
 def _cell(text: str, limit: int = 60) -> str:
-    """A cell as quoted in a message: cut to ``limit`` characters, with "…" when cut."""
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    """A cell as quoted in a message: between single quotes and as written (a backslash is one
+    backslash, not ``repr``'s two), cut to ``limit`` characters with "…" when cut; only control
+    characters (a NUL, a line break) are shown as their escapes."""
+    cut = text if len(text) <= limit else text[: limit - 1] + "…"
+    return "'" + "".join(_escaped(ch) for ch in cut) + "'"
+
+
+def _escaped(ch: str) -> str:
+    """``ch``, or its escape (``\\x00``, ``\\n``) when it is a control or line-separator
+    character, which would not read as itself."""
+    return repr(ch)[1:-1] if unicodedata.category(ch) in ("Cc", "Zl", "Zp") else ch
 
 
 def _where(column: str, row: int | None) -> str:
@@ -93,7 +103,7 @@ def _resolve(root: str | PathLike | None, text: str) -> Path:
     """The file ``text`` names under ``root``, or :class:`_Refused`."""
     if root is None:
         raise _Refused(
-            f"{_cell(text)!r} is a file path, but there is no image root to read it from: start "
+            f"{_cell(text)} is a file path, but there is no image root to read it from: start "
             f"the server with {IMAGE_ROOT_ENV}=/path/to/images"
         )
     root_path = Path(root).resolve()
@@ -101,46 +111,60 @@ def _resolve(root: str | PathLike | None, text: str) -> Path:
         raise _Refused(f"the image root {str(root)!r} is not an existing folder")
     if is_url(text):
         raise _Refused(
-            f"{shown_url(text, 60)!r} is a URL: images are read only from files under the "
+            f"{_cell(shown_url(text, 60))} is a URL: images are read only from files under the "
             "project's image root"
         )
     if "\x00" in text:
-        raise _Refused(f"{_cell(text)!r} contains a NUL character: it is not a file path")
+        raise _Refused(f"{_cell(text)} contains a NUL character: it is not a file path")
     win = PureWindowsPath(text)
     if PurePosixPath(text).is_absolute() or win.is_absolute() or win.drive:
+        raise _Refused(f"{_cell(text)} is an absolute path: give paths relative to the image root")
+    separated = PurePosixPath(text.replace("\\", "/")).parts
+    if ".." in separated:
+        raise _Refused(f"{_cell(text)} contains '..': paths must stay inside the image root")
+    # a backslash is a folder separator (a path written on Windows), unless a file has the
+    # name as written: a POSIX file name may contain one
+    as_written = PurePosixPath(text).parts
+    for parts in (as_written, separated) if as_written != separated else (separated,):
+        path = _file_under(root_path, parts, text)
+        if path is not None:
+            return path
+    if as_written != separated:
         raise _Refused(
-            f"{_cell(text)!r} is an absolute path: give paths relative to the image root"
+            f"no image file {_cell(text)} under the image root, neither by that name nor "
+            f"as {_cell('/'.join(separated))} (a backslash read as a folder separator)"
         )
-    parts = PurePosixPath(text.replace("\\", "/")).parts
-    if ".." in parts:
-        raise _Refused(f"{_cell(text)!r} contains '..': paths must stay inside the image root")
+    raise _Refused(f"no image file {_cell(text)} under the image root")
+
+
+def _file_under(root_path: Path, parts: tuple[str, ...], text: str) -> Path | None:
+    """The file ``parts`` name under ``root_path`` (resolved), None if there is none, or
+    :class:`_Refused` when they lead outside it or cannot be resolved."""
     try:
         path = root_path.joinpath(*parts).resolve()
         inside = path.is_relative_to(root_path)
         exists = inside and path.is_file()
     except (OSError, RuntimeError):  # a name too long, a symlink loop (RuntimeError < 3.13)
-        raise _Refused(f"{_cell(text)!r} cannot be resolved to a file") from None
+        raise _Refused(f"{_cell(text)} cannot be resolved to a file") from None
     if not inside:
         raise _Refused(
-            f"{_cell(text)!r} leads outside the image root (through a symbolic link): only files "
+            f"{_cell(text)} leads outside the image root (through a symbolic link): only files "
             "inside the root are read"
         )
-    if not exists:
-        raise _Refused(f"no image file {_cell(text)!r} under the image root")
-    return path
+    return path if exists else None
 
 
 def _decode(source, name: str, max_pixels: int, *, decode: bool = True) -> Image.Image:
     """Open ``source`` (a path or a binary file) with Pillow under the pixel cap, or
     :class:`_Refused`; with ``decode=False`` only the header is read (and the file's structure
     checked with ``verify``), no pixel is decoded. A refused file is closed at once."""
-    im = None
+    im, quoted = None, _cell(name, 255)
     try:
         im = Image.open(source)
         width, height = im.size  # from the header: nothing decoded yet
         if width * height > max_pixels:
             reason = (
-                f"{name!r} has {width} × {height} pixels, more than the {max_pixels:,} allowed: "
+                f"{quoted} has {width} × {height} pixels, more than the {max_pixels:,} allowed: "
                 "downscale the image"
             )
         elif decode:
@@ -150,14 +174,14 @@ def _decode(source, name: str, max_pixels: int, *, decode: bool = True) -> Image
             im.verify()
             return im
     except UnidentifiedImageError:
-        reason = f"{name!r} is not an image Pillow can read"
+        reason = f"{quoted} is not an image Pillow can read"
     except Image.DecompressionBombError:  # Pillow's guard, in Image.open, over twice its limit
         reason = (
-            f"{name!r} has too many pixels to decode safely (more than the {max_pixels:,} "
+            f"{quoted} has too many pixels to decode safely (more than the {max_pixels:,} "
             "allowed): downscale the image"
         )
     except (OSError, SyntaxError, ValueError) as exc:  # truncated or corrupt image data
-        reason = f"{name!r} could not be decoded ({exc})"
+        reason = f"{quoted} could not be decoded ({exc})"
     if im is not None:
         im.close()
     raise _Refused(reason)
@@ -177,13 +201,13 @@ def _load(
         shown = shown_url(text, 60)
         if not (image_urls_allowed() if allow_urls is None else allow_urls):
             raise _Refused(
-                f"{shown!r} is a URL, and this server reads images only from files under its "
+                f"{_cell(shown)} is a URL, and this server reads images only from files under its "
                 f"image root (whoever starts it can allow http(s) URLs with {ALLOW_URLS_ENV}=1)"
             )
         try:
             data = fetch_image_bytes(text)
         except URLRefused as exc:
-            raise _Refused(f"{shown!r} was not used: {exc}") from None
+            raise _Refused(f"{_cell(shown)} was not used: {exc}") from None
         return _decode(io.BytesIO(data), shown, max_pixels, decode=decode)
     path = _resolve(root, text)
     return _decode(path, path.name, max_pixels, decode=decode)
@@ -199,7 +223,8 @@ def resolve_image_path(
     root
         The project's image root (an existing folder).
     value
-        The cell: a path relative to the root, ``/`` or ``\\`` separated.
+        The cell: a path relative to the root, ``/`` separated; a ``\\`` separates folders
+        too (a path written on Windows), unless a file has the name as written.
     column, row
         Named in the error message (``row`` 0-based).
 
