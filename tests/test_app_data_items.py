@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from PIL import Image
+from scipy.spatial.distance import pdist
 from streamlit.testing.v1 import AppTest
 from support.app import REPO, TIMEOUT, app_page, button, ok, query_point, stored_log
 from support.markdown import plain
@@ -90,6 +91,30 @@ def test_a_text_csv_becomes_a_text_project_and_the_label_page_shows_its_text(db)
     button(label, "label", 1).click()
     ok(label.run())
     assert stored_log(db, "news").labels == {q: project.classes[1]}
+
+
+def test_a_counter_beside_texts_is_not_proposed_and_when_chosen_is_weighted(db):
+    # explore18, finding 3: a counter beside the texts was proposed as a feature and, unscaled,
+    # decided every distance without a word
+    table = sentences().assign(num=np.arange(60) * 3)
+    at = uploaded(csv_bytes(table), "counted.csv")
+    assert at.multiselect(key="text_columns").value == ["text"]
+    assert at.multiselect(key="features").value == []  # not the counter
+    assert not at.warning
+    at.multiselect(key="features").set_value(["num"])
+    ok(at.run())
+    shown = [plain(w.value) for w in at.warning]
+    assert any("'num' standardised and weighted against the text features" in w for w in shown)
+    at.text_input(key="project_name").input("counted")
+    at.button(key="create").click()
+    ok(at.run())
+    assert not at.error, errors(at)
+    with open_store(db) as store:
+        project = store.load_project("counted")
+    assert project.feature_names[0] == "num"
+    # the distances are no longer the counter's (0.999999 unscaled)
+    D = pdist(project.X)
+    assert np.corrcoef(D, pdist(table[["num"]].to_numpy(dtype=float)))[0, 1] < 0.7
 
 
 def test_a_text_column_of_numbers_is_refused_with_a_message(db):

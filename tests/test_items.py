@@ -63,9 +63,12 @@ def test_text_columns_become_items_and_features():
 
 
 def test_numeric_features_embeddings_and_texts_together():
+    # unscaled (standardize=False): by default 'stars' is weighted against the other blocks
+    # (tests/test_numeric_beside_items.py)
     p = project_from_table(
         text_table(), "mix", feature_columns=["stars"], truth_column="label",
         text_columns=["text"], embedding_column="emb", text_settings={"n_components": 2},
+        standardize=False,
     )  # fmt: skip
     assert p.feature_names == ["stars", "emb[0]", "emb[1]", "emb[2]", "text_svd_1", "text_svd_2"]
     np.testing.assert_array_equal(p.X[:, 1:4], [[i, -i, i % 3] for i in range(8)])

@@ -44,6 +44,8 @@ def test_default_features_are_the_numeric_columns_left():
     assert default_features(df) == ["id", "w", "kind", "h"]
     assert default_features(df, exclude=("id", "kind")) == ["w", "h"]
     assert default_features(df, exclude=(None, None)) == ["id", "w", "kind", "h"]
+    # beside text, image or embedding features none is proposed, as project_from_table does
+    assert default_features(df, exclude=("id",), beside_item_features=True) == []
 
 
 def test_a_column_empty_in_every_row_is_not_proposed_as_a_feature():

@@ -201,7 +201,8 @@ def what_the_data_page_does(df: pd.DataFrame) -> None:
     items = {truth, *texts}
     embedding = guess_embedding_column(df, exclude=items)
     nested_column_notes(df, exclude={*items, embedding})
-    features = default_features(df, exclude={*items, embedding})
+    beside = bool(texts) or embedding is not None
+    features = default_features(df, exclude={*items, embedding}, beside_item_features=beside)
     chosen = [*features, *texts]
     columns_with_missing_values(df, chosen)
     categorical = categorical_columns(df, exclude=(*items, embedding))

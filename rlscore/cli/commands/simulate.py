@@ -214,7 +214,8 @@ def _add_item_arguments(p: argparse.ArgumentParser) -> None:
         choices=list(STANDARDIZE),
         default=None,
         help="standardise the numeric feature columns (auto: when their spreads differ "
-        "more than 10-fold)",
+        "more than 10-fold; beside text, image or embedding features, auto and yes also weight "
+        "them against those features, no keeps them as they are)",
     )
     items.add_argument(
         "--text-column",

@@ -33,17 +33,24 @@ class NumericFeatures(NamedTuple):
 
 
 def numeric_features(
-    df: pd.DataFrame, feature_columns: list[str], standardize: bool | None, meta: dict
+    df: pd.DataFrame,
+    feature_columns: list[str],
+    standardize: bool | None,
+    meta: dict,
+    *,
+    beside_other_features: bool = False,
 ) -> NumericFeatures:
     """The numeric feature columns, constant ones dropped, standardised if asked or, with
     ``standardize=None``, if :func:`~rlscore.data.projects.standardization.needs_scaling`
-    (safely); what was fixed is warned about and kept in ``meta``."""
+    (safely) or if ``beside_other_features`` (text, image or embedding features are joined to
+    them: the caller weighs the blocks and says so); what was fixed is warned about and kept
+    in ``meta``."""
     X = np.column_stack([_numeric_column(df[c], c) for c in feature_columns])
     X, names = _drop_constant_columns(X, feature_columns, meta)
     peak = np.max(np.abs(X), axis=0)
     huge = peak > OVERFLOW_LIMIT
     if standardize is None:
-        standardize = _standardize_by_default(X, names, huge, meta)
+        standardize = beside_other_features or _standardize_by_default(X, names, huge, meta)
     if huge.any() and not standardize:
         raise ProjectInputError(
             f"feature column(s) {_listed(names, huge)} hold values as large as "

@@ -15,8 +15,15 @@ are scaled safely (divided by their largest magnitude first). By default
 (:func:`~rlscore.data.projects.standardization.needs_scaling`): the columns are standardised
 when their spreads differ more than
 :data:`~rlscore.data.projects.standardization.SPREAD_RATIO`-fold or their values would
-overflow, with a :class:`~rlscore.data.projects.project.ProjectInputWarning` saying so. The
-annotator is shown the values as uploaded either way
+overflow, with a :class:`~rlscore.data.projects.project.ProjectInputWarning` saying so.
+Beside text, image or embedding features they are always standardised (unless
+``standardize=False``) and then weighted as one block: its strongest direction given the
+variance of the other features' strongest direction
+(:func:`~rlscore.data.projects.standardization.numeric_block_weight`, multiple factor
+analysis's weighting), with a warning saying so and what share of the mean squared distance
+the columns make, and made unscaled: otherwise a numeric column of spread 35 beside text
+features of spread 0.25 decides every distance. ``standardize=False`` leaves every column as
+uploaded. The annotator is shown the values as uploaded either way
 (:func:`rlscore.data.items.columns.raw_feature_values`).
 
 Constant numeric features are dropped with a
@@ -57,6 +64,7 @@ from rlscore.data.projects.class_labels import truth_and_classes
 from rlscore.data.projects.column_choice import ColumnChoice, choose_columns, with_text_column_names
 from rlscore.data.projects.numeric_features import numeric_features
 from rlscore.data.projects.project import Project, ProjectInputError, warn_and_record
+from rlscore.data.projects.standardization import numeric_block_weight, total_variance
 
 # pandas is imported by the functions that read a table: a page that only opens stored
 # projects never pays its 0.4 s of import
@@ -108,8 +116,9 @@ def project_from_table(
         a dict renaming truth values (``{0: "cat", 1: "dog"}``), or a list of names given to
         the sorted distinct truth values in order.
     standardize
-        Centre each numeric feature column and scale it to unit variance (True), leave them
-        as they are (False), or let the data decide (None, the default).
+        Standardise the numeric feature columns (True; beside text, image or embedding
+        features, also weight them against those: see the module's docstring), leave them as
+        they are (False), or let the data decide (None, the default; beside them, as True).
     source, description
         Recorded in ``meta``.
     text_columns
@@ -131,11 +140,10 @@ def project_from_table(
     Raises
     ------
     ProjectInputError
-        Naming the problem: unknown or duplicate columns, non-numeric feature, NaN or
-        infinite values (with row numbers), values whose scale overflows the kernel without
-        standardisation, fewer than 2 rows, only constant features, missing or duplicate ids,
-        missing truth, a single class, bad class names (also of label sets); bad text, image
-        or embedding cells (naming the column and the row).
+        Naming the problem: unknown or duplicate columns, non-numeric feature, NaN or infinite
+        values (with row numbers), values whose scale overflows the kernel unstandardised, fewer
+        than 2 rows, only constant features, missing or duplicate ids, missing truth, a single
+        class, bad class names (also of label sets); bad text, image or embedding cells.
     """
     df = with_text_column_names(df)
     columns = (feature_columns, id_column, truth_column, text_columns, image_column, image_root)
@@ -184,13 +192,17 @@ class _FeatureBlocks:
     names: list[str] = field(default_factory=list)
     mean: list[float] = field(default_factory=list)
     scale: list[float] = field(default_factory=list)
+    #: what each block after the numeric one is, as a message names it ("text", …)
+    kinds: list[str] = field(default_factory=list)
 
-    def add(self, block: np.ndarray, names: list[str], mean=None, scale=None) -> None:
+    def add(self, block: np.ndarray, names: list[str], mean=None, scale=None, kind="") -> None:
         """Append ``block`` (unscaled unless ``mean`` and ``scale`` are given)."""
         self.blocks.append(block)
         self.names.extend(names)
         self.mean.extend([0.0] * block.shape[1] if mean is None else mean)
         self.scale.extend([1.0] * block.shape[1] if scale is None else scale)
+        if kind:
+            self.kinds.append(kind)
 
 
 def _feature_matrix(
@@ -208,30 +220,69 @@ def _feature_matrix(
     each block was made is recorded in ``meta``."""
     built = _FeatureBlocks()
     standardized = False
+    image = next((c for c in items if c.kind == "image"), None)
+    texts = item_texts(items)
     if chosen.feature_columns:
-        numeric = numeric_features(df, chosen.feature_columns, standardize, meta)
+        beside = chosen.embedding_column is not None or texts is not None or image is not None
+        numeric = numeric_features(
+            df, chosen.feature_columns, standardize, meta, beside_other_features=beside
+        )
         built.add(numeric.X, numeric.names, numeric.mean, numeric.scale)
         standardized = numeric.standardized
     if chosen.embedding_column is not None:
         E = embedding_matrix(df[chosen.embedding_column], chosen.embedding_column)
-        built.add(E, embedding_feature_names(chosen.embedding_column, E.shape[1]))
+        names = embedding_feature_names(chosen.embedding_column, E.shape[1])
+        built.add(E, names, kind=f"embedding {chosen.embedding_column!r}")
         meta["embedding_column"] = chosen.embedding_column
-    texts = item_texts(items)
     if texts is not None:
-        built.add(*_text_features(texts, items, text_settings, progress, meta))
-    image = next((c for c in items if c.kind == "image"), None)
+        built.add(*_text_features(texts, items, text_settings, progress, meta), kind="text")
     if image is not None:
         pixels = _image_features(
             image, chosen.embedding_column, image_root, image_size, progress, meta
         )
         if pixels is not None:
-            built.add(*pixels)
+            built.add(*pixels, kind="image pixel")
     if not built.blocks:  # pragma: no cover - choose_columns refuses this case earlier
         raise ProjectInputError("no features: choose a numeric, text, image or embedding column")
+    if standardized and built.kinds:
+        _weigh_numeric_block(built, len(numeric.names), meta)
     meta["standardized"] = standardized
     if standardized:
         meta["feature_mean"], meta["feature_scale"] = built.mean, built.scale
     return np.column_stack(built.blocks), built.names
+
+
+def _weigh_numeric_block(built: _FeatureBlocks, n_numeric: int, meta: dict) -> None:
+    """Weight the standardised numeric block (``built.blocks[0]``, its first ``n_numeric``
+    columns) against the other blocks
+    (:func:`~rlscore.data.projects.standardization.numeric_block_weight`), its scales
+    adjusted so the values as uploaded are still recovered; a warning says what was done and
+    what share of the mean squared distance the columns make now, and made unscaled."""
+    weight = numeric_block_weight(built.blocks[0], built.blocks[1:])
+    built.blocks[0] = built.blocks[0] * weight
+    built.scale[:n_numeric] = [s / weight for s in built.scale[:n_numeric]]
+    others = sum(total_variance(B) for B in built.blocks[1:])
+    columns = ", ".join(map(repr, built.names[:n_numeric]))
+    kinds = " and ".join(built.kinds)
+    if not others > 0:  # nothing to balance against (weight 1)
+        warn_and_record(
+            meta,
+            f"numeric feature column(s) {columns} standardised (zero mean, unit variance): "
+            f"the {kinds} features do not vary, so the numeric column(s) decide every distance",
+        )
+        return
+    with np.errstate(over="ignore", invalid="ignore"):
+        raw = float(np.sum(np.square(np.asarray(built.scale[:n_numeric]) * weight)))
+        before = raw / (raw + others) if np.isfinite(raw) else 1.0
+    now = n_numeric * weight**2 / (n_numeric * weight**2 + others)
+    warn_and_record(
+        meta,
+        f"numeric feature column(s) {columns} standardised and weighted against the {kinds} "
+        f"features (their strongest directions given the same variance): they make {now:.1%} "
+        f"of the mean squared distance between two points, where unscaled they made "
+        f"{before:.2%}; standardisation 'no' (standardize=False) keeps them as uploaded, and "
+        "the annotator sees the values as uploaded either way",
+    )
 
 
 def _text_features(

@@ -93,12 +93,23 @@ def guess_truth_column(df: pd.DataFrame) -> str | None:
     )
 
 
-def default_features(df: pd.DataFrame, exclude: Iterable[str | None] = ()) -> list[str]:
+def default_features(
+    df: pd.DataFrame, exclude: Iterable[str | None] = (), *, beside_item_features: bool = False
+) -> list[str]:
     """The numeric columns of ``df`` except ``exclude`` (the id and truth columns), those
     named like a date or year (:data:`NOT_FEATURES`) and those empty in every row, in order:
-    the features proposed for a new project."""
+    the features proposed for a new project.
+
+    None when ``beside_item_features`` (a text, image or embedding column makes features), as
+    :func:`~rlscore.data.projects.table_project.project_from_table` defaults: the numeric
+    columns of such a table are mostly a row counter, a year or a count, which say nothing of
+    the item, and beside the text features one of them decided every distance (explore18,
+    finding 3). The uploader may still choose them (they are then weighted against the other
+    features, :func:`~rlscore.data.projects.standardization.numeric_block_weight`)."""
     import pandas as pd
 
+    if beside_item_features:
+        return []
     skip = set(exclude)
     return [
         str(c)

@@ -178,7 +178,8 @@ def upload_form(df: pd.DataFrame, upload: UploadedFile) -> UploadChoices:
     multi_label = multi_label_input(df, truth_column)
     text_columns, image_column, context_columns = item_columns(df, columns, roles)
     items = {*roles, *text_columns, image_column}
-    embedding_column, features = feature_columns(df, columns, items)
+    beside = bool(text_columns) or image_column is not None
+    embedding_column, features = feature_columns(df, columns, items, beside)
     text_inputs = text_feature_inputs() if text_columns else None
     names_text = class_names_input(df, truth_column, multi_label)
     standardize = STANDARDIZE_CHOICES[
@@ -187,6 +188,9 @@ def upload_form(df: pd.DataFrame, upload: UploadedFile) -> UploadChoices:
             list(STANDARDIZE_CHOICES),
             horizontal=True,
             key="standardize",
+            help="Beside text, image or embedding features, 'automatic' and 'yes' also weight "
+            "the numeric columns as one block against those features, so that neither decides "
+            "every distance; 'no' keeps the values as uploaded.",
         )
     ]
     missing_fix, one_hot = fix_choices(
@@ -296,11 +300,12 @@ def item_columns(
 
 
 def feature_columns(
-    df: pd.DataFrame, columns: list[str], items: set[str | None]
+    df: pd.DataFrame, columns: list[str], items: set[str | None], item_features: bool = False
 ) -> tuple[str | None, list[str]]:
     """What the learner uses besides the texts: an embedding column and the feature columns
-    (the numeric ones proposed, :func:`~rlscore.data.upload.proposal.default_features`), among
-    the columns the ``items`` (and the id and truth) left.
+    (the numeric ones proposed, :func:`~rlscore.data.upload.proposal.default_features`: none
+    when ``item_features`` — texts or images make features — or an embedding column is
+    chosen), among the columns the ``items`` (and the id and truth) left.
 
     Returns
     -------
@@ -319,11 +324,15 @@ def feature_columns(
     for note in nested_column_notes(df, exclude={*items, embedding_column}):
         st.caption(md_text(note))
     used = {*items, embedding_column}
+    beside = item_features or embedding_column is not None
     features = st.multiselect(
         "Feature columns",
         free_columns(columns, used),
-        default=default_features(df, exclude=used),
+        default=default_features(df, exclude=used, beside_item_features=beside),
         key="features",
+        help="Numeric columns the learner uses. Beside text, image or embedding features none "
+        "is proposed; one chosen there is standardised and weighted against those features "
+        "(unless standardisation is 'no').",
     )
     return embedding_column, features
 
