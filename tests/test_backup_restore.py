@@ -71,7 +71,8 @@ def write_team_history(target: str) -> dict:
         decision = int(-truth[reviewed])
         written.append(
             (
-                s.review(reviewed, decision, reviewer=REVIEWER),
+                # a session acts as the user it was opened for: the reviewer's own
+                session(store, annotator=REVIEWER, snapshots=False).review(reviewed, decision),
                 "review",
                 reviewed,
                 decision,
@@ -81,6 +82,7 @@ def write_team_history(target: str) -> dict:
         export_project(store, "moons", OWNER, "jsonl", include_features=False)
         create_project(store, moons_subset("old"), OWNER)
         delete_project(store, "old", OWNER)
+        s.sync()
         labels = dict(s.labels)
     return {
         "events": written,

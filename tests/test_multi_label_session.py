@@ -157,8 +157,11 @@ def test_the_dwell_and_the_roles_hold_for_sets(store, monkeypatch):
     i = s.query()[0]
     with pytest.raises(TooSoonError):  # saved right as the point was drawn
         s.label(i, ["news"], shown_at=time.monotonic())
+    with pytest.raises(PermissionDeniedError, match="acts as 'ann'"):  # opened for ann
+        s.label(i, ["news"], annotator="eve", shown_at=time.monotonic() - 1.0)
+    shared = LabelingSession(store, "tags", "random", snapshots=False, checked=False)  # the app's
     with pytest.raises(PermissionDeniedError, match="annotator"):  # by trying: not a member
-        s.label(i, ["news"], annotator="eve")
+        shared.label(i, ["news"], annotator="eve", shown_at=time.monotonic() - 1.0)
     assert [e.kind for e in store.events("tags")] == []
     s.label(i, ["news"], shown_at=time.monotonic() - 1.0)
     assert store.events("tags")[-1].label == ("news",)

@@ -73,7 +73,8 @@ def unchanged(store, call, needed: str | None = None) -> PermissionDeniedError:
     assert dump(str(store.path)) == before
     if needed is not None:
         assert info.value.needed == needed
-        if info.value.user is not None and info.value.role is None:  # not a member: not told
+        refused_read = info.value.action == "read" and info.value.user is not None
+        if refused_read and info.value.role is None:  # a non-member's read: nothing told
             assert str(info.value).startswith("no project named 'moons' that you may read")
         else:
             assert f"needs the {needed} role" in str(info.value)

@@ -346,8 +346,8 @@ CATALOGUE: tuple[Mutation, ...] = (
     Mutation(
         "permissions-undo-roles-swapped",
         _PERMISSIONS,
-        '"undo_own" if _same(user, whose) else "undo_others"',
-        '"undo_others" if _same(user, whose) else "undo_own"',
+        '"undo_own" if same_user(user, whose) else "undo_others"',
+        '"undo_others" if same_user(user, whose) else "undo_own"',
         (
             f"{_T_PERMISSIONS}::test_an_annotator_undoes_their_own_action_only",
             f"{_T_PERMISSIONS}::test_a_reviewer_undoes_a_teammates_action",

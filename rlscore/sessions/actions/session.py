@@ -64,7 +64,12 @@ from rlscore.sessions.state.replay import Replay
 from rlscore.sessions.state.snapshots import default_snapshot_dir
 from rlscore.sessions.team.handout import CLAIM_SECONDS, Handout
 from rlscore.sessions.team.overlap import Overlap
-from rlscore.sessions.team.permissions import require, require_read
+from rlscore.sessions.team.permissions import (
+    PermissionDeniedError,
+    require,
+    require_read,
+    same_user,
+)
 from rlscore.sessions.views.session_view import SessionView, check_budget
 from rlscore.storage import Event, LabelStore
 
@@ -119,9 +124,11 @@ class LabelingSession(SessionView):
         the open points and marked ``params["audit"]`` in the log when labeled (0: none;
         :mod:`rlscore.sessions.team.handout`). Changes without a rebuild (:meth:`set_params`).
     checked
-        Whether ``annotator`` must be allowed to read the project (the default). ``False``
-        opens it as the database's holder, unchecked: the app's sessions, shared by its
-        users, whose pages check each user's read before handing them the session
+        Whether ``annotator`` must be allowed to read the project (the default); a checked
+        session also acts as ``annotator`` only, in a project with members: an action naming
+        someone else (``label(..., annotator=other)``) is refused, and :meth:`export` needs
+        the owner role. ``False`` opens it as the database's holder, unchecked: the app's
+        sessions, shared by its users, each action naming the user it checks
         (:mod:`rlscore.ui.shell.store`).
     **strategy_params
         Further strategy parameters (e.g. ``graph_k``, ``random_state``).
@@ -164,6 +171,7 @@ class LabelingSession(SessionView):
     ):
         if checked:  # before anything of the project is read
             require_read(store, project, annotator)
+        self.checked = bool(checked)
         self.store = store
         if snapshots is True:
             self.snapshot_dir = default_snapshot_dir(store)
@@ -258,7 +266,7 @@ class LabelingSession(SessionView):
                 return None
             if not claim:
                 return self._handout.propose(None)
-            who = self.annotator if annotator is None else annotator
+            who = self._acting(annotator)
             # a claim holds a point for its holder: only a member who may label gets one
             require(self.store, self.project_name, who, "label")
             return self._handout.propose(str(who))
@@ -285,6 +293,26 @@ class LabelingSession(SessionView):
         oldest first (shown to them blind: a teammate's label would bias theirs)."""
         with self._lock:
             return self._handout.waiting_for(str(annotator))
+
+    def _acting(self, annotator: str | None) -> str:
+        """Who acts: ``annotator``, else the session's. A checked session acts as its own
+        annotator only (in a project with members): it was opened, and its read checked, for
+        them; another member's action needs a session of theirs (or an unchecked one, the
+        database holder's, whose caller names and checks each user, as the app does)."""
+        who = self.annotator if annotator is None else annotator
+        if (
+            self.checked
+            and not same_user(who, self.annotator)
+            and self.store.members(self.project_name)
+        ):
+            raise PermissionDeniedError(
+                f"this session acts as {self.annotator!r}: it may not act as {who!r} (open a "
+                "session as them)",
+                project=self.project_name,
+                user=str(who),
+                action="label",
+            )
+        return who
 
     def release(self, annotator: str) -> None:
         """Give back the points proposed to ``annotator`` (e.g. when they leave the project)."""
@@ -332,7 +360,7 @@ class LabelingSession(SessionView):
             label = self.project.check_label(label)
             if seconds is None:
                 seconds = self._handout.seconds_shown(i)
-            who = self.annotator if annotator is None else annotator
+            who = self._acting(annotator)
             # a random check's label is marked in the log: the estimate reads it on replay
             audit = self._handout.is_check(i, who)
             eid = commit_action(
@@ -356,7 +384,7 @@ class LabelingSession(SessionView):
         with self._lock:
             i = check_action(self.store, self.project, i, shown_at, project_uid)
             self.sync()
-            who = self.annotator if annotator is None else annotator
+            who = self._acting(annotator)
             self._handout.check_skippable(i, who, seen)
             return commit_action(self.store, self, "skip", i, who, seen)
 
@@ -374,7 +402,7 @@ class LabelingSession(SessionView):
                 self.project_name,
                 i,
                 self.project.check_label(label),
-                self.annotator if reviewer is None else reviewer,
+                self._acting(reviewer),
                 seen=seen,
                 params=event_params(self),
             )
@@ -398,10 +426,10 @@ class LabelingSession(SessionView):
                 self._state.log,
                 annotator,
                 expected=expected,
-                by=self.annotator if annotator is None else annotator,
+                by=self._acting(annotator),
             )
             self.sync()
-            who = self.annotator if annotator is None else annotator
+            who = self._acting(annotator)
             if reverted is not None and reverted.annotator == who:
                 # their own action undone: the point is their next query (as query() claims)
                 self._handout.show_again(reverted.point, who)

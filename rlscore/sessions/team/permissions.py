@@ -190,7 +190,7 @@ def require(store: LabelStore, project: str, user: str | None, action: str) -> N
     UnknownProjectError
         No project of that name.
     """
-    _check(store.members(project), project, user, action, _hidden(store, project, user))
+    _check(store.members(project), project, user, action)
 
 
 def _needed(action: str) -> str:
@@ -206,9 +206,11 @@ def _check(
     action: str,
     hidden: Callable[[], str] | None = None,
 ) -> None:
-    """Refuse unless allowed. A named user who is not a member is told ``hidden()``, what an
-    unknown project's name gets (:func:`_hidden`): a project with members is none of a
-    non-member's business, not even its existence."""
+    """Refuse unless allowed; with ``hidden``, a named user who is not a member is told
+    ``hidden()``, what an unknown project's name gets (:func:`_hidden`): a read refused
+    (:func:`require_read`) says nothing of the project, not even that it exists. A member
+    lacking a role, or a non-member refused a write in the open local mode (which reads no
+    one's membership first), is told the role needed."""
     if allowed(members, user, action):
         return
     needed = _needed(action)
@@ -244,10 +246,10 @@ def _article(role: str) -> str:
 def require_undo(store: LabelStore, project: str, user: str | None, whose: str) -> None:
     """Refuse ``user``'s undo of an action by ``whose`` unless their role allows it: their
     own (``undo_own``, an annotator) or a teammate's (``undo_others``, a reviewer)."""
-    require(store, project, user, "undo_own" if _same(user, whose) else "undo_others")
+    require(store, project, user, "undo_own" if same_user(user, whose) else "undo_others")
 
 
-def _same(a: str | None, b: str | None) -> bool:
+def same_user(a: str | None, b: str | None) -> bool:
     """Whether two names are the same user (as :func:`~rlscore.storage.sql.access.member_id`)."""
     a, b = (str(x or "").strip() for x in (a, b))
     return bool(a) and member_id(a) == member_id(b or "-")
@@ -322,7 +324,7 @@ def members_as(store: LabelStore, project: str, user: str | None) -> dict[str, s
         ``user`` is not an owner of a project with members (their addresses stay unread).
     """
     members = store.members(project)
-    _check(members, project, user, "see_members", _hidden(store, project, user))
+    _check(members, project, user, "see_members")
     return members
 
 
@@ -473,6 +475,7 @@ __all__ = [
     "require",
     "require_read",
     "require_undo",
+    "same_user",
     "restore_project",
     "role_of",
 ]

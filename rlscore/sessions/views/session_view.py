@@ -21,6 +21,7 @@ from rlscore.sessions.state.loo_refit import loo_errors
 from rlscore.sessions.state.replay import Replay, SessionState
 from rlscore.sessions.stopping.prediction_change import stopping_report
 from rlscore.sessions.stopping.set_accuracy import check_sets
+from rlscore.sessions.team.permissions import require
 from rlscore.sessions.views.export import export_labels
 from rlscore.storage import Event
 
@@ -47,6 +48,11 @@ class SessionView:
         Stopping indicator: predictions on the pool are *stable* when at most
         ``stop_tolerance`` of them changed over the last ``stop_window`` labels.
     """
+
+    #: whether reads that need a role (the export) are checked against :attr:`annotator`
+    #: (a :class:`~rlscore.sessions.actions.session.LabelingSession` opened ``checked``)
+    checked: bool = False
+    annotator: str = "anonymous"
 
     def __init__(
         self,
@@ -251,7 +257,12 @@ class SessionView:
 
     # -- export ---------------------------------------------------------------------------
     def export(self, fmt: str = "csv", *, include_features: bool = True) -> str:
-        """The current labels as CSV or JSON text (see :func:`export_labels`)."""
+        """The current labels as CSV or JSON text (see :func:`export_labels`): every
+        annotator's, with their names, so an owner's in a project with members when the
+        session is checked (``LabelingSession(checked=True)``, the default); the app exports
+        through :func:`rlscore.sessions.team.audit.export_project`, which records it."""
+        if self.checked:
+            require(self.store, self.project_name, self.annotator, "export")
         with self._lock:
             return export_labels(
                 self.project, self._state.log, fmt, include_features=include_features
