@@ -266,6 +266,7 @@ def test_the_headline_comes_before_the_recent_labels_and_the_learners_figures(db
         ("arls-focused", "Focused ARLS draws about 1 query in 5 at random"),
         ("aopt-klr", "A-optimal KLR draws no query at random"),
         ("uncertainty", "Uncertainty sampling draws no query at random"),
+        ("random", "Random draws every query at random: each label is a random check"),
     ],
 )
 def test_the_panel_says_whether_the_strategy_draws_at_random(db, strategy, said):
@@ -276,7 +277,7 @@ def test_the_panel_says_whether_the_strategy_draws_at_random(db, strategy, said)
 
         ensure_sample_projects(store)
         save_project_settings(store, PROJECT, {"strategy": strategy})
-        share = getattr(_session(store).engine, "explore", 0.0)
-    assert (share > 0) == (strategy == "arls-focused") and (share == 0 or round(1 / share) == 5)
+        share = _session(store).engine.uniform_share
+    assert share == {"arls-focused": 0.2, "random": 1.0}.get(strategy, 0.0)
     captions = " ".join(c.value for c in _open().caption)
     assert said in captions and "1 query in 10 at random" not in captions

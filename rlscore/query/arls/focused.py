@@ -222,6 +222,11 @@ class FocusedARLS(RLSPoolStrategy):
         i = int(np.nanargmin(s))
         return i, float(s[i])
 
+    @property
+    def uniform_share(self) -> float:
+        """``explore``: the share of the queries drawn uniformly once every class has a label."""
+        return float(self.explore)
+
     def uniform_draw(self, exclude: Iterable[int] | None = None) -> int | None:
         """The exploring query's uniform draw (:meth:`exploration`), else None."""
         return self.exploration(() if exclude is None else exclude)

@@ -54,6 +54,11 @@ class RandomOrder:
         except NoCandidatesError:
             return None
 
+    @property
+    def uniform_share(self) -> float:
+        """Every query is a uniform draw."""
+        return 1.0
+
     def scores(self) -> np.ndarray:
         """The point's position in the random order."""
         self._check_started()

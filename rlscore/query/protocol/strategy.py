@@ -164,6 +164,12 @@ class QueryStrategy(Parameterized):
         chooses by a score never draws at random."""
         return None
 
+    @property
+    def uniform_share(self) -> float:
+        """The share of queries that are :meth:`uniform_draw` draws (about; 0 here: none, 1:
+        every one), for a user told where the accuracy estimate's checks come from."""
+        return 0.0
+
     def next_queries(
         self, k: int, exclude: Iterable[int] | None = None, rule: str = "greedy"
     ) -> list[tuple[int, float]]:

@@ -143,7 +143,9 @@ def _own_draws(handle: SessionHandle) -> str:
     """Whether the strategy itself draws queries at random (focused ARLS's exploration share),
     and what a random check every :data:`AUDIT_EVERY` queries adds."""
     name = strategy_name_text(handle.session.strategy_name)
-    share = float(getattr(handle.session.engine, "explore", 0.0) or 0.0)
+    share = float(getattr(handle.session.engine, "uniform_share", 0.0))
+    if share >= 1:
+        return f"{name} draws every query at random: each label is a random check."
     if share > 0:
         return (
             f"{name} draws about 1 query in {round(1 / share)} at random once every class has "
