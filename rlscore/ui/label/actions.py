@@ -35,7 +35,7 @@ or looked up once the database is back) is what the outage message says
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -443,14 +443,25 @@ def auto_label(handle: SessionHandle, n: int, budget: int) -> None:
 
 
 def select_point(chart_key: str) -> None:
-    """Callback of the pool plot: show the clicked point instead of the query."""
+    """Callback of a pool plot drawn by ``st.plotly_chart``: show the clicked point instead of
+    the query."""
     state = st.session_state.get(chart_key)
     points = state["selection"]["points"] if state else []
-    i = clicked_index(points[0]) if points else None
+    if points:
+        pick_point(points[0], drop_selection=True)
+
+
+def pick_point(point: Mapping, drop_selection: bool) -> None:
+    """Show the clicked ``point`` (a plotly point with its ``customdata``) instead of the query.
+
+    ``drop_selection``: the plot is ``st.plotly_chart``, whose own selection of the point would
+    dim the other points until its key changes (``plot_gen``); the live plot
+    (:mod:`rlscore.ui.label.live_plot`) keeps its key, so that it updates in place.
+    """
+    i = clicked_index(point)
     if i is not None:
-        # A new chart key drops plotly's own selection, which would dim the other points.
-        # Only here: an unchanged key lets the browser update the chart in place (fast).
-        st.session_state["plot_gen"] = st.session_state.get("plot_gen", 0) + 1
+        if drop_selection:
+            st.session_state["plot_gen"] = st.session_state.get("plot_gen", 0) + 1
         st.session_state["selected"] = i
         request_page_run()
 
@@ -510,6 +521,7 @@ __all__ = [
     "recent_key",
     "refuse_press",
     "relabel_recent",
+    "pick_point",
     "select_point",
     "skip",
     "undo",

@@ -29,6 +29,7 @@ from rlscore.ui.figures.lazy_expander import open_expander_content
 from rlscore.ui.label import actions, refresh
 from rlscore.ui.label import pool_picture as pool_plane
 from rlscore.ui.label.cold_start import cold_start_panel
+from rlscore.ui.label.live_plot import live_plotly_chart
 from rlscore.ui.label.point_view import show_brief, show_point
 from rlscore.ui.label.teammates import mark_shown_version
 from rlscore.ui.shell.errors import report_errors
@@ -408,12 +409,11 @@ def pool_plot(handle: SessionHandle, p: dict, annotator: str, show_contours: boo
             hover=pool_plane.hovers(handle),
             density_counts=pool_plane.density_counts(handle, plane, unlabeled),
         )
-        key = f"pool_{st.session_state.get('plot_gen', 0)}"
-        st.plotly_chart(
+        live_plotly_chart(
             fig,
-            key=key,
-            on_select=lambda: actions.select_point(key),
-            selection_mode="points",
+            key="pool_live",
+            fallback_key=f"pool_{st.session_state.get('plot_gen', 0)}",
+            on_click=actions.pick_point,
             config={"displaylogo": False, "scrollZoom": True},
         )
         if plane.is_pca and pool_plane.hovers(handle) is not None:
