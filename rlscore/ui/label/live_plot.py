@@ -132,7 +132,7 @@ function themedFigure(json, root) {
 // resized to it)
 const EXPAND = "M0 0h40v12H12v28H0zM60 0h40v40H88V12H60zM0 60h12v28h28v12H0zM88 60h12v40H60V88h28z";
 
-function modeBar(Plotly, gd, height) {
+function modeBar(Plotly, gd) {
   if (!gd.__fullscreen) {
     gd.__fullscreen = true;
     document.addEventListener("fullscreenchange", () => {
@@ -142,7 +142,6 @@ function modeBar(Plotly, gd, height) {
       Plotly.relayout(gd, {height: on ? window.innerHeight : gd.__height});
     });
   }
-  gd.__height = height;
   return {
     responsive: true,
     modeBarButtonsToRemove: ["lasso2d", "select2d", "sendChartToCloud"],
@@ -164,10 +163,17 @@ export default function ({ data, parentElement, setTriggerValue }) {
   }
   gd.__report = setTriggerValue;  // the newest mount's, for the handler bound once
   const fig = themedFigure(data.figure, parentElement);
-  loadPlotly(data.src).then((Plotly) =>
-    Plotly.react(gd, fig.data, fig.layout,
-                 {...data.config, ...modeBar(Plotly, gd, fig.layout.height)})
-  ).then(() => {
+  gd.__height = fig.layout.height;
+  loadPlotly(data.src).then((Plotly) => {
+    // the same config object each time: Plotly.react draws anew (newPlot) when the config
+    // differs, and a new button's click function would differ
+    const asked = JSON.stringify(data.config);
+    if (gd.__asked !== asked) {
+      gd.__asked = asked;
+      gd.__config = {...data.config, ...modeBar(Plotly, gd)};
+    }
+    return Plotly.react(gd, fig.data, fig.layout, gd.__config);
+  }).then(() => {
     if (gd.__clicks) return;
     gd.__clicks = true;
     gd.on("plotly_click", (ev) => {
