@@ -139,7 +139,8 @@ function modeBar(Plotly, gd) {
       const on = document.fullscreenElement === gd;
       gd.style.background = on ? getComputedStyle(gd.parentElement)
         .getPropertyValue("--st-background-color") : "";
-      Plotly.relayout(gd, {height: on ? window.innerHeight : gd.__height});
+      Plotly.relayout(gd, on ? {width: window.innerWidth, height: window.innerHeight}
+                             : {width: null, height: gd.__height});  // null: the page's
     });
   }
   return {
