@@ -208,6 +208,7 @@ def plotly_js_address() -> str | None:
                 fd, tmp = tempfile.mkstemp(dir=STATIC_DIR, suffix=".part")
                 os.close(fd)
                 shutil.copyfile(source, tmp)
+                os.chmod(tmp, 0o644)  # as a copied file (mkstemp's is private)
                 os.replace(tmp, target)  # whole or not at all: another server may read it
             _STATE["src"] = f"app/static/{name}"
         except OSError:
