@@ -197,9 +197,7 @@ def test_with_overlap_a_teammates_point_is_asked_blind_on_the_label_page(db):
     assert not any(b.disabled for b in at.button if b.key and b.key.startswith("label_"))
     assert "3 annotators per point" in captions.replace("\u2060", "")
     # the plot is blind too: point 7 is neither drawn as labeled nor tinted by a prediction
-    # (the live plot, rlscore.ui.label.live_plot: its figure is the component's data)
-    chart = next(c for c in at.get("bidi_component") if c.proto.id.endswith("-pool_live"))
-    spec = json.loads(json.loads(chart.proto.json)["figure"])
+    spec = json.loads(next(c for c in at.get("plotly_chart") if "pool" in c.proto.id).proto.spec)
     drawn = {t["name"]: _points(t["customdata"]) for t in spec["data"] if "customdata" in t}
     assert 7 in drawn["unlabeled (undecided)"] and 7 in drawn["next query"]
     assert not any(7 in v for k, v in drawn.items() if k.startswith(("labeled", "predicted")))

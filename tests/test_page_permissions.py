@@ -209,7 +209,8 @@ def test_an_outsider_gets_no_point_on_the_label_page(db):
     assert "needs the annotator role" in messages(at)
     # said once (the query panel), not again by the plot, which draws the pool without a query
     assert messages(at).count("may not label points") == 1
-    # the pool plot (rlscore.ui.label.live_plot)
+    # the pool plot: st.plotly_chart at the tab's first draw, the live plot from its second on
+    # (here: app.py's run drew it first; rlscore.ui.figures.live_plot)
     assert any(c.proto.id.endswith("-pool_live") for c in at.get("bidi_component"))
     assert not [b for b in at.button if b.key and b.key.startswith("label_")]
     with open_store(db) as store:

@@ -456,7 +456,7 @@ def pick_point(point: Mapping, drop_selection: bool) -> None:
 
     ``drop_selection``: the plot is ``st.plotly_chart``, whose own selection of the point would
     dim the other points until its key changes (``plot_gen``); the live plot
-    (:mod:`rlscore.ui.label.live_plot`) keeps its key, so that it updates in place.
+    (:mod:`rlscore.ui.figures.live_plot`) keeps its key, so that it updates in place.
     """
     i = clicked_index(point)
     if i is not None:

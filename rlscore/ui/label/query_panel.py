@@ -26,10 +26,10 @@ from rlscore.core.conventions.json_values import plain_scalar
 from rlscore.sessions.stopping.stopping_view import stop_rule_fired
 from rlscore.sessions.views.label_page import LearnerFigures, PoolPlotState, QueryPanelState
 from rlscore.ui.figures.lazy_expander import open_expander_content
+from rlscore.ui.figures.live_plot import live_plotly_chart
 from rlscore.ui.label import actions, refresh
 from rlscore.ui.label import pool_picture as pool_plane
 from rlscore.ui.label.cold_start import cold_start_panel
-from rlscore.ui.label.live_plot import live_plotly_chart
 from rlscore.ui.label.point_view import show_brief, show_point
 from rlscore.ui.label.teammates import mark_shown_version
 from rlscore.ui.shell.errors import report_errors

@@ -14,6 +14,13 @@ The component needs plotly.js in the browser without the network: the plotly pac
 ``app/static/`` (``server.enableStaticServing``, ``.streamlit/config.toml``). Where that is not
 possible (the option off, a folder that cannot be written) the plot is ``st.plotly_chart`` as
 before.
+
+A tab's first draw of the plot is ``st.plotly_chart`` all the same, so that a page's load costs
+what it did: the live plot's plotly.js is a second copy (Streamlit's own is bundled in its
+frontend chunks, not reachable from a component), 3.6 MB that the browser fetches and compiles
+(about 0.4 s of its main thread). Beside that first chart an invisible component
+(:data:`_PRELOAD_JS`) loads plotly.js once the page's run has ended and the browser is idle;
+the live plot takes over at the tab's next draw (one remount then, usually at the first label).
 """
 
 from __future__ import annotations
@@ -31,9 +38,8 @@ import streamlit as st
 STATIC_DIR = Path(__file__).resolve().parents[3] / "static"
 _STATE: dict[str, str | None] = {"src": None}  # plotly.js's address ("" once it failed)
 
-#: the component's script: one graph per mount, drawn with Plotly.react at each new figure;
-#: a click on a point is reported as the trigger ``click`` (its ``customdata``)
-_JS = """
+#: plotly.js loaded once per page (window.Plotly), shared by the two components' scripts
+_LOAD_JS = """
 function loadPlotly(src) {
   if (window.Plotly) return Promise.resolve(window.Plotly);
   if (!window.__rlscorePlotly) {
@@ -50,7 +56,45 @@ function loadPlotly(src) {
   }
   return window.__rlscorePlotly;
 }
+"""
 
+#: the invisible component beside a tab's first chart: loads plotly.js (fetched and compiled)
+#: a second after the page's run has ended, when the browser is idle, so that the live plot
+#: that takes over at the next draw finds it ready; its element takes no room (no gap)
+_PRELOAD_JS = (
+    _LOAD_JS
+    + """
+export default function ({ data, parentElement }) {
+  const box = parentElement.closest('[data-testid="stElementContainer"]');
+  if (box) box.style.display = "none";
+  let timer = null;
+  const idle = () => {
+    const app = document.querySelector('[data-testid="stApp"]');
+    if (app && app.dataset.testScriptState === "running") {
+      timer = setTimeout(idle, 250);
+      return;
+    }
+    timer = setTimeout(() => {
+      timer = null;
+      const load = () => loadPlotly(data.src).catch(() => {});
+      if (window.requestIdleCallback) requestIdleCallback(load, {timeout: 5000});
+      else load();
+    }, 1000);
+  };
+  timer = setTimeout(idle, 250);
+  return () => {
+    if (timer) clearTimeout(timer);
+    if (box) box.style.display = "";
+  };
+}
+"""
+)
+
+#: the component's script: one graph per mount, drawn with Plotly.react at each new figure;
+#: a click on a point is reported as the trigger ``click`` (its ``customdata``)
+_JS = (
+    _LOAD_JS
+    + """
 // Streamlit's plotly theme (what st.plotly_chart applies, Streamlit 1.67 PlotlyChart
 // CustomTheme): the "streamlit" template the figure carries holds placeholder colours
 // (streamlit/elements/lib/streamlit_plotly_theme.py), replaced by the page theme's, and the
@@ -184,8 +228,12 @@ export default function ({ data, parentElement, setTriggerValue }) {
   }).catch((err) => { gd.textContent = String(err); });
 }
 """
+)
 
 _pool_component = st.components.v2.component("rlscore_live_plot", js=_JS, isolate_styles=False)
+_preload_component = st.components.v2.component(
+    "rlscore_plotly_preload", js=_PRELOAD_JS, isolate_styles=False
+)
 
 
 def plotly_js_address() -> str | None:
@@ -219,30 +267,42 @@ def plotly_js_address() -> str | None:
 def live_plotly_chart(
     fig, *, key: str, fallback_key: str, on_click: Callable[[dict, bool], None], config: dict
 ) -> None:
-    """Draw ``fig`` updated in place at each run (or ``st.plotly_chart`` where it cannot be).
+    """Draw ``fig`` updated in place at each run from the tab's second draw on (its first is
+    ``st.plotly_chart``, as is every draw where plotly.js cannot be served).
 
     ``on_click(point, remounts)`` gets a clicked point (a mapping with its ``customdata``) and
     whether the chart is ``st.plotly_chart``, the key ``fallback_key``: its selection stays
     drawn (the other points dimmed) until the key changes.
     """
     src = plotly_js_address()
-    if src is None:
-        st.plotly_chart(
-            fig,
-            key=fallback_key,
-            on_select=lambda: _selected(fallback_key, on_click),
-            selection_mode="points",
-            config=config,
+    drawn = f"{key}_drawn"  # this tab (session) drew the plot before
+    # one container either way: the elements after it keep their places when the live plot
+    # takes over (a fragment's run that drew fewer elements than its last left the last
+    # element of its last run on the page: a second refresh marker)
+    with st.container():
+        if src is None or not st.session_state.get(drawn):
+            st.plotly_chart(
+                fig,
+                key=fallback_key,
+                on_select=lambda: _selected(fallback_key, on_click),
+                selection_mode="points",
+                config=config,
+            )
+            if src is not None:
+                # the page's load as it was; plotly.js loaded once the page is idle, for the
+                # live plot of the next draw
+                st.session_state[drawn] = True
+                _preload_component(key=f"{key}_preload", data={"src": src})
+            return
+        # a click reports the point, it does not select it in plotly (which would dim the
+        # others)
+        fig = fig.update_layout(clickmode="event")
+        _pool_component(
+            key=key,
+            data={"figure": fig.to_json(), "config": config, "src": src},
+            height=fig.layout.height,
+            on_click_change=lambda: _clicked(key, on_click),
         )
-        return
-    # a click reports the point, it does not select it in plotly (which would dim the others)
-    fig = fig.update_layout(clickmode="event")
-    _pool_component(
-        key=key,
-        data={"figure": fig.to_json(), "config": config, "src": src},
-        height=fig.layout.height,
-        on_click_change=lambda: _clicked(key, on_click),
-    )
 
 
 def _clicked(key: str, on_click: Callable) -> None:
