@@ -15,12 +15,14 @@ The component needs plotly.js in the browser without the network: the plotly pac
 possible (the option off, a folder that cannot be written) the plot is ``st.plotly_chart`` as
 before.
 
-A tab's first draw of the plot is ``st.plotly_chart`` all the same, so that a page's load costs
-what it did: the live plot's plotly.js is a second copy (Streamlit's own is bundled in its
-frontend chunks, not reachable from a component), 3.6 MB that the browser fetches and compiles
-(about 0.4 s of its main thread). Beside that first chart an invisible component
-(:data:`_PRELOAD_JS`) loads plotly.js once the page's run has ended and the browser is idle;
-the live plot takes over at the tab's next draw (one remount then, usually at the first label).
+A tab's first draw of the plot is ``st.plotly_chart`` all the same, so that a page's load draws
+exactly the elements it did (a component's mount costs the load time: docs/benchmarks/
+app-latency.md, "The pool plot updated in place"); the live plot takes over at the tab's next
+draw (one remount then, usually at the first label). It draws with the page's own plotly.js
+when there is one: Streamlit 1.67's plotly chunk sets ``window.Plotly`` when the page draws its
+first chart, so after that first ``st.plotly_chart`` nothing more is fetched. Nothing relies on
+it: on a page without ``window.Plotly`` the component loads the ``static/`` copy itself (3.6 MB,
+about 0.4 s of the browser's main thread, once per page).
 """
 
 from __future__ import annotations
@@ -38,57 +40,28 @@ import streamlit as st
 STATIC_DIR = Path(__file__).resolve().parents[3] / "static"
 _STATE: dict[str, str | None] = {"src": None}  # plotly.js's address ("" once it failed)
 
-#: plotly.js loaded once per page (window.Plotly), shared by the two components' scripts
+#: plotly.js for the page, found once and kept (one instance draws and updates a graph): the
+#: page's ``window.Plotly`` when it has one (Streamlit 1.67's plotly chunk sets it when the page
+#: draws its first chart, as the Label page's first run does), else the ``static/`` copy loaded
 _LOAD_JS = """
 function loadPlotly(src) {
-  if (window.Plotly) return Promise.resolve(window.Plotly);
   if (!window.__rlscorePlotly) {
-    window.__rlscorePlotly = new Promise((resolve, reject) => {
-      const s = document.createElement("script");
-      s.src = src;
-      s.onload = () => resolve(window.Plotly);
-      s.onerror = () => {
-        window.__rlscorePlotly = undefined;
-        reject(new Error("plotly.js: " + src));
-      };
-      document.head.appendChild(s);
-    });
+    window.__rlscorePlotly = window.Plotly ? Promise.resolve(window.Plotly)
+      : new Promise((resolve, reject) => {
+        const s = document.createElement("script");
+        s.src = src;
+        s.onload = () => window.Plotly ? resolve(window.Plotly)
+          : reject(new Error("plotly.js: no window.Plotly after " + src));
+        s.onerror = () => reject(new Error("plotly.js: " + src));
+        document.head.appendChild(s);
+      }).catch((err) => {
+        window.__rlscorePlotly = undefined;  // the next draw tries again
+        throw err;
+      });
   }
   return window.__rlscorePlotly;
 }
 """
-
-#: the invisible component beside a tab's first chart: loads plotly.js (fetched and compiled)
-#: a second after the page's run has ended, when the browser is idle, so that the live plot
-#: that takes over at the next draw finds it ready; its element takes no room (no gap)
-_PRELOAD_JS = (
-    _LOAD_JS
-    + """
-export default function ({ data, parentElement }) {
-  const box = parentElement.closest('[data-testid="stElementContainer"]');
-  if (box) box.style.display = "none";
-  let timer = null;
-  const idle = () => {
-    const app = document.querySelector('[data-testid="stApp"]');
-    if (app && app.dataset.testScriptState === "running") {
-      timer = setTimeout(idle, 250);
-      return;
-    }
-    timer = setTimeout(() => {
-      timer = null;
-      const load = () => loadPlotly(data.src).catch(() => {});
-      if (window.requestIdleCallback) requestIdleCallback(load, {timeout: 5000});
-      else load();
-    }, 1000);
-  };
-  timer = setTimeout(idle, 250);
-  return () => {
-    if (timer) clearTimeout(timer);
-    if (box) box.style.display = "";
-  };
-}
-"""
-)
 
 #: the component's script: one graph per mount, drawn with Plotly.react at each new figure;
 #: a click on a point is reported as the trigger ``click`` (its ``customdata``)
@@ -231,9 +204,6 @@ export default function ({ data, parentElement, setTriggerValue }) {
 )
 
 _pool_component = st.components.v2.component("rlscore_live_plot", js=_JS, isolate_styles=False)
-_preload_component = st.components.v2.component(
-    "rlscore_plotly_preload", js=_PRELOAD_JS, isolate_styles=False
-)
 
 
 def plotly_js_address() -> str | None:
@@ -276,11 +246,12 @@ def live_plotly_chart(
     """
     src = plotly_js_address()
     drawn = f"{key}_drawn"  # this tab (session) drew the plot before
-    # one container either way: the elements after it keep their places when the live plot
-    # takes over (a fragment's run that drew fewer elements than its last left the last
-    # element of its last run on the page: a second refresh marker)
-    with st.container():
-        if src is None or not st.session_state.get(drawn):
+    if src is None or not st.session_state.get(drawn):
+        # in a container of its own: when the live plot takes its place, the browser drops
+        # the container with the chart (Streamlit 1.67 keeps an element replaced by another
+        # of a different id mounted, hidden, as "retained": the tab's first chart would stay
+        # for the tab's life; a block is not kept)
+        with st.container():
             st.plotly_chart(
                 fig,
                 key=fallback_key,
@@ -288,21 +259,17 @@ def live_plotly_chart(
                 selection_mode="points",
                 config=config,
             )
-            if src is not None:
-                # the page's load as it was; plotly.js loaded once the page is idle, for the
-                # live plot of the next draw
-                st.session_state[drawn] = True
-                _preload_component(key=f"{key}_preload", data={"src": src})
-            return
-        # a click reports the point, it does not select it in plotly (which would dim the
-        # others)
-        fig = fig.update_layout(clickmode="event")
-        _pool_component(
-            key=key,
-            data={"figure": fig.to_json(), "config": config, "src": src},
-            height=fig.layout.height,
-            on_click_change=lambda: _clicked(key, on_click),
-        )
+        if src is not None:
+            st.session_state[drawn] = True  # the live plot from the next draw on
+        return
+    # a click reports the point, it does not select it in plotly (which would dim the others)
+    fig = fig.update_layout(clickmode="event")
+    _pool_component(
+        key=key,
+        data={"figure": fig.to_json(), "config": config, "src": src},
+        height=fig.layout.height,
+        on_click_change=lambda: _clicked(key, on_click),
+    )
 
 
 def _clicked(key: str, on_click: Callable) -> None:
