@@ -16,9 +16,9 @@ possible (the option off, a folder that cannot be written) the plot is ``st.plot
 before.
 
 A tab's first draw of the plot is ``st.plotly_chart`` all the same, so that a page's load draws
-exactly the elements it did (a component's mount costs the load time: docs/benchmarks/
-app-latency.md, "The pool plot updated in place"); the live plot takes over at the tab's next
-draw (one remount then, usually at the first label). It draws with the page's own plotly.js
+the elements it drew before the live plot (measured: docs/benchmarks/app-latency.md, "The pool
+plot updated in place, without the preload component"); the live plot takes over at the tab's
+next draw (one remount then, usually at the first label). It draws with the page's own plotly.js
 when there is one: Streamlit 1.67's plotly chunk sets ``window.Plotly`` when the page draws its
 first chart, so after that first ``st.plotly_chart`` nothing more is fetched. Nothing relies on
 it: on a page without ``window.Plotly`` the component loads the ``static/`` copy itself (3.6 MB,
