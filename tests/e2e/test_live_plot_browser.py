@@ -68,7 +68,8 @@ def test_the_live_plot_loads_plotly_itself_clicks_and_fills_the_screen(
 
     picked = page.evaluate(
         f"""(q) => document.querySelector('{LIVE}')._fullData
-            .flatMap(t => t.customdata || []).map(Number).find(i => i !== q)""",
+            .flatMap(t => t.customdata || []).map(Number)
+            .find(i => Number.isInteger(i) && i !== q)""",
         q,
     )
     rerun(page, lambda: click_pool_point(page, picked))
