@@ -53,13 +53,27 @@ group's runs. Among the candidates meeting the target on the development group, 
 the most labels is chosen; it validates if it also meets the target on the confirmation group.
 If none meets it, the best is reported and no rule is wired.
 
+**Third block** (2026-12-01, written before its runs). No candidate met the target on seeds
+0–9, so by issue 33 item 4's fallback the best is reported and, if it holds on fresh seeds,
+wired with its measured figures beside it. *The best*: among the candidates within 1 point in
+≥ 90 % of the runs of both groups on seeds 0–9, the one saving the most labels over the two
+groups' runs: ``f1-agree@0.97`` (97 % and 90 % within 1 point, 4 % and 13 % saved).
+*The test*: fresh seeds 10–19 of both groups (``--first-seed 10``), run as a default
+multi-label session of the app runs (a random check every 10 queries, ``--audit-every 10``:
+the hand-out's draw, :func:`~rlscore.sessions.stopping.accuracy_estimate.audit_due`); it is
+wired if it is within 1 point in ≥ 90 % of each group's runs. If it is not,
+``f1-agree@0.98`` under the same test (its figures on the same runs); if neither holds, no rule
+is wired. Savings are reported whatever they are (the target's 30 % is out of reach on the
+debtags tasks: the hindsight row).
+
 Reported per group and task, per candidate: the share of runs within 1 point, labels saved,
 share of runs in which it fired, median labels at the stop, the worst drop of micro-F1 (points)
 and the worst task; per task the median test micro-F1 every 50 labels; the load average before
 and after.
 
 Run: ``OPENBLAS_NUM_THREADS=1 nice -n 10 python benchmarks/multilabel_stopping.py
---group development [--seeds 10] [--labels 300] [--out dev.json]``; tables from saved runs:
+--group development [--seeds 10] [--first-seed 0] [--audit-every 0] [--labels 300]
+[--out dev.json]``; tables from saved runs:
 ``python benchmarks/multilabel_stopping.py --from dev.json --from conf.json``.
 """
 
@@ -87,6 +101,7 @@ from rlscore.core.evaluation.stopping_rules import (  # noqa: E402
     stabilizing_predictions,
 )
 from rlscore.query import make_strategy  # noqa: E402
+from rlscore.sessions.stopping.accuracy_estimate import audit_draw, audit_due  # noqa: E402
 
 #: synthetic shapes: (points, features, classes, labels per point on average)
 SYNTHETIC = {"synthetic-a": (600, 20, 5, 2), "synthetic-b": (800, 30, 8, 3),
@@ -151,6 +166,8 @@ def run_seed(task: str, seed: int, args, cache: dict) -> dict:
     X, Y = X_all[pool], Y_all[pool]
     classes = list(range(Y.shape[1]))
     sets = [tuple(k for k in classes if row[k] > 0.5) for row in Y]
+    # the random checks' own generator (multilabel_trust.py's), so the queries stay the strategy's
+    rng = np.random.default_rng([seed, args.audit_every, 38])
     q = make_strategy("arls", multi_label=True, sigma=float(np.median(pdist(X))), lam=LAM)
     q.start(X, classes)
     q.teach_many([int(i) for i in start], [sets[i] for i in start])
@@ -168,7 +185,10 @@ def run_seed(task: str, seed: int, args, cache: dict) -> dict:
         record["confidence"].append(float(np.mean((1.0 + np.minimum(np.abs(F), 1.0)) / 2.0)))
         if len(q.labeled_) >= total:
             break
-        i, _ = q.next_query()
+        if audit_due(len(q.labeled_) + 1, args.audit_every):
+            i = audit_draw(np.setdiff1d(np.arange(pool.size), q.labeled_), rng)
+        else:
+            i, _ = q.next_query()
         q.teach(i, sets[i])
         seen |= Y[i] > 0.5
     record.update(set_curves(members))
@@ -303,12 +323,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--labels", type=int, default=300)
     parser.add_argument("--init", type=int, default=5)
+    parser.add_argument("--first-seed", type=int, default=0)
+    parser.add_argument("--audit-every", type=int, default=0,
+                        help="a random check every k queries, as a session's hand-out (0: none)")
     parser.add_argument("--out", type=Path, help="save the runs' curves (JSON)")
     parser.add_argument("--from", dest="sources", type=Path, action="append", default=[])
     args = parser.parse_args(argv)
     runs = [r for path in args.sources for r in json.loads(path.read_text())]
     tasks = args.tasks.split(",") if args.tasks else [t for g in args.group for t in GROUPS[g]]
-    run_tasks(tasks, range(args.seeds), lambda t, s, c: [run_seed(t, s, args, c)], runs,
+    seeds = range(args.first_seed, args.first_seed + args.seeds)
+    run_tasks(tasks, seeds, lambda t, s, c: [run_seed(t, s, args, c)], runs,
               args.out, parser)  # fmt: skip
     if not runs:
         parser.error("nothing to report: give --group, --tasks or --from")
