@@ -324,8 +324,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--labels", type=int, default=300)
     parser.add_argument("--init", type=int, default=5)
     parser.add_argument("--first-seed", type=int, default=0)
-    parser.add_argument("--audit-every", type=int, default=0,
-                        help="a random check every k queries, as a session's hand-out (0: none)")
+    parser.add_argument(
+        "--audit-every",
+        type=int,
+        default=0,
+        help="a random check every k queries, as a session's hand-out (0: none)",
+    )
     parser.add_argument("--out", type=Path, help="save the runs' curves (JSON)")
     parser.add_argument("--from", dest="sources", type=Path, action="append", default=[])
     args = parser.parse_args(argv)
