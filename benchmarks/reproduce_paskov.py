@@ -31,7 +31,7 @@ import numpy as np
 import plotly.graph_objects as go
 from threadpoolctl import threadpool_limits
 
-from rlscore.cli.commands.simulate import ProgressBar
+from rlscore.cli.io.progress_bar import ProgressBar
 from rlscore.core.rls.classifier import RLSClassifier
 from rlscore.data.samples.bundled import load_sample, make_two_moons_imbalanced
 from rlscore.experiments import SimulationResult

@@ -1,6 +1,6 @@
 """What is single-label only says so for a multi-label project instead of failing: the
-``label-issues`` command, the Tune and Compare pages, and the Label page's stop advice
-(Streamlit's AppTest; the label sets themselves are tested in test_multi_label_*.py)."""
+``label-issues`` command and the Tune and Compare pages (Streamlit's AppTest; the label sets
+themselves are tested in test_multi_label_*.py, their stop advice in test_set_stop.py)."""
 
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ def test_the_label_issues_command_says_so(db, capsys):
 
 
 @pytest.mark.parametrize("page", ["tune.py", "compare.py", "label.py"])
-def test_the_single_label_pages_say_so(db, page):
+def test_the_single_label_pages_say_so_and_the_label_page_shows_sets(db, page):
     at = AppTest.from_file(str(REPO / "app.py"), default_timeout=120)
     at.query_params["project"] = "tags"
     at.query_params["annotator"] = "ada"
@@ -48,7 +48,8 @@ def test_the_single_label_pages_say_so(db, page):
         at.run()
     assert not at.exception, [e.value for e in at.exception]
     assert not at.error, [e.value for e in at.error]
-    assert any(NOT_YET in i.value for i in at.info)
+    # the Label page of label sets has no single-label figure left to decline
+    assert any(NOT_YET in i.value for i in at.info) == (page != "label.py")
     if page == "label.py":  # the headline there: no random check among these labels yet
         assert any("Micro-F1 of the predicted sets: not known yet" in m.value for m in at.markdown)
         # a multi-label project makes random checks by default: nothing to offer
@@ -97,24 +98,22 @@ def test_the_recommended_strategy_is_the_default_of_the_projects_kind(db, projec
     assert recommended == [strategy.index]
 
 
-def test_no_stop_rule_ends_a_multi_label_project_and_the_sidebar_says_why(db, monkeypatch):
+def test_until_stop_does_not_end_a_multi_label_project_before_its_rule_fires(db, monkeypatch):
     monkeypatch.setenv("RLSCORE_MIN_DWELL_MS", "0")
     with open_store(db) as store:
         s = LabelingSession(store, "tags", snapshots=False, annotator="bob")
         for k in range(12):
             s.label(s.query()[0], [["news"], ["sports", "tech"], []][k % 3])
-        assert stop_rule_fired(s) is False  # an "until the stop rule fires" budget never ends
-        with pytest.raises(ValueError, match="not available for multi-label projects yet"):
-            stopping_view(s)
-        with pytest.raises(ValueError, match="until_stop is not available"):
-            save_project_settings(store, "tags", {"until_stop": True})
-        store.save_settings("tags", {"until_stop": True})  # as stored before the check
+        assert stop_rule_fired(s) is False  # 24 labels: too few to compare 4 models 20 apart
+        with pytest.raises(ValueError, match="set-agreement"):
+            stopping_view(s)  # the single-label panel's view
+        save_project_settings(store, "tags", {"until_stop": True})
     at = app_page("label.py")
     at.query_params["project"] = "tags"
     at.query_params["annotator"] = "ada"
     ok(at.run())
     assert not at.error, [e.value for e in at.error]
     until = at.sidebar.toggle(key="w_until_stop")
-    assert until.disabled and "Not available for multi-label projects yet" in until.help
-    assert until.value is False  # the stored value is ignored, not shown as in force
+    assert not until.disabled and until.value is True
+    assert any(i.value.startswith("Keep going") for i in at.info)
     assert at.button  # the panel's buttons are drawn: labeling did not end

@@ -203,7 +203,6 @@ def test_the_headline_is_the_micro_f1_of_brute_force_refits_on_the_checks(store,
     "change, message",
     [
         ({"strategy": "lgc"}, "'lgc' is not available for multi-label"),
-        ({"until_stop": True}, "until_stop is not available for multi-label"),
     ],  # fmt: skip
 )
 def test_settings_a_multi_label_project_cannot_use_are_refused_and_ignored_if_stored(

@@ -115,12 +115,28 @@ def test_command_line_options_reach_the_multi_label_strategy_or_are_refused(tmp_
     assert "--candidates does not apply to --strategy arls --multi-label" in err
 
 
-@pytest.mark.parametrize("options", [["--until-stop"], ["--stop-rule", "stabilizing"]])
-def test_the_stop_options_are_refused_with_label_sets(tmp_path, capsys, options):
-    # no stop rule for label sets: --until-stop was ignored without a word
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        (["--stop-rule", "stabilizing"], "--stop-rule stabilizing does not apply to --multi-label"),
+        (["--stop-rule", "none", "--until-stop"], "--until-stop needs a --stop-rule"),
+    ],
+)
+def test_single_label_stop_rules_are_refused_with_label_sets(tmp_path, capsys, options, message):
     argv = ["--multi-label", "--data", pool_csv(tmp_path), "--truth", "labels", "--queries", "2"]
     assert main([*argv, "--quiet", *options]) == 2
-    assert "do not apply to --multi-label" in capsys.readouterr().err
+    assert message in capsys.readouterr().err
+
+
+def test_the_set_stop_rule_is_reported_and_recorded(tmp_path, capsys):
+    out = tmp_path / "run.json"
+    argv = ["--multi-label", "--data", pool_csv(tmp_path), "--truth", "labels", "--queries", "3"]
+    assert main([*argv, "--quiet", "--until-stop", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    # three queries are too few for the rule (it compares models 20 labels apart)
+    assert "seed 0: set-agreement did not fire within" in printed
+    run = json.loads(out.read_text())["runs"][0]
+    assert run["stop"] == {"rule": "set-agreement", "step": None, "n_labels": None}
 
 
 def test_a_truth_column_given_as_an_input_is_named(tmp_path, capsys):

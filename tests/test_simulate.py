@@ -11,7 +11,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rlscore.cli.commands.simulate import ProgressBar, main
+from rlscore.cli.commands.simulate import main
+from rlscore.cli.io.progress_bar import ProgressBar
 from rlscore.core.rls.classifier import RLSClassifier
 from rlscore.experiments.simulation.simulate import simulate
 from rlscore.query import make_strategy

@@ -5,13 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from rlscore.cli.io.output_files import output_file
+from rlscore.cli.io.progress_bar import ProgressBar
 from rlscore.core.conventions.counted_words import counted
 from rlscore.core.conventions.label_sets import parse_label_set
 from rlscore.core.kernels.landmarks import LANDMARK_RULES
@@ -38,35 +38,6 @@ from rlscore.sessions.stopping.stop_rule import (
     DEFAULT_STOP_RULE,
     STOP_RULE_PARAMS,
 )
-
-
-class ProgressBar:
-    """A one-line progress bar on stderr: redrawn in place at most every 0.2 s on a terminal,
-    one line per 10 % otherwise (logs)."""
-
-    def __init__(self, label: str, stream=None, width: int = 30):
-        self.label, self.width = label, width
-        self.stream = sys.stderr if stream is None else stream
-        self.t0 = time.perf_counter()
-        self._last = -1.0
-        self._tty = bool(getattr(self.stream, "isatty", lambda: False)())
-        self._decile = -1
-
-    def __call__(self, done: int, total: int) -> None:
-        now = time.perf_counter()
-        decile = 10 * done // max(total, 1)
-        if done < total and (now - self._last < 0.2 if self._tty else decile == self._decile):
-            return
-        self._last, self._decile = now, decile
-        filled = int(self.width * done / max(total, 1))
-        bar = "#" * filled + "." * (self.width - filled)
-        elapsed = now - self.t0
-        eta = elapsed / done * (total - done) if done else float("nan")
-        line = f"{self.label} [{bar}] {done}/{total} queries  {elapsed:.1f} s  eta {eta:.0f} s "
-        self.stream.write(f"\r{line}" if self._tty else f"{line}\n")
-        if self._tty and done >= total:
-            self.stream.write("\n")
-        self.stream.flush()
 
 
 def _load_data(args: argparse.Namespace):
@@ -443,11 +414,13 @@ def _kernel_params(args: argparse.Namespace, meta: dict) -> dict:
 def _main_multilabel(args: argparse.Namespace) -> int:
     """``simulate --multi-label``: the truth column holds label sets (docs/multilabel.md)."""
     args.strategy = args.strategy or DEFAULT_MULTILABEL_STRATEGY
-    if args.until_stop or args.stop_rule not in (DEFAULT_STOP_RULE, "none"):
+    if args.stop_rule not in (DEFAULT_STOP_RULE, "none"):
         raise ValueError(
-            "--until-stop and --stop-rule do not apply to --multi-label: no stop rule for label "
-            "sets has held in its benchmark (docs/multilabel.md)"
+            f"--stop-rule {args.stop_rule} does not apply to --multi-label: label sets have "
+            "one stop rule, set-agreement (docs/multilabel.md §6)"
         )
+    if args.until_stop and args.stop_rule == "none":
+        raise ValueError("--until-stop needs a --stop-rule")
     if args.strategy not in MULTILABEL_STRATEGIES:
         raise ValueError(
             f"--strategy {args.strategy} has no multi-label variant: choose one of "
@@ -473,8 +446,11 @@ def _main_multilabel(args: argparse.Namespace) -> int:
         validation=validation,
         params=params,
         progress=bar,
+        until_stop=args.until_stop,
     )
     print(multilabel_summary_table(result))
+    if args.stop_rule != "none":
+        print(set_stop_summary(result))
     if args.out:
         out = {"data": args.data, **result.to_dict()}
         Path(args.out).write_text(json.dumps(out, indent=1) + "\n")
@@ -512,6 +488,20 @@ def multilabel_summary_table(result: MultiLabelSimulationResult, rows: int = 10)
     for k in picks:
         cells = "".join(f"{m[k]:>8.4f} ± {sd[k]:<5.3f}" for m, sd in curves.values())
         lines.append(f"{k:>8} {cells}{risk[k]:>10.2f}")
+    return "\n".join(lines)
+
+
+def set_stop_summary(result: MultiLabelSimulationResult) -> str:
+    """One line per run: where the ``set-agreement`` stop rule fired."""
+    lines = []
+    for run in result.runs:
+        stop = run.stop
+        where = (
+            f"stops at {counted(stop['n_labels'], 'label')} (query {stop['step']})"
+            if stop["step"] is not None
+            else f"did not fire within {counted(run.steps[-1].n_labels, 'label')}"
+        )
+        lines.append(f"seed {run.seed}: {stop['rule']} {where}")
     return "\n".join(lines)
 
 

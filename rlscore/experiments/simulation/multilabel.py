@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 import numpy as np
 from sklearn.base import clone
@@ -43,6 +43,8 @@ from rlscore.experiments.simulation.simulate import (
 )
 from rlscore.query import NoCandidatesError, make_strategy
 from rlscore.query.multilabel.state import MultiLabelStrategy
+from rlscore.sessions.stopping.curves import stop_set
+from rlscore.sessions.stopping.set_stop import SET_STOP_RULE, SetStopCurves, first_set_stop
 
 #: what :meth:`MultiLabelSimulationResult.curve` can average
 CURVES = ("micro_f1", "macro_f1", "hamming_loss", "estimated_risk", "seconds", "score")
@@ -66,11 +68,14 @@ class SetStep:
 
 @dataclass
 class SetRun:
-    """One simulated multi-label labeling session."""
+    """One simulated multi-label labeling session. ``stop``: where the ``set-agreement`` stop
+    rule fired (``rule``, ``step``, ``n_labels``; ``step`` None: not within the run)
+    (:mod:`rlscore.sessions.stopping.set_stop`)."""
 
     seed: int
     init: list[int]
     steps: list[SetStep] = field(default_factory=list)
+    stop: dict | None = None
 
 
 @dataclass
@@ -132,6 +137,7 @@ def simulate_multilabel(
     params: dict | None = None,
     K: np.ndarray | None = None,
     progress: ProgressCallback | None = None,
+    until_stop: bool = False,
 ) -> MultiLabelSimulationResult:
     """Simulate labeling the pool ``X`` with an oracle that knows each point's label set.
 
@@ -157,11 +163,17 @@ def simulate_multilabel(
         Precomputed pool kernel (otherwise computed once and shared by the runs).
     progress : callable(done, total)
         Called after every query.
+    until_stop : bool
+        End each run when the ``set-agreement`` stop rule fires (``queries`` is then the most
+        it may take); without it the run goes on and :attr:`SetRun.stop` says where the rule
+        fired. The rule reads the strategy's predicted sets on the stop set of the pool
+        (:func:`~rlscore.sessions.stopping.curves.stop_set`), as a session's Label page does.
     """
     X = check_matrix(X, "X", min_samples=2)
     classes = list(classes)
     Y = _check_sets(sets, classes, X.shape[0], "sets")
-    plan = _run_plan(queries, seeds, init, 0, None, False)
+    # the rule is set-agreement's, not one of the single-label rules a plan names
+    plan = replace(_run_plan(queries, seeds, init, 0, None, False), until_stop=bool(until_stop))
     X, Y, X_val, Y_val, where = _split(X, Y, validation, classes, K)
     if plan.init >= X.shape[0]:
         raise ValueError(f"init={plan.init} labels leave no point to query in a pool of {len(X)}")
@@ -256,7 +268,12 @@ def _run(template, seed, pool, validation, plan: _RunPlan, counter) -> SetRun:
     q.teach_many([int(i) for i in start], [truth[i] for i in start])
     run = SetRun(seed=int(seed), init=[int(i) for i in start])
     run.steps.append(_record(q, 0, None, None, 0.0, validation))
+    stop = _StopTracker(X.shape[0], classes)
+    stop.add(q, [truth[i] for i in start])
     for t in range(1, plan.queries + 1):
+        if plan.until_stop and stop.fired is not None:
+            counter.add(plan.queries - t + 1)
+            break
         tic = time.perf_counter()
         try:
             i, score = q.next_query()
@@ -265,8 +282,31 @@ def _run(template, seed, pool, validation, plan: _RunPlan, counter) -> SetRun:
             break
         q.teach(i, truth[i])
         run.steps.append(_record(q, t, i, score, time.perf_counter() - tic, validation))
+        stop.add(q, [truth[i]])
         counter.add(1)
+    run.stop = stop.where()
     return run
+
+
+class _StopTracker:
+    """The ``set-agreement`` curves of one run, step by step (entry ``t``: after query ``t``)."""
+
+    def __init__(self, n: int, classes: list) -> None:
+        self.points, self.classes = stop_set(n), set(classes)
+        self.curves, self.seen, self.fired = SetStopCurves(), set(), None
+
+    def add(self, q: MultiLabelStrategy, sets: list) -> None:
+        for labels in sets:
+            self.seen.update(labels)
+        members = q.decision_function()[self.points] > 0 if len(q.labeled_) >= 2 else None
+        self.curves.append(len(q.labeled_), self.seen >= self.classes, members)
+        if self.fired is None:
+            self.fired = first_set_stop(self.curves)
+
+    def where(self) -> dict:
+        step = self.fired
+        n_labels = None if step is None else self.curves.n_labels[step]
+        return {"rule": SET_STOP_RULE, "step": step, "n_labels": n_labels}
 
 
 def _record(q: MultiLabelStrategy, t, i, score, seconds, validation) -> SetStep:

@@ -203,7 +203,7 @@ def check_settings(
 
     ``classes`` (and ``multi_label``) are the project's: given, a ``class_weight`` mapping is
     checked against them and keyed by them (:func:`check_class_weight`); a multi-label
-    project takes only the strategies that have a multi-label form, and no stop rule.
+    project takes only the strategies that have a multi-label form.
 
     Raises
     ------
@@ -217,11 +217,6 @@ def check_settings(
         )
     if multi_label and "strategy" in out:
         multi_label_strategy(out["strategy"])
-    if multi_label and out.get("until_stop"):
-        raise ValueError(
-            "until_stop is not available for multi-label projects: no stop rule for label sets "
-            "has held in its benchmark (docs/multilabel.md)"
-        )
     kernels = VECTOR_KERNELS + GRAPH_KERNELS
     if "kernel" in out and out["kernel"] not in kernels:
         raise ValueError(f"kernel {out['kernel']!r} is unknown: choose one of {list(kernels)}")

@@ -10,7 +10,8 @@ label the session's model without a label also has other weights (the counts cha
 the leave-one-out shortcut keeps fixed: each check is then predicted by a refit on the other
 labels, a few per session.
 :func:`~rlscore.core.evaluation.set_accuracy.micro_f1_estimate` turns the checks into the
-estimate and its interval. The stop advice is single-label only (docs/multilabel.md §6).
+estimate and its interval. The stop advice of a multi-label project is
+:mod:`rlscore.sessions.stopping.set_stop`'s (docs/multilabel.md §6).
 """
 
 from __future__ import annotations
@@ -64,7 +65,7 @@ def check_sets(
     if engine.get_params().get("class_weight") is None:  # one fit's leave-one-out sets
         every = labeled_sets(project, engine, labels, lam, K)
         return None if every is None else (every[0][rows], every[1][rows])
-    fit = _model_inputs(project, engine, idx, lam, K)
+    fit = model_inputs(project, engine, idx, lam, K)
     if fit is None:
         return None
     model, X, kernel = fit
@@ -99,7 +100,7 @@ def labeled_sets(
     idx = list(labels)
     if len(idx) < 2:
         return None
-    fit = _model_inputs(project, engine, idx, lam, K)
+    fit = model_inputs(project, engine, idx, lam, K)
     if fit is None:
         return None
     model, X, _ = fit
@@ -108,7 +109,7 @@ def labeled_sets(
     return multi_hot(sets, project.classes) > 0.5, model.loo_decision_ > 0
 
 
-def _model_inputs(project: Project, engine: QueryStrategy, idx: list, lam: float, K):
+def model_inputs(project: Project, engine: QueryStrategy, idx: list, lam: float, K):
     """The session's multi-label RLS (unfitted), the labeled rows it fits and their kernel
     name; None for a graph kernel without the pool kernel ``K``."""
     # imported here: it brings scikit-learn, which the Label page's first run goes without
@@ -144,4 +145,4 @@ def _cross(X: np.ndarray, r: int, rest: list[int], kernel: str) -> np.ndarray:
     return X[np.ix_([r], rest)] if kernel == "precomputed" else X[[r]]
 
 
-__all__ = ["check_sets", "labeled_sets"]
+__all__ = ["check_sets", "labeled_sets", "model_inputs"]

@@ -38,6 +38,7 @@ from rlscore.sessions.stopping.curves import (
     learner_state,
     stop_set,
 )
+from rlscore.sessions.stopping.set_stop import set_stop_fired
 from rlscore.sessions.stopping.stop_rule import (
     DEFAULT_STOP_RULE,
     STOP_RULE_PARAMS,
@@ -111,13 +112,13 @@ def stopping_view(session: SessionView, rule: str = DEFAULT_STOP_RULE) -> Stoppi
     Raises
     ------
     ValueError
-        For a multi-label project: no stop rule for label sets has held yet (docs/multilabel.md
-        §6).
+        For a multi-label project: its stop advice reads the predicted sets
+        (:func:`~rlscore.sessions.stopping.set_stop.set_stop_curves`, docs/multilabel.md §6).
     """
     if session.project.multi_label:
         raise ValueError(
-            "the stop advice is not available for multi-label projects yet: no stop rule for "
-            "label sets has held in its benchmark (docs/multilabel.md §6)"
+            "this panel is single-label: a multi-label project's stop advice is the "
+            "set-agreement rule's (rlscore.sessions.stopping.set_stop, docs/multilabel.md §6)"
         )
     project = session.project
     labels = session.labels
@@ -181,10 +182,10 @@ def stop_rule_fired(session: SessionView, rule: str = DEFAULT_STOP_RULE) -> bool
     """Whether ``rule`` has fired on ``session``'s labels (the budget "until the stop rule
     fires" is reached); the same curves as :func:`stopping_view`, kept between the calls.
 
-    Never for a multi-label project: no stop rule for label sets has held in its benchmark
-    yet (docs/multilabel.md), so such a budget does not end labeling."""
+    For a multi-label project ``rule`` is not read: its rule is ``set-agreement``
+    (:func:`~rlscore.sessions.stopping.set_stop.set_stop_fired`)."""
     if session.project.multi_label:
-        return False
+        return set_stop_fired(session)
     decision = stopping_view(session, rule).decision
     return decision is not None and decision.stop
 

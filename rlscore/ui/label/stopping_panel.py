@@ -46,11 +46,11 @@ def _draw(view: StoppingView, p: dict, handle: SessionHandle) -> None:
             return
         _headline(estimate, int(p.get("audit_every") or 0), handle)
         if decision.stop:
-            st.success(_sentence(decision.message))
+            st.success(advice_sentence(decision.message))
             if p.get("until_stop"):
                 st.caption("This project's budget is 'until the stop rule fires': it is reached.")
         else:
-            st.info(_sentence(decision.message))
+            st.info(advice_sentence(decision.message))
         with open_expander_content(CURVES_LABEL, key="stopping_curves") as shown:
             if shown:
                 _curves(view)
@@ -224,8 +224,9 @@ def _share(rate: float) -> str:
     return f"{rate:.1%}" if rate < 0.1 else f"{rate:.0%}"
 
 
-def _sentence(message: str) -> str:
+def advice_sentence(message: str) -> str:
+    """A decision's message as a sentence (capitalised, a full stop)."""
     return message[:1].upper() + message[1:] + "."
 
 
-__all__ = ["stopping_panel"]
+__all__ = ["advice_sentence", "offer_random_checks", "stopping_panel"]

@@ -15,10 +15,10 @@ annotators toward the model). Sets are shown as text (``a | b``), never interpre
 or HTML.
 
 The pool plot draws one class at a time, chosen in a select box
-(:meth:`~rlscore.sessions.views.label_page.PoolPlotState.for_class`); the figures that are
-single-label only (the stop advice) say that they are not available for multi-label projects
-yet; the headline is the micro-F1 of the predicted sets from the random checks
-(:mod:`rlscore.sessions.stopping.set_accuracy`).
+(:meth:`~rlscore.sessions.views.label_page.PoolPlotState.for_class`); the headline is the
+micro-F1 of the predicted sets from the random checks
+(:mod:`rlscore.sessions.stopping.set_accuracy`), the stop advice the ``set-agreement`` rule's
+(:mod:`rlscore.ui.label_sets.set_stop_panel`).
 """
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ from rlscore.ui.label.query_panel import (
     view_state,
 )
 from rlscore.ui.label.stopping_panel import offer_random_checks
+from rlscore.ui.label_sets.set_stop_panel import set_stop_advice
 from rlscore.ui.shell.safe_text import md_text
 from rlscore.ui.shell.store import SessionHandle
 from rlscore.viz.figures.pool_figure import pool_figure
@@ -52,8 +53,6 @@ PRESELECT_KEY = "preselect_prediction"
 TINT_KEY = "tint_class"
 #: the icons of a chosen and an unchosen class's toggle
 CHECKED, UNCHECKED = ":material/check_box:", ":material/check_box_outline_blank:"
-#: what the figures that are single-label only say in a multi-label project
-NOT_YET = "not available for multi-label projects yet"
 #: why Save stores nothing while no class is chosen
 NOTHING_CHOSEN = (
     "Not saved: no class is chosen. Tick the classes that apply, or press None of these if "
@@ -292,14 +291,13 @@ def set_figures(handle: SessionHandle, p: dict, annotator: str) -> None:
     if not every:  # a multi-label strategy draws no random point of its own
         st.caption("No random checks: every label is the strategy's choice.")
         offer_random_checks(st, handle)
-    st.info(f"When to stop (the stop advice): {NOT_YET}.")
+    set_stop_advice(handle, p)
     seen = recent_sets(handle, annotator)
     learner_figures(handle, p)
     refresh.marker("refresh_figures", view_state(seen))
 
 
 __all__ = [
-    "NOT_YET",
     "NOTHING_CHOSEN",
     "headline_text",
     "PRESELECT_KEY",

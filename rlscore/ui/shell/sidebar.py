@@ -338,15 +338,11 @@ def budget_controls(p: dict, locked: bool) -> None:
         help="Labels the project asks for in all (every annotator together).",
         **_bind(p, "budget", locked),
     )
-    multi = _multi_label(current_project())
     sb.toggle(
         "Until the stop rule fires",
-        help="Not available for multi-label projects yet: no stop rule for label sets has held "
-        "in its benchmark."
-        if multi
-        else "Labeling ends when the When-to-stop panel says you can stop (the budget above, "
+        help="Labeling ends when the When-to-stop panel says you can stop (the budget above, "
         "if any, still caps it); each tab can go on anyway.",
-        **_bind(p, "until_stop", locked, disabled=multi),
+        **_bind(p, "until_stop", locked),
     )
     sb.number_input(
         "Random check every k queries (0 = none)",
