@@ -11,6 +11,7 @@ from support.multi_label import CLASSES, tagged_project
 
 from rlscore.cli.commands.labels import main
 from rlscore.core.conventions.label_sets import parse_label_set
+from rlscore.sessions import LabelingSession
 from rlscore.sessions.views.export import export_labels
 from rlscore.storage import Event, open_store
 
@@ -81,3 +82,28 @@ def test_parquet_columns(db):
 def test_the_list_marks_a_multi_label_project(db, capsys):
     assert main(["--db", str(db)]) == 0
     assert capsys.readouterr().out.splitlines() == ["tags\t3 labeled of 7\tmulti-label"]
+
+
+def test_the_export_carries_the_label_pages_micro_f1_headline(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("RLSCORE_MIN_DWELL_MS", "0")
+    path = tmp_path / "checked.sqlite3"
+    with open_store(path) as store:
+        store.create_project(tagged_project(n=40, d=3))
+        s = LabelingSession(store, "tags", "arls", lam=0.5, audit_every=2, snapshots=False)
+        truth = s.project.truth
+        assert s.set_accuracy() is None
+        for _ in range(16):
+            i = s.query()[0]
+            s.label(i, list(truth[i]))
+        shown = s.set_accuracy()  # the Label page's headline (its own test: brute-force refits)
+    assert shown is not None and shown.n_checks >= 5
+    assert main(["--db", str(path), "--project", "tags", "--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert len(rows) == 16
+    for row in rows:
+        assert row["micro_f1_estimate"] == pytest.approx(shown.estimate, abs=1e-12)
+        assert row["micro_f1_low"] == pytest.approx(shown.low, abs=1e-12)
+        assert row["micro_f1_high"] == pytest.approx(shown.high, abs=1e-12)
+        assert row["micro_f1_checks"] == shown.n_checks and row["micro_f1_labels"] == 16
+    assert main(["--db", str(path), "--project", "tags", "--no-estimate"]) == 0
+    assert "micro_f1" not in capsys.readouterr().out

@@ -8,8 +8,10 @@ random checks among the labels with its exact 95 % interval (Clopper–Pearson)
 (:func:`rlscore.sessions.stopping.accuracy_estimate.export_estimate`; one RLS fit on the
 labels) — unless ``--no-estimate``. A multi-label project's labels are sets (a ``|``-joined
 ``label`` column and a 0/1 ``label:<class>`` column per class in CSV and Parquet, lists in
-JSON, :func:`~rlscore.sessions.views.export.export_labels`); it has no accuracy estimate yet,
-and the list marks it ``multi-label``.
+JSON, :func:`~rlscore.sessions.views.export.export_labels`); their headline is the micro-F1
+of the predicted sets from the random checks (``micro_f1_*`` columns,
+:func:`~rlscore.sessions.stopping.set_accuracy.export_set_estimate`), and the list marks such a
+project ``multi-label``.
 
 With ``--as USER`` the command acts as that user (:mod:`rlscore.cli.io.reader_option`): it lists
 the projects they may read, and prints a project's labels only for its owner (an export, as on

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from rlscore.core.conventions.label_sets import multi_hot
-from rlscore.core.evaluation.set_accuracy import MIN_CHECKS
+from rlscore.core.evaluation.set_accuracy import MIN_CHECKS, micro_f1_estimate
 from rlscore.core.kernels.functions import is_graph_kernel
 from rlscore.data.projects.project import Project
 from rlscore.query import QueryStrategy
@@ -77,6 +77,44 @@ def check_sets(
         model.fit(_rows(X, rest, kernel), [sets[j] for j in rest], classes=project.classes)
         held[k] = model.decision_function(_cross(X, r, rest, kernel))[0] > 0
     return true, held
+
+
+#: the columns of a multi-label project's headline in its exports (:func:`export_set_estimate`)
+SET_ESTIMATE_COLUMNS = (
+    "micro_f1_estimate",
+    "micro_f1_low",
+    "micro_f1_high",
+    "micro_f1_checks",
+    "micro_f1_labels",
+)
+
+
+def export_set_estimate(project: Project, labels: dict, params: dict, checks) -> dict:
+    """A multi-label project's headline at export time, as its Label page shows it: the
+    micro-F1 of the random checks' leave-one-out sets and its interval (:func:`check_sets`),
+    fitted with the settings of the newest label (``params``: ``strategy``, ``kernel``,
+    ``sigma``, ``degree``, ``lam``, ``class_weight``), under :data:`SET_ESTIMATE_COLUMNS`
+    (None values when it cannot be made: too few checks, unknown settings, a graph kernel,
+    which exists on the pool only)."""
+    from rlscore.query import MULTILABEL_STRATEGIES, make_strategy
+
+    out = dict.fromkeys(SET_ESTIMATE_COLUMNS)
+    out["micro_f1_labels"], out["micro_f1_checks"] = len(labels), 0
+    name, lam = params.get("strategy"), params.get("lam")
+    if name not in MULTILABEL_STRATEGIES or not isinstance(lam, int | float):
+        return out
+    given = {k: params[k] for k in ("kernel", "sigma", "degree", "class_weight") if k in params}
+    engine = make_strategy(name, multi_label=True, **given, lam=float(lam))
+    sets = check_sets(project, engine, labels, checks, float(lam))
+    estimate = None if sets is None else micro_f1_estimate(*sets)
+    if estimate is not None:
+        out.update(
+            micro_f1_estimate=estimate.estimate,
+            micro_f1_low=estimate.low,
+            micro_f1_high=estimate.high,
+            micro_f1_checks=estimate.n_checks,
+        )
+    return out
 
 
 def labeled_sets(
@@ -145,4 +183,10 @@ def _cross(X: np.ndarray, r: int, rest: list[int], kernel: str) -> np.ndarray:
     return X[np.ix_([r], rest)] if kernel == "precomputed" else X[[r]]
 
 
-__all__ = ["check_sets", "labeled_sets", "model_inputs"]
+__all__ = [
+    "SET_ESTIMATE_COLUMNS",
+    "check_sets",
+    "export_set_estimate",
+    "labeled_sets",
+    "model_inputs",
+]

@@ -24,6 +24,7 @@ from rlscore.sessions.state.label_log import LabelLog
 from rlscore.sessions.stopping.accuracy_estimate import (
     export_estimate,
 )
+from rlscore.sessions.stopping.set_accuracy import export_set_estimate
 from rlscore.storage import Event
 
 #: first characters that make a spreadsheet read a cell as a formula (OWASP, "CSV injection")
@@ -238,8 +239,9 @@ def export_labels(
     A multi-label project's label is a set (:mod:`rlscore.core.conventions.label_sets`): a
     JSON list in JSON/JSONL; in CSV/Parquet the ``label`` and ``label[name]`` cells join its
     classes by ``|`` and a 0/1 column per class follows the fixed columns
-    (:func:`class_columns`). Its accuracy estimate is single-label only: ``estimate`` adds
-    nothing to a multi-label project's export.
+    (:func:`class_columns`); its headline is the micro-F1 of the predicted sets
+    (``estimate``: :func:`~rlscore.sessions.stopping.set_accuracy.export_set_estimate`'s
+    ``micro_f1_*`` columns).
 
     The CSV is safe to open in a spreadsheet: every text cell, header included, that a
     spreadsheet would run as a formula starts with ``'`` (:func:`csv_cell`); plain numbers
@@ -266,8 +268,7 @@ def export_labels(
     if _cluster_pool(project) and (include_features or estimate):
         fetched = _labeled_features(project, log.label_order())  # one fetch for both
     rows = export_rows(project, log, include_features=include_features, features=fetched)
-    with_estimate = estimate and not project.multi_label  # the estimate is single-label only
-    extra = _add_estimate(rows, project, log, fetched) if with_estimate else []
+    extra = _add_estimate(rows, project, log, fetched) if estimate else []
     if fmt == "json":
         return json.dumps(rows, indent=2, ensure_ascii=False)
     if fmt == "jsonl":
@@ -293,12 +294,16 @@ def _add_estimate(
     rows: list[dict], project: Project, log: LabelLog, features: np.ndarray | None = None
 ) -> list[str]:
     """The Label page's headline at export time (the exact leave-one-out accuracy of the random
-    checks and its interval, :func:`rlscore.sessions.stopping.accuracy_estimate.export_estimate`),
+    checks and its interval, :func:`rlscore.sessions.stopping.accuracy_estimate.export_estimate`;
+    a multi-label project's micro-F1 of the predicted sets,
+    :func:`rlscore.sessions.stopping.set_accuracy.export_set_estimate`),
     the same in every record; returns the columns added. ``features``: the labeled rows of a
     cluster-backed project (in label order), on which its RLS is fitted."""
     order = log.label_order()
     params = _estimate_settings(log)
-    if features is not None:  # only the labeled rows are here: the RLS sees nothing else
+    if project.multi_label:  # the micro-F1 of the sets (a pool on a cluster is single-label)
+        values = export_set_estimate(project, {i: log.labels[i] for i in order}, params, log.checks)
+    elif features is not None:  # only the labeled rows are here: the RLS sees nothing else
         labels = {k: log.labels[i] for k, i in enumerate(order)}
         checks = [k for k, i in enumerate(order) if i in log.checks]
         values = export_estimate(features, labels, params, checks)
