@@ -63,3 +63,57 @@ def test_focused_arls_marks_its_exploration_share(tmp_path):
         engine.teach(point, s.labels[point])
     assert checks == expected and 8 <= len(checks) <= 32  # about half, once both classes show
     assert np.isin(list(checks), order).all()
+
+
+def test_a_teammates_held_point_does_not_lose_the_draws(tmp_path):
+    # a tester: with a teammate holding a point, none of 60 labels was marked a check — the
+    # draw was made on the state that believes the held point labeled (the greedy batch rule),
+    # and the label was matched against the engine's own state's draw, another point
+    store = moons_store(tmp_path)
+    s = session(store, strategy="arls-focused", sigma=2.0, lam=0.5, explore=0.5)
+    held, _ = s.query(annotator="bob")  # bob holds his point while ada labels
+    handed = []
+    for _ in range(40):
+        i, _ = s.query(annotator="ada")
+        handed.append(i)
+        s.label(i, s.project.truth[i], annotator="ada")
+    checks = s._state.log.checks
+    # the reference: a fresh engine taught ada's labels before each one and bob's held point
+    # (any class: the draw depends on the count of labels and the open points only,
+    # FocusedARLS.exploration_position) draws, among the points bob does not hold, what ada
+    # was handed whenever that query explored
+    expected = set()
+    taught = {}
+    for i in handed:
+        engine = make_strategy("arls-focused", sigma=2.0, lam=0.5, explore=0.5)
+        engine.start(s.project.X, list(s.project.classes))
+        for p, y in taught.items():
+            engine.teach(p, y)
+        engine.teach(held, s.project.classes[0])
+        if engine.uniform_draw() == i:
+            expected.add(i)
+        taught[i] = s.labels[i]
+    assert checks == expected and 8 <= len(checks) <= 32
+    assert held not in checks
+
+
+@pytest.mark.parametrize("annotator", [None, "ada"])
+def test_a_point_picked_by_hand_is_no_check_even_where_the_engine_would_draw_it(
+    tmp_path, annotator
+):
+    # a tester: labeling by hand (a plot click, Find items) the very point the engine would
+    # draw next stored it as a random check; a check is a point handed out as one
+    store = moons_store(tmp_path)
+    s = session(store, strategy="arls-focused", sigma=2.0, lam=0.5, explore=1.0)
+    truth = s.project.truth
+    for c in s.project.classes:  # one label of each class: from then on every query explores
+        i = int(np.flatnonzero(truth == c)[0])
+        s.label(i, truth[i], annotator=annotator)
+    draw = s.engine.uniform_draw()
+    assert draw is not None
+    s.label(draw, truth[draw], annotator=annotator)  # picked by hand, never handed out
+    assert draw not in s._state.log.checks
+    i, _ = s.query(annotator=annotator)  # handed out: the engine's draw, a check
+    assert s.is_random_check(i, annotator)
+    s.label(i, truth[i], annotator=annotator)
+    assert s._state.log.checks == {i}

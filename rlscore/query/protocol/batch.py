@@ -161,15 +161,27 @@ def next_query_given(
     (int, float)
         The point and its score in the state that believes the pending labels.
     """
+    state, closed = state_given(strategy, pending, exclude)
+    return state.next_query(closed)
+
+
+def state_given(
+    strategy: QueryState, pending: Iterable[int], exclude: Iterable[int] | None = None
+) -> tuple[QueryState, set[int]]:
+    """The state :func:`next_query_given` queries, and the points it must not return: a copy
+    of ``strategy`` that believes the ``pending`` points labeled with their believed labels
+    (``strategy`` itself when none is pending), and ``exclude`` with the pending points. Its
+    ``next_query`` and ``uniform_draw`` of those points say what the greedy rule hands out
+    and whether that is a draw uniformly at random (a random check)."""
     labeled = set(strategy.labeled_)
     pending = sorted({int(p) for p in pending} - labeled)
     taken = set() if exclude is None else {int(e) for e in exclude}
     if not pending:
-        return strategy.next_query(taken)
+        return strategy, taken
     state = lookahead_copy(strategy)
     for i in pending:
         state.teach(i, believed_label(state, i))
-    return state.next_query(taken | set(pending))
+    return state, taken | set(pending)
 
 
 def believed_label(strategy: QueryState, i: int):
@@ -221,4 +233,6 @@ __all__ = [
     "believed_label",
     "lookahead_copy",
     "next_queries",
+    "next_query_given",
+    "state_given",
 ]

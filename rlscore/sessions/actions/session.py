@@ -362,7 +362,7 @@ class LabelingSession(SessionView):
                 seconds = self._handout.seconds_shown(i)
             who = self._acting(annotator)
             # a random check's label is marked in the log: the estimate reads it on replay
-            audit = self._handout.is_check(i, who)
+            audit = self._handout.is_audit(i, who)
             eid = commit_action(
                 self.store, self, "label", i, who, seen, audit=audit, label=label, seconds=seconds
             )

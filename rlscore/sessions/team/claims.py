@@ -15,7 +15,7 @@ from typing import NamedTuple
 import numpy as np
 
 from rlscore.query import NoCandidatesError, QueryStrategy
-from rlscore.query.protocol.batch import next_query_given
+from rlscore.query.protocol.batch import state_given
 from rlscore.sessions.state.label_log import LabelLog
 from rlscore.sessions.team.overlap import Overlap
 from rlscore.storage import LabelStore, StaleActionError
@@ -59,12 +59,17 @@ def claimed_point(
     :mod:`rlscore.sessions.team.handout`) the engine's pick is replaced by a point drawn uniformly
     at random from the open points nobody else holds (:func:`audit_candidates`); the claim
     rule is the same, so teammates still never share a point. Their own claim and the points
-    waiting for their label still come first: those are not random checks.
+    waiting for their label still come first: those are not random checks. The engine's pick
+    is one too when it is the engine's own uniform draw of the state it was chosen in (focused
+    ARLS's exploring query, random sampling:
+    :meth:`~rlscore.query.protocol.strategy.QueryStrategy.uniform_draw`).
 
     Returns
     -------
     ClaimedPoint or None
-        The pool index, and whether it is a random check; None when no point is left.
+        The pool index, and whether it is a random check — told here, where it is chosen: the
+        state with the teammates' points believed labeled draws from other points than the
+        engine's own state would; None when no point is left.
 
     Raises
     ------
@@ -83,25 +88,24 @@ def claimed_point(
     if point is not None and expires - time.time() > ttl / 2:
         return ClaimedPoint(point, False)
     taken = {p for p, (who, _) in claims.items() if who != annotator}
+    waiting = ((p, False) for p in wanted if p not in taken)
     if audit is None:
-        candidates = _candidates(engine, log, taken, wanted)
+        candidates = itertools.chain(waiting, _candidates(engine, log, taken))
     else:
         n, rng = audit
         drawn = audit_candidates(n, log, taken, rng)
-        candidates = itertools.chain((p for p in wanted if p not in taken), drawn)
-    own = point
+        candidates = itertools.chain(waiting, ((p, True) for p in drawn))
     if point is not None:  # renew our own claim first
-        candidates = itertools.chain([point], candidates)
+        candidates = itertools.chain([(point, False)], candidates)
     tried = 0
-    for point in candidates:
+    for point, check in candidates:
         tried += 1
         try:
             # the claim is refused when the point changed after the log's last event (a
             # teammate labeled it: their claim went with their label), so a point claimed
             # here is open now even if the log is behind
             if store.claim(project, point, annotator, ttl, unchanged_since=log.last_id):
-                drawn_here = audit is not None and point != own and point not in wanted
-                return ClaimedPoint(point, drawn_here)
+                return ClaimedPoint(point, check)
         except StaleActionError:
             pass
     if tried == 0:
@@ -143,23 +147,25 @@ def audit_candidates(n: int, log: LabelLog, taken: set[int], rng: np.random.Gene
     return drawn
 
 
-def _candidates(engine: QueryStrategy, log: LabelLog, taken: set[int], wanted: list[int]):
-    """Points to try claiming, best first: those waiting for the annotator under overlap,
-    the greedy pick given the teammates' claims, then the next best of the same state."""
-    yield from (p for p in wanted if p not in taken)
+def _candidates(engine: QueryStrategy, log: LabelLog, taken: set[int]):
+    """The engine's points to try claiming, best first, each with whether it is a random
+    check: the greedy pick given the teammates' claims (a check when it is that state's
+    uniform draw), then the next best of the same scores (never checks)."""
+    # teammates' claimed points count as labeled with their believed labels: the
+    # annotators together label one greedy batch (rlscore.query.protocol.batch)
+    state, closed = state_given(engine, taken, exclude=log.skipped)
     try:
-        # teammates' claimed points count as labeled with their believed labels: the
-        # annotators together label one greedy batch (rlscore.query.protocol.batch)
-        first, _ = next_query_given(engine, taken, exclude=log.skipped)
+        first, _ = state.next_query(closed)
     except NoCandidatesError:
         return
-    yield first
+    draw = getattr(state, "uniform_draw", None)
+    yield first, draw is not None and draw(closed) == first
     # reached only when teammates took the first meanwhile: the next best of the same scores
     # (no rescoring), as many as a busy team may have taken since our last look at the log
     scores = np.asarray(engine.scores(), dtype=float)
     order = np.argsort(np.where(np.isnan(scores), np.inf, scores), kind="stable")
     blocked = log.skipped | taken | {first} | set(log.labels)
-    rest = (int(p) for p in order if np.isfinite(scores[p]) and int(p) not in blocked)
+    rest = ((int(p), False) for p in order if np.isfinite(scores[p]) and int(p) not in blocked)
     yield from itertools.islice(rest, MAX_CANDIDATES)
 
 

@@ -79,6 +79,8 @@ class Handout:
                 q = state.engine.next_query(exclude=state.log.skipped)
             except NoCandidatesError:
                 q = None
+            if q is not None and self._is_uniform_draw(q[0]):
+                self._audits[q[0]] = None  # a random check for whoever labels it
             self._cache = (self._replay.version, q)
         q = self._cache[1]
         if q is not None:
@@ -132,18 +134,17 @@ class Handout:
     def is_audit(self, point: int, annotator: str | None = None) -> bool:
         """Whether ``point`` was proposed as a random check (to ``annotator``, when given:
         a check whose claim expired and that the strategy then handed to someone else is not
-        one for them) and is not labeled yet."""
+        one for them) and is not labeled yet — a label of it now is marked so in the log for
+        the accuracy estimate. A check is one of the hand-out's own (``audit_every``) or the
+        engine's uniform draw in the state it was proposed from (focused ARLS's exploration
+        share, a random order:
+        :meth:`~rlscore.query.protocol.strategy.QueryStrategy.uniform_draw`); a point the
+        annotator picked themselves is never one, even when it is the point the engine would
+        draw."""
         if point in self._replay.state.log.labels or point not in self._audits:
             return False
-        return annotator is None or self._audits[point] == annotator
-
-    def is_check(self, point: int, annotator: str | None = None) -> bool:
-        """Whether a label of ``point`` by ``annotator`` now is a random check, marked so in
-        the log for the accuracy estimate: a point proposed as one (:meth:`is_audit`), or the
-        first label of the engine's uniform draw of the current state (focused ARLS's
-        exploration share, a random order:
-        :meth:`~rlscore.query.protocol.strategy.QueryStrategy.uniform_draw`)."""
-        return self.is_audit(point, annotator) or self._is_uniform_draw(point)
+        holder = self._audits[point]
+        return annotator is None or holder is None or holder == annotator
 
     def _is_uniform_draw(self, point: int) -> bool:
         state = self._replay.state
