@@ -101,6 +101,11 @@ def test_progress_is_reported_up_to_one():
 def test_bad_texts_and_settings_are_refused():
     with pytest.raises(FeatureInputError, match="no terms"):
         build_text_features(["", "  ", "!!"])
+    # a tester's texts "a", "b", "c", "d": not empty, not punctuation — words too short to count
+    with pytest.raises(FeatureInputError, match="no word of two or more letters or digits"):
+        build_text_features(["a", "b", "c", "d"])
+    with pytest.raises(FeatureInputError, match="no characters but spaces"):
+        build_text_features(["", " "], TextFeatureSettings(analyzer="char_wb"))
     with pytest.raises(FeatureInputError, match="analyzer 'chars'"):
         TextFeatureSettings(analyzer="chars")
     with pytest.raises(FeatureInputError, match="n-gram range"):

@@ -230,9 +230,17 @@ def tfidf_matrix(
     except ValueError as exc:
         if "empty vocabulary" not in str(exc):
             raise
+        if settings.analyzer == "word":  # scikit-learn's words: two or more letters or digits
+            found = (
+                "no word of two or more letters or digits (every text is empty or holds only "
+                "punctuation or one-character words)"
+            )
+        else:
+            found = "no characters but spaces (every text is empty)"
         raise FeatureInputError(
-            "the texts contain no terms to build features from (every text is empty or holds "
-            "only punctuation): choose a column with real texts"
+            f"the texts contain no terms to build features from: {found}; choose a column "
+            "with real texts"
+            + (", or character n-grams (char_wb)" if settings.analyzer == "word" else "")
         ) from None
 
 
