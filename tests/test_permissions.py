@@ -451,3 +451,19 @@ def test_a_checked_session_acts_as_its_annotator_only(team):
     owner = session(store, snapshots=False, annotator=OWNER)
     assert "label[" in owner.export("csv").splitlines()[0]  # an owner's read
     assert team.export("csv") == owner.export("csv")  # unchecked: the database's holder
+
+
+def test_a_checked_sessions_undo_reverts_its_annotators_own_last_action(team):
+    # a tester: ann's session refused ann's Undo ("may not undo a teammate's action") because
+    # the project's newest action was a teammate's label, not hers
+    store = team.store
+    ann = session(store, snapshots=False, annotator=ANNOTATOR)
+    point = int(ann.query(annotator=ANNOTATOR)[0])
+    ann.label(point, ann.project.truth[point])
+    team.label(2, team.project.truth[2], annotator=OTHER)  # a teammate's label, newer
+    before = dump(target(store))
+    reverted = ann.undo()
+    assert reverted.annotator == ANNOTATOR and reverted.point == point
+    assert len(dump(target(store))["events"]) == len(before["events"]) + 1  # one undo, hers
+    assert store.events("moons")[-1].annotator == ANNOTATOR
+    assert 2 in team.labels  # the teammate's label stands

@@ -411,7 +411,9 @@ class LabelingSession(SessionView):
 
     def undo(self, annotator: str | None = None, *, expected: int | None = None) -> Event | None:
         """Revert the most recent label or skip, of ``annotator`` only when given (the app's
-        Undo reverts your own last action, never a teammate's); returns the reverted event.
+        Undo reverts your own last action, never a teammate's); returns the reverted event. A
+        checked session of a project with members acts as its annotator only (:meth:`_acting`):
+        without ``annotator`` it reverts that annotator's last action, not the project's.
 
         ``expected``: the id of the event the caller showed as the one Undo reverts; if the
         last action is another one by now (e.g. a second, stale Undo press), nothing is
@@ -420,6 +422,8 @@ class LabelingSession(SessionView):
         """
         with self._lock:
             self.sync()
+            if annotator is None and self.checked and self.store.members(self.project_name):
+                annotator = self.annotator  # its own last action: it may revert no other
             reverted = undo_last(
                 self.store,
                 self.project_name,

@@ -32,6 +32,7 @@ from collections import Counter
 from collections.abc import Iterable
 
 from rlscore.storage import Event
+from rlscore.storage.sql.access import member_id
 
 #: how a point's final label follows from its annotators' labels (a review overrides both)
 FINAL_RULES = ("latest", "majority")
@@ -200,9 +201,11 @@ class LabelLog:
 
     def last_active(self, annotator: str | None = None) -> Event | None:
         """The most recent label, review or skip not undone (what an undo reverts), of
-        ``annotator`` only when given."""
+        ``annotator`` only when given — under any spelling of the same user (an e-mail
+        address in any case: :func:`~rlscore.storage.sql.access.member_id`)."""
+        who = None if annotator is None else _user_key(annotator)
         for eid in reversed(self._order):
-            if annotator is None or self._by_id[eid].annotator == annotator:
+            if who is None or _user_key(self._by_id[eid].annotator) == who:
                 return self._by_id[eid]
         return None
 
@@ -248,6 +251,12 @@ def _most_given(current: Iterable[Event]) -> set:
     votes = Counter(e.label for e in current)
     top = max(votes.values())
     return {label for label, n in votes.items() if n == top}
+
+
+def _user_key(name: str | None) -> str:
+    """The name under which a user's events are matched (an empty name: itself)."""
+    name = str(name or "")
+    return member_id(name) if name.strip() else name
 
 
 __all__ = ["FINAL_RULES", "LabelLog", "check_final_rule", "fold_history", "history_digest"]
