@@ -279,8 +279,8 @@ CATALOGUE: tuple[Mutation, ...] = (
     Mutation(
         "log-undo-someone-elses",
         _LOG,
-        "if annotator is None or self._by_id[eid].annotator == annotator:",
-        "if annotator is None or self._by_id[eid].annotator != annotator:",
+        "if who is None or _user_key(self._by_id[eid].annotator) == who:",
+        "if who is None or _user_key(self._by_id[eid].annotator) != who:",
         (f"{_T_ANNOTATORS}::test_undo_reverts_only_your_own_last_action",),
         "an annotator's undo reverts a teammate's last action",
     ),
