@@ -34,7 +34,7 @@ from rlscore.core.evaluation.stopping_rules import stabilizing_predictions, step
 from rlscore.core.kernels.functions import is_graph_kernel
 from rlscore.sessions.stopping.curves import stop_set
 from rlscore.sessions.stopping.set_accuracy import model_inputs
-from rlscore.sessions.stopping.stop_rule import MIN_STOP_LABELS, StopDecision
+from rlscore.sessions.stopping.stop_rule import MIN_STOP_LABELS, StopDecision, fired_decision
 from rlscore.sessions.views.session_view import SessionView
 
 #: the multi-label stop rule's name and parameters (the module docstring)
@@ -114,12 +114,7 @@ def set_stop_decision(curves: SetStopCurves, n_classes: int) -> StopDecision:
     evidence = {"rule": rule, "params": dict(params), "recent": recent, "n_labels": n}
     fired = first_set_stop(curves)
     if fired is not None:
-        at = curves.n_labels[fired]
-        message = (
-            f"you can stop: the {rule} rule fired at {at} labels; more labels are unlikely "
-            "to change the predicted sets much"
-        )
-        return StopDecision(rule, True, at, 0, message, evidence)
+        return fired_decision(rule, curves.n_labels[fired], "the predicted sets", evidence)
     if not (len(curves) and curves.all_classes[-1]):
         message = "keep going: some class is in no label set yet"
         return StopDecision(rule, False, None, None, message, evidence)

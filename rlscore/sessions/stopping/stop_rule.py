@@ -182,12 +182,7 @@ def stop_decision(
     recent = [None if np.isnan(v) else float(v) for v in curve[-4 * lag :]]
     evidence = {"rule": rule, "params": dict(params), "recent": recent, "n_labels": n}
     if fired is not None:
-        at = curves.n_labels[fired]
-        message = (
-            f"you can stop: the {rule} rule fired at {at} labels; more labels are unlikely "
-            "to change the model much"
-        )
-        return StopDecision(rule, True, at, 0, message, evidence)
+        return fired_decision(rule, curves.n_labels[fired], "the model", evidence)
     missing = n_classes - (curves.classes_seen[-1] if len(curves) else 0)
     if missing > 0:
         have = "has" if missing == 1 else "have"
@@ -211,6 +206,16 @@ def stop_decision(
     else:
         message = f"keep going: the model is still changing ({now})"
     return StopDecision(rule, False, None, more, message, evidence)
+
+
+def fired_decision(rule: str, at: int, what: str, evidence: dict) -> StopDecision:
+    """The decision of ``rule`` that fired at ``at`` labels: more labels are unlikely to
+    change ``what`` (the model, the predicted sets) much."""
+    message = (
+        f"you can stop: the {rule} rule fired at {at} labels; more labels are unlikely to "
+        f"change {what} much"
+    )
+    return StopDecision(rule, True, at, 0, message, evidence)
 
 
 def _now(curves: StopCurves, rule: str) -> str:
@@ -286,6 +291,7 @@ __all__ = [
     "StopDecision",
     "describe_rule",
     "evidence_lines",
+    "fired_decision",
     "first_stop",
     "rule_curve",
     "steps_if_unchanged",

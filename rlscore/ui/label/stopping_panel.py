@@ -45,12 +45,7 @@ def _draw(view: StoppingView, p: dict, handle: SessionHandle) -> None:
             st.info(f"No accuracy estimate yet: {view.reason}.")
             return
         _headline(estimate, int(p.get("audit_every") or 0), handle)
-        if decision.stop:
-            st.success(advice_sentence(decision.message))
-            if p.get("until_stop"):
-                st.caption("This project's budget is 'until the stop rule fires': it is reached.")
-        else:
-            st.info(advice_sentence(decision.message))
+        show_advice(decision, p)
         with open_expander_content(CURVES_LABEL, key="stopping_curves") as shown:
             if shown:
                 _curves(view)
@@ -224,9 +219,17 @@ def _share(rate: float) -> str:
     return f"{rate:.1%}" if rate < 0.1 else f"{rate:.0%}"
 
 
-def advice_sentence(message: str) -> str:
-    """A decision's message as a sentence (capitalised, a full stop)."""
-    return message[:1].upper() + message[1:] + "."
+def show_advice(decision, p: dict) -> None:
+    """A stop decision (single-label or multi-label) as a sentence: green when it says stop,
+    with a note when it ends the project's budget "until the stop rule fires" (settings
+    ``p``). The messages hold numbers and rule names only, never a user's text."""
+    sentence = decision.message[:1].upper() + decision.message[1:] + "."
+    if decision.stop:
+        st.success(sentence)
+        if p.get("until_stop"):
+            st.caption("This project's budget is 'until the stop rule fires': it is reached.")
+    else:
+        st.info(sentence)
 
 
-__all__ = ["advice_sentence", "offer_random_checks", "stopping_panel"]
+__all__ = ["offer_random_checks", "show_advice", "stopping_panel"]

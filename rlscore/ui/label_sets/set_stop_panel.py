@@ -16,7 +16,7 @@ from rlscore.sessions.stopping.set_stop import (
     set_stop_curves,
     set_stop_decision,
 )
-from rlscore.ui.label.stopping_panel import advice_sentence
+from rlscore.ui.label.stopping_panel import show_advice
 from rlscore.ui.shell.errors import report_errors
 from rlscore.ui.shell.store import SessionHandle
 
@@ -28,13 +28,7 @@ def set_stop_advice(handle: SessionHandle, p: dict) -> None:
             session = handle.session
             decision = set_stop_decision(set_stop_curves(session), len(session.project.classes))
         st.markdown("**Can I stop?**")
-        # the messages hold numbers and the rule's name only, never a user's text
-        if decision.stop:
-            st.success(advice_sentence(decision.message))
-            if p.get("until_stop"):
-                st.caption("This project's budget is 'until the stop rule fires': it is reached.")
-        else:
-            st.info(advice_sentence(decision.message))
+        show_advice(decision, p)
         with st.expander("Why: the evidence for the stop advice"):
             for line in set_evidence_lines(decision):
                 st.write(line)
