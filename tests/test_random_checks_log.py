@@ -117,3 +117,24 @@ def test_a_point_picked_by_hand_is_no_check_even_where_the_engine_would_draw_it(
     assert s.is_random_check(i, annotator)
     s.label(i, truth[i], annotator=annotator)
     assert s._state.log.checks == {i}
+
+
+def test_an_undone_check_labeled_again_is_still_a_check(tmp_path):
+    # a tester: undoing a random check's label and labeling the point again (it comes back as
+    # the annotator's query) dropped it from the checks
+    store = moons_store(tmp_path)
+    s = session(store, strategy="uncertainty", sigma=2.0, lam=0.5)
+    s.set_params(audit_every=2)
+    truth = s.project.truth
+    i, _ = s.query(annotator="ann")
+    s.label(i, truth[i], annotator="ann")  # label 1: the strategy's
+    j, _ = s.query(annotator="ann")  # label 2: a random check
+    assert s.is_random_check(j, "ann")
+    s.label(j, truth[j], annotator="ann")
+    assert s._state.log.checks == {j}
+    s.undo(annotator="ann")
+    assert s._state.log.checks == set()
+    assert s.query(annotator="ann")[0] == j and s.is_random_check(j, "ann")
+    other = next(c for c in s.project.classes if c != truth[j])
+    s.label(j, other, annotator="ann")  # another label, the same draw
+    assert s._state.log.checks == {j} == _checks_in_log(store)

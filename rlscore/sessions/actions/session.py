@@ -435,8 +435,10 @@ class LabelingSession(SessionView):
             self.sync()
             who = self._acting(annotator)
             if reverted is not None and reverted.annotator == who:
-                # their own action undone: the point is their next query (as query() claims)
-                self._handout.show_again(reverted.point, who)
+                # their own action undone: the point is their next query (as query() claims),
+                # a random check still if it was one
+                check = reverted.kind == "label" and bool(reverted.params.get("audit"))
+                self._handout.show_again(reverted.point, who, check=check)
             return reverted
 
     def auto_label(self, n: int, annotator: str = "oracle", budget: int | None = None) -> int:

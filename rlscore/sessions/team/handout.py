@@ -197,14 +197,17 @@ class Handout:
             "skipping"
         )
 
-    def show_again(self, point: int, annotator: str) -> None:
+    def show_again(self, point: int, annotator: str, check: bool = False) -> None:
         """Claim ``point`` for ``annotator`` if it is open (they undid their action on it to
-        look at it again: it is their next query)."""
+        look at it again: it is their next query); ``check``: the undone label was a random
+        check, and so is their label of it again (the draw stands; only the label changed)."""
         log = self._replay.state.log
         if point not in log.labels and point not in log.skipped:
             self._replay.store.claim(
                 self._replay.project_name, point, annotator, self.claim_seconds
             )
+            if check:
+                self._audits[point] = annotator
 
     def release(self, annotator: str) -> None:
         """Give back the points proposed to ``annotator``."""
