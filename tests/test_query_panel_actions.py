@@ -229,3 +229,25 @@ def test_every_label_or_skip_press_is_counted_as_taken_applied_or_refused(store,
     assert labels(store) == [(q, 1, "ada")] and actions.presses_taken() == 3
     actions.undo(handle, "ada", handle.session.last_event_id)  # not a label or skip press
     assert actions.presses_taken() == 3
+
+
+def test_one_undo_press_delivered_twice_says_undone_both_times(store, tab):
+    # a tester's single Undo key press: the label was undone, and the page said "Not saved:
+    # nothing undone … (Undo pressed twice?)" — the press's second callback run
+    handle = SessionHandle(session(store))
+    tab["project"] = "moons"
+    q = handle.session.query(annotator="ada")[0]
+    actions.label(handle, "ada", shown_now(handle.session, q), 1)
+    eid = store.events("moons")[-1].id
+    actions.undo(handle, "ada", eid)
+    assert notice() == ("success", f"Undone: your label of point #{q}.")
+    actions.undo(handle, "ada", eid)  # the same press delivered a second time
+    assert notice() == ("success", f"Undone: your label of point #{q}.")
+    assert [e.kind for e in store.events("moons")] == ["label", "undo"]
+    # a stale press from another tab (it never undid that event) still hears the truth
+    tab.clear()
+    tab["project"] = "moons"
+    actions.undo(handle, "ada", eid)
+    kind, text = notice()
+    assert kind == "warning" and "nothing" in text
+    assert [e.kind for e in store.events("moons")] == ["label", "undo"]

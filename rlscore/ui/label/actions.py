@@ -65,6 +65,8 @@ _SHOWN_PROJECT = "shown_project"
 _PAINTED = "painted_point"
 #: how many label and skip presses this tab's server has taken (their callbacks ran)
 _TAKEN = "presses_taken"
+#: event id -> what this tab said when it undid it (a second run of one press says it again)
+_UNDONE = "undone_events"
 
 
 @dataclass(frozen=True)
@@ -400,14 +402,25 @@ def skip(handle: SessionHandle, annotator: str, shown: ShownPoint) -> None:
 
 
 def undo(handle: SessionHandle, annotator: str, expected: int) -> None:
-    """Callback: revert the annotator's own last action, if it is still event ``expected``."""
+    """Callback: revert the annotator's own last action, if it is still event ``expected``.
+
+    A second run of the same press (a key's and a button's callback of one press) finds
+    ``expected`` undone already — by this tab, which says so as it did the first time, not
+    "nothing undone"."""
+    done = st.session_state.setdefault(_UNDONE, {})
+    if expected in done:
+        flash("success", done[expected])
+        return
 
     def run():
         reverted = handle.session.undo(annotator, expected=expected)
         if reverted is not None:
             note_saved("undo", reverted.point)
             what = "label" if reverted.kind == "label" else "skip"
-            flash("success", f"Undone: your {what} of point #{reverted.point}.")
+            done[expected] = f"Undone: your {what} of point #{reverted.point}."
+            flash("success", done[expected])
+            while len(done) > _APPLIED_KEPT:
+                done.pop(next(iter(done)))
 
     _run(handle, annotator, run, kind="undo")
 
