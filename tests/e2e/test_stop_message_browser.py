@@ -113,3 +113,21 @@ def test_a_random_check_shows_its_note(server, own_sample, page):
         save_project_settings(store, moons, {"audit_every": 0})
     assert last.params.get("audit") is True
     expect(item.get_by_text("· random check")).to_be_visible()  # the next one
+
+
+def test_the_random_checks_offer_takes_effect_on_the_page(server, own_sample, page):
+    # a tester's click saved the setting, but the panel kept offering it until a reload: the
+    # fragment the button is in reran with the page's settings of before the click
+    moons = own_sample("two_moons")
+    with open_store(server.db) as store:
+        save_project_settings(store, moons, {"strategy": "uncertainty", "audit_every": 0})
+        _session(store, moons).auto_label(6)
+    open_app(page, f"{server.url}/?project={moons}", 6)
+    panel = page.locator(".st-key-stopping_panel")
+    offer = panel.get_by_role("button", name="Random check every 10 queries")
+    expect(offer).to_be_visible()
+    offer.click()
+    expect(panel.get_by_text("Random checks: 1 query in 10; none labeled yet.")).to_be_visible()
+    expect(offer).to_have_count(0)
+    with open_store(server.db) as store:
+        assert project_settings(store, moons)["audit_every"] == 10

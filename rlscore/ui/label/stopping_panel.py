@@ -19,6 +19,7 @@ from rlscore.sessions.stopping.accuracy_estimate import (
 from rlscore.sessions.stopping.stop_rule import evidence_lines
 from rlscore.sessions.stopping.stopping_view import StoppingView, stopping_view
 from rlscore.ui.figures.lazy_expander import open_expander_content
+from rlscore.ui.label.refresh import request_page_run
 from rlscore.ui.shell.errors import report_errors
 from rlscore.ui.shell.flash import flash
 from rlscore.ui.shell.params import current_annotator, update_params
@@ -207,6 +208,9 @@ def switch_audit_on(handle: SessionHandle) -> None:
         return
     with handle.lock:  # the query panel's next query already (this run is the fragment's)
         handle.session.set_params(audit_every=AUDIT_EVERY)
+    # the fragment would rerun with the page's settings of before the click, still offering
+    # the checks: the whole page runs, with the new setting (the sidebar's too)
+    request_page_run()
 
 
 def _evidence(view: StoppingView) -> None:
