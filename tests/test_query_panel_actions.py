@@ -251,3 +251,26 @@ def test_one_undo_press_delivered_twice_says_undone_both_times(store, tab):
     kind, text = notice()
     assert kind == "warning" and "nothing" in text
     assert [e.kind for e in store.events("moons")] == ["label", "undo"]
+
+
+def test_a_press_for_a_point_the_tab_no_longer_shows_is_not_applied(store, tab):
+    # a tester's one key press labeled point 29 — replaced by point 9 on an Undo, its button
+    # still in the page while the run drew point 9 — and point 9
+    handle = SessionHandle(session(store))
+    tab["project"] = "moons"
+    s = handle.session
+    old = actions.mark_shown("moons", s.project.uid, 29, s.last_event_id)
+    new = actions.mark_shown("moons", s.project.uid, 9, s.last_event_id)  # now on screen
+    actions.label(handle, "bob", old, 1)
+    kind, text = notice()
+    assert kind == "warning" and "point #29, which this tab no longer shows" in text
+    assert labels(store) == []
+    actions.skip(handle, "bob", old)
+    assert notice()[0] == "warning" and [e.kind for e in store.events("moons")] == []
+    actions.label(handle, "bob", new, 1)
+    assert notice() == ("success", "Saved: point #9 labeled **1**.")
+    # the same press run again after the tab moved on: still "saved", as before
+    actions.mark_shown("moons", s.project.uid, 30, s.last_event_id)
+    actions.label(handle, "bob", new, 1)
+    assert notice() == ("success", "Saved: point #9 labeled **1**.")
+    assert labels(store) == [(9, 1, "bob")]

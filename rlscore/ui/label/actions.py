@@ -339,10 +339,30 @@ def _bound_elsewhere(handle: SessionHandle, shown: ShownPoint) -> str | None:
     return None
 
 
+def _replaced(shown: ShownPoint) -> str | None:
+    """Why a press on the query panel's buttons of a point this tab no longer shows is not
+    applied (None: the tab shows it, or the press is not the panel's).
+
+    While a run draws the next point, Streamlit keeps the previous run's elements until the
+    run ends: one key press then reached both the new point's button and the old one's (a
+    tester's Undo brought point 9 back over point 29, and one press labeled both). The old
+    press is for a point the tab has replaced; a press already applied (the same press run
+    again) goes on to say it was saved."""
+    current = st.session_state.get(_SHOWN)
+    if not shown.paint_ack or not current or _applied(shown) is not None:
+        return None
+    if current[0] == (shown.project, shown.uid, shown.point):
+        return None
+    return (
+        f"Not saved: that press was for point #{shown.point}, which this tab no longer shows "
+        f"(it shows point #{current[0][2]}); nothing was written."
+    )
+
+
 def label(handle: SessionHandle, annotator: str, shown: ShownPoint, value) -> None:
     """Callback: label the point ``shown`` as ``value``."""
     _take_press()
-    if (why := _bound_elsewhere(handle, shown)) is not None:
+    if (why := _bound_elsewhere(handle, shown) or _replaced(shown)) is not None:
         flash("warning", why)
         return
     s = handle.session
@@ -379,7 +399,7 @@ def refuse_press(text: str) -> None:
 def skip(handle: SessionHandle, annotator: str, shown: ShownPoint) -> None:
     """Callback: skip the point ``shown``."""
     _take_press()
-    if (why := _bound_elsewhere(handle, shown)) is not None:
+    if (why := _bound_elsewhere(handle, shown) or _replaced(shown)) is not None:
         flash("warning", why)
         return
     eid = _run(
