@@ -632,7 +632,7 @@ def _products_floor(s: LowRankAOptimalKLR) -> float:
     U = s._risk_set()
     post = FeaturePosterior(s.features_, s._L, U, s._P[s._L], s._lam)
     _, V = post.reduced_at(s.candidate_set())
-    _ = post._phi_U, post._reduced_inverse_factor  # gathered and factorised before the clock
+    _ = post._phi_U, post._form_factors  # gathered and factorised before the clock
     c0 = time.process_time()
     _ = post.reduced_diagonal
     for _ in post.reduced_blocks(V):

@@ -18,7 +18,7 @@ from collections.abc import Callable
 import numpy as np
 import scipy.linalg
 from scipy.linalg.blas import dsyrk, dtrmm
-from scipy.linalg.lapack import dtrtri
+from scipy.linalg.lapack import dpotri
 
 from rlscore.core.klr.link import fisher_blocks, fisher_factor, whitened_matrix
 
@@ -236,18 +236,27 @@ def null_free_basis(h: int) -> np.ndarray:
 
 def feature_precision(phi_L: np.ndarray, F: np.ndarray, lam: float) -> np.ndarray:
     """``λI + Σ_i F_i ⊗ φ_iφ_iᵀ`` (g·m, g·m, class-major) for features ``φ_L`` (l, m) and
-    blocks ``F`` (l, g, g)."""
+    blocks ``F`` (l, g, g), symmetric positive semidefinite.
+
+    Every block is a weighted Gram matrix ``Σ_i w_i φ_iφ_iᵀ`` made by ``syrk`` on rows scaled by
+    ``√w_i`` (half the multiply-adds of a general product): the diagonal blocks with
+    ``w = F_aa`` and, by polarisation, an off-diagonal one as ``(G_ab − M_aa − M_bb) / 2`` with
+    ``G_ab`` the Gram matrix of ``w = F_aa + F_bb + 2F_ab = (e_a + e_b)ᵀF(e_a + e_b) ≥ 0``:
+    l·m²·g(g + 1)/4 multiply-adds (1.5·l·m² for three classes, 2·l·m² with general products
+    for the off-diagonal blocks)."""
     m, g = phi_L.shape[1], F.shape[-1]
     M = np.zeros((g, m, g, m))
+
+    def gram(w):
+        low = dsyrk(1.0, phi_L * np.sqrt(np.maximum(w, 0.0))[:, None], trans=1, lower=1)
+        return np.tril(low) + np.tril(low, -1).T
+
     for a in range(g):
-        # a diagonal block is a Gram matrix of rows scaled by √F_aa (F_aa ≥ 0): syrk, half
-        # the multiply-adds of a general product
-        scaled = phi_L * np.sqrt(np.maximum(F[:, a, a], 0.0))[:, None]
-        low = dsyrk(1.0, scaled, trans=1, lower=1)
-        M[a, :, a] = np.tril(low) + np.tril(low, -1).T
+        M[a, :, a] = gram(F[:, a, a])
+    for a in range(g):
         for b in range(a + 1, g):
-            M[a, :, b] = (phi_L * F[:, a, b, None]).T @ phi_L
-            M[b, :, a] = M[a, :, b].T
+            both = gram(F[:, a, a] + F[:, b, b] + 2.0 * F[:, a, b])
+            M[a, :, b] = M[b, :, a] = 0.5 * (both - M[a, :, a] - M[b, :, b])
     M = M.reshape(g * m, g * m)
     M[np.diag_indices(g * m)] += lam
     return M
@@ -263,9 +272,10 @@ class FeaturePosterior:
     ``K = ΦΦᵀ`` (push-through identity). One O(l m² h² + m³ h³) factorisation per model, then
     ``Σ_{U,k} X`` costs O(u·m·h) per candidate column whatever the number of labels: cheaper
     than :class:`LabeledPosterior`'s O(u·(1 + l)·h) once l exceeds m. The fast-mode query
-    reads the blocks ``Σ_jk`` themselves off the softmax null vector (the factor of ``S'``,
-    :meth:`reduced_blocks`, :attr:`reduced_diagonal`: h' = h − 1 coordinates,
-    O(u·m·(c·h'² + m·h')) per query for c candidates, the diagonal included).
+    reads the blocks ``Σ_jk`` themselves off the softmax null vector (``S'``,
+    :meth:`reduced_blocks`, and the quadratic forms of :attr:`reduced_diagonal`: h' = h − 1
+    coordinates, O(u·m·(c·h'² + m·h'(h' + 1)/4)) per query for c candidates, the diagonal
+    included).
 
     Parameters
     ----------
@@ -278,12 +288,16 @@ class FeaturePosterior:
         The labeled points' probabilities (l, h').
     lam
         Regularisation λ.
+    rows
+        ``(Φ_S, pos)``: Φ's rows of a superset S of U that the caller keeps (a risk sample) and
+        U's positions in them. Φ_U is then read from them a block of rows at a time, never
+        gathered whole (a fresh 80 MB at u = 20 000, m = 500).
     """
 
     #: floats of one block's product with Φ's rows (a few MB: stays near the cache)
     PAIR_BLOCK_ELEMENTS = 1_000_000
 
-    def __init__(self, features: np.ndarray, L, U, P_L: np.ndarray, lam: float):
+    def __init__(self, features: np.ndarray, L, U, P_L: np.ndarray, lam: float, rows=None):
         self.features, self.U, self.lam = features, np.asarray(U, dtype=np.intp), lam
         n = features.shape[0]
         self.h = P_L.shape[-1]
@@ -291,6 +305,7 @@ class FeaturePosterior:
         self._whole = self.U.size > n // 2
         self._phi_L = features[np.asarray(L, dtype=np.intp)]
         self._F = fisher_blocks(P_L)
+        self._rows = rows
 
     def _precision(self, F: np.ndarray) -> np.ndarray:
         """``λI + Σ_i F_i ⊗ φ_iφ_iᵀ`` for blocks F (l, g, g), (g·m, g·m)."""
@@ -319,75 +334,87 @@ class FeaturePosterior:
         return scipy.linalg.cholesky(self._precision(Qp.T @ self._F @ Qp), lower=True)
 
     @functools.cached_property
-    def _reduced_inverse_factor(self) -> np.ndarray:
-        """``C⁻¹`` (h'm, h'm, lower), Fortran-ordered for BLAS: ``S' = C⁻ᵀC⁻¹``."""
-        Cinv, info = dtrtri(self._reduced_cholesky, lower=1)
+    def _reduced_covariance(self) -> np.ndarray:
+        """``S'`` (h'm, h'm, class-major): the inverse of the reduced precision from its Cholesky
+        factor (LAPACK ``potri``), symmetric."""
+        S, info = dpotri(self._reduced_cholesky, lower=1)
         if info:
             raise np.linalg.LinAlgError(f"the reduced precision's factor is singular ({info})")
-        return np.asfortranarray(np.tril(Cinv))
+        return np.tril(S) + np.tril(S, -1).T
+
+    @functools.cached_property
+    def _form_factors(self) -> dict[tuple[int, int], np.ndarray]:
+        """Lower Cholesky factors ``L`` (m, m, Fortran-ordered for BLAS) of the m × m matrices
+        whose quadratic forms make :attr:`reduced_diagonal`: ``S'_aa`` under ``(a, a)``, and
+        ``S'_aa + S'_bb + S'_ab + S'_ba`` (the form of ``(e_a + e_b) ⊗ φ``) under ``(a, b)``,
+        a < b. Each is a diagonal block of ``S'`` in another basis: positive definite."""
+        g, m = self.basis.shape[1], self.features.shape[1]
+        S = self._reduced_covariance.reshape(g, m, g, m)
+        forms = {}
+        for a in range(g):
+            for b in range(a, g):
+                M = S[a, :, a] if a == b else S[a, :, a] + S[b, :, b] + S[a, :, b] + S[b, :, a]
+                forms[a, b] = np.asfortranarray(scipy.linalg.cholesky(M, lower=True))
+        return forms
 
     def reduced_at(self, C) -> tuple[np.ndarray, np.ndarray]:
         """For the candidates C: ``Σ_kk`` (c, h, h) and ``V`` (m, h', h', c) with
         ``V[:, a, b, k] = S'_ab φ_k``, so that ``φ_jᵀ V[..., k]`` is the reduced block
-        ``S'_jk`` (two triangular products with ``C⁻¹``: ``S'`` itself is not formed)."""
+        ``S'_jk`` (h'²·m²·c multiply-adds with the blocks of :attr:`_reduced_covariance`)."""
         Qp, h = self.basis, self.h
         g, m = Qp.shape[1], self.features.shape[1]
         phi_C = self.features[np.asarray(C, dtype=np.intp)]
-        c = phi_C.shape[0]
-        # columns e_b ⊗ φ_k, indexed (m, a) × (k, b) in Fortran order: rows class-major as C⁻¹
-        E = np.zeros((m, g, c, g), order="F")
-        for b in range(g):
-            E[:, b, :, b] = phi_C.T
-        Cinv = self._reduced_inverse_factor
-        E = E.reshape(g * m, g * c, order="F")
-        E = dtrmm(1.0, Cinv, E, lower=1, overwrite_b=1)
-        E = dtrmm(1.0, Cinv, E, lower=1, trans_a=1, overwrite_b=1)
-        V = E.reshape(m, g, c, g, order="F").transpose(0, 1, 3, 2)
+        S = self._reduced_covariance.reshape(g, m, g, m)
+        V = np.empty((m, g, g, phi_C.shape[0]))
+        for a in range(g):
+            for b in range(g):
+                V[:, a, b] = S[a, :, b] @ phi_C.T
         S_kk = Qp @ np.einsum("mabk,km->kab", V, phi_C) @ Qp.T
         if h > 1:  # the null direction: (‖φ_k‖²/λ) q₀q₀ᵀ, q₀ = 1/√h
             S_kk += (np.einsum("km,km->k", phi_C, phi_C) / (self.lam * h))[:, None, None]
-        return S_kk, np.ascontiguousarray(V)
+        return S_kk, V
 
     @functools.cached_property
     def _phi_U(self) -> np.ndarray:
         """Φ's rows of U, gathered once when first read (the whole Φ, not a copy, when U is
         most of the pool)."""
+        if self._rows is not None:
+            return self._rows[0][self._rows[1]]
         return self.features if self._whole else self.features[self.U]
 
     def _row_blocks(self, width: int):
         """Yield ``(start, stop, Φ rows)`` over blocks of U sized for a product ``width`` wide."""
         step = max(1, self.PAIR_BLOCK_ELEMENTS // max(1, width))
         for s in range(0, self.U.size, step):
-            rows = self._phi_U[self.U[s : s + step]] if self._whole else self._phi_U[s : s + step]
+            if self._rows is not None:
+                rows = self._rows[0][self._rows[1][s : s + step]]
+            elif self._whole:
+                rows = self.features[self.U[s : s + step]]
+            else:
+                rows = self._phi_U[s : s + step]
             yield s, s + rows.shape[0], rows
 
     @functools.cached_property
     def reduced_diagonal(self) -> np.ndarray:
         """``S'_jj = [φ_jᵀ S'_ab φ_j]`` for j in U (u, h', h').
 
-        With ``S' = C⁻ᵀC⁻¹`` (:attr:`_reduced_cholesky`), ``S'_jj[a, b] = Σ_c y_caᵀ y_cb`` where
-        ``y_ca = (C⁻¹)_ca φ_j`` and ``(C⁻¹)_ca`` (m × m) is zero above the diagonal blocks: a
-        triangular product (``trmm``) for c = a and a full one for c > a, h'm² multiply-adds
-        per point (h'(h' + 1)/2 · m² with ``S'_ab`` itself; half for two classes)."""
+        By quadratic forms (:attr:`_form_factors`): ``q_ab = ‖L_abᵀ φ_j‖²`` by one triangular
+        product (``trmm``, m²/2 multiply-adds) each, ``S'_jj[a, a] = q_aa`` and ``S'_jj[a, b] =
+        (q_ab − q_aa − q_bb) / 2``: h'(h' + 1)/4 · m² multiply-adds per point, against
+        h'²/2 · m² by products with the blocks of ``C⁻¹`` (three classes: 1.5m² against 2m²)."""
         g, m = self.basis.shape[1], self.features.shape[1]
-        Cinv = self._reduced_inverse_factor
-        blocks = {
-            (c, a): np.asfortranarray(Cinv[c * m : (c + 1) * m, a * m : (a + 1) * m])
-            for a in range(g)
-            for c in range(a, g)
-        }
-        out = np.zeros((self.U.size, g, g))
+        out = np.empty((self.U.size, g, g))
         for s, e, phi in self._row_blocks(m):
-            for c in range(g):
-                # y_ca as columns (m, rows): phi.T is Fortran-ordered, read by BLAS in place
-                y = [dtrmm(1.0, blocks[c, c], phi.T, lower=1)]
-                y = [blocks[c, a] @ phi.T for a in range(c)] + y
-                for a in range(c + 1):
-                    for b in range(a, c + 1):
-                        out[s:e, a, b] += np.einsum("ij,ij->j", y[a], y[b])
-        for a in range(g):
-            for b in range(a + 1, g):
-                out[:, b, a] = out[:, a, b]
+            q = {}
+            for key, L in self._form_factors.items():
+                # Lᵀφ as columns (m, rows): phi.T is Fortran-ordered, read by BLAS in place
+                y = dtrmm(1.0, L, phi.T, lower=1, trans_a=1)
+                q[key] = np.einsum("ij,ij->j", y, y)
+            for a in range(g):
+                out[s:e, a, a] = q[a, a]
+                for b in range(a + 1, g):
+                    out[s:e, a, b] = 0.5 * (q[a, b] - q[a, a] - q[b, b])
+                    out[s:e, b, a] = out[s:e, a, b]
         return out
 
     def reduced_blocks(self, V: np.ndarray):

@@ -124,10 +124,24 @@ class LowRankAOptimalKLR(AOptimalKLR):
         key = (tuple(self._L), tuple(self._codes), self._lam, id(self.features_), U.size)
         cached = getattr(self, "_posterior_cache", None)
         if cached is None or cached[0] != key or not np.array_equal(cached[1].U, U):
-            P_L = self._P[self._L]
-            cached = (key, FeaturePosterior(self.features_, self._L, U, P_L, self._lam))
-            self._posterior_cache = cached
+            P_L, rows = self._P[self._L], self._sample_rows(U)
+            post = FeaturePosterior(self.features_, self._L, U, P_L, self._lam, rows=rows)
+            cached = self._posterior_cache = (key, post)
         return cached[1]
+
+    def _sample_rows(self, U: np.ndarray):
+        """``(Φ_S, positions of U in S)`` for a risk sample S ⊇ U of at most half the pool: Φ_S
+        gathered once for the strategy's features and sample, so that a posterior reads Φ_U
+        from it rather than gathering it anew at every label (None: no sample, or a large one,
+        which the posterior reads in place from Φ)."""
+        S = self._risk_sample
+        if S is None or S.size > self.features_.shape[0] // 2:
+            return None
+        kept = getattr(self, "_sample_cache", None)
+        if kept is None or kept[0] is not self.features_ or kept[1] is not S:
+            kept = self._sample_cache = (self.features_, S, self.features_[S])
+        pos = np.minimum(np.searchsorted(S, U), S.size - 1)
+        return (kept[2], pos) if np.array_equal(S[pos], U) else None
 
     def _risk_terms(self, L, P, U) -> np.ndarray:
         if list(L) != list(self._L) or P is not self._P:
