@@ -28,6 +28,7 @@ from rlscore.core.kernels.blocks import FeatureKernel
 from rlscore.core.kernels.functions import VECTOR_KERNELS
 from rlscore.core.kernels.lowrank import LowRankKernel
 from rlscore.core.klr.link import fisher_blocks
+from rlscore.core.klr.newton import FeatureJacobian
 from rlscore.core.klr.posterior import FeaturePosterior
 from rlscore.query.klr.aoptimal import AOptimalKLR
 
@@ -142,6 +143,28 @@ class LowRankAOptimalKLR(AOptimalKLR):
             kept = self._sample_cache = (self.features_, S, self.features_[S])
         pos = np.minimum(np.searchsorted(S, U), S.size - 1)
         return (kept[2], pos) if np.array_equal(S[pos], U) else None
+
+    def _newton_matrix(self, L: list[int], phi_L, lam: float) -> FeatureJacobian | None:
+        """The refit's Newton matrix at the warm start when labels were taught since the last
+        posterior was made (a label step: the query made it): the inverse of its reduced
+        precision, extended by the new labels' terms (:meth:`FeatureJacobian.extended`), so
+        that the refit begins without a factorisation of its own; None otherwise."""
+        cached, old = getattr(self, "_posterior_cache", None), self._L
+        new = len(L) - len(old)
+        if cached is None or cached[0][:3] != (tuple(old), tuple(self._codes), lam):
+            return None
+        post = cached[1]
+        g = post.basis.shape[1]
+        if L[: len(old)] != old or not 0 < new * g <= self.features_.shape[1] // 4:
+            return None
+        if "_reduced_covariance" not in post.__dict__ or post.features is not self.features_:
+            return None
+        S = post._reduced_covariance  # the inverse of that G: solving is one product
+
+        def solve_old(rhs):
+            return S @ rhs
+
+        return FeatureJacobian.extended(phi_L, post._F, solve_old, self._P[L[-new:]], lam)
 
     def _risk_terms(self, L, P, U) -> np.ndarray:
         if list(L) != list(self._L) or P is not self._P:

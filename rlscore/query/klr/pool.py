@@ -31,7 +31,7 @@ from rlscore.core.kernels.functions import (
     pool_kernel,
 )
 from rlscore.core.klr.link import probabilities
-from rlscore.core.klr.newton import newton_representer
+from rlscore.core.klr.newton import FeatureJacobian, newton_features, newton_representer
 from rlscore.core.klr.tuning import (
     LAM_GRID,
     T_GRID,
@@ -223,7 +223,12 @@ class KLRPoolStrategy(QueryStrategy):
             # a feature kernel of rank m < l: Newton's systems by Woodbury on the m features
             phi_L = kern.features[L] if isinstance(kern, FeatureKernel) else None
             K_LL = self._labeled_block(kern, L)
-            alpha, _ = newton_representer(K_LL, T, lam, alpha0=alpha0, features=phi_L)
+            if phi_L is not None and phi_L.shape[1] < len(L):
+                # lazy Newton: its matrix kept while it serves, maybe the last model's factor
+                jac = None if self._setting_changed(lam, t) else self._newton_matrix(L, phi_L, lam)
+                alpha, _ = newton_features(K_LL, phi_L, T, lam, alpha0=alpha0, jacobian=jac)
+            else:
+                alpha, _ = newton_representer(K_LL, T, lam, alpha0=alpha0)
             beta = kern.columns_times(L, alpha)
         else:
             alpha, beta = np.zeros((0, self._h)), np.zeros((self.n_pool_, self._h))
@@ -233,6 +238,13 @@ class KLRPoolStrategy(QueryStrategy):
         self._K = kern
         self._set_beta(beta)
         self._cache = None
+
+    def _newton_matrix(self, L: list[int], phi_L, lam: float) -> FeatureJacobian | None:
+        """Newton's matrix on the features ``phi_L`` for the refit on ``L`` at the warm start,
+        when it can be had without a factorisation (:class:`~rlscore.query.klr.
+        aoptimal_lowrank.LowRankAOptimalKLR`: from its last posterior); None here (then it is
+        made at the warm start)."""
+        return None
 
     def _labeled_block(self, kern, L: list[int]) -> np.ndarray:
         """``K_LL``, grown from the last fit's block when its labels begin ``L`` (a label
