@@ -12,11 +12,13 @@ primal weights), so a fast-mode query costs O(c·u·T·h²·min(l, m)) for c can
 points and T classes (h = 1 for two, T otherwise) and stops growing with the labels. On the
 m features the blocks are taken off the softmax null vector (h' = h − 1 coordinates, 1 for
 two classes) and the per-pair arithmetic is one compiled pass
-(:mod:`rlscore.query.klr.aoptimal_compiled`): O(u·m·(c·h'² + m·h')) per query, about 1.6 s
-of CPU at n = 100 000, m = 500, 1000 labels, T = 3 (``benchmarks/aopt_speed.py
---interactive``; a whole label step, refit included, 0.45 s with two classes:
-``--label-step``). Memory is O(nm); the default scores 200 candidates (the most uncertain
-ones), and ``risk_points`` bounds u on large pools.
+(:mod:`rlscore.query.klr.aoptimal_compiled`): O(u·m·(c·h'² + m·h'(h' + 1)/4)) per query,
+about 0.85 s of CPU at n = 100 000, m = 500, 1000 labels, T = 3, 20 000 risk points; a whole
+label step, refit included, 0.92 s (0.33 s with two classes: ``benchmarks/aopt_speed.py
+--label-step``). The refit after a label begins from this posterior's precision
+(:meth:`LowRankAOptimalKLR._newton_matrix`), and Φ's rows of the risk sample are kept
+(:meth:`LowRankAOptimalKLR._sample_rows`). Memory is O(nm); the default scores 200
+candidates (the most uncertain ones), and ``risk_points`` bounds u on large pools.
 """
 
 from __future__ import annotations
