@@ -167,6 +167,7 @@ class FeatureJacobian:
         R = V * np.sqrt(np.abs(e))[:, None, :]
         W = np.einsum("iar,im->amir", R, phi[top]).reshape(g * m, top.size * g)
         signs = np.sign(e).reshape(-1)
+        W, signs = W[:, signs != 0], signs[signs != 0]  # a block that did not move adds nothing
         X = self.solve_G(W)
         cap = scipy.linalg.lu_factor(np.diag(signs) + W.T @ X)
         old = self.solve_G
