@@ -115,6 +115,16 @@ def test_a_matrix_far_from_the_start_is_made_again():
     np.testing.assert_allclose(alpha, _reference(phi, T), rtol=0, atol=1e-10)
 
 
+def test_a_kept_matrix_that_gives_no_step_is_made_again():
+    """A given matrix whose solve is useless (NaN): the line search rejects its step, and the
+    lazy Newton makes the matrix at its point instead of failing."""
+    phi, T = _problem(2, seed=4)
+    Z = fisher_blocks(np.full(T.shape, 0.5))
+    broken = FeatureJacobian(phi, Z, LAM, lambda b: np.full_like(b, np.nan))
+    alpha, _ = newton_features(phi @ phi.T, phi, T, LAM, jacobian=broken)
+    np.testing.assert_allclose(alpha, _reference(phi, T), rtol=0, atol=1e-10)
+
+
 @pytest.mark.parametrize("g", [1, 2, 3])
 def test_feature_precision_is_the_sum_of_kronecker_products(g):
     rng = np.random.default_rng(g)

@@ -371,9 +371,10 @@ def newton_features(
     with the whole matrix made again), and after a slow step with a just-updated matrix the
     matrix is made again at the current point. Every step is line-searched on the objective
     as Newton's are (``−J₀⁻¹r`` is a descent direction: ``K J₀⁻¹ = (λK⁻¹ + Z₀)⁻¹`` is positive
-    semidefinite). ``jacobian`` is the matrix to begin with (e.g. the last model's posterior
-    :meth:`FeatureJacobian.extended` by a new label: the matrix at the warm start itself),
-    else it is made at ``alpha0``.
+    semidefinite); a step with a kept matrix that the line search cannot accept (rounding)
+    makes the matrix again rather than failing. ``jacobian`` is the matrix to begin with (e.g.
+    the last model's posterior :meth:`FeatureJacobian.extended` by a new label: the matrix at
+    the warm start itself), else it is made at ``alpha0``.
 
     The optimum is Newton's. Kept matrices converge linearly, not quadratically, so the run
     stops at ``tol`` only after a step with a matrix made at its point, and otherwise goes on to
@@ -408,7 +409,11 @@ def newton_features(
             step = -jacobian.solve(resid)
         except np.linalg.LinAlgError as err:
             raise KLRConvergenceError(_singular("representer", it, lam)) from err
-        found = _single_line_search(K, T, lam, alpha, F, J, step, resid)
+        finite = bool(np.all(np.isfinite(step)))
+        found = _single_line_search(K, T, lam, alpha, F, J, step, resid) if finite else None
+        if found is None and not fresh:  # a kept matrix gave no descent: make it here
+            jacobian, last = None, np.inf
+            continue
         if found is None:
             raise KLRConvergenceError(_not_converged("representer", it, grad, lam, tol))
         alpha, F, J = found  # F = Kα carried along: K(α + t·step) = F + t·K·step
