@@ -18,9 +18,7 @@ from support.app import REPO, TIMEOUT, button, ok, stored_log
 from rlscore.core.evaluation.set_accuracy import MIN_CHECKS
 from rlscore.sessions import LabelingSession
 from rlscore.sessions.state.settings import project_settings, save_project_settings
-from rlscore.sessions.stopping.accuracy_estimate import (
-    AUDIT_EVERY,
-)
+from rlscore.sessions.stopping.accuracy_estimate import AUDIT_EVERY, RISK_MIN_LABELS
 from rlscore.sessions.stopping.stopping_view import stopping_view
 from rlscore.storage import open_store
 
@@ -281,3 +279,26 @@ def test_the_panel_says_whether_the_strategy_draws_at_random(db, strategy, said)
     assert share == {"arls-focused": 0.2, "random": 1.0}.get(strategy, 0.0)
     captions = " ".join(c.value for c in _open().caption)
     assert said in captions and "1 query in 10 at random" not in captions
+
+
+def test_the_expected_errors_are_shown_from_the_labels_their_benchmark_measured(db):
+    # a tester saw "≈ 61 %" after 3 labels on a task the model then got 94 % right: the
+    # calibration was measured from 40 labels on (docs/benchmarks/trust.md)
+    _open()
+    with open_store(db) as store:
+        s = _session(store)
+        s.auto_label(RISK_MIN_LABELS - 1)
+        early = stopping_view(s).estimate
+    assert early.expected_error_rate is not None  # computed, not shown
+    at = _open()
+    metric = next(m for m in at.metric if m.label == "Expected errors on the unlabeled points")
+    assert metric.value == "—"
+    assert any(f"Shown from {RISK_MIN_LABELS} labels on" in c.value for c in at.caption)
+    with open_store(db) as store:
+        s = _session(store)
+        s.auto_label(1)
+        rate = stopping_view(s).estimate.expected_error_rate
+    at = _open()
+    metric = next(m for m in at.metric if m.label == "Expected errors on the unlabeled points")
+    shown = f"{rate:.1%}" if rate < 0.1 else f"{rate:.0%}"
+    assert metric.value == f"≈ {shown}"

@@ -25,6 +25,11 @@ from rlscore.sessions.stopping.curves import StopCurves
 
 #: default share of audit queries: every k-th query is drawn uniformly at random (0: none)
 AUDIT_EVERY = 10
+#: labels from which the calibrated expected error rate is shown: its benchmark measured it
+#: from 40 labels on (docs/benchmarks/trust.md, "The calibrated risk"); with a few labels
+#: Platt's fit on as many leave-one-out values says little (a tester saw 61 % after 3 labels
+#: on a task the model then got 94 % right)
+RISK_MIN_LABELS = 40
 
 
 def audit_due(query_number: int, every: int) -> bool:
@@ -172,6 +177,7 @@ def _stored_class_weight(weight, labels: Iterable):
 __all__ = [
     "AUDIT_EVERY",
     "ESTIMATE_COLUMNS",
+    "RISK_MIN_LABELS",
     "AccuracyEstimate",
     "accuracy_estimate",
     "audit_draw",
