@@ -53,6 +53,25 @@ _C = [1.0 / math.factorial(i) for i in range(13)]
 _C2, _C3, _C4, _C5, _C6, _C7, _C8, _C9, _C10, _C11, _C12 = _C[2:]
 
 
+@numba.njit(cache=True, fastmath={"contract"}, inline="always", error_model="numpy")
+def _exp_poly(r):  # pragma: no cover
+    """``exp(r)`` for ``|r| ≤ ln 2 / 2`` by its degree-12 Taylor polynomial (Horner), the
+    mantissa of :func:`_exp_nonpositive` and :func:`_exp_nonpositive_one`."""
+    q = _C12
+    q = q * r + _C11
+    q = q * r + _C10
+    q = q * r + _C9
+    q = q * r + _C8
+    q = q * r + _C7
+    q = q * r + _C6
+    q = q * r + _C5
+    q = q * r + _C4
+    q = q * r + _C3
+    q = q * r + _C2
+    q = q * r + 1.0
+    return q * r + 1.0
+
+
 # no "reassoc" here: it would fold the magic-number rounding and the two-part reduction away
 @numba.njit(cache=True, fastmath={"contract"}, nogil=True, error_model="numpy")
 def _exp_nonpositive(x, work):  # pragma: no cover
@@ -62,19 +81,7 @@ def _exp_nonpositive(x, work):  # pragma: no cover
         work[i] = t
         n = t - _MAGIC
         r = (v - n * _LN2_HI) - n * _LN2_LO
-        q = _C12
-        q = q * r + _C11
-        q = q * r + _C10
-        q = q * r + _C9
-        q = q * r + _C8
-        q = q * r + _C7
-        q = q * r + _C6
-        q = q * r + _C5
-        q = q * r + _C4
-        q = q * r + _C3
-        q = q * r + _C2
-        q = q * r + 1.0
-        x[i] = q * r + 1.0
+        x[i] = _exp_poly(r)
     bits = work.view(np.int64)
     for i in range(x.size):
         bits[i] = (bits[i] - _MAGIC_BITS + 1023) << 52
@@ -265,20 +272,7 @@ def _exp_nonpositive_one(x):  # pragma: no cover
     t = v * _LOG2E + _MAGIC
     n = t - _MAGIC
     r = (v - n * _LN2_HI) - n * _LN2_LO
-    q = _C12
-    q = q * r + _C11
-    q = q * r + _C10
-    q = q * r + _C9
-    q = q * r + _C8
-    q = q * r + _C7
-    q = q * r + _C6
-    q = q * r + _C5
-    q = q * r + _C4
-    q = q * r + _C3
-    q = q * r + _C2
-    q = q * r + 1.0
-    q = q * r + 1.0
-    return q * _bits_float((_float_bits(t) - _MAGIC_BITS + 1023) << 52)
+    return _exp_poly(r) * _bits_float((_float_bits(t) - _MAGIC_BITS + 1023) << 52)
 
 
 @numba.njit(cache=True, fastmath=_FASTMATH_THREE, inline="always", error_model="numpy")
