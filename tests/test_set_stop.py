@@ -177,6 +177,18 @@ def test_the_label_page_shows_the_advice_and_until_stop_ends_labeling(store, tmp
     assert any("Done: the stop rule fired" in x.value for x in at.success)
     until = at.sidebar.toggle(key="w_until_stop")
     assert not until.disabled and until.value is True
+    assert not _set_buttons(at)
+    # each tab can go on anyway (a tester's multi-label panel offered no way on)
+    at.button(key="go_on_after_stop").click()
+    ok(at.run())
+    assert _set_buttons(at)
+    with open_store(tmp_path / "labels.sqlite3") as store:
+        assert len(store.events("blobs")) == 100  # going on labeled nothing by itself
+
+
+def _set_buttons(at) -> list:
+    """The Label page's class toggles and Save of a multi-label point."""
+    return [b for b in at.button if b.key and b.key.startswith("label_")]
 
 
 def test_a_simulated_run_stops_where_refits_from_scratch_say(store):

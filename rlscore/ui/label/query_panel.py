@@ -109,6 +109,22 @@ def go_on_after_stop(project_uid: int | None) -> None:
     st.session_state[_go_on_key(project_uid)] = True
 
 
+def stopped_here(state: QueryPanelState) -> None:
+    """The panel when the project's budget, "until the stop rule fires", is reached in this
+    tab (single- and multi-label): done, like a budget, with a way to go on in this tab."""
+    st.success(
+        "Done: the stop rule fired, and this project labels until it does. Go on anyway, "
+        "or pick a point in the plot."
+    )
+    st.button(
+        "Keep labeling anyway",
+        key="go_on_after_stop",
+        on_click=go_on_after_stop,
+        args=(state.project_uid,),
+        help="More labels in this tab; the stop advice below says what they bring.",
+    )
+
+
 def stop_ends_labeling(handle: SessionHandle, p: dict) -> bool:
     """Whether the stop rule fired and ends labeling in this tab: the project's budget is
     "until the stop rule fires" (``until_stop``) and the tab has not chosen to go on. Call
@@ -275,18 +291,7 @@ def _point(s, p: dict, state: QueryPanelState) -> None:
     """The point's heading, the point itself and what the learner says about it."""
     project = s.project
     if state.target is None and state.stop_reached:
-        # the project's budget is "until the stop rule fires": reached, like a budget
-        st.success(
-            "Done: the stop rule fired, and this project labels until it does. Go on anyway, "
-            "or pick a point in the plot."
-        )
-        st.button(
-            "Keep labeling anyway",
-            key="go_on_after_stop",
-            on_click=go_on_after_stop,
-            args=(state.project_uid,),
-            help="More labels in this tab; the When-to-stop panel below says what they bring.",
-        )
+        stopped_here(state)
         return
     if state.target is None:
         reason = "the budget is reached" if state.budget_reached else "no point is left"
@@ -588,5 +593,6 @@ __all__ = [
     "shown_state",
     "skip_undo_back",
     "stop_ends_labeling",
+    "stopped_here",
     "view_state",
 ]

@@ -39,6 +39,7 @@ from rlscore.ui.label.query_panel import (
     shown_state,
     skip_undo_back,
     stop_ends_labeling,
+    stopped_here,
     view_state,
 )
 from rlscore.ui.label.stopping_panel import offer_random_checks
@@ -127,10 +128,11 @@ def set_panel(handle: SessionHandle, p: dict, annotator: str) -> None:
 
 def _point(project, state: QueryPanelState) -> None:
     """The point's heading, the point, the prediction (unless blind) and its current set."""
+    if state.target is None and state.stop_reached:
+        stopped_here(state)
+        return
     if state.target is None:
         reason = "the budget is reached" if state.budget_reached else "no point is left"
-        if state.stop_reached:
-            reason = "the stop rule fired"
         st.success(f"Done: {reason}. Undo, raise the budget or pick a point in the plot.")
         return
     target = state.target
