@@ -149,6 +149,43 @@ def test_a_click_right_after_the_draw_is_dropped_and_says_why(browser, server, o
         context.close()
 
 
+def test_a_key_right_after_undo_is_dropped_and_the_notice_outlives_the_next_point(
+    browser, server, own_sample
+):
+    # a tester's key pressed 30 ms after U stored nothing, and the notice saying so was
+    # cleared by the point Undo brought back: they thought the point was labeled
+    moons = own_sample("two_moons")
+    context = new_context(browser)
+    page = context.new_page()
+    try:
+        q0 = open_app(page, f"{server.url}/?project={moons}", 0)
+        settle(page)
+        wait_dwell(page)
+        page.keyboard.press("1")
+        wait_text(page, "Labeled 1 of 220")
+        settle(page)
+        before = len(draw_times(page))
+        page.keyboard.press("u")
+        page.keyboard.press("2")  # at once: the Undo is still being answered
+        wait_text(page, "Labeled 0 of 220")
+        page.wait_for_function(f"window.__rlscoreDrawTimes.length > {before}")
+        settle(page)
+        assert heading_number(page, "Next query:") == q0  # Undo brought q0 back
+        notice = page.locator("#rlscore-press-notice")
+        expect(notice).to_have_text(re.compile(r"^Press ignored: your previous press"))
+        assert page.evaluate("window.__rlscoreDropped.at(-1).reason") == "busy"
+        assert stored(server.db, moons).labels == {}  # the dropped press stored nothing
+        # the next press is taken, and its point drawn next clears the notice
+        wait_dwell(page)
+        page.keyboard.press("2")
+        wait_text(page, "Labeled 1 of 220")
+        settle(page)
+        expect(notice).to_be_hidden()
+        assert stored(server.db, moons).labels == {q0: 1}
+    finally:
+        context.close()
+
+
 def test_the_server_refuses_a_click_inside_the_dwell_without_the_page_guard(browser, start_server):
     # a dwell longer than the page takes to load and settle on a slow machine, so that the
     # server's own clock (from drawing the panel to the callback) is surely inside it

@@ -39,7 +39,9 @@ added by a small script installed once per page (:func:`install_key_guard`):
   drew the outage message, whose press may never have reached a callback).
 * **A dropped press says so.** A small status line at the bottom of the page says why
   ("Press ignored: the point had been on screen for 60 ms"); it clears when the next point is
-  drawn. Dropped presses are also counted in ``window.__rlscoreDroppedKeys`` and listed in
+  drawn — but one about a press dropped while the previous press was being answered (a key
+  right after Undo) stays over that next point until the next press: it is about that change.
+  Dropped presses are also counted in ``window.__rlscoreDroppedKeys`` and listed in
   ``window.__rlscoreDropped``.
 * **Focus leaves a form field after a choice.** After an option of a select box is picked (by
   click or Enter), a toggle, checkbox or radio button is changed, or Enter is pressed in a
@@ -129,12 +131,17 @@ _SCRIPT = """
     note = doc.getElementById("rlscore-press-notice") || note;
     if (note) { note.hidden = true; note.textContent = ""; }
   };
+  // a notice of a press dropped while the previous one was being answered is about that
+  // change of point: it stays over the next point drawn, until the next press (a tester's
+  // key pressed 30 ms after Undo was dropped with a notice the point drawn next cleared)
+  let sticky = false;
   const drop = (e, reason, text) => {
     e.stopImmediatePropagation();
     e.preventDefault();
     w.__rlscoreDroppedKeys += 1;
     w.__rlscoreDropped.push({reason: reason, at: Date.now(), point: drawnPoint});
     say(text);
+    sticky = reason === "busy";
   };
   // the point's paint acknowledged to the server (its hidden button, rlscore.ui.label.actions)
   // once a frame with it has been painted: the server's dwell counts from there
@@ -170,7 +177,7 @@ _SCRIPT = """
       if (!same) shown = {point: point, at: drawnAt};
       w.__rlscoreDrawTimes.push({point: point, at: drawnAt});
       ackPoint = point;
-      if (!same) unsay();
+      if (!same && !sticky) unsay();
     }
     afterPaint();
   };
@@ -345,6 +352,7 @@ _SCRIPT = """
     if (typing(doc.activeElement)) return;
     // in an outage the outage script refuses keys (rlscore.ui.shell.database_status)
     if (doc.querySelector("[data-rls-outage]")) return;
+    sticky = false;  // a new press: the notice of a dropped one goes with the next point
     if (busy && !sawRun && Date.now() - pressedAt > __NO_RUN_MS__) busy = false;
     if (e.repeat) { drop(e, "repeat", "Press ignored: a key held down does not label."); return; }
     if (busy) {
@@ -365,7 +373,9 @@ _SCRIPT = """
   w.addEventListener("click", (e) => {
     const t = e.target;
     const box = t && t.closest && t.closest('[class*="st-key-label_"], [class*="st-key-skip_"]');
-    if (!box || tooSoon(e, keyClass(box))) return;
+    if (!box) return;
+    sticky = false;
+    if (tooSoon(e, keyClass(box))) return;
     if (isToggle(keyClass(box))) toggleAt = Date.now();
     else sent();
   }, true);
