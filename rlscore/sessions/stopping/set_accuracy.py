@@ -22,7 +22,7 @@ from rlscore.core.conventions.label_sets import multi_hot
 from rlscore.core.evaluation.set_accuracy import MIN_CHECKS, micro_f1_estimate
 from rlscore.core.kernels.functions import is_graph_kernel
 from rlscore.data.projects.project import Project
-from rlscore.query import QueryStrategy
+from rlscore.query import MULTILABEL_STRATEGIES, QueryStrategy, make_strategy
 
 
 def check_sets(
@@ -96,8 +96,6 @@ def export_set_estimate(project: Project, labels: dict, params: dict, checks) ->
     ``sigma``, ``degree``, ``lam``, ``class_weight``), under :data:`SET_ESTIMATE_COLUMNS`
     (None values when it cannot be made: too few checks, unknown settings, a graph kernel,
     which exists on the pool only)."""
-    from rlscore.query import MULTILABEL_STRATEGIES, make_strategy
-
     out = dict.fromkeys(SET_ESTIMATE_COLUMNS)
     out["micro_f1_labels"], out["micro_f1_checks"] = len(labels), 0
     name, lam = params.get("strategy"), params.get("lam")
