@@ -23,6 +23,7 @@ from reference.arls_lowrank import exact_reference_scores
 
 import rlscore.core.conventions.memory_budget
 from rlscore.query import ARLS, STRATEGIES, LowRankARLS, NoCandidatesError, make_strategy
+from rlscore.query.arls import thesis
 from rlscore.sessions.state.engine import KernelCache, check_pool_size
 
 SIGMA, LAM = 1.0, 0.3
@@ -101,6 +102,39 @@ def test_scores_and_picks_equal_dense_arls_on_the_feature_kernel(T, class_weight
     np.testing.assert_allclose(low.decision_function(), dense.decision_function(), atol=1e-10)
     assert low.estimated_risk() == pytest.approx(dense.estimated_risk(), abs=1e-8)
     assert low.risk_standard_error_ == 0.0
+
+
+@pytest.mark.parametrize("path", ["numpy", "compiled"])
+@pytest.mark.parametrize(("T", "class_weight"), CASES)
+def test_sampled_scores_match_float64_arls_on_the_feature_kernel(
+    T, class_weight, path, monkeypatch
+):
+    # the sampled lookahead's covariance rows are single precision (SAMPLED_ROWS_DTYPE): its
+    # scores against dense ARLS on K̃ = ΦΦᵀ in float64, scored on the same risk points
+    monkeypatch.setattr(thesis, "NUMPY_LOOKAHEAD", 1 << 62 if path == "numpy" else 1 << 10)
+    X, y = pool(1500, T, seed=21)
+    classes = list(range(T))
+    low = LowRankARLS(sigma=SIGMA, lam=LAM, class_weight=class_weight, n_landmarks=60,
+                      candidates=80, risk_sample=600).start(X, classes)  # fmt: skip
+    dense = ARLS(sigma=SIGMA, lam=LAM, class_weight=class_weight)
+    dense.start(X, classes, K=low.features_ @ low.features_.T)
+    labeled = [int(np.flatnonzero(y == c)[k]) for c in range(T) for k in range(2)]
+    for s in (low, dense):
+        s.teach_many(labeled, y[labeled].tolist())
+    assert low.features_.dtype == np.float64
+    clear = 0
+    for _ in range(4):
+        i, score = low.next_query()
+        cand, S = low.candidate_indices(), low.risk_points()
+        ref = exact_reference_scores(dense, cand, S)
+        np.testing.assert_allclose(low.scores()[cand], ref, rtol=1e-6)
+        order = np.sort(ref)
+        if order[1] - order[0] > 1e-5 * order[0]:  # the float64 winner is clear: the same pick
+            clear += 1
+            assert i == cand[np.argmin(ref)]
+        for s in (low, dense):
+            s.teach(i, int(y[i]))
+    assert clear >= 2
 
 
 @pytest.mark.parametrize("landmarks", ["uniform", "kmeans", "ic"])

@@ -454,6 +454,12 @@ def _sampled_multiclass(
             squares[i] += gi * gi
 
 
+def _rows(D: np.ndarray) -> np.ndarray:
+    """``D`` contiguous, float32 kept as it is (a copy to float64 would cost a pass over it)."""
+    dtype = np.float32 if D.dtype == np.float32 else np.float64
+    return np.ascontiguousarray(D, dtype=dtype)
+
+
 def point_risk_sums(
     Ds: list[np.ndarray],
     group_of: np.ndarray,
@@ -471,7 +477,9 @@ def point_risk_sums(
     Parameters
     ----------
     Ds : list of ndarray (p, b)
-        ``d_i(z)`` on the block's points, one array per group of one-vs-all columns.
+        ``d_i(z)`` on the block's points, one array per group of one-vs-all columns; float32
+        rows are read as they are (the low-rank features' rows,
+        :data:`~rlscore.query.arls.lowrank.SAMPLED_ROWS_DTYPE`), the sums are float64.
     group_of : ndarray (T',) of int
         The group (index into ``Ds``) of each column.
     alphas : list of ndarray (b, T')
@@ -495,12 +503,12 @@ def point_risk_sums(
         # f > 0 predicts class 1: the error is class 0's, weighted 1/w_0
         h = 0.5 * (inv_w if weighted else np.full(2, inv_w[0]))
         alpha = np.ascontiguousarray(np.stack([a[:, 0] for a in alphas]))
-        D = np.ascontiguousarray(Ds[0], **f64)
+        D = _rows(Ds[0])
         m = np.ascontiguousarray(m_rows[:, 0], **f64)
         _sampled_binary(D, alpha, m, qT, h, 1.0 if clip else np.inf, total, squares)
         return
     weighted = bool(inv_w.min() != inv_w.max())
-    D_of = tuple(np.ascontiguousarray(Ds[g], **f64) for g in np.asarray(group_of).tolist())
+    D_of = tuple(_rows(Ds[g]) for g in np.asarray(group_of).tolist())
     half_alpha = np.ascontiguousarray(0.5 * np.stack(alphas).transpose(0, 2, 1))
     half_m = np.ascontiguousarray(0.5 * (m_rows + 1.0), **f64)
     _sampled_multiclass(D_of, half_alpha, half_m, qT, inv_w, bool(clip), weighted, total, squares)

@@ -57,6 +57,12 @@ CANDIDATE_BLOCK = 512
 #: SeedSequence words that keep the two draws of a state independent (the candidates', the
 #: risk points'); :class:`~rlscore.query.cluster.block_query.BlockQuery` makes the same draws
 CANDIDATE_DRAW, RISK_DRAW = 1, 2
+#: the precision of a sampled lookahead's covariance rows on the low-rank features (``by_point``):
+#: single. Their rounding (about 10⁻⁷ of an entry) moved the scores by at most 3·10⁻⁹ of their
+#: value, far below the risk sample's standard error, and picked the same point at 160 of 160
+#: queries at 10⁵ and 10⁶ points; the product that makes them, most of a query's time at 10⁵
+#: points, takes half as long (docs/benchmarks/app-latency.md, "Single-precision covariance rows")
+SAMPLED_ROWS_DTYPE = np.float32
 
 
 def draw_generator(random_state: int | None, draw: int, labeled) -> np.random.Generator:
@@ -482,6 +488,15 @@ class _FeaturePosterior:
         return _FeatureCovariance(self._phi, self._Cs, idx)
 
 
+def sampled_rows(features: np.ndarray, points, R: list[np.ndarray]) -> list[np.ndarray]:
+    """``d_i = Φ_p r_i`` of a block of candidates on the pool points ``points``: one (p, b)
+    array per group's ``R`` (r, b), in :data:`SAMPLED_ROWS_DTYPE`. Shared by the in-memory
+    engine and the blocks of a pool on a cluster
+    (:mod:`~rlscore.query.cluster.block_lookahead`)."""
+    rows = features[points].astype(SAMPLED_ROWS_DTYPE)
+    return [rows @ r.astype(SAMPLED_ROWS_DTYPE, copy=False) for r in R]
+
+
 class _FeatureCovariance:
     """``d_i = Φ r_i``, ``r_i = C φ_i``, of a block of candidates on any pool points."""
 
@@ -489,12 +504,14 @@ class _FeatureCovariance:
         phi_c = phi[idx]  # (b, r)
         self._phi = phi
         self._R = [C @ phi_c.T for C in Cs]  # r_i = C φ_i, (r, b) per group
+        self._R_sampled = [R.astype(SAMPLED_ROWS_DTYPE) for R in self._R]
         # d_ii = φ_iᵀ C φ_i, (b, groups)
         self.diagonal = np.column_stack([np.einsum("ij,ji->i", phi_c, R) for R in self._R])
 
     def by_point(self, points) -> list[np.ndarray]:
-        """``d_i`` on the pool points ``points``, (p, b) per group."""
-        return [self._phi[points] @ R for R in self._R]
+        """``d_i`` on the pool points ``points``, (p, b) per group, in
+        :data:`SAMPLED_ROWS_DTYPE`."""
+        return sampled_rows(self._phi, points, self._R_sampled)
 
     def by_candidate(self, points) -> list[np.ndarray]:
         """``d_i`` on the pool points ``points``, (b, p) per group."""
@@ -505,8 +522,10 @@ __all__ = [
     "CANDIDATE_BLOCK",
     "CANDIDATE_DRAW",
     "RISK_DRAW",
+    "SAMPLED_ROWS_DTYPE",
     "LowRankARLS",
     "draw_generator",
     "lookahead_sums",
+    "sampled_rows",
     "scaled_estimates",
 ]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rlscore.query.arls.lowrank import lookahead_sums
+from rlscore.query.arls.lowrank import lookahead_sums, sampled_rows
 from rlscore.query.cluster.block_passes import block_predictions, local_rows
 
 
@@ -26,7 +26,7 @@ class _BlockCovariance:
         self._phi, self._R, self.diagonal, self._shift = features, R, diagonal, shift
 
     def by_point(self, points) -> list[np.ndarray]:
-        out = [self._phi[points] @ R for R in self._R]
+        out = sampled_rows(self._phi, points, self._R)
         if self._shift is not None:
             for g, d in enumerate(out):
                 d += self._shift[:, g]
