@@ -24,6 +24,7 @@ from rlscore.sessions.stopping.set_stop import (
 from rlscore.sessions.stopping.stop_rule import MIN_STOP_LABELS
 from rlscore.sessions.stopping.stopping_view import stop_rule_fired, stopping_view
 from rlscore.storage import open_store
+from rlscore.ui.label import refresh
 
 CLASSES = ["a", "b", "c", "d"]
 SIGMA, LAM = 3.0, 0.5
@@ -184,6 +185,46 @@ def test_the_label_page_shows_the_advice_and_until_stop_ends_labeling(store, tmp
     assert _set_buttons(at)
     with open_store(tmp_path / "labels.sqlite3") as store:
         assert len(store.events("blobs")) == 100  # going on labeled nothing by itself
+
+
+def test_auto_label_stops_where_the_rule_fires_unless_told_otherwise(store):
+    # Auto-label labeled on past the stop of a project "until the stop rule fires"
+    s = LabelingSession(store, "blobs", "arls", sigma=SIGMA, lam=LAM, snapshots=False)
+    done = s.auto_label(len(s.project.X), until_stop=True)
+    fresh = LabelingSession(store, "blobs", "arls", sigma=SIGMA, lam=LAM, snapshots=False)
+    curves = set_stop_curves(fresh)
+    ready = next(n for n in range(len(curves)) if n >= MIN_STOP_LABELS and curves.all_classes[n])
+    assert done == len(fresh.labels) == reference_stop(np.asarray(curves.agreement), ready)
+    assert s.auto_label(5, until_stop=True) == 0  # stopped, as the Label page's panel
+    assert s.auto_label(5) == 5  # going on anyway
+
+
+def test_the_label_pages_auto_label_stops_at_the_multi_label_rule(store, tmp_path, monkeypatch):
+    save_project_settings(
+        store, "blobs", {"strategy": "arls", "sigma": SIGMA, "lam": LAM, "until_stop": True}
+    )
+    # AppTest runs the whole page at a click, the panel (which shows the notice) first, and
+    # then the page run the click asks for; a browser reruns the figures' fragment only, and
+    # that page run shows it
+    monkeypatch.setattr(refresh, "follow_page_run", lambda: None)
+    monkeypatch.setenv("RLSCORE_DB", str(tmp_path / "labels.sqlite3"))
+    at = app_page("label.py")
+    at.query_params["project"] = "blobs"
+    at.query_params["annotator"] = "ada"
+    ok(at.run())
+    at.number_input(key="n_auto").set_value(120)
+    ok(at.run())
+    at.button(key="auto").click()
+    ok(at.run())
+    n = len(LabelingSession(store, "blobs", "arls", snapshots=False).labels)
+    assert 0 < n < 120
+    notices = " ".join(x.value for x in at.success)
+    assert f"Auto-labeled {n} points with the truth. Stopped there: the stop rule" in notices
+    assert "Done: the stop rule fired" in notices
+    assert at.button(key="auto").disabled
+    at.button(key="go_on_after_stop").click()
+    ok(at.run())
+    assert not at.button(key="auto").disabled
 
 
 def _set_buttons(at) -> list:

@@ -21,6 +21,7 @@ from rlscore.sessions.state.settings import project_settings, save_project_setti
 from rlscore.sessions.stopping.accuracy_estimate import AUDIT_EVERY, RISK_MIN_LABELS
 from rlscore.sessions.stopping.stopping_view import stopping_view
 from rlscore.storage import open_store
+from rlscore.ui.label import refresh
 
 PROJECT = "two_moons"
 
@@ -302,3 +303,39 @@ def test_the_expected_errors_are_shown_from_the_labels_their_benchmark_measured(
     metric = next(m for m in at.metric if m.label == "Expected errors on the unlabeled points")
     shown = f"{rate:.1%}" if rate < 0.1 else f"{rate:.0%}"
     assert metric.value == f"≈ {shown}"
+
+
+def test_auto_label_stops_where_the_stop_rule_fires_and_says_why(db, monkeypatch):
+    # a tester's Auto-label 150 labeled all 150 on a project "until the stop rule fires",
+    # whose rule fired at 87 labels: the manual panel had stopped there
+    # AppTest runs the whole page at a click, the panel (which shows the notice) first, and
+    # then the page run the click asks for; a browser reruns the figures' fragment only, and
+    # that page run shows it (rlscore.ui.label.refresh)
+    monkeypatch.setattr(refresh, "follow_page_run", lambda: None)
+    at = _open()
+    at.toggle(key="w_until_stop").set_value(True)
+    ok(at.run())
+    at.number_input(key="n_auto").set_value(150)
+    ok(at.run())
+    at.button(key="auto").click()
+    ok(at.run())
+    n = len(stored_log(db, PROJECT).labels)
+    with open_store(db) as store:  # the rule, recomputed from the stored labels alone
+        decision = stopping_view(_session(store)).decision
+    assert decision.stop and decision.fired_at_labels == n < 150
+    notices = [x.value for x in at.success]
+    assert f"Auto-labeled {n} points with the truth. Stopped there: the stop rule fired" in (
+        " ".join(notices)
+    )
+    assert any(x.startswith("Done: the stop rule fired") for x in notices)  # as by hand
+    auto = at.button(key="auto")
+    assert auto.disabled and "the stop rule fired" in auto.help
+    # a tab that goes on auto-labels on, past the stop
+    at.button(key="go_on_after_stop").click()
+    ok(at.run())
+    assert not at.button(key="auto").disabled
+    at.number_input(key="n_auto").set_value(3)
+    ok(at.run())
+    at.button(key="auto").click()
+    ok(at.run())
+    assert len(stored_log(db, PROJECT).labels) == n + 3

@@ -62,6 +62,7 @@ from rlscore.sessions.actions.session_params import (
 from rlscore.sessions.actions.undo import undo_last
 from rlscore.sessions.state.replay import Replay
 from rlscore.sessions.state.snapshots import default_snapshot_dir
+from rlscore.sessions.stopping.stopping_view import stop_rule_fired
 from rlscore.sessions.team.handout import CLAIM_SECONDS, Handout
 from rlscore.sessions.team.overlap import Overlap
 from rlscore.sessions.team.permissions import (
@@ -441,9 +442,21 @@ class LabelingSession(SessionView):
                 self._handout.show_again(reverted.point, who, check=check)
             return reverted
 
-    def auto_label(self, n: int, annotator: str = "oracle", budget: int | None = None) -> int:
+    def auto_label(
+        self,
+        n: int,
+        annotator: str = "oracle",
+        budget: int | None = None,
+        *,
+        until_stop: bool = False,
+    ) -> int:
         """Label the next ``n`` queries (within ``budget``, as :meth:`query`) with the true
-        labels; returns how many were labeled."""
+        labels; returns how many were labeled.
+
+        ``until_stop``: the budget is "until the stop rule fires" (the project setting of that
+        name): no label once the stop rule has fired
+        (:func:`~rlscore.sessions.stopping.stopping_view.stop_rule_fired`), where the Label
+        page's manual labeling stops too."""
         if self.project.truth is None:
             raise ValueError(
                 f"project {self.project_name!r} has no ground truth: auto-labeling needs a "
@@ -452,6 +465,9 @@ class LabelingSession(SessionView):
         done = 0
         with self._lock:
             for _ in range(int(n)):
+                # checked before every label: the rule may fire on the label just given
+                if until_stop and stop_rule_fired(self):
+                    break
                 # claimed like any annotator's query: points shown to people are left alone
                 q = self.query(budget, annotator=annotator)
                 if q is None:

@@ -44,8 +44,10 @@ import streamlit as st
 from rlscore.core.conventions.counted_words import counted
 from rlscore.sessions.actions.dwell import TooSoonError
 from rlscore.sessions.actions.undo import undo_last
+from rlscore.sessions.stopping.stopping_view import stop_rule_fired
 from rlscore.storage import DatabaseUnavailableError, StaleActionError, UnknownProjectError
 from rlscore.ui.label.refresh import request_page_run
+from rlscore.ui.label.stopping_panel import STOP_REACHED
 from rlscore.ui.shell.database_status import note_saved, note_unavailable, refusal_text
 from rlscore.ui.shell.errors import user_message
 from rlscore.ui.shell.flash import flash
@@ -464,12 +466,17 @@ def relabel_recent(
     request_page_run()
 
 
-def auto_label(handle: SessionHandle, n: int, budget: int) -> None:
-    """Callback: label the next ``n`` queries with the ground truth (a demo oracle)."""
+def auto_label(handle: SessionHandle, n: int, budget: int, until_stop: bool = False) -> None:
+    """Callback: label the next ``n`` queries with the ground truth (a demo oracle), none once
+    the stop rule fired when ``until_stop`` (the project's budget, and this tab has not chosen
+    to go on)."""
 
     def run():
-        done = handle.session.auto_label(n, budget=budget)
-        flash("success", f"Auto-labeled {counted(done, 'point')} with the truth.")
+        done = handle.session.auto_label(n, budget=budget, until_stop=until_stop)
+        text = f"Auto-labeled {counted(done, 'point')} with the truth."
+        if until_stop and done < n and stop_rule_fired(handle.session):
+            text += f" Stopped there: {STOP_REACHED}."
+        flash("success", text)
 
     _run(handle, "oracle", run)
     request_page_run()

@@ -23,7 +23,6 @@ import streamlit as st
 
 from rlscore.core.conventions.counted_words import counted
 from rlscore.core.conventions.json_values import plain_scalar
-from rlscore.sessions.stopping.stopping_view import stop_rule_fired
 from rlscore.sessions.views.label_page import LearnerFigures, PoolPlotState, QueryPanelState
 from rlscore.ui.figures.lazy_expander import open_expander_content
 from rlscore.ui.figures.live_plot import live_plotly_chart
@@ -31,6 +30,13 @@ from rlscore.ui.label import actions, refresh
 from rlscore.ui.label import pool_picture as pool_plane
 from rlscore.ui.label.cold_start import cold_start_panel
 from rlscore.ui.label.point_view import show_brief, show_point
+from rlscore.ui.label.stopping_panel import (
+    STOP_REACHED,
+    go_on_count,
+    labels_until_stop,
+    stop_ends_labeling,
+    stopped_here,
+)
 from rlscore.ui.label.teammates import mark_shown_version
 from rlscore.ui.shell.errors import report_errors
 from rlscore.ui.shell.flash import show_flash
@@ -49,8 +55,12 @@ MAX_KEYS = 9
 
 
 def view_state(seen: int) -> str:
-    """What a view shows: the log version, the point picked in the plot, the plot's key."""
-    return f"{seen}|{st.session_state.get('selected')}|{st.session_state.get('plot_gen', 0)}"
+    """What a view shows: the log version, the point picked in the plot, the plot's key and
+    the tab's choices to go on after the stop rule fired
+    (:func:`~rlscore.ui.label.stopping_panel.go_on_after_stop`: then the figures follow the
+    panel, Auto-label's button with them)."""
+    state = st.session_state
+    return f"{seen}|{state.get('selected')}|{state.get('plot_gen', 0)}|{go_on_count()}"
 
 
 def selected_point() -> int | None:
@@ -98,42 +108,6 @@ AUDIT_NOTE = (
     "random check: drawn at random from the unlabeled points, so the model's guess on it "
     "measures its accuracy without the strategy's bias; label it as any other"
 )
-
-
-def _go_on_key(project_uid: int | None) -> str:
-    return f"go_on_after_stop_{project_uid}"
-
-
-def go_on_after_stop(project_uid: int | None) -> None:
-    """Keep labeling in this tab although the stop rule fired ("until the stop rule fires")."""
-    st.session_state[_go_on_key(project_uid)] = True
-
-
-def stopped_here(state: QueryPanelState) -> None:
-    """The panel when the project's budget, "until the stop rule fires", is reached in this
-    tab (single- and multi-label): done, like a budget, with a way to go on in this tab."""
-    st.success(
-        "Done: the stop rule fired, and this project labels until it does. Go on anyway, "
-        "or pick a point in the plot."
-    )
-    st.button(
-        "Keep labeling anyway",
-        key="go_on_after_stop",
-        on_click=go_on_after_stop,
-        args=(state.project_uid,),
-        help="More labels in this tab; the stop advice below says what they bring.",
-    )
-
-
-def stop_ends_labeling(handle: SessionHandle, p: dict) -> bool:
-    """Whether the stop rule fired and ends labeling in this tab: the project's budget is
-    "until the stop rule fires" (``until_stop``) and the tab has not chosen to go on. Call
-    under the handle's lock."""
-    if not p.get("until_stop"):
-        return False
-    if st.session_state.get(_go_on_key(handle.session.project.uid)):
-        return False
-    return stop_rule_fired(handle.session)
 
 
 def panel_style() -> None:
@@ -502,6 +476,9 @@ AUTO_LABEL_TEAM_HELP = (
     "Auto-labeling is a demo for projects without members: in a project with members every "
     "label comes from a member (the oracle is none)."
 )
+AUTO_LABEL_STOPPED_HELP = (
+    f"Stopped: {STOP_REACHED}. Keep labeling anyway (in the panel above) to go on."
+)
 
 
 def _risk_curve(fig: LearnerFigures, risk_name: str) -> None:
@@ -521,6 +498,7 @@ def learner_figures(handle: SessionHandle, p: dict) -> None:
     s = handle.session
     with handle.lock:
         fig = LearnerFigures.of(s)
+        stopped = fig.has_truth and stop_ends_labeling(handle, p)
     risk_name, risk_help = risk_wording(p["strategy"])
     st.divider()
     cols = st.columns(4)
@@ -551,13 +529,20 @@ def learner_figures(handle: SessionHandle, p: dict) -> None:
             )
             # the oracle is no member: in a team's project every label comes from a member
             team = bool(s.store.members(s.project_name))
+            help_text = (
+                AUTO_LABEL_TEAM_HELP
+                if team
+                else AUTO_LABEL_STOPPED_HELP
+                if stopped
+                else AUTO_LABEL_HELP
+            )
             c2.button(
                 f"Auto-label {int(n_auto)}",
                 key="auto",
-                help=AUTO_LABEL_TEAM_HELP if team else AUTO_LABEL_HELP,
+                help=help_text,
                 on_click=actions.auto_label,
-                args=(handle, int(n_auto), int(p["budget"])),
-                disabled=team or fig.n_labeled + fig.n_skipped >= fig.n,
+                args=(handle, int(n_auto), int(p["budget"]), labels_until_stop(handle, p)),
+                disabled=team or stopped or fig.n_labeled + fig.n_skipped >= fig.n,
             )
     # closed by default: a chart redrawn at every label costs the browser more than the label
     with right, open_expander_content(f"{risk_name} after each label", "risk_curve") as shown:
@@ -580,7 +565,6 @@ __all__ = [
     "below_the_fold",
     "boundary_caption",
     "buttons_per_row",
-    "go_on_after_stop",
     "learner_figures",
     "paint_ack_button",
     "panel_head",
@@ -592,7 +576,5 @@ __all__ = [
     "recent_labels",
     "shown_state",
     "skip_undo_back",
-    "stop_ends_labeling",
-    "stopped_here",
     "view_state",
 ]

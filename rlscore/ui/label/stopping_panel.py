@@ -5,6 +5,12 @@ in an expander (issue 24; the state is :mod:`rlscore.sessions.stopping.stopping_
 The panel is drawn in the Label page's figures fragment, so it follows each label one step
 behind the query panel, like the figures (:mod:`rlscore.ui.label.refresh`), and says at how many
 labels it was computed.
+
+The budget "until the stop rule fires" is kept here too: labeling in a tab ends where the
+rule fires — by hand and by Auto-label alike (``LabelingSession.auto_label(...,
+until_stop=True)``) — unless the tab chose to go on (:func:`go_on_after_stop`); whether it
+fired is :func:`~rlscore.sessions.stopping.stopping_view.stop_rule_fired`'s (single- and
+multi-label).
 """
 
 from __future__ import annotations
@@ -15,7 +21,8 @@ from rlscore.core.conventions.counted_words import counted
 from rlscore.core.evaluation.set_accuracy import MIN_CHECKS
 from rlscore.sessions.stopping.accuracy_estimate import AUDIT_EVERY, RISK_MIN_LABELS
 from rlscore.sessions.stopping.stop_rule import evidence_lines
-from rlscore.sessions.stopping.stopping_view import StoppingView, stopping_view
+from rlscore.sessions.stopping.stopping_view import StoppingView, stop_rule_fired, stopping_view
+from rlscore.sessions.views.label_page import QueryPanelState
 from rlscore.ui.figures.lazy_expander import open_expander_content
 from rlscore.ui.label.refresh import request_page_run
 from rlscore.ui.shell.errors import report_errors
@@ -241,4 +248,64 @@ def show_advice(decision, p: dict) -> None:
         st.info(sentence)
 
 
-__all__ = ["offer_random_checks", "show_advice", "stopping_panel"]
+#: why labeling ended: the query panel's notice and Auto-label's say it alike
+STOP_REACHED = "the stop rule fired, and this project labels until it does"
+#: how many times this tab chose to go on: part of what the Label page's views show
+#: (``query_panel.view_state``), so its figures (Auto-label's button) follow the panel then
+_GO_ON_COUNT = "go_on_gen"
+
+
+def _go_on_key(project_uid: int | None) -> str:
+    return f"go_on_after_stop_{project_uid}"
+
+
+def go_on_count() -> int:
+    """How many times this tab chose to go on after the stop rule fired (any project)."""
+    return int(st.session_state.get(_GO_ON_COUNT, 0))
+
+
+def go_on_after_stop(project_uid: int | None) -> None:
+    """Keep labeling in this tab although the stop rule fired ("until the stop rule fires")."""
+    st.session_state[_go_on_key(project_uid)] = True
+    st.session_state[_GO_ON_COUNT] = go_on_count() + 1
+
+
+def stopped_here(state: QueryPanelState) -> None:
+    """The panel when the project's budget, "until the stop rule fires", is reached in this
+    tab (single- and multi-label): done, like a budget, with a way to go on in this tab."""
+    st.success(f"Done: {STOP_REACHED}. Go on anyway, or pick a point in the plot.")
+    st.button(
+        "Keep labeling anyway",
+        key="go_on_after_stop",
+        on_click=go_on_after_stop,
+        args=(state.project_uid,),
+        help="More labels in this tab; the stop advice below says what they bring.",
+    )
+
+
+def labels_until_stop(handle: SessionHandle, p: dict) -> bool:
+    """Whether the stop rule ends labeling in this tab once it fires: the project's budget is
+    "until the stop rule fires" (``until_stop`` of the settings ``p``) and the tab has not
+    chosen to go on."""
+    return bool(p.get("until_stop")) and not st.session_state.get(
+        _go_on_key(handle.session.project.uid)
+    )
+
+
+def stop_ends_labeling(handle: SessionHandle, p: dict) -> bool:
+    """Whether the stop rule fired and ends labeling in this tab
+    (:func:`labels_until_stop`). Call under the handle's lock."""
+    return labels_until_stop(handle, p) and stop_rule_fired(handle.session)
+
+
+__all__ = [
+    "STOP_REACHED",
+    "go_on_after_stop",
+    "go_on_count",
+    "labels_until_stop",
+    "offer_random_checks",
+    "show_advice",
+    "stop_ends_labeling",
+    "stopped_here",
+    "stopping_panel",
+]

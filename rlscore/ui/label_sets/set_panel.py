@@ -38,11 +38,9 @@ from rlscore.ui.label.query_panel import (
     selected_point,
     shown_state,
     skip_undo_back,
-    stop_ends_labeling,
-    stopped_here,
     view_state,
 )
-from rlscore.ui.label.stopping_panel import offer_random_checks
+from rlscore.ui.label.stopping_panel import offer_random_checks, stop_ends_labeling, stopped_here
 from rlscore.ui.label_sets.set_stop_panel import set_stop_advice
 from rlscore.ui.shell.safe_text import md_text
 from rlscore.ui.shell.store import SessionHandle
