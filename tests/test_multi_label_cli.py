@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+import pandas as pd
 import pytest
 
 from rlscore.cli import main as rlscore
@@ -77,6 +78,12 @@ def test_without_the_flag_the_cells_are_single_classes(db, tmp_path):
         ("x,tags\n1,a\n2,\n", "fewer than 2 classes"),
         # a class with the separator in it: a JSON list cell can name one, a CSV cell not
         ('x,tags\n1,"[""a|b"", ""c""]"\n2,c\n', "class 'a\\|b' contains '\\|'"),
+        # a null in a JSON list cell was read as one class named '["a", null]'
+        (
+            'x,tags\n1,b\n2,"[""a"", null]"\n',
+            r"'tags', row 2, cell '\[\"a\", null\]': .*holds null",
+        ),
+        ('x,tags\n1,b\n2,"[""a"", [""c""]]"\n', r"row 2.*holds \[\"c\"\], which is no class"),
     ],
 )
 def test_bad_input_is_one_error_line(db, tmp_path, capsys, csv, problem):
@@ -108,3 +115,13 @@ def test_a_multi_label_project_without_truth_needs_its_classes(db, tmp_path, cap
     with open_store(db) as store:
         p = store.load_project("t")
     assert p.multi_label and p.classes == ["news", "sports"] and p.truth is None
+
+
+def test_a_parquet_list_cell_holding_null_is_one_error_line(db, tmp_path, capsys):
+    table = tmp_path / "tags.parquet"
+    pd.DataFrame({"x": [0.0, 1.0, 2.0], "tags": [["a"], ["b", None], []]}).to_parquet(table)
+    argv = ["create-project", "bad", str(table), "--truth", "tags", "--multi-label"]
+    assert rlscore([*argv, "--db", str(db)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and len(err.strip().splitlines()) == 1
+    assert "truth column 'tags', row 2" in err and "holds null, which is no class" in err

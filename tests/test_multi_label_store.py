@@ -12,6 +12,7 @@ import pytest
 from support.multi_label import CLASSES, SETS, tagged_project
 from support.stores import raw_sql, small_project
 
+from rlscore.data.projects.class_labels import truth_values
 from rlscore.data.projects.project import ProjectInputError
 from rlscore.data.projects.table_project import project_from_table
 from rlscore.storage import Event, open_store
@@ -108,6 +109,38 @@ def test_a_bad_truth_column_of_label_sets_is_named():
     one = pd.DataFrame({"x": [0.0, 1.0], "tags": ["a", ""]})
     with pytest.raises(ProjectInputError, match="fewer than 2 classes"):
         project_from_table(one, "t", feature_columns=["x"], truth_column="tags", multi_label=True)
+
+
+@pytest.mark.parametrize(
+    ("cell", "item"),
+    [
+        ('["a", null]', "null"),  # a tester's cell: it became a class named by the whole cell
+        ("[null]", "null"),
+        ('["a", true]', "true"),
+        ('["a", ["b"]]', '["b"]'),
+        ('["a", {"b": 1}]', '{"b": 1}'),
+        ('["a", NaN]', "NaN"),
+        (["a", None], "null"),  # a list cell of a JSON or Parquet table
+        (np.array(["a", None], dtype=object), "null"),
+    ],
+)
+def test_a_list_cell_holding_no_class_is_refused_naming_its_row(cell, item):
+    cells = np.empty(3, dtype=object)  # of lists: a DataFrame column would unpack them
+    cells[:] = [["a", "b"], cell, "b"]
+    df = pd.DataFrame({"x": [0.0, 1.0, 2.0], "tags": cells})
+    with pytest.raises(ProjectInputError) as refused:
+        project_from_table(df, "t", feature_columns=["x"], truth_column="tags", multi_label=True)
+    message = str(refused.value)
+    assert message.startswith("truth column 'tags', row 2, cell ")
+    assert f"the list holds {item}, which is no class" in message
+    with pytest.raises(ProjectInputError, match="row 2"):  # the Data page's class list
+        truth_values(df, "tags", multi_label=True)
+
+
+def test_numbers_in_a_list_cell_are_classes():
+    df = pd.DataFrame({"x": [0.0, 1.0, 2.0], "tags": ['["a", 1]', "[1.5]", "a"]})
+    p = project_from_table(df, "t", feature_columns=["x"], truth_column="tags", multi_label=True)
+    assert p.classes == [1, 1.5, "a"] and list(p.truth) == [(1, "a"), (1.5,), ("a",)]
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,9 @@ In a multi-label project a point's label is a **label set**: the classes that ap
   of a truth column is the empty set. JSON and Parquet cells may hold a list instead, and a
   CSV cell a JSON list of strings and numbers (``["news", "sports"]``, as tools that export
   lists to CSV write them), read as that list (:func:`unpack_json_list`): a ``|`` inside one of
-  its items is part of the class's name.
+  its items is part of the class's name. A list's items are classes, so each is a string or
+  a finite number (:func:`check_set_items`): a null, true/false, a list or an object in it
+  is refused, never read as a class.
 * For the engine it is a multi-hot row: 1.0 for each class in the set, 0.0 otherwise, in
   class order (:func:`multi_hot`); the RLS targets are ±1 (:func:`multi_hot` with
   ``negative=-1``), as for one binary problem per class (docs/mathematics.md §1).
@@ -22,6 +24,7 @@ A single-label project keeps one class per point; nothing here applies to it.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Sequence
 
 import numpy as np
@@ -29,6 +32,7 @@ import numpy as np
 __all__ = [
     "SEPARATOR",
     "check_set_classes",
+    "check_set_items",
     "from_multi_hot",
     "is_label_set",
     "label_set",
@@ -118,13 +122,16 @@ def from_multi_hot(row, classes: Sequence) -> tuple:
 
 
 def unpack_json_list(cell):
-    """``cell`` as a table cell of label sets is read: text that is a JSON list of strings
-    and numbers (``'["news", "sports"]'``, surrounding spaces ignored) as that list, any other
-    value unchanged.
+    """``cell`` as a table cell of label sets is read: text that is a JSON list
+    (``'["news", "sports"]'``, surrounding spaces ignored) as that list, any other value
+    unchanged.
 
     A CSV file cannot hold a list, so tools that export one write it as JSON text; read as
     text, its brackets and quotes would become part of class names. Other text starting with
-    ``[`` (a class named ``[draft]``: not JSON) stays text.
+    ``[`` (a class named ``[draft]``: not JSON) stays text. A JSON list is returned whatever
+    its items: one holding a null, a list or an object is a list of classes written wrong,
+    which :func:`check_set_items` refuses (kept as text, it was once read as one class named
+    by the whole cell).
 
     Examples
     --------
@@ -141,12 +148,58 @@ def unpack_json_list(cell):
     if not (text.startswith("[") and text.endswith("]")):
         return cell
     try:
-        items = json.loads(text)  # text in brackets: a JSON array if it is JSON at all
+        return json.loads(text)  # text in brackets: a JSON array if it is JSON at all
     except ValueError:
         return cell
-    # classes are strings or numbers: a list of lists, objects or nulls is not a label set
-    plain = all(isinstance(v, str | int | float) and not isinstance(v, bool) for v in items)
-    return items if plain else cell
+
+
+def _json_text(value) -> str:
+    """``value`` as JSON writes it (``null``, ``true``, ``["b"]``), else as Python does."""
+    try:
+        return json.dumps(value)
+    except (TypeError, ValueError):  # e.g. a Parquet cell's nested array
+        return repr(value)
+
+
+def check_set_items(items: Iterable) -> list:
+    """The items of a label set's list (a table cell's) as plain values, after checking that
+    each can be a class: a string or a finite number.
+
+    Parameters
+    ----------
+    items
+        The list, tuple or 1-D array a cell holds (:func:`unpack_json_list`).
+
+    Returns
+    -------
+    list
+        The items, numpy scalars as the Python values they hold.
+
+    Raises
+    ------
+    ValueError
+        Naming the first item that is no class: null (None, NaN), true/false, a list or an
+        object (a class is a string or a number; as text such an item would become a class
+        named ``None`` or ``['b']``).
+
+    Examples
+    --------
+    >>> check_set_items(["news", 2])
+    ['news', 2]
+    >>> check_set_items(["news", None])
+    Traceback (most recent call last):
+    ...
+    ValueError: the list holds null, which is no class (a class is a string or a number)
+    """
+    plain = [_plain(v) for v in items]
+    for v in plain:
+        number = isinstance(v, int | float) and not isinstance(v, bool)
+        if isinstance(v, str) or (number and math.isfinite(v)):
+            continue
+        raise ValueError(
+            f"the list holds {_json_text(v)}, which is no class (a class is a string or a number)"
+        )
+    return plain
 
 
 def parse_label_set(cell, classes: Sequence) -> tuple:
@@ -167,7 +220,7 @@ def parse_label_set(cell, classes: Sequence) -> tuple:
     """
     cell = unpack_json_list(cell)
     if is_label_set(cell):
-        return label_set(cell, classes)
+        return label_set(check_set_items(cell), classes)
     if cell is None or (isinstance(cell, float) and np.isnan(cell)):
         return ()
     by_text = {str(_plain(c)): _plain(c) for c in classes}

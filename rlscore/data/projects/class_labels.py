@@ -17,6 +17,7 @@ from rlscore.core.conventions.json_values import class_keys, plain_scalar
 from rlscore.core.conventions.label_sets import (
     SEPARATOR,
     check_set_classes,
+    check_set_items,
     is_label_set,
     parse_label_set,
     unpack_json_list,
@@ -74,17 +75,15 @@ def label_set_truth_and_classes(
     label). The classes are the distinct classes named in the cells, renamed by
     ``class_names`` as the values of a single-label column."""
     cells = df[truth_column].tolist()
-    values = sorted_values(v for cell in cells for v in _cell_classes(cell))
+    values = sorted_values(v for row in _by_cell(_cell_classes, cells, truth_column) for v in row)
     if len(values) < 2:
         raise ProjectInputError(
             f"truth column {truth_column!r} names fewer than 2 classes ({values!r}): a "
             "multi-label project needs at least 2; separate the classes of a cell by "
             f"{SEPARATOR!r}"
         )
-    try:
-        sets = [parse_label_set(_plain_cell(cell), values) for cell in cells]
-    except ValueError as exc:  # a class named twice in a cell
-        raise ProjectInputError(f"truth column {truth_column!r}: {exc}") from None
+    # refused naming the cell: e.g. a class named twice in it
+    sets = _by_cell(lambda cell: parse_label_set(_plain_cell(cell), values), cells, truth_column)
     if class_names is None:
         truth = np.empty(len(sets), dtype=object)  # of tuples: np.asarray would make it 2-D
         truth[:] = sets
@@ -96,20 +95,42 @@ def label_set_truth_and_classes(
     return truth, classes
 
 
+def _by_cell(read, cells: list, column: str) -> list:
+    """``read`` of each truth cell; a cell it refuses (``ValueError``) is refused naming the
+    column, the row and the cell, so that the user can find and fix it."""
+    out = []
+    for row, cell in enumerate(cells):
+        try:
+            out.append(read(cell))
+        except ValueError as exc:
+            raise ProjectInputError(
+                f"truth column {column!r}, {rows_text([row])}, cell {str(cell)!r}: {exc}"
+            ) from None
+    return out
+
+
+def _cell_list(cell) -> list | None:
+    """The items of a truth cell holding a list (or JSON text of one) as plain values, each
+    checked to be a class (:func:`~rlscore.core.conventions.label_sets.check_set_items`);
+    None for any other cell."""
+    cell = unpack_json_list(cell)
+    return [plain_scalar(v) for v in check_set_items(cell)] if is_label_set(cell) else None
+
+
 def _plain_cell(cell):
     """A cell as :func:`parse_label_set` reads it: a list (or JSON text of one) as plain
     values."""
-    cell = unpack_json_list(cell)
-    return [plain_scalar(v) for v in cell] if is_label_set(cell) else cell
+    items = _cell_list(cell)
+    return cell if items is None else items
 
 
 def _cell_classes(cell) -> list:
     """The classes a truth cell of a multi-label project names: a list's items (JSON text of
     a list read as the list), or the parts of ``a|b`` text (whole numbers as ints, as typed
     class names are read)."""
-    cell = unpack_json_list(cell)
-    if is_label_set(cell):
-        return [plain_scalar(v) for v in cell]
+    items = _cell_list(cell)
+    if items is not None:
+        return items
     if cell is None or (isinstance(cell, float) and np.isnan(cell)):
         return []
     parts = [p.strip() for p in str(plain_scalar(cell)).split(SEPARATOR)]
@@ -196,7 +217,9 @@ def truth_values(df: pd.DataFrame, column: str, multi_label: bool = False) -> li
     :func:`~rlscore.data.projects.table_project.project_from_table` pairs them with a list of
     class names (missing values left out); ``multi_label``: the classes its label sets name."""
     if multi_label:
-        return sorted_values(v for cell in df[column].tolist() for v in _cell_classes(cell))
+        return sorted_values(
+            v for row in _by_cell(_cell_classes, df[column].tolist(), column) for v in row
+        )
     return sorted_values(plain_scalar(v) for v in df[column].dropna().tolist())
 
 
