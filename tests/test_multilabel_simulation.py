@@ -143,3 +143,16 @@ def test_a_truth_column_given_as_an_input_is_named(tmp_path, capsys):
     argv = ["--multi-label", "--data", pool_csv(tmp_path), "--truth", "labels", "--queries", "2"]
     assert main([*argv, "--quiet", "--text-column", "labels"]) == 2
     assert "--truth labels is also given as --text-column" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("cell", ['["a", null]', "[2, null]"])
+def test_a_list_cell_holding_null_is_one_error_line(tmp_path, capsys, cell):
+    # '[2, null]' beside the class 2 ended in "unexpected TypeError" (None sorted with 2)
+    path = tmp_path / "pool.csv"
+    rows = [(0.1, "a|2"), (0.5, cell), (0.9, "2"), (0.3, "a")]
+    pd.DataFrame(rows, columns=["x0", "labels"]).to_csv(path, index=False)
+    argv = ["--multi-label", "--data", str(path), "--truth", "labels", "--queries", "1"]
+    assert main([*argv, "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: the list holds null, which is no class")
+    assert len(err.strip().splitlines()) == 1

@@ -29,7 +29,13 @@ from sklearn.base import clone
 
 from rlscore.core.conventions.input_validation import check_matrix
 from rlscore.core.conventions.json_values import jsonable
-from rlscore.core.conventions.label_sets import SEPARATOR, label_set, multi_hot, unpack_json_list
+from rlscore.core.conventions.label_sets import (
+    SEPARATOR,
+    check_set_items,
+    label_set,
+    multi_hot,
+    unpack_json_list,
+)
 from rlscore.core.conventions.missing_labels import unlabeled_mask
 from rlscore.core.evaluation.multilabel_metrics import hamming_loss, macro_f1, micro_f1
 from rlscore.core.kernels.functions import is_graph_kernel
@@ -114,13 +120,15 @@ class MultiLabelSimulationResult:
 
 def set_classes(sets: Iterable) -> list:
     """The classes appearing in label sets (lists, lists as JSON text, or ``a|b`` texts:
-    :func:`~rlscore.core.conventions.label_sets.parse_label_set`), sorted."""
+    :func:`~rlscore.core.conventions.label_sets.parse_label_set`), sorted; ``ValueError``
+    for a list holding an item that is no class
+    (:func:`~rlscore.core.conventions.label_sets.check_set_items`)."""
     found = set()
     for s in map(unpack_json_list, sets):
         if isinstance(s, str):
             found.update(p.strip() for p in s.split(SEPARATOR) if p.strip())
         elif s is not None:
-            found.update(s)
+            found.update(check_set_items(s))
     return sorted_values(found)
 
 
