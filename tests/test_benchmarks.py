@@ -130,7 +130,9 @@ def test_large_pools_naive_reference_picks_what_the_low_rank_engine_picks():
     out = load_benchmark("large_pools").main(["--quick"])
     settings = out["100k"]["settings"] + out["1M"]["settings"]
     assert len(settings) == 3
-    assert all(o["same"] and o["max_diff"] < 1e-8 for o in settings), settings
+    # relative: a sampled query's covariance rows are single precision (SAMPLED_ROWS_DTYPE),
+    # its scores within a few 1e-9 of their value
+    assert all(o["same"] and o["max_diff"] < 1e-8 * abs(o["score"]) for o in settings), settings
     assert settings[0]["se"] == 0.0 and settings[1]["se"] > 0.0
     assert 0 <= out["exact"]["same"] <= out["exact"]["steps"] == 10
 
