@@ -26,9 +26,12 @@ callback Streamlit ran twice, a double click, or the same decision from another 
 reported as that saved decision — never as a second press nor as another tab, which the server
 cannot tell apart. An annotator's different decision since, or another annotator's, is shown
 with how long ago it was made and a choice, "relabel anyway" (a new label whose ``seen`` is
-the conflicting event) or "keep"; a refusal always says why. An action that meets an
-unreachable label database is refused with that message, and what became of it (not saved,
-or looked up once the database is back) is what the outage message says
+the conflicting event) or "keep"; a refusal always says why. A teammate's decision is named
+and its label said only as far as the annotator may be told
+(:mod:`rlscore.sessions.views.conflict_notice`): to an annotator it is "a teammate", and on a
+point waiting for their own blind label no one is told who labeled it or how. An action that
+meets an unreachable label database is refused with that message, and what became of it (not
+saved, or looked up once the database is back) is what the outage message says
 (:mod:`rlscore.ui.shell.database_status`).
 """
 
@@ -45,7 +48,13 @@ from rlscore.core.conventions.counted_words import counted
 from rlscore.sessions.actions.dwell import TooSoonError
 from rlscore.sessions.actions.undo import undo_last
 from rlscore.sessions.stopping.stopping_view import stop_rule_fired
-from rlscore.storage import DatabaseUnavailableError, StaleActionError, UnknownProjectError
+from rlscore.sessions.views.conflict_notice import told_event
+from rlscore.storage import (
+    DatabaseUnavailableError,
+    Event,
+    StaleActionError,
+    UnknownProjectError,
+)
 from rlscore.ui.label.refresh import request_page_run
 from rlscore.ui.label.stopping_panel import STOP_REACHED
 from rlscore.ui.shell.database_status import note_saved, note_unavailable, refusal_text
@@ -207,10 +216,20 @@ def _record(shown: ShownPoint, event_id: int, kind: str, label=None) -> None:
         applied.pop(next(iter(applied)))
 
 
-def _done_text(handle: SessionHandle, kind: str, label) -> str:
-    if kind == "label":
-        return f"labeled it **{_class_text(handle, label)}**"
-    return "skipped it" if kind == "skip" else "undid a label on it"
+def _told_text(handle: SessionHandle, annotator: str, point: int, event: Event) -> str:
+    """``event`` on ``point`` in words for ``annotator``, as much as they may be told
+    (:func:`~rlscore.sessions.views.conflict_notice.told_event`): "you labeled it **1**",
+    "alice@example.org labeled it **1**", or "a teammate labeled it"."""
+    told = told_event(handle.session, annotator, point, event)
+    who = "you" if told.mine else "a teammate" if told.who is None else md_text(told.who)
+    label = f" **{_class_text(handle, told.label)}**" if told.label_told else ""
+    if told.kind == "label":
+        did = f"labeled it{label}"
+    elif told.kind == "review":
+        did = f"decided its final label{label}"
+    else:
+        did = "skipped it" if told.kind == "skip" else "undid a label on it"
+    return f"{who or 'someone'} {did}"
 
 
 def _saved_text(handle: SessionHandle, kind: str, label, point: int) -> str | None:
@@ -254,11 +273,14 @@ def _refused(
     """Report a stale action by what the store holds: the annotator's own decision already
     saved (the same press delivered twice, a double click, or the same decision from another
     view), or a different decision since, with a choice."""
-    if shown is None:  # not a label or skip of a point shown: nothing to offer
-        flash("warning", f"Not saved: {user_message(exc)}")
-        return
     newest = exc.events[-1]
     point = f"#{exc.point}"
+    # who acted, and how, only as far as the annotator may be told (a teammate's name and
+    # label are a reviewer's read, and never said on a point they are to label blind)
+    newest_text = _told_text(handle, annotator, exc.point, newest)
+    if shown is None:  # not a label or skip of a point shown: nothing to offer
+        flash("warning", f"Not saved: {newest_text} after point {point} was shown here.")
+        return
     mine = _applied(shown)
     if (own := _stands(exc, annotator, kind, label)) is not None:
         # what the press asks is in the store: that is its outcome. Streamlit can run one
@@ -268,20 +290,18 @@ def _refused(
         if mine is None or mine[0] != own.id:  # not this tab's own record: say when
             text = text[:-1] + f" (by you, {_ago(own)})."
         if newest.id != own.id:  # someone acted on the point after it
-            who = "you" if newest.annotator == annotator else md_text(newest.annotator or "")
-            text += f" Then {who or 'someone'} {_done_text(handle, newest.kind, newest.label)}."
+            text += f" Then {newest_text}."
         flash("success", text)
         return
     this_tab = mine is not None and mine[0] == newest.id
-    who = "you" if newest.annotator == annotator else md_text(newest.annotator or "someone")
     when = "a moment ago in this tab" if this_tab else _ago(newest)
     st.session_state[_CONFLICT] = {
         "project": shown.project,
         "uid": shown.uid,
         "point": exc.point,
         "label": label,
-        "text": f"Not saved: {who} {_done_text(handle, newest.kind, newest.label)}"
-        f"{f' ({when})' if when else ''} after point {point} was shown here.",
+        "text": f"Not saved: {newest_text}{f' ({when})' if when else ''} after point "
+        f"{point} was shown here.",
         "newest": exc.newest_id,
     }
 
