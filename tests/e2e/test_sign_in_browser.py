@@ -9,11 +9,23 @@ from __future__ import annotations
 
 import re
 
-from app_page import APP_IDLE, SIGN_IN, label_button, settle, sign_in, wait_text
+from app_page import (
+    APP_IDLE,
+    SIGN_IN,
+    heading_number,
+    label_button,
+    rerun,
+    settle,
+    sign_in,
+    stored,
+    wait_text,
+)
 from browser_context import new_context
 from playwright.sync_api import Page, expect
 from streamlit_server import StreamlitServer
 
+from rlscore.sessions import LabelingSession
+from rlscore.sessions.team.permissions import add_member
 from rlscore.storage import open_store
 
 ALICE = "alice@example.org"  # her verified e-mail address, in lower case
@@ -126,6 +138,37 @@ def test_first_user_owns_a_second_non_member_is_told_no_project_is_open_to_him(
         assert [e for e in events(srv.db) if e.kind == "label"] == []
         with open_store(srv.db) as store:
             assert all(who != BOB for who, _ in store.claims("two_moons").values())
+    finally:
+        first.close()
+        second.close()
+
+
+def test_an_annotator_is_told_a_teammate_labeled_the_point_not_who_nor_how(
+    browser, signed_in_server, artifacts
+):
+    # a tester, four times: bob's press on a point alice labeled since it was drawn said
+    # "Not saved: alice@example.org labeled it 1 …" — a teammate's name and label, which are
+    # a reviewer's read
+    srv = signed_in_server
+    first, second = new_context(browser), new_context(browser)
+    try:
+        sign_in(first.new_page(), srv.url, "alice")  # the first user: she owns the samples
+        with open_store(srv.db) as store:
+            add_member(store, "two_moons", BOB, "annotator", ALICE)
+        b = second.new_page()
+        sign_in(b, srv.url, "bob")
+        labeled_heading(b)
+        q = heading_number(b, "Next query:")
+        with open_store(srv.db) as store:  # alice labels bob's point, from Python
+            LabelingSession(store, "two_moons", annotator=ALICE, snapshots=False).label(q, 1)
+        rerun(b, lambda: label_button(b, "-1").click())
+        notice = b.locator(ALERT).filter(has_text=f"after point #{q} was shown here").first
+        expect(notice).to_contain_text(
+            re.compile(r"Not saved: a teammate labeled it \(\d+ s ago\)")
+        )
+        b.screenshot(path=artifacts / "teammate_notice.png")
+        assert "alice" not in notice.inner_text().lower()
+        assert stored(srv.db, "two_moons").labels == {q: 1}  # bob's press wrote nothing
     finally:
         first.close()
         second.close()
