@@ -311,3 +311,29 @@ def test_a_point_labeled_after_the_last_sync_is_never_handed_out(store):
     with pytest.raises(StaleActionError):
         store.claim("moons", p, "cy", 60.0, unchanged_since=0)
     assert store.claim("moons", p, "cy", 60.0, unchanged_since=bob.last_event_id)
+
+
+def test_the_pool_plot_hides_every_label_waiting_for_the_viewers_blind_label(store):
+    # overlap 2: each of ada's labeled points waits for a second, blind label; bob's plot may
+    # show none of their labels (nor a confidence fitted on them), not only his current query's
+    from rlscore.sessions.views.label_page import PoolPlotState
+
+    s = session(store, overlap=2)
+    ada = []
+    for _ in range(4):
+        p, _ = s.query(annotator="ada")
+        s.label(p, 1, annotator="ada", seen=s.last_event_id)
+        ada.append(p)
+    first, _ = s.query(annotator="bob")
+    s.label(first, -1, annotator="bob", seen=s.last_event_id)
+    view = PoolPlotState.for_annotator(s, "bob")
+    # the reference, from the log's words: ada labeled it and bob has not
+    bob_did = {e.point for e in s.store.events("moons") if e.annotator == "bob"}
+    waiting = [p for p in ada if p not in bob_did]
+    assert len(waiting) == 3 and first in ada
+    assert not set(waiting) & set(view.labels) and first in view.labels
+    assert np.isnan(view.confidence[waiting]).all()
+    others = np.setdiff1d(np.arange(view.confidence.size), waiting)
+    assert not np.isnan(view.confidence[others]).any()
+    # ada's own view is not blind: she sees her labels
+    assert set(ada) <= set(PoolPlotState.for_annotator(s, "ada").labels)

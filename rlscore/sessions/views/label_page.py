@@ -253,14 +253,16 @@ class PoolPlotState:
     seen
         The newest event id of the log drawn.
     labels
-        Final labels, without the query's when it waits for this annotator's own label.
+        Final labels, without those of the points that wait for this annotator's own (blind)
+        label.
     skipped
         Skipped points, sorted.
     predicted, confidence
-        Predicted class and largest class probability of every point (confidence NaN at a
-        query shown blind); None for an engine whose pool lives elsewhere (it offers
-        ``decision_at``): the plot then draws a sample with the sample's own values
-        (:mod:`rlscore.sessions.cluster.plot_sample`), and this server never holds the pool's.
+        Predicted class and largest class probability of every point (confidence NaN at the
+        points waiting for this annotator's blind label); None for an engine whose pool lives
+        elsewhere (it offers ``decision_at``): the plot then draws a sample with the sample's
+        own values (:mod:`rlscore.sessions.cluster.plot_sample`), and this server never holds
+        the pool's.
     query
         The annotator's query (None: none left).
     classes
@@ -296,13 +298,8 @@ class PoolPlotState:
         if _values_at(session.engine) is None:
             predicted, proba = _pool_predictions(session.engine)
             confidence = top_probability(proba)
-        waiting = session.overlap_queue(annotator) if session.overlap.k > 1 else []
         query = proposal[0] if proposal else None
-        blind = query is not None and query in waiting
-        if blind:
-            labels.pop(query, None)
-            if confidence is not None:
-                confidence[query] = np.nan
+        blind = _blind_points(session, annotator, query, labels, confidence)
         return cls(
             seen=seen,
             labels=labels,
@@ -336,12 +333,8 @@ class PoolPlotState:
         labels = {i: int(chosen in s) for i, s in session.labels.items()}
         proposal = None if stop_reached else session.query(int(budget or 0), annotator=annotator)
         query = proposal[0] if proposal else None
-        waiting = session.overlap_queue(annotator) if session.overlap.k > 1 else []
-        blind = query is not None and query in waiting
         confidence = top_probability(proba)
-        if blind:
-            labels.pop(query, None)
-            confidence[query] = np.nan
+        blind = _blind_points(session, annotator, query, labels, confidence)
         return cls(
             seen=seen,
             labels=labels,
@@ -352,6 +345,21 @@ class PoolPlotState:
             classes=[0, 1],
             query_blind=blind,
         )
+
+
+def _blind_points(
+    session: LabelingSession, annotator: str, query: int | None, labels: dict, confidence
+) -> bool:
+    """Blank, in place, what the plot would tell ``annotator`` of the points waiting for their
+    own blind label (overlap ≥ 2): their teammates' labels leave ``labels`` and their
+    confidence (a model fitted on those labels) becomes NaN — every waiting point, not only
+    the query, since each will be asked of them in turn. Returns whether ``query`` is one."""
+    waiting = session.overlap_queue(annotator) if session.overlap.k > 1 else []
+    for point in waiting:
+        labels.pop(point, None)
+    if confidence is not None and waiting:
+        confidence[np.asarray(waiting, dtype=np.intp)] = np.nan
+    return query is not None and query in waiting
 
 
 @dataclass(frozen=True)
