@@ -13,7 +13,8 @@ from scipy.stats import binomtest
 from support.sessions import moons_store, session
 
 from rlscore.core.rls.classifier import RLSClassifier
-from rlscore.sessions import export_labels
+from rlscore.sessions import LabelingSession, export_labels
+from rlscore.sessions.state.settings import save_project_settings
 from rlscore.sessions.stopping.accuracy_estimate import (
     ESTIMATE_COLUMNS,
 )
@@ -35,9 +36,11 @@ def _brute_force_loo(X, labels, sigma, lam, class_weight, checks):
     return hits
 
 
-def _labeled_with_checks(store):
-    """Four labels by hand (no check), then the oracle's, every second query a check."""
-    s = session(store, strategy="uncertainty", sigma=2.0, lam=0.5)
+def _labeled_with_checks(store, sigma=2.0, lam=0.5):
+    """Four labels by hand (no check), then the oracle's, every second query a check; the
+    project's settings are the session's, so the Label page shows its headline."""
+    save_project_settings(store, "moons", {"strategy": "uncertainty", "sigma": sigma, "lam": lam})
+    s = session(store, strategy="uncertainty", sigma=sigma, lam=lam)
     truth = s.project.truth
     for i in [*np.flatnonzero(truth == 1)[:2], *np.flatnonzero(truth == -1)[:2]]:
         s.label(int(i), truth[i], annotator="ann")
@@ -163,3 +166,41 @@ def test_the_export_fits_with_the_class_weights_the_label_page_uses(tmp_path):
                                                estimate=True)))  # fmt: skip
     for column, value in zip(ESTIMATE_COLUMNS, expected, strict=True):
         assert df[column].tolist() == pytest.approx([value] * len(s.labels)), column
+
+
+def _headline(s) -> list:
+    """The Label page's headline of session ``s``, as the export's columns."""
+    from rlscore.sessions.stopping.stopping_view import stopping_view
+
+    h = stopping_view(s).estimate.headline
+    return [h.estimate, h.low, h.high, h.n_checks, len(s.labels)]
+
+
+@pytest.mark.parametrize(
+    ("labeled", "change"),
+    [((2.0, 0.5), {"sigma": 0.2}), ((0.2, 0.01), {"lam_auto": True})],
+    ids=["sigma", "auto-lam"],
+)
+def test_after_a_settings_change_the_exports_carry_the_label_pages_headline(
+    tmp_path, capsys, labeled, change
+):
+    # the page fits its headline with the project's settings as they are now; the exports
+    # took the newest label's, so a change (sidebar, Tune's Apply, `settings --set`) made
+    # them disagree until the next label
+    from rlscore.cli.commands.labels import main
+    from rlscore.sessions.team.audit import export_project
+
+    store = moons_store(tmp_path)
+    before = _headline(_labeled_with_checks(store, *labeled))
+    save_project_settings(store, "moons", change)
+    page = LabelingSession.from_settings(store, "moons", snapshots=False)  # the page's session
+    shown = _headline(page)
+    assert shown[:3] != pytest.approx(before[:3])  # the change moved the headline
+    if change.get("lam_auto"):  # the λ the session chose at its milestones
+        assert page.lam_ != pytest.approx(labeled[1])
+    assert main(["--db", str(tmp_path / "labels.sqlite3"), "--project", "moons",
+                 "--format", "json"]) == 0  # fmt: skip
+    cli = json.loads(capsys.readouterr().out)
+    data_page = json.loads(export_project(store, "moons", None, "json", estimate=True).labels)
+    for records in (cli, data_page):
+        assert [records[-1][c] for c in ESTIMATE_COLUMNS] == pytest.approx(shown, abs=1e-12)

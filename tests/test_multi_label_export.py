@@ -107,3 +107,39 @@ def test_the_export_carries_the_label_pages_micro_f1_headline(tmp_path, monkeypa
         assert row["micro_f1_checks"] == shown.n_checks and row["micro_f1_labels"] == 16
     assert main(["--db", str(path), "--project", "tags", "--no-estimate"]) == 0
     assert "micro_f1" not in capsys.readouterr().out
+
+
+def test_after_a_settings_change_the_export_carries_the_label_pages_micro_f1(
+    tmp_path, monkeypatch, capsys
+):
+    # the tester's `settings --set sigma=3 --set lam=0.01`: the page showed the micro-F1 of
+    # the new settings, the exports that of the newest label's until the next label
+    from rlscore.sessions.state.settings import save_project_settings
+    from rlscore.sessions.team.audit import export_project
+
+    monkeypatch.setenv("RLSCORE_MIN_DWELL_MS", "0")
+    path = tmp_path / "checked.sqlite3"
+    with open_store(path) as store:
+        store.create_project(tagged_project(n=40, d=3))
+        save_project_settings(store, "tags", {"lam": 0.5, "audit_every": 2})
+        s = LabelingSession.from_settings(store, "tags", snapshots=False)
+        truth = s.project.truth
+        for _ in range(16):
+            i = s.query()[0]
+            s.label(i, list(truth[i]))
+        before = s.set_accuracy()
+        save_project_settings(store, "tags", {"sigma": 3.0, "lam": 0.01})
+        shown = LabelingSession.from_settings(store, "tags", snapshots=False).set_accuracy()
+        data_page = json.loads(export_project(store, "tags", None, "json", estimate=True).labels)
+    assert shown is not None and shown.n_checks >= 5
+    assert (shown.estimate, shown.low, shown.high) != pytest.approx(
+        (before.estimate, before.low, before.high)
+    )
+    assert main(["--db", str(path), "--project", "tags", "--format", "json"]) == 0
+    cli = json.loads(capsys.readouterr().out)
+    for rows in (cli, data_page):
+        row = rows[-1]
+        assert row["micro_f1_estimate"] == pytest.approx(shown.estimate, abs=1e-12)
+        assert row["micro_f1_low"] == pytest.approx(shown.low, abs=1e-12)
+        assert row["micro_f1_high"] == pytest.approx(shown.high, abs=1e-12)
+        assert row["micro_f1_checks"] == shown.n_checks and row["micro_f1_labels"] == 16

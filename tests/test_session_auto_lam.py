@@ -109,3 +109,23 @@ def test_a_klr_strategys_automatic_lam_is_its_own_loo_rule(store):
     np.testing.assert_allclose(auto.engine.predict_proba(), ref.predict_proba(), atol=1e-10)
     fixed = session(open_store(store.path), strategy="aopt-klr", kernel="rbf", lam=0.3)
     assert fixed.engine.tune == "none" and fixed.lam_ == 0.3
+
+
+@pytest.mark.parametrize("strategy", ["arls", "arls-focused"])
+def test_the_log_replayed_without_an_engine_gives_the_sessions_automatic_lam(store, strategy):
+    # what an export fits the Label page's headline with (headline_settings): the λ the
+    # session chose at its milestones, through undos and relabels, without a started engine
+    from rlscore.query import make_strategy
+    from rlscore.sessions.state.auto_lam import replayed_lam
+
+    s = session(store, strategy=strategy, lam="auto")
+    s.auto_label(9)  # λ re-chosen at 4 and 8
+    s.undo()
+    s.undo()  # 7 labels: the next one reaches 8 again, on other labels
+    point = next(iter(s.labels))
+    s.label(point, -s.labels[point])  # a relabel chooses nothing
+    s.auto_label(17)  # and at 16
+    engine = make_strategy(strategy, kernel="rbf", sigma=2.0, lam=0.5)
+    events = store.events("moons")
+    assert s.lam_ != 0.5
+    assert replayed_lam(engine, 0.5, s.project.X, events, s.project.classes) == s.lam_

@@ -6,10 +6,12 @@ query engine is built, so this is fast on any pool. Every record carries the acc
 estimate at export time — the Label page's headline: the exact leave-one-out accuracy of the
 random checks among the labels with its exact 95 % interval (Clopper–Pearson)
 (:func:`rlscore.sessions.stopping.accuracy_estimate.export_estimate`; one RLS fit on the
-labels) — unless ``--no-estimate``. A multi-label project's labels are sets (a ``|``-joined
-``label`` column and a 0/1 ``label:<class>`` column per class in CSV and Parquet, lists in
-JSON, :func:`~rlscore.sessions.views.export.export_labels`); their headline is the micro-F1
-of the predicted sets from the random checks (``micro_f1_*`` columns,
+labels), fitted with the project's current settings as the page's is, also after a settings
+change (:func:`rlscore.sessions.team.audit.labels_export`) — unless ``--no-estimate``. A
+multi-label project's labels are sets (a ``|``-joined ``label`` column and a 0/1
+``label:<class>`` column per class in CSV and Parquet, lists in JSON,
+:func:`~rlscore.sessions.views.export.export_labels`); their headline is the micro-F1 of the
+predicted sets from the random checks (``micro_f1_*`` columns,
 :func:`~rlscore.sessions.stopping.set_accuracy.export_set_estimate`), and the list marks such a
 project ``multi-label``.
 
@@ -32,9 +34,8 @@ from rlscore.cli.io.reader_option import (
     listed_projects,
     reader,
 )
-from rlscore.sessions import LabelLog, export_labels
-from rlscore.sessions.state.settings import final_label_log
-from rlscore.sessions.team.audit import export_project
+from rlscore.sessions import LabelLog
+from rlscore.sessions.team.audit import export_project, labels_export
 from rlscore.sessions.views.export import EXPORT_FORMATS
 
 
@@ -103,9 +104,9 @@ def _run(argv: list[str]) -> int:
                 estimate=not args.no_estimate,
             ).labels
         else:
-            data = export_labels(
-                store.load_project(args.project),
-                final_label_log(store, args.project),
+            data = labels_export(
+                store,
+                args.project,
                 args.fmt,
                 include_features=not args.no_features,
                 estimate=not args.no_estimate,

@@ -17,11 +17,16 @@ them with :func:`current_params` (``get_params``).
 
 from __future__ import annotations
 
-from rlscore.query import strategy_class
-from rlscore.sessions.state.engine import multi_label_strategy
+from rlscore.core.kernels.functions import is_graph_kernel
+from rlscore.data.projects.project import Project
+from rlscore.query import make_strategy, strategy_class
+from rlscore.sessions.state.auto_lam import initial_lam, replayed_lam
+from rlscore.sessions.state.engine import multi_label_strategy, uses_own_lam_rule
+from rlscore.sessions.state.label_log import LabelLog
 from rlscore.sessions.state.settings import low_rank_settings, project_settings
 from rlscore.sessions.team.handout import Handout, check_audit_every
 from rlscore.sessions.team.overlap import Overlap
+from rlscore.sessions.views.export import recorded_settings
 from rlscore.sessions.views.session_view import SessionView
 from rlscore.storage import LabelStore
 
@@ -46,6 +51,54 @@ def params_from_settings(store: LabelStore, project: str) -> dict:
         "audit_every": s["audit_every"],
         **low_rank_settings(s),
     }
+
+
+def headline_settings(store: LabelStore, project: Project, log: LabelLog) -> dict:
+    """The learner settings the Label page's accuracy headline is fitted with now: those of
+    the session the app opens on ``project``'s current settings (:func:`params_from_settings`),
+    whatever the labels were given with, for the exports to carry the page's headline.
+
+    A settings change (sidebar, Tune's Apply, ``python -m rlscore settings``) takes effect on
+    the page at once, so the settings recorded with the newest label are not the page's until
+    the next label: the exports fitted with those disagreed with the page in between.
+
+    Parameters
+    ----------
+    store : LabelStore
+        The label database holding the project and its settings.
+    project : Project
+        The project, as loaded from ``store``.
+    log : LabelLog
+        Its label log folded with its final-label rule
+        (:func:`~rlscore.sessions.state.settings.final_label_log`).
+
+    Returns
+    -------
+    dict
+        ``strategy``, ``kernel``, ``sigma``, ``lam`` and, where set, ``class_weight``, as a
+        label event records them (:func:`~rlscore.sessions.actions.action_events.event_params`):
+        ``lam`` is the λ the session holds, an automatic one replayed from the log as the
+        session chose it (:func:`~rlscore.sessions.state.auto_lam.replayed_lam`).
+    """
+    args = params_from_settings(store, project.name)
+    lam = initial_lam(args["lam"], project.meta)
+    out = {k: args[k] for k in ("strategy", "kernel", "sigma")} | {"lam": lam}
+    if args["class_weight"] is not None:
+        out["class_weight"] = args["class_weight"]
+    if args["lam"] != "auto" or project.multi_label:  # a multi-label session keeps its first λ
+        return out
+    if uses_own_lam_rule(args["strategy"]) or (project.meta or {}).get("cluster"):
+        # the learner chose its λ itself (a KLR's rule, a cluster's engine): no replay makes
+        # it here, the newest label records it
+        recorded = recorded_settings(log)
+        if recorded.get("strategy") == args["strategy"]:
+            out["lam"] = recorded["lam"]
+        return out
+    engine = make_strategy(args["strategy"], **{k: v for k, v in out.items() if k != "strategy"})
+    if not is_graph_kernel(args["kernel"]):  # a graph kernel has no headline to fit
+        events = store.events(project.name)
+        out["lam"] = replayed_lam(engine, lam, project.X, events, project.classes, log.rule)
+    return out
 
 
 def change_params(session: SessionView, handout: Handout, kw: dict) -> None:
@@ -98,4 +151,10 @@ def current_params(session: SessionView, handout: Handout, annotator: str) -> di
     }
 
 
-__all__ = ["OWN_PARAMS", "change_params", "current_params", "params_from_settings"]
+__all__ = [
+    "OWN_PARAMS",
+    "change_params",
+    "current_params",
+    "headline_settings",
+    "params_from_settings",
+]

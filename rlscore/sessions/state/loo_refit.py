@@ -35,6 +35,7 @@ def labeled_rls(
     labels: dict,
     lam: float | str,
     K: np.ndarray | None = None,
+    classes=None,
 ) -> RLSClassifier | None:
     """RLS fitted on the labeled points with the engine's kernel and class weights.
 
@@ -52,6 +53,10 @@ def labeled_rls(
     K
         The pool kernel; needed for graph kernels, which exist on the pool only (the RLS
         then uses its labeled block).
+    classes
+        The project's classes, for an engine not started (it has none of its own): with an
+        offset the engine's model fits one only once every class has a label
+        (:func:`labeled_rls_params`).
 
     Returns
     -------
@@ -68,7 +73,7 @@ def labeled_rls(
     # fewer than MIN_LABELS labels never needs
     from rlscore.core.rls.classifier import RLSClassifier
 
-    model = {**labeled_rls_params(engine, present), "lam": lam}
+    model = {**labeled_rls_params(engine, present, classes), "lam": lam}
     if lam == "auto":  # the app's λ range: below it the model's values at new points are noise
         model["lam_bounds"] = tuple(10.0**end for end in LAM_LOG_RANGE)
     if is_graph_kernel(model["kernel"]):
@@ -111,10 +116,15 @@ def _offset(engine: QueryStrategy, params: dict, present: set, classes=None) -> 
 
 
 def loo_lam(
-    engine: QueryStrategy, X: np.ndarray, labels: dict, K: np.ndarray | None = None
+    engine: QueryStrategy,
+    X: np.ndarray,
+    labels: dict,
+    K: np.ndarray | None = None,
+    classes=None,
 ) -> float | None:
-    """The λ chosen by the exact LOO classification error on the labeled points, or None."""
-    clf = labeled_rls(engine, X, labels, "auto", K)
+    """The λ chosen by the exact LOO classification error on the labeled points, or None
+    (``classes``: the project's, for an engine not started, as :func:`labeled_rls`)."""
+    clf = labeled_rls(engine, X, labels, "auto", K, classes)
     return None if clf is None else float(clf.lam_)
 
 

@@ -17,7 +17,7 @@ import numpy as np
 
 from rlscore.core.kernels.rbf_width import DEFAULT_SIGMA, resolve_sigma
 from rlscore.query import DEFAULT_MULTILABEL_STRATEGY, QueryStrategy
-from rlscore.sessions.state.auto_lam import initial_lam, retune_lam
+from rlscore.sessions.state.auto_lam import first_label, initial_lam, retune_lam
 from rlscore.sessions.state.engine import (
     KernelCache,
     check_pool_size,
@@ -239,7 +239,7 @@ class Replay:
             st.engine.forget(point)
         if new is not None:
             st.engine.teach(point, new)
-        if self.params["lam"] == "auto" and new is not None and old is None and not own_rule:
+        if self.params["lam"] == "auto" and first_label(old, new) and not own_rule:
             st.lam = retune_lam(st.engine, st.lam, self.project.X, st.log.labels, st.kernels.matrix)
         self._record()
         self._snapshots.add_work(time.perf_counter() - started)

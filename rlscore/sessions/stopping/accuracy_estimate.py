@@ -127,15 +127,23 @@ ESTIMATE_COLUMNS = (
 
 
 def export_estimate(
-    X: np.ndarray, labels: dict, params: dict, checks: Collection = (), level: float = 0.95
+    X: np.ndarray,
+    labels: dict,
+    params: dict,
+    checks: Collection = (),
+    level: float = 0.95,
+    classes: Sequence | None = None,
 ) -> dict:
     """The Label page's headline at export time, from the labels, the random checks among
-    them (``checks``: their keys in ``labels``) and the settings in effect (``params``: the
-    newest label's ``strategy``, ``kernel``, ``sigma``, ``lam``, and ``class_weight`` where the
-    project sets one): the exact LOO accuracy of the checks and its exact (Clopper–Pearson) interval
+    them (``checks``: their keys in ``labels``) and the learner settings (``params``:
+    ``strategy``, ``kernel``, ``sigma``, ``lam``, and ``class_weight`` where the project sets
+    one; the page's, :func:`~rlscore.sessions.actions.session_params.headline_settings`):
+    the exact LOO accuracy of the checks and its exact (Clopper–Pearson) interval
     (:func:`~rlscore.core.evaluation.pool_accuracy.pool_accuracy`), under
     :data:`ESTIMATE_COLUMNS` (None values when it cannot be made: no check, too few labels
-    or classes, a graph kernel, unknown settings)."""
+    or classes, a graph kernel, unknown settings). ``classes``: the project's, as the session's
+    started engine has them (with an offset, its model fits one only once every class has a
+    label: :func:`~rlscore.sessions.state.loo_refit.labeled_rls`)."""
     out = dict.fromkeys(ESTIMATE_COLUMNS)
     out["accuracy_labels"], out["accuracy_checks"] = len(labels), 0
     name, lam = params.get("strategy"), params.get("lam")
@@ -149,7 +157,7 @@ def export_estimate(
     engine = make_strategy(name, **given, lam=float(lam))
     if is_graph_kernel(engine.get_params().get("kernel", "rbf")):
         return out
-    clf = labeled_rls(engine, X, labels, float(lam))
+    clf = labeled_rls(engine, X, labels, float(lam), classes=classes)
     if clf is None:
         return out
     is_check = np.isin(np.asarray(list(labels)), np.asarray(list(checks)))

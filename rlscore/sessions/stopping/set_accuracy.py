@@ -92,10 +92,11 @@ SET_ESTIMATE_COLUMNS = (
 def export_set_estimate(project: Project, labels: dict, params: dict, checks) -> dict:
     """A multi-label project's headline at export time, as its Label page shows it: the
     micro-F1 of the random checks' leave-one-out sets and its interval (:func:`check_sets`),
-    fitted with the settings of the newest label (``params``: ``strategy``, ``kernel``,
-    ``sigma``, ``degree``, ``lam``, ``class_weight``), under :data:`SET_ESTIMATE_COLUMNS`
-    (None values when it cannot be made: too few checks, unknown settings, a graph kernel,
-    which exists on the pool only)."""
+    fitted with the learner settings ``params`` (``strategy``, ``kernel``, ``sigma``,
+    ``degree``, ``lam``, ``class_weight``: the page's,
+    :func:`~rlscore.sessions.actions.session_params.headline_settings`), under
+    :data:`SET_ESTIMATE_COLUMNS` (None values when it cannot be made: too few checks, unknown
+    settings, a graph kernel, which exists on the pool only)."""
     out = dict.fromkeys(SET_ESTIMATE_COLUMNS)
     out["micro_f1_labels"], out["micro_f1_checks"] = len(labels), 0
     name, lam = params.get("strategy"), params.get("lam")

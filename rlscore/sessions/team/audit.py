@@ -115,6 +115,50 @@ class ProjectExport:
     audit: str | bytes
 
 
+def labels_export(
+    store: LabelStore,
+    project: str,
+    fmt: str = "csv",
+    *,
+    include_features: bool = True,
+    estimate: bool = False,
+) -> str | bytes:
+    """``project``'s labels as :func:`~rlscore.sessions.views.export.export_labels` gives them,
+    folded with its final-label rule, with (``estimate``) the Label page's headline now: fitted
+    with the project's current settings
+    (:func:`~rlscore.sessions.actions.session_params.headline_settings`), not those of its
+    newest label, which a settings change made others. No permission is checked and nothing is
+    recorded (:func:`export_project` does both).
+
+    Parameters
+    ----------
+    store : LabelStore
+        The label database.
+    project : str
+        The project's name.
+    fmt : str
+        One of :data:`~rlscore.sessions.views.export.EXPORT_FORMATS`.
+    include_features : bool
+        Add the feature values of each point.
+    estimate : bool
+        Add the accuracy estimate at export time.
+
+    Returns
+    -------
+    str or bytes
+        The export (bytes for Parquet).
+    """
+    # imported here: the session's modules are not needed for an audit export
+    from rlscore.sessions.actions.session_params import headline_settings
+
+    loaded = store.load_project(project)
+    log = final_label_log(store, project)
+    settings = headline_settings(store, loaded, log) if estimate else None
+    return export_labels(
+        loaded, log, fmt, include_features=include_features, estimate=estimate, settings=settings
+    )
+
+
 def export_project(
     store: LabelStore,
     project: str,
@@ -137,12 +181,8 @@ def export_project(
     require(store, project, user, "export")
     if fmt not in EXPORT_FORMATS:
         raise ValueError(f"export format must be one of {EXPORT_FORMATS}, got {fmt!r}")
-    labels = export_labels(
-        store.load_project(project),
-        final_label_log(store, project),
-        fmt,
-        include_features=include_features,
-        estimate=estimate,
+    labels = labels_export(
+        store, project, fmt, include_features=include_features, estimate=estimate
     )
     actor = "" if user is None or not str(user).strip() else member_id(str(user))
     details = {"format": fmt, "include_features": bool(include_features)}
@@ -159,5 +199,6 @@ __all__ = [
     "audit_rows",
     "export_audit",
     "export_project",
+    "labels_export",
     "project_audit",
 ]

@@ -223,6 +223,7 @@ def export_labels(
     *,
     include_features: bool = True,
     estimate: bool = False,
+    settings: dict | None = None,
 ) -> str | bytes:
     """The labels of a project as CSV, JSON, JSON Lines (text) or Parquet (bytes).
 
@@ -260,6 +261,10 @@ def export_labels(
         Add the feature values of each point (as stored, i.e. standardised if the project is).
     estimate
         Add the accuracy estimate at export time to every record (:func:`_add_estimate`).
+    settings
+        The learner settings of the estimate: the Label page's now (the app's and the CLI's,
+        :func:`~rlscore.sessions.actions.session_params.headline_settings`). None: the newest
+        label's (:func:`recorded_settings`), the page's only until a settings change.
     """
     if fmt not in EXPORT_FORMATS:
         raise ValueError(f"export format must be one of {EXPORT_FORMATS}, got {fmt!r}")
@@ -268,7 +273,10 @@ def export_labels(
     if _cluster_pool(project) and (include_features or estimate):
         fetched = _labeled_features(project, log.label_order())  # one fetch for both
     rows = export_rows(project, log, include_features=include_features, features=fetched)
-    extra = _add_estimate(rows, project, log, fetched) if estimate else []
+    extra = []
+    if estimate:  # a log alone says only which settings its newest label was given with
+        params = recorded_settings(log) if settings is None else settings
+        extra = _add_estimate(rows, project, log, params, fetched)
     if fmt == "json":
         return json.dumps(rows, indent=2, ensure_ascii=False)
     if fmt == "jsonl":
@@ -291,41 +299,57 @@ def export_labels(
 
 
 def _add_estimate(
-    rows: list[dict], project: Project, log: LabelLog, features: np.ndarray | None = None
+    rows: list[dict],
+    project: Project,
+    log: LabelLog,
+    params: dict,
+    features: np.ndarray | None = None,
 ) -> list[str]:
     """The Label page's headline at export time (the exact leave-one-out accuracy of the random
     checks and its interval, :func:`rlscore.sessions.stopping.accuracy_estimate.export_estimate`;
     a multi-label project's micro-F1 of the predicted sets,
     :func:`rlscore.sessions.stopping.set_accuracy.export_set_estimate`),
-    the same in every record; returns the columns added. ``features``: the labeled rows of a
-    cluster-backed project (in label order), on which its RLS is fitted."""
+    fitted with the learner settings ``params``, the same in every record; returns the columns
+    added. ``features``: the labeled rows of a cluster-backed project (in label order), on
+    which its RLS is fitted."""
     order = log.label_order()
-    params = _estimate_settings(log)
     if project.multi_label:  # the micro-F1 of the sets (a pool on a cluster is single-label)
         values = export_set_estimate(project, {i: log.labels[i] for i in order}, params, log.checks)
     elif features is not None:  # only the labeled rows are here: the RLS sees nothing else
         labels = {k: log.labels[i] for k, i in enumerate(order)}
         checks = [k for k, i in enumerate(order) if i in log.checks]
-        values = export_estimate(features, labels, params, checks)
+        values = export_estimate(features, labels, params, checks, classes=project.classes)
     else:
         labels = {i: log.labels[i] for i in order}
-        values = export_estimate(project.X, labels, params, log.checks)
+        values = export_estimate(project.X, labels, params, log.checks, classes=project.classes)
     for row in rows:
         row.update(values)
     return list(values)
 
 
-def _estimate_settings(log: LabelLog) -> dict:
-    """The learner's settings the export's estimate is fitted with: the ``params`` of the
-    newest label or review in ``log`` that records them (``strategy`` and ``lam``), whoever
-    gave it and whether or not it decides its point now; ``{}`` when none does.
+def recorded_settings(log: LabelLog) -> dict:
+    """The learner's settings recorded with the newest label or review in ``log`` that records
+    them (``strategy`` and ``lam``), whoever gave it and whether or not it decides its point
+    now; ``{}`` when none does. What a log alone says of its learner: the Label page's
+    settings are its project's current ones
+    (:func:`~rlscore.sessions.actions.session_params.headline_settings`), which a change
+    since the newest label makes others.
 
     A decision made on the Review page records no settings (no learner is involved:
     :func:`~rlscore.sessions.actions.review.review_point`) and changes none, so it is passed
-    over: the Label page's headline is still fitted with the settings of the labels before it
-    (:func:`~rlscore.sessions.stopping.stopping_view.stopping_view`), and so is the export's.
-    Taking the newest *final* event's settings left the estimate empty after such a
-    decision."""
+    over (taking the newest *final* event's settings left the estimate empty after such a
+    decision).
+
+    Parameters
+    ----------
+    log : LabelLog
+        The project's label log.
+
+    Returns
+    -------
+    dict
+        The ``params`` of that event (a copy).
+    """
     current = [e for events in log.annotations.values() for e in events.values()]
     recorded = [
         e
@@ -361,5 +385,6 @@ __all__ = [
     "csv_cell",
     "export_labels",
     "export_rows",
+    "recorded_settings",
     "TIE",
 ]
