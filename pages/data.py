@@ -17,6 +17,7 @@ import functools
 import pandas as pd
 import streamlit as st
 
+from rlscore.core.conventions.counted_words import counted
 from rlscore.data.upload.proposal import MAX_PREVIEW_ROWS, text_feature_caption
 from rlscore.sessions.views.project_overview import cluster_pool_text
 from rlscore.storage import UnknownProjectError
@@ -50,7 +51,8 @@ upload = st.file_uploader(
 df = None if upload is None else read_upload(upload)
 if df is not None:
     with report_errors(f"Preparing a project from '{md_text(upload.name)}'"):
-        st.caption(f"{md_text(upload.name)}: {df.shape[0]} rows × {df.shape[1]} columns")
+        shape = f"{counted(df.shape[0], 'row')} × {counted(df.shape[1], 'column')}"
+        st.caption(f"{md_text(upload.name)}: {shape}")
         st.dataframe(df.head(MAX_PREVIEW_ROWS), hide_index=True)
         choices = upload_form(df, upload)
         project = build_project(df, choices, source=upload.name)
@@ -94,18 +96,7 @@ if rows:
         st.caption(md_text(on_cluster))
     n_labels = overview.n_labeled(chosen)
     st.subheader("Export labels")
-    # a multi-label project's export has no accuracy estimate yet (docs/app.md)
-    carried = (
-        "the feature values; each class as a 0/1 column and the set as one `|`-joined column"
-        if project.multi_label
-        else "the feature values and the accuracy estimate at export time"
-    )
-    st.caption(
-        f"{n_labels} labeled points: point id, index, the final label and how it was decided "
-        "(latest label, majority or review), every annotator's own label, timestamp, seconds "
-        f"spent, strategy, kernel, σ, λ, {carried}. Each download is recorded in the project's "
-        "audit (who, when, which format); the audit downloads beside it."
-    )
+    st.caption(admin.export_caption(project, n_labels))
     formats = {
         "csv": "text/csv",
         "json": "application/json",
@@ -131,9 +122,9 @@ if rows:
 
     st.subheader("Delete project")
     st.caption(
-        f"Deletes '{md_text(chosen)}' and its {n_labels} labels for every annotator. It can "
-        f"be restored with its labels on the Admin page for {admin.grace_days()} (then it is "
-        "purged for good)."
+        f"Deletes '{md_text(chosen)}' and its {counted(n_labels, 'label')} for every "
+        "annotator. It can be restored with its labels on the Admin page for "
+        f"{admin.grace_days()} (then it is purged for good)."
     )
     delete_gate = gate(store, chosen, user, "delete")
     confirm = st.text_input(

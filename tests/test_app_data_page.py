@@ -159,6 +159,11 @@ def test_bad_columns_disable_create(db):
     assert not at.error and not at.button(key="create").disabled
 
 
+def test_a_one_row_upload_is_counted_in_words(db):
+    at = upload(run_page(), b"x,y,kind\n1,2,cat\n", "one.csv")
+    assert "one.csv: 1 row × 3 columns" in plain(at.caption[0].value)
+
+
 def test_constant_feature_warning(db):
     at = upload(run_page(), b"x,c\n1,5\n2,5\n3,5\n", "const.csv")
     assert "constant feature column(s) 'c'" in plain(at.warning[0].value)
@@ -171,7 +176,7 @@ def test_delete_needs_confirmation(db):
     store.append_event("spheres", Event("label", 0, 1, "ann"))
     at.selectbox(key="chosen").select("spheres")
     at.run()
-    assert "its 1 labels" in at.main.caption[-1].value
+    assert "its 1 label for" in at.main.caption[-1].value
     at.text_input(key="confirm_delete").input("sphere")
     at.run()
     assert at.button(key="delete").disabled
@@ -181,6 +186,8 @@ def test_delete_needs_confirmation(db):
     at.run()
     assert not at.exception
     assert "Deleted project 'spheres'" in at.success[0].value
+    # no members: anyone may restore it (docs/app.md), it has no owner to do so
+    assert "As it had no members, anyone can restore it" in at.success[0].value
     assert "spheres" not in store.list_projects()
     assert "spheres" not in projects_table(at)["project"].tolist()
 

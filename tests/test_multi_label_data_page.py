@@ -120,3 +120,8 @@ def test_the_export_caption_says_what_a_multi_label_export_holds(db):
     at.run()
     (caption,) = [plain_markdown(c.value) for c in at.caption if "labeled points:" in c.value]
     assert "accuracy estimate" not in caption and "0/1 column" in caption, caption
+    # the export's micro-F1 headline is named as the columns it carries (the caption said
+    # the export had no estimate)
+    for column in ("micro_f1_estimate", "micro_f1_low", "micro_f1_high", "micro_f1_checks",
+                   "micro_f1_labels"):  # fmt: skip
+        assert column in caption, caption

@@ -247,6 +247,7 @@ def test_the_owner_does_all_and_the_audit_names_her(db):
     ok(at.run())
     ok(at.button(key="delete").click().run())
     assert "restore it with its labels on the Admin page" in messages(at)
+    assert "Its owners can restore it" in messages(at)  # not anyone: it has members
     actions = audit_of_any(db)
     assert ("alice", "export") in actions
     assert ("alice", "settings") in actions

@@ -15,6 +15,10 @@ from datetime import UTC, datetime
 
 import streamlit as st
 
+from rlscore.core.conventions.counted_words import counted
+from rlscore.data.projects.project import Project
+from rlscore.sessions.stopping.accuracy_estimate import ESTIMATE_COLUMNS
+from rlscore.sessions.stopping.set_accuracy import SET_ESTIMATE_COLUMNS
 from rlscore.sessions.team import permissions
 from rlscore.sessions.team.audit import export_project, project_audit
 from rlscore.storage import LabelStore, UnknownProjectError
@@ -79,16 +83,56 @@ def delete_project(name: str, user: str | None) -> None:
         return  # not confirmed for this project (the button is disabled then)
     st.session_state["confirm_delete"] = ""
     with flash_errors(f"Project '{md_text(name)}' not deleted"):
+        store = get_store()
         try:
-            permissions.delete_project(get_store(), name, user)
+            # who may restore it: its owners, or anyone if it has no members (read before the
+            # deletion takes the members with it)
+            restorers = "Its owners" if store.members(name) else "As it had no members, anyone"
+            permissions.delete_project(store, name, user)
         except UnknownProjectError:
             flash("info", f"Project '{md_text(name)}' was already deleted (in another tab).")
         else:
             flash(
                 "success",
-                f"Deleted project '{md_text(name)}'. Its owner can restore it with its labels "
+                f"Deleted project '{md_text(name)}'. {restorers} can restore it with its labels "
                 f"on the Admin page for {grace_days()}.",
             )
+
+
+def export_caption(project: Project, n_labels: int) -> str:
+    """What a download of ``project``'s labels holds, as the Data page says it.
+
+    Parameters
+    ----------
+    project : Project
+        The project chosen on the page.
+    n_labels : int
+        Its number of labeled points.
+
+    Returns
+    -------
+    str
+        Markdown naming the columns, the Label page's headline among them under the names the
+        export gives it: a multi-label project's micro-F1
+        (:data:`~rlscore.sessions.stopping.set_accuracy.SET_ESTIMATE_COLUMNS`), else the
+        accuracy estimate (:data:`~rlscore.sessions.stopping.accuracy_estimate.ESTIMATE_COLUMNS`).
+    """
+    carried = "the feature values and the accuracy estimate at export time"
+    columns = ESTIMATE_COLUMNS
+    if project.multi_label:  # sets: one column per class, and the micro-F1 of the sets
+        carried = (
+            "the feature values; each class as a 0/1 column and the set as one `|`-joined "
+            "column; the micro-F1 estimate at export time"
+        )
+        columns = SET_ESTIMATE_COLUMNS
+    names = ", ".join(f"`{c}`" for c in columns)
+    return (
+        f"{counted(n_labels, 'labeled point')}: point id, index, the final label and how it was "
+        "decided (latest label, majority or review), every annotator's own label, timestamp, "
+        f"seconds spent, strategy, kernel, σ, λ, {carried} ({names}, the Label page's "
+        "headline). Each download is recorded in the project's audit (who, when, which "
+        "format); the audit downloads beside it."
+    )
 
 
 def grace_days() -> str:
@@ -194,6 +238,7 @@ __all__ = [
     "delete_project",
     "deleted_projects",
     "describe",
+    "export_caption",
     "export_file",
     "grace_days",
     "project_audit_table",
