@@ -456,19 +456,23 @@ def test_every_strategy_and_kernel_renders_and_labels(db):
         _query(at)
 
 
-def test_values_outside_the_slider_range_are_kept_exactly(db):
+def test_a_sigma_outside_the_slider_range_is_kept_exactly_a_lam_outside_is_ignored(db):
+    """σ above the slider's range is kept (the data-adaptive default can lie there); a λ
+    outside the app's λ range (stored by an older version) falls back to the default, and
+    the sidebar says why (rlscore.sessions.state.settings.check_lam_in_range)."""
     at = _open("two_moons")
     at.button(key="auto").click()
     _ok(at.run())
-    with open_store(db) as store:  # e.g. applied from Tune, or by the command line
+    with open_store(db) as store:  # behind the settings' back, as an older version could
         store.save_settings("two_moons", {"lam": 1e-6, "sigma": 250.0})
     _ok(at.run())
-    assert at.slider(key="w_lam").value == -4.0 and at.slider(key="w_sigma").value == 2.0
-    assert _metric(at, "λ in effect") == "1e-06"
+    assert at.slider(key="w_sigma").value == 2.0
     assert at.session_state["params"]["sigma"] == 250.0
+    assert at.session_state["params"]["lam"] == 0.1  # the sample's
+    assert "lam must be within 0.0001 … 1000" in at.session_state["ignored_settings"]["lam"]
     at.switch_page("pages/tune.py")
     _ok(at.run())
-    assert "λ = 1e-06 (session 1e-06)" in [c.value for c in at.caption]
+    assert "σ = 250 (session 250)" in [c.value for c in at.caption]
 
 
 def test_settings_are_the_projects_and_survive_a_new_browser_session(db):
@@ -584,3 +588,4 @@ def test_after_a_change_of_strategy_every_tab_is_shown_the_new_strategys_query(d
     # bob's claim went with the old strategy: his query was chosen anew, by the new one
     with open_store(db) as store:
         assert store.claims(project)[_query(bob)][0] == "bob"
+

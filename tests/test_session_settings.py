@@ -61,6 +61,11 @@ def test_saved_settings_are_read_back_by_another_connection(store):
         ({"landmarks": "best"}, "landmarks 'best' is unknown"),
         ({"candidates": -5}, "candidates must be a whole number"),
         ({"risk_sample": 0.5}, "risk_sample must be a whole number"),
+        # what the engine refuses, and a λ the app's sliders cannot show
+        ({"sigma": 1e-300}, r"sigma = 1e-300 is too small: .* use σ ≥ 1e-150"),
+        ({"lam": 1e10}, r"lam must be within 0.0001 … 1000 .*, got 1e\+10"),
+        ({"lam": 1e-300}, r"lam must be within 0.0001 … 1000 .*, got 1e-300"),
+        ({"lam": 9.9e-5}, r"lam must be within 0.0001 … 1000"),
     ],
 )
 def test_invalid_settings_are_refused_and_nothing_is_saved(store, change, message):
@@ -272,3 +277,22 @@ def test_a_change_of_strategy_gives_back_every_claim_and_the_next_queries_are_th
     margins = np.abs(session.engine.decision_function()).ravel()
     margins[list(session.labels)] = np.inf
     assert margins[first] == margins.min()
+
+
+def test_the_command_line_refuses_what_the_app_cannot_open_or_show(store, capsys):
+    """``--set sigma=1e-300`` was accepted, then every Label page failed opening the project;
+    ``lam=1e10`` sat the slider at its end. Now: one ``error:`` line, exit 2, nothing saved.
+    The ends of the λ range (as a slider gives them) and a σ above the σ slider (the
+    data-adaptive default can lie there) are accepted."""
+    for assignment, message in [
+        ("sigma=1e-300", "sigma = 1e-300 is too small: σ² underflows, use σ ≥ 1e-150"),
+        ("lam=1e10", "lam must be within 0.0001 … 1000"),
+        ("lam=1e-300", "lam must be within 0.0001 … 1000"),
+    ]:
+        code, err = _cli_settings(store, capsys, assignment)
+        assert code == 2 and err.startswith(f"error: {message}") and err.count("\n") == 1
+        assert store.load_settings("moons") is None
+    for lam in (10**-4.0, 10**3.0):
+        assert save_project_settings(store, "moons", {"lam": lam})["lam"] == lam
+    assert _cli_settings(store, capsys, "sigma=250")[0] == 0
+    assert project_settings(store, "moons")["sigma"] == 250.0

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 from rlscore.core.conventions.input_validation import check_positive
 from rlscore.core.conventions.json_values import class_keys
-from rlscore.core.kernels.functions import GRAPH_KERNELS, VECTOR_KERNELS
+from rlscore.core.kernels.functions import GRAPH_KERNELS, VECTOR_KERNELS, check_sigma
 from rlscore.core.kernels.landmarks import LANDMARK_RULES
 from rlscore.core.kernels.rbf_width import DEFAULT_SIGMA, resolve_sigma
 from rlscore.query import DEFAULT_MULTILABEL_STRATEGY, STRATEGIES, strategy_class
@@ -196,6 +196,26 @@ def check_class_weight(weight, classes: Sequence, *, multi_label: bool = False):
     return {c: check_positive(w, f"class_weight[{c!r}]") for c, w in matched.items()}
 
 
+def check_lam_in_range(lam: float) -> float:
+    """``lam`` if it lies in :data:`LAM_LOG_RANGE` (10⁻⁴ to 10³), the range of the app's λ
+    sliders and of the automatic λ, so a saved λ is one the sidebar can show and every
+    strategy can fit (KLR with a linear kernel needs λ ≥ 10⁻⁴).
+
+    Raises
+    ------
+    ValueError
+        Naming the range.
+    """
+    low, high = (10.0**end for end in LAM_LOG_RANGE)
+    # compared in log₁₀ with a little slack: a slider at its end gives 10**-4.0 rounded
+    if not LAM_LOG_RANGE[0] - 1e-9 <= math.log10(lam) <= LAM_LOG_RANGE[1] + 1e-9:
+        raise ValueError(
+            f"lam must be within {low:g} … {high:g} (the range of the app's λ sliders and of "
+            f"the automatic λ), got {lam:g}"
+        )
+    return lam
+
+
 def check_settings(
     settings: dict, *, classes: Sequence | None = None, multi_label: bool = False
 ) -> dict:
@@ -228,6 +248,12 @@ def check_settings(
             if not (math.isfinite(value) and value > 0):
                 raise ValueError(f"{key} must be a positive number, got {value!r}")
             out[key] = float(value)
+    if "sigma" in out:
+        # the engine's floor and message (σ² must not underflow); a σ above the slider's range
+        # is kept: the data-adaptive default (the median distance) can lie there
+        out["sigma"] = check_sigma(out["sigma"])
+    if "lam" in out:
+        check_lam_in_range(out["lam"])
     if (
         "graph_t" in out
     ):  # 0: the graph kernel's default (rlscore.core.kernels.functions.default_graph_t)
@@ -409,6 +435,7 @@ __all__ = [
     "SETTING_KEYS",
     "SIGMA_LOG_RANGE",
     "check_class_weight",
+    "check_lam_in_range",
     "check_settings",
     "default_settings",
     "engine_settings",
