@@ -589,3 +589,13 @@ def test_after_a_change_of_strategy_every_tab_is_shown_the_new_strategys_query(d
     with open_store(db) as store:
         assert store.claims(project)[_query(bob)][0] == "bob"
 
+
+def test_an_empty_project_in_the_address_is_said_to_name_none(db):
+    """``?project=`` with nothing after it: the page says the address names no project (it
+    said "There is no project  that you can open", the name missing) and opens the default."""
+    at = _app()
+    at.query_params["project"] = ""
+    _ok(at.run())
+    said = [_plain(i.value) for i in at.info]
+    assert "There is no project name in the address; showing two_moons." in said, said
+    assert at.session_state["params"]["project"] == "two_moons"

@@ -211,3 +211,22 @@ def test_a_multi_label_project_is_named_as_such_not_listed_as_classes():
     with pytest.raises(ValueError, match="is multi-label") as info:
         propose_negatives(sets, {0: ("a",), 1: ("a", "b")})
     assert "('a'" not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("classes", "class_names", "shown"),
+    [
+        ([-1, 1], None, "classes ['-1', '1'] and labels of ['-1', '1']"),
+        ([-1, 1], {"-1": "other", "1": "bird"}, "classes ['other', 'bird'] and labels of "
+                                                "['other', 'bird']"),
+    ],
+)  # fmt: skip
+def test_the_refusal_names_the_classes_and_the_labels_alike(classes, class_names, shown):
+    """Both classes labeled: the refusal lists the project's classes and the labeled ones the
+    same way, as the project names them (it printed ``[-1, 1]`` beside ``['-1', '1']``)."""
+    X = np.arange(8.0).reshape(4, 2)
+    meta = {"class_names": class_names} if class_names else {}
+    project = Project("ints", X, ["u", "v"], list("abcd"), None, classes, meta)
+    with pytest.raises(ValueError) as err:
+        propose_negatives(project, {0: 1, 1: -1, 2: 1})
+    assert shown in str(err.value)

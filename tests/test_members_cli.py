@@ -132,3 +132,24 @@ def test_as_a_subprocess(db):
         done.stderr
         == "error: 'zed' is not a member of project 'P'; members: ['alice@example.org']\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("change", "verb"),
+    [
+        (["--add", "bob", "--role", "owner"], "change the project's members"),
+        (["--remove", "alice"], "change the project's members"),
+    ],
+)
+def test_a_refusal_as_a_member_names_the_action_attempted(db, capsys, change, verb):
+    """``--as bob`` (an annotator) adding himself as owner is refused as a change of the
+    members (it was refused as reading their addresses), and nothing changes."""
+    with open_store(db) as store:
+        store.set_member("P", "alice", "owner", by="t")
+        store.set_member("P", "bob", "annotator", by="t")
+    status, out, err = run(db, capsys, "--as", "bob", *change)
+    assert (status, out) == (2, "")
+    assert err == f"error: 'bob' may not {verb} in project 'P': that needs the owner role, " \
+                  "and 'bob' is an annotator\n"  # fmt: skip
+    with open_store(db) as store:
+        assert store.members("P") == {"alice": "owner", "bob": "annotator"}

@@ -27,7 +27,7 @@ from rlscore.cli.io.database_option import add_db_argument, open_existing_store
 from rlscore.cli.io.errors import CommandError, run_command
 from rlscore.cli.io.reader_option import add_reader_argument, check_read, reader
 from rlscore.sessions.team import permissions
-from rlscore.storage.sql.access import ROLES, check_role, member_id
+from rlscore.storage.sql.access import ROLES, check_role
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -100,12 +100,11 @@ def _run(argv: list[str]) -> int:
 
 def _add(store, project: str, member: str, role: str, user: str | None) -> str | None:
     """Add ``member`` or change their role, as the administrator (None) or as ``user`` (an
-    owner's); returns their previous role."""
+    owner's: a refusal names the change of members, not the reading of them); returns their
+    previous role."""
     if user is None:
         return store.set_member(project, member, role, by=shell_actor())
-    previous = permissions.members_as(store, project, user).get(member_id(member))
-    permissions.add_member(store, project, member, role, user)
-    return previous
+    return permissions.add_member(store, project, member, role, user)
 
 
 def _remove(store, project: str, member: str, user: str | None) -> str:
@@ -113,9 +112,7 @@ def _remove(store, project: str, member: str, user: str | None) -> str:
     their role."""
     if user is None:
         return store.remove_member(project, member, by=shell_actor())
-    role = permissions.members_as(store, project, user).get(member_id(member), "")
-    permissions.remove_member(store, project, member, user)
-    return role
+    return permissions.remove_member(store, project, member, user)
 
 
 def _print_members(project: str, members: dict[str, str], as_json: bool) -> None:

@@ -115,10 +115,14 @@ def propose_negatives(
             "two-class single-label project whose labels are all of one class"
         )
     if positive is None:
+        # the classes and the labels named alike, in the project's order and words
+        labeled = set(labels.values())
+        named = [project.class_text(c) for c in project.classes if c in labeled]
         raise ValueError(
             "reliable negatives are proposed for a two-class project whose labels are all of "
-            f"one class; project {project.name!r} has classes {list(project.classes)} and "
-            f"labels of {sorted({str(v) for v in labels.values()}) or 'no class'}"
+            f"one class; project {project.name!r} has classes "
+            f"{[project.class_text(c) for c in project.classes]} and labels of "
+            f"{named or 'no class'}"
         )
     negative = next(c for c in project.classes if c != positive)
     mask = np.zeros(project.n, dtype=bool)

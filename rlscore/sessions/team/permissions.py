@@ -329,20 +329,22 @@ def members_as(store: LabelStore, project: str, user: str | None) -> dict[str, s
 
 
 # -- members ------------------------------------------------------------------------------------
-def add_member(store: LabelStore, project: str, member: str, role: str, user: str | None) -> None:
+def add_member(
+    store: LabelStore, project: str, member: str, role: str, user: str | None
+) -> str | None:
     """Give ``member`` ``role`` in ``project`` (a new member or a changed role), as ``user``
     (an owner, or anyone while the project is open; its first member must be an owner).
-    Recorded in the audit."""
+    Recorded in the audit; returns the member's previous role (None: a new member)."""
     require(store, project, user, "members")
-    store.set_member(project, member, role, by=_who(user))
+    return store.set_member(project, member, role, by=_who(user))
 
 
-def remove_member(store: LabelStore, project: str, member: str, user: str | None) -> None:
-    """Remove ``member`` from ``project`` as ``user`` (an owner); recorded in the audit. The
-    last owner stays while other members remain; removing every member reopens the
-    project."""
+def remove_member(store: LabelStore, project: str, member: str, user: str | None) -> str:
+    """Remove ``member`` from ``project`` as ``user`` (an owner); recorded in the audit;
+    returns the role they held. The last owner stays while other members remain; removing
+    every member reopens the project."""
     require(store, project, user, "members")
-    store.remove_member(project, member, by=_who(user))
+    return store.remove_member(project, member, by=_who(user))
 
 
 def claim_ownership(store: LabelStore, user: str) -> list[str]:

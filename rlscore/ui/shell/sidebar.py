@@ -135,7 +135,9 @@ def project_selector() -> str:
         why = "was deleted or is no longer open to you" if reads_checked() else "was deleted"
         flash("warning", f"Project {md_text(gone)} {why}; showing {md_text(project)}.")
     refused = st.session_state.pop("project_refused", None)
-    if refused is not None:
+    if refused is not None and not refused.strip():  # ?project= with nothing after it
+        flash("info", f"There is no project name in the address; showing {md_text(project)}.")
+    elif refused is not None:
         why = " (it does not exist, or it has members and you are not one of them)"
         flash(
             "info",
