@@ -254,8 +254,8 @@ CATALOGUE: tuple[Mutation, ...] = (
     Mutation(
         "access-member-id-case",
         _ACCESS,
-        'return user.casefold() if "@" in user else user',
-        "return user",
+        'return name.casefold() if "@" in name else name',
+        "return name",
         (_T_PERMISSIONS, "tests/test_members_cli.py"),
         "an e-mail address is a different member in another case",
     ),

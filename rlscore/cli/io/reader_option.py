@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import os
 
+from rlscore.core.conventions.user_names import clean_name
 from rlscore.sessions.team.permissions import readable_projects, require_read
 from rlscore.storage import LabelStore
 
@@ -39,9 +40,10 @@ def add_reader_argument(parser: argparse.ArgumentParser) -> None:
 
 def reader(args: argparse.Namespace) -> str | None:
     """Who the command acts as: ``--as``, else :data:`READER_ENV`, else None (the database's
-    administrator)."""
+    administrator), spelled as the app spells a typed name
+    (:func:`~rlscore.core.conventions.user_names.clean_name`)."""
     chosen = args.reader if args.reader is not None else os.environ.get(READER_ENV, "")
-    return chosen.strip() or None
+    return clean_name(chosen)
 
 
 def check_read(store: LabelStore, project: str, user: str | None) -> None:

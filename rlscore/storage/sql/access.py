@@ -27,6 +27,7 @@ import time
 from dataclasses import dataclass, field
 
 from rlscore.core.conventions.json_values import jsonable
+from rlscore.core.conventions.user_names import check_no_control, clean_name
 from rlscore.storage.interface.events import UnknownProjectError
 from rlscore.storage.sql.connection import SQLConnection
 from rlscore.storage.sql.project_table import ProjectTable
@@ -38,18 +39,27 @@ AUDIT_ACTIONS = ("settings", "member", "export", "delete", "restore", "purge")
 
 
 def member_id(user: str) -> str:
-    """The one spelling of a user under which members are stored and looked up: stripped,
-    and an e-mail address (anything with ``@``) in lower case, as mail systems treat it.
+    """The one spelling of a user under which members are stored and looked up: a name as
+    typed (:func:`~rlscore.core.conventions.user_names.clean_name`: whitespace collapsed,
+    control characters removed), and an e-mail address (anything with ``@``) in lower case,
+    as mail systems treat it.
 
     Raises
     ------
     ValueError
         An empty name.
     """
-    if not isinstance(user, str) or not user.strip():
+    name = clean_name(user) if isinstance(user, str) else None
+    if name is None:
         raise ValueError(f"a member is a non-empty user name or e-mail address, got {user!r}")
-    user = user.strip()
-    return user.casefold() if "@" in user else user
+    return name.casefold() if "@" in name else name
+
+
+def acting_user(by: str | None) -> str:
+    """``by``, who made a change (written with the audit), as the store keeps it: "" for
+    nobody; ``ValueError`` naming the field for a name holding a control character (which
+    PostgreSQL cannot store when it is NUL; the entry points clean names before)."""
+    return check_no_control(str(by or ""), "the acting user's name")
 
 
 def check_role(role: str) -> str:
@@ -114,7 +124,7 @@ class AccessTables:
         return self._db.insert(
             "INSERT INTO audit (project_uid, project, action, actor, timestamp, details) "
             "VALUES (?, ?, ?, ?, ?, ?)",
-            (uid, name, action, str(actor or ""), time.time(), json.dumps(jsonable(details))),
+            (uid, name, action, acting_user(actor), time.time(), json.dumps(jsonable(details))),
         )
 
     def audit(self, uid: int) -> list[AuditRecord]:
@@ -169,7 +179,7 @@ class AccessTables:
                 "INSERT INTO members (project_uid, member, role, added, added_by) "
                 "VALUES (?, ?, ?, ?, ?) ON CONFLICT (project_uid, member) DO UPDATE SET "
                 "role = excluded.role, added = excluded.added, added_by = excluded.added_by",
-                (uid, member, role, time.time(), str(by or "")),
+                (uid, member, role, time.time(), acting_user(by)),
             )
             details = {"member": member, "role": role, "previous": previous}
             self.record(uid, name, "member", by, details)
@@ -246,7 +256,7 @@ class AccessTables:
             self._db.run(
                 "UPDATE projects SET name = ?, deleted = ?, deleted_name = ?, deleted_by = ? "
                 "WHERE uid = ?",
-                (_trashed_name(uid, name), time.time(), name, str(by or ""), uid),
+                (_trashed_name(uid, name), time.time(), name, acting_user(by), uid),
             )
             self._db.run("DELETE FROM claims WHERE project_uid = ?", (uid,))
             self.record(uid, name, "delete", by, {"recoverable": True})

@@ -23,6 +23,7 @@ import numpy as np
 
 from rlscore.core.conventions.json_values import plain_scalar
 from rlscore.core.conventions.label_sets import check_set_classes
+from rlscore.core.conventions.user_names import check_no_control
 from rlscore.data.items.columns import ItemColumn
 from rlscore.data.projects.project import Project, ids_from_json, ids_to_json
 from rlscore.storage.interface.events import UnknownProjectError
@@ -59,8 +60,11 @@ class ProjectTable:
         return sorted(r[0] for r in self._db.fetchall(f"SELECT name FROM projects WHERE {LIVE}"))
 
     def create(self, project: Project) -> None:
-        """Store a new project; ``ValueError`` if the name is taken or a multi-label
-        project's class cannot be written in a table cell (:func:`check_set_classes`)."""
+        """Store a new project; ``ValueError`` if the name is taken or holds a control
+        character (:func:`~rlscore.core.conventions.user_names.check_no_control`), or a
+        multi-label project's class cannot be written in a table cell
+        (:func:`check_set_classes`)."""
+        check_no_control(project.name, "project name")
         if project.multi_label:
             check_set_classes(project.classes)
         truth = project.truth
@@ -94,12 +98,12 @@ class ProjectTable:
 
     def load(self, name: str) -> Project:
         """The stored project (with ``uid`` set); :class:`UnknownProjectError` if absent."""
-        row = self._db.fetchone(
+        row = _may_exist(name) and self._db.fetchone(
             "SELECT uid, feature_names, ids, classes, truth, meta, X, items FROM projects "
             f"WHERE name = ? AND {LIVE}",
             (name,),
         )
-        if row is None:
+        if not row:
             raise UnknownProjectError(self.unknown(name))
         uid, feature_names, ids, classes, truth, meta, blob, items = row
         meta = json.loads(meta)
@@ -145,8 +149,9 @@ class ProjectTable:
 
     def find_uid(self, name: str) -> int | None:
         """The project's uid, None if there is no project of that name."""
-        row = self._db.fetchone(f"SELECT uid FROM projects WHERE name = ? AND {LIVE}", (name,))
-        return None if row is None else int(row[0])
+        sql = f"SELECT uid FROM projects WHERE name = ? AND {LIVE}"
+        row = _may_exist(name) and self._db.fetchone(sql, (name,))
+        return int(row[0]) if row else None
 
     def delete(self, uid: int) -> None:
         """Delete a project's row (its events, claims, settings and members go with it: ON
@@ -162,7 +167,9 @@ class ProjectTable:
         """The project's uid; with ``lock`` (in a write transaction) also the dialect's lock
         of its row, which serialises the project's writers until the commit."""
         sql = f"SELECT uid FROM projects WHERE name = ? AND {LIVE}"
-        if lock:  # inside a write transaction, which holds the connection's lock
+        if not _may_exist(name):
+            row = None
+        elif lock:  # inside a write transaction, which holds the connection's lock
             row = self._db.run(sql + self._db.dialect.lock_row, (name,)).fetchone()
         else:
             row = self._db.fetchone(sql, (name,))
@@ -180,6 +187,13 @@ class ProjectTable:
             multi_label = bool(json.loads(meta).get(MULTI_LABEL_KEY, False))
             self._info[uid] = (int(n), json.loads(classes), multi_label)
         return self._info[uid]
+
+
+def _may_exist(name: str) -> bool:
+    """Whether a project may be named ``name``, so worth looking up: not when it holds NUL,
+    which no project has (refused at creation) and PostgreSQL cannot even compare (a driver
+    error, where SQLite finds no row: the lookup says "no project named …" on both)."""
+    return "\x00" not in str(name)
 
 
 def _plain_label(label):

@@ -29,6 +29,7 @@ from typing import Any, ClassVar, Self
 import numpy as np
 
 from rlscore.core.conventions.json_values import jsonable, plain_scalar
+from rlscore.core.conventions.user_names import check_no_control
 from rlscore.data.projects.project import Project, checked_label
 from rlscore.storage.interface.events import EVENT_KINDS, Event, StaleActionError
 from rlscore.storage.interface.label_store import LabelStore
@@ -190,6 +191,7 @@ class SQLLabelStore(LabelStore):
         """
         if event.kind not in EVENT_KINDS:
             raise ValueError(f"event kind must be one of {EVENT_KINDS}, got {event.kind!r}")
+        annotator = _annotator(event.annotator)
         label = event.label
         timestamp = time.time() if event.timestamp is None else float(event.timestamp)
         with self._db.write():
@@ -227,7 +229,7 @@ class SQLLabelStore(LabelStore):
                     point,
                     None if label is None else json.dumps(jsonable(label)),
                     target,
-                    str(event.annotator or ""),
+                    annotator,
                     timestamp,
                     None if event.seconds is None else float(event.seconds),
                     json.dumps(_plain_params(event.params)),
@@ -291,6 +293,7 @@ class SQLLabelStore(LabelStore):
         *,
         unchanged_since: int | None = None,
     ) -> bool:
+        annotator = _annotator(annotator)
         now = time.time()
         with self._db.write():
             uid = self._projects.uid(name, lock=True)
@@ -326,6 +329,8 @@ class SQLLabelStore(LabelStore):
         return {int(p): (a, float(e)) for p, a, e in rows}
 
     def release_claims(self, name: str, annotator: str | None = None) -> None:
+        if annotator is not None:
+            annotator = _annotator(annotator)
         with self._db.write():
             uid = self._projects.uid(name, lock=True)
             if annotator is None:
@@ -371,6 +376,13 @@ class SQLLabelStore(LabelStore):
                 "updated = excluded.updated",
                 (uid, text, time.time()),
             )
+
+
+def _annotator(name: str | None) -> str:
+    """An annotator's name as the store writes it ("" for none): a name holding a control
+    character is refused naming the field, on SQLite as on PostgreSQL, which cannot store NUL
+    (the app and the commands clean names before: :mod:`rlscore.core.conventions.user_names`)."""
+    return check_no_control(str(name or ""), "annotator name")
 
 
 def _event(row: tuple) -> Event:

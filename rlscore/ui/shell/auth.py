@@ -32,6 +32,7 @@ from collections.abc import Mapping, Sequence
 import streamlit as st
 from streamlit.errors import StreamlitSecretNotFoundError
 
+from rlscore.core.conventions.user_names import clean_name
 from rlscore.sessions.team.permissions import claim_ownership
 from rlscore.ui.shell.navigation import end_page
 from rlscore.ui.shell.safe_text import md_text
@@ -60,8 +61,14 @@ def identity(claims: Mapping[str, object]) -> str | None:
     str or None
         The e-mail address in lower case when ``email_verified`` is true (a boolean, or the
         string ``"true"`` some providers send); else ``<sub>@<issuer without scheme>``;
-        None without a ``sub`` (nobody to name).
+        None without a ``sub`` (nobody to name). Spelled as every user's name is
+        (:func:`~rlscore.core.conventions.user_names.clean_name`: no control character).
     """
+    identity = _identity(claims)
+    return None if identity is None else clean_name(identity)
+
+
+def _identity(claims: Mapping[str, object]) -> str | None:
     email = str(claims.get("email") or "").strip()
     verified = claims.get("email_verified")
     if email and "@" in email and (verified is True or str(verified).lower() == "true"):

@@ -15,6 +15,7 @@ import math
 
 import streamlit as st
 
+from rlscore.core.conventions.user_names import clean_name
 from rlscore.sessions.state.settings import (
     SETTING_KEYS,
     project_settings,
@@ -67,9 +68,10 @@ def set_project(name: str) -> None:
 
 
 def clean_annotator(name: object) -> str | None:
-    """An annotator name as typed: stripped, at most :data:`MAX_NAME` characters, or None."""
-    text = " ".join(str(name or "").split())[:MAX_NAME]
-    return text or None
+    """An annotator name as typed, at most :data:`MAX_NAME` characters, or None: the package's
+    one spelling of a user's name (:func:`~rlscore.core.conventions.user_names.clean_name`:
+    whitespace collapsed, control characters such as NUL removed)."""
+    return clean_name(name, MAX_NAME)
 
 
 def current_annotator() -> str | None:

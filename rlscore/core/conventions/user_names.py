@@ -1,0 +1,86 @@
+"""Names people type — an annotator's, a member's, a project's — and the control characters
+they may not hold.
+
+A name is shown on every page, written with every event and compared to find a user's role.
+A control character (Unicode category ``Cc``: NUL, tab, newline, escape, DEL …) shows as
+nothing, so two names differing only by one look the same on every page; and PostgreSQL
+cannot store a text holding NUL at all, where SQLite can (the same name worked on one
+database and failed with a driver error on the other).
+
+**A user's name is cleaned, not refused** (:func:`clean_name`): runs of whitespace — tabs and
+newlines too — become one space, as they always did, and every other control character is
+removed. A name typed in the sidebar, given in the address bar (``?annotator=``), passed to
+``--as`` or read from a sign-in provider then means the user the page shows: there is nothing
+to refuse it with on a shared link, and no one can tell the two spellings apart anyway.
+:func:`~rlscore.storage.sql.access.member_id` spells members the same way.
+
+**A project's name is refused** (:func:`check_no_control`): it is chosen once, by its creator,
+who can be told; silently changing it would make ``--project NAME`` miss the project just
+created. The label store refuses any name holding a control character, naming the field, on
+SQLite and PostgreSQL alike.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+
+def control_characters(text: str) -> list[str]:
+    """The distinct control characters (Unicode category ``Cc``) of ``text``, in order of
+    first appearance."""
+    found: dict[str, None] = {}
+    for ch in text:
+        if unicodedata.category(ch) == "Cc":
+            found.setdefault(ch)
+    return list(found)
+
+
+def clean_name(value: object, limit: int | None = None) -> str | None:
+    """A user's name as typed, in the one spelling stored and compared.
+
+    Parameters
+    ----------
+    value
+        The name (None or "" for none; anything else is taken as its text).
+    limit
+        At most this many characters are kept (None: all).
+
+    Returns
+    -------
+    str or None
+        Whitespace runs (tabs and newlines too) as one space, ends stripped, every other
+        control character (NUL, escape, DEL …) removed; None when nothing is left.
+    """
+    text = "".join(
+        ch for ch in str(value or "") if ch.isspace() or unicodedata.category(ch) != "Cc"
+    )
+    text = " ".join(text.split())[:limit]
+    return text or None
+
+
+def check_no_control(text: str, field: str) -> str:
+    """``text`` unchanged, refused if it holds a control character.
+
+    Parameters
+    ----------
+    text
+        The text to store.
+    field
+        What it is, for the message (``"project name"``, ``"annotator name"``).
+
+    Raises
+    ------
+    ValueError
+        Naming ``field`` and the characters (as ``U+0000`` …).
+    """
+    found = control_characters(text)
+    if found:
+        codes = ", ".join(f"U+{ord(ch):04X}" for ch in found)
+        raise ValueError(
+            f"{field} {text!r} holds a control character ({codes}): choose one without "
+            "(a tab, a newline, NUL or escape cannot be stored in a name)"
+        )
+    return text
+
+
+__all__ = ["check_no_control", "clean_name", "control_characters"]
