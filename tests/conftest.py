@@ -186,3 +186,14 @@ def store(db_target, tmp_path) -> Iterator[SQLLabelStore]:
     its own)."""
     with moons_store(tmp_path, db_target) as s:
         yield s
+
+
+@pytest.fixture
+def blank_tab():
+    """This tab's Streamlit session state, for a page's callbacks called outside a page run:
+    empty at the start and the end of the test."""
+    import streamlit as st
+
+    st.session_state.clear()
+    yield st.session_state
+    st.session_state.clear()

@@ -28,19 +28,17 @@ ALICE, RITA, BOB = "alice@example.org", "rita@example.org", "bob@example.org"
 
 
 @pytest.fixture
-def store(tmp_path):
-    s = moons_store(tmp_path)
-    yield s
-    s.close()
+def tab(blank_tab):
+    """This tab's session state, on the moons project."""
+    blank_tab["project"] = "moons"
+    return blank_tab
 
 
 @pytest.fixture
-def tab():
-    """This tab's session state, empty at the start and the end of the test."""
-    st.session_state.clear()
-    st.session_state["project"] = "moons"
-    yield st.session_state
-    st.session_state.clear()
+def store(tmp_path):
+    """A SQLite store of the moons sample (one backend: the notices, not the storage)."""
+    with moons_store(tmp_path) as s:
+        yield s
 
 
 def team(store) -> None:

@@ -29,11 +29,8 @@ def store(tmp_path):
 
 
 @pytest.fixture
-def tab():
-    """This tab's session state, empty at the start and the end of the test."""
-    st.session_state.clear()
-    yield st.session_state
-    st.session_state.clear()
+def tab(blank_tab):
+    return blank_tab
 
 
 def notice() -> tuple[str, str] | None:
