@@ -30,6 +30,9 @@ from support.sessions import moons_store  # noqa: E402
 
 from rlscore.storage import SQLLabelStore  # noqa: E402
 
+#: why a rerun test failed the first time, printed in the summary; pytester for its test
+pytest_plugins = ["support.rerun_reasons", "pytester"]
+
 #: the label store backends every test of ``db_target`` or ``store`` runs on
 BACKENDS = ("sqlite", "postgres")
 #: tests of the shared ``store`` fixture that check what only a SQLite store has
