@@ -17,13 +17,12 @@ import functools
 import pandas as pd
 import streamlit as st
 
-from rlscore.core.conventions.counted_words import counted
 from rlscore.data.upload.proposal import MAX_PREVIEW_ROWS, text_feature_caption
 from rlscore.sessions.views.project_overview import cluster_pool_text
 from rlscore.storage import UnknownProjectError
 from rlscore.ui.forms import admin
 from rlscore.ui.forms.new_project import build_project, create_button, show_preview
-from rlscore.ui.forms.upload import read_upload, upload_form
+from rlscore.ui.forms.upload import read_upload, upload_caption, upload_form
 from rlscore.ui.shell.errors import report_errors
 from rlscore.ui.shell.flash import show_flash
 from rlscore.ui.shell.navigation import end_page, enter_through_app
@@ -51,8 +50,7 @@ upload = st.file_uploader(
 df = None if upload is None else read_upload(upload)
 if df is not None:
     with report_errors(f"Preparing a project from '{md_text(upload.name)}'"):
-        shape = f"{counted(df.shape[0], 'row')} × {counted(df.shape[1], 'column')}"
-        st.caption(f"{md_text(upload.name)}: {shape}")
+        st.caption(upload_caption(upload.name, df))
         st.dataframe(df.head(MAX_PREVIEW_ROWS), hide_index=True)
         choices = upload_form(df, upload)
         project = build_project(df, choices, source=upload.name)
@@ -121,11 +119,7 @@ if rows:
             )
 
     st.subheader("Delete project")
-    st.caption(
-        f"Deletes '{md_text(chosen)}' and its {counted(n_labels, 'label')} for every "
-        "annotator. It can be restored with its labels on the Admin page for "
-        f"{admin.grace_days()} (then it is purged for good)."
-    )
+    st.caption(admin.delete_caption(chosen, n_labels))
     delete_gate = gate(store, chosen, user, "delete")
     confirm = st.text_input(
         f"Type '{md_text(chosen)}' to confirm",

@@ -99,6 +99,16 @@ def delete_project(name: str, user: str | None) -> None:
             )
 
 
+def delete_caption(project: str, n_labels: int) -> str:
+    """What deleting ``project`` (with ``n_labels`` labels) does, as the Data page says it:
+    Markdown, the name escaped."""
+    return (
+        f"Deletes '{md_text(project)}' and its {counted(n_labels, 'label')} for every "
+        "annotator. It can be restored with its labels on the Admin page for "
+        f"{grace_days()} (then it is purged for good)."
+    )
+
+
 def export_caption(project: Project, n_labels: int) -> str:
     """What a download of ``project``'s labels holds, as the Data page says it.
 

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
+from rlscore.core.conventions.counted_words import counted
 from rlscore.data import ProjectInputError, read_table
 from rlscore.data.features.image_urls import image_urls_allowed
 from rlscore.data.features.text import TextFeatureSettings
@@ -105,6 +106,12 @@ class UploadChoices:
     def chosen_columns(self) -> list[str]:
         """The columns whose values the project reads (:func:`read_columns`)."""
         return read_columns(self.features, self.text_columns, self.context_columns)
+
+
+def upload_caption(name: str, df: pd.DataFrame) -> str:
+    """The uploaded file's name and size, as the Data page captions its preview (Markdown)."""
+    shape = f"{counted(df.shape[0], 'row')} × {counted(df.shape[1], 'column')}"
+    return f"{md_text(name)}: {shape}"
 
 
 def read_columns(
