@@ -38,8 +38,7 @@ AULC and the final accuracy, with the per-seed standard error of the worst one::
 
     python benchmarks/adaptive_explore.py /tmp/dev.json /tmp/seen.json --tasks wine,iris
 
-``--trace SPEC TASK SEED`` follows one run instead: per query the labels per class, the
-share of the test set predicted as each class, the test accuracy and the exploration share.
+``benchmarks/default_vs_random.py --trace SPEC TASK SEED`` follows one run of a strategy.
 """
 
 from __future__ import annotations
@@ -238,45 +237,12 @@ def summary(runs: Sequence[dict], tasks: Sequence[str]) -> list[str]:
     return lines
 
 
-def trace(spec: str, task: str, seed: int, queries: int = 40) -> list[str]:
-    """One run of ``spec`` on ``task`` (the suite's protocol, seed ``seed``), query by query:
-    the labels per class, the share of the test set predicted as each class, the test
-    accuracy and the exploration share of the state (module docstring)."""
-    import default_vs_random as dvr  # the suite's tasks, registered there; imports this module
-    from strategies import ProjectLearner
-    from strategy_suite import Protocol, make_split
-
-    name, params = dvr.parse_strategy(spec)
-    X, y = dvr.DATASETS[task]()
-    protocol = Protocol(queries, (seed,))
-    split = make_split(X, y, protocol, seed)
-    T = int(np.unique(y).size)
-    learner = ProjectLearner(name, params)
-    learner.start(split, T, protocol.lam, seed)
-    lines = ["query | labels per class | predicted share per class | accuracy | share"]
-    for t in range(queries + 1):
-        q = learner.q
-        pred = learner.predict(split.X_test)
-        counts = np.bincount(split.y_pool[q.labeled_], minlength=T).tolist()
-        shares = " ".join(f"{v:.2f}" for v in np.bincount(pred, minlength=T) / pred.size)
-        share = q.exploration_share() if hasattr(q, "exploration_share") else float("nan")
-        accuracy = float(np.mean(pred == split.y_test))
-        lines.append(f"{t} | {counts} | {shares} | {accuracy:.3f} | {share:.2f}")
-        if t < queries:
-            learner.step()
-    return lines
-
-
 def main(argv: Sequence[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("runs", nargs="*", type=Path, help="--out files of default_vs_random.py")
-    p.add_argument("--trace", nargs=3, metavar=("SPEC", "TASK", "SEED"), help="follow one run")
     p.add_argument("--tasks", help="comma-separated tasks (default: every task in the runs)")
     p.add_argument("--per-seed", metavar="TASK", help="also each seed's AULC difference on TASK")
     a = p.parse_args(argv)
-    if a.trace:
-        print("\n".join(trace(a.trace[0], a.trace[1], int(a.trace[2]))))
-        return
     runs = [r for f in a.runs for r in json.loads(f.read_text())]
     tasks = a.tasks.split(",") if a.tasks else sorted({r["dataset"] for r in runs})
     print("\n".join(summary(runs, tasks)))

@@ -31,6 +31,9 @@ Usage::
     OPENBLAS_NUM_THREADS=1 nice -n 10 .venv/bin/python benchmarks/default_vs_random.py \\
         --half development --seeds 5 --queries 40
     .venv/bin/python benchmarks/default_vs_random.py --half confirmation --seeds 10
+
+``--trace SPEC TASK SEED`` follows one run instead: per query the labels per class, the
+share of the test set predicted as each class, the test accuracy and the exploration share.
 """
 
 from __future__ import annotations
@@ -225,6 +228,31 @@ def coverage_table(runs: Sequence[dict], specs: Sequence[str], tasks: Sequence[s
     return "\n".join(lines)
 
 
+def trace(spec: str, task: str, seed: int, queries: int = 40) -> list[str]:
+    """One run of ``spec`` on ``task`` (the suite's protocol, seed ``seed``), query by query:
+    the labels per class, the share of the test set predicted as each class, the test
+    accuracy and the exploration share of the state (module docstring)."""
+    name, params = parse_strategy(spec)
+    X, y = DATASETS[task]()
+    protocol = Protocol(queries, (seed,))
+    split = make_split(X, y, protocol, seed)
+    T = int(np.unique(y).size)
+    learner = suite.ProjectLearner(name, params)
+    learner.start(split, T, protocol.lam, seed)
+    lines = ["query | labels per class | predicted share per class | accuracy | share"]
+    for t in range(queries + 1):
+        q = learner.q
+        pred = learner.predict(split.X_test)
+        counts = np.bincount(split.y_pool[q.labeled_], minlength=T).tolist()
+        shares = " ".join(f"{v:.2f}" for v in np.bincount(pred, minlength=T) / pred.size)
+        share = q.exploration_share() if hasattr(q, "exploration_share") else float("nan")
+        accuracy = float(np.mean(pred == split.y_test))
+        lines.append(f"{t} | {counts} | {shares} | {accuracy:.3f} | {share:.2f}")
+        if t < queries:
+            learner.step()
+    return lines
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument(
@@ -251,7 +279,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     p.add_argument(
         "--resume", action="store_true", help="reuse the runs already in --out (same protocol)"
     )
+    p.add_argument("--trace", nargs=3, metavar=("SPEC", "TASK", "SEED"), help="follow one run")
     a = p.parse_args(argv)
+    if a.trace:
+        print("\n".join(trace(a.trace[0], a.trace[1], int(a.trace[2]))))
+        return
     specs = [s for s in a.strategies.split(";") if s]
     specs += [s for s in ("random", "uncertainty") if s not in specs]
     halves = list(HALVES) if a.half == "both" else [a.half]
