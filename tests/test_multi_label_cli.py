@@ -96,6 +96,12 @@ def test_bad_input_is_one_error_line(db, tmp_path, capsys, csv, problem):
     assert re.search(problem, err)
     with open_store(db) as store:
         assert store.list_projects() == []
+    # simulate reads the same table alike: the cell named, not only the problem
+    argv = ["simulate", "--data", str(table), "--truth", "tags", "--multi-label", "--queries", "2"]
+    assert rlscore(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error:") and len(err.strip().splitlines()) == 1
+    assert re.search(problem, err)
 
 
 def test_a_missing_table_is_named(db, capsys):

@@ -154,5 +154,7 @@ def test_a_list_cell_holding_null_is_one_error_line(tmp_path, capsys, cell):
     argv = ["--multi-label", "--data", str(path), "--truth", "labels", "--queries", "1"]
     assert main([*argv, "--quiet"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("error: the list holds null, which is no class")
+    # the row and cell named, as create-project names them
+    named = f"error: truth column 'labels', row 2, cell {cell!r}: the list holds null"
+    assert err.startswith(named)
     assert len(err.strip().splitlines()) == 1

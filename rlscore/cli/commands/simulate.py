@@ -13,16 +13,15 @@ import pandas as pd
 from rlscore.cli.io.output_files import output_file
 from rlscore.cli.io.progress_bar import ProgressBar
 from rlscore.core.conventions.counted_words import counted
-from rlscore.core.conventions.label_sets import parse_label_set
 from rlscore.core.kernels.landmarks import LANDMARK_RULES
 from rlscore.core.kernels.rbf_width import DEFAULT_SIGMA
 from rlscore.data.features.text import ANALYZERS
+from rlscore.data.projects.class_labels import truth_and_classes
 from rlscore.data.projects.table_project import project_from_table
 from rlscore.data.samples.bundled import list_samples, load_sample
 from rlscore.data.upload.table_reading import read_table
 from rlscore.experiments.simulation.multilabel import (
     MultiLabelSimulationResult,
-    set_classes,
     simulate_multilabel,
 )
 from rlscore.experiments.simulation.simulate import SimulationResult, can_predict_outside, simulate
@@ -464,9 +463,9 @@ def _load_multilabel_data(args: argparse.Namespace):
     if not path.exists():
         raise ValueError(f"--data {args.data!r} is not an existing file")
     df, n, options, val_path = _pool_table(args, path)
-    cells = df[args.truth].tolist()
-    classes = set_classes(c for c in cells if not (isinstance(c, float) and np.isnan(c)))
-    sets = [parse_label_set(c, classes) for c in cells]
+    # create-project's reading of the truth cells: a bad cell is refused naming its row
+    truth, classes = truth_and_classes(df, args.truth, None, multi_label=True)
+    sets = list(truth)
     X = project_from_table(df.drop(columns=[args.truth]), path.stem, **options).X
     if val_path is not None:
         return X[:n], sets[:n], (X[n:], sets[n:]), classes
