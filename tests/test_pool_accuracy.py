@@ -96,6 +96,23 @@ def test_platt_fit_is_the_smoothed_maximum_likelihood(seed):
     assert 0.0 < p[0] < p[1] < 1.0
 
 
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_platt_fit_on_nearly_separated_margins_is_the_bounded_optimum(seed):
+    # LOO margins as a well-fitted model gives them: most right ones near 1, two wrong ones
+    # below; a full Newton step from the flat start ran off to a slope of 1.7e10 (chances
+    # of 0 and 1, a Review page score of 100 % on a right label), its loss 13 times the optimum
+    rng = np.random.default_rng(seed)
+    m = np.abs(np.concatenate([rng.normal(1.0, 0.05, 75), [0.34, 0.63, 0.69, 0.10, 0.52]]))
+    r = np.r_[np.ones(78, bool), False, False]
+    fit = fit_platt(m, r)
+    best = minimize(_smoothed_nll, x0=[1.0, 0.0], args=(m, r), method="L-BFGS-B",
+                    bounds=[(0.0, None), (None, None)],
+                    options={"ftol": 1e-15, "gtol": 1e-12})  # fmt: skip
+    assert _smoothed_nll([fit.slope, fit.intercept], m, r) <= best.fun + 1e-9
+    assert (fit.slope, fit.intercept) == pytest.approx(tuple(best.x), abs=1e-4)
+    assert 0.0 < fit.probability(np.array([0.10]))[0] < 0.5 < fit.probability(np.ones(1))[0] < 1
+
+
 def test_platt_stays_finite_when_every_prediction_is_right():
     fit = fit_platt(np.linspace(0.1, 2.0, 12), np.ones(12, bool))
     assert np.isfinite([fit.slope, fit.intercept]).all()

@@ -25,6 +25,8 @@ import numpy as np
 
 #: Newton steps of :func:`fit_platt` (two parameters: it converges in a handful)
 MAX_NEWTON_STEPS = 50
+#: the shortest share of a Newton step :func:`fit_platt`'s line search tries
+MIN_STEP = 1e-10
 
 
 @dataclass(frozen=True)
@@ -69,6 +71,7 @@ def fit_platt(margins: np.ndarray, right: np.ndarray) -> PlattCalibration:
     target = np.where(r, (n_right + 1.0) / (n_right + 2.0), 1.0 / (m.size - n_right + 2.0))
     a, b = 0.0, float(np.log((n_right + 1.0) / (m.size - n_right + 1.0)))
     m2 = m * m
+    loss = _cross_entropy(m, target, a, b)
     for _ in range(MAX_NEWTON_STEPS):
         p = PlattCalibration(a, b).probability(m)
         g = p - target  # the gradient of the cross-entropy in z
@@ -84,10 +87,28 @@ def fit_platt(margins: np.ndarray, right: np.ndarray) -> PlattCalibration:
             # joint step's intercept would stop where the slope's gradient is balanced, not at
             # the bounded optimum, and the clipped slope step would never fall below the tolerance)
             step_a, step_b = a, gb / hbb
-        a, b = a - step_a, b - step_b
-        if max(abs(step_a), abs(step_b)) < 1e-10:
+        # backtracking (Lin, Lin & Weng 2007, *A note on Platt's probabilistic outputs for
+        # support vector machines*): a full Newton step from a flat start can overshoot
+        # on nearly separated margins and run off to slopes of 10¹⁰, certainties of 0 and 1
+        t = 1.0
+        while t >= MIN_STEP:
+            new_a, new_b = a - t * step_a, b - t * step_b
+            new_loss = _cross_entropy(m, target, new_a, new_b)
+            if new_loss <= loss - 1e-4 * t * (ga * step_a + gb * step_b):
+                break
+            t /= 2.0
+        else:
+            break  # no descent along the Newton direction: at the optimum to rounding
+        a, b, loss = new_a, new_b, new_loss
+        if max(abs(t * step_a), abs(t * step_b)) < 1e-10:
             break
     return PlattCalibration(a, b)
+
+
+def _cross_entropy(m: np.ndarray, target: np.ndarray, a: float, b: float) -> float:
+    """The cross-entropy of the sigmoid ``a·m + b`` on the targets, without overflow."""
+    z = a * m + b
+    return float(np.sum(np.logaddexp(0.0, z) - target * z))
 
 
 __all__ = ["PlattCalibration", "fit_platt"]
