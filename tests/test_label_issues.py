@@ -36,8 +36,9 @@ def _expected(F: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray,
     others[rows, codes] = -np.inf
     s = others.max(axis=1) - F[rows, codes]
     top = np.sort(F, axis=1)
-    calibration = fit_platt(top[:, -1] - top[:, -2], np.argmax(F, axis=1) == codes)
-    q = calibration.probability(np.abs(s))
+    m = top[:, -1] - top[:, -2]  # the prediction's margin
+    calibration = fit_platt(m, np.argmax(F, axis=1) == codes)
+    q = calibration.probability(m)
     return s, np.argmax(F, axis=1), np.where(s > 0, q, 1.0 - q)
 
 
@@ -68,9 +69,32 @@ def test_scores_equal_brute_force_refits(n_classes):
     np.testing.assert_array_equal(got["label"], y[labeled])
     assert sorted(table["index"]) == labeled.tolist()
     assert np.all(np.diff(table["label_margin"]) <= 0)  # most suspicious first
-    disagree = table["label_margin"] > 0  # … each group in the order of its score
-    assert np.all(np.diff(table["score"][disagree]) <= 0)
+    disagree = table["label_margin"] > 0  # the agreeing labels in the order of their score
     assert np.all(np.diff(table["score"][~disagree]) <= 0)
+    if n_classes == 2:  # the label margin is the prediction's: the score's order too
+        assert np.all(np.diff(table["score"][disagree]) <= 0)
+
+
+def test_a_disagreeing_label_scores_at_the_predictions_margin():
+    # three classes: a label that is not the runner-up has a label margin larger than the
+    # prediction's margin; the calibration (P(prediction right | its margin)) read at the
+    # label margin overstated the score, which should be a lower bound of P(label wrong)
+    X, y = _blobs(3, n=90, seed=1)
+    y = y.astype(float)
+    y[:9] = (y[:9] + 1) % 3
+    table = rlscore.label_issues(X, y).set_index("index")
+    K = _rbf(X, table.attrs["sigma"])
+    F = _brute_force(K, y.astype(int), 3, table.attrs["lam"])
+    top = np.sort(F, axis=1)
+    m = top[:, -1] - top[:, -2]
+    s = table.loc[np.arange(90), "label_margin"].to_numpy()
+    beyond = s > m + 1e-6  # disagreeing labels that are not the runner-up
+    assert beyond.any()
+    q = fit_platt(m, np.argmax(F, axis=1) == y.astype(int))
+    np.testing.assert_allclose(
+        table.loc[np.flatnonzero(beyond), "score"], q.probability(m[beyond]), atol=1e-8
+    )
+    assert np.all(table.loc[np.flatnonzero(beyond), "score"] < q.probability(s[beyond]))
 
 
 def test_precomputed_kernel_equals_brute_force():

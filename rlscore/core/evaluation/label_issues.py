@@ -13,9 +13,11 @@ For a point with label ``y`` and LOO one-vs-all values ``f`` (a binary ``f`` is 
 ``(−f, f)``), the **label margin** is ``s = max_{j≠y} f_j − f_y``: positive when the LOO
 prediction disagrees with the label, by how much it prefers its class. The **score** is a
 calibrated chance that the label is wrong: with ``q(m) = P(LOO prediction right | margin m)``
-Platt-fitted on the LOO margins (:mod:`rlscore.core.evaluation.calibration`), it is ``q(s)``
-where the prediction disagrees (the label is wrong when the prediction is right) and
-``1 − q(|s|)`` where it agrees (the label can be wrong only if the prediction is;
+Platt-fitted on the LOO prediction margins ``m`` (the two largest values' gap; ``|s|`` for two
+classes and wherever the prediction agrees; :mod:`rlscore.core.evaluation.calibration`), it is
+``q(m)`` where the prediction disagrees (the label is wrong when the prediction is right; for
+more classes a lower bound) and ``1 − q(m)`` where it agrees (the label can be wrong only if
+the prediction is;
 docs/mathematics.md §"Which labels are probably wrong"). The labels are ranked by ``s``.
 """
 
@@ -84,8 +86,12 @@ def label_scores(
     if F.ndim == 1:
         F = np.column_stack([-F, F])  # the binary f as its two OvA columns
     s = label_margins(F, codes)
-    calibration = fit_platt(margin(F), s <= 0)
-    q = calibration.probability(np.abs(s))
+    m = margin(F)
+    calibration = fit_platt(m, s <= 0)
+    # q at the prediction's own margin, the variable it is calibrated on: for more classes the
+    # label margin of a disagreeing label is larger (the label need not be the runner-up),
+    # and q there overstated the chance that the prediction is right
+    q = calibration.probability(m)
     return s, np.argmax(F, axis=1), np.where(s > 0, q, 1.0 - q), calibration
 
 
@@ -209,12 +215,12 @@ def label_issues(
     -------
     pandas.DataFrame
         One row per labeled point, most suspicious first: by ``label_margin``, i.e. the
-        labels the LOO model disagrees with first, then the others, each group by ``score``
-        (docs/mathematics.md, "Which labels are probably wrong"): ``index`` (row of ``X``),
-        ``label``, ``suggested`` (the class the LOO model predicts), ``score`` (calibrated
-        chance in [0, 1] that the label is wrong) and ``label_margin`` (module docstring).
-        ``attrs`` holds the ``lam`` and ``sigma`` used and the calibration's ``slope`` and
-        ``intercept``.
+        labels the LOO model disagrees with first, then the others (the agreeing ones, and
+        for two classes every group, also by ``score``; docs/mathematics.md, "Which labels
+        are probably wrong"): ``index`` (row of ``X``), ``label``, ``suggested`` (the class
+        the LOO model predicts), ``score`` (calibrated chance in [0, 1] that the label is
+        wrong) and ``label_margin`` (module docstring). ``attrs`` holds the ``lam`` and
+        ``sigma`` used and the calibration's ``slope`` and ``intercept``.
 
     Raises
     ------
