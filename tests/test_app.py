@@ -590,6 +590,19 @@ def test_after_a_change_of_strategy_every_tab_is_shown_the_new_strategys_query(d
         assert store.claims(project)[_query(bob)][0] == "bob"
 
 
+def test_a_right_to_left_override_in_the_address_cannot_reverse_the_notice(db):
+    """``?project=%E2%80%AEevil ton si siht``: the override reversed the rest of the page's
+    own sentence on screen ("There is no project nac uoy taht …"); the name is quoted
+    without its bidirectional controls."""
+    at = _app()
+    at.query_params["project"] = "\u202eevil ton si siht"
+    _ok(at.run())
+    said = [_plain(w.value) for w in (*at.info, *at.warning)]
+    notice = next(t for t in said if t.startswith("There is no project"))
+    assert "evil ton si siht" in notice
+    assert not any(ch in notice for ch in "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
 def test_an_empty_project_in_the_address_is_said_to_name_none(db):
     """``?project=`` with nothing after it: the page says the address names no project (it
     said "There is no project  that you can open", the name missing) and opens the default."""

@@ -22,6 +22,12 @@ NAMES = [
 ]
 
 
+def test_a_shown_name_holds_no_bidirectional_control():
+    # a right-to-left override in a name reversed the app's words after it on screen
+    shown = md_text("\u202eevil\u2067 ton\u2069")
+    assert shown == "evil ton"
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_the_logged_text_is_the_name_as_typed(name):
     shown = md_text(name)

@@ -33,6 +33,8 @@ from rlscore.ui.shell.params import clean_annotator
         ("ok\x00x", "okx"),
         ("  ada\tlove\nlace \x1b[31m", "ada love lace [31m"),
         ("\x00\x7f", None),
+        # a right-to-left override shows as nothing and reverses what follows it
+        ("\u202ebob\u2066 x\u2069", "bob x"),
     ],
 )
 def test_every_entry_point_spells_a_name_alike(typed, cleaned):
@@ -59,6 +61,11 @@ def test_a_project_name_with_a_control_character_is_refused_naming_the_field():
         ValueError, match=r"project name 'a\\tb' holds a control character \(U\+0009\)"
     ):
         check_no_control("a\tb", "project name")
+
+
+def test_a_project_name_with_a_bidirectional_override_is_refused():
+    with pytest.raises(ValueError, match=r"holds a control character \(U\+202E\)"):
+        check_no_control("\u202enoom", "project name")
 
 
 def test_the_store_refuses_control_characters_alike_on_both_databases(db_target, tmp_path):

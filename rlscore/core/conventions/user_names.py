@@ -14,6 +14,11 @@ removed. A name typed in the sidebar, given in the address bar (``?annotator=``)
 to refuse it with on a shared link, and no one can tell the two spellings apart anyway.
 :func:`~rlscore.storage.sql.access.member_id` spells members the same way.
 
+The bidirectional formatting controls (:data:`BIDI_CONTROLS`: embeddings, overrides and
+isolates, category ``Cf``) are treated alike: they too show as nothing, yet a right-to-left
+override reverses the text after it — in a notice that quotes the name, the app's own words
+(``?project=%E2%80%AEevil`` made "There is no project …" read backwards).
+
 **A project's name is refused** (:func:`check_no_control`): it is chosen once, by its creator,
 who can be told; silently changing it would make ``--project NAME`` miss the project just
 created. The label store refuses any name holding a control character, naming the field, on
@@ -24,13 +29,23 @@ from __future__ import annotations
 
 import unicodedata
 
+#: the bidirectional embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069): they
+#: reorder the text around them (Unicode's UAX #9), not only the name holding them
+BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def is_hidden_control(ch: str) -> bool:
+    """Whether ``ch`` is a control character (``Cc``) or a bidirectional control
+    (:data:`BIDI_CONTROLS`): invisible, so no name may hold one."""
+    return ch in BIDI_CONTROLS or unicodedata.category(ch) == "Cc"
+
 
 def control_characters(text: str) -> list[str]:
-    """The distinct control characters (Unicode category ``Cc``) of ``text``, in order of
+    """The distinct control characters (:func:`is_hidden_control`) of ``text``, in order of
     first appearance."""
     found: dict[str, None] = {}
     for ch in text:
-        if unicodedata.category(ch) == "Cc":
+        if is_hidden_control(ch):
             found.setdefault(ch)
     return list(found)
 
@@ -49,11 +64,10 @@ def clean_name(value: object, limit: int | None = None) -> str | None:
     -------
     str or None
         Whitespace runs (tabs and newlines too) as one space, ends stripped, every other
-        control character (NUL, escape, DEL …) removed; None when nothing is left.
+        control character (NUL, escape, DEL, a bidirectional override …) removed; None when
+        nothing is left.
     """
-    text = "".join(
-        ch for ch in str(value or "") if ch.isspace() or unicodedata.category(ch) != "Cc"
-    )
+    text = "".join(ch for ch in str(value or "") if ch.isspace() or not is_hidden_control(ch))
     text = " ".join(text.split())[:limit]
     return text or None
 
@@ -78,9 +92,22 @@ def check_no_control(text: str, field: str) -> str:
         codes = ", ".join(f"U+{ord(ch):04X}" for ch in found)
         raise ValueError(
             f"{field} {text!r} holds a control character ({codes}): choose one without "
-            "(a tab, a newline, NUL or escape cannot be stored in a name)"
+            "(a tab, a newline, NUL, escape or a bidirectional override cannot be stored in a name)"
         )
     return text
 
 
-__all__ = ["check_no_control", "clean_name", "control_characters"]
+def without_bidi_controls(text: str) -> str:
+    """``text`` without its bidirectional controls (:data:`BIDI_CONTROLS`), for showing a
+    user's string inside the app's own words."""
+    return "".join(ch for ch in text if ch not in BIDI_CONTROLS)
+
+
+__all__ = [
+    "BIDI_CONTROLS",
+    "check_no_control",
+    "clean_name",
+    "control_characters",
+    "is_hidden_control",
+    "without_bidi_controls",
+]

@@ -5,13 +5,16 @@ table cells: a class named ``![x](https://host/t.png)`` would make every viewer'
 fetch that URL, ``**a**`` would turn bold and ``:red[a]`` colour. :func:`md_text` escapes
 every ASCII punctuation character with a backslash (CommonMark allows that escape for all of
 them, and Streamlit's ``:directive[...]`` and ``$math$`` parsers honour it too), so the string
-reads exactly as typed. Raw HTML is never enabled anywhere in the app.
+reads exactly as typed. Raw HTML is never enabled anywhere in the app. Its bidirectional
+controls are dropped (a right-to-left override in a name reversed the notice quoting it).
 """
 
 from __future__ import annotations
 
 import re
 import string
+
+from rlscore.core.conventions.user_names import without_bidi_controls
 
 _PUNCTUATION = re.compile("([" + re.escape(string.punctuation) + "])")
 _WWW = re.compile(r"(?i)(www)\\\.")
@@ -24,7 +27,8 @@ def md_text(value: object) -> str:
     """``str(value)`` with every ASCII punctuation character backslash-escaped.
 
     Line breaks become spaces: a user string never starts a new Markdown block (a heading,
-    a list, a table). A URL or e-mail address in it is not made a link: an invisible word
+    a list, a table); bidirectional controls are dropped: the string cannot reorder the
+    app's words around it. A URL or e-mail address in it is not made a link: an invisible word
     joiner (:data:`WORD_JOINER`) follows ``:`` and ``@`` and splits ``www.``.
 
     Parameters
@@ -37,7 +41,8 @@ def md_text(value: object) -> str:
     str
         Markdown that renders as the literal text of ``value``.
     """
-    text = _PUNCTUATION.sub(r"\\\1", " ".join(str(value).splitlines()))
+    text = " ".join(without_bidi_controls(str(value)).splitlines())
+    text = _PUNCTUATION.sub(r"\\\1", text)
     # GitHub-flavoured Markdown links URLs and e-mail addresses in the *text* it parsed
     # (escapes and character references are decoded first): an invisible word joiner after
     # ":" and "@" and inside "www." leaves them plain text and reads the same
