@@ -603,6 +603,18 @@ def test_a_right_to_left_override_in_the_address_cannot_reverse_the_notice(db):
     assert not any(ch in notice for ch in "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 
 
+def test_a_link_naming_two_projects_opens_the_first_and_says_so(db):
+    """``?project=two_moons&project=circles`` silently opened circles (the last) and kept
+    both in the address."""
+    at = _app()
+    at.query_params["project"] = ["two_moons", "circles"]
+    _ok(at.run())
+    said = [_plain(i.value) for i in at.info]
+    assert "The address names several projects (two_moons, circles); showing two_moons." in said
+    assert at.session_state["params"]["project"] == "two_moons"
+    assert at.query_params["project"] in ("two_moons", ["two_moons"])  # one project left
+
+
 def test_an_empty_project_in_the_address_is_said_to_name_none(db):
     """``?project=`` with nothing after it: the page says the address names no project (it
     said "There is no project  that you can open", the name missing) and opens the default."""

@@ -52,7 +52,11 @@ def current_project() -> str:
     if previous is not None and chosen is None:
         # deleted meanwhile, or no longer readable: the page says so, the same either way
         st.session_state["project_gone"] = previous
-    wanted = st.query_params.get("project")
+    # a link naming several projects opens the first, in reading order, and says so
+    links = st.query_params.get_all("project")
+    wanted = links[0] if links else None
+    if len(set(links)) > 1 and previous is None:
+        st.session_state["project_several"] = links
     if wanted is not None and wanted not in projects and wanted != previous:
         # the same words whether it does not exist or is not the user's: no leak of names
         st.session_state["project_refused"] = wanted
@@ -103,7 +107,7 @@ def sync_address_bar() -> None:
     elif st.session_state.get("annotator"):
         wanted["annotator"] = st.session_state["annotator"]
     for key, value in wanted.items():
-        if value is not None and st.query_params.get(key) != value:
+        if value is not None and st.query_params.get_all(key) != [value]:
             st.query_params[key] = value
 
 

@@ -134,6 +134,10 @@ def project_selector() -> str:
     if gone is not None:
         why = "was deleted or is no longer open to you" if reads_checked() else "was deleted"
         flash("warning", f"Project {md_text(gone)} {why}; showing {md_text(project)}.")
+    several = st.session_state.pop("project_several", None)
+    if several is not None:
+        named = ", ".join(md_text(p) for p in several)
+        flash("info", f"The address names several projects ({named}); showing {md_text(project)}.")
     refused = st.session_state.pop("project_refused", None)
     if refused is not None and not refused.strip():  # ?project= with nothing after it
         flash("info", f"There is no project name in the address; showing {md_text(project)}.")
