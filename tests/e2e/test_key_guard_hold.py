@@ -100,3 +100,39 @@ def test_a_held_press_is_never_sent_on_another_point(stand_in):
     page.evaluate(END_RUN)
     page.evaluate("() => new Promise((done) => setTimeout(done, 200))")  # release's 40 ms ticks
     assert page.evaluate("window.__clicks") == []
+
+
+#: the key guard started on the stand-in page (its point already drawn) and key 1 pressed in
+#: the same task: a person who had been looking at the point before the page's scripts were
+#: drawn (Streamlit draws ``st.html`` elements once their code has loaded; on a loaded machine
+#: seconds after the point's heading and buttons) presses just as the guard starts
+START_AND_PRESS = """(script) => {
+  const tag = document.createElement("script");
+  tag.textContent = script;
+  document.body.appendChild(tag);
+  window.dispatchEvent(new KeyboardEvent("keydown", {key: "1", bubbles: true}));
+}"""
+
+
+@pytest.mark.skipif(DWELL_MS <= 0, reason="the minimum dwell is off ($RLSCORE_MIN_DWELL_MS=0)")
+def test_a_press_on_a_point_drawn_before_the_guard_started_is_held_not_dropped(browser):
+    context = new_context(browser)
+    try:
+        page = context.new_page()
+        page.set_content(PAGE)
+        page.evaluate(
+            START_AND_PRESS, key_guard_script().split("<script>")[1].split("</script>")[0]
+        )
+        # how long the point had been on screen is not known to the guard: the press is not
+        # dropped as too soon, but held until the server can count its dwell
+        assert page.evaluate("window.__rlscoreDropped") == []
+        assert page.evaluate("window.__rlscoreHeld") == 1
+        assert page.evaluate("window.__rlscoreDrawTimes")[0]["earlier"] is True
+        page.wait_for_function("window.__acks === 1")  # painted: the acknowledgement pressed
+        page.evaluate(END_RUN)
+        page.wait_for_function("window.__clicks.length === 1")
+        click, ended = page.evaluate("[window.__clicks[0], window.__runEnded]")
+        assert click["point"] == "9:7"
+        assert click["at"] - ended >= DWELL_MS
+    finally:
+        context.close()

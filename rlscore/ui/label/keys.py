@@ -17,7 +17,12 @@ added by a small script installed once per page (:func:`install_key_guard`):
   drawn is recorded (when the panel's marker names a new point; kept in
   ``window.__rlscoreDrawTimes`` as ``{point, at}``, ``at`` in ms since the epoch), and a
   shortcut key or a click on a label or Skip button less than the minimum dwell after it
-  (:mod:`rlscore.sessions.actions.dwell`, ``$RLSCORE_MIN_DWELL_MS``) is dropped.
+  (:mod:`rlscore.sessions.actions.dwell`, ``$RLSCORE_MIN_DWELL_MS``) is dropped. A point
+  already on the page when the script starts was drawn at a time it cannot know (Streamlit
+  draws ``st.html`` elements, the marker and this script, only once their code has loaded: on
+  a loaded machine seconds after the point's heading and buttons), so no press on it is
+  dropped as too soon (its record says ``earlier: true``); the server's dwell still holds it
+  (below).
 * **The paint is acknowledged to the server.** Two animation frames after a new point's
   marker appears (the point has been painted), the script presses the point's hidden
   acknowledgement button (:func:`rlscore.ui.label.actions.note_painted`, listed in
@@ -96,6 +101,8 @@ _SCRIPT = """
   const minDwell = __MIN_DWELL_MS__;
   let pressedAt = 0, sawRun = false, busy = false, pressedOn = null;
   let drawnPoint = null, drawnAt = 0, ackPoint = null;
+  // whether the point on screen was drawn before this script started (its draw time unknown)
+  let drawnEarlier = false;
   // the acknowledgement's press and the end of the run that applied it (0: not yet)
   let ackSentAt = 0, ackRan = false, ackDoneAt = 0;
   w.__rlscoreDroppedKeys = 0;
@@ -161,9 +168,12 @@ _SCRIPT = """
   // point, as the server's showing of it goes on (rlscore.ui.label.actions.mark_shown), so
   // the dwell keeps counting from the first drawing (the paint is acknowledged again; the
   // server keeps the first). A blank panel alone clears no notice: one about a press on the
-  // point stays
+  // point stays. ``atStart``: the marker was on the page when this script started, so the
+  // point was drawn earlier, when is not known here: Streamlit draws the st.html elements (the
+  // marker, this script) only once their code has loaded, on a loaded machine seconds after
+  // the point's heading and buttons (CI: a press dropped for "31 ms" on a point shown longer)
   let shown = null;
-  const pointDrawn = () => {
+  const pointDrawn = (atStart = false) => {
     const m = marker();
     if (!m) return;
     const point = m.dataset.rlsPoint || "";
@@ -173,9 +183,11 @@ _SCRIPT = """
     const same = shown && point && shown.point === point;
     drawnPoint = point;
     drawnAt = same ? shown.at : Date.now();
+    drawnEarlier = same ? shown.earlier : atStart && !!point;
     if (point) {
-      if (!same) shown = {point: point, at: drawnAt};
-      w.__rlscoreDrawTimes.push({point: point, at: drawnAt});
+      if (!same) shown = {point: point, at: drawnAt, earlier: drawnEarlier};
+      w.__rlscoreDrawTimes.push(
+        drawnEarlier ? {point: point, at: drawnAt, earlier: true} : {point: point, at: drawnAt});
       ackPoint = point;
       if (!same && !sticky) unsay();
     }
@@ -248,13 +260,15 @@ _SCRIPT = """
     say("Your press is kept: it is sent once the server has counted this point's time on " +
         "screen.");
   };
-  // a press on the point on screen less than the minimum dwell after it was drawn is dropped;
-  // one the server cannot count yet (the paint acknowledgement not applied, or applied less
-  // than the dwell ago) is held. ``key``: the st-key class of the button pressed
+  // a press on the point on screen less than the minimum dwell after it was drawn is dropped
+  // (not one on a point drawn before this script started: how long it has been on screen is
+  // not known here); one the server cannot count yet (the paint acknowledgement not applied,
+  // or applied less than the dwell ago) is held. ``key``: the st-key class of the button
+  // pressed
   const tooSoon = (e, key) => {
     const dwell = Date.now() - drawnAt;
     if (!drawnPoint || minDwell <= 0) return false;
-    if (dwell < minDwell) {
+    if (dwell < minDwell && !drawnEarlier) {
       drop(e, "dwell", "Press ignored: the point had been on screen for " + dwell + " ms " +
            "(less than " + minDwell + " ms).");
       return true;
@@ -344,7 +358,7 @@ _SCRIPT = """
       if (busy && pressedOn !== null && panelState() !== pressedOn) busy = false;
     }).observe(app, {subtree: true, childList: true, attributes: true,
                      attributeFilter: ["data-rls-state", "data-rls-point", "data-rls-taken"]});
-    pointDrawn();
+    pointDrawn(true);
   };
   watch();
   w.addEventListener("keydown", (e) => {
