@@ -27,13 +27,23 @@ DWELLED = """([point, ms]) => {
 }"""
 
 
+#: a point's hidden paint button (rlscore.ui.label.query_panel.paint_ack_button) on the page
+#: but not yet the query panel's marker or the key guard: Streamlit draws ``st.html`` elements
+#: (the views' markers, the page's scripts) only once their code has loaded, on a loaded machine
+#: seconds after the point's heading and buttons (CI saw ``settle`` pass with neither drawn, and
+#: the guard, started just then, drop the press after it). A page that bypasses the guard sets
+#: ``window.__rlscoreKeyGuard`` itself.
+HTML_PENDING = """(() => !!document.querySelector('[class*="st-key-paint_"]') &&
+  (!document.querySelector("[data-rls-view='panel']") || !window.__rlscoreKeyGuard))()"""
+
 #: every view of the Label page shows the state its query panel shows (rlscore.ui.label.refresh)
-VIEWS_CAUGHT_UP = """() => {
+VIEWS_CAUGHT_UP = f"""() => {{
   const app = document.querySelector('[data-testid="stApp"]');
   if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
+  if ({HTML_PENDING}) return false;
   const marks = [...document.querySelectorAll('[data-rls-view]')].map(m => m.dataset.rlsState);
   return marks.every(m => m === marks[0]);
-}"""
+}}"""
 
 
 def settle(page: Page) -> None:
@@ -64,10 +74,12 @@ def wait_text(page: Page, text: str) -> None:
     settle(page)
 
 
-#: no query panel with a point on the page, or the panel's point recorded as drawn by the key
-#: guard (a marker the guard has not seen yet is not ready) at least ``ms`` milliseconds ago,
-#: and its paint acknowledged to the server at least ``ms`` ago
-READY_FOR_INPUT = """(ms) => {
+#: no point on the page, or its ``st.html`` elements drawn (:data:`HTML_PENDING`) and the
+#: panel's point recorded as drawn by the key guard (a marker the guard has not seen yet is not
+#: ready) at least ``ms`` milliseconds ago, and its paint acknowledged to the server at least
+#: ``ms`` ago
+READY_FOR_INPUT = f"""(ms) => {{
+  if ({HTML_PENDING}) return false;
   const panel = document.querySelector("[data-rls-view='panel']");
   const point = panel ? panel.dataset.rlsPoint : "";
   // no point, or no key guard on the page (a test that bypasses it): nothing to wait for
@@ -77,7 +89,7 @@ READY_FOR_INPUT = """(ms) => {
   if (!last || last.point !== point) return false;
   const confirmed = window.__rlscoreConfirmedAt ? window.__rlscoreConfirmedAt() : 1;
   return Date.now() - last.at >= ms && confirmed > 0 && Date.now() - confirmed >= ms;
-}"""
+}}"""
 
 
 def wait_dwell(page: Page, point: int | None = None, timeout: float | None = None) -> None:
