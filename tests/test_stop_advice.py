@@ -69,6 +69,44 @@ def _brute(curves: StopCurves, rule: str, n_classes: int) -> int | None:
     return max(max(fires) - t, 1)
 
 
+def _holds_at_last(curves: StopCurves, rule: str) -> bool:
+    """Whether every part of ``rule`` fires at the last step (the reference rules from it)."""
+    last = len(curves) - 1
+    return all(
+        _reference_first(list(rule_curve(curves, part)), part, last) == last
+        for part in STOP_RULE_PARAMS[rule].get("parts", (rule,))
+    )
+
+
+@pytest.mark.parametrize("rule", sorted({DEFAULT_STOP_RULE, "stabilizing"}))
+def test_the_advice_after_the_rule_fired_follows_the_labels_since(rule):
+    # an exploratory test kept labeling after "you can stop", gave wrong labels, the headline
+    # fell from 100 % to 91 %, and the advice still said "you can stop: fired at 87 labels"
+    states = _settling_run(0, labels=200)
+    rng = np.random.default_rng(7)
+    for n in range(170, 176):  # the model changes again: a burst of flipped predictions
+        flips = rng.random(states[n].codes.size) < 0.15
+        for later in states[n:]:
+            later.codes[flips] = 1 - later.codes[flips]
+    curves, seen = StopCurves(), {True: 0, False: 0}
+    for state in states:
+        curves.append(state, risk=1.0, classes_seen=2)
+        decision = stop_decision(curves, n_classes=2, rule=rule)
+        fired = first_stop(curves, rule, 2)
+        if fired is None:
+            assert not decision.stop
+            continue
+        holds = _holds_at_last(curves, rule)
+        assert decision.stop == holds
+        assert decision.fired_at_labels == curves.n_labels[fired]
+        if not holds:
+            assert decision.message.startswith(
+                f"keep going: the {rule} rule fired at {curves.n_labels[fired]} labels, but "
+            )
+        seen[holds] += 1
+    assert seen[True] > 0 and seen[False] > 0  # fired, was undone by the burst (and held)
+
+
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("rule", sorted({DEFAULT_STOP_RULE, "stabilizing", "loo-plateau"}))
 def test_the_count_is_recomputed_after_every_label_and_is_right(seed, rule):

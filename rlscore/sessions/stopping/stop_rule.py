@@ -156,6 +156,17 @@ def steps_if_unchanged(curves: StopCurves, rule: str, n_classes: int) -> int | N
     return steps_to_plateau(curve, **params)
 
 
+def holds_now(curves: StopCurves, rule: str, n_classes: int) -> bool:
+    """Whether ``rule`` would fire at the last recorded step: each of its parts does there
+    (:func:`first_stop` from that step). After a rule has fired the labeling can go on (a
+    "Keep labeling anyway"); the labels since may change the model again."""
+    last = len(curves) - 1
+    parts = STOP_RULE_PARAMS[rule].get("parts", (rule,))
+    return last >= 0 and all(
+        first_stop(curves, part, n_classes, from_step=last) == last for part in parts
+    )
+
+
 @dataclass(frozen=True)
 class StopDecision:
     """Whether the rule has fired, where, and the evidence."""
@@ -173,7 +184,10 @@ class StopDecision:
 def stop_decision(
     curves: StopCurves, n_classes: int, rule: str = DEFAULT_STOP_RULE
 ) -> StopDecision:
-    """ "You can stop" or "keep going" from ``rule`` on the recorded curves, in words."""
+    """ "You can stop" or "keep going" from ``rule`` on the recorded curves, in words: "you
+    can stop" from the step the rule first fired while it still holds (:func:`holds_now`),
+    "keep going" with the step it fired at once the labels since changed the model more than
+    it allows."""
     fired = first_stop(curves, rule, n_classes)
     params = STOP_RULE_PARAMS[rule]
     shown = params["parts"][0] if "parts" in params else rule  # whose curve the evidence is
@@ -181,8 +195,17 @@ def stop_decision(
     n = curves.n_labels[-1] if len(curves) else 0
     recent = [None if np.isnan(v) else float(v) for v in curve[-4 * lag :]]
     evidence = {"rule": rule, "params": dict(params), "recent": recent, "n_labels": n}
-    if fired is not None:
+    if fired is not None and holds_now(curves, rule, n_classes):
         return fired_decision(rule, curves.n_labels[fired], "the model", evidence)
+    if fired is not None:
+        # labeling went on after the rule fired, and the labels since changed the model more
+        # than the rule allows: the advice of then no longer holds (its curves say why)
+        now = "; ".join(_now(curves, part) for part in params.get("parts", (rule,)))
+        message = (
+            f"keep going: the {rule} rule fired at {curves.n_labels[fired]} labels, but the "
+            f"labels since have changed the model more than it allows ({now})"
+        )
+        return StopDecision(rule, False, curves.n_labels[fired], None, message, evidence)
     missing = n_classes - (curves.classes_seen[-1] if len(curves) else 0)
     if missing > 0:
         have = "has" if missing == 1 else "have"
@@ -293,6 +316,7 @@ __all__ = [
     "evidence_lines",
     "fired_decision",
     "first_stop",
+    "holds_now",
     "rule_curve",
     "steps_if_unchanged",
     "stop_decision",
