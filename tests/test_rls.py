@@ -11,10 +11,11 @@ from reference.rls import (
     balanced,
     brute_force_auto_lam,
     brute_loo,
-    brute_loo_variance,
+    brute_loo_per_fold,
     default_grid,
     direct_solve,
     eigen_range,
+    fold_balanced,
     hat_matrix,
     make_problem,
     ova,
@@ -53,9 +54,11 @@ def test_loo_values_equal_brute_force_refits(T, offset, weighting):
     Y = ova(y, T)
     loo = clf.loo_decision_.reshape(22, -1)
     coef = clf.dual_coef_.reshape(22, -1)
+    # balanced weights are recomputed for each refit (docs/mathematics.md §3); others are fixed
+    weights_of = (lambda i: fold_balanced(y, T, i)) if weighting == "balanced" else (lambda i: A)
+    ref = brute_loo_per_fold(K, Y, weights_of, lam, offset)[0]
+    np.testing.assert_allclose(loo, ref, rtol=0, atol=TOL)
     for t in range(Y.shape[1]):
-        ref = brute_loo(K, Y[:, t], A[:, t], lam, offset)
-        np.testing.assert_allclose(loo[:, t], ref, rtol=0, atol=TOL)
         c, b = direct_solve(K, Y[:, t], A[:, t], lam, offset)
         np.testing.assert_allclose(coef[:, t], c, rtol=0, atol=TOL)
         assert abs(clf.intercept_[t] - b) < TOL
@@ -69,8 +72,8 @@ def test_loo_errors_equal_brute_force(offset):
     lam = 0.2
     clf = RLSClassifier(lam=lam, class_weight="balanced", offset=offset).fit(X, y)
     Y = ova(y, 3)
-    L = np.column_stack([brute_loo(K, Y[:, t], A[:, t], lam, offset) for t in range(3)])
-    sq = np.sum(A * (Y - L) ** 2) / (20 * 3)
+    L = brute_loo_per_fold(K, Y, lambda i: fold_balanced(y, 3, i), lam, offset)[0]
+    sq = np.sum(A * (Y - L) ** 2) / (20 * 3)  # weighted by the full-data weights
     e = 20 / (3 * np.bincount(y)[y])  # docs/mathematics.md §1 balanced point weights
     wrong = np.argmax(L, axis=1) != y
     assert abs(clf.loo_squared_error_ - sq) < TOL
@@ -144,7 +147,8 @@ def test_auto_lambda_is_largest_minimiser_of_brute_force_scan(T, weighting, erro
         X, y
     )
     np.testing.assert_allclose(clf.default_lams(), grid, rtol=1e-9)
-    expected, errs = brute_force_auto_lam(K, ova(y, T), A, e, grid, error, offset)
+    weights_of = (lambda i: fold_balanced(y, T, i)) if weighting == "balanced" else None
+    expected, errs = brute_force_auto_lam(K, ova(y, T), A, e, grid, error, offset, weights_of)
     assert clf.lam_ == pytest.approx(expected, rel=1e-9)
     assert getattr(clf, f"loo_{error}_error_") == pytest.approx(errs.min(), rel=1e-6, abs=1e-12)
     assert errs.max() > errs.min()  # λ matters on this problem: the choice is not arbitrary
@@ -203,7 +207,7 @@ def test_multiclass_weighted_loo_bound_from_the_explicit_formula(offset):
     curve = clf.loo_curve(lams)
     for row, lam in zip(curve.itertuples(), lams, strict=True):
         F = np.empty((n, T))
-        L = np.empty((n, T))
+        L = np.empty((n, T))  # fixed-weight LOO values: the bound's
         for t in range(T):
             c, b = direct_solve(K, Y[:, t], A[:, t], lam, offset)
             F[:, t] = K @ c + b
@@ -213,20 +217,21 @@ def test_multiclass_weighted_loo_bound_from_the_explicit_formula(offset):
         assert np.min(np.abs(Y * F - threshold)) > 1e-6  # no margin at a threshold: no tie rule
         flagged = np.any(Y * F <= threshold, axis=1)
         assert row.loo_bound == pytest.approx(e @ flagged / e.sum(), abs=1e-12)
-        brute_error = e @ (np.argmax(L, axis=1) != y) / e.sum()
+        if not offset:  # a proven bound of the fixed-weight LOO error, also for the argmax
+            assert e @ flagged / e.sum() >= e @ (np.argmax(L, axis=1) != y) / e.sum()
+        # the LOO error is that of the refits with the balanced weights recomputed
+        L_fold = brute_loo_per_fold(K, Y, lambda i: fold_balanced(y, T, i), lam, offset)[0]
+        brute_error = e @ (np.argmax(L_fold, axis=1) != y) / e.sum()
         assert row.loo_classification_error == pytest.approx(brute_error, abs=1e-12)
-        if not offset:  # a proven bound without offset, also for the argmax and weights
-            assert e @ flagged / e.sum() >= brute_error
 
 
 def test_loo_variance_equals_brute_force_gp_refits():
     X, y, K = make_problem(11, n=14, T=3)
     for offset in (False, True):
         clf = RLSClassifier(lam=0.3, class_weight="balanced", offset=offset).fit(X, y)
-        A = balanced(y, 3)
-        for t in range(3):
-            ref = brute_loo_variance(K, A[:, t], 0.3, offset)
-            np.testing.assert_allclose(clf.loo_variance_[:, t], ref, rtol=1e-8)
+        # the variance of the refit without i, its balanced weights recomputed
+        ref = brute_loo_per_fold(K, ova(y, 3), lambda i: fold_balanced(y, 3, i), 0.3, offset)[1]
+        np.testing.assert_allclose(clf.loo_variance_, ref, rtol=1e-8)
 
 
 def test_zero_sample_weight_equals_removing_the_point():

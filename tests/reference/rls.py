@@ -4,9 +4,10 @@ Nothing here uses an eigendecomposition or the ``W = A^{1/2}`` substitution of
 :mod:`rlscore.core.rls.classifier`: weighted (offset) RLS is solved from its KKT system
 ``[[K + λA⁻¹, 1], [1ᵀ, 0]] [c; b] = [y; 0]`` (without offset: ``(K + λA⁻¹)c = y``), and
 leave-one-out values come from refitting on the n − 1 other points with their weights
-unchanged (docs/mathematics.md §1). ``tests/test_rls_reference.py`` checks these references against
-the
-objective's gradient, so the other tests compare against something known to be right.
+unchanged (docs/mathematics.md §1), or for balanced class weights with the weights recomputed
+for them (:func:`fold_balanced`, docs/mathematics.md §3). ``tests/test_rls_reference.py``
+checks these references against the objective's gradient, so the other tests compare against
+something known to be right.
 """
 
 from __future__ import annotations
@@ -67,6 +68,43 @@ def brute_loo_variance(K, a, lam, offset):
             K[np.ix_(keep, keep)], K[i, keep][None, :], np.array([K[i, i]]), a[keep], lam, offset
         )[0]
     return out
+
+
+def fold_balanced(y_index, T, i):
+    """(n, T') balanced weights of the refit without point i, written out (docs/mathematics.md
+    §3, "Exact leave-one-out with balanced weights"): each OvA column's two sides recounted
+    without i, positives ``m/(2 m₊)``, negatives ``m/(2 m₋)`` with ``m = n − 1``; a column that
+    would keep one side only keeps its full-data weights. Row i is irrelevant (i is left out).
+    """
+    n = y_index.size
+    A = balanced(y_index, T)
+    Y = ova(y_index, T)
+    keep = np.arange(n) != i
+    for t in range(Y.shape[1]):
+        pos = Y[keep, t] > 0
+        m_pos, m_neg = int(pos.sum()), int((~pos).sum())
+        if m_pos and m_neg:
+            A[:, t] = np.where(Y[:, t] > 0, (n - 1) / (2 * m_pos), (n - 1) / (2 * m_neg))
+    return A
+
+
+def brute_loo_per_fold(K, Y, weights_of, lam, offset, precision=0.0):
+    """(n, T') LOO values and (n, T') GP variances: point i's from the refit on the other
+    n − 1 points with the (n, T') loss weights ``weights_of(i)`` (fixed weights:
+    ``lambda i: A``; balanced weights recomputed per fold: :func:`fold_balanced`)."""
+    n, cols = Y.shape
+    loo, var = np.empty((n, cols)), np.empty((n, cols))
+    for i in range(n):
+        keep = np.arange(n) != i
+        A = weights_of(i)
+        Kk = K[np.ix_(keep, keep)]
+        for t in range(cols):
+            c, b = direct_solve(Kk, Y[keep, t], A[keep, t], lam, offset, precision)
+            loo[i, t] = K[i, keep] @ c + b
+            var[i, t] = gp_variance(
+                Kk, K[i, keep][None, :], np.array([K[i, i]]), A[keep, t], lam, offset, precision
+            )[0]
+    return loo, var
 
 
 def hat_matrix(K, a, lam, offset):
@@ -130,12 +168,13 @@ def make_problem(seed, n=24, d=2, T=2, sigma=1.0):
     return X, y, rbf_kernel(X, sigma=sigma)
 
 
-def brute_force_auto_lam(K, Y, A, e, grid, error, offset=False):
+def brute_force_auto_lam(K, Y, A, e, grid, error, offset=False, weights_of=None):
     """The largest λ of ``grid`` minimising the LOO error, every LOO value from a refit.
 
     ``Y`` (n, T') ±1 targets, ``A`` (n, T') loss weights, ``e`` (n,) error weights. Squared
     error ``Σ A (Y − L)² / (n T')``; classification error ``Σ e_i [wrong_i] / Σ e_i`` (sign for
-    one column, argmax otherwise). n refits per λ and per column, nothing from the engine.
+    one column, argmax otherwise). n refits per λ and per column, nothing from the engine;
+    ``weights_of(i)`` gives the weights of the refit without i (default ``A``: fixed weights).
 
     Ties: the caller checks that every error is either within 1e-13 of the minimum (an exact
     tie, computed in another order) or more than 1e-8 above it, so the set of minimisers does
@@ -144,7 +183,10 @@ def brute_force_auto_lam(K, Y, A, e, grid, error, offset=False):
     n, cols = Y.shape
     errs = []
     for lam in grid:
-        L = np.column_stack([brute_loo(K, Y[:, t], A[:, t], lam, offset) for t in range(cols)])
+        if weights_of is None:
+            L = np.column_stack([brute_loo(K, Y[:, t], A[:, t], lam, offset) for t in range(cols)])
+        else:
+            L = brute_loo_per_fold(K, Y, weights_of, lam, offset)[0]
         if error == "squared":
             errs.append(np.sum(A * (Y - L) ** 2) / (n * cols))
         else:

@@ -33,6 +33,7 @@ from rlscore.core.kernels.functions import VECTOR_KERNELS, kernel_matrix
 from rlscore.core.kernels.rbf_width import check_width, fitted_sigma
 from rlscore.core.rls import confidence as _conf
 from rlscore.core.rls.class_weights import class_weight_table, resolve_class_weight
+from rlscore.core.rls.fold_weights import FoldWeightedPath
 from rlscore.core.rls.path import (
     DEFAULT_N_LAMS,
     LOO_ERRORS,
@@ -98,8 +99,8 @@ class RLSClassifier(ClassifierMixin, BaseEstimator):
         its automatic λ within its λ slider's range this way). Ignored for a numeric ``lam``.
     class_weight
         None, ``"balanced"`` (docs/mathematics.md §1; one eigendecomposition per class in
-        multiclass) or a
-        dict class → weight.
+        multiclass, and two more per OvA column for the leave-one-out values with the weights
+        recounted, docs/mathematics.md §3) or a dict class → weight.
     offset
         Fit an offset b per classifier (Paskov 3.28–3.33): unpenalised, or with the prior
         ``offset_precision``.
@@ -123,11 +124,15 @@ class RLSClassifier(ClassifierMixin, BaseEstimator):
         Offsets b (zeros when ``offset=False``; ``Σ_i c_i / P`` with a prior of precision P).
     loo_decision_ : ndarray (n,) or (n, T)
         Exact leave-one-out decision values ``f_{S∖i}(x_i)`` (same shape as
-        ``decision_function(X_train)``).
+        ``decision_function(X_train)``): the model refitted without point i, ``"balanced"``
+        class weights recounted without it (:mod:`rlscore.core.rls.fold_weights`).
     loo_variance_ : ndarray (n,) or (n, T)
-        Gaussian-process variance at ``x_i`` of the model trained without point i.
+        Gaussian-process variance at ``x_i`` of the model trained without point i (likewise).
     loo_squared_error_, loo_classification_error_, loo_bound_, gacv_ : float
-        The LOO errors at ``lam_`` (see :meth:`~rlscore.core.rls.path.RLSPath.errors`).
+        The LOO errors at ``lam_`` (see :meth:`~rlscore.core.rls.path.RLSPath.errors`); the
+        first two (and :meth:`loo_curve`'s, and ``lam="auto"``) from ``loo_decision_``,
+        ``loo_bound_`` and ``gacv_`` from the full fit (with ``"balanced"`` the bound is
+        Rifkin's for the full-data weights, not proven for the recounted LOO error).
     sample_weights_ : ndarray (n, 1) or (n, T)
         The loss weights ``a_i`` of each OvA classifier (class weights × sample weights).
     X_fit_ : ndarray
@@ -267,7 +272,8 @@ class RLSClassifier(ClassifierMixin, BaseEstimator):
             _, y_index = np.unique(self.y_fit_, return_inverse=True)
             A, e = self.sample_weights_, self._error_weights
         s2 = self._offset_variance()
-        params = (self.kernel, self.sigma_, int(self.degree), bool(self.offset), s2)
+        balanced = isinstance(self.class_weight, str)  # resolve_class_weight: "balanced"
+        params = (self.kernel, self.sigma_, int(self.degree), bool(self.offset), s2, balanced)
         key = _fingerprint(self.X_fit_, y_index, A, e, params=params)
         if getattr(self, "_path_key", None) != key:
             self._path = None  # free the old decomposition before building a new one
@@ -280,10 +286,20 @@ class RLSClassifier(ClassifierMixin, BaseEstimator):
                 Phi = self.X_fit_
                 if s2:  # the feature √s2 on every point adds s2 to the kernel
                     Phi = np.column_stack([Phi, np.full(n, s2**0.5)])
-                self._path = RLSPath.from_features(Phi, Y, A, offset=offset, error_weights=e)
+
+                def build(Y, A, e=None):
+                    return RLSPath.from_features(Phi, Y, A, offset=offset, error_weights=e)
             else:
                 K = self.X_fit_ if self.kernel == "precomputed" else self._kernel(self.X_fit_)
-                self._path = RLSPath(K + s2 if s2 else K, Y, A, offset=offset, error_weights=e)
+                K = K + s2 if s2 else K
+
+                def build(Y, A, e=None):
+                    return RLSPath(K, Y, A, offset=offset, error_weights=e)
+
+            path = build(Y, A, e)
+            # balanced weights depend on the class counts: the LOO values are those of the
+            # refits with the weights recomputed without each point (fixed weights do not)
+            self._path = FoldWeightedPath(path, y_index, build) if balanced else path
             self._path_key = key
         return self._path
 

@@ -310,8 +310,8 @@ def loo_confidence(
     """Leave-one-out confidence and correctness on the training points of a fitted classifier.
 
     Every training point is judged by the classifier trained on the *other* n − 1 points
-    (same λ, same weights), using the exact LOO decision values ``clf.loo_decision_``: an
-    honest reliability check that needs no held-out data.
+    (same λ, balanced class weights recounted on them), using the exact LOO decision values
+    ``clf.loo_decision_``: an honest reliability check that needs no held-out data.
 
     Parameters
     ----------
