@@ -139,6 +139,9 @@ def test_a_side_of_one_point_keeps_the_full_data_weights():
     W, _ = class_weight_table([5, 1, 3], "balanced")
     W_pos, _ = fold_class_weights([5, 1, 3])
     np.testing.assert_array_equal(W_pos[1], W[1])
+    # a side of two points of two classes is recounted: 3 points, 2 positives, 1 negative
+    _, W_neg = fold_class_weights([2, 1, 1])
+    np.testing.assert_allclose(W_neg[0], [3 / 4, 3 / 2, 3 / 2])
     # the classifier fits such a pool, its singleton's LOO value from the full-data weights
     X, y = _problem(3, seed=6)
     y[y == 1] = 2

@@ -50,14 +50,14 @@ def fold_class_weights(counts) -> tuple[np.ndarray, np.ndarray]:
     W_pos, W_neg = W.copy(), W.copy()
     positive = [1] if T == 2 else range(T)  # the positive class of each OvA column
     for t, p in enumerate(positive):
-        for rows, side in ((W_pos, [p]), (W_neg, [c for c in range(T) if c != p])):
-            # the rule weighs a column by its sides' totals: removing a point of any class of
-            # the side gives the same row, so take the largest class (it keeps a point)
-            c = max(side, key=lambda k: counts[k])
-            if counts[c] >= 2:
-                fewer = counts.copy()
-                fewer[c] -= 1
-                rows[t] = class_weight_table(fewer, "balanced")[0][t]
+        n_pos = int(counts[p])
+        n_neg = int(counts.sum()) - n_pos
+        # the rule weighs a column by its two sides' totals (the binary rule of the counts
+        # (negatives, positives)): recount the side that lost the point, whatever its class
+        for rows, sides in ((W_pos, (n_neg, n_pos - 1)), (W_neg, (n_neg - 1, n_pos))):
+            if min(sides) > 0:
+                neg_w, pos_w = class_weight_table(sides, "balanced")[0][0]
+                rows[t] = np.where(np.arange(T) == p, pos_w, neg_w)
     return W_pos, W_neg
 
 
