@@ -75,11 +75,17 @@ if handle is None:
 
 # a multi-label project (label sets) has its own panel, plot and figures
 multi_label = handle.session.project.multi_label
-if multi_label:
-    set_panel.preselect_setting()
-else:
-    with report_errors("Checking the labels"):
-        suspects_note.suspects_note(handle.session.project, p, annotator)
+# the notes above the panel are drawn in a container that every run draws, shown or empty:
+# Streamlit names a fragment by its place on the page, so a note that appears or goes in a
+# full run (a teammates' poll: the first suspect) gave the panel, plot and poll fragments new
+# ids, and a click sent under the old id during that run was answered by no redraw of the
+# panel (its callback ran, "Couldn't find fragment" in the server log, the page unchanged)
+with st.container():
+    if multi_label:
+        set_panel.preselect_setting()
+    else:
+        with report_errors("Checking the labels"):
+            suspects_note.suspects_note(handle.session.project, p, annotator)
 
 
 @st.fragment

@@ -96,6 +96,32 @@ def test_the_note_is_a_reviewers_only_once_the_project_has_members(db):
     assert _note(_open("own")) == (len(_expected_suspects(path)), False)
 
 
+def _panel_place(at: AppTest) -> int:
+    """The index among the main area's top-level elements of the block holding the query
+    panel (its "Next query" heading)."""
+    found = [
+        i
+        for i, block in at.main.children.items()
+        if any("Next query" in str(getattr(e, "value", "")) for e in block)
+    ]
+    assert len(found) == 1, found
+    return found[0]
+
+
+def test_the_note_moves_no_fragment_of_the_page(db):
+    """The note comes and goes with full page runs (a teammates' poll draws the first
+    suspect): Streamlit names a fragment by its place on the page, so the panel must keep
+    its place with or without the note, else a click sent under the panel's old fragment id
+    while such a run draws is answered by no redraw (the press seen as never answered)."""
+    at = _open("rev")
+    assert _note(at) is not None
+    with_note = _panel_place(at)
+    _run(at, "pages/review.py")
+    at = _run(at, "pages/label.py")
+    assert _note(at) is None
+    assert _panel_place(at) == with_note
+
+
 def test_unseen_suspects_keeps_the_queue_order():
     import pandas as pd
 
