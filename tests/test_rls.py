@@ -406,6 +406,29 @@ def test_linear_kernel_loo_with_more_points_than_features():
         np.testing.assert_allclose(clf.loo_decision_, ref, atol=TOL)
 
 
+@pytest.mark.parametrize("class_weight", [None, "balanced"])
+@pytest.mark.parametrize("T", [2, 3])
+def test_linear_kernel_offset_variance_with_more_points_than_features(T, class_weight):
+    # the primal path's decomposition is thin: the offset's term missed the part of the
+    # weight vector outside it and came out 14 times too large (7.5 against 0.54)
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(30, 3))
+    y = np.digitize(X[:, 0] + 0.3 * rng.normal(size=30), [-0.5, 0.5][: T - 1])
+    clf = RLSClassifier(kernel="linear", lam=0.5, offset=True, class_weight=class_weight)
+    clf.fit(X, y)
+    Z = rng.normal(size=(6, 3))
+    K, Kz = X @ X.T, Z @ X.T
+    A = clf.sample_weights_  # each OvA column's loss weights
+    got = clf.predictive_variance(Z).reshape(6, -1)
+    for t in range(A.shape[1]):
+        # Rasmussen & Williams §2.7, flat prior on the offset, on the dense weighted kernel
+        M = K + 0.5 * np.diag(1.0 / A[:, t])
+        u, one = np.linalg.solve(M, Kz.T), np.linalg.solve(M, np.ones(30))
+        kxx = np.einsum("ij,ij->i", Z, Z)
+        ref = kxx + 0.5 - np.einsum("ij,ji->i", Kz, u) + (1 - one @ Kz.T) ** 2 / one.sum()
+        np.testing.assert_allclose(got[:, t], ref, rtol=1e-9)
+
+
 # -- validation messages -------------------------------------------------------------------
 X_OK = np.random.default_rng(0).normal(size=(6, 2))
 Y_OK = np.array([0, 1, 0, 1, 0, 1])

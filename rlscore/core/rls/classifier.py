@@ -411,7 +411,12 @@ class RLSClassifier(ClassifierMixin, BaseEstimator):
             v = kd + lam - h @ (V * V)
             if path.offset:
                 hw = h * dec.Qt_w
-                v = v + (1.0 - hw @ V) ** 2 / float(dec.Qt_w @ hw)
+                wr = float(dec.Qt_w @ hw)  # wᵀG⁻¹w
+                if dec.w_perp is not None:
+                    # a thin decomposition (the linear kernel's primal path): w outside
+                    # span(Q), where G⁻¹ = I/λ, counts in wᵀG⁻¹w (W k(X, x) lies in span(Q))
+                    wr += float(dec.w_perp @ dec.w_perp) / lam
+                v = v + (1.0 - hw @ V) ** 2 / wr
             var[:, dec.cols] = v[:, None]
         # rounding can push a tiny variance below 0; the exact value is ≥ λ
         np.maximum(var, lam * 1e-12, out=var)
