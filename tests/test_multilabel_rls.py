@@ -51,7 +51,10 @@ def test_loo_decision_values_equal_refits_without_the_point(offset, class_weight
         np.testing.assert_allclose(model.decision_function(X)[:, k], K @ c + b, atol=1e-9)
         for i in range(n):
             rest = [j for j in range(n) if j != i]
-            c, b = brute_fit(K, y, A[:, k], LAM, offset, rest)
+            # the refit's own weights: balanced ones recounted on the labels without i
+            a = np.ones(n)
+            a[rest] = label_weights(Y[rest].astype(float), class_weight)[:, k]
+            c, b = brute_fit(K, y, a, LAM, offset, rest)
             assert model.loo_decision_[i, k] == pytest.approx(K[i, rest] @ c + b, abs=1e-8)
     hamming = np.mean((model.loo_decision_ > 0) != (Y > 0))
     assert model.loo_hamming_loss_ == pytest.approx(hamming)
@@ -80,10 +83,8 @@ def test_independent_labels_equal_one_binary_rls_per_label(class_weight):
         np.testing.assert_allclose(
             model.decision_function(Z)[:, k], binary.decision_function(Z), atol=1e-9
         )
-        if class_weight is None:
-            # balanced: RLSClassifier recounts its weights without the left-out point
-            # (docs/mathematics.md §3), MultiLabelRLS's LOO keeps the full-data weights
-            np.testing.assert_allclose(model.loo_decision_[:, k], binary.loo_decision_, atol=1e-9)
+        # balanced: both recount the weights without the left-out point (docs/mathematics.md §3)
+        np.testing.assert_allclose(model.loo_decision_[:, k], binary.loo_decision_, atol=1e-9)
 
 
 def test_label_sets_and_a_multi_hot_matrix_give_the_same_model():

@@ -33,7 +33,7 @@ from rlscore.core.kernels.functions import VECTOR_KERNELS, kernel_matrix
 from rlscore.core.kernels.rbf_width import check_width, fitted_sigma
 from rlscore.core.rls import confidence as _conf
 from rlscore.core.rls.class_weights import class_weight_table, resolve_class_weight
-from rlscore.core.rls.fold_weights import FoldWeightedPath
+from rlscore.core.rls.fold_weights import FoldWeightedPath, balanced_fold_weights
 from rlscore.core.rls.path import (
     DEFAULT_N_LAMS,
     LOO_ERRORS,
@@ -299,7 +299,9 @@ class RLSClassifier(ClassifierMixin, BaseEstimator):
             path = build(Y, A, e)
             # balanced weights depend on the class counts: the LOO values are those of the
             # refits with the weights recomputed without each point (fixed weights do not)
-            self._path = FoldWeightedPath(path, y_index, build) if balanced else path
+            if balanced:
+                path = FoldWeightedPath(path, balanced_fold_weights(A, y_index), build)
+            self._path = path
             self._path_key = key
         return self._path
 

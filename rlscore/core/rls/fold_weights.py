@@ -61,6 +61,29 @@ def fold_class_weights(counts) -> tuple[np.ndarray, np.ndarray]:
     return W_pos, W_neg
 
 
+def balanced_fold_weights(A: np.ndarray, y_index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A classifier's loss weights ``A`` (balanced class weights times any sample weights) in
+    the refits without one positive and without one negative of each OvA column.
+
+    Parameters
+    ----------
+    A
+        (n, T') the full fit's loss weights.
+    y_index
+        (n,) class position of each point.
+
+    Returns
+    -------
+    (A_pos, A_neg)
+        (n, T') each: ``A`` with each point's class weight replaced by its fold's
+        (:func:`fold_class_weights`); sample weights multiply in as in the full fit.
+    """
+    counts = np.bincount(y_index, minlength=max(2, A.shape[1]))
+    W, _ = class_weight_table(counts, "balanced")
+    W_pos, W_neg = fold_class_weights(counts)
+    return A * (W_pos / W)[:, y_index].T, A * (W_neg / W)[:, y_index].T
+
+
 class FoldWeightedPath(RLSPath):
     """The model's :class:`~rlscore.core.rls.path.RLSPath` with per-fold balanced weights in
     its leave-one-out values.
@@ -75,8 +98,10 @@ class FoldWeightedPath(RLSPath):
     ----------
     model
         The path of the full fit: balanced weights (times any sample weights) in ``model.A``.
-    y_index
-        (n,) class position of each point.
+    fold_weights
+        ``(A_pos, A_neg)``, (n, T') each: every point's loss weights in the refit without one
+        positive, and without one negative, of each column (:func:`balanced_fold_weights`,
+        :func:`rlscore.core.rls.multilabel.fold_label_weights`).
     build
         ``build(Y, A)`` → the :class:`RLSPath` of the same kernel (or features) and offset
         for targets ``Y`` and loss weights ``A``.
@@ -90,19 +115,13 @@ class FoldWeightedPath(RLSPath):
     def __init__(
         self,
         model: RLSPath,
-        y_index: np.ndarray,
+        fold_weights: tuple[np.ndarray, np.ndarray],
         build: Callable[[np.ndarray, np.ndarray], RLSPath],
     ) -> None:
         # share the model's state (decompositions, targets, weights): a path of its own
         # would decompose the kernel again for nothing
         vars(self).update(vars(model))
-        counts = np.bincount(y_index, minlength=max(2, self.T))
-        W, _ = class_weight_table(counts, "balanced")
-        W_pos, W_neg = fold_class_weights(counts)
-        # sample weights multiply the class weights: scale each point's weight by the ratio
-        # of its fold class weight to its full-data one
-        A_pos = self.A * (W_pos / W)[:, y_index].T
-        A_neg = self.A * (W_neg / W)[:, y_index].T
+        A_pos, A_neg = fold_weights
         self.folds = build(np.hstack([self.Y, self.Y]), np.hstack([A_pos, A_neg]))
         self._positive = self.Y > 0
 
@@ -126,4 +145,4 @@ class FoldWeightedPath(RLSPath):
         return out
 
 
-__all__ = ["FoldWeightedPath", "fold_class_weights"]
+__all__ = ["FoldWeightedPath", "balanced_fold_weights", "fold_class_weights"]

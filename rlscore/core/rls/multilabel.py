@@ -27,9 +27,10 @@ from rlscore.core.conventions.parameter_constraints import (
 from rlscore.core.kernels.functions import VECTOR_KERNELS, kernel_matrix
 from rlscore.core.kernels.rbf_width import check_width, fitted_sigma
 from rlscore.core.rls.class_weights import class_weight_table
+from rlscore.core.rls.fold_weights import FoldWeightedPath
 from rlscore.core.rls.path import RLSPath
 
-__all__ = ["MultiLabelRLS", "label_weights", "multilabel_targets"]
+__all__ = ["fold_label_weights", "MultiLabelRLS", "label_weights", "multilabel_targets"]
 
 
 def multilabel_targets(Y, classes=None) -> tuple[np.ndarray, np.ndarray]:
@@ -73,15 +74,36 @@ def label_weights(Y01: np.ndarray, class_weight: None | str) -> np.ndarray:
     positive for every point or for none keeps weight 1 (it has no two sides to balance).
     """
     n, L = Y01.shape
-    A = np.ones((n, L))
     if class_weight is None:
-        return A
+        return np.ones((n, L))
     positives = Y01.sum(axis=0)
-    for k in range(L):
-        if 0 < positives[k] < n:
-            W, _ = class_weight_table([n - positives[k], positives[k]], class_weight)
-            A[:, k] = W[0, Y01[:, k].astype(np.intp)]
-    return A
+    return _side_weights(Y01, [_column_rule(n, p) for p in positives])
+
+
+def fold_label_weights(Y01: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The ``"balanced"`` :func:`label_weights` of the refits without one positive and
+    without one negative of each label's column, (n, L) each: the weights the exact LOO
+    values of :class:`~rlscore.core.rls.fold_weights.FoldWeightedPath` need (a label's
+    weights depend on its counts, so the refit without a point recounts them)."""
+    n = Y01.shape[0]
+    positives = Y01.sum(axis=0)
+    without_positive = [_column_rule(n - 1, p - 1) for p in positives]
+    without_negative = [_column_rule(n - 1, p) for p in positives]
+    return _side_weights(Y01, without_positive), _side_weights(Y01, without_negative)
+
+
+def _column_rule(n: int, positives: int) -> tuple[float, float]:
+    """(negative, positive) weight of a balanced label column with ``positives`` of ``n``."""
+    if 0 < positives < n:
+        W, _ = class_weight_table([n - positives, positives], "balanced")
+        return float(W[0, 0]), float(W[0, 1])
+    return 1.0, 1.0
+
+
+def _side_weights(Y01: np.ndarray, rules: list[tuple[float, float]]) -> np.ndarray:
+    """Each point's weight in each column: its side's of the column's rule."""
+    negative, positive = (np.asarray(side) for side in zip(*rules, strict=True))
+    return np.where(Y01 > 0, positive[None, :], negative[None, :])
 
 
 class MultiLabelRLS(BaseEstimator):
@@ -179,6 +201,14 @@ class MultiLabelRLS(BaseEstimator):
         K = X if self.kernel == "precomputed" else self._kernel(X)
         targets = 2.0 * Y01 - 1.0
         path = RLSPath(K, targets, self.sample_weights_, offset=bool(self.offset))
+        if self.class_weight == "balanced":
+            # a label's weights depend on its counts: the LOO values are the refits' with
+            # them recounted without the point (as RLSClassifier's)
+            path = FoldWeightedPath(
+                path,
+                fold_label_weights(Y01),
+                lambda Y, A: RLSPath(K, Y, A, offset=bool(self.offset)),
+            )
         lam = path.best_loo_lam("squared") if self.lam == "auto" else float(self.lam)
         sol = path.solve(lam)
         self.lam_ = sol.lam

@@ -5,10 +5,8 @@ Each random check — a label drawn uniformly from the unlabeled pool (``audit_e
 ARLS's exploration share) — is predicted by the model fitted on all the other labels: the
 exact leave-one-out sets of :class:`~rlscore.core.rls.multilabel.MultiLabelRLS` at the
 session's kernel and λ (the RLS without offset that the multi-label strategies hold, so the
-leave-one-out model is the session's own without that label). With balanced class weights per
-label the session's model without a label also has other weights (the counts change), which
-the leave-one-out shortcut keeps fixed: each check is then predicted by a refit on the other
-labels, a few per session.
+leave-one-out model is the session's own without that label; with balanced class weights per
+label, their weights recounted without it, as a refit would).
 :func:`~rlscore.core.evaluation.set_accuracy.micro_f1_estimate` turns the checks into the
 estimate and its interval. The stop advice of a multi-label project is
 :mod:`rlscore.sessions.stopping.set_stop`'s (docs/multilabel.md §6).
@@ -62,21 +60,8 @@ def check_sets(
     rows = [k for k, i in enumerate(idx) if i in checks]
     if len(rows) < MIN_CHECKS or len(idx) < 2:
         return None
-    if engine.get_params().get("class_weight") is None:  # one fit's leave-one-out sets
-        every = labeled_sets(project, engine, labels, lam, K)
-        return None if every is None else (every[0][rows], every[1][rows])
-    fit = model_inputs(project, engine, idx, lam, K)
-    if fit is None:
-        return None
-    model, X, kernel = fit
-    sets = [labels[i] for i in idx]
-    true = multi_hot([sets[r] for r in rows], project.classes) > 0.5
-    held = np.empty(true.shape, dtype=bool)
-    for k, r in enumerate(rows):
-        rest = [j for j in range(len(idx)) if j != r]
-        model.fit(_rows(X, rest, kernel), [sets[j] for j in rest], classes=project.classes)
-        held[k] = model.decision_function(_cross(X, r, rest, kernel))[0] > 0
-    return true, held
+    every = labeled_sets(project, engine, labels, lam, K)
+    return None if every is None else (every[0][rows], every[1][rows])
 
 
 #: the columns of a multi-label project's headline in its exports (:func:`export_set_estimate`)
@@ -126,9 +111,8 @@ def labeled_sets(
     """Every labeled point's true sets and the sets the model without it predicts, for
     :func:`~rlscore.core.evaluation.set_accuracy.pool_micro_f1_estimate`.
 
-    The exact leave-one-out sets of one fit; with class weights the weights stay those of
-    all the labels (one label fewer changes them a little, which the checks' refits of
-    :func:`check_sets` take into account and this census does not).
+    The exact leave-one-out sets of one fit (balanced class weights recounted without each
+    label: :class:`~rlscore.core.rls.multilabel.MultiLabelRLS`).
 
     Parameters are :func:`check_sets`'; returns two (labels × classes) boolean matrices, rows
     in the order of ``labels``, or None with fewer than 2 labels or a graph kernel without
@@ -169,17 +153,6 @@ def model_inputs(project: Project, engine: QueryStrategy, idx: list, lam: float,
         class_weight=params.get("class_weight"),
     )
     return model, X, kernel
-
-
-def _rows(X: np.ndarray, rest: list[int], kernel: str) -> np.ndarray:
-    """The training rows of a refit without one label (a precomputed kernel: its block)."""
-    return X[np.ix_(rest, rest)] if kernel == "precomputed" else X[rest]
-
-
-def _cross(X: np.ndarray, r: int, rest: list[int], kernel: str) -> np.ndarray:
-    """The held-out row ``r`` as the refit predicts it (a precomputed kernel: against the
-    training rows)."""
-    return X[np.ix_([r], rest)] if kernel == "precomputed" else X[[r]]
 
 
 __all__ = [
