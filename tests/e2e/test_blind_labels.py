@@ -172,8 +172,13 @@ def test_a_key_right_after_undo_is_dropped_and_the_notice_outlives_the_next_poin
         settle(page)
         assert heading_number(page, "Next query:") == q0  # Undo brought q0 back
         notice = page.locator("#rlscore-press-notice")
-        expect(notice).to_have_text(re.compile(r"^Press ignored: your previous press"))
-        assert page.evaluate("window.__rlscoreDropped.at(-1).reason") == "busy"
+        # dropped as "busy" while the Undo is being answered, or, if the server answered
+        # before the browser sent the key (a loaded CI machine), inside the dwell of the point
+        # Undo brought back: dropped either way, and said so
+        expect(notice).to_have_text(
+            re.compile(r"^Press ignored: (your previous press|the point had been on screen)")
+        )
+        assert page.evaluate("window.__rlscoreDropped.at(-1).reason") in ("busy", "dwell")
         assert stored(server.db, moons).labels == {}  # the dropped press stored nothing
         # the next press is taken, and its point drawn next clears the notice
         wait_dwell(page)
