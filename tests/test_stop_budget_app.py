@@ -339,3 +339,23 @@ def test_auto_label_stops_where_the_stop_rule_fires_and_says_why(db, monkeypatch
     at.button(key="auto").click()
     ok(at.run())
     assert len(stored_log(db, PROJECT).labels) == n + 3
+
+
+def test_a_klr_strategys_figures_say_they_judge_an_rls_stand_in(db):
+    """A-optimal KLR on an RBF kernel: the headline and the stop advice are an RLS's on the
+    same labels (docs/mathematics.md), the pool plot the KLR's; the panel said "Model
+    accuracy" with nothing to tell them apart (an exploratory test: they agreed on 90 % of
+    the pool)."""
+    from rlscore.ui.label.stopping_panel import STAND_IN_NOTE
+
+    _open()  # the app writes its sample projects
+    with open_store() as store:
+        save_project_settings(store, PROJECT, {"strategy": "aopt-klr", "kernel": "rbf"})
+        _session(store).auto_label(12)
+    at = _open()
+    assert any(c.value == STAND_IN_NOTE for c in at.caption)
+    with open_store() as store:
+        save_project_settings(store, PROJECT, {"strategy": "arls-focused"})
+    at = _open()
+    assert not any(c.value == STAND_IN_NOTE for c in at.caption)
+    assert any("Model accuracy" in m.label for m in at.metric)  # the panel is drawn

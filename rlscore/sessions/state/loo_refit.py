@@ -19,6 +19,7 @@ import numpy as np
 from rlscore.core.evaluation.validation_error import validation_errors
 from rlscore.core.kernels.functions import is_graph_kernel
 from rlscore.query import QueryStrategy
+from rlscore.query.rls_state.weighted import WeightedRLSStrategy
 from rlscore.sessions.state.engine import class_weight_of
 from rlscore.sessions.state.settings import LAM_LOG_RANGE
 
@@ -140,6 +141,13 @@ def loo_errors(
     return {"loo_error": error, "loo_balanced_error": balanced}
 
 
+def judges_a_stand_in(engine: QueryStrategy) -> bool:
+    """Whether the labeled RLS that the accuracy figures judge stands in for ``engine``'s own
+    model (a kernel logistic regression, label propagation) rather than being it (the RLS
+    strategies): the pool plot then shows predictions the figures do not judge."""
+    return not isinstance(engine, WeightedRLSStrategy)
+
+
 def loo_labels(clf: RLSClassifier) -> np.ndarray:
     """Class predicted for each training point by its leave-one-out classifier."""
     f = np.asarray(clf.loo_decision_)
@@ -149,4 +157,12 @@ def loo_labels(clf: RLSClassifier) -> np.ndarray:
     return classes[np.argmax(f, axis=1)]
 
 
-__all__ = ["MIN_LABELS", "labeled_rls", "labeled_rls_params", "loo_errors", "loo_labels", "loo_lam"]
+__all__ = [
+    "MIN_LABELS",
+    "judges_a_stand_in",
+    "labeled_rls",
+    "labeled_rls_params",
+    "loo_errors",
+    "loo_labels",
+    "loo_lam",
+]

@@ -19,6 +19,7 @@ import streamlit as st
 
 from rlscore.core.conventions.counted_words import counted
 from rlscore.core.evaluation.set_accuracy import MIN_CHECKS
+from rlscore.sessions.state.loo_refit import judges_a_stand_in
 from rlscore.sessions.stopping.accuracy_estimate import AUDIT_EVERY, RISK_MIN_LABELS
 from rlscore.sessions.stopping.stop_rule import evidence_lines
 from rlscore.sessions.stopping.stopping_view import StoppingView, stop_rule_fired, stopping_view
@@ -51,6 +52,8 @@ def _draw(view: StoppingView, p: dict, handle: SessionHandle) -> None:
             st.info(f"No accuracy estimate yet: {view.reason}.")
             return
         _headline(estimate, int(p.get("audit_every") or 0), handle)
+        if judges_a_stand_in(handle.session.engine):
+            st.caption(STAND_IN_NOTE)
         show_advice(decision, p)
         with open_expander_content(CURVES_LABEL, key="stopping_curves") as shown:
             if shown:
@@ -115,6 +118,11 @@ def _headline(estimate, every: int, handle: SessionHandle) -> None:
     )
 
 
+#: under the figures of a strategy whose own model is not the RLS they judge
+STAND_IN_NOTE = (
+    "These figures judge an RLS fitted on the same labels with this kernel, σ and λ; this "
+    "strategy's own model draws the pool plot, and its predictions can differ."
+)
 #: what the headline is, in the help of its metric
 HEADLINE_HELP = (
     "The share of the random checks (labels drawn uniformly at random from the points not "
