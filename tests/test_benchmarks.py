@@ -30,6 +30,14 @@ def test_loo_benchmark_baselines_agree():
     assert r["refit_full"] >= r["refit_measured"]
 
 
+@pytest.mark.parametrize(("name", "T"), [("two moons", 2), ("blobs", 3)])
+def test_fold_weights_benchmark_refits_agree_with_the_engine(name, T):
+    bench = load_benchmark("fold_weights")
+    r = bench.measure(name, 60, T, repeats=5, refit_points=10)
+    assert r["max_diff"] < 1e-8  # the naive refits with the weights recounted
+    assert r["balanced"] > 0 and r["fixed"] > 0 and r["refits"] > 0
+
+
 def test_primal_loo_benchmark_agrees_with_ridgecv_and_the_dense_path():
     bench = load_benchmark("primal_loo")
     r = bench.run(300, dense_max=300, repeats=1)
