@@ -156,15 +156,21 @@ def steps_if_unchanged(curves: StopCurves, rule: str, n_classes: int) -> int | N
     return steps_to_plateau(curve, **params)
 
 
-def holds_now(curves: StopCurves, rule: str, n_classes: int) -> bool:
-    """Whether ``rule`` would fire at the last recorded step: each of its parts does there
-    (:func:`first_stop` from that step). After a rule has fired the labeling can go on (a
-    "Keep labeling anyway"); the labels since may change the model again."""
+def holds_now(curves: StopCurves, rule: str, n_classes: int, fired: int) -> bool:
+    """Whether ``rule``, which first fired at step ``fired``, still holds at the newest step.
+
+    Labeling can go on after the rule fired (a "Keep labeling anyway"), and the labels since
+    may change the model again. It holds at the step it fired; after that, every part that
+    held there (:func:`first_stop` from that step) must hold at the newest step too. A part
+    that had fired before and no longer held when the last part fired (a rule with parts fires
+    once each part has fired, not when all hold at once) is not asked again: what it said
+    was known when the rule fired."""
     last = len(curves) - 1
+    if fired >= last:
+        return True
     parts = STOP_RULE_PARAMS[rule].get("parts", (rule,))
-    return last >= 0 and all(
-        first_stop(curves, part, n_classes, from_step=last) == last for part in parts
-    )
+    held = [p for p in parts if first_stop(curves, p, n_classes, from_step=fired) == fired]
+    return all(first_stop(curves, p, n_classes, from_step=last) == last for p in held)
 
 
 @dataclass(frozen=True)
@@ -185,9 +191,9 @@ def stop_decision(
     curves: StopCurves, n_classes: int, rule: str = DEFAULT_STOP_RULE
 ) -> StopDecision:
     """ "You can stop" or "keep going" from ``rule`` on the recorded curves, in words: "you
-    can stop" from the step the rule first fired while it still holds (:func:`holds_now`),
-    "keep going" with the step it fired at once the labels since changed the model more than
-    it allows."""
+    can stop" from the step the rule first fired (where ``simulate`` stops) while it still
+    holds (:func:`holds_now`), "keep going" with the step it fired at once the labels since
+    changed the model more than it allows."""
     fired = first_stop(curves, rule, n_classes)
     params = STOP_RULE_PARAMS[rule]
     shown = params["parts"][0] if "parts" in params else rule  # whose curve the evidence is
@@ -195,7 +201,7 @@ def stop_decision(
     n = curves.n_labels[-1] if len(curves) else 0
     recent = [None if np.isnan(v) else float(v) for v in curve[-4 * lag :]]
     evidence = {"rule": rule, "params": dict(params), "recent": recent, "n_labels": n}
-    if fired is not None and holds_now(curves, rule, n_classes):
+    if fired is not None and holds_now(curves, rule, n_classes, fired):
         return fired_decision(rule, curves.n_labels[fired], "the model", evidence)
     if fired is not None:
         # labeling went on after the rule fired, and the labels since changed the model more
