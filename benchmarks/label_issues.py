@@ -29,7 +29,9 @@ over tasks of the per-task median over seeds, and the median seconds.
 
 ``--floor`` measures instead, on each task's pool (seed 0, true labels; with ``--floor-size
 N`` its first N points, e.g. 150 as in the active case), the median seconds of ``rlscore``,
-``cleanlab-rls`` and the factorisations of the pool's kernel: one eigendecomposition with
+``cleanlab-rls``, ``exact-floor`` (the least any checker with the exact λ search does,
+:func:`exact_search_floor`: kernel, eigendecomposition, 50-λ scan, LOO values, order, frame)
+and the factorisations of the pool's kernel: one eigendecomposition with
 eigenvectors (what λ by LOO over the eigenvalue grid reuses), the eigenvalues alone, the exact
 λ search (that eigendecomposition and the 50-λ LOO scan,
 :meth:`rlscore.core.rls.eigen_loo.EigenLOO.best_lam`: ``rlscore``'s on up to
@@ -324,6 +326,25 @@ def pool_head(task: str, size: int = 0) -> tuple:
     return Xp, classes, codes, split.sigma, K, ova_targets(codes, classes.size)
 
 
+def exact_search_floor(Xp, codes, sigma, n_classes: int):
+    """The least a checker with the exact λ search does (``--floor``'s ``exact-floor``): the
+    RBF kernel, the eigendecomposition and the 50-λ scan, the LOO values at the λ chosen,
+    the label margins in order and a two-column frame — no input checks, no calibrated score."""
+    import pandas as pd
+
+    Y = ova_targets(codes, n_classes)
+    path = EigenLOO.of_kernel(kernel_matrix(Xp, kernel="rbf", sigma=sigma), Y)
+    F = path.loo(np.array([path.best_lam()]))[:, 0]
+    if n_classes == 2:
+        s = -2.0 * F[:, 0] * Y[:, 0]  # the pair (−f, f)'s margin
+    else:
+        rows, own = np.arange(codes.size), F[np.arange(codes.size), codes]
+        F[rows, codes] = -np.inf
+        s = F.max(axis=1) - own
+    order = np.argsort(-s, kind="stable")
+    return pd.DataFrame({"index": order, "label_margin": s[order]})
+
+
 def floor_seconds(task: str, repeats: int, size: int = 0) -> tuple[int, int, dict[str, float]]:
     """The pool size, the number of classes and the median seconds of the checkers and the
     factorisations on ``task``'s pool, or its first ``size`` points (module docstring)."""
@@ -332,6 +353,7 @@ def floor_seconds(task: str, repeats: int, size: int = 0) -> tuple[int, int, dic
     runs = {
         "rlscore": lambda: rank_rlscore(Xp, codes, sigma),
         "cleanlab-rls": lambda: rank_cleanlab(Xp, codes, classes.size, 0, model),
+        "exact-floor": lambda: exact_search_floor(Xp, codes, sigma, classes.size),
         "eigh": lambda: scipy.linalg.eigh(K, driver="evd", check_finite=False),
         "eigvalsh": lambda: scipy.linalg.eigh(K, eigvals_only=True, check_finite=False),
         "exact": lambda: EigenLOO.of_kernel(K, Y).best_lam(),
@@ -343,20 +365,30 @@ def floor_seconds(task: str, repeats: int, size: int = 0) -> tuple[int, int, dic
 
 def floor(tasks, repeats: int, size: int = 0) -> None:
     """Print :func:`floor_seconds` of each task, with the ratios to ``cleanlab-rls``."""
-    print("\ntask               n    T  rlscore  cleanlab-rls  eigh(vectors)  eigvalsh  "
-          "exact-search  sketch  cholesky-loo  rlscore/cleanlab-rls  "
-          "eigh/cleanlab-rls")  # fmt: skip
+    print("\ntask               n    T  rlscore  cleanlab-rls  exact-floor  eigh(vectors)  "
+          "eigvalsh  exact-search  sketch  cholesky-loo  rlscore/cleanlab-rls  "
+          "exact-floor/cleanlab-rls  eigh/cleanlab-rls")  # fmt: skip
+    ratios = {"rlscore": [], "exact-floor": []}
     for task in tasks:
         n, T, s = floor_seconds(task, repeats, size)
+        for name, values in ratios.items():
+            values.append(s[name] / s["cleanlab-rls"])
         print(
             f"{task:<18} {n:4d} {T:3d} {s['rlscore']:8.4f} "
-            f"{s['cleanlab-rls']:13.4f} {s['eigh']:14.4f} {s['eigvalsh']:9.4f} "
-            f"{s['exact']:13.4f} "
+            f"{s['cleanlab-rls']:13.4f} {s['exact-floor']:12.4f} {s['eigh']:14.4f} "
+            f"{s['eigvalsh']:9.4f} {s['exact']:13.4f} "
             f"{s['sketch']:7.4f} {s['cholesky']:13.4f} "
             f"{s['rlscore'] / s['cleanlab-rls']:21.2f} "
+            f"{s['exact-floor'] / s['cleanlab-rls']:25.2f} "
             f"{s['eigh'] / s['cleanlab-rls']:18.2f}  (load {load_average()})",
             flush=True,
         )
+    print(
+        "median over the tasks: rlscore/cleanlab-rls "
+        f"{statistics.median(ratios['rlscore']):.3f}, exact-floor/cleanlab-rls "
+        f"{statistics.median(ratios['exact-floor']):.3f} (min "
+        f"{min(ratios['exact-floor']):.3f})"
+    )
 
 
 def profile_seconds(task: str, calls: int, size: int = 0) -> tuple[int, int, dict[str, float]]:

@@ -47,3 +47,17 @@ def test_figures_are_those_of_the_rankings(bench):
     truth = np.isin(np.arange(80), flipped)
     assert result["rlscore"]["precision_at_k"] == truth[order[: flipped.size]].mean() == 1.0
     assert result["rlscore"]["auroc"] == roc_auc_score(truth, -np.argsort(order)) == 1.0
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_the_exact_search_floor_ranks_as_the_checker(bench, n_classes):
+    """``--floor``'s ``exact-floor`` is a lower bound of the checker's work only if it does
+    that work: the same order and label margins as ``rlscore.label_issues``."""
+    rng = np.random.default_rng(3)
+    codes = np.repeat(np.arange(n_classes), 30)
+    X = 2.0 * codes[:, None] + rng.normal(size=(codes.size, 3))
+    codes[[4, 40]] = (codes[[4, 40]] + 1) % n_classes
+    floor = bench.exact_search_floor(X, codes, 1.5, n_classes)
+    table = rlscore.label_issues(X, codes, sigma=1.5)
+    np.testing.assert_array_equal(floor["index"], table["index"])
+    np.testing.assert_allclose(floor["label_margin"], table["label_margin"], rtol=0, atol=1e-12)
