@@ -55,7 +55,7 @@ members_gate = gate(store, name, user, "members")
 for member, member_role in members.items():
     c1, c2, c3, c4 = st.columns([3, 2, 1, 1], vertical_alignment="bottom")
     c1.text(member)
-    st.session_state[admin.role_key(member)] = member_role
+    admin.seed_role_choice(member, member_role)
     c2.selectbox("Role", ROLES, key=admin.role_key(member), label_visibility="collapsed",
                  disabled=members_gate["disabled"])  # fmt: skip
     c3.button("Change role", key=f"change_{member}", on_click=admin.change_role,

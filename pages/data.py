@@ -29,7 +29,7 @@ from rlscore.ui.shell.navigation import end_page, enter_through_app
 from rlscore.ui.shell.params import current_project, set_project, sync_address_bar
 from rlscore.ui.shell.roles import gate, visible_projects
 from rlscore.ui.shell.safe_text import md_text
-from rlscore.ui.shell.sidebar import annotator_input
+from rlscore.ui.shell.sidebar import annotator_input, announce_project_choice
 from rlscore.ui.shell.store import get_overview, get_store
 
 enter_through_app(__file__)
@@ -71,6 +71,8 @@ if rows:
     # the tab's project (the link's ?project= on a fresh tab): export and delete act on the
     # project the other pages show, and a choice here is the tab's choice for them too
     tab_project = current_project()
+    announce_project_choice(tab_project)  # a refused ?project= is said here, not a page later
+    show_flash()
     st.session_state["chosen"] = tab_project if tab_project in names else names[0]
     sync_address_bar()
     # option labels are plain text: names are shown as typed

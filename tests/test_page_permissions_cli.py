@@ -83,3 +83,52 @@ def test_a_non_member_cannot_tell_a_project_from_none(db, capsys, command):
         told[name] = capsys.readouterr().err
     assert told["P"].replace("'P'", "'Q'") == told["Q"]
     assert told["Q"].startswith("error: no project named 'Q' that you may read")
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["labels"], ["settings"], ["agreement"], ["members"], ["label-issues"], ["negatives"]],
+)
+@pytest.mark.parametrize("blank", ["", " ", "\x01", "\u202e"])
+def test_a_blank_as_is_refused_not_the_administrator(db, capsys, monkeypatch, command, blank):
+    """A restricted shell (``RLSCORE_USER`` set) became the database's administrator with
+    ``--as ' '`` (an exploratory test): a name that cleans to nothing is refused."""
+    monkeypatch.setenv("RLSCORE_USER", "mallory")
+    assert main([*command, "--db", db, "--project", "P", "--as", blank]) == 2
+    err = capsys.readouterr().err
+    assert "--as names nobody" in err and "Traceback" not in err
+    monkeypatch.setenv("RLSCORE_USER", blank or " ")
+    assert main([*command, "--db", db, "--project", "P"]) == 2
+    assert "$RLSCORE_USER names nobody" in capsys.readouterr().err
+    with open_store(db) as store:
+        assert "mallory" not in store.members("P")
+
+
+def test_members_add_with_a_blank_as_changes_nothing(db, monkeypatch):
+    monkeypatch.setenv("RLSCORE_USER", "mallory")
+    args = ["members", "--db", db, "--project", "P", "--as", " ", "--add", "mallory"]
+    assert main([*args, "--role", "owner"]) == 2
+    with open_store(db) as store:
+        assert "mallory" not in store.members("P")
+
+
+def test_create_project_as_a_user_follows_the_creators_setting(db, tmp_path, capsys, monkeypatch):
+    """``create-project --as`` creates as the Data page does: refused unless
+    ``RLSCORE_PROJECT_CREATORS`` lists the user, who then owns the project; without ``--as``,
+    the administrator's open project as before."""
+    table = tmp_path / "t.csv"
+    table.write_text("x,y\n0.1,a\n0.5,b\n0.9,a\n")
+    base = ["create-project", "--db", db, "--truth", "y"]
+    monkeypatch.setenv("RLSCORE_PROJECT_CREATORS", "alice")
+    assert main([*base, "--as", "mallory", "M", str(table)]) == 2
+    assert "'mallory' may not create projects" in capsys.readouterr().err
+    monkeypatch.setenv("RLSCORE_USER", "mallory")
+    assert main([*base, "M", str(table)]) == 2
+    monkeypatch.delenv("RLSCORE_USER")
+    assert main([*base, "--as", "alice", "A", str(table)]) == 0
+    assert "owned by 'alice'" in capsys.readouterr().out
+    assert main([*base, "O", str(table)]) == 0
+    with open_store(db) as store:
+        assert "M" not in store.list_projects()
+        assert store.members("A") == {"alice": "owner"}
+        assert store.members("O") == {}

@@ -94,7 +94,7 @@ def refused(store, call, needed: str) -> PermissionDeniedError:
     assert dump(target(store)) == before
     assert info.value.needed == needed
     if str(info.value).startswith("no deleted project"):
-        assert info.value.user is not None and info.value.role is None
+        assert info.value.role is None  # a non-member, or nobody signed in
     else:
         assert f"needs the {needed} role" in str(info.value)
     return info.value

@@ -271,3 +271,18 @@ def test_a_press_for_a_point_the_tab_no_longer_shows_is_not_applied(store, tab):
     actions.label(handle, "bob", new, 1)
     assert notice() == ("success", "Saved: point #9 labeled **1**.")
     assert labels(store) == [(9, 1, "bob")]
+
+
+def test_undo_of_a_review_decision_says_so(store, tab):
+    # a reviewer's decision is their last action: Undo on the Label page reverts it, and
+    # said "Undone: your skip" (an exploratory test)
+    from rlscore.sessions.actions.review import review_point
+
+    handle = SessionHandle(session(store))
+    tab["project"] = "moons"
+    q = handle.session.query(annotator="rex")[0]
+    review_point(store, "moons", q, 1, reviewer="rex")
+    eid = store.events("moons")[-1].id
+    actions.undo(handle, "rex", eid)
+    assert notice() == ("success", f"Undone: your review decision of point #{q}.")
+    assert [e.kind for e in store.events("moons")] == ["review", "undo"]

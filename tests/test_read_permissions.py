@@ -73,7 +73,7 @@ def unchanged(store, call, needed: str | None = None) -> PermissionDeniedError:
     assert dump(str(store.path)) == before
     if needed is not None:
         assert info.value.needed == needed
-        refused_read = info.value.action == "read" and info.value.user is not None
+        refused_read = info.value.action == "read"
         if refused_read and info.value.role is None:  # a non-member's read: nothing told
             assert str(info.value).startswith("no project named 'moons' that you may read")
         else:
@@ -105,6 +105,21 @@ def test_an_unknown_project_is_named_without_the_ones_the_reader_may_not_read(te
     assert "moons" not in str(info.value)
     with pytest.raises(UnknownProjectError, match="moons"):
         permissions.require_read(team, "nope", ANNOTATOR)
+
+
+@pytest.mark.parametrize("nobody", [None, "", "   "])
+def test_nobody_signed_in_cannot_tell_a_private_project_from_none(team, nobody):
+    # an empty name was told "nobody signed in may read anything in project 'moons'", a
+    # name that exists nowhere "no project named …" (an exploratory test)
+    told = {}
+    for name in ("moons", "nope"):
+        with pytest.raises((PermissionDeniedError, UnknownProjectError)) as info:
+            permissions.require_read(team, name, nobody)
+        told[name] = str(info.value)
+    assert told["moons"].replace("'moons'", "'nope'") == told["nope"]
+    with pytest.raises(PermissionDeniedError) as info:
+        session(team, annotator="   ", snapshots=False)
+    assert str(info.value).startswith("no project named 'moons' that you may read")
 
 
 # -- open, search, tune, review: through a session ------------------------------------------

@@ -96,6 +96,17 @@ def test_a_non_member_sees_no_row_of_it_on_the_data_page(db, signed_in):
     assert PROJECT not in at.selectbox(key="chosen").options
 
 
+def test_the_data_page_says_a_refused_link_itself(db, signed_in):
+    # it said nothing and the next page said it (an exploratory test)
+    signed_in("eve@example.org")
+    at = page("data.py")
+    assert not at.error
+    assert f"no project {PROJECT} that you can open" in said(at)
+    assert at.selectbox(key="chosen").value != PROJECT
+    at.switch_page("pages/review.py")
+    assert "that you can open" not in said(ok(at.run()))  # said once, where it happened
+
+
 @pytest.mark.parametrize("user", ["alice", "bob", "carol"])
 def test_members_open_it(db, signed_in, user):
     signed_in(user)

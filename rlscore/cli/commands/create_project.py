@@ -7,6 +7,11 @@ columns (default: every column but the id and truth columns), text columns, an i
 truth column, and ``--multi-label`` for a project whose label is a set of classes (the truth
 column's cells ``a|b``, an empty cell for none of them: docs/app.md, "Multi-label projects").
 Every reason the table cannot become a project is one ``error:`` line naming it.
+
+With ``--as USER`` (or ``$RLSCORE_USER``; :mod:`rlscore.cli.io.reader_option`) the project is
+created as the Data page creates it for a signed-in user: refused unless the server setting
+``RLSCORE_PROJECT_CREATORS`` lists them, and they become its owner. Without it, as the
+database's administrator: an open project, nothing checked.
 """
 
 from __future__ import annotations
@@ -18,9 +23,11 @@ from pathlib import Path
 
 from rlscore.cli.io.database_option import add_db_argument, open_existing_store
 from rlscore.cli.io.errors import CommandError, run_command
+from rlscore.cli.io.reader_option import add_reader_argument, reader
 from rlscore.data.projects.class_labels import parse_class_names
 from rlscore.data.projects.table_project import project_from_table
 from rlscore.data.upload.table_reading import read_table
+from rlscore.sessions.team import permissions
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -29,6 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Create a project from a CSV or Parquet table in the label database.",
     )
     add_db_argument(parser)
+    add_reader_argument(parser)
     parser.add_argument("name", help="project name")
     parser.add_argument("table", help="the CSV or Parquet file")
     parser.add_argument("--truth", default=None, help="the truth column (optional)")
@@ -58,6 +66,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
+    user = reader(args)
     path = Path(args.table)
     if not path.is_file():
         raise CommandError(f"{args.table!r} is not a file: give a CSV or Parquet table")
@@ -74,14 +83,18 @@ def _run(argv: list[str]) -> int:
             multi_label=args.multi_label,
         )  # fmt: skip
     with open_existing_store(args.db) as store:
-        store.create_project(project)
+        if user is None:
+            store.create_project(project)
+        else:
+            permissions.create_project(store, project, user)
         where = store.location
     for w in fixed:
         print(f"note: {w.message}")
     kind = "multi-label, " if project.multi_label else ""
+    owner = "" if user is None else f", owned by {user!r}"
     print(
         f"created project {project.name!r}: {project.n} points, {len(project.feature_names)} "
-        f"features, {kind}classes {project.classes}, in {where}"
+        f"features, {kind}classes {project.classes}, in {where}{owner}"
     )
     return 0
 

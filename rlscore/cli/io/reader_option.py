@@ -1,6 +1,6 @@
 """The ``--as USER`` option of the commands that read or change a project (``labels``,
-``label-issues``, ``agreement``, ``members``, ``settings``, ``negatives``): act as that user,
-checked as the app checks them.
+``label-issues``, ``agreement``, ``members``, ``settings``, ``negatives``, ``create-project``):
+act as that user, checked as the app checks them.
 
 Without it a command acts as whoever holds the database (its file, or its URL with a password):
 the database's administrator, not checked, as before. With ``--as`` (or :data:`READER_ENV`) the
@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import os
 
+from rlscore.cli.io.errors import CommandError
 from rlscore.core.conventions.user_names import clean_name
 from rlscore.sessions.team.permissions import readable_projects, require_read
 from rlscore.storage import LabelStore
@@ -41,9 +42,26 @@ def add_reader_argument(parser: argparse.ArgumentParser) -> None:
 def reader(args: argparse.Namespace) -> str | None:
     """Who the command acts as: ``--as``, else :data:`READER_ENV`, else None (the database's
     administrator), spelled as the app spells a typed name
-    (:func:`~rlscore.core.conventions.user_names.clean_name`)."""
-    chosen = args.reader if args.reader is not None else os.environ.get(READER_ENV, "")
-    return clean_name(chosen)
+    (:func:`~rlscore.core.conventions.user_names.clean_name`).
+
+    Raises
+    ------
+    CommandError
+        ``--as`` given, or :data:`READER_ENV` set, blank once cleaned (``--as ""`` too):
+        it would otherwise act as the administrator.
+    """
+    if args.reader is not None:
+        chosen, where = args.reader, "--as"
+    else:
+        chosen, where = os.environ.get(READER_ENV, ""), f"${READER_ENV}"
+    user = clean_name(chosen)
+    if user is None and (args.reader is not None or chosen != ""):
+        # a restricted shell's user must not become the administrator by naming nobody
+        raise CommandError(
+            f"{where} names nobody ({chosen!r} is blank once control characters and spaces "
+            f"are removed): give a user's name or e-mail address, or leave {where} out"
+        )
+    return user
 
 
 def check_read(store: LabelStore, project: str, user: str | None) -> None:

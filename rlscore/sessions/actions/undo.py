@@ -11,6 +11,9 @@ from rlscore.sessions.state.label_log import LabelLog
 from rlscore.sessions.team.permissions import require_undo
 from rlscore.storage import Event, LabelStore
 
+#: what each kind of event an undo can revert is called in a message ("Undone: your …")
+REVERTED_ACTION = {"label": "label", "skip": "skip", "review": "review decision"}
+
 
 def undo_last(
     store: LabelStore,
@@ -65,4 +68,4 @@ def undo_last(
     return target
 
 
-__all__ = ["undo_last"]
+__all__ = ["REVERTED_ACTION", "undo_last"]

@@ -206,7 +206,7 @@ def _check(
     action: str,
     hidden: Callable[[], str] | None = None,
 ) -> None:
-    """Refuse unless allowed; with ``hidden``, a named user who is not a member is told
+    """Refuse unless allowed; with ``hidden``, a user who is not a member (or nobody) is told
     ``hidden()``, what an unknown project's name gets (:func:`_hidden`): a read refused
     (:func:`require_read`) says nothing of the project, not even that it exists. A member
     lacking a role, or a non-member refused a write in the open local mode (which reads no
@@ -217,7 +217,9 @@ def _check(
     name = None if user is None or not str(user).strip() else member_id(str(user))
     role = None if name is None else members.get(name)
     verb = _VERBS[action]
-    if name is not None and role is None and hidden is not None:
+    if role is None and hidden is not None:
+        # nobody signed in is a non-member too: told of a private project what an unknown
+        # name gets (an empty name confirmed that it exists)
         message = hidden()
     elif name is None:
         message = (

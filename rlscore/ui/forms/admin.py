@@ -37,6 +37,16 @@ def role_key(member: str) -> str:
     return f"role_of_{member}"
 
 
+def seed_role_choice(member: str, stored: str) -> None:
+    """Show ``member``'s stored role in their row's box when it is new or has changed (an
+    owner elsewhere), and keep a choice not yet applied otherwise: choosing is a rerun of its
+    own, and seeding every run put the stored role back before "Change role" read the box."""
+    seen = f"{role_key(member)}_stored"
+    if st.session_state.get(seen) != stored or role_key(member) not in st.session_state:
+        st.session_state[role_key(member)] = stored
+        st.session_state[seen] = stored
+
+
 def add_member(project: str, user: str | None) -> None:
     """Callback: add the member typed in the form with the role chosen there, as ``user``."""
     member = str(st.session_state.get(NEW_MEMBER) or "").strip()
@@ -245,6 +255,7 @@ __all__ = [
     "add_member",
     "audit_table",
     "change_role",
+    "seed_role_choice",
     "delete_project",
     "deleted_projects",
     "describe",

@@ -17,7 +17,7 @@ import streamlit as st
 from rlscore.core.conventions.counted_words import counted
 from rlscore.data.projects.project import Project
 from rlscore.sessions.actions.review import Decision, review_point
-from rlscore.sessions.actions.undo import undo_last
+from rlscore.sessions.actions.undo import REVERTED_ACTION, undo_last
 from rlscore.sessions.state.label_log import LabelLog
 from rlscore.sessions.team.agreement_tables import ANNOTATOR_COLUMN_HELP
 from rlscore.storage import StaleActionError
@@ -50,7 +50,8 @@ def undo_mine(project: str, reviewer: str, expected: int) -> None:
         flash("warning", f"Nothing undone: {user_message(exc)}")
         return
     if reverted is not None:
-        flash("info", f"Undone: your {reverted.kind} of point #{reverted.point}.")
+        what = REVERTED_ACTION[reverted.kind]
+        flash("info", f"Undone: your {what} of point #{reverted.point}.")
 
 
 def apply_overlap(k_key: str, fraction_key: str) -> None:

@@ -46,7 +46,7 @@ import streamlit as st
 
 from rlscore.core.conventions.counted_words import counted
 from rlscore.sessions.actions.dwell import TooSoonError
-from rlscore.sessions.actions.undo import undo_last
+from rlscore.sessions.actions.undo import REVERTED_ACTION, undo_last
 from rlscore.sessions.stopping.stopping_view import stop_rule_fired
 from rlscore.sessions.views.conflict_notice import told_event
 from rlscore.storage import (
@@ -458,7 +458,7 @@ def undo(handle: SessionHandle, annotator: str, expected: int) -> None:
         reverted = handle.session.undo(annotator, expected=expected)
         if reverted is not None:
             note_saved("undo", reverted.point)
-            what = "label" if reverted.kind == "label" else "skip"
+            what = REVERTED_ACTION[reverted.kind]
             done[expected] = f"Undone: your {what} of point #{reverted.point}."
             flash("success", done[expected])
             while len(done) > _APPLIED_KEPT:

@@ -121,15 +121,10 @@ def _annotator_changed() -> None:
         set_annotator(name)
 
 
-def project_selector() -> str:
-    """Sidebar project choice (this tab's; the address bar follows it).
-
-    Returns
-    -------
-    str
-        The current project.
-    """
-    project = current_project()
+def announce_project_choice(project: str) -> None:
+    """Flash why the tab shows ``project`` when it is not the one the tab or its address
+    asked for (:func:`~rlscore.ui.shell.params.current_project` notes the reason): every page
+    that reads the tab's project says it on that page, not on the next one."""
     gone = st.session_state.pop("project_gone", None)
     if gone is not None:
         why = "was deleted or is no longer open to you" if reads_checked() else "was deleted"
@@ -148,6 +143,18 @@ def project_selector() -> str:
             f"There is no project {md_text(refused)} that you can open"
             f"{why if reads_checked() else ''}; showing {md_text(project)}.",
         )
+
+
+def project_selector() -> str:
+    """Sidebar project choice (this tab's; the address bar follows it).
+
+    Returns
+    -------
+    str
+        The current project.
+    """
+    project = current_project()
+    announce_project_choice(project)
     sync_address_bar()
     samples = set(list_samples())
     # one read of every project's size and meta, for the options and their labels: only the
