@@ -91,6 +91,7 @@ def test_the_owner_manages_members_and_the_audit_shows_who(db):
     at.selectbox(key="new_member_role").select("reviewer")
     ok(at.button(key="add_member").click().run())
     assert members_in(db)["dave@example.org"] == "reviewer"
+    assert "Added dave@example.org as reviewer of moons." in messages(at)  # as stored
     # the choice is its own rerun in a browser: the box must keep it until the click
     ok(at.selectbox(key="role_of_bob").select("reviewer").run())
     assert at.selectbox(key="role_of_bob").value == "reviewer"

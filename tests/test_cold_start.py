@@ -147,7 +147,7 @@ def _button(at: AppTest, prefix: str):
 def test_the_label_page_proposes_shows_and_confirms(db):
     label(db, POSITIVES[:1])
     at = _page()
-    assert any("Only pos labeled so far" in m.value for m in at.markdown)
+    assert any("Only class “pos” labeled so far" in m.value for m in at.markdown)
     assert _button(at, "propose_").disabled  # one positive: two are needed
     label(db, POSITIVES[1:])
     at.run()

@@ -47,6 +47,11 @@ def test_too_few_labels_give_the_reason(tmp_path):
         project, settings = store.load_project("p"), project_settings(store, "p")
         queue = probably_wrong_queue(project, store.events("p"), settings)
         assert queue.suspects is None and "at least 3 labels" in queue.reason
+        assert "has 2 labels of 1 class:" in queue.reason
+    with _store(tmp_path / "none", n_labels=0) as store:
+        project, settings = store.load_project("p"), project_settings(store, "p")
+        queue = probably_wrong_queue(project, store.events("p"), settings)
+        assert "project 'p' has no label yet: checking" in queue.reason  # not "0 of 0 classes"
 
 
 def test_the_summary_counts_the_suspects_and_those_a_reviewer_kept(tmp_path):
@@ -91,7 +96,33 @@ def test_the_summary_says_nothing_looks_wrong_only_when_the_model_agrees(tmp_pat
         table = project_label_issues(project, store.events("p"), settings)
         doubted = (table["score"] >= 0.5) & (table["suggested"] != table["label"])
         assert not doubted.any() and queue.suspects.empty and queue.kept == 0
+        assert (table["suggested"] == table["label"]).all()
         assert queue_summary(queue) == "No label looks wrong to the leave-one-out model."
+
+
+def test_the_summary_says_the_model_disagrees_where_it_cannot_tell(tmp_path):
+    """With labels the model cannot learn (here: random), its LOO predictions are wrong as
+    often as right and no disagreement reaches a 50 % chance; the page said "No label looks
+    wrong to the leave-one-out model" while it disagreed with most of them (an exploratory
+    test: 10 of 15 on a sample)."""
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(40, 2))
+    with open_store(tmp_path / "labels.sqlite3") as store:
+        store.create_project(
+            Project("p", X, ["a", "b"], [f"i{k}" for k in range(40)], None, [0, 1])
+        )
+        for i, label in enumerate(rng.integers(0, 2, size=16)):
+            store.append_event("p", Event("label", i, int(label), "ada"))
+        project, settings = store.load_project("p"), project_settings(store, "p")
+        table = project_label_issues(project, store.events("p"), settings)
+        queue = probably_wrong_queue(project, store.events("p"), settings)
+        disagree = int((table["suggested"] != table["label"]).sum())
+        assert queue.suspects.empty and disagree > 0 and queue.unsure == disagree
+        summary = queue_summary(queue)
+        assert summary.startswith(
+            f"The model trained on all the other labels disagrees with {disagree} label"
+        )
+        assert "No label looks wrong" not in summary
 
 
 def test_the_summary_of_labels_that_cannot_be_checked_is_the_reason(tmp_path):

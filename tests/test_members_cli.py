@@ -40,7 +40,7 @@ def test_list_add_change_remove(db, capsys):
     assert status == 0 and json.loads(out) == {"project": "P", "open": True, "members": []}
     assert run(db, capsys, "--add", "Alice@Example.org", "--role", "owner")[:2] == (
         0,
-        "Alice@Example.org: added owner in project 'P'\n",
+        "alice@example.org: added owner in project 'P'\n",  # as stored, as the list says
     )
     assert run(db, capsys, "--add", "bob", "--role", "reviewer")[0] == 0
     assert run(db, capsys, "--add", "cy@example.org", "--role", "annotator")[0] == 0

@@ -227,6 +227,15 @@ def test_the_owner_does_all_and_the_audit_names_her(db):
     assert all(r["accuracy_labels"] == "3" for r in rows)
     at = crafted("rlscore.ui.forms.admin", "export_file", PROJECT, "alice", "json", "audit")
     assert '"action": "export"' in at.text[0].value  # the audit travels with the labels
+    # the audit alone is a read: it was recorded as a labels export (an exploratory test)
+    with open_store(db) as store:
+        before = [(r.action, r.actor) for r in store.audit(PROJECT)]
+    for fmt in ("json", "jsonl", "csv"):
+        crafted("rlscore.ui.forms.admin", "export_file", PROJECT, "alice", fmt, "audit")
+    with open_store(db) as store:
+        assert [(r.action, r.actor) for r in store.audit(PROJECT)] == before
+    at = crafted("rlscore.ui.forms.admin", "export_file", PROJECT, "bob", "json", "audit")
+    assert at.text[0].value.startswith("not exported:") and "owner role" in at.text[0].value
     label_page = page("label.py", "alice")
     assert not any(sidebar_settings_disabled(label_page))
     # the oracle is no member: auto-labeling is off in a team's project, even for its owner

@@ -107,3 +107,10 @@ def test_an_image_url_hover_shows_its_file_name_without_credentials_or_query():
     hovers = hover_texts([ItemColumn("u", "image", urls)], ["a", "b", "c"])
     assert hovers == ["cat.png", "dog.jpg", ""]
     assert not any(s in h for h in hovers for s in ("secret", "token", "abc", "user"))
+
+
+def test_hover_texts_drop_bidirectional_controls():
+    # an item's U+202E reversed the hover's own text after it ("· p=0.55" read "55.0=p")
+    items = [ItemColumn("t", "text", ["pay \u202eusd 100", "a\u2066b\u2069c \u202ad\u202c"])]
+    assert hover_texts(items, ["a", "b"]) == ["pay usd 100", "abc d"]
+    assert snippet("x\u202ey" * 3) == "xyxyxy"

@@ -98,7 +98,7 @@ def test_the_label_page_shows_positives_and_proposals_as_texts(db):
     at.query_params["project"] = NAME
     at.run()
     assert not at.exception, [e.value for e in at.exception]
-    assert any("Only cats labeled so far" in m.value for m in at.markdown)
+    assert any("Only class “cats” labeled so far" in m.value for m in at.markdown)
     listing = next(t for t in _texts(at) if t.startswith("#0 · "))
     assert listing.splitlines() == [f"#{i} · {project.texts[i]}" for i in POSITIVES]
     _button(at, "propose_").click()
@@ -151,7 +151,7 @@ def test_one_label_of_the_second_class_is_named_as_itself_and_the_page_says_what
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     words = plain_markdown(" ".join([m.value for m in at.markdown] + [c.value for c in at.caption]))
-    assert "Only -1 labeled so far" in words
+    assert "Only class “-1” labeled so far" in words
     assert "positives it starts from" not in words and "positives first" not in words
     assert "1 point labeled -1 so far" in words
     assert "needs at least 2 points labeled -1: label 1 more point" in words

@@ -17,6 +17,7 @@ from support.app import app_page, ok
 from support.sessions import moons_store
 from support.stores import small_project
 
+from rlscore.cli.io.errors import CommandError
 from rlscore.cli.io.reader_option import reader
 from rlscore.core.conventions.user_names import check_no_control, clean_name
 from rlscore.data.items.columns import ItemColumn
@@ -42,11 +43,13 @@ def test_every_entry_point_spells_a_name_alike(typed, cleaned):
     whitespace collapsed and every other control character (NUL, escape, DEL) removed."""
     assert clean_name(typed) == cleaned
     assert clean_annotator(typed) == cleaned
-    assert reader(argparse.Namespace(reader=typed or "")) == cleaned
-    if cleaned is None:
+    if cleaned is None:  # an explicit --as naming nobody is refused, not the administrator
+        with pytest.raises(CommandError, match="--as names nobody"):
+            reader(argparse.Namespace(reader=typed))
         with pytest.raises(ValueError, match="non-empty user name"):
             member_id(typed)
     else:
+        assert reader(argparse.Namespace(reader=typed)) == cleaned
         assert member_id(typed) == cleaned
 
 
@@ -66,6 +69,15 @@ def test_a_project_name_with_a_control_character_is_refused_naming_the_field():
 def test_a_project_name_with_a_bidirectional_override_is_refused():
     with pytest.raises(ValueError, match=r"holds a control character \(U\+202E\)"):
         check_no_control("\u202enoom", "project name")
+
+
+def test_the_store_refuses_a_name_over_its_limit(db_target, tmp_path):
+    # a 300-character name wrapped over ten heading lines on every page (an exploratory test)
+    with moons_store(tmp_path, db_target) as store:
+        with pytest.raises(ValueError, match="at most 100 characters, this one 101"):
+            store.create_project(small_project("n" * 101))
+        store.create_project(small_project("n" * 100))
+        assert store.list_projects() == ["moons", "n" * 100]
 
 
 def test_the_store_refuses_control_characters_alike_on_both_databases(db_target, tmp_path):

@@ -24,7 +24,7 @@ def test_positives_then_confirmed_negatives_then_the_active_loop(
             store.append_event(moons, Event("label", point=i, label=1, annotator="ada"))
         _, proposal = project_proposal(store, moons)
     open_app(page, f"{server.url}/?project={moons}", len(positives))
-    expect(page.get_by_text("Only 1 labeled so far.", exact=False)).to_be_visible()
+    expect(page.get_by_text("Only class “1” labeled so far.", exact=False)).to_be_visible()
     rerun(page, lambda: page.get_by_role("button", name="Propose reliable -1 points").click())
     boxes = page.get_by_role("checkbox", name=re.compile(r"^#\d+ · id "))
     expect(boxes).to_have_count(len(proposal.points))

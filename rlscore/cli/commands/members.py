@@ -27,7 +27,7 @@ from rlscore.cli.io.database_option import add_db_argument, open_existing_store
 from rlscore.cli.io.errors import CommandError, run_command
 from rlscore.cli.io.reader_option import add_reader_argument, check_read, reader
 from rlscore.sessions.team import permissions
-from rlscore.storage.sql.access import ROLES, check_role
+from rlscore.storage.sql.access import ROLES, check_role, member_id
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -83,10 +83,11 @@ def _run(argv: list[str]) -> int:
         if args.add is not None:
             previous = _add(store, args.project, args.add, args.role, user)
             done = "added" if previous is None else f"changed from {previous} to"
-            print(f"{args.add.strip()}: {done} {args.role} in project {args.project!r}")
+            # the spelling stored and compared (an address in lower case), not the typed one
+            print(f"{member_id(args.add)}: {done} {args.role} in project {args.project!r}")
         elif args.remove is not None:
             role = _remove(store, args.project, args.remove, user)
-            print(f"{args.remove.strip()}: removed ({role}) from project {args.project!r}")
+            print(f"{member_id(args.remove)}: removed ({role}) from project {args.project!r}")
         else:
             # with --as, the addresses are an owner's to read (as on the Admin page)
             listed = (

@@ -238,9 +238,11 @@ def label_issues(
         )
         codes = np.searchsorted(classes, labels)
     s, suggested, score, calibration = label_scores(loo, codes)
-    # the order is the label margin's, not the score's: the two agree within the disagreeing
-    # and within the agreeing labels, and the calibration (fitted against noisy labels) can
-    # put an agreeing label above a disagreeing one — worse, measured (docs/mathematics.md).
+    # the order is the label margin's, not the score's: for two classes the two agree within
+    # the disagreeing and within the agreeing labels (for more, the score is read at the
+    # prediction's margin and need not follow), and the calibration (fitted against noisy
+    # labels) can put an agreeing label above a disagreeing one — worse, measured
+    # (docs/mathematics.md).
     # Largest margin first, ties in input order; sorted before the frame is built (cheaper)
     order = np.argsort(-s, kind="stable")
     columns = (labeled, labels, classes[suggested], score, s)

@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 
 import numpy as np
 
+from rlscore.core.conventions.user_names import without_bidi_controls
 from rlscore.data.features.image_urls import is_url
 from rlscore.data.items.columns import ItemColumn
 
@@ -45,8 +46,9 @@ def map_coordinates(X: np.ndarray, seed: int = 0) -> np.ndarray:
 
 
 def snippet(text: str, chars: int = SNIPPET_CHARS) -> str:
-    """``text`` on one line, cut to ``chars`` characters (with "…"), HTML-escaped."""
-    one_line = _SPACE.sub(" ", str(text)).strip()
+    """``text`` on one line, cut to ``chars`` characters (with "…"), HTML-escaped, without
+    bidirectional controls (an item's U+202E reversed the hover's own "· p=0.55" after it)."""
+    one_line = _SPACE.sub(" ", without_bidi_controls(str(text))).strip()
     if len(one_line) > chars:
         one_line = one_line[: chars - 1].rstrip() + "…"
     return html.escape(one_line, quote=True)

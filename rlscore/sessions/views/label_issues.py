@@ -89,9 +89,15 @@ def project_label_issues(
     log = LabelLog(events, rule=rule)
     present = set(log.labels.values())
     if len(log.labels) < MIN_LABELS or len(present) < 2:
+        # "0 labels of 0 classes" read as a project without classes
+        has = (
+            "no label yet"
+            if not log.labels
+            else f"{counted(len(log.labels), 'label')} of "
+            f"{counted(len(present), 'class', 'classes')}"
+        )
         raise ValueError(
-            f"project {project.name!r} has {counted(len(log.labels), 'label')} of "
-            f"{counted(len(present), 'class', 'classes')}: "
+            f"project {project.name!r} has {has}: "
             f"checking the labels needs at least {MIN_LABELS} labels of 2 classes"
         )
     if project.X.shape[1] == 0:
@@ -181,12 +187,15 @@ class SuspectQueue:
     checked yet, the ``reason`` why; with several annotators per point, their estimated
     error rates (``annotators``: :class:`~rlscore.sessions.team.crowd_labels.TeamCheck`);
     ``kept``: how many labels the model doubts as much but a reviewer has decided, kept or
-    relabeled (left out of ``suspects``). In words: :func:`queue_summary`."""
+    relabeled (left out of ``suspects``); ``unsure``: how many unreviewed labels the model
+    disagrees with at a chance below the threshold (its own predictions are too often wrong
+    to call them probably wrong). In words: :func:`queue_summary`."""
 
     suspects: pd.DataFrame | None
     reason: str | None = None
     annotators: pd.DataFrame | None = None
     kept: int = 0
+    unsure: int = 0
 
 
 def probably_wrong_queue(
@@ -214,12 +223,14 @@ def probably_wrong_queue(
         queue = SuspectQueue(None, str(exc))
     else:
         table = team.table
-        doubted = (table["score"] >= threshold) & (table["suggested"] != table["label"])
+        disagrees = table["suggested"] != table["label"]
+        doubted = (table["score"] >= threshold) & disagrees
         reviewed = table["index"].isin(set(log.reviews))
         queue = SuspectQueue(
             table[doubted & ~reviewed].reset_index(drop=True),
             annotators=team.annotators,
             kept=int((doubted & reviewed).sum()),
+            unsure=int((disagrees & ~doubted & ~reviewed).sum()),
         )
     _QUEUES[key] = queue
     while len(_QUEUES) > _QUEUES_MAX:
@@ -237,6 +248,14 @@ def queue_summary(queue: SuspectQueue) -> str:
     if n == 0:
         if kept:
             return f"No suspect left to review ({kept} kept by a reviewer)."
+        if queue.unsure:
+            # "no label looks wrong" read as "the model agrees with every label" while it
+            # disagreed with 10 of 15 (an exploratory test)
+            return (
+                f"The model trained on all the other labels disagrees with "
+                f"{counted(queue.unsure, 'label')}, but it is itself wrong too often on these "
+                "labels to call any of them probably wrong; more labels will sharpen it."
+            )
         return "No label looks wrong to the leave-one-out model."
     text = f"{counted(n, 'label')} the model trained on all the others disagrees with"
     if n > 1:

@@ -31,6 +31,8 @@ from rlscore.storage.sql.connection import SQLConnection
 
 #: the key of the projects' ``meta`` JSON that marks a multi-label project (absent: single-label)
 MULTI_LABEL_KEY = "multi_label"
+#: the longest name a new project may have (the stored ones are read whatever their length)
+MAX_PROJECT_NAME = 100
 #: the condition of a live (not trashed) project's row (:mod:`rlscore.storage.sql.access`)
 LIVE = "deleted IS NULL"
 
@@ -65,6 +67,12 @@ class ProjectTable:
         multi-label project's class cannot be written in a table cell
         (:func:`check_set_classes`)."""
         check_no_control(project.name, "project name")
+        if len(project.name) > MAX_PROJECT_NAME:
+            # every page's heading and the sidebar show it: a 300-character name took ten lines
+            raise ValueError(
+                f"a project name has at most {MAX_PROJECT_NAME} characters, this one "
+                f"{len(project.name)}: choose a shorter name"
+            )
         if project.multi_label:
             check_set_classes(project.classes)
         truth = project.truth
@@ -201,4 +209,4 @@ def _plain_label(label):
     return [plain_scalar(c) for c in label] if isinstance(label, tuple) else plain_scalar(label)
 
 
-__all__ = ["LIVE", "MULTI_LABEL_KEY", "ProjectTable"]
+__all__ = ["LIVE", "MAX_PROJECT_NAME", "MULTI_LABEL_KEY", "ProjectTable"]

@@ -20,9 +20,9 @@ from rlscore.data.projects.project import Project
 from rlscore.sessions.stopping.accuracy_estimate import ESTIMATE_COLUMNS
 from rlscore.sessions.stopping.set_accuracy import SET_ESTIMATE_COLUMNS
 from rlscore.sessions.team import permissions
-from rlscore.sessions.team.audit import export_project, project_audit
+from rlscore.sessions.team.audit import audit_as, export_audit, export_project, project_audit
 from rlscore.storage import LabelStore, UnknownProjectError
-from rlscore.storage.sql.access import AuditRecord
+from rlscore.storage.sql.access import AuditRecord, member_id
 from rlscore.ui.shell.errors import flash_errors
 from rlscore.ui.shell.flash import flash
 from rlscore.ui.shell.safe_text import md_text
@@ -57,7 +57,9 @@ def add_member(project: str, user: str | None) -> None:
     with flash_errors("Member not added"):
         permissions.add_member(get_store(), project, member, role, user)
         st.session_state[NEW_MEMBER] = ""
-        flash("success", f"Added {md_text(member)} as {role} of {md_text(project)}.")
+        # the spelling stored and compared (an address in lower case), not the typed one
+        stored = member_id(member)
+        flash("success", f"Added {md_text(stored)} as {role} of {md_text(project)}.")
 
 
 def change_role(project: str, user: str | None, member: str) -> None:
@@ -165,15 +167,17 @@ def grace_days() -> str:
 
 
 def export_file(name: str, user: str | None, fmt: str, part: str) -> str | bytes:
-    """The ``part`` ("labels" or "audit") of an export of ``name`` as ``user``: the labels
-    with the accuracy estimate at export time, recorded in the audit. Built when the download
-    is clicked. A refusal (a disabled button forced) downloads the refusal as text instead
-    of the labels."""
+    """The ``part`` ("labels" or "audit") of an export of ``name`` as ``user``, built when
+    the download is clicked: the labels with the accuracy estimate at export time, recorded in
+    the audit; or the audit alone, a read like the Admin page's table (not recorded, and no
+    labels built: it was written down as a labels export). A refusal (a disabled button
+    forced) downloads the refusal as text instead."""
     try:
-        export = export_project(get_store(), name, user, fmt, estimate=True)
+        if part == "audit":
+            return export_audit(audit_as(get_store(), name, user), fmt)
+        return export_project(get_store(), name, user, fmt, estimate=True).labels
     except permissions.PermissionDeniedError as exc:
         return f"not exported: {exc}\n"
-    return export.labels if part == "labels" else export.audit
 
 
 def when(ts: float) -> str:

@@ -117,13 +117,15 @@ def cold_start_panel(
     with st.container(border=True):
         # the labeled class is named, never called "positive": it may be the class the
         # project lists second (issue 34: "-1" labeled first read as "positives")
+        # the classes quoted: a class named "1" read as a count ("Only 1 labeled so far.
+        # From your 1 points")
         st.markdown(
-            f"**Only {pos} labeled so far.** From your {pos} points, Graph-OCL (Sheng §3.5) "
-            f"can propose points that are almost surely **{neg}**: some of them hide as spies "
-            "among the unlabeled points, the pool's neighbour graph ranks every point, and "
-            f"those ranked below all spies are proposed (at most as many as your {pos} "
-            f"points). You confirm each one. Or label a {neg} point: the strategy then "
-            "proposes as usual."
+            f"**Only class “{pos}” labeled so far.** From your points of class “{pos}”, "
+            "Graph-OCL (Sheng §3.5) can propose points that are almost surely of class "
+            f"**“{neg}”**: some of them hide as spies among the unlabeled points, the pool's "
+            "neighbour graph ranks every point, and those ranked below all spies are proposed "
+            f"(at most as many as your points of class “{pos}”). You confirm each one. Or "
+            f"label a point of class “{neg}”: the strategy then proposes as usual."
         )
         _show_positives(project, labels, pos)
         if kept is None:
