@@ -162,3 +162,26 @@ def test_too_few_labels_are_counted_in_words(tmp_path, capsys, n_labels):
     err = capsys.readouterr().err
     labels = "1 label " if n_labels == 1 else f"{n_labels} labels "
     assert f"has {labels}of 1 class:" in err, err
+
+
+def test_a_project_that_names_its_classes_prints_the_names_too(tmp_path, capsys):
+    """A bundled sample's labels are −1 and 1 under the names "benign" and "malignant" the
+    annotators clicked; the table printed only the values (an exploratory test)."""
+    rng = np.random.default_rng(2)
+    truth = np.repeat([-1, 1], 15)
+    X = truth[:, None] * 2.0 + rng.normal(size=(30, 2))
+    meta = {"class_names": {"-1": "benign", "1": "malignant"}}
+    path = tmp_path / "labels.sqlite3"
+    with open_store(path) as store:
+        store.create_project(
+            Project("bc", X, ["x", "y"], [f"p{i}" for i in range(30)], None, [-1, 1], meta=meta)
+        )
+        for i in range(20):
+            store.append_event("bc", Event("label", i, int(-truth[i] if i == 3 else truth[i]), "a"))
+    got = _run(["--db", str(path), "--project", "bc"], capsys)
+    names = {-1: "benign", 1: "malignant"}
+    assert list(got.columns[:6]) == ["index", "point_id", "label", "label_name", "suggested",
+                                     "suggested_name"]  # fmt: skip
+    assert got["label_name"].tolist() == [names[c] for c in got["label"]]
+    assert got["suggested_name"].tolist() == [names[c] for c in got["suggested"]]
+    assert got["index"].iloc[0] == 3

@@ -139,3 +139,23 @@ def test_export_json_keeps_the_raw_strings():
 )
 def test_csv_cell(value, cell):
     assert csv_cell(value) == cell
+
+
+@pytest.mark.parametrize("fmt", ["csv", "json", "parquet"])
+def test_a_project_that_names_its_classes_exports_the_names_beside_the_values(fmt):
+    """The bundled samples name their classes ("benign" for −1): the annotators clicked the
+    names, and the export had only −1 and 1 (an exploratory test)."""
+    X = np.arange(8, dtype=float).reshape(4, 2)
+    meta = {"class_names": {"-1": "benign", "1": "malignant"}}
+    project = Project("p", X, ["a", "b"], list("wxyz"), None, [-1, 1], meta=meta)
+    events = [Event("label", 2, 1, "ann", id=1), Event("label", 0, -1, "ann", id=2)]
+    out = export_labels(project, events, fmt, include_features=False)
+    if fmt == "json":
+        got = [(r["label"], r["label_name"]) for r in json.loads(out)]
+    else:
+        df = pd.read_parquet(io.BytesIO(out)) if fmt == "parquet" else pd.read_csv(io.StringIO(out))
+        assert list(df.columns).index("label_name") == 13  # right after the fixed columns
+        got = list(zip(df["label"], df["label_name"], strict=True))
+    assert got == [(1, "malignant"), (-1, "benign")]
+    plain = Project("q", X, ["a", "b"], list("wxyz"), None, [-1, 1])
+    assert "label_name" not in export_labels(plain, events, "csv", include_features=False)

@@ -135,7 +135,8 @@ def export_rows(
     settings in effect; ``decided_by`` is ``review``, ``majority``, ``tie (latest)`` (no
     majority and no review: the latest of the tied labels, :data:`TIE`) or ``latest``;
     ``reviewer`` the reviewer's name or None), ``annotations`` (every annotator's current
-    label of the point with its time, seconds and settings) and, with ``include_features``,
+    label of the point with its time, seconds and settings), ``label_name`` where the project
+    names its classes (:func:`_named_classes`) and, with ``include_features``,
     ``features`` (name -> value): ``features`` when given (one row per labeled point, in
     that order), else the project's (module docstring for a cluster-backed project).
 
@@ -161,10 +162,19 @@ def export_rows(
             "annotations": [_annotation(a) for a in sorted(current.values(), key=_event_id)],
             "items": {c.name: c.values[point] for c in project.items},
         }
+        if _named_classes(project):
+            row["label_name"] = project.class_text(e.label)
         if include_features:
             row["features"] = dict(zip(names, features[k].tolist(), strict=True))
         rows.append(row)
     return rows
+
+
+def _named_classes(project: Project) -> bool:
+    """Whether the project gives its classes readable names (``meta["class_names"]``, e.g.
+    the bundled samples' "benign" for −1): its export then carries them beside the values
+    (the labels were given by clicking the names; the file had only −1 and 1)."""
+    return bool(project.class_names) and not project.multi_label
 
 
 def _event_id(e: Event) -> int:
@@ -190,7 +200,8 @@ def _table(rows: list[dict], project: Project, include_features: bool) -> tuple[
     project's 0/1 column per class (:func:`class_columns`), then ``label[name]`` and
     ``seconds[name]`` per annotator, then the item columns, then the features."""
     names = sorted({a["annotator"] for r in rows for a in r["annotations"]})
-    header = list(FIXED_COLUMNS) + class_columns(project)
+    named = ["label_name"] if _named_classes(project) else []
+    header = list(FIXED_COLUMNS) + named + class_columns(project)
     for name in names:
         header += [f"label[{name}]", f"seconds[{name}]"]
     # an item or feature named like another column gets a prefix so nothing is overwritten
@@ -204,6 +215,7 @@ def _table(rows: list[dict], project: Project, include_features: bool) -> tuple[
     for r in rows:
         given = {a["annotator"]: a for a in r["annotations"]}
         values = [_flat_label(project, r[k]) if k == "label" else r[k] for k in FIXED_COLUMNS]
+        values += [r[k] for k in named]
         if project.multi_label:
             values += [int(c in r["label"]) for c in project.classes]
         for name in names:
@@ -230,7 +242,8 @@ def export_labels(
     One record per labeled point, in the order the final labels were given
     (:func:`export_rows`): the final label with ``annotator``, ``timestamp`` (ISO 8601, UTC),
     ``seconds`` spent, ``strategy``, ``kernel``, ``sigma``, ``lam`` in effect when it was
-    given, how it was decided (``decided_by``, ``reviewer``, ``n_annotators``), every
+    given, how it was decided (``decided_by``, ``reviewer``, ``n_annotators``), the final
+    label's readable name (``label_name``) where the project names its classes, every
     annotator's own label (CSV/Parquet: ``label[name]`` and ``seconds[name]`` columns;
     JSON/JSONL: an ``annotations`` list with their times and settings), then the items the
     annotator saw (CSV/Parquet: one column per item column, named as uploaded; JSON: an
