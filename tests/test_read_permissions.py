@@ -28,6 +28,7 @@ from rlscore.sessions.team.agreement_report import agreement_as, project_agreeme
 from rlscore.sessions.team.audit import audit_as, export_project, project_audit
 from rlscore.sessions.team.permissions import PermissionDeniedError
 from rlscore.sessions.views.export import export_labels
+from rlscore.sessions.views.label_page import QueryPanelState
 from rlscore.sessions.views.search_results import similar_points
 from rlscore.storage import Event, UnknownProjectError
 
@@ -39,7 +40,7 @@ PEOPLE = list(ROLE)
 _RANK = {None: 0, "annotator": 1, "reviewer": 2, "owner": 3}
 #: the least role each read needs (the issue's words)
 NEEDS = {"read": "annotator", "agreement": "reviewer", "review": "reviewer", "export": "owner",
-         "members": "owner"}  # fmt: skip
+         "members": "owner", "see_labels": "reviewer"}  # fmt: skip
 
 
 def may(person: str | None, read: str) -> bool:
@@ -171,6 +172,37 @@ def test_the_agreement_is_a_reviewers_and_the_export_an_owners(team, person):
         assert export_project(team, "moons", person, "csv").labels == reference
     else:
         unchanged(team, lambda: export_project(team, "moons", person, "csv"), "owner")
+
+
+@pytest.mark.parametrize("person", [OWNER, REVIEWER, ANNOTATOR], ids=ids)
+def test_who_labeled_what_through_a_session_is_a_reviewers(team, person):
+    """A checked session tells its annotator their own labels, last action and count; another
+    member's — labels, last action, overlap queue, count — need the reviewer role, as the
+    Label page and ``agreement --as`` already said (an exploratory test read them)."""
+    reference = session(team, checked=False, snapshots=False)
+    s = session(team, annotator=person, snapshots=False)
+    others = [p for p in (OWNER, REVIEWER, ANNOTATOR) if p != person]
+    if may(person, "see_labels"):
+        assert s.progress() == reference.progress() == {ANNOTATOR: 2, REVIEWER: 1}
+        for other in others:
+            assert s.recent_labels(other) == reference.recent_labels(other)
+            assert s.last_action(other) == reference.last_action(other)
+            assert s.overlap_queue(other) == reference.overlap_queue(other)
+    else:
+        for other in others:
+            for read in (s.recent_labels, s.last_action, s.overlap_queue):
+                error = unchanged(team, lambda read=read, other=other: read(other), "reviewer")
+                assert error.action == "see_labels" and error.role == "annotator"
+        assert s.progress() == {ANNOTATOR: 2}
+    # their own, under any spelling of their address; last_action() is what their undo()
+    # reverts: their own
+    mine = reference.recent_labels(person)
+    assert s.recent_labels(person) == s.recent_labels(person.upper()) == mine
+    assert s.last_action() == reference.last_action(person)
+    # the Label page's panel, from a checked session too: the count, no teammate's
+    panel = QueryPanelState.for_annotator(s, person)
+    assert panel.own_labels == len(mine)
+    assert panel.progress == ({} if person == ANNOTATOR else reference.progress())
 
 
 # -- the commands -----------------------------------------------------------------------------

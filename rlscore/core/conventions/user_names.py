@@ -12,7 +12,20 @@ newlines too — become one space, as they always did, and every other control c
 removed. A name typed in the sidebar, given in the address bar (``?annotator=``), passed to
 ``--as`` or read from a sign-in provider then means the user the page shows: there is nothing
 to refuse it with on a shared link, and no one can tell the two spellings apart anyway.
-:func:`~rlscore.storage.sql.access.member_id` spells members the same way.
+
+**One user, one key** (:func:`user_key`): an e-mail address (a name holding ``@``) names the
+same person in any case, as mail systems treat it, so ``Ann@X.org`` and ``ann@x.org`` are one
+annotator; other names keep their case (``Ann`` and ``ann`` are two people, as typed). The key —
+the cleaned name, an address in lower case — is the one spelling the package writes and
+compares: members are stored under it (:func:`~rlscore.storage.sql.access.member_id`), the
+label store writes it with every event and claim and reads older rows through it (a database
+holding both spellings of one address reads as one annotator), and a session, the app's tab
+and the commands resolve a typed name to it when they are opened. So counts, the overlap
+queue, undo, agreement and the export all see one annotator: a key compared in some places
+and not others is what let one person be two (labeling a point twice, blind, and agreeing with
+themselves). The key is computed from the name alone, not looked up in the project (say, the
+spelling of its first event): it is the same before any event, on every server at once, and
+it is what sign-in gives anyway (:mod:`rlscore.ui.shell.auth`: an address in lower case).
 
 The bidirectional formatting controls (:data:`BIDI_CONTROLS`: embeddings, overrides and
 isolates, category ``Cf``) are treated alike: they too show as nothing, yet a right-to-left
@@ -28,6 +41,7 @@ SQLite and PostgreSQL alike.
 from __future__ import annotations
 
 import unicodedata
+from functools import lru_cache
 
 #: the bidirectional embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069): they
 #: reorder the text around them (Unicode's UAX #9), not only the name holding them
@@ -51,7 +65,7 @@ def control_characters(text: str) -> list[str]:
 
 
 def clean_name(value: object, limit: int | None = None) -> str | None:
-    """A user's name as typed, in the one spelling stored and compared.
+    """A user's name as typed, cleaned (what is stored and compared is its :func:`user_key`).
 
     Parameters
     ----------
@@ -70,6 +84,31 @@ def clean_name(value: object, limit: int | None = None) -> str | None:
     text = "".join(ch for ch in str(value or "") if ch.isspace() or not is_hidden_control(ch))
     text = " ".join(text.split())[:limit]
     return text or None
+
+
+def user_key(value: object) -> str:
+    """The one spelling under which a user is written and compared (the module's "One user,
+    one key").
+
+    Parameters
+    ----------
+    value
+        A user's name as typed, or as stored (None or "" for none).
+
+    Returns
+    -------
+    str
+        :func:`clean_name` of it, in lower case (``str.casefold``) when it holds ``@`` (an
+        e-mail address); "" for no name.
+    """
+    return _key(str(value or ""))
+
+
+@lru_cache(maxsize=4096)
+def _key(text: str) -> str:
+    # cached: the store reads every event's name through it, and a log holds few names
+    name = clean_name(text) or ""
+    return name.casefold() if "@" in name else name
 
 
 def check_no_control(text: str, field: str) -> str:
@@ -109,5 +148,6 @@ __all__ = [
     "clean_name",
     "control_characters",
     "is_hidden_control",
+    "user_key",
     "without_bidi_controls",
 ]

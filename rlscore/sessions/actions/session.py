@@ -46,6 +46,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from rlscore.core.conventions.user_names import user_key
 from rlscore.query import QueryStrategy
 from rlscore.sessions.actions.action_events import (
     check_action,
@@ -103,7 +104,10 @@ class LabelingSession(SessionView):
     annotator
         Name written with every event, and for whom :meth:`query` claims its point unless
         told another. Also who opens the session: a project with members is opened by its
-        members only (:func:`~rlscore.sessions.team.permissions.require_read`).
+        members only (:func:`~rlscore.sessions.team.permissions.require_read`). Kept as the
+        user's key (:func:`~rlscore.core.conventions.user_names.user_key`), as is every name a
+        method is given: ``Ann@X.org`` and ``ann@x.org`` are one annotator, with one count,
+        one overlap queue and one own last action.
     budget
         Default maximum number of labels for callers that pass none to :meth:`query`,
         :meth:`done`, :meth:`budget_left` and :meth:`auto_label` (None or 0: no budget).
@@ -127,10 +131,12 @@ class LabelingSession(SessionView):
     checked
         Whether ``annotator`` must be allowed to read the project (the default); a checked
         session also acts as ``annotator`` only, in a project with members: an action naming
-        someone else (``label(..., annotator=other)``) is refused, and :meth:`export` needs
-        the owner role. ``False`` opens it as the database's holder, unchecked: the app's
-        sessions, shared by its users, each action naming the user it checks
-        (:mod:`rlscore.ui.shell.store`).
+        someone else (``label(..., annotator=other)``) is refused, :meth:`export` needs
+        the owner role, and who labeled what (another annotator's :meth:`recent_labels`,
+        :meth:`last_action` or :meth:`overlap_queue`, the others' counts in :meth:`progress`)
+        the reviewer role (:mod:`rlscore.sessions.views.session_view`). ``False`` opens it as
+        the database's holder, unchecked: the app's sessions, shared by its users, each
+        action naming the user it checks (:mod:`rlscore.ui.shell.store`).
     **strategy_params
         Further strategy parameters (e.g. ``graph_k``, ``random_state``).
 
@@ -287,20 +293,30 @@ class LabelingSession(SessionView):
         ``annotator`` (None: to anyone) and is not labeled yet: their label of it will be
         marked as an audit."""
         with self._lock:
-            return self._handout.is_audit(int(i), None if annotator is None else str(annotator))
+            who = None if annotator is None else user_key(annotator)
+            return self._handout.is_audit(int(i), who)
 
     def overlap_queue(self, annotator: str) -> list[int]:
         """Labeled points waiting for ``annotator``'s own label under the overlap setting,
-        oldest first (shown to them blind: a teammate's label would bias theirs)."""
+        oldest first (shown to them blind: a teammate's label would bias theirs).
+
+        Raises
+        ------
+        PermissionDeniedError
+            A checked session asked for another annotator's queue (it tells which labeled
+            points they labeled), and its annotator lacks the reviewer role.
+        """
+        self._check_labels_of(annotator)
         with self._lock:
-            return self._handout.waiting_for(str(annotator))
+            return self._handout.waiting_for(user_key(annotator))
 
     def _acting(self, annotator: str | None) -> str:
         """Who acts: ``annotator``, else the session's. A checked session acts as its own
         annotator only (in a project with members): it was opened, and its read checked, for
         them; another member's action needs a session of theirs (or an unchecked one, the
-        database holder's, whose caller names and checks each user, as the app does)."""
-        who = self.annotator if annotator is None else annotator
+        database holder's, whose caller names and checks each user, as the app does). Returned
+        as the user's key: what the events, claims and queues of the project are keyed by."""
+        who = self.annotator if annotator is None else user_key(annotator)
         if (
             self.checked
             and not same_user(who, self.annotator)

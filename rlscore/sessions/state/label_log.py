@@ -23,6 +23,11 @@ is one, else given by the *rule* of the fold (:data:`FINAL_RULES`):
   tied class labeled most recently (:meth:`LabelLog.tied` says which points were so decided).
 
 The fold is a pure function of the events and the rule: no engine, no parameters.
+
+**Annotators are keys.** The fold groups by ``event.annotator`` as the store reads it: the user's
+key (:func:`~rlscore.core.conventions.user_names.user_key`, an e-mail address in lower case),
+so two spellings of one address are one annotator — one vote, one count, one own last action.
+A name the methods are asked about is looked up by its key as well.
 """
 
 from __future__ import annotations
@@ -31,8 +36,8 @@ import hashlib
 from collections import Counter
 from collections.abc import Iterable
 
+from rlscore.core.conventions.user_names import user_key
 from rlscore.storage import Event
-from rlscore.storage.sql.access import member_id
 
 #: how a point's final label follows from its annotators' labels (a review overrides both)
 FINAL_RULES = ("latest", "majority")
@@ -202,10 +207,10 @@ class LabelLog:
     def last_active(self, annotator: str | None = None) -> Event | None:
         """The most recent label, review or skip not undone (what an undo reverts), of
         ``annotator`` only when given — under any spelling of the same user (an e-mail
-        address in any case: :func:`~rlscore.storage.sql.access.member_id`)."""
-        who = None if annotator is None else _user_key(annotator)
+        address in any case: :func:`~rlscore.core.conventions.user_names.user_key`)."""
+        who = None if annotator is None else user_key(annotator)
         for eid in reversed(self._order):
-            if who is None or _user_key(self._by_id[eid].annotator) == who:
+            if who is None or user_key(self._by_id[eid].annotator) == who:
                 return self._by_id[eid]
         return None
 
@@ -218,7 +223,8 @@ class LabelLog:
 
     def recent_labels(self, annotator: str, k: int = 5) -> list[Event]:
         """The annotator's ``k`` most recent label events that still hold, newest first."""
-        mine = [c[annotator] for c in self.annotations.values() if annotator in c]
+        who = user_key(annotator)
+        mine = [c[who] for c in self.annotations.values() if who in c]
         return sorted(mine, key=lambda e: e.id, reverse=True)[:k]
 
     def ratings(self) -> dict[int, dict[str, object]]:
@@ -251,12 +257,6 @@ def _most_given(current: Iterable[Event]) -> set:
     votes = Counter(e.label for e in current)
     top = max(votes.values())
     return {label for label, n in votes.items() if n == top}
-
-
-def _user_key(name: str | None) -> str:
-    """The name under which a user's events are matched (an empty name: itself)."""
-    name = str(name or "")
-    return member_id(name) if name.strip() else name
 
 
 __all__ = ["FINAL_RULES", "LabelLog", "check_final_rule", "fold_history", "history_digest"]

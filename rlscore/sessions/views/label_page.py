@@ -32,6 +32,7 @@ import numpy as np
 
 from rlscore.core.conventions.json_values import plain_scalar
 from rlscore.core.conventions.label_sets import from_multi_hot
+from rlscore.core.conventions.user_names import user_key
 from rlscore.core.rls.confidence import predicted_index, soft_probabilities, top_probability
 from rlscore.query import QueryStrategy
 from rlscore.sessions.actions.cold_start import cold_start_class
@@ -148,6 +149,7 @@ class QueryPanelState:
         does, unless ``stop_reached`` (the stop rule fired and ends labeling, as a budget
         reached does: no query, nothing claimed).
         """
+        annotator = user_key(annotator)  # the name the session's counts are keyed by
         project = session.project
         budget = int(budget or 0)
         seen = session.last_event_id

@@ -6,6 +6,14 @@ along the labeling path (:mod:`~rlscore.sessions.views.diagnostics`), the valida
 leave-one-out errors, the stopping indicator (:mod:`~rlscore.sessions.stopping.prediction_change`)
 and the export (:mod:`~rlscore.sessions.views.export`).
 :class:`~rlscore.sessions.actions.session.LabelingSession` adds what changes the log.
+
+**Who labeled what is a reviewer's read** (docs/deployment.md, "Who can read what"): a
+checked session (``LabelingSession(checked=True)``) answers its annotator's own
+:meth:`~SessionView.recent_labels`, :meth:`~SessionView.last_action`, count in
+:meth:`~SessionView.progress` and
+:meth:`~rlscore.sessions.actions.session.LabelingSession.overlap_queue`; another annotator's
+need the ``see_labels`` permission (a reviewer's or an owner's, anyone's in a project without
+members), as the Label page and the commands' ``--as`` already required.
 """
 
 from __future__ import annotations
@@ -14,6 +22,7 @@ import threading
 
 import numpy as np
 
+from rlscore.core.conventions.user_names import user_key
 from rlscore.core.evaluation.set_accuracy import MicroF1Estimate, micro_f1_estimate
 from rlscore.data.projects.project import Project
 from rlscore.query import QueryStrategy
@@ -21,7 +30,7 @@ from rlscore.sessions.state.loo_refit import loo_errors
 from rlscore.sessions.state.replay import Replay, SessionState
 from rlscore.sessions.stopping.prediction_change import stopping_report
 from rlscore.sessions.stopping.set_accuracy import check_sets
-from rlscore.sessions.team.permissions import require
+from rlscore.sessions.team.permissions import allowed, require, same_user
 from rlscore.sessions.views.export import export_labels
 from rlscore.storage import Event
 
@@ -49,10 +58,22 @@ class SessionView:
         ``stop_tolerance`` of them changed over the last ``stop_window`` labels.
     """
 
-    #: whether reads that need a role (the export) are checked against :attr:`annotator`
-    #: (a :class:`~rlscore.sessions.actions.session.LabelingSession` opened ``checked``)
+    #: whether reads that need a role (the export, who labeled what) are checked against
+    #: :attr:`annotator` (a :class:`~rlscore.sessions.actions.session.LabelingSession` opened
+    #: ``checked``)
     checked: bool = False
-    annotator: str = "anonymous"
+    _annotator: str = "anonymous"
+
+    @property
+    def annotator(self) -> str:
+        """Who the session is for, as their key
+        (:func:`~rlscore.core.conventions.user_names.user_key`: ``Ann@X.org`` is
+        ``ann@x.org``, the name their events are written under)."""
+        return self._annotator
+
+    @annotator.setter
+    def annotator(self, name: str) -> None:
+        self._annotator = user_key(name)
 
     def __init__(
         self,
@@ -143,20 +164,55 @@ class SessionView:
         return self._state.log.last_id
 
     def progress(self) -> dict[str, int]:
-        """Points whose current label each annotator gave, most first."""
+        """Points whose current label each annotator gave, most first (an annotator with
+        none is left out).
+
+        A checked session whose annotator may not see who labeled what (an annotator of a
+        project with members) gets their own count only: the Label page shows them no more.
+        """
         counts = self._state.log.labels_by()
+        if self.checked and not self._may_see_labels():
+            counts = {a: n for a, n in counts.items() if a == self.annotator}
         return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
 
     def last_action(self, annotator: str | None = None) -> Event | None:
-        """The label or skip
-        :meth:`~rlscore.sessions.actions.session.LabelingSession.undo` would revert (of
-        ``annotator``
-        when given)."""
+        """The label, review or skip
+        :meth:`~rlscore.sessions.actions.session.LabelingSession.undo` would revert: of
+        ``annotator`` when given, else the project's last one — in a checked session of a
+        project with members, its annotator's (as its ``undo()``).
+
+        Raises
+        ------
+        PermissionDeniedError
+            A checked session asked for another annotator's, without ``see_labels``.
+        """
+        if annotator is None and self.checked and self.store.members(self.project_name):
+            annotator = self.annotator
+        self._check_labels_of(annotator)
         return self._state.log.last_active(annotator)
 
     def recent_labels(self, annotator: str, k: int = 5) -> list[Event]:
-        """The annotator's ``k`` most recent labels that still hold, newest first."""
+        """The annotator's ``k`` most recent labels that still hold, newest first.
+
+        Raises
+        ------
+        PermissionDeniedError
+            A checked session asked for another annotator's labels, and its annotator may not
+            see who labeled what (``see_labels``: the reviewer role).
+        """
+        self._check_labels_of(annotator)
         return self._state.log.recent_labels(str(annotator), k)
+
+    def _may_see_labels(self) -> bool:
+        """Whether the session's annotator may read who labeled what (``see_labels``)."""
+        return allowed(self.store.members(self.project_name), self.annotator, "see_labels")
+
+    def _check_labels_of(self, annotator: str | None) -> None:
+        """Refuse a checked session a read of ``annotator``'s own labels or actions unless
+        they are its annotator's, or its annotator may see who labeled what: the message
+        names the role needed (:func:`~rlscore.sessions.team.permissions.require`)."""
+        if self.checked and annotator is not None and not same_user(annotator, self.annotator):
+            require(self.store, self.project_name, self.annotator, "see_labels")
 
     # -- the budget: per caller -----------------------------------------------------------
     @property

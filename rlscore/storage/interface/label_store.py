@@ -7,12 +7,18 @@ lost by a reload, a server restart or ``kill -9``. A database that cannot be rea
 :class:`~rlscore.storage.sql.connection.DatabaseUnavailableError` and is reached again by the next
 call; :meth:`LabelStore.find_event` tells whether an interrupted write was saved. The store knows
 :class:`~rlscore.data.projects.project.Project`, not where projects come from (samples, uploads).
+
+An annotator's name is written, and read back, as its key
+(:func:`~rlscore.core.conventions.user_names.user_key`: an e-mail address in lower case), in
+events and claims alike: one person under two spellings of an address is one annotator to
+every reader of the log, in a database written before the rule too.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
 
+from rlscore.core.conventions.user_names import user_key
 from rlscore.data.projects.project import Project
 from rlscore.storage.interface.events import Event
 
@@ -127,7 +133,8 @@ class LabelStore(ABC):
         """
         if event.timestamp is None:
             raise ValueError("find_event needs the timestamp the event was written with")
-        key = (event.kind, event.point, str(event.annotator or ""), float(event.timestamp))
+        # the store writes (and reads) a name as its key
+        key = (event.kind, event.point, user_key(event.annotator), float(event.timestamp))
         for stored in self.events(name, after_id):
             if (stored.kind, stored.point, stored.annotator, stored.timestamp) == key:
                 return stored.id

@@ -27,7 +27,7 @@ import time
 from dataclasses import dataclass, field
 
 from rlscore.core.conventions.json_values import jsonable
-from rlscore.core.conventions.user_names import check_no_control, clean_name
+from rlscore.core.conventions.user_names import check_no_control, user_key
 from rlscore.storage.interface.events import UnknownProjectError
 from rlscore.storage.sql.connection import SQLConnection
 from rlscore.storage.sql.project_table import ProjectTable
@@ -39,20 +39,20 @@ AUDIT_ACTIONS = ("settings", "member", "export", "delete", "restore", "purge")
 
 
 def member_id(user: str) -> str:
-    """The one spelling of a user under which members are stored and looked up: a name as
-    typed (:func:`~rlscore.core.conventions.user_names.clean_name`: whitespace collapsed,
-    control characters removed), and an e-mail address (anything with ``@``) in lower case,
-    as mail systems treat it.
+    """The one spelling of a user under which members are stored and looked up: their key
+    (:func:`~rlscore.core.conventions.user_names.user_key`: a name as typed, whitespace
+    collapsed and control characters removed, an e-mail address in lower case), the same
+    key their events are written under.
 
     Raises
     ------
     ValueError
         An empty name.
     """
-    name = clean_name(user) if isinstance(user, str) else None
-    if name is None:
+    name = user_key(user) if isinstance(user, str) else ""
+    if not name:
         raise ValueError(f"a member is a non-empty user name or e-mail address, got {user!r}")
-    return name.casefold() if "@" in name else name
+    return name
 
 
 def acting_user(by: str | None) -> str:

@@ -29,7 +29,7 @@ from typing import Any, ClassVar, Self
 import numpy as np
 
 from rlscore.core.conventions.json_values import jsonable, plain_scalar
-from rlscore.core.conventions.user_names import check_no_control
+from rlscore.core.conventions.user_names import check_no_control, user_key
 from rlscore.data.projects.project import Project, checked_label
 from rlscore.storage.interface.events import EVENT_KINDS, Event, StaleActionError
 from rlscore.storage.interface.label_store import LabelStore
@@ -326,7 +326,7 @@ class SQLLabelStore(LabelStore):
             "SELECT point, annotator, expires FROM claims WHERE project_uid = ? AND expires > ?",
             (uid, time.time()),
         )
-        return {int(p): (a, float(e)) for p, a, e in rows}
+        return {int(p): (user_key(a), float(e)) for p, a, e in rows}
 
     def release_claims(self, name: str, annotator: str | None = None) -> None:
         if annotator is not None:
@@ -379,10 +379,12 @@ class SQLLabelStore(LabelStore):
 
 
 def _annotator(name: str | None) -> str:
-    """An annotator's name as the store writes it ("" for none): a name holding a control
-    character is refused naming the field, on SQLite as on PostgreSQL, which cannot store NUL
-    (the app and the commands clean names before: :mod:`rlscore.core.conventions.user_names`)."""
-    return check_no_control(str(name or ""), "annotator name")
+    """An annotator's name as the store writes it: their key
+    (:func:`~rlscore.core.conventions.user_names.user_key`; "" for none), so one person under
+    two spellings of an address is one annotator. A name holding a control character is
+    refused naming the field, on SQLite as on PostgreSQL, which cannot store NUL (the app and
+    the commands clean names before)."""
+    return user_key(check_no_control(str(name or ""), "annotator name"))
 
 
 def _event(row: tuple) -> Event:
@@ -394,7 +396,9 @@ def _event(row: tuple) -> Event:
         point=point,
         # a JSON list is a multi-label project's label set: a tuple, as in Python
         label=tuple(label) if isinstance(label, list) else label,
-        annotator=annotator,
+        # read through the key too: a database written before it may hold two spellings of
+        # one address, which every reader of the log then sees as the one annotator they are
+        annotator=user_key(annotator),
         timestamp=timestamp,
         seconds=seconds,
         params=json.loads(params),

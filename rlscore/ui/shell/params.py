@@ -15,7 +15,7 @@ import math
 
 import streamlit as st
 
-from rlscore.core.conventions.user_names import clean_name
+from rlscore.core.conventions.user_names import clean_name, user_key
 from rlscore.sessions.state.settings import (
     SETTING_KEYS,
     project_settings,
@@ -73,9 +73,11 @@ def set_project(name: str) -> None:
 
 def clean_annotator(name: object) -> str | None:
     """An annotator name as typed, at most :data:`MAX_NAME` characters, or None: the package's
-    one spelling of a user's name (:func:`~rlscore.core.conventions.user_names.clean_name`:
-    whitespace collapsed, control characters such as NUL removed)."""
-    return clean_name(name, MAX_NAME)
+    one spelling of a user, their key (:func:`~rlscore.core.conventions.user_names.user_key`:
+    whitespace collapsed, control characters such as NUL removed, an e-mail address in lower
+    case), so a tab opened as ``ANN@X.ORG`` is ``ann@x.org``'s, with their labels, count and
+    Undo."""
+    return user_key(clean_name(name, MAX_NAME)) or None
 
 
 def current_annotator() -> str | None:
@@ -83,7 +85,8 @@ def current_annotator() -> str | None:
     typed name or ``?annotator=`` counts for nothing); in local mode the name chosen in this
     tab, else the link's ``?annotator=``. None until the annotator is known."""
     if sign_in_configured():
-        return current_user()
+        # an address is already in lower case; a subject at its issuer may not be
+        return user_key(current_user()) or None
     name = st.session_state.get("annotator") or clean_annotator(st.query_params.get("annotator"))
     if name:
         st.session_state["annotator"] = name
