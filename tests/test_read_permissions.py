@@ -141,6 +141,15 @@ def test_a_session_is_opened_by_members_only(team, person):
     assert tuned.lam_auto == again.lam_auto
 
 
+def test_a_checked_session_changes_hands_only_to_a_reader(team):
+    # set_params(annotator=…) skipped the check a new session makes
+    s = session(team, annotator=ANNOTATOR, snapshots=False)
+    unchanged(team, lambda: s.set_params(annotator=OUTSIDER), "annotator")
+    assert s.annotator == ANNOTATOR
+    s.set_params(annotator=REVIEWER)
+    assert s.annotator == REVIEWER
+
+
 def test_a_session_on_an_open_project_is_anyones(team):
     for person in PEOPLE:
         name = "anonymous" if person is None else person

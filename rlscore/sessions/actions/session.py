@@ -500,9 +500,13 @@ class LabelingSession(SessionView):
         a rebuild;
         ``overlap`` and ``overlap_fraction`` refold the log when the final-label rule changes. The
         budget is not a session parameter: pass it to :meth:`query`. If the new parameters
-        are invalid the session keeps the old ones.
+        are invalid the session keeps the old ones; a checked session refuses a new
+        ``annotator`` who may not read the project, as its constructor does.
         """
         with self._lock:
+            if self.checked and "annotator" in kw:
+                # a checked session changes hands only to someone who may open one
+                require_read(self.store, self.project.name, kw["annotator"])
             change_params(self, self._handout, kw)
             return self
 
