@@ -48,7 +48,7 @@ from rlscore.core.conventions.counted_words import counted
 from rlscore.sessions.actions.dwell import TooSoonError
 from rlscore.sessions.actions.undo import REVERTED_ACTION, undo_last
 from rlscore.sessions.stopping.stopping_view import stop_rule_fired
-from rlscore.sessions.views.conflict_notice import told_event
+from rlscore.sessions.views.conflict_notice import ago, told_event
 from rlscore.storage import (
     DatabaseUnavailableError,
     Event,
@@ -241,10 +241,7 @@ def _saved_text(handle: SessionHandle, kind: str, label, point: int) -> str | No
 
 def _ago(event) -> str:
     """How long ago ``event`` was committed, in words ("" when its time is unknown)."""
-    if event.timestamp is None:
-        return ""
-    seconds = max(0, round(time.time() - float(event.timestamp)))
-    return f"{seconds} s ago" if seconds < 120 else f"{seconds // 60} min ago"
+    return ago(event.timestamp)
 
 
 def _stands(exc: StaleActionError, annotator: str, kind: str, label):
