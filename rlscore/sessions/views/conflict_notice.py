@@ -19,6 +19,7 @@ from another tab of theirs is theirs to see. No Streamlit here.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 from rlscore.sessions.actions.session import LabelingSession
@@ -50,6 +51,15 @@ class ToldEvent:
     who: str | None
     label: object = None
     label_told: bool = False
+
+
+def ago(timestamp: float | None, now: float | None = None) -> str:
+    """How long ago an event committed at ``timestamp`` (seconds since the epoch) was, in
+    words: "8 s ago", "3 min ago" ("" when its time is unknown). ``now``: default the clock."""
+    if timestamp is None:
+        return ""
+    seconds = max(0, round((time.time() if now is None else now) - float(timestamp)))
+    return f"{seconds} s ago" if seconds < 120 else f"{seconds // 60} min ago"
 
 
 def blind_to(session: LabelingSession, viewer: str, point: int) -> bool:
@@ -100,4 +110,4 @@ def told_event(session: LabelingSession, viewer: str, point: int, event: Event) 
     return ToldEvent(event.kind, False, who, event.label if gives_label else None, gives_label)
 
 
-__all__ = ["ToldEvent", "blind_to", "told_event"]
+__all__ = ["ToldEvent", "ago", "blind_to", "told_event"]

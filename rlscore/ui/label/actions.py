@@ -48,7 +48,7 @@ from rlscore.core.conventions.counted_words import counted
 from rlscore.sessions.actions.dwell import TooSoonError
 from rlscore.sessions.actions.undo import REVERTED_ACTION, undo_last
 from rlscore.sessions.stopping.stopping_view import stop_rule_fired
-from rlscore.sessions.views.conflict_notice import told_event
+from rlscore.sessions.views.conflict_notice import ago, told_event
 from rlscore.storage import (
     DatabaseUnavailableError,
     Event,
@@ -239,14 +239,6 @@ def _saved_text(handle: SessionHandle, kind: str, label, point: int) -> str | No
     return f"Saved: point #{point} skipped." if kind == "skip" else None
 
 
-def _ago(event) -> str:
-    """How long ago ``event`` was committed, in words ("" when its time is unknown)."""
-    if event.timestamp is None:
-        return ""
-    seconds = max(0, round(time.time() - float(event.timestamp)))
-    return f"{seconds} s ago" if seconds < 120 else f"{seconds // 60} min ago"
-
-
 def _stands(exc: StaleActionError, annotator: str, kind: str, label):
     """The annotator's own event among ``exc.events`` that already did what the refused
     action asks (the same label, or a skip), and is not undone; else None."""
@@ -288,13 +280,13 @@ def _refused(
         # so the press is not called a second one, nor said to come from elsewhere.
         text = _saved_text(handle, own.kind, own.label, exc.point)
         if mine is None or mine[0] != own.id:  # not this tab's own record: say when
-            text = text[:-1] + f" (by you, {_ago(own)})."
+            text = text[:-1] + f" (by you, {ago(own.timestamp)})."
         if newest.id != own.id:  # someone acted on the point after it
             text += f" Then {newest_text}."
         flash("success", text)
         return
     this_tab = mine is not None and mine[0] == newest.id
-    when = "a moment ago in this tab" if this_tab else _ago(newest)
+    when = "a moment ago in this tab" if this_tab else ago(newest.timestamp)
     st.session_state[_CONFLICT] = {
         "project": shown.project,
         "uid": shown.uid,

@@ -37,7 +37,7 @@ from rlscore.ui.label.stopping_panel import (
     stop_ends_labeling,
     stopped_here,
 )
-from rlscore.ui.label.teammates import mark_shown_version
+from rlscore.ui.label.teammates import mark_shown_version, note_taken_point
 from rlscore.ui.shell.errors import report_errors
 from rlscore.ui.shell.flash import show_flash
 from rlscore.ui.shell.safe_text import md_text
@@ -134,12 +134,14 @@ def shown_state(
 ) -> tuple[QueryPanelState, actions.ShownPoint | None, str]:
     """The panel's state for ``annotator``, its point marked as shown in this tab (what its
     buttons are bound to; None without a point) and the point's id for the page's scripts
-    (``"<project uid>:<point>"``, empty without one)."""
+    (``"<project uid>:<point>"``, empty without one). A point that replaces one a teammate
+    took gets a notice saying so (:func:`~rlscore.ui.label.teammates.note_taken_point`)."""
     s = handle.session
     with handle.lock:
         state = QueryPanelState.for_annotator(
             s, annotator, int(p["budget"]), selected_point(), stop_ends_labeling(handle, p)
         )
+        note_taken_point(s, annotator, state)
         mark_shown_version(state.project, state.seen)
         actions.mark_shown_project(state.project, state.project_uid)
         shown = None

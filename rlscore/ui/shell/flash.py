@@ -45,4 +45,11 @@ def show_flash(with_point: object = None) -> None:
     getattr(st, kind)(text)
 
 
-__all__ = ["flash", "show_flash"]
+def flash_pending() -> bool:
+    """Whether a message waits that no run has shown yet: the outcome of an action of this
+    tab (a callback's), which a notice about something else must not replace."""
+    message = st.session_state.get(_KEY)
+    return bool(message) and message[2] is None
+
+
+__all__ = ["flash", "flash_pending", "show_flash"]
