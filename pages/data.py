@@ -45,7 +45,8 @@ upload = st.file_uploader(
     "CSV or Parquet file (one row per point)",
     type=["csv", "tsv", "txt", "parquet", "pq"],
     key="upload",
-    help="CSV: UTF-8 or Latin-1, separated by commas, semicolons or tabs, with a header row.",
+    help="CSV: UTF-8, Windows-1252 or Latin-1, separated by commas, semicolons or tabs, with a "
+    "header row.",
 )
 df = None if upload is None else read_upload(upload)
 if df is not None:

@@ -90,6 +90,28 @@ def test_other_text_in_brackets_stays_text(cell):
 
 
 @pytest.mark.parametrize(
+    ("cell", "problem"),
+    [
+        ('["x", "y"', "its closing ']' is missing"),  # the exploratory tester's cell
+        ("[1, 2", "its closing ']' is missing"),
+        ("[x, y]", "expecting value at character 2"),  # items without quotes
+        ('["a",]', "expecting value at character 6"),
+        ('[1, 2]"', "extra data at character 7"),
+    ],
+)
+def test_a_list_written_wrong_is_refused_not_read_as_a_class(cell, problem):
+    """``["x", "y"`` (no closing bracket) became a class of that name beside ``x`` and ``y``:
+    text starting with ``[`` that is no JSON is refused, unless it starts with a tag in
+    brackets (``[draft]``, above)."""
+    want = f"it starts with '[' but is not a JSON list ({problem})"
+    for read in (unpack_json_list, lambda c: parse_label_set(c, CLASSES)):
+        with pytest.raises(ValueError, match=re.escape(want)):
+            read(cell)
+    with pytest.raises(ValueError, match=re.escape(want)):  # the simulation reads it alike
+        set_classes(["x", cell])
+
+
+@pytest.mark.parametrize(
     ("cell", "item"),
     [
         ('[["a"]]', '["a"]'),

@@ -61,11 +61,13 @@ def test_csv_cells_holding_json_lists_are_label_sets(db, tmp_path, capsys):
     assert list(p.truth) == [tuple(c for c in classes if c in s) for s in sets]
 
 
-def test_without_the_flag_the_cells_are_single_classes(db, tmp_path):
+def test_without_the_flag_the_cells_are_single_classes(db, tmp_path, capsys):
     table = tmp_path / "kinds.csv"
     table.write_text("x,kind\n1,a\n2,b\n3,a\n")
     argv = ["create-project", "kinds", str(table), "--truth", "kind", "--db", str(db)]
     assert rlscore(argv) == 0
+    # counted in words: it said "3 points, 1 features"
+    assert "created project 'kinds': 3 points, 1 feature, classes" in capsys.readouterr().out
     with open_store(db) as store:
         p = store.load_project("kinds")
     assert not p.multi_label and list(p.truth) == ["a", "b", "a"]
@@ -84,6 +86,12 @@ def test_without_the_flag_the_cells_are_single_classes(db, tmp_path):
             r"'tags', row 2, cell '\[\"a\", null\]': .*holds null",
         ),
         ('x,tags\n1,b\n2,"[""a"", [""c""]]"\n', r"row 2.*holds \[\"c\"\], which is no class"),
+        # a JSON list without its closing bracket was read as the class '["x", "y"'
+        (
+            'x,tags\n1,x\n2,"[""x"", ""y"""\n3,x|y\n4,\n5,y\n',
+            r"truth column 'tags', row 2, cell '\[\"x\", \"y\"': it starts with '\[' but is "
+            r"not a JSON list \(its closing '\]' is missing\)",
+        ),
     ],
 )
 def test_bad_input_is_one_error_line(db, tmp_path, capsys, csv, problem):

@@ -100,6 +100,7 @@ def test_the_guess_and_the_classes_of_a_column_of_sets():
     assert looks_multi_label(["a|b", "c"]) and looks_multi_label([["a"], []])
     assert looks_multi_label(['["a"]', "b"]) and looks_multi_label(["[]", "b"])
     assert not looks_multi_label(["[draft]", "b"])
+    assert looks_multi_label(['["a", "b"', "b"])  # a list written wrong: refused when built
     df = pd.DataFrame({"t": ['["a|b", "c"]', "[]", '["c"]']})
     assert truth_values(df, "t", multi_label=True) == ["a|b", "c"]
     assert not looks_multi_label(["a", "b", 3])

@@ -47,6 +47,59 @@ def test_read_csv_latin1_and_decimal_comma():
     assert df["classe"].tolist() == ["été", "hiver", "été"]
 
 
+def test_a_windows_1252_csv_keeps_its_quotes_and_euro_signs():
+    """The exploratory tester's Excel-on-Windows file: read as Latin-1, “good” and € became
+    the invisible C1 controls U+0093, U+0094 and U+0080 in the class names (boxes on the
+    Label page's buttons). The reference is Python's own cp1252 codec."""
+    data = b"x1,x2,label\n1,2,\x93good\x94\n3,4,bad \x80\n5,6,\x93good\x94\n7,8,bad \x80\n"
+    df = read_table(data, "cp1252.csv")
+    assert df["label"].tolist() == [
+        line.split(",")[2] for line in data.decode("cp1252").split("\n")[1:-1]
+    ]
+    p = project_from_table(df, "cp", ["x1", "x2"], truth_column="label")
+    assert p.classes == ["bad €", "“good”"]
+
+
+@pytest.mark.parametrize(
+    ("data", "fragment"),
+    [
+        # 0x81 is no character in Windows-1252: read as Latin-1 it is the control U+0081
+        (b"x,label\n1,good\x81\n2,bad\n3,good\x81\n", "U+0081 ('good\\x81' in row 1; also row 3)"),
+        # UTF-8 holding U+0093: a Windows-1252 quote once converted as if it were Latin-1
+        ("x,label\n1,\x93good\n2,bad\n".encode(), "U+0093 ('\\x93good' in row 1)"),
+    ],
+)
+def test_c1_control_characters_are_refused_naming_column_and_rows(data, fragment):
+    with pytest.raises(ProjectInputError) as err:
+        read_table(data, "c1.csv")
+    message = str(err.value)
+    assert "'c1.csv': column 'label' holds the invisible control character" in message
+    assert fragment in message
+
+
+def test_a_c1_control_in_a_column_name_is_refused():
+    with pytest.raises(ProjectInputError, match=r"column name 'lab\\x9del' holds .* U\+009D"):
+        read_table(b"x,lab\x9del\n1,a\n2,b\n", "c1.csv")
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        ('x1,x2,label\n1,2,"a\n3,4,b\n', 2),
+        # lines of the file: a blank line and a quoted line break counted (pandas said "row 4")
+        ('x,y\n"a\nb",1\n\n3,4\n"c,2\n5,6\n', 6),
+    ],
+)
+def test_an_unclosed_quote_is_named_with_its_line(text, line):
+    """pandas said "(Error tokenizing data. C error: EOF inside string starting at row 1)",
+    counting records from 0."""
+    with pytest.raises(ProjectInputError) as err:
+        read_table(text.encode(), "q.csv")
+    message = str(err.value)
+    assert f"'q.csv': a quote opened on line {line} is never closed" in message
+    assert "tokenizing" not in message and "EOF" not in message
+
+
 def test_read_table_accepts_file_objects_and_paths(tmp_path):
     path = tmp_path / "t.csv"
     path.write_text(GOOD)

@@ -16,6 +16,7 @@ from rlscore.data.upload.proposal import (
     default_features,
     guess_truth_column,
     listed,
+    mostly_numeric_notes,
     project_preview,
 )
 
@@ -53,6 +54,29 @@ def test_a_column_empty_in_every_row_is_not_proposed_as_a_feature():
     df = pd.read_csv(io.StringIO("a,nanc,label\n0.1,,False\n0.6,,True\n-0.5,,False\n"))
     assert pd.api.types.is_numeric_dtype(df["nanc"]) and df["nanc"].isna().all()
     assert default_features(df, exclude=["label"]) == ["a"]
+
+
+def test_a_column_of_numbers_with_text_cells_is_named_where_it_is_not_proposed():
+    """The reference for the cells is the project's own refusal of the column as a feature."""
+    from rlscore.data.projects.project import ProjectInputError
+    from rlscore.data.projects.table_project import project_from_table
+
+    df = pd.read_csv(
+        io.StringIO("w,age,year,colour,label\n1,28,2001,r,a\n2,unknown,x,b,b\n3,40,2003,r,a\n"
+                    "4,?,2004,b,b\n5,51,2005,r,a\n")
+    )  # fmt: skip
+    notes = mostly_numeric_notes(df, exclude=["label"])
+    assert len(notes) == 1  # not 'colour' (text), nor 'year' (a date: never proposed)
+    with pytest.raises(ProjectInputError) as err:
+        project_from_table(df, "p", ["w", "age"], truth_column="label")
+    where = str(err.value).split("is not numeric ")[1].split(":")[0]
+    assert where == "('unknown' in row 2; also row 4)"
+    assert notes[0].startswith(
+        f"Column 'age' is not proposed as a feature: it is not numeric {where}"
+    )
+    assert mostly_numeric_notes(df, exclude=["label", "age"]) == []
+    # beside text, image or embedding features no numeric column is proposed: nothing to say
+    assert mostly_numeric_notes(df, exclude=["label"], beside_item_features=True) == []
 
 
 def test_listed_shortens_long_lists():

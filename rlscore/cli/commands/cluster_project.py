@@ -14,6 +14,7 @@ import sys
 
 from rlscore.cli.io.database_option import add_db_argument, open_existing_store
 from rlscore.cli.io.errors import CommandError, run_command
+from rlscore.core.conventions.counted_words import counted
 from rlscore.query.cluster.block_query import BLOCK_STRATEGIES
 from rlscore.sessions.cluster.projects import CLUSTER_DEFAULTS, create_cluster_project
 
@@ -80,9 +81,10 @@ def _run(argv: list[str]) -> int:
         where = store.location
     columns = project.meta["cluster"]["columns"]
     print(
-        f"created project {project.name!r}: {project.n:,} points, {len(columns)} feature "
-        f"columns ({', '.join(columns)}), pool at {args.parquet}, in {where}; open it on an "
-        "app server started with RLSCORE_DASK_SCHEDULER=tcp://host:port"
+        f"created project {project.name!r}: {project.n:,} points, "
+        f"{counted(len(columns), 'feature column')} ({', '.join(columns)}), pool at "
+        f"{args.parquet}, in {where}; open it on an app server started with "
+        "RLSCORE_DASK_SCHEDULER=tcp://host:port"
     )
     return 0
 

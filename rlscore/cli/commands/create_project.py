@@ -24,6 +24,7 @@ from pathlib import Path
 from rlscore.cli.io.database_option import add_db_argument, open_existing_store
 from rlscore.cli.io.errors import CommandError, run_command
 from rlscore.cli.io.reader_option import add_reader_argument, reader
+from rlscore.core.conventions.counted_words import counted
 from rlscore.data.projects.class_labels import parse_class_names
 from rlscore.data.projects.table_project import project_from_table
 from rlscore.data.upload.table_reading import read_table
@@ -93,8 +94,9 @@ def _run(argv: list[str]) -> int:
     kind = "multi-label, " if project.multi_label else ""
     owner = "" if user is None else f", owned by {user!r}"
     print(
-        f"created project {project.name!r}: {project.n} points, {len(project.feature_names)} "
-        f"features, {kind}classes {project.classes}, in {where}{owner}"
+        f"created project {project.name!r}: {counted(project.n, 'point')}, "
+        f"{counted(len(project.feature_names), 'feature')}, {kind}classes {project.classes}, "
+        f"in {where}{owner}"
     )
     return 0
 

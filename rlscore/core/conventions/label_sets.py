@@ -11,9 +11,10 @@ In a multi-label project a point's label is a **label set**: the classes that ap
   of a truth column is the empty set. JSON and Parquet cells may hold a list instead, and a
   CSV cell a JSON list of strings and numbers (``["news", "sports"]``, as tools that export
   lists to CSV write them), read as that list (:func:`unpack_json_list`): a ``|`` inside one of
-  its items is part of the class's name. A list's items are classes, so each is a string or
-  a finite number (:func:`check_set_items`): a null, true/false, a list or an object in it
-  is refused, never read as a class.
+  its items is part of the class's name. Other text starting with ``[`` is refused unless it
+  starts with a tag in brackets (``[draft]``): a list written wrong is no class name. A
+  list's items are classes, so each is a string or a finite number (:func:`check_set_items`):
+  a null, true/false, a list or an object in it is refused, never read as a class.
 * For the engine it is a multi-hot row: 1.0 for each class in the set, 0.0 otherwise, in
   class order (:func:`multi_hot`); the RLS targets are ±1 (:func:`multi_hot` with
   ``negative=-1``), as for one binary problem per class (docs/mathematics.md §1).
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Iterable, Sequence
 
 import numpy as np
@@ -44,6 +46,9 @@ __all__ = [
 
 #: the separator of the classes in a table cell: ``"news|sports"``
 SEPARATOR = "|"
+#: a cell starting with a tag in brackets (``[draft]``, ``[draft]|news``): text, not a list;
+#: brackets holding a quote, a comma or another bracket, or never closed, are a list
+_BRACKETED_TAG = re.compile(r"\[[^\[\]{}\",]*\]")
 
 
 def _plain(value):
@@ -127,11 +132,18 @@ def unpack_json_list(cell):
     unchanged.
 
     A CSV file cannot hold a list, so tools that export one write it as JSON text; read as
-    text, its brackets and quotes would become part of class names. Other text starting with
-    ``[`` (a class named ``[draft]``: not JSON) stays text. A JSON list is returned whatever
-    its items: one holding a null, a list or an object is a list of classes written wrong,
-    which :func:`check_set_items` refuses (kept as text, it was once read as one class named
-    by the whole cell).
+    text, its brackets and quotes would become part of class names. Text starting with a
+    tag in brackets (a class named ``[draft]``: not JSON) stays text. A JSON list is
+    returned whatever its items: one holding a null, a list or an object is a list of
+    classes written wrong, which :func:`check_set_items` refuses (kept as text, it was once
+    read as one class named by the whole cell).
+
+    Raises
+    ------
+    ValueError
+        Text starting with ``[`` that is no JSON, and no tag in brackets either: a list
+        written wrong (``["x", "y"`` without its closing bracket, ``[x, y]`` without quotes),
+        which kept as text became one class named by the whole cell.
 
     Examples
     --------
@@ -141,16 +153,32 @@ def unpack_json_list(cell):
     []
     >>> unpack_json_list("[draft]")
     '[draft]'
+    >>> unpack_json_list('["x", "y"')
+    Traceback (most recent call last):
+    ...
+    ValueError: it starts with '[' but is not a JSON list (its closing ']' is missing): write \
+a list as JSON (["a", "b"]), or the classes joined by '|' (a|b)
     """
     if not isinstance(cell, str):
         return cell
     text = cell.strip()
-    if not (text.startswith("[") and text.endswith("]")):
+    if not text.startswith("["):
         return cell
     try:
         return json.loads(text)  # text in brackets: a JSON array if it is JSON at all
-    except ValueError:
-        return cell
+    except ValueError as exc:
+        if _BRACKETED_TAG.match(text):
+            return cell
+        if exc.pos >= len(text) or "]" not in text:
+            problem = "its closing ']' is missing"
+        else:  # "expecting value at character 2" (an item without quotes)
+            problem = f"{exc.msg[:1].lower()}{exc.msg[1:]} at character {exc.pos + 1}"
+    except RecursionError:  # nested beyond the parser: no list of classes
+        problem = "its lists are nested too deep"
+    raise ValueError(
+        f"it starts with '[' but is not a JSON list ({problem}): write a list as JSON "
+        f'(["a", "b"]), or the classes joined by {SEPARATOR!r} (a{SEPARATOR}b)'
+    )
 
 
 def _json_text(value) -> str:

@@ -76,6 +76,17 @@ def rows_text(rows) -> str:
     return f"row{'s' if len(rows) > 1 else ''} {shown}{more}"
 
 
+def cell_rows_text(cell, rows) -> str:
+    """A cell and the rows holding such cells, for a message: "'unknown' in row 17; also rows
+    20, 21" (rows 0-based, shown as :func:`rows_text` does; ``cell`` is in the first of them,
+    listed alone so that it is not read as the value of every row). Text is cut at 40
+    characters: a 10 MB cell stays out of the message."""
+    if isinstance(cell, str) and len(cell) > 40:
+        cell = cell[:40] + "…"
+    others = f"; also {rows_text(rows[1:])}" if len(rows) > 1 else ""
+    return f"{cell!r} in {rows_text(rows[:1])}{others}"
+
+
 @dataclass(frozen=True)
 class ItemColumn:
     """One column of what the annotator sees.
@@ -270,6 +281,7 @@ __all__ = [
     "MAX_TEXT_CHARS",
     "ItemColumn",
     "ItemInputError",
+    "cell_rows_text",
     "check_item_columns",
     "context_column",
     "empty_text_rows",

@@ -139,11 +139,18 @@ def _cell_classes(cell) -> list:
 
 def looks_multi_label(values) -> bool:
     """Whether the cells of a truth column look like label sets (a cell holding
-    :data:`~rlscore.core.conventions.label_sets.SEPARATOR`, a list, or a list as JSON text):
-    the Data page's guess for its "Several labels per item" box."""
-    return any(
-        is_label_set(unpack_json_list(v)) or (isinstance(v, str) and SEPARATOR in v) for v in values
-    )
+    :data:`~rlscore.core.conventions.label_sets.SEPARATOR`, a list, or a list as JSON text,
+    even one written wrong): the Data page's guess for its "Several labels per item" box."""
+    return any(_looks_like_set(v) for v in values)
+
+
+def _looks_like_set(cell) -> bool:
+    """Whether one truth cell looks like a label set (:func:`looks_multi_label`)."""
+    try:
+        listed = is_label_set(unpack_json_list(cell))
+    except ValueError:  # a list written wrong: the project refuses it, naming the cell
+        return True
+    return listed or (isinstance(cell, str) and SEPARATOR in cell)
 
 
 def _class_list(class_names) -> list:

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from rlscore.data.items.columns import rows_text
+from rlscore.data.items.columns import cell_rows_text, rows_text
 from rlscore.data.projects.project import ProjectInputError, warn_and_record
 from rlscore.data.projects.standardization import (
     OVERFLOW_LIMIT,
@@ -117,27 +117,34 @@ def _standardize_by_default(X: np.ndarray, names: list[str], huge: np.ndarray, m
     return standardize
 
 
+def non_numeric_cells(s: pd.Series) -> str | None:
+    """Where column ``s`` holds a filled cell that is not a number: the first such cell and
+    the rows of all (:func:`~rlscore.data.items.columns.cell_rows_text`: "'unknown' in row
+    17"); None when every filled cell is a number (missing cells are another check's)."""
+    import pandas as pd
+
+    if s.dtype == bool or pd.api.types.is_numeric_dtype(s):
+        return None
+    bad = pd.to_numeric(s, errors="coerce").isna().to_numpy() & s.notna().to_numpy()
+    if not bad.any():
+        return None
+    return cell_rows_text(s[bad].iloc[0], np.flatnonzero(bad))
+
+
 def _numeric_column(s: pd.Series, col: str) -> np.ndarray:
     """The values of feature column ``col`` as floats, refused (naming the rows) when one is
     not a number, missing or infinite."""
     import pandas as pd
 
+    where = non_numeric_cells(s)
+    if where is not None:
+        raise ProjectInputError(
+            f"feature column {col!r} is not numeric ({where}): remove it from the feature "
+            "columns, or encode it as numbers"
+        )
     if s.dtype == bool:
         s = s.astype(float)
-    values = pd.to_numeric(s, errors="coerce")
-    bad = values.isna().to_numpy() & s.notna().to_numpy()
-    if bad.any():
-        example = s[bad].iloc[0]
-        if isinstance(example, str) and len(example) > 40:  # a 10 MB cell stays out of it
-            example = example[:40] + "…"
-        where = np.flatnonzero(bad)
-        # the example's own row first: "'p0' in rows 1, 2, …" read as if every row held it
-        others = f"; also {rows_text(where[1:])}" if where.size > 1 else ""
-        raise ProjectInputError(
-            f"feature column {col!r} is not numeric ({example!r} in {rows_text(where[:1])}"
-            f"{others}): remove it from the feature columns, or encode it as numbers"
-        )
-    x = values.to_numpy(dtype=np.float64)
+    x = pd.to_numeric(s, errors="coerce").to_numpy(dtype=np.float64)
     if np.isnan(x).any():
         raise ProjectInputError(
             f"feature column {col!r} has missing values (NaN) in "
@@ -153,4 +160,4 @@ def _numeric_column(s: pd.Series, col: str) -> np.ndarray:
     return x
 
 
-__all__ = ["NumericFeatures", "numeric_features"]
+__all__ = ["NumericFeatures", "non_numeric_cells", "numeric_features"]

@@ -2,10 +2,12 @@
 
 The Data page proposes a ground-truth column (:func:`guess_truth_column`: named like a label
 column and holding few enough values to be classes) and the numeric columns as features
-(:func:`default_features`) and, among the columns holding a JSON list per row (a CSV's
-text or a Parquet list, :mod:`rlscore.data.upload.table_reading`), the first of numeric
-vectors of one length as the embedding (:func:`guess_embedding_column`); the other list
-columns are named by :func:`nested_column_notes`. Once
+(:func:`default_features`; a column of numbers with a few text cells is not one, and
+:func:`mostly_numeric_notes` says where those cells are) and, among the columns holding a
+JSON list per row (a CSV's text or a Parquet list,
+:mod:`rlscore.data.upload.table_reading`), the first of numeric vectors of one length as the
+embedding (:func:`guess_embedding_column`); the other list columns are named by
+:func:`nested_column_notes`. Once
 :func:`rlscore.data.projects.table_project.project_from_table` has built the project,
 :func:`class_listing` and :func:`project_preview` are what the page shows of it.
 Texts returned here are plain: the page escapes them for Markdown.
@@ -20,6 +22,7 @@ from numbers import Real
 from typing import TYPE_CHECKING
 
 from rlscore.data.features.text import TextFeatureSettings
+from rlscore.data.projects.numeric_features import non_numeric_cells
 from rlscore.data.projects.project import Project
 from rlscore.data.upload.table_fixes import (
     MAX_CATEGORIES,
@@ -49,6 +52,10 @@ MIN_TEXT_CHARS = 25
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".bmp", ".webp", ".tif", ".tiff")
 #: cells looked at to guess a column's kind (an estimate: the engine checks every cell)
 PROBE_ROWS = 500
+#: a string column with at least this share of numbers (probed) is numbers with some text
+#: cells: no free text (:func:`looks_like_text`), and named when not proposed as a feature
+#: (:func:`mostly_numeric_notes`)
+MOSTLY_NUMERIC = 0.5
 #: values listed in a label or caption (a truth column's values, a project's classes); a
 #: column with more distinct values is not proposed as the truth
 MAX_LISTED = 20
@@ -120,6 +127,48 @@ def default_features(
         and not pd.api.types.is_bool_dtype(df[c])
         and df[c].notna().any()  # an empty column (read as NaN numbers) is no feature
     ]
+
+
+def mostly_numeric_notes(
+    df: pd.DataFrame, exclude: Iterable[str | None] = (), *, beside_item_features: bool = False
+) -> list[str]:
+    """One sentence per column of ``df`` (except ``exclude``) that holds numbers in most
+    cells (at least :data:`MOSTLY_NUMERIC` of those probed) but text in some:
+    :func:`default_features` leaves it out, as it is no numeric column, and the sentence
+    names its first text cell and their rows, as the project's refusal of it as a feature
+    does (:func:`~rlscore.data.projects.numeric_features.non_numeric_cells`). Without it a
+    typo (``unknown`` in an ``age`` column) lost the column without a word.
+
+    No sentence when ``beside_item_features`` (no numeric column is proposed then), nor for
+    columns named like a date (:data:`NOT_FEATURES`).
+
+    >>> notes = mostly_numeric_notes(pd.DataFrame({"age": ["28", "unknown", "36", "40"]}))
+    >>> notes[0].startswith("Column 'age' is not proposed as a feature: it is not numeric")
+    True
+    >>> "('unknown' in row 2)" in notes[0]
+    True
+    """
+    import pandas as pd
+
+    if beside_item_features:
+        return []
+    skip = set(exclude)
+    notes = []
+    # the text columns at once: a wide table's 3000 numeric columns are not looked at one by one
+    for c in df.select_dtypes(include=["object", "string"]).columns:
+        if str(c) in skip or str(c).lower() in NOT_FEATURES:
+            continue
+        cells = _probe(df[c])
+        if cells.empty or pd.to_numeric(cells, errors="coerce").notna().mean() < MOSTLY_NUMERIC:
+            continue
+        where = non_numeric_cells(df[c])  # every cell: the probe may have missed the text
+        if where is not None:
+            notes.append(
+                f"Column {str(c)!r} is not proposed as a feature: it is not numeric ({where}); "
+                "correct the cells that are not numbers, or encode the column as numbers, to "
+                "use it as one."
+            )
+    return notes
 
 
 def _probe(column: pd.Series) -> pd.Series:
@@ -220,7 +269,7 @@ def looks_like_text(column: pd.Series) -> bool:
     if _json_cells(column) is not None:  # lists or records (vectors, tags) are not free text
         return False
     cells = _probe(column)
-    if cells.empty or pd.to_numeric(cells, errors="coerce").notna().mean() >= 0.5:
+    if cells.empty or pd.to_numeric(cells, errors="coerce").notna().mean() >= MOSTLY_NUMERIC:
         return False
     if looks_like_image_paths(column):  # long paths or URLs of pictures are not free text
         return False
@@ -393,6 +442,7 @@ __all__ = [
     "ANALYZER_CHOICES",
     "IMAGE_SUFFIXES",
     "MISSING_FIXES",
+    "MOSTLY_NUMERIC",
     "NOT_FEATURES",
     "STANDARDIZE_CHOICES",
     "apply_fixes",
@@ -404,6 +454,7 @@ __all__ = [
     "looks_like_image_paths",
     "looks_like_text",
     "looks_like_vectors",
+    "mostly_numeric_notes",
     "nested_column_notes",
     "fixed_features",
     "text_feature_caption",

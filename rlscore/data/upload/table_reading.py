@@ -25,7 +25,7 @@ from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
-from rlscore.data.items.columns import rows_text
+from rlscore.data.items.columns import cell_rows_text, rows_text
 from rlscore.data.projects.column_choice import check_duplicate_columns
 from rlscore.data.projects.project import ProjectInputError
 
@@ -34,11 +34,17 @@ from rlscore.data.projects.project import ProjectInputError
 if TYPE_CHECKING:
     import pandas as pd
 
-#: encodings tried in order; latin-1 decodes any byte string, so it is the last resort
-CSV_ENCODINGS = ("utf-8-sig", "latin-1")
+#: encodings tried in order. Windows-1252 (Excel's "CSV" on Windows) is Latin-1 but for
+#: 0x80–0x9F, where it has “ ” € … and Latin-1 only invisible C1 control characters, so it
+#: comes first; Latin-1 decodes any byte string (the five bytes cp1252 leaves undefined), so
+#: it is the last resort
+CSV_ENCODINGS = ("utf-8-sig", "cp1252", "latin-1")
 CSV_DELIMITERS = (",", ";", "\t")
 PARQUET_SUFFIXES = (".parquet", ".pq")
 _DECIMAL_COMMA = re.compile(r"^\s*[-+]?\d+(?:,\d+)?(?:[eE][-+]?\d+)?\s*$")
+#: the C1 control characters (U+0080–U+009F): invisible (drawn as boxes on a button), they mean
+#: text decoded in the wrong encoding, never what the file's author wrote
+_C1_CONTROLS = re.compile("[\x80-\x9f]")
 
 
 def _read_bytes(file_or_bytes) -> bytes:
@@ -57,7 +63,8 @@ def _read_bytes(file_or_bytes) -> bytes:
 def read_table(file_or_bytes: bytes | BinaryIO | str | PathLike, filename: str) -> pd.DataFrame:
     """Read an uploaded CSV or Parquet file into a DataFrame.
 
-    CSV files may be UTF-8 (with or without a byte-order mark) or Latin-1, separated by
+    CSV files may be UTF-8 (with or without a byte-order mark), Windows-1252 or Latin-1
+    (the first of :data:`CSV_ENCODINGS` that decodes the whole file), separated by
     commas, semicolons or tabs (sniffed from the first lines); with semicolons or tabs,
     decimal commas (``1,5``) are read as numbers. Files named ``*.parquet`` / ``*.pq`` are
     read as Parquet.
@@ -72,8 +79,9 @@ def read_table(file_or_bytes: bytes | BinaryIO | str | PathLike, filename: str) 
     Raises
     ------
     ProjectInputError
-        Empty file, binary or UTF-16 file, unknown delimiter, ragged rows, duplicate column
-        names, unreadable Parquet — each with what to do.
+        Empty file, binary or UTF-16 file, unknown delimiter, ragged rows, an unclosed
+        quote, duplicate column names, a CSV mixing encodings or holding C1 control
+        characters, unreadable Parquet — each with what to do.
     """
     data = _read_bytes(file_or_bytes)
     name = filename or "the file"
@@ -168,8 +176,8 @@ def _decode(data: bytes, name: str) -> tuple[str, str]:
         )
     if data[:2] in (b"\xff\xfe", b"\xfe\xff") or b"\x00" in data[:4096]:
         raise ProjectInputError(
-            f"'{name}' is not a UTF-8 or Latin-1 text file (it looks like UTF-16 or binary "
-            "data): save it as CSV with UTF-8 encoding"
+            f"'{name}' is not a UTF-8, Windows-1252 or Latin-1 text file (it looks like "
+            "UTF-16 or binary data): save it as CSV with UTF-8 encoding"
         )
     for encoding in CSV_ENCODINGS:
         try:
@@ -244,22 +252,24 @@ def _first_ragged_line(text: str, header: str) -> str:
     return f"with {_SEPARATOR_NAMES[sep]} every row has {width} columns"
 
 
-def _utf8(cell: str) -> bool | None:
-    """Whether a cell decoded as Latin-1 is UTF-8 text with non-ASCII characters (True),
-    not UTF-8 at all (False), or plain ASCII (None: both encodings agree)."""
+def _utf8(cell: str, encoding: str) -> bool | None:
+    """Whether a cell decoded as ``encoding`` (a one-byte encoding) is UTF-8 text with
+    non-ASCII characters (True), not UTF-8 at all (False), or plain ASCII (None: both
+    encodings agree)."""
     if cell.isascii():
         return None
     try:
-        cell.encode("latin-1").decode("utf-8")  # Latin-1 maps bytes 1:1: the cell's own bytes
+        cell.encode(encoding).decode("utf-8")  # one byte per character: the cell's own bytes
     except UnicodeDecodeError:
         return False
     return True
 
 
-def _check_one_encoding(df: pd.DataFrame, name: str) -> None:
+def _check_one_encoding(df: pd.DataFrame, name: str, encoding: str) -> None:
     """Refuse a table whose text cells mix UTF-8 and another encoding (``df`` was read from
-    the file decoded as Latin-1): read as one encoding, one of the two kinds of cells would
-    show garbled characters, silently. The message names a column and the rows of each kind."""
+    the file decoded as ``encoding``, a one-byte encoding): read as one encoding, one of the
+    two kinds of cells would show garbled characters, silently. The message names a column
+    and the rows of each kind."""
     import pandas as pd
 
     utf8: tuple[str, int] | None = None
@@ -269,13 +279,13 @@ def _check_one_encoding(df: pd.DataFrame, name: str) -> None:
         if pd.api.types.is_numeric_dtype(s) or pd.api.types.is_bool_dtype(s):
             continue
         for row, cell in enumerate(s.tolist()):
-            kind = _utf8(cell) if isinstance(cell, str) else None
+            kind = _utf8(cell, encoding) if isinstance(cell, str) else None
             if kind is True and utf8 is None:
                 utf8 = (str(column), row)
             elif kind is False:
                 other.setdefault(str(column), []).append(row)
     if utf8 is None or not other:
-        return  # one encoding throughout (UTF-8 would have decoded): Latin-1 reads it right
+        return  # one encoding throughout (UTF-8 would have decoded): ``encoding`` reads it
     column, rows = next(iter(other.items()))
     more = len(other) - 1
     raise ProjectInputError(
@@ -285,6 +295,65 @@ def _check_one_encoding(df: pd.DataFrame, name: str) -> None:
         "encoding, the other's accented letters would be garbled; save the file as UTF-8 "
         "(a spreadsheet's 'CSV UTF-8') and upload it again"
     )
+
+
+def _check_no_c1_controls(text: str, df: pd.DataFrame, name: str, encoding: str) -> None:
+    """Refuse a table (read from ``text``, decoded as ``encoding``) whose column names or
+    text cells hold a C1 control character (U+0080–U+009F): a class named by it shows an
+    invisible character, or a box. Read as Latin-1, the file has a byte Windows-1252 leaves
+    undefined (another encoding); read as UTF-8, its text was garbled before it was saved (a
+    Windows-1252 “ or € converted as if it were Latin-1). The message names the column, the
+    rows and a cell."""
+    import pandas as pd
+
+    if not _C1_CONTROLS.search(text):
+        return  # the usual case: one scan of the text, no cell looked at
+    if encoding == CSV_ENCODINGS[0]:
+        advice = (
+            "it is usually a Windows-1252 character (“ ” € …) converted to UTF-8 as if it "
+            "were Latin-1: replace it in the file and upload it again"
+        )
+    else:
+        advice = (
+            "the file is probably in an encoding other than UTF-8, Windows-1252 or Latin-1: "
+            "save it as UTF-8 (a spreadsheet's 'CSV UTF-8') and upload it again"
+        )
+    for column in df.columns:
+        if found := _C1_CONTROLS.search(str(column)):
+            raise ProjectInputError(
+                f"'{name}': the column name {str(column)!r} holds the invisible control "
+                f"character U+{ord(found.group()):04X}; {advice}"
+            )
+    for column in df.columns:
+        s = df[column]
+        if pd.api.types.is_numeric_dtype(s) or pd.api.types.is_bool_dtype(s):
+            continue
+        cells = s.tolist()
+        rows = [r for r, v in enumerate(cells) if isinstance(v, str) and _C1_CONTROLS.search(v)]
+        if rows:
+            code = ord(_C1_CONTROLS.search(cells[rows[0]]).group())
+            raise ProjectInputError(
+                f"'{name}': column {str(column)!r} holds the invisible control character "
+                f"U+{code:04X} ({cell_rows_text(cells[rows[0]], rows)}); {advice}"
+            )
+
+
+def _unclosed_quote_line(text: str, delimiter: str) -> int | None:
+    """The line of the file (1-based, blank lines counted) where the record holding a quote
+    that is never closed starts: the last record, as such a quote runs to the end of the
+    file; None when the csv module reads no record."""
+    reader = csv.reader(io.StringIO(text), delimiter=delimiter)
+    start = None
+    while True:
+        begin = reader.line_num + 1  # each record starts on the line after the previous one
+        try:
+            row = next(reader)
+        except StopIteration:
+            return start
+        except csv.Error:  # the quoted rest beyond the csv module's cell size limit
+            return begin
+        if row:
+            start = begin
 
 
 def _read_csv(data: bytes, name: str) -> pd.DataFrame:
@@ -307,13 +376,22 @@ def _read_csv(data: bytes, name: str) -> pd.DataFrame:
             f"'{name}' is empty: upload a file with a header row and data"
         ) from None
     except pd.errors.ParserError as exc:
+        if "EOF inside string" in str(exc):
+            # pandas' "row" counts records from 0, not the lines a user's editor shows
+            line = _unclosed_quote_line(text, delimiter)
+            where = "in the file" if line is None else f"on line {line}"
+            raise ProjectInputError(
+                f"'{name}': a quote opened {where} is never closed, so the rest of the file "
+                "would be one cell: close it, or remove it if it is part of the text"
+            ) from None
         raise ProjectInputError(
             f"'{name}' could not be parsed with the separator {delimiter!r} ({exc}): check that "
             "every row has one value per column"
         ) from None
     df.columns = [str(c).strip() for c in df.columns]
-    if encoding == "latin-1":
-        _check_one_encoding(df, name)
+    if encoding != CSV_ENCODINGS[0]:
+        _check_one_encoding(df, name, encoding)
+    _check_no_c1_controls(text, df, name, encoding)
     if delimiter != ",":
         df = _convert_decimal_commas(df)
     return df

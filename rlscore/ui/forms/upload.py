@@ -39,6 +39,7 @@ from rlscore.data.upload.proposal import (
     guess_text_columns,
     guess_truth_column,
     listed,
+    mostly_numeric_notes,
     nested_column_notes,
 )
 from rlscore.ui.shell.safe_text import md_text
@@ -312,7 +313,9 @@ def feature_columns(
     """What the learner uses besides the texts: an embedding column and the feature columns
     (the numeric ones proposed, :func:`~rlscore.data.upload.proposal.default_features`: none
     when ``item_features`` — texts or images make features — or an embedding column is
-    chosen), among the columns the ``items`` (and the id and truth) left.
+    chosen), among the columns the ``items`` (and the id and truth) left; a column of numbers
+    with a few text cells, not proposed, is named with those cells
+    (:func:`~rlscore.data.upload.proposal.mostly_numeric_notes`).
 
     Returns
     -------
@@ -341,6 +344,10 @@ def feature_columns(
         "is proposed; one chosen there is standardised and weighted against those features "
         "(unless standardisation is 'no').",
     )
+    # a column of numbers with a stray text cell is not proposed: say so, unless chosen (the
+    # project's refusal names the cell then)
+    for note in mostly_numeric_notes(df, exclude={*used, *features}, beside_item_features=beside):
+        st.caption(md_text(note))
     return embedding_column, features
 
 
