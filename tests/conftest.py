@@ -192,6 +192,23 @@ def store(db_target, tmp_path) -> Iterator[SQLLabelStore]:
 
 
 @pytest.fixture
+def moons_sqlite(tmp_path):
+    """A SQLite store of the moons sample (one backend: for tests of the pages' notices, not
+    of the storage)."""
+    from support.sessions import moons_store
+
+    with moons_store(tmp_path) as s:
+        yield s
+
+
+@pytest.fixture
+def moons_tab(blank_tab):
+    """This tab's session state (:func:`blank_tab`), on the moons project."""
+    blank_tab["project"] = "moons"
+    return blank_tab
+
+
+@pytest.fixture
 def blank_tab():
     """This tab's Streamlit session state, for a page's callbacks called outside a page run:
     empty at the start and the end of the test."""

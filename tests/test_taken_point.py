@@ -17,7 +17,7 @@ import time
 
 import pytest
 import streamlit as st
-from support.sessions import moons_store, moons_subset, session
+from support.sessions import moons_subset, session
 
 from rlscore.sessions.views.label_page import QueryPanelState
 from rlscore.sessions.views.taken_point import taken_by, taken_text
@@ -74,22 +74,12 @@ def test_the_words_name_no_one_and_give_no_label():
 
 
 # -- the Label page's query panel, run after run --------------------------------------------------
-@pytest.fixture
-def tab(blank_tab):
-    blank_tab["project"] = "moons"
-    return blank_tab
 
 
-@pytest.fixture
-def store(tmp_path):
-    with moons_store(tmp_path) as s:
-        yield s
-
-
-def app_handle(store, overlap: int = 1, project: str = "moons") -> SessionHandle:
+def app_handle(moons_sqlite, overlap: int = 1, project: str = "moons") -> SessionHandle:
     """The app's session: opened unchecked, each action names its user."""
     return SessionHandle(
-        session(store, project=project, checked=False, snapshots=False, overlap=overlap)
+        session(moons_sqlite, project=project, checked=False, snapshots=False, overlap=overlap)
     )
 
 
@@ -105,8 +95,8 @@ def draw(handle: SessionHandle, selected: int | None = None, budget: int = 0):
     return state, None if message is None else message[:2]
 
 
-def teammate(store, project: str = "moons"):
-    return session(store, project=project, annotator=REV, snapshots=False)
+def teammate(moons_sqlite, project: str = "moons"):
+    return session(moons_sqlite, project=project, annotator=REV, snapshots=False)
 
 
 TAKEN = (
@@ -114,11 +104,13 @@ TAKEN = (
 )
 
 
-def test_a_teammate_label_of_the_point_on_screen_is_said_beside_the_next_point(store, tab):
-    handle = app_handle(store)
+def test_a_teammate_label_of_the_point_on_screen_is_said_beside_the_next_point(
+    moons_sqlite, moons_tab
+):
+    handle = app_handle(moons_sqlite)
     first, notice = draw(handle)
     assert notice is None
-    teammate(store).label(first.target, 1)  # rev labels ann's point, from Python
+    teammate(moons_sqlite).label(first.target, 1)  # rev labels ann's point, from Python
     state, notice = draw(handle)  # the run the teammates' poll asks for
     assert state.target not in (None, first.target)
     kind, text = notice
@@ -127,8 +119,8 @@ def test_a_teammate_label_of_the_point_on_screen_is_said_beside_the_next_point(s
     assert draw(handle) == (state, None)  # said once: a redraw of the same point adds none
 
 
-def test_no_notice_after_the_annotators_own_label_skip_or_undo(store, tab):
-    handle = app_handle(store)
+def test_no_notice_after_the_annotators_own_label_skip_or_undo(moons_sqlite, moons_tab):
+    handle = app_handle(moons_sqlite)
     s = handle.session
     state, _ = draw(handle)
     s.label(state.target, 1, annotator=ANN, seen=state.seen)
@@ -137,19 +129,21 @@ def test_no_notice_after_the_annotators_own_label_skip_or_undo(store, tab):
     s.skip(state.target, ANN, seen=state.seen)
     state, notice = draw(handle)
     assert notice is None
-    teammate(store).label(state.target, -1)  # a teammate's label among the events, but…
+    teammate(moons_sqlite).label(state.target, -1)  # a teammate's label among the events, but…
     s.undo(ANN)  # …ann's undo changes the point: her point comes back
     back, notice = draw(handle)
     assert back.target != state.target and notice is None
 
 
-def test_a_press_refused_because_the_teammate_was_first_keeps_its_own_notice(store, tab):
-    handle = app_handle(store)
+def test_a_press_refused_because_the_teammate_was_first_keeps_its_own_notice(
+    moons_sqlite, moons_tab
+):
+    handle = app_handle(moons_sqlite)
     state, _ = draw(handle)
     shown = actions.ShownPoint(
         "moons", state.project_uid, state.target, state.seen, time.monotonic() - 1
     )
-    teammate(store).label(state.target, 1)
+    teammate(moons_sqlite).label(state.target, 1)
     actions.label(handle, ANN, shown, -1)  # the press reached the server before the redraw
     said = actions.pending_conflict()["text"]
     assert said.startswith("Not saved: ") and said.endswith(f"#{state.target} was shown here.")
@@ -157,40 +151,42 @@ def test_a_press_refused_because_the_teammate_was_first_keeps_its_own_notice(sto
     assert after.target != state.target and notice is None
 
 
-def test_a_notice_of_the_tabs_own_action_is_not_replaced(store, tab):
-    handle = app_handle(store)
+def test_a_notice_of_the_tabs_own_action_is_not_replaced(moons_sqlite, moons_tab):
+    handle = app_handle(moons_sqlite)
     state, _ = draw(handle)
-    teammate(store).label(state.target, 1)
+    teammate(moons_sqlite).label(state.target, 1)
     flash("info", "Press ignored: …")  # this run's press, answered first
     after, notice = draw(handle)
     assert after.target != state.target and notice == ("info", "Press ignored: …")
 
 
-def test_no_notice_when_the_point_changed_for_another_reason(store, tab):
-    store.create_project(moons_subset("moons2"))
-    handle = app_handle(store)
+def test_no_notice_when_the_point_changed_for_another_reason(moons_sqlite, moons_tab):
+    moons_sqlite.create_project(moons_subset("moons2"))
+    handle = app_handle(moons_sqlite)
     state, _ = draw(handle)
-    teammate(store).label(state.target, 1)
+    teammate(moons_sqlite).label(state.target, 1)
     picked = (state.target + 1) % state.n
     after, notice = draw(handle, selected=picked)  # ann picked a point in the plot
     assert after.target == picked and notice is None
     back, notice = draw(handle)  # and went back to the query
     assert back.target != picked and notice is None
     for project in ("moons", "moons2"):  # the point's number taken in both projects…
-        teammate(store, project).label(back.target, -1)
-    other = app_handle(store, project="moons2").session  # …and ann switched project
+        teammate(moons_sqlite, project).label(back.target, -1)
+    other = app_handle(moons_sqlite, project="moons2").session  # …and ann switched project
     state = QueryPanelState.for_annotator(other, ANN)
     teammates.note_taken_point(other, ANN, state)
     assert state.target != back.target and st.session_state.get("flash") is None
     state, _ = draw(handle)
-    teammate(store).label((state.target + 1) % state.n, 1)  # a teammate's label elsewhere…
+    teammate(moons_sqlite).label((state.target + 1) % state.n, 1)  # a teammate's label elsewhere…
     done, notice = draw(handle, budget=len(handle.session.labels))  # …reaches ann's budget
     assert done.target is None and notice is None
 
 
-def test_a_point_waiting_for_the_annotators_blind_label_stays_without_a_notice(store, tab):
-    handle = app_handle(store, overlap=2)
+def test_a_point_waiting_for_the_annotators_blind_label_stays_without_a_notice(
+    moons_sqlite, moons_tab
+):
+    handle = app_handle(moons_sqlite, overlap=2)
     state, _ = draw(handle)
-    teammate(store).label(state.target, 1)
+    teammate(moons_sqlite).label(state.target, 1)
     after, notice = draw(handle)  # two labels per point: the point waits for ann's own
     assert after.target == state.target and after.waiting and notice is None
