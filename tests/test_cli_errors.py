@@ -170,7 +170,7 @@ CASES = [
     ("issues-empty-db", "label-issues --db {empty} --project tiny", "is empty"),
     ("issues-other-sqlite", "label-issues --db {other} --project tiny", "not an rlscore"),
     ("issues-unknown-project", "label-issues --db {db} --project nope", "nope"),
-    ("issues-no-labels", "label-issues --db {db} --project tiny", "0 labels"),
+    ("issues-no-labels", "label-issues --db {db} --project tiny", "has no label yet"),
     ("issues-no-project", "label-issues --db {db}", "--project"),
     ("issues-zero-top", "label-issues --db {db} --project tiny --top 0", "--top"),
     ("issues-bad-top", "label-issues --db {db} --project tiny --top many", "many"),

@@ -52,7 +52,14 @@ def test_the_selected_tests_exist(m):
 
 @ENTRIES
 def test_the_mutants_stay_out_of_code_being_moved_or_deleted(m):
-    assert m.path.startswith(("rlscore/storage/", "rlscore/sessions/", "rlscore/core/evaluation/"))
+    assert m.path.startswith(
+        (
+            "rlscore/storage/",
+            "rlscore/sessions/",
+            "rlscore/core/evaluation/",
+            "rlscore/core/conventions/",
+        )
+    )
     assert not m.path.startswith("rlscore/query/cluster")
     assert "trashed_members" not in m.original and "def stopping_report" not in m.original
 

@@ -253,7 +253,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         "access-member-id-case",
-        _ACCESS,
+        "rlscore/core/conventions/user_names.py",
         'return name.casefold() if "@" in name else name',
         "return name",
         (_T_PERMISSIONS, "tests/test_members_cli.py"),
@@ -279,8 +279,8 @@ CATALOGUE: tuple[Mutation, ...] = (
     Mutation(
         "log-undo-someone-elses",
         _LOG,
-        "if who is None or _user_key(self._by_id[eid].annotator) == who:",
-        "if who is None or _user_key(self._by_id[eid].annotator) != who:",
+        "if who is None or user_key(self._by_id[eid].annotator) == who:",
+        "if who is None or user_key(self._by_id[eid].annotator) != who:",
         (f"{_T_ANNOTATORS}::test_undo_reverts_only_your_own_last_action",),
         "an annotator's undo reverts a teammate's last action",
     ),
