@@ -17,6 +17,7 @@ from rlscore.experiments.simulation.multilabel import simulate_multilabel
 from rlscore.sessions import LabelingSession, save_project_settings
 from rlscore.sessions.stopping.set_stop import (
     SET_STOP_PARAMS,
+    classes_in_no_set,
     first_set_stop,
     set_stop_curves,
     set_stop_decision,
@@ -255,3 +256,19 @@ def test_a_simulated_run_stops_where_refits_from_scratch_say(store):
     )
     assert [st.index for st in short.runs[0].steps] == [st.index for st in run.steps[: fired + 1]]
     assert short.runs[0].stop == run.stop
+
+
+def test_the_advice_counts_the_classes_in_no_label_set(store):
+    # it said "some class is in no label set yet" without how many (an exploratory test);
+    # the count is written by hand from the labels given, not from the code's union
+    s = LabelingSession(store, "blobs", "arls", sigma=SIGMA, lam=LAM, snapshots=False)
+    truth = s.project.truth
+    s.label(0, list(truth[0]))  # blob 0: {"a"}
+    s.label(3, list(truth[3]))  # blob 3: the empty set
+    assert (list(truth[0]), list(truth[3])) == (["a"], [])
+    assert classes_in_no_set(s) == 3  # b, c and d
+    decision = set_stop_decision(set_stop_curves(s), len(CLASSES), classes_in_no_set(s))
+    assert decision.message == "keep going: 3 classes are in no label set yet"
+    s.label(1, list(truth[1]))  # {"a", "b"}
+    s.label(2, list(truth[2]))  # {"c", "d"}: every class now
+    assert classes_in_no_set(s) == 0

@@ -104,10 +104,13 @@ def first_set_stop(curves: SetStopCurves) -> int | None:
     return stabilizing_predictions(curves.agreement, min_step=ready, **SET_STOP_PARAMS)
 
 
-def set_stop_decision(curves: SetStopCurves, n_classes: int) -> StopDecision:
+def set_stop_decision(
+    curves: SetStopCurves, n_classes: int, n_missing: int | None = None
+) -> StopDecision:
     """ "You can stop" or "keep going" from ``set-agreement`` on the recorded curves, in words
     (a :class:`~rlscore.sessions.stopping.stop_rule.StopDecision`, as the single-label rules
-    give)."""
+    give); ``n_missing``: how many classes are in no label set yet
+    (:func:`classes_in_no_set`), counted in the words when given."""
     rule, params = SET_STOP_RULE, SET_STOP_PARAMS
     n = curves.n_labels[-1] if len(curves) else 0
     recent = [None if np.isnan(v) else float(v) for v in curves.agreement[-4 * params["lag"] :]]
@@ -116,7 +119,13 @@ def set_stop_decision(curves: SetStopCurves, n_classes: int) -> StopDecision:
     if fired is not None:
         return fired_decision(rule, curves.n_labels[fired], "the predicted sets", evidence)
     if not (len(curves) and curves.all_classes[-1]):
-        message = "keep going: some class is in no label set yet"
+        if n_missing:  # counted, as the single-label advice counts its unlabeled classes
+            verb = "is" if n_missing == 1 else "are"
+            message = (
+                f"keep going: {counted(n_missing, 'class', 'classes')} {verb} in no label set yet"
+            )
+        else:
+            message = "keep going: some class is in no label set yet"
         return StopDecision(rule, False, None, None, message, evidence)
     if n < MIN_STOP_LABELS:
         message = f"keep going: no rule fires before {MIN_STOP_LABELS} labels"
@@ -182,6 +191,12 @@ class _Tracker:
 
 _TRACKERS: weakref.WeakKeyDictionary[SessionView, _Tracker] = weakref.WeakKeyDictionary()
 _TRACKERS_LOCK = threading.Lock()
+
+
+def classes_in_no_set(session: SessionView) -> int:
+    """How many of a multi-label ``session``'s classes no label set holds yet."""
+    present = set().union(*session.labels.values()) if session.labels else set()
+    return sum(c not in present for c in session.project.classes)
 
 
 def set_stop_curves(session: SessionView) -> SetStopCurves:
@@ -251,6 +266,7 @@ __all__ = [
     "SET_STOP_PARAMS",
     "SET_STOP_RULE",
     "SetStopCurves",
+    "classes_in_no_set",
     "first_set_stop",
     "set_agreement",
     "set_evidence_lines",

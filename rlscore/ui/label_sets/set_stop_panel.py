@@ -12,6 +12,7 @@ from __future__ import annotations
 import streamlit as st
 
 from rlscore.sessions.stopping.set_stop import (
+    classes_in_no_set,
     set_evidence_lines,
     set_stop_curves,
     set_stop_decision,
@@ -26,7 +27,11 @@ def set_stop_advice(handle: SessionHandle, p: dict) -> None:
     with report_errors("Deciding when to stop"):
         with handle.lock:
             session = handle.session
-            decision = set_stop_decision(set_stop_curves(session), len(session.project.classes))
+            decision = set_stop_decision(
+                set_stop_curves(session),
+                len(session.project.classes),
+                classes_in_no_set(session),
+            )
         st.markdown("**Can I stop?**")
         show_advice(decision, p)
         with st.expander("Why: the evidence for the stop advice"):
