@@ -68,13 +68,6 @@ def _run(argv: list[str]) -> int:
                 table = label_issues_as(store, args.project, user).table
         except ValueError as exc:
             raise CommandError(str(exc)) from None
-        project = store.load_project(args.project)
-    if project.class_names:
-        # the names the annotators clicked (a bundled sample's "benign" for −1), beside the
-        # values the table keys on
-        for column in ("label", "suggested"):
-            names = [project.class_text(c) for c in table[column]]
-            table.insert(table.columns.get_loc(column) + 1, f"{column}_name", names)
     if args.top is not None:
         table = table.head(args.top)
     data = table.to_csv(index=False, float_format="%.10g")

@@ -153,7 +153,8 @@ def team_label_issues(
 def stored_label_issues(store: LabelStore, name: str) -> TeamCheck:
     """:func:`team_label_issues` of the stored project ``name`` with its settings and its
     final-label rule (the majority where it asks for overlap), unchecked: the database
-    administrator's (:func:`label_issues_as` checks a user's role).
+    administrator's (:func:`label_issues_as` checks a user's role). Where the project names
+    its classes, ``label_name`` and ``suggested_name`` follow ``label`` and ``suggested``.
 
     Raises
     ------
@@ -162,7 +163,14 @@ def stored_label_issues(store: LabelStore, name: str) -> TeamCheck:
     """
     project, events = store.load_project(name), store.events(name)
     settings = project_settings(store, name)
-    return team_label_issues(project, events, settings, rule=Overlap.of_settings(settings).rule)
+    team = team_label_issues(project, events, settings, rule=Overlap.of_settings(settings).rule)
+    if project.class_names:
+        # the names the annotators clicked (a bundled sample's "benign" for −1), beside the
+        # values the table keys on
+        for column in ("label", "suggested"):
+            names = [project.class_text(c) for c in team.table[column]]
+            team.table.insert(team.table.columns.get_loc(column) + 1, f"{column}_name", names)
+    return team
 
 
 def label_issues_as(store: LabelStore, name: str, user: str | None) -> TeamCheck:
